@@ -1,0 +1,54 @@
+# A thin front for people who expect make; CMake does the building.
+#
+#   make          build (Release with debug info) into build/
+#   make test     install missing packages, build, run every default test
+#   make demo     install missing packages, build, replay the bundled trace
+#   make bench    CUDA micro-benchmarks (needs a GPU and the CUDA toolkit)
+#   make bench-sim  simulator speed benchmarks (needs the openb trace)
+#   make asan     build and test under ASan+UBSan in build-asan/
+#   make repro    the full FGD reproduction (label "repro", minutes)
+
+BUILD    ?= build
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+GPUSIM   = $(BUILD)/gpusim
+
+.PHONY: all deps build test demo bench bench-sim asan repro clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: deps
+	@$(MAKE) --no-print-directory build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'repro'
+
+demo: deps
+	@$(MAKE) --no-print-directory build
+	@scripts/demo.sh $(GPUSIM)
+
+bench:
+	@scripts/bench-cuda.sh $(BUILD)
+
+bench-sim: deps
+	@$(MAKE) --no-print-directory build
+	@bench/sim/run.sh $(BUILD)
+
+asan: deps
+	cmake -S . -B build-asan -DGS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ctest --output-on-failure -j $(JOBS) -LE 'repro'
+
+repro: deps
+	@$(MAKE) --no-print-directory build
+	cd $(BUILD) && ctest --output-on-failure -L repro
+
+clean:
+	rm -rf $(BUILD) build-asan

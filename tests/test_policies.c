@@ -1,0 +1,378 @@
+/*
+ * test_policies.c - the scheduler and the basic policies.
+ *
+ * Part 1: contract tests run for every policy in the registry (the list
+ * comes from policies.def, so a new policy is covered automatically):
+ * never over-commits, same seed gives the same placements, a pod that fits
+ * nowhere is reported cleanly with per-reason counts.
+ * Part 2: the choices of binpack, spread, first-fit and random on small
+ * clusters built by hand, with the expected placements written out.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "error.h"
+#include "policy.h"
+#include "testutil.h"
+
+/* A mixed cluster: 6 nodes of 2-8 GPUs of three models plus a CPU node. */
+static void mixed_cluster(struct gs_cluster *c)
+{
+	gs_cluster_init(c);
+	gs_cluster_add_node(c, "a", 64000, 262144, 8, "V100M16");
+	gs_cluster_add_node(c, "b", 32000, 131072, 2, "T4");
+	gs_cluster_add_node(c, "c", 96000, 393216, 8, "A100");
+	gs_cluster_add_node(c, "d", 32000, 131072, 4, "T4");
+	gs_cluster_add_node(c, "e", 64000, 262144, 0, NULL);
+	gs_cluster_add_node(c, "f", 48000, 196608, 4, "V100M32");
+	c->check = true;
+}
+
+/* A deterministic stream of openb-like pods. */
+static struct gs_pod workload_pod(struct gs_rng *r, const struct gs_cluster *c)
+{
+	static const int32_t share[] = { 100, 250, 300, 500, 700 };
+	uint64_t k = gs_rng_below(r, 10);
+	struct gs_pod p;
+
+	if (k < 2)
+		p = tu_pod(2000 + 1000 * (int32_t)gs_rng_below(r, 8), 4096, 0, 0);
+	else if (k < 6)
+		p = tu_pod(4000, 8192, 1, share[gs_rng_below(r, 5)]);
+	else if (k < 9)
+		p = tu_pod(8000, 16384, 1, 1000);
+	else
+		p = tu_pod(16000, 32768, 1u << gs_rng_below(r, 3), 1000);
+	if (gs_rng_below(r, 5) == 0 && !gs_pod_cpu_only(&p))
+		p.model_mask = 1u << gs_models_find(&c->models, "T4");
+	return p;
+}
+
+/*
+ * The environment a policy starts in. Workload-aware policies (FGD) get
+ * 300 pods of the same stream the contract tests place.
+ */
+static struct gs_policy_env env_for(const struct gs_cluster *c, uint64_t seed)
+{
+	static struct gs_pod workload[300];
+	struct gs_policy_env env;
+	struct gs_rng r;
+	size_t i;
+
+	gs_rng_seed(&r, 1234);
+	for (i = 0; i < 300; i++)
+		workload[i] = workload_pod(&r, c);
+	memset(&env, 0, sizeof(env));
+	env.cluster = c;
+	env.workload = workload;
+	env.n_workload = 300;
+	env.seed = seed;
+	return env;
+}
+
+/* Places pods until 40 in a row fail; returns the placements in out[]. */
+static int fill(const struct gs_policy *pol, uint64_t seed, struct gs_placement *out, int max)
+{
+	struct gs_cluster c;
+	struct gs_sched s;
+	struct gs_policy_env env;
+	struct gs_rng r;
+	int n = 0, misses = 0;
+
+	mixed_cluster(&c);
+	env = env_for(&c, seed);
+	assert_int_equal(gs_sched_init(&s, pol, &env), 0);
+	gs_rng_seed(&r, 99);
+	while (misses < 40 && n < max) {
+		struct gs_pod p = workload_pod(&r, &c);
+		struct gs_placement pl;
+		int rc = gs_sched_pick(&s, &c, &p, &pl, NULL);
+
+		if (rc == GS_ENOFIT) {
+			misses++;
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(gs_cluster_fits(&c, pl.node, &p), GS_FIT_OK);
+		/* bind runs the invariant check (c.check is on). */
+		assert_int_equal(gs_sched_bind(&s, &c, &p, &pl), 0);
+		out[n++] = pl;
+	}
+	assert_int_equal(gs_cluster_check(&c, NULL, 0), 0);
+	assert_true(c.cpu_free_milli >= 0 && c.gpu_free_milli >= 0);
+	gs_sched_release(&s);
+	gs_cluster_release(&c);
+	return n;
+}
+
+static void contract_never_overcommits_and_is_deterministic(void **state)
+{
+	const struct gs_policy *pol = *state;
+	static struct gs_placement a[512], b[512];
+	int na, nb;
+
+	na = fill(pol, 42, a, 512);
+	nb = fill(pol, 42, b, 512);
+	assert_true(na > 20);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, sizeof(a[0]) * (size_t)na);
+}
+
+static void contract_reports_no_fit(void **state)
+{
+	const struct gs_policy *pol = *state;
+	struct gs_cluster c;
+	struct gs_sched s;
+	struct gs_policy_env env;
+	struct gs_placement pl, untouched;
+	struct gs_nofit why;
+	struct gs_pod p = tu_pod(1000, 1024, 16, 1000);
+	char buf[256];
+
+	mixed_cluster(&c);
+	env = env_for(&c, 1);
+	assert_int_equal(gs_sched_init(&s, pol, &env), 0);
+	memset(&pl, 0x5a, sizeof(pl));
+	untouched = pl;
+	assert_int_equal(gs_sched_pick(&s, &c, &p, &pl, &why), GS_ENOFIT);
+	assert_memory_equal(&pl, &untouched, sizeof(pl));
+	assert_int_equal(why.nodes, 6);
+	assert_int_equal(why.count[GS_FIT_GPU_COUNT], 6);
+	assert_string_equal(gs_nofit_format(&why, buf, sizeof(buf)),
+			    "0/6 nodes are available: 6 Insufficient GPUs");
+	/* 50 cores and a T4: b, d, f lack CPU; a, c (other models) and e (no GPU) the model. */
+	p = tu_pod(50000, 1024, 1, 500);
+	p.model_mask = 1u << gs_models_find(&c.models, "T4");
+	assert_int_equal(gs_sched_pick(&s, &c, &p, &pl, &why), GS_ENOFIT);
+	assert_string_equal(gs_nofit_format(&why, buf, sizeof(buf)),
+			    "0/6 nodes are available: 3 Insufficient cpu, 3 GPU model not allowed");
+	gs_sched_release(&s);
+	gs_cluster_release(&c);
+}
+
+/* --- hand-built expectations ------------------------------------------------ */
+
+/* Three 4-GPU nodes; node 1 has GPU 2 at 0.6 used and GPU 0 at 0.2 used. */
+static void three_nodes(struct gs_cluster *c)
+{
+	struct gs_pod p6 = tu_pod(1000, 1024, 1, 600), p2 = tu_pod(1000, 1024, 1, 200);
+
+	gs_cluster_init(c);
+	gs_cluster_add_node(c, "n0", 32000, 131072, 4, "T4");
+	gs_cluster_add_node(c, "n1", 32000, 131072, 4, "T4");
+	gs_cluster_add_node(c, "n2", 32000, 131072, 4, "T4");
+	c->check = true;
+	assert_int_equal(gs_cluster_bind(c, &p6, &(struct gs_placement){ .node = 1, .num_gpu = 1, .gpu = { 2 } }), 0);
+	assert_int_equal(gs_cluster_bind(c, &p2, &(struct gs_placement){ .node = 1, .num_gpu = 1, .gpu = { 0 } }), 0);
+}
+
+static struct gs_placement pick(const char *name, struct gs_cluster *c, struct gs_pod p)
+{
+	const struct gs_policy *pol = gs_policy_find(name);
+	struct gs_policy_env env = env_for(c, 7);
+	struct gs_placement pl;
+	struct gs_sched s;
+
+	assert_non_null(pol);
+	assert_int_equal(gs_sched_init(&s, pol, &env), 0);
+	assert_int_equal(gs_sched_pick(&s, c, &p, &pl, NULL), 0);
+	gs_sched_release(&s);
+	return pl;
+}
+
+static void test_binpack_choices(void **state)
+{
+	struct gs_cluster c;
+	struct gs_placement pl;
+
+	(void)state;
+	three_nodes(&c);
+	/* 0.3 share: n1 is fuller; inside it GPU 2 (0.4 free) is the tightest fit. */
+	pl = pick("binpack", &c, tu_pod(1000, 1024, 1, 300));
+	assert_int_equal(pl.node, 1);
+	assert_int_equal(pl.num_gpu, 1);
+	assert_int_equal(pl.gpu[0], 2);
+	/* 0.5 share: GPU 2 is too small, GPU 0 (0.8 free) is tighter than 1, 3. */
+	pl = pick("binpack", &c, tu_pod(1000, 1024, 1, 500));
+	assert_int_equal(pl.node, 1);
+	assert_int_equal(pl.gpu[0], 0);
+	/* 2 whole GPUs: n1 still has GPUs 1 and 3 fully free, first two by index. */
+	pl = pick("binpack", &c, tu_pod(1000, 1024, 2, 1000));
+	assert_int_equal(pl.node, 1);
+	assert_int_equal(pl.num_gpu, 2);
+	assert_int_equal(pl.gpu[0], 1);
+	assert_int_equal(pl.gpu[1], 3);
+	/* 3 whole GPUs fit only on n0 and n2; equal scores, lowest index wins. */
+	pl = pick("binpack", &c, tu_pod(1000, 1024, 3, 1000));
+	assert_int_equal(pl.node, 0);
+	assert_int_equal(pl.gpu[2], 2);
+	/* CPU-only: MostAllocated on CPU and memory, n1 has 2 cores in use. */
+	pl = pick("binpack", &c, tu_pod(4000, 4096, 0, 0));
+	assert_int_equal(pl.node, 1);
+	assert_int_equal(pl.num_gpu, 0);
+	gs_cluster_release(&c);
+}
+
+static void test_spread_choices(void **state)
+{
+	struct gs_cluster c;
+	struct gs_placement pl;
+
+	(void)state;
+	three_nodes(&c);
+	/* The emptiest node: n0 and n2 tie, n0 first; the loosest GPU is GPU 0. */
+	pl = pick("spread", &c, tu_pod(1000, 1024, 1, 300));
+	assert_int_equal(pl.node, 0);
+	assert_int_equal(pl.gpu[0], 0);
+	/* Leave n1 the only candidate by taking n0's and n2's CPU. */
+	c.nodes[0].cpu_free_milli = c.nodes[2].cpu_free_milli = 0;
+	c.cpu_free_milli -= 64000;
+	/* On n1 the loosest GPUs are 1 and 3 (1.0 free); 1 is first. */
+	pl = pick("spread", &c, tu_pod(1000, 1024, 1, 300));
+	assert_int_equal(pl.node, 1);
+	assert_int_equal(pl.gpu[0], 1);
+	gs_cluster_release(&c);
+}
+
+static void test_firstfit_choices(void **state)
+{
+	struct gs_cluster c;
+	struct gs_placement pl;
+
+	(void)state;
+	three_nodes(&c);
+	pl = pick("first-fit", &c, tu_pod(1000, 1024, 1, 300));
+	assert_int_equal(pl.node, 0);
+	assert_int_equal(pl.gpu[0], 0);
+	c.nodes[0].cpu_free_milli = 0;
+	c.cpu_free_milli -= 32000;
+	/* n0 is out of CPU: n1, whose first GPU with 0.5 free is GPU 0 (0.8). */
+	pl = pick("first-fit", &c, tu_pod(1000, 1024, 1, 500));
+	assert_int_equal(pl.node, 1);
+	assert_int_equal(pl.gpu[0], 0);
+	pl = pick("first-fit", &c, tu_pod(1000, 1024, 1, 900));
+	assert_int_equal(pl.node, 1);
+	assert_int_equal(pl.gpu[0], 1);
+	gs_cluster_release(&c);
+}
+
+static void test_random_is_uniform_and_seeded(void **state)
+{
+	struct gs_cluster c;
+	struct gs_sched s;
+	struct gs_policy_env env;
+	struct gs_pod p = tu_pod(1000, 1024, 1, 300);
+	int hits[3] = { 0 }, gpu_hits[4] = { 0 }, i;
+	struct gs_placement first[50];
+
+	(void)state;
+	three_nodes(&c);
+	env = env_for(&c, 5);
+	assert_int_equal(gs_sched_init(&s, gs_policy_find("random"), &env), 0);
+	for (i = 0; i < 3000; i++) {
+		struct gs_placement pl;
+
+		assert_int_equal(gs_sched_pick(&s, &c, &p, &pl, NULL), 0);
+		hits[pl.node]++;
+		if (pl.node == 1)
+			gpu_hits[pl.gpu[0]]++;
+		if (i < 50)
+			first[i] = pl;
+	}
+	gs_sched_release(&s);
+	/* Each of 3 nodes ~1000 times; 4 sigma is about 100. */
+	for (i = 0; i < 3; i++)
+		assert_in_range(hits[i], 880, 1120);
+	/* On n1 every GPU fits a 0.3 share, GPU 2 (0.4 free) included. */
+	for (i = 0; i < 4; i++)
+		assert_in_range(gpu_hits[i], hits[1] / 4 - 110, hits[1] / 4 + 110);
+	/* The same seed replays the same choices. */
+	assert_int_equal(gs_sched_init(&s, gs_policy_find("random"), &env), 0);
+	for (i = 0; i < 50; i++) {
+		struct gs_placement pl;
+
+		assert_int_equal(gs_sched_pick(&s, &c, &p, &pl, NULL), 0);
+		assert_memory_equal(&pl, &first[i], sizeof(pl));
+	}
+	gs_sched_release(&s);
+	gs_cluster_release(&c);
+}
+
+static void test_compat_order_is_a_seeded_permutation(void **state)
+{
+	struct gs_cluster c;
+	struct gs_sched s1, s2, s3;
+	struct gs_policy_env env;
+	int32_t seen[6] = { 0 }, i;
+
+	(void)state;
+	mixed_cluster(&c);
+	env = env_for(&c, 42);
+	env.flags = GS_POLICY_COMPAT;
+	assert_int_equal(gs_sched_init(&s1, gs_policy_find("first-fit"), &env), 0);
+	assert_int_equal(gs_sched_init(&s2, gs_policy_find("first-fit"), &env), 0);
+	env.seed = 43;
+	assert_int_equal(gs_sched_init(&s3, gs_policy_find("first-fit"), &env), 0);
+	for (i = 0; i < 6; i++)
+		seen[s1.order[i]]++;
+	for (i = 0; i < 6; i++)
+		assert_int_equal(seen[i], 1);
+	assert_memory_equal(s1.order, s2.order, 6 * sizeof(int32_t));
+	assert_memory_not_equal(s1.order, s3.order, 6 * sizeof(int32_t));
+	gs_sched_release(&s1);
+	gs_sched_release(&s2);
+	gs_sched_release(&s3);
+	gs_cluster_release(&c);
+}
+
+static void test_registry(void **state)
+{
+	size_t i, j;
+
+	(void)state;
+	assert_true(gs_policies_count() >= 4);
+	for (i = 0; i < gs_policies_count(); i++) {
+		const struct gs_policy *p = gs_policy_at(i);
+
+		assert_non_null(p->name);
+		assert_non_null(p->summary);
+		assert_non_null(p->score);
+		assert_non_null(p->pick_gpus);
+		assert_ptr_equal(gs_policy_find(p->name), p);
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(gs_policy_at(j)->name, p->name);
+	}
+	assert_null(gs_policy_find("no-such-policy"));
+	assert_null(gs_policy_at(gs_policies_count()));
+}
+
+int main(void)
+{
+	struct CMUnitTest tests[128];
+	char names[64][2][80];
+	size_t n = 0, i;
+
+	for (i = 0; i < gs_policies_count() && i < 64; i++) {
+		const struct gs_policy *p = gs_policy_at(i);
+
+		snprintf(names[i][0], sizeof(names[i][0]), "%s: never over-commits, deterministic",
+			 p->name);
+		snprintf(names[i][1], sizeof(names[i][1]), "%s: reports no fit", p->name);
+		tests[n++] = (struct CMUnitTest){ names[i][0],
+			contract_never_overcommits_and_is_deterministic, NULL, NULL, (void *)p };
+		tests[n++] = (struct CMUnitTest){ names[i][1], contract_reports_no_fit, NULL, NULL,
+						  (void *)p };
+	}
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_binpack_choices);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_spread_choices);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_firstfit_choices);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_random_is_uniform_and_seeded);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_compat_order_is_a_seeded_permutation);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_registry);
+	return _cmocka_run_group_tests("policies", tests, n, NULL, NULL);
+}
