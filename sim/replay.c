@@ -309,6 +309,27 @@ static int pending_push(struct gs_sim *sim, int32_t i)
 }
 
 /*
+ * With --check: verifies the invariant retry_pending relies on, that no
+ * pending pod fits on any node. O(pending x nodes), so only when asked.
+ */
+static int check_pending(const struct gs_sim *sim)
+{
+	size_t r;
+	int32_t n;
+
+	for (r = 0; r < sim->n_pending; r++) {
+		int32_t i = sim->pending[r];
+
+		if (sim->out[i].state != GS_POD_PENDING)
+			continue;
+		for (n = 0; n < sim->cluster.n_nodes; n++)
+			if (gs_cluster_fits(&sim->cluster, n, &sim->pods[i]) == GS_FIT_OK)
+				return GS_ECHECK;
+	}
+	return 0;
+}
+
+/*
  * Retries the pending queue in FIFO order after node `freed` gained
  * resources (see the invariant at the top of this file). Pods that were
  * placed or have given up leave the queue; the rest keep their order.
@@ -334,6 +355,8 @@ static int retry_pending(struct gs_sim *sim, int32_t freed, int64_t t_s)
 		sim->pending[w++] = i;
 	}
 	sim->n_pending = w;
+	if (rc == 0 && sim->opts.check)
+		rc = check_pending(sim);
 	return rc;
 }
 
@@ -463,7 +486,8 @@ int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 	if (rc == GS_ECHECK) {
 		char msg[256];
 
-		gs_cluster_check(&sim->cluster, msg, sizeof(msg));
+		if (gs_cluster_check(&sim->cluster, msg, sizeof(msg)) == 0)
+			snprintf(msg, sizeof(msg), "a pending pod fits a node but was not placed");
 		ERR("invariant violated after event %lld: %s", (long long)sim->stats.events, msg);
 	} else if (rc) {
 		ERR("simulation failed after event %lld: %s", (long long)sim->stats.events,
