@@ -1,0 +1,237 @@
+/*
+ * test_cli.c - the gpusim program as a user meets it: exit codes and the
+ * exact error messages for bad input, and determinism of stored runs
+ * (two replays with the same inputs and seed store identical rows).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+static char dir[] = "/tmp/gpusim-cli-XXXXXX";
+static char out[16384];
+
+/* Runs `gpusim ARGS` with stdout and stderr captured in out; returns the exit status. */
+static int gpusim(const char *fmt, ...)
+{
+	char args[2048], cmd[4096];
+	va_list ap;
+	FILE *f;
+	size_t n;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s %s 2>&1", dir, GS_GPUSIM_BIN, args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	st = pclose(f);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static void write_file(const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static const char nodes_csv[] =
+	"sn,cpu_milli,memory_mib,gpu,model\n"
+	"n0,32000,131072,2,T4\n"
+	"n1,64000,262144,4,V100M32\n";
+
+static const char pods_csv[] =
+	"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+	"deletion_time,scheduled_time\n"
+	"p0,4000,8192,1,500,,LS,Running,0,500,0\n"
+	"p1,4000,8192,1,1000,T4,LS,Running,10,300,10\n"
+	"p2,8000,16384,4,1000,,LS,Running,20,400,20\n"
+	"p3,2000,4096,1,250,,BE,Running,20,90,20\n"
+	"p4,2000,4096,0,0,,BE,Running,30,60,30\n"
+	"p5,4000,8192,2,1000,,LS,Running,40,100,40\n"
+	"p6,4000,8192,1,700,V100M32,LS,Running,50,200,50\n";
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!mkdtemp(dir))
+		return -1;
+	write_file("nodes.csv", nodes_csv);
+	write_file("pods.csv", pods_csv);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[600];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_usage_errors(void **state)
+{
+	(void)state;
+	assert_int_equal(gpusim(""), 2);
+	assert_non_null(strstr(out, "usage: gpusim COMMAND"));
+	assert_int_equal(gpusim("frobnicate"), 2);
+	assert_string_equal(out, "gpusim: 'frobnicate' is not a gpusim command; see 'gpusim --help'\n");
+	assert_int_equal(gpusim("--help"), 0);
+	assert_int_equal(gpusim("replay --help"), 0);
+	assert_non_null(strstr(out, "--time-scale X"));
+	assert_int_equal(gpusim("replay --pods pods.csv"), 2);
+	assert_string_equal(out, "gpusim replay: --nodes and --pods are required; "
+				 "try 'gpusim replay --help'\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --policy binpack,nope"), 2);
+	assert_string_equal(out, "gpusim replay: --policy: 'nope' is not a policy; "
+				 "'gpusim policies' lists them\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --mode warp"), 2);
+	assert_string_equal(out, "gpusim replay: --mode: 'warp' is not 'time' or 'inflate'\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --time-scale -3"), 2);
+	assert_string_equal(out, "gpusim replay: --time-scale: '-3' is not a positive number\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --seed 12x"), 2);
+	assert_string_equal(out, "gpusim replay: --seed: '12x' is not a non-negative integer\n");
+	assert_int_equal(gpusim("policies"), 0);
+	assert_non_null(strstr(out, "binpack"));
+	assert_non_null(strstr(out, "first-fit"));
+}
+
+static void test_bad_input_exits_2_and_writes_nothing(void **state)
+{
+	(void)state;
+	assert_int_equal(gpusim("replay --nodes missing.csv --pods pods.csv --db r.db"), 2);
+	assert_string_equal(out, "gpusim replay: missing.csv: cannot open: No such file or directory\n");
+	write_file("bad.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
+			      "creation_time,deletion_time,scheduled_time\n"
+			      "p0,1000,1024,1,500,,LS,Running,0,100,0\n"
+			      "p1,1000,1024,1,12x,,LS,Running,0,100,0\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods bad.csv --db r.db"), 2);
+	assert_string_equal(out, "gpusim replay: bad.csv:3: column gpu_milli: '12x' is not an integer\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --db nodir/r.db"), 2);
+	assert_string_equal(out, "gpusim replay: nodir/r.db: directory 'nodir' does not exist; "
+				 "create it first\n");
+	/* None of the failed commands created the database. */
+	assert_int_equal(gpusim("inspect --db r.db"), 2);
+}
+
+static void test_strict_refuses_impossible_pods(void **state)
+{
+	(void)state;
+	write_file("big.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
+			      "creation_time,deletion_time,scheduled_time\n"
+			      "ok,1000,1024,1,500,,LS,Running,0,100,0\n"
+			      "huge,1000,1024,8,1000,,LS,Running,0,100,0\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods big.csv --no-db -q"), 0);
+	assert_string_equal(out, "gpusim replay: big.csv: 1 pods fit on no node even when the "
+				 "cluster is empty; they will never be placed\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods big.csv --no-db -q --strict"), 2);
+	assert_non_null(strstr(out, "gpusim replay: big.csv: pod 'huge' is the first that fits on "
+				    "no node\n"));
+}
+
+/* Concatenates every row of a query, for comparing two databases. */
+static char *dump(const char *db_name, const char *sql)
+{
+	char path[512];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	size_t len = 0, cap = 1 << 16;
+	char *buf = malloc(cap);
+	int i, rows = 0;
+
+	assert_non_null(buf);
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, db_name);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		rows++;
+		for (i = 0; i < sqlite3_column_count(st); i++) {
+			const char *v = (const char *)sqlite3_column_text(st, i);
+			size_t n = strlen(v ? v : "NULL") + 2;
+
+			if (len + n >= cap) {
+				buf = realloc(buf, cap *= 2);
+				assert_non_null(buf);
+			}
+			len += (size_t)snprintf(buf + len, cap - len, "%s|", v ? v : "NULL");
+		}
+		buf[len++] = '\n';
+		buf[len] = '\0';
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	assert_true(rows > 0);
+	return buf;
+}
+
+static void test_same_seed_same_rows(void **state)
+{
+	static const char *const queries[] = {
+		"select * from pods order by run_id, pod_idx",
+		"select * from samples order by run_id, 1, 2, 3",
+		"select policy, seed, params_json, pods_sha256, nodes_sha256, n_placed, n_failed "
+		"from runs order by run_id",
+	};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --policy all --seed 7 "
+				"--db a.db -q"), 0);
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --policy all --seed 7 "
+				"--db b.db -q"), 0);
+	assert_int_equal(gpusim("replay --mode inflate --nodes nodes.csv --pods pods.csv "
+				"--policy random,fgd --seed 3 --db a.db -q"), 0);
+	assert_int_equal(gpusim("replay --mode inflate --nodes nodes.csv --pods pods.csv "
+				"--policy random,fgd --seed 3 --db b.db -q"), 0);
+	for (i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+		char *a = dump("a.db", queries[i]), *b = dump("b.db", queries[i]);
+
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+	}
+}
+
+static void test_replay_table(void **state)
+{
+	(void)state;
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --policy binpack "
+				"--db t.db"), 0);
+	assert_non_null(strstr(out, "POLICY"));
+	/* All 7 pods placed, none failed or pending. */
+	assert_non_null(strstr(out, "binpack        time          7       7       0       0"));
+	assert_int_equal(gpusim("inspect --db t.db --run 1 --at 25"), 0);
+	assert_non_null(strstr(out, "n1"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_bad_input_exits_2_and_writes_nothing),
+		cmocka_unit_test(test_strict_refuses_impossible_pods),
+		cmocka_unit_test(test_same_seed_same_rows),
+		cmocka_unit_test(test_replay_table),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
