@@ -1,0 +1,362 @@
+/*
+ * test_inspect.c - `gpusim inspect` end to end: stores hand-built runs
+ * (results_fixture.h) with gs_db_write_run(), runs the gpusim binary on the
+ * database and checks its tables, its JSON and its error exits.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cJSON.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "error.h"
+#include "results.h"
+#include "results_fixture.h"
+
+static char db_path[512];
+static char out_path[600], err_path[600];
+static char out[65536], errs[8192];
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+/* Runs `gpusim inspect ARGS`; stdout lands in out, stderr in errs. Returns the exit status. */
+static int inspect(const char *args)
+{
+	char cmd[2048];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "'%s' inspect %s >'%s' 2>'%s'", GS_GPUSIM_BIN, args, out_path,
+		 err_path);
+	st = system(cmd);
+	slurp(out_path, out, sizeof(out));
+	slurp(err_path, errs, sizeof(errs));
+	if (st == -1 || !WIFEXITED(st))
+		fail_msg("cannot run %s", cmd);
+	return WEXITSTATUS(st);
+}
+
+static int inspect_db(const char *fmt, ...)
+{
+	char rest[1024], args[1600];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(rest, sizeof(rest), fmt, ap);
+	va_end(ap);
+	snprintf(args, sizeof(args), "--db '%s' %s", db_path, rest);
+	return inspect(args);
+}
+
+/*
+ * The line of out whose first word is `first`, with its runs of blanks
+ * squeezed to one space, compared with want.
+ */
+static void expect_row(const char *first, const char *want)
+{
+	static char got[1024];
+	const char *line = out;
+	size_t flen = strlen(first);
+
+	for (;;) {
+		if (strncmp(line, first, flen) == 0 && (line[flen] == ' ' || line[flen] == '\n'))
+			break;
+		line = strchr(line, '\n');
+		if (!line)
+			fail_msg("no row '%s' in:\n%s", first, out);
+		line++;
+	}
+	{
+		size_t n = 0;
+		int blank = 0;
+
+		for (; *line && *line != '\n' && n + 1 < sizeof(got); line++) {
+			if (*line == ' ') {
+				blank = 1;
+				continue;
+			}
+			if (blank && n)
+				got[n++] = ' ';
+			blank = 0;
+			got[n++] = *line;
+		}
+		got[n] = '\0';
+	}
+	if (strcmp(got, want) != 0)
+		fail_msg("row '%s' is\n  '%s', expected\n  '%s'\nin:\n%s", first, got, want, out);
+}
+
+static void expect_no_row(const char *first)
+{
+	char pat[128];
+
+	snprintf(pat, sizeof(pat), "\n%s ", first);
+	if (strstr(out, pat))
+		fail_msg("row '%s' should not be shown:\n%s", first, out);
+}
+
+static void expect_out(const char *text)
+{
+	if (!strstr(out, text))
+		fail_msg("stdout lacks '%s':\n%s", text, out);
+}
+
+static void expect_err(const char *text)
+{
+	if (!strstr(errs, text))
+		fail_msg("stderr lacks '%s':\n%s", text, errs);
+}
+
+static int setup(void **state)
+{
+	struct rf_run t, f;
+	struct gs_db *db;
+	char err[512];
+
+	(void)state;
+	if (access(GS_GPUSIM_BIN, X_OK) != 0) {
+		fprintf(stderr, "%s is not built\n", GS_GPUSIM_BIN);
+		return -1;
+	}
+	snprintf(db_path, sizeof(db_path), "%s", rf_temp_db("inspect"));
+	snprintf(out_path, sizeof(out_path), "%s.out", db_path);
+	snprintf(err_path, sizeof(err_path), "%s.err", db_path);
+	if (gs_db_open(db_path, &db, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	rf_build_time(&t);
+	rf_build_inflate(&f);
+	/* Run 1: the time fixture; run 2: the same, corrupted below; run 3: inflate. */
+	if (gs_db_write_run(db, &t.info, &t.sim, NULL, err, sizeof(err)) ||
+	    gs_db_write_run(db, &t.info, &t.sim, NULL, err, sizeof(err)) ||
+	    gs_db_write_run(db, &f.info, &f.sim, NULL, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	/* A GPU holding more than a whole GPU: only a corrupt database can say that. */
+	sqlite3_exec(gs_db_sqlite(db),
+		     "UPDATE pods SET gpu_milli = 1200 WHERE run_id = 2 AND pod_idx = 0", NULL,
+		     NULL, NULL);
+	gs_db_close(db);
+	rf_release(&t);
+	rf_release(&f);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char side[600];
+
+	(void)state;
+	unlink(db_path);
+	snprintf(side, sizeof(side), "%s-wal", db_path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", db_path);
+	unlink(side);
+	unlink(out_path);
+	unlink(err_path);
+	return 0;
+}
+
+static void test_list(void **state)
+{
+	(void)state;
+	assert_int_equal(inspect_db(""), 0);
+	expect_row("ID", "ID POLICY MODE SEED PODS PLACED FAILED UNALLOC%");
+	/* 100 - 31.67 % time-weighted (see test_results.c). */
+	expect_row("1", "1 binpack time 42 pods.csv 3 1 68.33");
+	expect_row("3", "3 fgd inflate 42 pods.csv 1 1 20.00");
+	assert_string_equal(errs, "");
+}
+
+/* At the end (t = 110) only pod 0 still runs: 500 milli on node-a's GPU 2. */
+static void test_run_at_end(void **state)
+{
+	(void)state;
+	assert_int_equal(inspect_db("--run 1"), 0);
+	expect_out("run 1: binpack, time mode, seed 42, pods pods.csv, at t=110 (end t=110)\n");
+	expect_row("NAME", "NAME MODEL GPU0(Allocated/Total) GPU1(Allocated/Total) "
+			   "GPU2(Allocated/Total) GPU3(Allocated/Total) "
+			   "CPU milli(Allocated/Total) MEMORY MiB(Allocated/Total) PODS");
+	expect_row("node-a", "node-a V100M16 0/1000 0/1000 500/1000 0/1000 4000/64000 "
+			     "8192/262144 1");
+	expect_no_row("node-b");
+	expect_no_row("node-c");
+	expect_out("Allocated/Total GPU share in cluster: 500/6000 milli-GPU (8.3%), "
+		   "GPUs in use: 1/6\n");
+	expect_out("Allocated/Total CPU in cluster: 4000/112000 milli (3.6%)\n");
+	expect_out("Allocated/Total memory in cluster: 8192/458752 MiB (1.8%)\n");
+	expect_out("Pods running: 1 on 1 of 3 nodes; 2 idle nodes not shown "
+		   "(--nodes all shows them)\n");
+}
+
+/* At t = 50 pods 0, 1 and 3 run; pod 2 failed and pod 4 never started. */
+static void test_run_at_time(void **state)
+{
+	(void)state;
+	assert_int_equal(inspect_db("--run 1 --at 50"), 0);
+	expect_row("node-a", "node-a V100M16 0/1000 0/1000 500/1000 0/1000 4000/64000 "
+			     "8192/262144 1");
+	expect_row("node-b", "node-b T4 1000/1000 1000/1000 8000/32000 16384/131072 1");
+	expect_row("node-c", "node-c - 1000/16000 2048/65536 1");
+	expect_out("Allocated/Total GPU share in cluster: 2500/6000 milli-GPU (41.7%), "
+		   "GPUs in use: 3/6\n");
+	expect_out("Pods running: 3 on 3 of 3 nodes\n");
+
+	/* A pod ending at T no longer counts at T; one starting at T does. */
+	assert_int_equal(inspect_db("--run 1 --at 100"), 0);
+	expect_no_row("node-b");
+	assert_int_equal(inspect_db("--run 1 --at 30"), 0);
+	expect_row("node-b", "node-b T4 1000/1000 1000/1000 8000/32000 16384/131072 1");
+	assert_int_equal(inspect_db("--run 1 --at 29"), 0);
+	expect_no_row("node-b");
+	/* Before anything started. */
+	assert_int_equal(inspect_db("--run 1 --at 0"), 0);
+	expect_out("Allocated/Total GPU share in cluster: 0/6000 milli-GPU (0.0%)");
+	expect_out("Pods running: 0 on 0 of 3 nodes; 3 idle nodes not shown");
+}
+
+static void test_all_nodes_and_peak(void **state)
+{
+	(void)state;
+	assert_int_equal(inspect_db("--run 1 --at 30 --nodes all"), 0);
+	expect_row("node-c", "node-c - 0/16000 0/65536 0");
+	expect_out("Pods running: 2 on 2 of 3 nodes\n");
+	/* The highest sampled allocation is 2500 milli at t = 30. */
+	assert_int_equal(inspect_db("--run 1 --at peak"), 0);
+	expect_out("at t=30 (end t=110)");
+	/* Inflate mode: t is the arrival index; pod 0 holds 500 of GPU 0. */
+	assert_int_equal(inspect_db("--run 3"), 0);
+	expect_out("run 3: fgd, inflate mode, seed 42, pods pods.csv, at t=4 (end t=4)");
+	expect_row("node-a", "node-a V100M16 500/1000 0/1000 0/1000 0/1000 1000/64000 "
+			     "1024/262144 1");
+}
+
+static void test_json(void **state)
+{
+	cJSON *root, *nodes, *gpus, *cl;
+
+	(void)state;
+	assert_int_equal(inspect_db("--run 1 --at 50 --json"), 0);
+	root = cJSON_Parse(out);
+	assert_non_null(root);
+	assert_int_equal(cJSON_GetObjectItem(root, "t_s")->valueint, 50);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "run"), "policy")
+				    ->valuestring,
+			    "binpack");
+	nodes = cJSON_GetObjectItem(root, "nodes");
+	assert_int_equal(cJSON_GetArraySize(nodes), 3);
+	gpus = cJSON_GetObjectItem(cJSON_GetArrayItem(nodes, 1), "gpu_alloc_milli");
+	assert_int_equal(cJSON_GetArraySize(gpus), 2);
+	assert_int_equal(cJSON_GetArrayItem(gpus, 0)->valueint, 1000);
+	cl = cJSON_GetObjectItem(root, "cluster");
+	assert_int_equal(cJSON_GetObjectItem(cl, "gpu_alloc_milli")->valueint, 2500);
+	assert_int_equal(cJSON_GetObjectItem(cl, "gpu_milli")->valueint, 6000);
+	assert_int_equal(cJSON_GetObjectItem(cl, "idle_nodes")->valueint, 0);
+	cJSON_Delete(root);
+
+	assert_int_equal(inspect_db("--json"), 0);
+	root = cJSON_Parse(out);
+	assert_non_null(root);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root, "runs")), 3);
+	cJSON_Delete(root);
+}
+
+static void test_errors(void **state)
+{
+	char want[1024], args[700];
+	const char *missing;
+
+	(void)state;
+	assert_int_equal(inspect_db("--run 99"), 2);
+	snprintf(want, sizeof(want), "gpusim inspect: run 99 not found in %s", db_path);
+	expect_err(want);
+	assert_string_equal(out, "");
+
+	missing = rf_temp_db("no-such");
+	snprintf(args, sizeof(args), "--db '%s'", missing);
+	assert_int_equal(inspect(args), 2);
+	snprintf(want, sizeof(want), "gpusim inspect: %s: no such database file", missing);
+	expect_err(want);
+	assert_int_equal(access(missing, F_OK), -1);
+
+	assert_int_equal(inspect("--run 1"), 2);
+	expect_err("--db FILE is required");
+	assert_int_equal(inspect_db("--run 1 --at -3"), 2);
+	expect_err("--at: '-3' is not a non-negative integer");
+	assert_int_equal(inspect_db("--run x"), 2);
+	expect_err("--run: 'x' is not a non-negative integer");
+	assert_int_equal(inspect_db("--run 1 --nodes some"), 2);
+	expect_err("--nodes: 'some' is not 'used' or 'all'");
+	assert_int_equal(inspect_db("--at 5"), 2);
+	expect_err("--at needs --run ID");
+	assert_int_equal(inspect_db("extra"), 2);
+	expect_err("unexpected argument 'extra'");
+
+	assert_int_equal(inspect("--help"), 0);
+	expect_out("usage: gpusim inspect --db FILE");
+	assert_string_equal(errs, "");
+}
+
+/* A database the engine could not have written is a failure (1), not a table. */
+static void test_inconsistent_run(void **state)
+{
+	(void)state;
+	assert_int_equal(inspect_db("--run 2"), 1);
+	expect_err("gpusim inspect: run 2 at t=110: node node-a GPU 2 holds 1200 of 1000 milli");
+}
+
+static void test_newer_schema(void **state)
+{
+	const char *path = rf_temp_db("inspect-newer");
+	char args[700], want[1024];
+	sqlite3 *c;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(c, "CREATE TABLE runs (x); PRAGMA user_version = 3001",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(c);
+	snprintf(args, sizeof(args), "--db '%s'", path);
+	assert_int_equal(inspect(args), 2);
+	snprintf(want, sizeof(want),
+		 "gpusim inspect: %s: database schema version 3.1 is newer than this gpusim "
+		 "supports (%d.%d)",
+		 path, GS_DB_SCHEMA_MAJOR, GS_DB_SCHEMA_MINOR);
+	expect_err(want);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_run_at_end),
+		cmocka_unit_test(test_run_at_time),
+		cmocka_unit_test(test_all_nodes_and_peak),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_inconsistent_run),
+		cmocka_unit_test(test_newer_schema),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

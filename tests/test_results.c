@@ -1,0 +1,982 @@
+/*
+ * test_results.c - the SQLite results store: round trip of a hand-built run,
+ * the summary views against numbers worked out by hand (and against
+ * gs_sim_summarize), atomic writes under injected failures, the schema
+ * version rule, resumable-sweep lookups, concurrent writers, and
+ * results/SCHEMA.md documenting exactly the columns the DDL creates.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "error.h"
+#include "results.h"
+#include "results_fixture.h"
+#include "testutil.h"
+
+/* --- helpers -------------------------------------------------------------- */
+
+/*
+ * Runs sql and returns its rows as text, columns joined by '|', rows by
+ * '\n', SQL NULL as "NULL" (like the sqlite3 shell with .nullvalue NULL).
+ */
+static const char *rows(struct gs_db *db, const char *sql)
+{
+	static char buf[8192];
+	sqlite3_stmt *st;
+	size_t used = 0;
+	int rc, i;
+
+	buf[0] = '\0';
+	rc = sqlite3_prepare_v2(gs_db_sqlite(db), sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(gs_db_sqlite(db)));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (used)
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used, "\n");
+		for (i = 0; i < sqlite3_column_count(st); i++) {
+			const unsigned char *v = sqlite3_column_text(st, i);
+
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%s",
+						 i ? "|" : "", v ? (const char *)v : "NULL");
+		}
+	}
+	assert_int_equal(rc, SQLITE_DONE);
+	sqlite3_finalize(st);
+	return buf;
+}
+
+static double real(struct gs_db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	double v = NAN;
+
+	if (sqlite3_prepare_v2(gs_db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(gs_db_sqlite(db)));
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+#define assert_near(got, want)                                                        \
+	do {                                                                          \
+		double g_ = (got), w_ = (want);                                       \
+		if (!(fabs(g_ - w_) <= 1e-9 * (1 + fabs(w_))))                        \
+			fail_msg("%s = %.12g, expected %.12g", #got, g_, w_);         \
+	} while (0)
+
+static struct gs_db *open_new(const char *tag)
+{
+	struct gs_db *db = NULL;
+	char err[512] = "";
+	int rc = gs_db_open(rf_temp_db(tag), &db, err, sizeof(err));
+
+	if (rc)
+		fail_msg("gs_db_open: %s (%s)", gs_errname(rc), err);
+	return db;
+}
+
+static void close_and_remove(struct gs_db *db)
+{
+	char path[512], side[600];
+
+	snprintf(path, sizeof(path), "%s", gs_db_path(db));
+	gs_db_close(db);
+	unlink(path);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+}
+
+static int64_t write_ok(struct gs_db *db, struct rf_run *r)
+{
+	char err[512] = "";
+	int64_t id = -1;
+	int rc = gs_db_write_run(db, &r->info, &r->sim, &id, err, sizeof(err));
+
+	if (rc)
+		fail_msg("gs_db_write_run: %s (%s)", gs_errname(rc), err);
+	return id;
+}
+
+static const char counts_sql[] =
+	"SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM run_nodes),"
+	" (SELECT count(*) FROM pods), (SELECT count(*) FROM samples)";
+
+/* Runs raw SQL on a file without going through the store. */
+static void raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *c;
+
+	assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+	if (sqlite3_exec(c, sql, NULL, NULL, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(c));
+	sqlite3_close(c);
+}
+
+/* --- round trip ------------------------------------------------------------ */
+
+static void test_round_trip(void **state)
+{
+	struct rf_run r;
+	struct gs_db *db;
+	char reason[256];
+	int64_t id;
+
+	(void)state;
+	rf_build_time(&r);
+	db = open_new("roundtrip");
+	id = write_ok(db, &r);
+	assert_int_equal(id, 1);
+
+	assert_string_equal(rows(db, "SELECT run_id, status, policy, mode, seed, nodes_path,"
+				     " pods_path, params_json, gpusim_version, started_at,"
+				     " ended_at, wall_ms FROM runs"),
+			    "1|complete|binpack|time|42|" RF_NODES_PATH "|" RF_PODS_PATH "|"
+			    RF_PARAMS "|" GS_VERSION
+			    "|2024-01-02T03:04:05.678Z|2024-01-02T03:04:07.178Z|1500.25");
+	assert_string_equal(rows(db, "SELECT nodes_sha256, pods_sha256 FROM runs"),
+			    RF_NODES_SHA "|" RF_PODS_SHA);
+	assert_string_equal(rows(db, "SELECT n_nodes, gpu_count, gpu_milli_capacity,"
+				     " cpu_milli_capacity, mem_mib_capacity, n_pods, n_placed,"
+				     " n_failed, n_done, n_pending_end, n_events, n_retries,"
+				     " t_end_s FROM runs"),
+			    "3|6|6000|112000|458752|5|3|1|2|1|9|4|110");
+
+	assert_string_equal(rows(db, "SELECT * FROM run_nodes ORDER BY node_idx"),
+			    "1|0|node-a|64000|262144|4|V100M16|16384\n"
+			    "1|1|node-b|32000|131072|2|T4|15360\n"
+			    "1|2|node-c|16000|65536|0|NULL|0");
+
+	assert_string_equal(rows(db, "SELECT pod_idx, src_idx, name, cpu_milli, memory_mib,"
+				     " num_gpu, gpu_milli, gpu_mem_mib, gpu_spec, state"
+				     " FROM pods ORDER BY pod_idx"),
+			    "0|4|t4|4000|8192|1|500|0|NULL|running\n"
+			    "1|3|t3|8000|16384|2|1000|0|T4|done\n"
+			    "2|2|t2|2000|4096|1|700|8000|NULL|failed\n"
+			    "3|1|t1|1000|2048|0|0|0|NULL|done\n"
+			    "4|0|t0|500|1024|1|1000|0|NULL|pending");
+	assert_string_equal(rows(db, "SELECT pod_idx, node_idx, gpus, t_arrive_s, t_start_s,"
+				     " t_end_s, wait_s FROM pods ORDER BY pod_idx"),
+			    "0|0|2|10|10|NULL|0\n"
+			    "1|1|0,1|20|30|100|10\n"
+			    "2|NULL|NULL|40|NULL|70|NULL\n"
+			    "3|2|NULL|50|50|60|0\n"
+			    "4|NULL|NULL|70|NULL|NULL|NULL");
+	/* The reasons are gs_nofit_format()'s, stored for pods that never ran. */
+	assert_string_equal(rows(db, "SELECT fail_reason FROM pods WHERE pod_idx = 2"),
+			    "0/3 nodes are available: 1 Insufficient cpu, 2 Insufficient GPU share");
+	assert_string_equal(rows(db, "SELECT fail_reason FROM pods WHERE pod_idx = 4"),
+			    gs_nofit_format(&r.sim.out[4].why, reason, sizeof(reason)));
+	assert_string_equal(rows(db, "SELECT count(*) FROM pods WHERE fail_reason IS NULL"),
+			    "3");
+
+	assert_string_equal(rows(db, "SELECT * FROM samples ORDER BY sample_idx"),
+			    "1|0|10|1|1000|100|500|1|500|10|20|30|NULL|8\n"
+			    "1|1|30|3|2000|200|2500|2|2500|11|21|31|NULL|42\n"
+			    "1|2|100|5|3000|300|500|3|3200|12|22|32|NULL|53\n"
+			    "1|3|110|7|4000|400|500|4|4200|13|23|33|NULL|70");
+
+	close_and_remove(db);
+	rf_release(&r);
+}
+
+/* The read helpers behind gpusim inspect give back what was written. */
+static void test_read_helpers(void **state)
+{
+	struct rf_run r;
+	struct gs_db *db;
+	struct gs_db_node *nodes;
+	struct gs_db_pod *pods;
+	struct gs_run_row run, *list;
+	size_t n_nodes, n_pods, n_runs;
+	char err[512];
+	int64_t t_s = -1;
+
+	(void)state;
+	rf_build_time(&r);
+	db = open_new("readers");
+	assert_int_equal(write_ok(db, &r), 1);
+
+	assert_int_equal(gs_db_load_nodes(db, 1, &nodes, &n_nodes, err, sizeof(err)), 0);
+	assert_int_equal(n_nodes, 3);
+	assert_string_equal(nodes[1].name, "node-b");
+	assert_string_equal(nodes[1].gpu_model, "T4");
+	assert_int_equal(nodes[1].gpu_mem_mib, 15360);
+	assert_int_equal(nodes[0].num_gpu, 4);
+	assert_null(nodes[2].gpu_model);
+	gs_db_nodes_free(nodes, n_nodes);
+
+	assert_int_equal(gs_db_load_pods(db, 1, &pods, &n_pods, err, sizeof(err)), 0);
+	assert_int_equal(n_pods, 5);
+	assert_int_equal(pods[1].state, GS_POD_DONE);
+	assert_int_equal(pods[1].node_idx, 1);
+	assert_int_equal(pods[1].n_gpus, 2);
+	assert_int_equal(pods[1].gpus[0], 0);
+	assert_int_equal(pods[1].gpus[1], 1);
+	assert_int_equal(pods[0].t_end_s, -1);
+	assert_int_equal(pods[0].gpus[0], 2);
+	assert_int_equal(pods[3].n_gpus, 0);
+	assert_int_equal(pods[2].node_idx, -1);
+	assert_int_equal(pods[2].state, GS_POD_FAILED);
+	assert_string_equal(pods[2].name, "t2");
+	assert_non_null(pods[2].fail_reason);
+	assert_null(pods[0].fail_reason);
+	gs_db_pods_free(pods, n_pods);
+
+	assert_int_equal(gs_db_get_run(db, 1, &run, err, sizeof(err)), 0);
+	assert_string_equal(run.policy, "binpack");
+	assert_string_equal(run.pods_file, "pods.csv");
+	assert_int_equal(run.seed, 42);
+	assert_int_equal(run.t_end_s, 110);
+	assert_int_equal(run.gpu_milli_capacity, 6000);
+	assert_near(run.unalloc_gpu_pct, 100.0 - 190000.0 / 100 / 6000 * 100);
+	assert_true(isnan(run.frag_ratio_pct));
+	gs_run_row_release(&run);
+
+	assert_int_equal(gs_db_peak_time(db, 1, &t_s, err, sizeof(err)), 0);
+	assert_int_equal(t_s, 30);
+
+	assert_int_equal(gs_db_list_runs(db, &list, &n_runs, err, sizeof(err)), 0);
+	assert_int_equal(n_runs, 1);
+	assert_int_equal(list[0].run_id, 1);
+	gs_run_rows_free(list, n_runs);
+
+	assert_int_equal(gs_db_get_run(db, 7, &run, err, sizeof(err)), GS_ENOENT);
+	assert_non_null(strstr(err, "no run 7"));
+	assert_int_equal(gs_db_load_pods(db, 7, &pods, &n_pods, err, sizeof(err)), GS_ENOENT);
+	assert_int_equal(gs_db_load_nodes(db, 7, &nodes, &n_nodes, err, sizeof(err)), GS_ENOENT);
+
+	close_and_remove(db);
+	rf_release(&r);
+}
+
+/* --- the summary views ------------------------------------------------------ */
+
+/*
+ * Time mode: the samples are a step function from t = 10 to 110:
+ * 500 for 20 s, 2500 for 70 s, 500 for 10 s = 190000 milli-GPU-seconds
+ * over 100 s = 1900 milli of 6000, 31.67 %.
+ */
+static void test_summary_time(void **state)
+{
+	struct rf_run r;
+	struct gs_summary sum;
+	struct gs_db *db;
+
+	(void)state;
+	rf_build_time(&r);
+	db = open_new("sumtime");
+	assert_int_equal(write_ok(db, &r), 1);
+
+	assert_string_equal(rows(db, "SELECT run_id, policy, mode, seed, pods_file, n_pods,"
+				     " n_placed, n_failed, failed_pct FROM run_summary"),
+			    "1|binpack|time|42|pods.csv|5|3|1|20.0");
+	assert_near(real(db, "SELECT mean_wait_s FROM run_summary"), 10.0 / 3);
+	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary"), 100.0 * 1900 / 6000);
+	assert_near(real(db, "SELECT unalloc_gpu_pct FROM run_summary"),
+		    100.0 - 100.0 * 1900 / 6000);
+	assert_string_equal(rows(db, "SELECT frag_ratio_pct, frag_amount_pct FROM run_summary"),
+			    "NULL|NULL");
+
+	/* The terminal summary of gpusim replay says the same. */
+	gs_sim_summarize(&r.sim, &sum);
+	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary"), sum.gpu_alloc_pct);
+	assert_near(real(db, "SELECT unalloc_gpu_pct FROM run_summary"), sum.unalloc_gpu_pct);
+	assert_near(real(db, "SELECT mean_wait_s FROM run_summary"), sum.mean_wait_s);
+
+	/* All samples at one time: the last sample's allocation, as the engine says. */
+	r.sim.n_samples = 1;
+	r.sim.samples[0].t_s = 110;
+	r.sim.samples[0].gpu_alloc_milli = 1500;
+	assert_int_equal(write_ok(db, &r), 2);
+	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary WHERE run_id = 2"), 25.0);
+	gs_sim_summarize(&r.sim, &sum);
+	assert_near(sum.gpu_alloc_pct, 25.0);
+
+	close_and_remove(db);
+	rf_release(&r);
+}
+
+/*
+ * Inflate mode: the arrived = 100 % bucket holds allocations 4500, 4800,
+ * 5100 of 6000 (75, 80, 85 %: mean 80, unallocated 20), fragmentation
+ * 300/1500, 600/1200, 900/900 of the idle share (20, 50, 100 %: mean
+ * 56.67) and 5, 10, 15 % of capacity (mean 10).
+ */
+static void test_summary_inflate(void **state)
+{
+	struct rf_run r;
+	struct gs_summary sum;
+	struct gs_db *db;
+
+	(void)state;
+	rf_build_inflate(&r);
+	db = open_new("suminflate");
+	assert_int_equal(write_ok(db, &r), 1);
+
+	assert_string_equal(rows(db, "SELECT arrived_pct FROM samples ORDER BY sample_idx"),
+			    "99\n100\n100\n100\n101");
+	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary"), 80.0);
+	assert_near(real(db, "SELECT unalloc_gpu_pct FROM run_summary"), 20.0);
+	assert_near(real(db, "SELECT frag_ratio_pct FROM run_summary"), (20.0 + 50 + 100) / 3);
+	assert_near(real(db, "SELECT frag_amount_pct FROM run_summary"), 10.0);
+	assert_near(real(db, "SELECT failed_pct FROM run_summary"), 50.0);
+
+	/* The buckets the figures plot; no idle GPU means no fragment (ratio 0). */
+	assert_string_equal(rows(db, "SELECT arrived_pct, n_samples FROM arrived_buckets"
+				     " WHERE run_id = 1 ORDER BY arrived_pct"),
+			    "99|1\n100|3\n101|1");
+	assert_near(real(db, "SELECT frag_ratio_pct FROM arrived_buckets WHERE arrived_pct = 99"),
+		    12.5);
+	assert_near(real(db, "SELECT frag_ratio_pct FROM arrived_buckets WHERE arrived_pct = 101"),
+		    0.0);
+	assert_near(real(db, "SELECT unalloc_gpu_pct FROM arrived_buckets"
+			     " WHERE arrived_pct = 101"),
+		    0.0);
+	assert_near(real(db, "SELECT idle_gpu_milli FROM sample_metrics WHERE sample_idx = 0"),
+		    1600);
+
+	gs_sim_summarize(&r.sim, &sum);
+	assert_near(real(db, "SELECT unalloc_gpu_pct FROM run_summary"), sum.unalloc_gpu_pct);
+	assert_near(real(db, "SELECT frag_ratio_pct FROM run_summary"), sum.frag_ratio_pct);
+	assert_near(real(db, "SELECT frag_amount_pct FROM run_summary"), sum.frag_amount_pct);
+
+	close_and_remove(db);
+	rf_release(&r);
+}
+
+/* --- atomic writes ------------------------------------------------------------ */
+
+/* After a failed write the counts are those of the one good run, and writing works on. */
+static void expect_only_first_run(struct gs_db *db)
+{
+	assert_string_equal(rows(db, counts_sql), "1|3|5|4");
+	assert_string_equal(rows(db, "SELECT run_id, status FROM runs"), "1|complete");
+}
+
+static void test_failed_write_leaves_no_trace(void **state)
+{
+	static const int gpu0[] = { 0 };
+	struct rf_run r;
+	struct gs_db *db;
+	char err[512] = "", want[700];
+	int64_t id = 12345;
+	int rc;
+
+	(void)state;
+	rf_build_time(&r);
+	db = open_new("atomic");
+	assert_int_equal(write_ok(db, &r), 1);
+
+	/*
+	 * A placement on a node the run does not have: the runs row, all
+	 * nodes and pod 0 are in when the foreign key stops pod 1.
+	 */
+	r.sim.out[1].pl = tu_pl(7, 1, gpu0);
+	rc = gs_db_write_run(db, &r.info, &r.sim, &id, err, sizeof(err));
+	assert_int_equal(rc, GS_EDB);
+	assert_int_equal(id, 12345);
+	snprintf(want, sizeof(want), "%s: cannot write pod 1: FOREIGN KEY constraint failed",
+		 gs_db_path(db));
+	assert_string_equal(err, want);
+	expect_only_first_run(db);
+	r.sim.out[1].pl.node = 1;
+
+	/* An impossible GPU count, caught mid-transaction by the writer itself. */
+	r.sim.out[3].pl.num_gpu = GS_MAX_GPUS + 1;
+	rc = gs_db_write_run(db, &r.info, &r.sim, &id, err, sizeof(err));
+	assert_int_equal(rc, GS_EINVAL);
+	assert_non_null(strstr(err, "pod 3 has an impossible placement"));
+	expect_only_first_run(db);
+	r.sim.out[3].pl.num_gpu = 0;
+
+	/* A failure at the very last sample: everything before it goes too. */
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(db),
+				      "CREATE TEMP TRIGGER inject AFTER INSERT ON samples"
+				      " WHEN NEW.sample_idx = 3"
+				      " BEGIN SELECT RAISE(ABORT, 'injected failure'); END",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	rc = gs_db_write_run(db, &r.info, &r.sim, &id, err, sizeof(err));
+	assert_int_equal(rc, GS_EDB);
+	snprintf(want, sizeof(want), "%s: cannot write sample 3: injected failure",
+		 gs_db_path(db));
+	assert_string_equal(err, want);
+	assert_int_equal(id, 12345);
+	expect_only_first_run(db);
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(db), "DROP TRIGGER inject", NULL, NULL, NULL),
+			 SQLITE_OK);
+
+	/* Missing fields are refused before anything is written. */
+	r.info.policy = NULL;
+	rc = gs_db_write_run(db, &r.info, &r.sim, &id, err, sizeof(err));
+	assert_int_equal(rc, GS_EINVAL);
+	snprintf(want, sizeof(want), "%s: run not written: no policy given", gs_db_path(db));
+	assert_string_equal(err, want);
+	r.info.policy = "binpack";
+	r.info.params_json = "{not json";
+	assert_int_equal(gs_db_write_run(db, &r.info, &r.sim, &id, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "params_json is not valid JSON"));
+	r.info.params_json = RF_PARAMS;
+	r.info.seed = (uint64_t)INT64_MAX + 1;
+	assert_int_equal(gs_db_write_run(db, &r.info, &r.sim, &id, err, sizeof(err)), GS_EINVAL);
+	r.info.seed = 42;
+	expect_only_first_run(db);
+
+	/* The prepared statements survive the failures. */
+	assert_int_equal(write_ok(db, &r), 2);
+	assert_string_equal(rows(db, counts_sql), "2|6|10|8");
+
+	/* Deleting a run removes its rows (foreign keys with ON DELETE CASCADE). */
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(db), "DELETE FROM runs WHERE run_id = 1",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_string_equal(rows(db, counts_sql), "1|3|5|4");
+
+	close_and_remove(db);
+	rf_release(&r);
+}
+
+/*
+ * 70 pods and 70 samples: two full multi-row INSERTs and six single rows
+ * each. Every row must land with its own values, and a failure inside a
+ * batch must still roll back the whole run.
+ */
+static void test_many_rows(void **state)
+{
+	enum { N = 70 };
+	struct rf_run r;
+	struct gs_db *db;
+	char err[512], want[700], name[16];
+	int64_t id = -1;
+	size_t i;
+
+	(void)state;
+	rf_build_time(&r);
+	free(r.sim.pods);
+	free(r.sim.out);
+	free(r.sim.samples);
+	r.sim.pods = calloc(N, sizeof(*r.sim.pods));
+	r.sim.out = calloc(N, sizeof(*r.sim.out));
+	r.sim.samples = calloc(N, sizeof(*r.sim.samples));
+	assert_non_null(r.sim.pods);
+	assert_non_null(r.sim.out);
+	assert_non_null(r.sim.samples);
+	gs_trace_release(&r.trace);
+	gs_trace_init(&r.trace);
+	for (i = 0; i < N; i++) {
+		struct gs_pod p = { .cpu_milli = (int32_t)(100 + i), .mem_mib = (int64_t)i };
+
+		snprintf(name, sizeof(name), "p%zu", i);
+		assert_int_equal(gs_trace_append(&r.trace, name, &p), 0);
+		r.sim.pods[i] = p;
+		r.sim.out[i].src = (int32_t)i;
+		r.sim.out[i].state = GS_POD_DONE;
+		r.sim.out[i].pl.node = 2;
+		r.sim.out[i].t_arrive_s = (int64_t)i;
+		r.sim.out[i].t_start_s = (int64_t)(2 * i);
+		r.sim.out[i].t_end_s = (int64_t)(3 * i + 1);
+		r.sim.samples[i].t_s = (int64_t)i;
+		r.sim.samples[i].event = (int64_t)(5 * i);
+		r.sim.samples[i].gpu_alloc_milli = (int64_t)(i % 7);
+		r.sim.samples[i].frag_milli = NAN;
+	}
+	r.sim.n_pods = r.sim.n_samples = r.sim.cap_samples = N;
+	db = open_new("many");
+	assert_int_equal(write_ok(db, &r), 1);
+	assert_string_equal(rows(db, "SELECT count(*), sum(pod_idx), sum(src_idx),"
+				     " sum(cpu_milli), sum(memory_mib), sum(wait_s), sum(t_end_s),"
+				     " count(DISTINCT name) FROM pods"),
+			    "70|2415|2415|9415|2415|2415|7315|70");
+	assert_string_equal(rows(db, "SELECT pod_idx, name, cpu_milli, t_start_s FROM pods"
+				     " WHERE pod_idx IN (0, 31, 32, 63, 64, 69) ORDER BY pod_idx"),
+			    "0|p0|100|0\n31|p31|131|62\n32|p32|132|64\n63|p63|163|126\n"
+			    "64|p64|164|128\n69|p69|169|138");
+	assert_string_equal(rows(db, "SELECT count(*), sum(sample_idx), sum(t_s), sum(event),"
+				     " sum(gpu_alloc_milli) FROM samples"),
+			    "70|2415|2415|12075|210");
+	assert_string_equal(rows(db, "SELECT count(*) FROM samples"
+				     " WHERE sample_idx != t_s OR event != 5 * t_s"),
+			    "0");
+
+	/* Pod 40 sits in the second batch of 32. */
+	r.sim.out[40].pl.node = 9;
+	assert_int_equal(gs_db_write_run(db, &r.info, &r.sim, &id, err, sizeof(err)), GS_EDB);
+	snprintf(want, sizeof(want), "%s: cannot write pods 32-63: FOREIGN KEY constraint failed",
+		 gs_db_path(db));
+	assert_string_equal(err, want);
+	assert_string_equal(rows(db, counts_sql), "1|3|70|70");
+	close_and_remove(db);
+	rf_release(&r);
+}
+
+/* A run row left 'writing' (a build that committed too early) never counts. */
+static void test_incomplete_run_invisible(void **state)
+{
+	struct rf_run r;
+	struct gs_db *db;
+	struct gs_run_row row, *list;
+	size_t n;
+	char err[512];
+	int64_t id = -1;
+
+	(void)state;
+	rf_build_time(&r);
+	db = open_new("incomplete");
+	assert_int_equal(write_ok(db, &r), 1);
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(db), "UPDATE runs SET status = 'writing'",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(gs_db_find_run(db, "binpack", RF_PODS_SHA, RF_NODES_SHA, 42, RF_PARAMS,
+					&id),
+			 GS_ENOENT);
+	assert_string_equal(rows(db, "SELECT count(*) FROM run_summary"), "0");
+	assert_string_equal(rows(db, "SELECT count(*) FROM sample_metrics"), "0");
+	assert_int_equal(gs_db_get_run(db, 1, &row, err, sizeof(err)), GS_ENOENT);
+	assert_int_equal(gs_db_list_runs(db, &list, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 0);
+	gs_run_rows_free(list, n);
+	/* Only the two states exist. */
+	assert_int_not_equal(sqlite3_exec(gs_db_sqlite(db), "UPDATE runs SET status = 'done'",
+					  NULL, NULL, NULL),
+			     SQLITE_OK);
+	close_and_remove(db);
+	rf_release(&r);
+}
+
+/* --- schema version ------------------------------------------------------------ */
+
+static void test_new_database(void **state)
+{
+	struct gs_db *db;
+	char want[64];
+
+	(void)state;
+	db = open_new("fresh");
+	snprintf(want, sizeof(want), "%d", GS_DB_SCHEMA_VERSION);
+	assert_string_equal(rows(db, "PRAGMA user_version"), want);
+	assert_string_equal(rows(db, "PRAGMA journal_mode"), "wal");
+	assert_string_equal(rows(db, "PRAGMA foreign_keys"), "1");
+	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'"
+				     " ORDER BY name"),
+			    "pods\nrun_nodes\nruns\nsamples");
+	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'view'"
+				     " ORDER BY name"),
+			    "arrived_buckets\nrun_summary\nsample_metrics");
+	close_and_remove(db);
+}
+
+static void test_newer_major_refused(void **state)
+{
+	const char *path = rf_temp_db("newer");
+	struct gs_db *db = NULL;
+	char err[512], want[700];
+	int rc;
+
+	(void)state;
+	raw_exec(path, "CREATE TABLE runs (x); PRAGMA user_version = 2003");
+	snprintf(want, sizeof(want),
+		 "%s: database schema version 2.3 is newer than this gpusim supports (%d.%d); "
+		 "use a newer gpusim or another database file",
+		 path, GS_DB_SCHEMA_MAJOR, GS_DB_SCHEMA_MINOR);
+	rc = gs_db_open(path, &db, err, sizeof(err));
+	assert_int_equal(rc, GS_ESCHEMA);
+	assert_null(db);
+	assert_string_equal(err, want);
+	rc = gs_db_open_existing(path, &db, err, sizeof(err));
+	assert_int_equal(rc, GS_ESCHEMA);
+	assert_string_equal(err, want);
+
+	/* The refused file was not touched: still in rollback-journal mode. */
+	{
+		sqlite3 *c;
+		sqlite3_stmt *st;
+
+		assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(c, "PRAGMA journal_mode", -1, &st, NULL),
+				 SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_string_equal((const char *)sqlite3_column_text(st, 0), "delete");
+		sqlite3_finalize(st);
+		sqlite3_close(c);
+	}
+	unlink(path);
+}
+
+/* A newer minor of our major only added things: used as it is, never downgraded. */
+static void test_newer_minor_accepted(void **state)
+{
+	struct rf_run r;
+	struct gs_db *db;
+	char path[512], err[512], sql[64], want[16];
+
+	(void)state;
+	db = open_new("minor");
+	snprintf(path, sizeof(path), "%s", gs_db_path(db));
+	gs_db_close(db);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", GS_DB_SCHEMA_VERSION + 7);
+	raw_exec(path, sql);
+	assert_int_equal(gs_db_open(path, &db, err, sizeof(err)), 0);
+	rf_build_time(&r);
+	assert_int_equal(write_ok(db, &r), 1);
+	snprintf(want, sizeof(want), "%d", GS_DB_SCHEMA_VERSION + 7);
+	assert_string_equal(rows(db, "PRAGMA user_version"), want);
+	rf_release(&r);
+	close_and_remove(db);
+}
+
+static void test_bad_files(void **state)
+{
+	struct gs_db *db = NULL;
+	char err[512], want[700], dir[600];
+	const char *path;
+	FILE *f;
+
+	(void)state;
+	/* Not SQLite at all. */
+	path = rf_temp_db("text");
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("node,cpu_milli\nn0,1000\nthis is a CSV file, not a database, padded to be long "
+	      "enough that SQLite reads a whole header from it...........................\n",
+	      f);
+	fclose(f);
+	assert_int_equal(gs_db_open(path, &db, err, sizeof(err)), GS_EDB);
+	snprintf(want, sizeof(want), "%s: not a SQLite database", path);
+	assert_string_equal(err, want);
+	assert_null(db);
+	unlink(path);
+
+	/* Another program's database. */
+	path = rf_temp_db("foreign");
+	raw_exec(path, "CREATE TABLE customers (id INTEGER)");
+	assert_int_equal(gs_db_open(path, &db, err, sizeof(err)), GS_ESCHEMA);
+	snprintf(want, sizeof(want),
+		 "%s: not a gpusim results database (it has tables but no gpusim schema version)",
+		 path);
+	assert_string_equal(err, want);
+	unlink(path);
+
+	/* A parent directory that does not exist. */
+	snprintf(dir, sizeof(dir), "%s.missing-dir/sub", rf_temp_db("nodir"));
+	snprintf(want, sizeof(want), "%s/results.db", dir);
+	assert_int_equal(gs_db_open(want, &db, err, sizeof(err)), GS_ENOENT);
+	assert_non_null(strstr(err, "does not exist; create it first"));
+	assert_non_null(strstr(err, dir));
+
+	/* Readers never create a database. */
+	path = rf_temp_db("absent");
+	assert_int_equal(gs_db_open_existing(path, &db, err, sizeof(err)), GS_ENOENT);
+	snprintf(want, sizeof(want), "%s: no such database file", path);
+	assert_string_equal(err, want);
+	assert_int_equal(access(path, F_OK), -1);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(gs_db_open_existing(path, &db, err, sizeof(err)), GS_ESCHEMA);
+	snprintf(want, sizeof(want), "%s: not a gpusim results database (it is empty)", path);
+	assert_string_equal(err, want);
+	/* ...while a writer fills an empty file with the schema. */
+	assert_int_equal(gs_db_open(path, &db, err, sizeof(err)), 0);
+	close_and_remove(db);
+}
+
+/* --- resumable sweeps ------------------------------------------------------------ */
+
+static void test_two_runs_and_find(void **state)
+{
+	struct rf_run r;
+	struct gs_db *db;
+	struct gs_run_row *list;
+	size_t n;
+	char err[512];
+	int64_t id = -1;
+
+	(void)state;
+	rf_build_time(&r);
+	db = open_new("find");
+	assert_int_equal(write_ok(db, &r), 1);
+	r.info.policy = "spread";
+	assert_int_equal(write_ok(db, &r), 2);
+
+	assert_int_equal(gs_db_find_run(db, "binpack", RF_PODS_SHA, RF_NODES_SHA, 42, RF_PARAMS,
+					&id),
+			 0);
+	assert_int_equal(id, 1);
+	assert_int_equal(gs_db_find_run(db, "spread", RF_PODS_SHA, RF_NODES_SHA, 42, RF_PARAMS,
+					&id),
+			 0);
+	assert_int_equal(id, 2);
+	/* Every part of the key matters. */
+	assert_int_equal(gs_db_find_run(db, "spread", RF_PODS_SHA, RF_NODES_SHA, 43, RF_PARAMS,
+					NULL),
+			 GS_ENOENT);
+	assert_int_equal(gs_db_find_run(db, "spread", RF_NODES_SHA, RF_NODES_SHA, 42, RF_PARAMS,
+					NULL),
+			 GS_ENOENT);
+	assert_int_equal(gs_db_find_run(db, "spread", RF_PODS_SHA, RF_PODS_SHA, 42, RF_PARAMS,
+					NULL),
+			 GS_ENOENT);
+	assert_int_equal(gs_db_find_run(db, "spread", RF_PODS_SHA, RF_NODES_SHA, 42,
+					"{\"mode\":\"time\",\"time_scale\":2}", NULL),
+			 GS_ENOENT);
+	assert_int_equal(gs_db_find_run(db, "fgd", RF_PODS_SHA, RF_NODES_SHA, 42, RF_PARAMS,
+					NULL),
+			 GS_ENOENT);
+	assert_int_equal(gs_db_find_run(db, NULL, RF_PODS_SHA, RF_NODES_SHA, 42, RF_PARAMS, NULL),
+			 GS_EINVAL);
+	assert_int_equal(gs_db_find_run(db, "spread", RF_PODS_SHA, RF_NODES_SHA,
+					(uint64_t)INT64_MAX + 1, RF_PARAMS, NULL),
+			 GS_EINVAL);
+	/* The same key twice: the newest. */
+	assert_int_equal(write_ok(db, &r), 3);
+	assert_int_equal(gs_db_find_run(db, "spread", RF_PODS_SHA, RF_NODES_SHA, 42, RF_PARAMS,
+					&id),
+			 0);
+	assert_int_equal(id, 3);
+
+	assert_int_equal(gs_db_list_runs(db, &list, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(list[0].policy, "binpack");
+	assert_string_equal(list[1].policy, "spread");
+	assert_int_equal(list[2].run_id, 3);
+	gs_run_rows_free(list, n);
+	assert_string_equal(rows(db, "SELECT run_id, n_pods FROM run_summary ORDER BY run_id"),
+			    "1|5\n2|5\n3|5");
+
+	close_and_remove(db);
+	rf_release(&r);
+}
+
+static void test_params_json(void **state)
+{
+	struct gs_replay_opts o;
+	char *a, *b;
+
+	(void)state;
+	gs_replay_opts_init(&o);
+	o.mode = GS_MODE_INFLATE;
+	o.time_scale = 1;
+	o.max_wait_s = -1;
+	o.sample_every = 1;
+	o.sample_interval_s = 0;
+	o.inflate = 1.3;
+	o.frag_coverage = 0.95;
+	o.frag = true;
+	o.policy_flags = GS_POLICY_COMPAT;
+	o.check = false;
+	assert_int_equal(gs_replay_params_json(&o, &a), 0);
+	assert_string_equal(a, "{\"mode\":\"inflate\",\"time_scale\":1,\"max_wait_s\":-1,"
+			       "\"sample_every\":1,\"sample_interval_s\":0,\"inflate\":1.3,"
+			       "\"frag_coverage\":0.95,\"frag\":true,\"compat\":true,"
+			       "\"policy_flags\":1}");
+	/* --check changes no result, so it is not part of the key. */
+	o.check = true;
+	assert_int_equal(gs_replay_params_json(&o, &b), 0);
+	assert_string_equal(a, b);
+	free(b);
+	o.time_scale = 10;
+	assert_int_equal(gs_replay_params_json(&o, &b), 0);
+	assert_string_not_equal(a, b);
+	free(a);
+	free(b);
+}
+
+/* --- concurrent writers ------------------------------------------------------------ */
+
+struct writer_arg {
+	const char *path;
+	struct gs_db *shared;   /* NULL: open a connection of its own */
+	const char *policy;
+	int runs;
+	int failures;
+};
+
+static void *writer(void *p)
+{
+	struct writer_arg *w = p;
+	struct rf_run r;
+	struct gs_db *db = w->shared;
+	char err[512];
+	int i;
+
+	rf_build_time(&r);
+	r.info.policy = w->policy;
+	if (!db && gs_db_open(w->path, &db, err, sizeof(err)) != 0) {
+		fprintf(stderr, "writer %s: %s\n", w->policy, err);
+		w->failures++;
+	}
+	for (i = 0; db && i < w->runs; i++) {
+		r.info.seed = (uint64_t)i;
+		if (gs_db_write_run(db, &r.info, &r.sim, NULL, err, sizeof(err)) != 0) {
+			fprintf(stderr, "writer %s: %s\n", w->policy, err);
+			w->failures++;
+		}
+	}
+	if (!w->shared)
+		gs_db_close(db);
+	rf_release(&r);
+	return NULL;
+}
+
+/*
+ * Sweep workers: one connection each on a file none of them created yet
+ * (they race to create the schema), then two threads on one shared handle.
+ */
+static void test_concurrent_writers(void **state)
+{
+	struct writer_arg w[4] = {
+		{ .policy = "a", .runs = 6 },
+		{ .policy = "b", .runs = 6 },
+		{ .policy = "c", .runs = 6 },
+		{ .policy = "d", .runs = 6 },
+	};
+	pthread_t th[4];
+	struct gs_db *db;
+	char path[512], err[512];
+	int i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s", rf_temp_db("threads"));
+	for (i = 0; i < 4; i++) {
+		w[i].path = path;
+		assert_int_equal(pthread_create(&th[i], NULL, writer, &w[i]), 0);
+	}
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		assert_int_equal(w[i].failures, 0);
+	}
+	assert_int_equal(gs_db_open_existing(path, &db, err, sizeof(err)), 0);
+	for (i = 0; i < 2; i++) {
+		w[i].shared = db;
+		w[i].policy = i ? "f" : "e";
+		assert_int_equal(pthread_create(&th[i], NULL, writer, &w[i]), 0);
+	}
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+		assert_int_equal(w[i].failures, 0);
+	}
+	assert_string_equal(rows(db, "SELECT policy, count(*), count(DISTINCT seed) FROM runs"
+				     " WHERE status = 'complete' GROUP BY policy ORDER BY policy"),
+			    "a|6|6\nb|6|6\nc|6|6\nd|6|6\ne|6|6\nf|6|6");
+	assert_string_equal(rows(db, counts_sql), "36|108|180|144");
+	close_and_remove(db);
+}
+
+/* --- the documentation matches the DDL ------------------------------------------ */
+
+/*
+ * results/SCHEMA.md has a "### name" section per table and view with one
+ * "| `column` |" row per column. Every column the DDL creates must be
+ * documented in its section, and every documented column must exist.
+ */
+static void test_schema_md_matches_ddl(void **state)
+{
+	struct gs_db *db;
+	sqlite3_stmt *st;
+	char *doc, *p;
+	long len;
+	FILE *f;
+	int n_cols = 0, n_doc = 0;
+
+	(void)state;
+	f = fopen(GS_SOURCE_DIR "/results/SCHEMA.md", "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	doc = calloc(1, (size_t)len + 1);
+	assert_non_null(doc);
+	assert_int_equal(fread(doc, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+
+	db = open_new("schemamd");
+	assert_int_equal(sqlite3_prepare_v2(gs_db_sqlite(db),
+					    "SELECT m.name, c.name FROM sqlite_master m,"
+					    " pragma_table_info(m.name) c"
+					    " WHERE m.type IN ('table', 'view')"
+					    " ORDER BY m.name, c.cid",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *table = (const char *)sqlite3_column_text(st, 0);
+		const char *col = (const char *)sqlite3_column_text(st, 1);
+		char head[128], cell[128];
+		char *sec, *end;
+
+		snprintf(head, sizeof(head), "\n### %s\n", table);
+		sec = strstr(doc, head);
+		if (!sec)
+			fail_msg("results/SCHEMA.md has no '### %s' section", table);
+		sec += strlen(head);
+		end = strstr(sec, "\n#");
+		snprintf(cell, sizeof(cell), "\n| `%s` |", col);
+		p = strstr(sec, cell);
+		if (!p || (end && p > end))
+			fail_msg("results/SCHEMA.md, section %s: column %s is not documented",
+				 table, col);
+		n_cols++;
+	}
+	sqlite3_finalize(st);
+
+	/* The other way round: each documented row names a real column. */
+	for (p = strstr(doc, "\n### "); p; p = strstr(p + 1, "\n### ")) {
+		char table[64], sql[256];
+		char *row, *end = strstr(p + 5, "\n#");
+
+		if (sscanf(p, "\n### %63s", table) != 1)
+			continue;
+		for (row = strstr(p, "\n| `"); row && (!end || row < end);
+		     row = strstr(row + 1, "\n| `")) {
+			char col[64];
+
+			if (sscanf(row, "\n| `%63[^`]`", col) != 1)
+				continue;
+			snprintf(sql, sizeof(sql),
+				 "SELECT count(*) FROM pragma_table_info('%s') WHERE name = '%s'",
+				 table, col);
+			if (strcmp(rows(db, sql), "1") != 0)
+				fail_msg("results/SCHEMA.md documents %s.%s, which the DDL lacks",
+					 table, col);
+			n_doc++;
+		}
+	}
+	assert_int_equal(n_doc, n_cols);
+	free(doc);
+	close_and_remove(db);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_read_helpers),
+		cmocka_unit_test(test_summary_time),
+		cmocka_unit_test(test_summary_inflate),
+		cmocka_unit_test(test_failed_write_leaves_no_trace),
+		cmocka_unit_test(test_many_rows),
+		cmocka_unit_test(test_incomplete_run_invisible),
+		cmocka_unit_test(test_new_database),
+		cmocka_unit_test(test_newer_major_refused),
+		cmocka_unit_test(test_newer_minor_accepted),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_two_runs_and_find),
+		cmocka_unit_test(test_params_json),
+		cmocka_unit_test(test_concurrent_writers),
+		cmocka_unit_test(test_schema_md_matches_ddl),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
