@@ -63,7 +63,8 @@ int gs_cluster_load(const char *path, struct gs_cluster *c, char sha256_out[GS_S
 		    char *err, size_t err_len);
 
 /*
- * Reads a pod trace. GPU model names in pod constraints are resolved
+ * Reads a pod trace into t (initialised and empty, else GS_EINVAL); on
+ * failure t stays empty. GPU model names in pod constraints are resolved
  * against c->models; names no node has are added to the table (so the
  * pod can never be placed) and counted in t->audit.unknown_model. Also
  * fills the rest of t->audit against c. Same returns as gs_cluster_load.
@@ -73,11 +74,18 @@ int gs_trace_load(const char *path, struct gs_cluster *c, struct gs_trace *t, ch
 
 /*
  * Writes a trace and a cluster in gpusim's native CSV format. Returns 0 or
- * GS_EIO with a message in err.
+ * GS_EIO with a message in err; GS_EINVAL (nothing written) for what the
+ * format cannot carry: a name with a comma, quote, backslash or control
+ * character, or (cluster) a GPU model whose memory differs from the
+ * built-in table, which only JSON records. The file is written to a
+ * temporary name and renamed into place, so it is never left half-written.
  */
 int gs_trace_write_csv(const char *path, const struct gs_trace *t, const struct gs_cluster *c,
 		       char *err, size_t err_len);
 int gs_cluster_write_csv(const char *path, const struct gs_cluster *c, char *err, size_t err_len);
+/* The cluster in native JSON, with the memory of every model its nodes use. */
+int gs_cluster_write_json(const char *path, const struct gs_cluster *c, char *err,
+			  size_t err_len);
 
 /* SHA-256 of a file's bytes as lower-case hex. Returns 0 or GS_ENOENT/GS_EIO. */
 int gs_sha256_file(const char *path, char hex_out[GS_SHA256_HEX]);
