@@ -19,14 +19,15 @@ echo "== gpusim replay: bundled sample (traces/sample), every policy, time mode"
 	--policy all --seed 42 --db "$db"
 
 echo
-echo "== gpusim inspect: run 1 at the end of the replay"
-"$gpusim" inspect --db "$db" --run 1
+echo "== gpusim inspect: run 1 (binpack) at its peak GPU allocation"
+"$gpusim" inspect --db "$db" --run 1 --at peak
 
 echo
 echo "== sqlite3: the run_summary view (schema: results/SCHEMA.md)"
 sqlite3 -header -column "$db" \
-	"select run_id, policy, placed, failed, round(mean_wait_s, 1) as mean_wait_s,
-	        round(unalloc_gpu_pct, 2) as unalloc_gpu_pct from run_summary order by run_id"
+	"select run_id, policy, n_placed, n_failed, round(mean_wait_s, 1) as mean_wait_s,
+	        (select max(t_start_s - t_arrive_s) from pods p where p.run_id = s.run_id) as max_wait_s,
+	        round(unalloc_gpu_pct, 2) as unalloc_gpu_pct from run_summary s order by run_id"
 
 openb="$top/../shared/traces/openb"
 if [ -f "$openb/openb_pod_list_default.csv" ]; then
