@@ -17,7 +17,9 @@
 	X(replay, "replay a pod trace against placement policies")                  \
 	X(inspect, "show per-node, per-GPU allocation of a stored run")            \
 	X(policies, "list the placement policies")                                 \
-	X(gen, "generate a synthetic cluster and pod trace")
+	X(gen, "generate a synthetic cluster and pod trace")                        \
+	X(sweep, "run traces x policies x seeds in parallel, resumable")           \
+	X(plot, "draw the FGD reproduction figures from a results database")
 
 #define GS_CMD_DECL(name, summary) int gs_cmd_##name(int argc, char **argv);
 GS_CMD_LIST(GS_CMD_DECL)

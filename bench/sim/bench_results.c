@@ -1,0 +1,126 @@
+/*
+ * bench_results.c - how long storing one run takes: replays a trace once
+ * (inflate mode, the FGD experiment's run size) and writes that run to a
+ * fresh results database REPEATS times, reporting the median, min and max
+ * of gs_db_write_run() and of reading run_summary back.
+ *
+ *   bench_results NODES.csv PODS.csv [REPEATS] [POLICY]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "replay.h"
+#include "results.h"
+#include "trace.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void report(const char *what, double *ms, int n)
+{
+	qsort(ms, (size_t)n, sizeof(*ms), cmp_double);
+	printf("%-28s median %8.2f ms  min %8.2f  max %8.2f  (%d runs)\n", what, ms[n / 2], ms[0],
+	       ms[n - 1], n);
+}
+
+int main(int argc, char **argv)
+{
+	struct gs_cluster cluster;
+	struct gs_trace trace;
+	struct gs_replay_opts o;
+	struct gs_sim sim;
+	struct gs_run_info ri;
+	struct gs_db *db;
+	struct gs_run_row row;
+	char nodes_sha[GS_SHA256_HEX], err[1024], path[256], *params;
+	const char *policy_name = argc > 4 ? argv[4] : "fgd";
+	double write_ms[64], read_ms[64];
+	int repeats = argc > 3 ? atoi(argv[3]) : 7, i;
+
+	if (argc < 3 || repeats < 1 || repeats > 64) {
+		fprintf(stderr, "usage: bench_results NODES PODS [REPEATS (1-64)] [POLICY]\n");
+		return 2;
+	}
+	gs_cluster_init(&cluster);
+	gs_trace_init(&trace);
+	if (gs_cluster_load(argv[1], &cluster, nodes_sha, err, sizeof(err)) ||
+	    gs_trace_load(argv[2], &cluster, &trace, err, sizeof(err))) {
+		fprintf(stderr, "bench_results: %s\n", err);
+		return 2;
+	}
+	gs_replay_opts_init(&o);
+	o.mode = GS_MODE_INFLATE;
+	o.frag = true;
+	if (!gs_policy_find(policy_name) ||
+	    gs_sim_init(&sim, &cluster, &trace, gs_policy_find(policy_name), &o, err,
+			sizeof(err)) ||
+	    gs_sim_run(&sim, err, sizeof(err)) || gs_replay_params_json(&o, &params)) {
+		fprintf(stderr, "bench_results: %s: cannot run: %s\n", policy_name, err);
+		return 1;
+	}
+	memset(&ri, 0, sizeof(ri));
+	ri.policy = policy_name;
+	ri.mode = "inflate";
+	ri.seed = o.seed;
+	ri.nodes_path = argv[1];
+	ri.nodes_sha256 = nodes_sha;
+	ri.pods_path = argv[2];
+	ri.pods_sha256 = trace.sha256;
+	ri.params_json = params;
+	printf("one run: %d nodes, %zu pods, %zu samples\n", cluster.n_nodes, sim.n_pods,
+	       sim.n_samples);
+
+	snprintf(path, sizeof(path), "/tmp/gpusim-bench-results-%ld.db", (long)getpid());
+	unlink(path);
+	if (gs_db_open(path, &db, err, sizeof(err))) {
+		fprintf(stderr, "bench_results: %s\n", err);
+		return 1;
+	}
+	for (i = 0; i < repeats; i++) {
+		int64_t id;
+		double t0 = now_ms();
+
+		if (gs_db_write_run(db, &ri, &sim, &id, err, sizeof(err))) {
+			fprintf(stderr, "bench_results: %s\n", err);
+			return 1;
+		}
+		write_ms[i] = now_ms() - t0;
+		t0 = now_ms();
+		if (gs_db_get_run(db, id, &row, err, sizeof(err))) {
+			fprintf(stderr, "bench_results: %s\n", err);
+			return 1;
+		}
+		read_ms[i] = now_ms() - t0;
+		if (i == 0)
+			printf("unalloc_gpu_pct %.2f, frag_ratio_pct %.2f\n", row.unalloc_gpu_pct,
+			       row.frag_ratio_pct);
+		gs_run_row_release(&row);
+	}
+	report("gs_db_write_run", write_ms, repeats);
+	report("run_summary of one run", read_ms, repeats);
+	gs_db_close(db);
+	unlink(path);
+	strcat(path, "-wal");
+	unlink(path);
+	free(params);
+	gs_sim_release(&sim);
+	gs_trace_release(&trace);
+	gs_cluster_release(&cluster);
+	return 0;
+}

@@ -1,0 +1,58 @@
+#!/bin/sh
+# run.sh - simulator speed benchmarks (`make bench-sim`).
+#
+#   bench/sim/run.sh [BUILD_DIR]     (default build)
+#
+# 1. Wall time of one run per policy on openb's default trace, in inflate
+#    mode (the FGD experiment, compat scoring) and in time mode: the median
+#    of 5 runs and events per second (bench_replay: simulation only, the
+#    inflation and the policy set-up included, no database).
+# 2. The FGD paper's whole matrix with `gpusim sweep`: 17 traces x 6
+#    policies x seeds 42-51 = 1020 runs, --jobs 2, into a fresh database,
+#    every run stored.
+# Needs the openb trace in ../shared/traces/openb (or $GS_OPENB_DIR).
+# BENCH_SWEEP=0 skips step 2; BENCH_REPEATS changes 5.
+set -eu
+
+build=${1:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+openb=${GS_OPENB_DIR:-$root/../shared/traces/openb}
+repeats=${BENCH_REPEATS:-5}
+policies=random,dotprod,gpuclustering,gpupacking,bestfit,fgd
+
+if [ ! -f "$openb/openb_node_list_gpu_node.csv" ]; then
+	echo "bench-sim: the openb trace is not in $openb; set GS_OPENB_DIR" >&2
+	exit 2
+fi
+for exe in "$build/gpusim" "$build/bench/sim/bench_replay"; do
+	if [ ! -x "$exe" ]; then
+		echo "bench-sim: $exe is missing; build first (make)" >&2
+		exit 2
+	fi
+done
+nodes=$openb/openb_node_list_gpu_node.csv
+
+echo "== host: $(nproc) CPUs, $(uname -m), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "== one run per policy, openb_pod_list_default, median of $repeats"
+"$build/bench/sim/bench_replay" "$nodes" "$openb/openb_pod_list_default.csv" inflate \
+	"$repeats" "$policies"
+"$build/bench/sim/bench_replay" "$nodes" "$openb/openb_pod_list_default.csv" time \
+	"$repeats" "$policies" | tail -n +2
+
+if [ "${BENCH_SWEEP:-1}" = 0 ]; then
+	exit 0
+fi
+traces=""
+for t in default cpu050 cpu100 cpu200 cpu250 gpushare40 gpushare60 gpushare80 gpushare100 \
+	 gpuspec10 gpuspec20 gpuspec25 gpuspec33 multigpu20 multigpu30 multigpu40 multigpu50; do
+	traces="$traces${traces:+,}$openb/openb_pod_list_$t.csv"
+done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpusim-bench-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+echo "== sweep: 17 traces x 6 policies x seeds 42-51 = 1020 runs, --jobs 2, fresh database"
+start=$(date +%s.%N)
+"$build/gpusim" sweep --nodes "$nodes" --pods "$traces" --policy paper --seeds 42-51 \
+	--jobs 2 --db "$tmp/sweep.db" -q
+end=$(date +%s.%N)
+echo "sweep wall time: $(awk "BEGIN { printf \"%.1f\", $end - $start }") s, database $(du -h "$tmp/sweep.db" | cut -f1)"

@@ -1,0 +1,26 @@
+# plot_alloc.gp - unallocated GPU % against arrived workload, 80-130 %,
+# one line per policy: the median over seeds and the band between the 25th
+# and 75th percentiles (Weng et al., ATC 2023, Fig. 9a).
+#
+# Driven by `gpusim plot`, which sets: scriptdir (with a trailing slash),
+# datadir, trace, policies (a space-separated word list) and out (the
+# output path without extension). Data: datadir/<trace>.<policy>.alloc.dat,
+# tab-separated columns arrived%, median, q25, q75.
+set datafile separator "\t"
+set xlabel 'Arrived workload (% of cluster GPU capacity)'
+set ylabel 'Unallocated GPU (%)'
+set title sprintf('Unallocated GPU, trace %s (median over seeds, 25-75%% band)', trace) noenhanced
+set xrange [80:130]
+set yrange [0:*]
+set key top right noenhanced
+set grid
+set style fill transparent solid 0.20 noborder
+n = words(policies)
+file(i) = sprintf('%s/%s.%s.alloc.dat', datadir, trace, word(policies, i))
+do for [fmt in 'png svg'] {
+	call scriptdir.'plot_common.gp' fmt
+	set output out.'.'.fmt
+	plot for [i=1:n] file(i) using 1:3:4 with filledcurves lc i notitle, \
+	     for [i=1:n] file(i) using 1:2 with lines lw 2 lc i title word(policies, i)
+	unset output
+}

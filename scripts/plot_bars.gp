@@ -1,0 +1,28 @@
+# plot_bars.gp - unallocated GPU % at arrived workload 100 % for the traces
+# of one family (cpu, gpushare, gpuspec or multigpu): a group of bars per
+# trace, one bar per policy, mean over seeds with sd error bars (Weng et
+# al., ATC 2023, Figs. 11-14).
+#
+# Driven by `gpusim plot`, which sets: scriptdir (with a trailing slash),
+# datafile, family, policies and out (the output path without extension).
+# Data: tab-separated, the trace name then mean and sd for each policy in
+# the order of `policies`.
+set datafile separator "\t"
+set datafile missing 'NaN'
+set ylabel 'Unallocated GPU at arrived 100% (%)'
+set title sprintf('Unallocated GPU by %s trace (mean and sd over seeds)', family) noenhanced
+set yrange [0:*]
+set key outside right top noenhanced
+set grid ytics
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.8 border -1
+set xtics noenhanced
+n = words(policies)
+do for [fmt in 'png svg'] {
+	call scriptdir.'plot_common.gp' fmt
+	set output out.'.'.fmt
+	plot for [i=1:n] datafile using (column(2*i)):(column(2*i+1)):xtic(1) lc i \
+		title word(policies, i)
+	unset output
+}

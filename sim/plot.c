@@ -1,0 +1,624 @@
+/*
+ * plot.c - data export and gnuplot driving for `gpusim plot` (see plot.h).
+ *
+ * The statistics follow Weng et al., ATC 2023, section 6: per run, the
+ * mean of each metric over the events whose arrived workload rounds to the
+ * same integer percent (the arrived_buckets view of the results store);
+ * across seeds, the median and quartiles (line plots) or the mean and
+ * sample standard deviation (bar charts), through GSL.
+ */
+#include <errno.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <sqlite3.h>
+
+#include "error.h"
+#include "plot.h"
+
+extern char **environ;
+
+#define ERR(...)                                             \
+	do {                                                 \
+		if (err && err_len)                          \
+			snprintf(err, err_len, __VA_ARGS__); \
+	} while (0)
+
+/* Buckets kept per run: arrived 0..GS_PLOT_PCT_MAX percent. */
+#define GS_PLOT_PCT_MAX 200
+
+static const char *const paper_order[] = {
+	"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
+};
+
+static const char *const family_names[] = { "cpu", "gpushare", "gpuspec", "multigpu" };
+
+/* One run's per-percent metrics; NAN where the run has no sample. */
+struct run_buckets {
+	double unalloc[GS_PLOT_PCT_MAX + 1];
+	double frag_ratio[GS_PLOT_PCT_MAX + 1];
+	double frag_amount[GS_PLOT_PCT_MAX + 1];
+};
+
+struct run_ref {
+	int64_t run_id;
+	size_t trace, policy;
+};
+
+void gs_plot_index_release(struct gs_plot_index *ix)
+{
+	size_t i;
+
+	for (i = 0; i < ix->n_traces; i++)
+		free(ix->traces[i]);
+	for (i = 0; i < ix->n_policies; i++)
+		free(ix->policies[i]);
+	for (i = 0; i < ix->n_families; i++)
+		free(ix->families[i]);
+	free(ix->traces);
+	free(ix->policies);
+	free(ix->families);
+	memset(ix, 0, sizeof(*ix));
+}
+
+/* "dir/openb_pod_list_gpushare40.csv" -> "gpushare40". */
+static char *short_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	const char *prefix = "openb_pod_list_";
+	char *name, *dot;
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, prefix, strlen(prefix)) && base[strlen(prefix)])
+		base += strlen(prefix);
+	name = strdup(base);
+	if (name && (dot = strrchr(name, '.')) && dot != name)
+		*dot = '\0';
+	return name;
+}
+
+/* Index of s in list[0..n), appending a copy when absent; -1 when out of memory. */
+static long intern(char ***list, size_t *n, const char *s)
+{
+	char **grown;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*list)[i], s))
+			return (long)i;
+	grown = realloc(*list, (*n + 1) * sizeof(**list));
+	if (!grown)
+		return -1;
+	*list = grown;
+	grown[*n] = strdup(s);
+	if (!grown[*n])
+		return -1;
+	return (long)(*n)++;
+}
+
+static int paper_rank(const char *policy)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(paper_order) / sizeof(*paper_order); i++)
+		if (!strcmp(paper_order[i], policy))
+			return (int)i;
+	return (int)(sizeof(paper_order) / sizeof(*paper_order));
+}
+
+static int cmp_policy(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int rx = paper_rank(x), ry = paper_rank(y);
+
+	return rx != ry ? rx - ry : strcmp(x, y);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The family of a short trace name ("gpushare40" -> "gpushare"), or NULL. */
+static const char *family_of(const char *trace)
+{
+	size_t i, len;
+
+	for (i = 0; i < sizeof(family_names) / sizeof(*family_names); i++) {
+		len = strlen(family_names[i]);
+		if (!strncmp(trace, family_names[i], len) && trace[len] >= '0' && trace[len] <= '9')
+			return family_names[i];
+	}
+	return NULL;
+}
+
+static long find(char **list, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return (long)i;
+	return -1;
+}
+
+/* Lists the runs and fills the index's traces and policies, sorted. */
+static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct run_ref **runs_out,
+		     size_t *n_out, char *err, size_t err_len)
+{
+	static const char sql[] =
+		"SELECT run_id, policy, pods_path FROM runs"
+		" WHERE status = 'complete' AND mode = 'inflate' AND pods_path IS NOT NULL"
+		" AND (?1 < 0 OR json_extract(params_json, '$.compat') = ?1)"
+		" ORDER BY run_id";
+	struct run_ref *runs = NULL;
+	char **pol_of = NULL, **trace_of = NULL;
+	size_t n = 0, cap = 0, i;
+	sqlite3_stmt *st = NULL;
+	int rc = 0, step;
+
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
+		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		return GS_EDB;
+	}
+	sqlite3_bind_int(st, 1, compat);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		char *tname = short_name((const char *)sqlite3_column_text(st, 2));
+
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			struct run_ref *r = realloc(runs, ncap * sizeof(*r));
+			char **p = realloc(pol_of, ncap * sizeof(*p));
+			char **t;
+
+			if (r)
+				runs = r;
+			if (p)
+				pol_of = p;
+			t = realloc(trace_of, ncap * sizeof(*t));
+			if (t)
+				trace_of = t;
+			if (!r || !p || !t) {
+				free(tname);
+				rc = GS_ENOMEM;
+				break;
+			}
+			cap = ncap;
+		}
+		runs[n].run_id = sqlite3_column_int64(st, 0);
+		pol_of[n] = strdup((const char *)sqlite3_column_text(st, 1));
+		trace_of[n] = tname;
+		if (!pol_of[n] || !tname || intern(&ix->policies, &ix->n_policies, pol_of[n]) < 0 ||
+		    intern(&ix->traces, &ix->n_traces, tname) < 0) {
+			free(pol_of[n]);
+			free(tname);
+			rc = GS_ENOMEM;
+			break;
+		}
+		n++;
+	}
+	if (!rc && step != SQLITE_DONE) {
+		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		rc = GS_EDB;
+	}
+	sqlite3_finalize(st);
+	if (!rc && n == 0) {
+		ERR("%s: no complete inflate-mode runs%s to plot", sqlite3_db_filename(sq, "main"),
+		    compat == 1 ? " with --compat scoring" : compat == 0 ? " with --exact scoring" : "");
+		rc = GS_ENOENT;
+	}
+	if (!rc) {
+		qsort(ix->traces, ix->n_traces, sizeof(*ix->traces), cmp_str);
+		qsort(ix->policies, ix->n_policies, sizeof(*ix->policies), cmp_policy);
+		for (i = 0; i < n; i++) {
+			runs[i].trace = (size_t)find(ix->traces, ix->n_traces, trace_of[i]);
+			runs[i].policy = (size_t)find(ix->policies, ix->n_policies, pol_of[i]);
+		}
+	} else if (rc == GS_ENOMEM) {
+		ERR("out of memory");
+	}
+	for (i = 0; i < n; i++) {
+		free(pol_of[i]);
+		free(trace_of[i]);
+	}
+	free(pol_of);
+	free(trace_of);
+	if (rc) {
+		free(runs);
+		return rc;
+	}
+	*runs_out = runs;
+	*n_out = n;
+	return 0;
+}
+
+static int load_buckets(sqlite3 *sq, sqlite3_stmt *st, int64_t run_id, struct run_buckets *b,
+			char *err, size_t err_len)
+{
+	int i, step;
+
+	for (i = 0; i <= GS_PLOT_PCT_MAX; i++)
+		b->unalloc[i] = b->frag_ratio[i] = b->frag_amount[i] = NAN;
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t pct = sqlite3_column_int64(st, 0);
+
+		if (pct < 0 || pct > GS_PLOT_PCT_MAX)
+			continue;
+		b->unalloc[pct] = sqlite3_column_double(st, 1);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+			b->frag_ratio[pct] = sqlite3_column_double(st, 2);
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+			b->frag_amount[pct] = sqlite3_column_double(st, 3);
+	}
+	if (step != SQLITE_DONE) {
+		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		return GS_EDB;
+	}
+	return 0;
+}
+
+/*
+ * Median and quartiles of metric[pct] over the runs that have it; NAN when
+ * none does. v is scratch space for n doubles.
+ */
+static void quartiles(struct run_buckets *const *rb, size_t n, size_t field, int pct, double *v,
+		      double out[3])
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		const double *m = field == 0 ? rb[i]->unalloc :
+				  field == 1 ? rb[i]->frag_ratio : rb[i]->frag_amount;
+
+		if (!isnan(m[pct]))
+			v[k++] = m[pct];
+	}
+	if (k == 0) {
+		out[0] = out[1] = out[2] = NAN;
+		return;
+	}
+	gsl_sort(v, 1, k);
+	out[0] = gsl_stats_median_from_sorted_data(v, 1, k);
+	out[1] = gsl_stats_quantile_from_sorted_data(v, 1, k, 0.25);
+	out[2] = gsl_stats_quantile_from_sorted_data(v, 1, k, 0.75);
+}
+
+static FILE *open_data(const char *dir, const char *name, char *err, size_t err_len)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		ERR("%s: cannot write: %s", path, strerror(errno));
+	return f;
+}
+
+static int close_data(FILE *f, const char *dir, const char *name, char *err, size_t err_len)
+{
+	if (ferror(f) | fclose(f)) {
+		ERR("%s/%s: write error", dir, name);
+		return GS_EIO;
+	}
+	return 0;
+}
+
+/* Writes the alloc and frag files of one (trace, policy). */
+static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
+		       const char *trace, const char *policy, double *scratch, char *err,
+		       size_t err_len)
+{
+	char name[512];
+	FILE *f;
+	int pct, rc;
+
+	snprintf(name, sizeof(name), "%s.%s.alloc.dat", trace, policy);
+	f = open_data(dir, name, err, err_len);
+	if (!f)
+		return GS_EIO;
+	fprintf(f, "# %s, %s, %zu runs: arrived%%\tunallocated GPU %% median\tq25\tq75\n",
+		trace, policy, n);
+	for (pct = GS_PLOT_ALLOC_MIN_PCT; pct <= GS_PLOT_ALLOC_MAX_PCT; pct++) {
+		double q[3];
+
+		quartiles(rb, n, 0, pct, scratch, q);
+		if (!isnan(q[0]))
+			fprintf(f, "%d\t%.4f\t%.4f\t%.4f\n", pct, q[0], q[1], q[2]);
+	}
+	rc = close_data(f, dir, name, err, err_len);
+	if (rc)
+		return rc;
+
+	snprintf(name, sizeof(name), "%s.%s.frag.dat", trace, policy);
+	f = open_data(dir, name, err, err_len);
+	if (!f)
+		return GS_EIO;
+	fprintf(f, "# %s, %s, %zu runs: arrived%%\tfrag ratio %% median\tq25\tq75"
+		   "\tfrag amount %% median\tq25\tq75\n", trace, policy, n);
+	for (pct = 0; pct <= GS_PLOT_FRAG_MAX_PCT; pct++) {
+		double r[3], a[3];
+
+		quartiles(rb, n, 1, pct, scratch, r);
+		quartiles(rb, n, 2, pct, scratch, a);
+		if (!isnan(r[0]))
+			fprintf(f, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n", pct, r[0], r[1], r[2],
+				a[0], a[1], a[2]);
+	}
+	return close_data(f, dir, name, err, err_len);
+}
+
+/* The numeric suffix of a family trace ("cpu050" -> 50), for ordering. */
+static long trace_number(const char *trace, const char *family)
+{
+	return strtol(trace + strlen(family), NULL, 10);
+}
+
+static int write_bars(const struct gs_plot_index *ix, const char *family, double *const *at100,
+		      const size_t *n_at100, const char *dir, char *err, size_t err_len)
+{
+	size_t t, p, order[256], n = 0, i, j;
+	char name[256];
+	FILE *f;
+
+	for (t = 0; t < ix->n_traces && n < 256; t++)
+		if (family_of(ix->traces[t]) && !strcmp(family_of(ix->traces[t]), family))
+			order[n++] = t;
+	/* By the number in the name: cpu050 before cpu100. */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && trace_number(ix->traces[order[j - 1]], family) >
+					     trace_number(ix->traces[order[j]], family); j--) {
+			size_t tmp = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = tmp;
+		}
+	snprintf(name, sizeof(name), "bars_%s.dat", family);
+	f = open_data(dir, name, err, err_len);
+	if (!f)
+		return GS_EIO;
+	fprintf(f, "# unallocated GPU %% at arrived 100%%: trace, then mean and sd per policy:");
+	for (p = 0; p < ix->n_policies; p++)
+		fprintf(f, " %s", ix->policies[p]);
+	fputc('\n', f);
+	for (i = 0; i < n; i++) {
+		t = order[i];
+		fprintf(f, "%s", ix->traces[t]);
+		for (p = 0; p < ix->n_policies; p++) {
+			const double *v = at100[t * ix->n_policies + p];
+			size_t k = n_at100[t * ix->n_policies + p];
+
+			if (k == 0)
+				fprintf(f, "\tNaN\t0");
+			else
+				fprintf(f, "\t%.4f\t%.4f", gsl_stats_mean(v, 1, k),
+					k > 1 ? gsl_stats_sd(v, 1, k) : 0.0);
+		}
+		fputc('\n', f);
+	}
+	return close_data(f, dir, name, err, err_len);
+}
+
+int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot_index *ix,
+		   char *err, size_t err_len)
+{
+	static const char sql_buckets[] =
+		"SELECT arrived_pct, unalloc_gpu_pct, frag_ratio_pct, frag_amount_pct"
+		" FROM arrived_buckets WHERE run_id = ?1";
+	sqlite3 *sq = gs_db_sqlite(db);
+	sqlite3_stmt *st = NULL;
+	struct run_ref *runs = NULL;
+	struct run_buckets *all = NULL, **group = NULL;
+	double **at100 = NULL, *scratch = NULL;
+	size_t *n_at100 = NULL, n_runs = 0, cells, i, t, p, f;
+	int rc;
+
+	memset(ix, 0, sizeof(*ix));
+	rc = list_runs(sq, compat, ix, &runs, &n_runs, err, err_len);
+	if (rc)
+		return rc;
+	cells = ix->n_traces * ix->n_policies;
+	all = malloc(n_runs * sizeof(*all));
+	group = malloc(n_runs * sizeof(*group));
+	scratch = malloc(n_runs * sizeof(*scratch));
+	at100 = calloc(cells, sizeof(*at100));
+	n_at100 = calloc(cells, sizeof(*n_at100));
+	if (!all || !group || !scratch || !at100 || !n_at100) {
+		ERR("out of memory");
+		rc = GS_ENOMEM;
+		goto out;
+	}
+	if (sqlite3_prepare_v2(sq, sql_buckets, -1, &st, NULL) != SQLITE_OK) {
+		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		rc = GS_EDB;
+		goto out;
+	}
+	for (i = 0; i < n_runs; i++) {
+		size_t c = runs[i].trace * ix->n_policies + runs[i].policy;
+
+		rc = load_buckets(sq, st, runs[i].run_id, &all[i], err, err_len);
+		if (rc)
+			goto out;
+		if (!at100[c]) {
+			at100[c] = malloc(n_runs * sizeof(**at100));
+			if (!at100[c]) {
+				ERR("out of memory");
+				rc = GS_ENOMEM;
+				goto out;
+			}
+		}
+		if (!isnan(all[i].unalloc[100]))
+			at100[c][n_at100[c]++] = all[i].unalloc[100];
+	}
+	for (t = 0; t < ix->n_traces; t++) {
+		for (p = 0; p < ix->n_policies; p++) {
+			size_t n = 0;
+
+			for (i = 0; i < n_runs; i++)
+				if (runs[i].trace == t && runs[i].policy == p)
+					group[n++] = &all[i];
+			if (n == 0)
+				continue;
+			rc = write_lines(group, n, dir, ix->traces[t], ix->policies[p], scratch,
+					 err, err_len);
+			if (rc)
+				goto out;
+		}
+	}
+	for (f = 0; f < sizeof(family_names) / sizeof(*family_names); f++) {
+		for (t = 0; t < ix->n_traces; t++)
+			if (family_of(ix->traces[t]) && !strcmp(family_of(ix->traces[t]),
+								 family_names[f]))
+				break;
+		if (t == ix->n_traces)
+			continue;
+		if (intern(&ix->families, &ix->n_families, family_names[f]) < 0) {
+			ERR("out of memory");
+			rc = GS_ENOMEM;
+			goto out;
+		}
+		rc = write_bars(ix, family_names[f], at100, n_at100, dir, err, err_len);
+		if (rc)
+			goto out;
+	}
+out:
+	sqlite3_finalize(st);
+	if (at100)
+		for (i = 0; i < cells; i++)
+			free(at100[i]);
+	free(at100);
+	free(n_at100);
+	free(scratch);
+	free(group);
+	free(all);
+	free(runs);
+	if (rc)
+		gs_plot_index_release(ix);
+	return rc;
+}
+
+/* Paths go into gnuplot strings between single quotes. */
+static bool quotable(const char *s)
+{
+	return !strchr(s, '\'') && !strchr(s, '\n');
+}
+
+/* Runs `gnuplot -e vars script`; returns 0 or an error with a message. */
+static int run_gnuplot(const char *vars, const char *script, char *err, size_t err_len)
+{
+	char *argv[] = { "gnuplot", "-e", (char *)vars, (char *)script, NULL };
+	struct stat sb;
+	pid_t pid;
+	int rc, status;
+
+	if (stat(script, &sb)) {
+		ERR("%s: cannot read the gnuplot script: %s", script, strerror(errno));
+		return GS_ENOENT;
+	}
+	rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+	if (rc) {
+		ERR("cannot run gnuplot: %s; install it (apt-get install gnuplot-nox)", strerror(rc));
+		return GS_ENOENT;
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			ERR("waiting for gnuplot: %s", strerror(errno));
+			return GS_EIO;
+		}
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		ERR("cannot run gnuplot; install it (apt-get install gnuplot-nox)");
+		return GS_ENOENT;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		ERR("gnuplot failed on %s (status %d)", script,
+		    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return GS_EIO;
+	}
+	return 0;
+}
+
+/* The policy names as one space-separated gnuplot word list. */
+static void policy_words(const struct gs_plot_index *ix, char *buf, size_t len)
+{
+	size_t p, used = 0;
+
+	buf[0] = '\0';
+	for (p = 0; p < ix->n_policies && used < len; p++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", p ? " " : "",
+					 ix->policies[p]);
+}
+
+static void log_files(FILE *log, const char *out_dir, const char *base)
+{
+	if (log)
+		fprintf(log, "%s/%s.png\n%s/%s.svg\n", out_dir, base, out_dir, base);
+}
+
+int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, const char *data_dir,
+		   const char *out_dir, FILE *log, char *err, size_t err_len)
+{
+	char words[2048], vars[8192], script[4096];
+	size_t t, f;
+	int rc;
+
+	if (!quotable(data_dir) || !quotable(out_dir) || !quotable(scripts_dir)) {
+		ERR("paths with a single quote cannot be passed to gnuplot");
+		return GS_EINVAL;
+	}
+	policy_words(ix, words, sizeof(words));
+	for (t = 0; t < ix->n_traces; t++) {
+		const char *tr = ix->traces[t];
+
+		snprintf(vars, sizeof(vars),
+			 "scriptdir='%s/'; datadir='%s'; trace='%s'; policies='%s';"
+			 " out='%s/unalloc_%s'",
+			 scripts_dir, data_dir, tr, words, out_dir, tr);
+		snprintf(script, sizeof(script), "%s/plot_alloc.gp", scripts_dir);
+		rc = run_gnuplot(vars, script, err, err_len);
+		if (rc)
+			return rc;
+		snprintf(vars, sizeof(vars),
+			 "scriptdir='%s/'; datadir='%s'; trace='%s'; policies='%s';"
+			 " out_ratio='%s/frag_ratio_%s'; out_amount='%s/frag_amount_%s'",
+			 scripts_dir, data_dir, tr, words, out_dir, tr, out_dir, tr);
+		snprintf(script, sizeof(script), "%s/plot_frag.gp", scripts_dir);
+		rc = run_gnuplot(vars, script, err, err_len);
+		if (rc)
+			return rc;
+		if (log) {
+			char base[512];
+
+			snprintf(base, sizeof(base), "unalloc_%s", tr);
+			log_files(log, out_dir, base);
+			snprintf(base, sizeof(base), "frag_ratio_%s", tr);
+			log_files(log, out_dir, base);
+			snprintf(base, sizeof(base), "frag_amount_%s", tr);
+			log_files(log, out_dir, base);
+		}
+	}
+	for (f = 0; f < ix->n_families; f++) {
+		char base[256];
+
+		snprintf(base, sizeof(base), "bars_%s", ix->families[f]);
+		snprintf(vars, sizeof(vars),
+			 "scriptdir='%s/'; datafile='%s/%s.dat'; family='%s'; policies='%s';"
+			 " out='%s/%s'",
+			 scripts_dir, data_dir, base, ix->families[f], words, out_dir, base);
+		snprintf(script, sizeof(script), "%s/plot_bars.gp", scripts_dir);
+		rc = run_gnuplot(vars, script, err, err_len);
+		if (rc)
+			return rc;
+		log_files(log, out_dir, base);
+	}
+	return 0;
+}

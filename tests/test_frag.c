@@ -1,0 +1,387 @@
+/*
+ * test_frag.c - the fragmentation measure of Weng et al., ATC 2023
+ * (sim/frag.h): per-kind amounts on nodes built by hand, their expectation
+ * over a workload, the cluster totals kept one node at a time, and the
+ * typical pod set of small traces (and of openb's default trace when it
+ * is present). Every expected value is worked out in the comments.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "error.h"
+#include "frag.h"
+#include "policy.h"
+#include "trace.h"
+#include "testutil.h"
+
+/* A node of n GPUs with the given free milli per GPU and cpu_free milli of CPU free. */
+static struct gs_node node_with(int32_t cpu_free, int32_t model, int n, const int32_t *free_milli)
+{
+	struct gs_node nd;
+	int i;
+
+	memset(&nd, 0, sizeof(nd));
+	nd.cpu_milli = 64000;
+	nd.cpu_free_milli = cpu_free;
+	nd.mem_mib = nd.mem_free_mib = 262144;
+	nd.num_gpu = n;
+	nd.model = n ? model : -1;
+	for (i = 0; i < n; i++) {
+		nd.gpu_free_milli[i] = free_milli[i];
+		nd.gpu_mem_free_mib[i] = 16384;
+	}
+	gs_node_refresh(&nd);
+	return nd;
+}
+
+static struct gs_kind kind(int32_t cpu, int32_t ngpu, int32_t milli, uint32_t mask, double p)
+{
+	struct gs_kind k;
+
+	memset(&k, 0, sizeof(k));
+	k.cpu_milli = cpu;
+	k.num_gpu = ngpu;
+	k.gpu_milli = milli;
+	k.model_mask = mask;
+	k.p = p;
+	return k;
+}
+
+/*
+ * Node A: 8 GPUs of model 2, 59000 CPU milli free, free GPU milli
+ * [1000, 1000, 500, 200, 0, 1000, 800, 300]: the sum is 4800.
+ */
+static const int32_t a_free[8] = { 1000, 1000, 500, 200, 0, 1000, 800, 300 };
+
+static void test_kind_amounts(void **st)
+{
+	struct gs_node a = node_with(59000, 2, 8, a_free);
+	struct gs_node cpu_node = node_with(64000, -1, 0, NULL);
+	struct gs_kind k;
+
+	(void)st;
+	/* No GPU asked: every free GPU milli is a fragment for it: 4800. */
+	k = kind(4000, 0, 0, 0, 1);
+	assert_int_equal(gs_node_frag_kind(&a, &k), 4800);
+	/* 500 milli on one GPU: GPUs with >= 500 free exist (0, 1, 2, 5, 6); the
+	 * ones too small are GPU 3 (200), 4 (0) and 7 (300): 500. */
+	k = kind(4000, 1, 500, 0, 1);
+	assert_int_equal(gs_node_frag_kind(&a, &k), 500);
+	/* One whole GPU: GPUs 0, 1, 5 are whole; the rest is 500+200+0+800+300 = 1800. */
+	k = kind(4000, 1, 1000, 0, 1);
+	assert_int_equal(gs_node_frag_kind(&a, &k), 1800);
+	/* Four whole GPUs: only three are free, so it does not fit: all 4800. */
+	k = kind(4000, 4, 1000, 0, 1);
+	assert_int_equal(gs_node_frag_kind(&a, &k), 4800);
+	/* Three whole GPUs fit exactly: 1800 again. */
+	k = kind(4000, 3, 1000, 0, 1);
+	assert_int_equal(gs_node_frag_kind(&a, &k), 1800);
+	/* Too little CPU (60000 > 59000): all 4800. Exactly enough CPU: 500. */
+	k = kind(60000, 1, 500, 0, 1);
+	assert_int_equal(gs_node_frag_kind(&a, &k), 4800);
+	k = kind(59000, 1, 500, 0, 1);
+	assert_int_equal(gs_node_frag_kind(&a, &k), 500);
+	/* Model set {0, 1} excludes model 2: all 4800; {2, 5} includes it: 500. */
+	k = kind(4000, 1, 500, 0x3u, 1);
+	assert_int_equal(gs_node_frag_kind(&a, &k), 4800);
+	k = kind(4000, 1, 500, (1u << 2) | (1u << 5), 1);
+	assert_int_equal(gs_node_frag_kind(&a, &k), 500);
+	/* A kind asking 801 milli: GPUs with >= 801 are 0, 1, 5; too small:
+	 * 500 + 200 + 0 + 800 + 300 = 1800. */
+	k = kind(4000, 1, 801, 0, 1);
+	assert_int_equal(gs_node_frag_kind(&a, &k), 1800);
+	/* A node without GPUs has nothing to fragment. */
+	k = kind(4000, 1, 500, 0, 1);
+	assert_int_equal(gs_node_frag_kind(&cpu_node, &k), 0);
+	k = kind(4000, 0, 0, 0, 1);
+	assert_int_equal(gs_node_frag_kind(&cpu_node, &k), 0);
+}
+
+/* The workload used below: CPU-only 1/4, 500-milli share 1/2, one whole GPU 1/4. */
+static struct gs_kind three_kinds[3];
+
+static struct gs_workload three_kind_workload(void)
+{
+	struct gs_workload w;
+
+	three_kinds[0] = kind(4000, 0, 0, 0, 0.25);
+	three_kinds[1] = kind(4000, 1, 500, 0, 0.5);
+	three_kinds[2] = kind(4000, 1, 1000, 0, 0.25);
+	w.kinds = three_kinds;
+	w.n = 3;
+	return w;
+}
+
+static void test_node_expectation(void **st)
+{
+	struct gs_node a = node_with(59000, 2, 8, a_free);
+	struct gs_workload w = three_kind_workload();
+
+	(void)st;
+	/* 0.25 * 4800 + 0.5 * 500 + 0.25 * 1800 = 1200 + 250 + 450 = 1900. */
+	assert_true(fabs(gs_node_frag(&a, &w) - 1900.0) < 1e-9);
+}
+
+static void test_cluster_totals(void **st)
+{
+	struct gs_workload w = three_kind_workload();
+	struct gs_cluster c;
+	struct gs_frag f;
+	struct gs_pod share = tu_pod(1000, 1024, 1, 300);
+	struct gs_pod whole = tu_pod(1000, 1024, 1, 1000);
+	struct gs_placement pl;
+	int g0 = 0, g1 = 1;
+	int32_t node;
+
+	(void)st;
+	gs_cluster_init(&c);
+	gs_cluster_add_node(&c, "a", 64000, 262144, 2, "T4");
+	gs_cluster_add_node(&c, "b", 32000, 131072, 4, "T4");
+	assert_int_equal(gs_frag_init(&f, &c, &w), 0);
+	/*
+	 * Empty: a has 2000 free, b 4000. Only the CPU-only kind sees
+	 * fragments: 0.25 * (2000 + 4000) = 1500.
+	 */
+	assert_true(fabs(gs_frag_total(&f) - 1500.0) < 1e-9);
+	assert_true(fabs(gs_frag_node(&f, 0) - 500.0) < 1e-9);
+
+	/*
+	 * 300 milli on a's GPU 0: free [700, 1000], 1700 in all. CPU-only: 1700;
+	 * 500-share fits with nothing too small: 0; whole GPU fits on GPU 1,
+	 * GPU 0's 700 is too small: 700. a = 0.25*1700 + 0.25*700 = 600, and
+	 * the total 600 + 0.25 * 4000 = 1600.
+	 */
+	pl = tu_pl(0, 1, &g0);
+	assert_int_equal(gs_cluster_bind(&c, &share, &pl), 0);
+	gs_frag_update(&f, &c, 0);
+	assert_true(fabs(gs_frag_node(&f, 0) - 600.0) < 1e-9);
+	assert_true(fabs(gs_frag_total(&f) - 1600.0) < 1e-9);
+
+	/*
+	 * A whole GPU on a's GPU 1: free [700, 0]. CPU-only: 700; 500-share
+	 * fits on GPU 0: 0; whole GPU fits nowhere: 700. a = 0.25*700 +
+	 * 0.25*700 = 350, total 350 + 1000 = 1350.
+	 */
+	pl = tu_pl(0, 1, &g1);
+	assert_int_equal(gs_cluster_bind(&c, &whole, &pl), 0);
+	gs_frag_update(&f, &c, 0);
+	assert_true(fabs(gs_frag_node(&f, 0) - 350.0) < 1e-9);
+	assert_true(fabs(gs_frag_total(&f) - 1350.0) < 1e-9);
+
+	/* Unbinding both returns to the start exactly: the amounts are integers. */
+	assert_int_equal(gs_cluster_unbind(&c, &whole, &pl), 0);
+	pl = tu_pl(0, 1, &g0);
+	assert_int_equal(gs_cluster_unbind(&c, &share, &pl), 0);
+	gs_frag_update(&f, &c, 0);
+	assert_true(gs_frag_total(&f) == 1500.0);
+
+	/* Out-of-range nodes are ignored. */
+	node = 7;
+	gs_frag_update(&f, &c, node);
+	assert_true(gs_frag_total(&f) == 1500.0);
+	gs_frag_release(&f);
+	gs_cluster_release(&c);
+}
+
+/* Many random binds and unbinds: the kept total equals a full recount. */
+static void test_cluster_totals_no_drift(void **st)
+{
+	struct gs_workload w = three_kind_workload();
+	struct gs_cluster c;
+	struct gs_frag f;
+	struct gs_pod pods[64];
+	struct gs_placement pls[64];
+	struct gs_rng r;
+	int i, live = 0, step;
+
+	(void)st;
+	gs_cluster_init(&c);
+	for (i = 0; i < 6; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		gs_cluster_add_node(&c, name, 64000, 262144, 1 + i % 4 * 2, "T4");
+	}
+	assert_int_equal(gs_frag_init(&f, &c, &w), 0);
+	gs_rng_seed(&r, 7);
+	for (step = 0; step < 2000; step++) {
+		if (live > 0 && (live == 64 || gs_rng_below(&r, 2))) {
+			int k = (int)gs_rng_below(&r, (uint64_t)live);
+
+			assert_int_equal(gs_cluster_unbind(&c, &pods[k], &pls[k]), 0);
+			gs_frag_update(&f, &c, pls[k].node);
+			pods[k] = pods[live - 1];
+			pls[k] = pls[live - 1];
+			live--;
+		} else {
+			struct gs_pod p = tu_pod(1000, 1024, 1, 100 * (int32_t)(1 + gs_rng_below(&r, 10)));
+			int32_t node = (int32_t)gs_rng_below(&r, 6);
+
+			if (gs_cluster_fits(&c, node, &p) != GS_FIT_OK)
+				continue;
+			memset(&pls[live], 0, sizeof(pls[live]));
+			pls[live].node = node;
+			gs_pick_gpus_tightest(&c, node, &p, &pls[live]);
+			assert_int_equal(gs_cluster_bind(&c, &p, &pls[live]), 0);
+			gs_frag_update(&f, &c, node);
+			pods[live++] = p;
+		}
+	}
+	{
+		double full = 0;
+		int32_t n;
+
+		for (n = 0; n < c.n_nodes; n++)
+			full += gs_node_frag(&c.nodes[n], &w);
+		assert_true(fabs(gs_frag_total(&f) - full) < 1e-6);
+	}
+	gs_frag_release(&f);
+	gs_cluster_release(&c);
+}
+
+/*
+ * A small trace, in order: 5 x (4000, 1 x 500), then D (16000, 2 x 1000),
+ * 3 x (8000, 1 x 1000), C (2000, CPU-only). Ten pods; the counts are
+ * A 5, B 3, D 1, C 1, and D comes before C.
+ */
+static size_t small_trace(struct gs_pod *p)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < 5; i++)
+		p[n++] = tu_pod(4000, 8192, 1, 500);
+	p[n++] = tu_pod(16000, 65536, 2, 1000);
+	for (i = 0; i < 3; i++)
+		p[n++] = tu_pod(8000, 16384, 1, 1000);
+	/* CPU-only, written with a GPU count but no share: the same kind as (2000, 0, 0). */
+	p[n++] = tu_pod(2000, 4096, 1, 0);
+	return n;
+}
+
+static void test_typical_small(void **st)
+{
+	struct gs_pod pods[16];
+	struct gs_workload w;
+	size_t n = small_trace(pods);
+
+	(void)st;
+	/* 0.8 of 10 pods = 8: A (5) then B (8) reach it. p = 5/8, 3/8. */
+	gs_workload_init(&w);
+	assert_int_equal(gs_workload_typical(pods, n, 0.8, &w), 0);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(w.kinds[0].cpu_milli, 4000);
+	assert_int_equal(w.kinds[0].gpu_milli, 500);
+	assert_int_equal(w.kinds[0].count, 5);
+	assert_true(fabs(w.kinds[0].p - 0.625) < 1e-12);
+	assert_int_equal(w.kinds[1].cpu_milli, 8000);
+	assert_true(fabs(w.kinds[1].p - 0.375) < 1e-12);
+	gs_workload_release(&w);
+	assert_null(w.kinds);
+
+	/* 0.9 = 9 pods: A, B, then the tie of D and C goes to D, seen first. */
+	assert_int_equal(gs_workload_typical(pods, n, 0.9, &w), 0);
+	assert_int_equal(w.n, 3);
+	assert_int_equal(w.kinds[2].num_gpu, 2);
+	assert_int_equal(w.kinds[2].gpu_milli, 1000);
+	assert_true(fabs(w.kinds[0].p - 5.0 / 9) < 1e-12);
+	assert_true(fabs(w.kinds[2].p - 1.0 / 9) < 1e-12);
+	gs_workload_release(&w);
+
+	/* Everything: the CPU-only kind is included, as (2000, 0 GPUs, 0 milli). */
+	assert_int_equal(gs_workload_typical(pods, n, 1.0, &w), 0);
+	assert_int_equal(w.n, 4);
+	assert_int_equal(w.kinds[3].cpu_milli, 2000);
+	assert_int_equal(w.kinds[3].num_gpu, 0);
+	assert_int_equal(w.kinds[3].gpu_milli, 0);
+	assert_true(fabs(w.kinds[3].p - 0.1) < 1e-12);
+	gs_workload_release(&w);
+
+	/* A model constraint makes a kind of its own. */
+	pods[0].model_mask = 1u << 3;
+	assert_int_equal(gs_workload_typical(pods, n, 1.0, &w), 0);
+	assert_int_equal(w.n, 5);
+	assert_int_equal(w.kinds[0].count, 4);
+	gs_workload_release(&w);
+
+	/* Bad arguments. */
+	assert_int_equal(gs_workload_typical(pods, 0, 0.95, &w), GS_EINVAL);
+	assert_int_equal(gs_workload_typical(NULL, 3, 0.95, &w), GS_EINVAL);
+	assert_int_equal(gs_workload_typical(pods, n, 0.0, &w), GS_EINVAL);
+	assert_int_equal(gs_workload_typical(pods, n, 1.5, &w), GS_EINVAL);
+	assert_int_equal(gs_workload_typical(pods, n, NAN, &w), GS_EINVAL);
+}
+
+/*
+ * openb's default trace (8152 pods, 91 kinds): the 95% set has 35 kinds
+ * covering 7766 pods, the most frequent (3152 CPU, 1 x 810) with 1047, and
+ * 5 CPU-only kinds holding 1056/7766 = 13.6%. On the empty cluster only
+ * those see fragments (no typical kind asks more than 8 GPUs or more CPU
+ * than a node has, apart from model constraints), so the fragmentation
+ * ratio starts near 14%, as the paper's Fig. 7(b). Values from an
+ * independent count of the CSV.
+ */
+static void test_typical_openb(void **st)
+{
+	char err[512], path[1024];
+	struct gs_cluster c;
+	struct gs_trace t;
+	struct gs_workload w;
+	struct gs_frag f;
+	double cpu_only = 0;
+	int32_t m;
+	FILE *probe;
+
+	(void)st;
+	snprintf(path, sizeof(path), "%s/openb_pod_list_default.csv", GS_OPENB_DIR);
+	probe = fopen(path, "r");
+	if (!probe)
+		skip();
+	fclose(probe);
+	gs_cluster_init(&c);
+	gs_trace_init(&t);
+	snprintf(path, sizeof(path), "%s/openb_node_list_gpu_node.csv", GS_OPENB_DIR);
+	assert_int_equal(gs_cluster_load(path, &c, NULL, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/openb_pod_list_default.csv", GS_OPENB_DIR);
+	assert_int_equal(gs_trace_load(path, &c, &t, err, sizeof(err)), 0);
+	assert_int_equal(t.n_pods, 8152);
+
+	assert_int_equal(gs_workload_typical(t.pods, t.n_pods, 0.95, &w), 0);
+	assert_int_equal(w.n, 35);
+	assert_int_equal(w.kinds[0].cpu_milli, 3152);
+	assert_int_equal(w.kinds[0].gpu_milli, 810);
+	assert_int_equal(w.kinds[0].count, 1047);
+	assert_true(fabs(w.kinds[0].p - 1047.0 / 7766) < 1e-12);
+	for (m = 0; m < w.n; m++)
+		if (w.kinds[m].num_gpu == 0)
+			cpu_only += w.kinds[m].p;
+	assert_true(fabs(cpu_only - 1056.0 / 7766) < 1e-12);
+
+	/* 866232.55 milli of 6212000 idle: 13.94%. */
+	assert_int_equal(gs_frag_init(&f, &c, &w), 0);
+	assert_true(fabs(gs_frag_total(&f) / (double)c.gpu_free_milli - 0.139445) < 1e-5);
+	gs_frag_release(&f);
+	gs_workload_release(&w);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kind_amounts),
+		cmocka_unit_test(test_node_expectation),
+		cmocka_unit_test(test_cluster_totals),
+		cmocka_unit_test(test_cluster_totals_no_drift),
+		cmocka_unit_test(test_typical_small),
+		cmocka_unit_test(test_typical_openb),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,440 @@
+/*
+ * test_sweep.c - `gpusim sweep` and `gpusim plot` end to end.
+ *
+ * Default run (a few seconds): a small synthetic cluster and trace written
+ * to a temporary directory, two policies x two seeds through the library
+ * (cells, statistics, resuming, a new seed added later), the same through
+ * the command line (table, exit statuses), the seed-list parser, and the
+ * plot export and rendering.
+ *
+ * With the argument "repro" (CTest label "repro", `make repro`): the FGD
+ * paper's experiment on openb's default trace, six policies x seeds 42-51,
+ * each mean within 0.5 points of the published one and the same ranking
+ * (Weng et al., ATC 2023, Fig. 9a, as listed in the reproduction issue).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "error.h"
+#include "plot.h"
+#include "results.h"
+#include "sweep.h"
+#include "testutil.h"
+
+static char dir[] = "/tmp/gpusim-test-sweep-XXXXXX";
+static char nodes_path[256], pods_path[256], db_path[256];
+
+/*
+ * 45 nodes of 2, 4 and 8 GPUs (210 GPUs, so one percent of the capacity,
+ * 2100 milli, is more than any pod asks and every arrived-workload bucket
+ * gets samples) and 120 pods cycling through sharing, whole-GPU, 2-GPU and
+ * CPU-only shapes (86.25 GPUs), which inflate mode at 1.3 clones to 273.
+ */
+static int write_inputs(void **st)
+{
+	static const int shapes[][3] = {
+		/* cpu milli, num_gpu, gpu_milli */
+		{ 4000, 1, 500 }, { 8000, 1, 1000 }, { 2000, 1, 250 }, { 16000, 2, 1000 },
+		{ 6000, 0, 0 }, { 4000, 1, 700 }, { 3000, 1, 300 }, { 12000, 1, 1000 },
+	};
+	FILE *f;
+	int i;
+
+	(void)st;
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(nodes_path, sizeof(nodes_path), "%s/nodes.csv", dir);
+	snprintf(pods_path, sizeof(pods_path), "%s/pods.csv", dir);
+	snprintf(db_path, sizeof(db_path), "%s/sweep.db", dir);
+	f = fopen(nodes_path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "sn,cpu_milli,memory_mib,gpu,model\n");
+	for (i = 0; i < 45; i++)
+		fprintf(f, "node-%02d,%d,%d,%d,%s\n", i, i % 3 == 2 ? 96000 : 32000, 262144,
+			i % 3 == 0 ? 2 : i % 3 == 1 ? 4 : 8, i % 2 ? "T4" : "V100M32");
+	fclose(f);
+	f = fopen(pods_path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "name,cpu_milli,memory_mib,num_gpu,gpu_milli\n");
+	for (i = 0; i < 120; i++) {
+		const int *s = shapes[(i * 5 + i / 8) % 8];
+
+		fprintf(f, "pod-%03d,%d,%d,%d,%d\n", i, s[0], 8192, s[1], s[2]);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int remove_dir(void **st)
+{
+	char cmd[512];
+
+	(void)st;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct gs_sweep_spec small_spec(const char *const *pods, const struct gs_policy **pols,
+				       const uint64_t *seeds, size_t n_seeds)
+{
+	struct gs_sweep_spec spec;
+
+	memset(&spec, 0, sizeof(spec));
+	gs_replay_opts_init(&spec.opts);
+	spec.opts.mode = GS_MODE_INFLATE;
+	spec.opts.policy_flags = GS_POLICY_COMPAT;
+	spec.nodes_path = nodes_path;
+	spec.pods_paths = pods;
+	spec.n_traces = 1;
+	pols[0] = gs_policy_find("bestfit");
+	pols[1] = gs_policy_find("fgd");
+	spec.policies = pols;
+	spec.n_policies = 2;
+	spec.seeds = seeds;
+	spec.n_seeds = n_seeds;
+	spec.jobs = 2;
+	spec.db_path = db_path;
+	return spec;
+}
+
+static void test_sweep_and_resume(void **st)
+{
+	const char *pods[] = { pods_path };
+	const struct gs_policy *pols[2];
+	const uint64_t seeds[] = { 1, 2 }, seeds3[] = { 1, 2, 3 };
+	struct gs_sweep_spec spec = small_spec(pods, pols, seeds, 2);
+	struct gs_sweep a, b, c;
+	char err[1024] = "";
+	size_t p, s, n;
+	double mean, sd, v[2];
+
+	(void)st;
+	assert_int_equal(gs_sweep_run(&spec, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.n_ran, 4);
+	assert_int_equal(a.n_skipped, 0);
+	assert_string_equal(a.trace_names[0], "pods");
+	for (p = 0; p < 2; p++) {
+		for (s = 0; s < 2; s++) {
+			const struct gs_sweep_cell *cell = gs_sweep_cell_at(&a, 0, p, s);
+
+			assert_true(cell->run_id > 0);
+			assert_false(cell->skipped);
+			assert_true(cell->unalloc_gpu_pct >= 0 && cell->unalloc_gpu_pct <= 100);
+			v[s] = cell->unalloc_gpu_pct;
+		}
+		/* The statistics are the plain mean and sample sd of the cells. */
+		gs_sweep_stats(&a, 0, p, &mean, &sd, &n);
+		assert_int_equal(n, 2);
+		assert_true(fabs(mean - (v[0] + v[1]) / 2) < 1e-9);
+		assert_true(fabs(sd - fabs(v[0] - v[1]) / sqrt(2.0)) < 1e-9);
+	}
+
+	/* Again: everything is in the database, nothing runs, the values agree. */
+	assert_int_equal(gs_sweep_run(&spec, &b, err, sizeof(err)), 0);
+	assert_int_equal(b.n_ran, 0);
+	assert_int_equal(b.n_skipped, 4);
+	for (p = 0; p < 2; p++)
+		for (s = 0; s < 2; s++) {
+			const struct gs_sweep_cell *x = gs_sweep_cell_at(&a, 0, p, s);
+			const struct gs_sweep_cell *y = gs_sweep_cell_at(&b, 0, p, s);
+
+			assert_true(y->skipped);
+			assert_int_equal(x->run_id, y->run_id);
+			assert_true(fabs(x->unalloc_gpu_pct - y->unalloc_gpu_pct) < 1e-9);
+		}
+
+	/* A third seed: only its two runs are new. */
+	spec.seeds = seeds3;
+	spec.n_seeds = 3;
+	assert_int_equal(gs_sweep_run(&spec, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_ran, 2);
+	assert_int_equal(c.n_skipped, 4);
+	assert_false(gs_sweep_cell_at(&c, 0, 1, 2)->skipped);
+	assert_true(gs_sweep_cell_at(&c, 0, 1, 0)->skipped);
+
+	/* Exact scoring is another key: all six run again. */
+	gs_sweep_release(&c);
+	spec.opts.policy_flags = 0;
+	assert_int_equal(gs_sweep_run(&spec, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_ran, 6);
+	gs_sweep_release(&a);
+	gs_sweep_release(&b);
+	gs_sweep_release(&c);
+}
+
+/* The same inputs in a fresh database give the same numbers (determinism). */
+static void test_sweep_deterministic(void **st)
+{
+	const char *pods[] = { pods_path };
+	const struct gs_policy *pols[2];
+	const uint64_t seeds[] = { 1, 2 };
+	struct gs_sweep_spec spec = small_spec(pods, pols, seeds, 2);
+	struct gs_sweep a, b;
+	char err[1024], other[300];
+	size_t i;
+
+	(void)st;
+	snprintf(other, sizeof(other), "%s/other.db", dir);
+	assert_int_equal(gs_sweep_run(&spec, &a, err, sizeof(err)), 0);
+	spec.db_path = other;
+	spec.jobs = 1;
+	assert_int_equal(gs_sweep_run(&spec, &b, err, sizeof(err)), 0);
+	assert_int_equal(b.n_ran, 4);
+	for (i = 0; i < 4; i++)
+		assert_true(fabs(a.cells[i].unalloc_gpu_pct - b.cells[i].unalloc_gpu_pct) < 1e-12);
+	gs_sweep_release(&a);
+	gs_sweep_release(&b);
+}
+
+static void test_sweep_errors(void **st)
+{
+	const char *missing[] = { "/nonexistent/pods.csv" };
+	const struct gs_policy *pols[2];
+	const uint64_t seeds[] = { 1 };
+	struct gs_sweep_spec spec = small_spec(missing, pols, seeds, 1);
+	struct gs_sweep s;
+	char err[1024] = "";
+
+	(void)st;
+	assert_int_equal(gs_sweep_run(&spec, &s, err, sizeof(err)), GS_ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/pods.csv"));
+	spec.n_seeds = 0;
+	assert_int_equal(gs_sweep_run(&spec, &s, err, sizeof(err)), GS_EINVAL);
+}
+
+static void test_parse_seeds(void **st)
+{
+	uint64_t *s;
+	size_t n;
+
+	(void)st;
+	assert_int_equal(gs_parse_seeds("42-51", &s, &n), 0);
+	assert_int_equal(n, 10);
+	assert_int_equal(s[0], 42);
+	assert_int_equal(s[9], 51);
+	free(s);
+	assert_int_equal(gs_parse_seeds("1,5,7-9", &s, &n), 0);
+	assert_int_equal(n, 5);
+	assert_int_equal(s[1], 5);
+	assert_int_equal(s[4], 9);
+	free(s);
+	assert_int_equal(gs_parse_seeds("7", &s, &n), 0);
+	assert_int_equal(n, 1);
+	free(s);
+	assert_int_equal(gs_parse_seeds("", &s, &n), GS_EINVAL);
+	assert_int_equal(gs_parse_seeds("9-3", &s, &n), GS_EINVAL);
+	assert_int_equal(gs_parse_seeds("1,,2", &s, &n), GS_EINVAL);
+	assert_int_equal(gs_parse_seeds("1-", &s, &n), GS_EINVAL);
+	assert_int_equal(gs_parse_seeds("x", &s, &n), GS_EINVAL);
+	assert_int_equal(gs_parse_seeds("-3", &s, &n), GS_EINVAL);
+	assert_int_equal(gs_parse_seeds("0-200000", &s, &n), GS_EINVAL);
+	assert_int_equal(gs_parse_seeds("9223372036854775808", &s, &n), GS_EINVAL);
+}
+
+/* Runs gpusim with args; stdout and stderr go to files in dir. Returns the exit status. */
+static int gpusim(const char *args, char *out, size_t out_len)
+{
+	char cmd[2048], path[300];
+	FILE *f;
+	size_t n;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s >'%s/out.txt' 2>&1", GS_GPUSIM_BIN, args, dir);
+	st = system(cmd);
+	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	f = fopen(path, "r");
+	n = f ? fread(out, 1, out_len - 1, f) : 0;
+	out[n] = '\0';
+	if (f)
+		fclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_cli(void **st)
+{
+	char args[1024], out[8192];
+	const char *pol[] = { "random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd" };
+	size_t i;
+
+	(void)st;
+	if (access(GS_GPUSIM_BIN, X_OK) != 0)
+		skip();
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --seeds 1-2 --jobs 2 "
+		 "--db '%s/cli.db'", nodes_path, pods_path, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	for (i = 0; i < 6; i++) {
+		char row[64];
+
+		/* The trace column is as wide as "TRACE". */
+		snprintf(row, sizeof(row), "%-5s  %-14s %5d", "pods", pol[i], 2);
+		assert_non_null(strstr(out, row));
+	}
+	assert_non_null(strstr(out, "12 runs: 12 ran, 0 already in"));
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "12 runs: 0 ran, 12 already in"));
+
+	/* Bad input is exit status 2 with a message naming what is wrong. */
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s/none.csv' --db '%s/cli.db'",
+		 nodes_path, dir, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+	assert_non_null(strstr(out, "none.csv"));
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --policy nope", nodes_path,
+		 pods_path);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+	assert_non_null(strstr(out, "'nope' is not a policy"));
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --jobs 0", nodes_path,
+		 pods_path);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+	assert_int_equal(gpusim("sweep --help", out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "usage: gpusim sweep"));
+}
+
+static void test_plot(void **st)
+{
+	char data[300], plots[300], path[700], err[1024], args[1024], out[8192];
+	struct gs_plot_index ix;
+	struct gs_db *db;
+	struct stat sb;
+	FILE *f;
+	char line[256];
+	int pct = -1;
+	size_t i;
+
+	(void)st;
+	/* The database of test_sweep_and_resume: bestfit and fgd, compat and exact runs. */
+	assert_int_equal(gs_db_open_existing(db_path, &db, err, sizeof(err)), 0);
+	snprintf(data, sizeof(data), "%s/data", dir);
+	assert_int_equal(mkdir(data, 0777), 0);
+	assert_int_equal(gs_plot_export(db, 1, data, &ix, err, sizeof(err)), 0);
+	assert_int_equal(ix.n_traces, 1);
+	assert_string_equal(ix.traces[0], "pods");
+	assert_int_equal(ix.n_policies, 2);
+	assert_string_equal(ix.policies[0], "bestfit");
+	assert_string_equal(ix.policies[1], "fgd");
+	assert_int_equal(ix.n_families, 0);
+	/* The alloc file starts at the first percent >= 80 that has samples. */
+	snprintf(path, sizeof(path), "%s/pods.fgd.alloc.dat", data);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_true(line[0] == '#');
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_int_equal(sscanf(line, "%d", &pct), 1);
+	assert_in_range(pct, 80, 130);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/pods.bestfit.frag.dat", data);
+	assert_int_equal(stat(path, &sb), 0);
+	gs_plot_index_release(&ix);
+	/* No exact-mode run of a policy that is not there: nothing to plot is ENOENT. */
+	gs_db_close(db);
+
+	if (access(GS_GPUSIM_BIN, X_OK) != 0 || system("gnuplot -V >/dev/null 2>&1") != 0)
+		skip();
+	snprintf(plots, sizeof(plots), "%s/plots", dir);
+	snprintf(args, sizeof(args), "plot --db '%s' --out '%s' --scripts '%s/scripts'", db_path,
+		 plots, GS_SOURCE_DIR);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	{
+		const char *files[] = { "unalloc_pods.png", "unalloc_pods.svg",
+					"frag_ratio_pods.png", "frag_amount_pods.svg" };
+
+		for (i = 0; i < 4; i++) {
+			snprintf(path, sizeof(path), "%s/%s", plots, files[i]);
+			assert_int_equal(stat(path, &sb), 0);
+			assert_true(sb.st_size > 1000);
+			assert_non_null(strstr(out, files[i]));
+		}
+	}
+	snprintf(args, sizeof(args), "plot --db '%s/none.db' --out '%s'", dir, plots);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+}
+
+/* ---- the reproduction (label "repro") ----------------------------------- */
+
+static void test_repro_default(void **st)
+{
+	static const char *const names[] = {
+		"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
+	};
+	/* Weng et al., ATC 2023: unallocated GPU % at arrived 100 %, default trace. */
+	static const double published[] = { 13.70, 9.38, 8.35, 8.22, 7.14, 4.77 };
+	const struct gs_policy *pols[6];
+	const char *pods[1];
+	uint64_t seeds[10];
+	char nodes[1024], trace[1024], db[300], err[1024];
+	struct gs_sweep_spec spec;
+	struct gs_sweep s;
+	double mean[6];
+	size_t i, n;
+
+	(void)st;
+	snprintf(nodes, sizeof(nodes), "%s/openb_node_list_gpu_node.csv", GS_OPENB_DIR);
+	snprintf(trace, sizeof(trace), "%s/openb_pod_list_default.csv", GS_OPENB_DIR);
+	if (access(nodes, R_OK) || access(trace, R_OK))
+		skip();
+	snprintf(db, sizeof(db), "%s/repro.db", dir);
+	memset(&spec, 0, sizeof(spec));
+	gs_replay_opts_init(&spec.opts);
+	spec.opts.mode = GS_MODE_INFLATE;
+	spec.opts.policy_flags = GS_POLICY_COMPAT;
+	for (i = 0; i < 6; i++)
+		pols[i] = gs_policy_find(names[i]);
+	for (i = 0; i < 10; i++)
+		seeds[i] = 42 + i;
+	pods[0] = trace;
+	spec.nodes_path = nodes;
+	spec.pods_paths = pods;
+	spec.n_traces = 1;
+	spec.policies = pols;
+	spec.n_policies = 6;
+	spec.seeds = seeds;
+	spec.n_seeds = 10;
+	spec.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	spec.db_path = db;
+	assert_int_equal(gs_sweep_run(&spec, &s, err, sizeof(err)), 0);
+	gs_sweep_print_summary(stdout, &spec, &s);
+	for (i = 0; i < 6; i++) {
+		double sd;
+
+		gs_sweep_stats(&s, 0, i, &mean[i], &sd, &n);
+		assert_int_equal(n, 10);
+		printf("%-14s ours %.2f +- %.2f, published %.2f, difference %+.2f\n", names[i],
+		       mean[i], sd, published[i], mean[i] - published[i]);
+	}
+	for (i = 0; i < 6; i++)
+		assert_true(fabs(mean[i] - published[i]) <= 0.5);
+	/* The ranking, worst first, as published. */
+	for (i = 1; i < 6; i++)
+		assert_true(mean[i - 1] > mean[i]);
+	gs_sweep_release(&s);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest unit[] = {
+		cmocka_unit_test(test_parse_seeds),
+		cmocka_unit_test(test_sweep_and_resume),
+		cmocka_unit_test(test_sweep_deterministic),
+		cmocka_unit_test(test_sweep_errors),
+		cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_plot),
+	};
+	const struct CMUnitTest repro[] = {
+		cmocka_unit_test(test_repro_default),
+	};
+
+	if (argc > 1 && !strcmp(argv[1], "repro"))
+		return cmocka_run_group_tests_name("repro", repro, write_inputs, remove_dir);
+	return cmocka_run_group_tests_name("sweep", unit, write_inputs, remove_dir);
+}
