@@ -172,8 +172,12 @@ int64_t gs_sample_arrived_pct(const struct gs_sample *s, int64_t gpu_capacity_mi
  * The inflation procedure on its own (used by gs_sim_init): shuffles the
  * trace's pods with seed and appends clones drawn uniformly with
  * replacement until the total GPU request reaches factor x gpu_capacity
- * milli. Writes a newly allocated array of trace indices to *idx_out
- * (caller frees) and its length to *n_out. Returns 0, GS_EINVAL or GS_ENOMEM.
+ * milli (the last clone is the one that reaches it). A trace that alone
+ * asks for more than the target is trimmed instead, by removing random
+ * pods until it no longer does, as the reference simulator does; a factor
+ * of 0 only shuffles. Writes a newly allocated array of trace indices to
+ * *idx_out (caller frees) and its length to *n_out. Returns 0, GS_EINVAL
+ * or GS_ENOMEM.
  */
 int gs_inflate_order(const struct gs_trace *t, uint64_t seed, double factor,
 		     int64_t gpu_capacity_milli, int32_t **idx_out, size_t *n_out);
