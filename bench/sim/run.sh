@@ -38,7 +38,7 @@ echo "== one run per policy, openb_pod_list_default, median of $repeats"
 "$build/bench/sim/bench_replay" "$nodes" "$openb/openb_pod_list_default.csv" inflate \
 	"$repeats" "$policies"
 "$build/bench/sim/bench_replay" "$nodes" "$openb/openb_pod_list_default.csv" time \
-	"$repeats" "$policies" | tail -n +2
+	"$repeats" "binpack,spread,first-fit,$policies" | tail -n +2
 
 if [ "${BENCH_SWEEP:-1}" = 0 ]; then
 	exit 0
