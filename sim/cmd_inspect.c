@@ -18,6 +18,7 @@
 
 #include <cJSON.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "error.h"
 #include "results.h"
@@ -61,22 +62,6 @@ struct inspect_args {
 	bool json;
 };
 
-static int parse_i64(const char *opt, const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < 0) {
-		fprintf(stderr, "gpusim inspect: --%s: '%s' is not a non-negative integer\n", opt,
-			s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct inspect_args *a)
 {
 	static const struct option longopts[] = {
@@ -101,7 +86,7 @@ static int parse_args(int argc, char **argv, struct inspect_args *a)
 			a->db_path = optarg;
 			break;
 		case 'r':
-			if (parse_i64("run", optarg, &a->run_id))
+			if (gs_cli_int("inspect", "run", optarg, 0, INT64_MAX, &a->run_id))
 				return GS_EXIT_USAGE;
 			break;
 		case 't':
@@ -112,7 +97,7 @@ static int parse_args(int argc, char **argv, struct inspect_args *a)
 				a->at = AT_PEAK;
 			} else {
 				a->at = AT_TIME;
-				if (parse_i64("at", optarg, &a->at_s))
+				if (gs_cli_int("inspect", "at", optarg, 0, INT64_MAX, &a->at_s))
 					return GS_EXIT_USAGE;
 			}
 			break;

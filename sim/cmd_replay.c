@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "error.h"
 #include "progress.h"
@@ -77,79 +78,6 @@ enum {
 	OPT_STRICT,
 };
 
-/* Parses a whole non-negative integer option value; -1 on error. */
-static int parse_i64(const char *opt, const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < 0) {
-		fprintf(stderr, "gpusim replay: --%s: '%s' is not a non-negative integer\n", opt, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int parse_double(const char *opt, const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || !isfinite(v)) {
-		fprintf(stderr, "gpusim replay: --%s: '%s' is not a positive number\n", opt, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-/*
- * Resolves a comma-separated policy list ("all" for the registry) into
- * out[]. Returns the count, or -1 after printing an error.
- */
-static int parse_policies(const char *list, const struct gs_policy **out, int max)
-{
-	char *copy = strdup(list), *save = NULL, *tok;
-	int n = 0;
-
-	if (!copy)
-		return -1;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "all")) {
-			size_t i;
-
-			for (i = 0; i < gs_policies_count() && n < max; i++)
-				out[n++] = gs_policy_at(i);
-			continue;
-		}
-		if (n >= max) {
-			fprintf(stderr, "gpusim replay: --policy: too many policies\n");
-			goto fail;
-		}
-		out[n] = gs_policy_find(tok);
-		if (!out[n]) {
-			fprintf(stderr, "gpusim replay: --policy: '%s' is not a policy; "
-					"'gpusim policies' lists them\n", tok);
-			goto fail;
-		}
-		n++;
-	}
-	if (n == 0) {
-		fprintf(stderr, "gpusim replay: --policy: no policy given\n");
-		goto fail;
-	}
-	free(copy);
-	return n;
-fail:
-	free(copy);
-	return -1;
-}
-
 struct replay_args {
 	const char *nodes, *pods, *db_path, *policy_list;
 	bool no_db, quiet, strict;
@@ -203,20 +131,13 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			a->policy_list = optarg;
 			break;
 		case 's':
-			if (parse_i64("seed", optarg, &v))
+			if (gs_cli_int("replay", "seed", optarg, 0, INT64_MAX, &v))
 				return -1;
 			o->seed = (uint64_t)v;
 			break;
 		case 'm':
-			if (!strcmp(optarg, "time")) {
-				o->mode = GS_MODE_TIME;
-			} else if (!strcmp(optarg, "inflate")) {
-				o->mode = GS_MODE_INFLATE;
-			} else {
-				fprintf(stderr, "gpusim replay: --mode: '%s' is not 'time' or 'inflate'\n",
-					optarg);
+			if (gs_cli_mode("replay", optarg, &o->mode))
 				return -1;
-			}
 			break;
 		case 'd':
 			a->db_path = optarg;
@@ -234,15 +155,15 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			a->compat = 0;
 			break;
 		case OPT_INFLATE:
-			if (parse_double("inflate", optarg, &o->inflate))
+			if (gs_cli_positive("replay", "inflate", optarg, &o->inflate))
 				return -1;
 			break;
 		case OPT_TIME_SCALE:
-			if (parse_double("time-scale", optarg, &o->time_scale))
+			if (gs_cli_positive("replay", "time-scale", optarg, &o->time_scale))
 				return -1;
 			break;
 		case OPT_MAX_WAIT:
-			if (parse_i64("max-wait", optarg, &o->max_wait_s))
+			if (gs_cli_int("replay", "max-wait", optarg, 0, INT64_MAX, &o->max_wait_s))
 				return -1;
 			break;
 		case OPT_FRAG:
@@ -252,15 +173,13 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			a->no_db = true;
 			break;
 		case OPT_SAMPLE_EVERY:
-			if (parse_i64("sample-every", optarg, &o->sample_every))
+			if (gs_cli_int("replay", "sample-every", optarg, 1, INT64_MAX,
+				       &o->sample_every))
 				return -1;
-			if (o->sample_every < 1) {
-				fprintf(stderr, "gpusim replay: --sample-every: must be at least 1\n");
-				return -1;
-			}
 			break;
 		case OPT_SAMPLE_INTERVAL:
-			if (parse_i64("sample-interval", optarg, &o->sample_interval_s))
+			if (gs_cli_int("replay", "sample-interval", optarg, 0, INT64_MAX,
+				       &o->sample_interval_s))
 				return -1;
 			break;
 		case OPT_CHECK:
@@ -371,12 +290,12 @@ int gs_cmd_replay(int argc, char **argv)
 	struct gs_trace trace;
 	struct gs_db *db = NULL;
 	char nodes_sha[GS_SHA256_HEX], err[1024], *params = NULL;
-	int n_pols, i, rc, status = GS_EXIT_OK;
+	size_t n_pols, i;
+	int rc, status = GS_EXIT_OK;
 
 	if (parse_args(argc, argv, &a))
 		return GS_EXIT_USAGE;
-	n_pols = parse_policies(a.policy_list, pols, (int)(sizeof(pols) / sizeof(pols[0])));
-	if (n_pols < 0)
+	if (gs_cli_policies("replay", a.policy_list, pols, sizeof(pols) / sizeof(pols[0]), &n_pols))
 		return GS_EXIT_USAGE;
 
 	gs_cluster_init(&cluster);

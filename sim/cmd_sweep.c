@@ -11,14 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "error.h"
 #include "sweep.h"
-
-/* The six policies compared in Weng et al., ATC 2023, in the paper's order. */
-static const char *const paper_policies[] = {
-	"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
-};
 
 static void usage(FILE *f)
 {
@@ -57,51 +53,6 @@ static void usage(FILE *f)
 }
 
 enum { OPT_COMPAT = 256, OPT_EXACT, OPT_INFLATE };
-
-/* Appends name's policy to out; returns -1 after printing an error. */
-static int add_policy(const char *name, const struct gs_policy **out, size_t *n, size_t max)
-{
-	if (*n >= max) {
-		fprintf(stderr, "gpusim sweep: --policy: too many policies\n");
-		return -1;
-	}
-	out[*n] = gs_policy_find(name);
-	if (!out[*n]) {
-		fprintf(stderr, "gpusim sweep: --policy: '%s' is not a policy; "
-				"'gpusim policies' lists them\n", name);
-		return -1;
-	}
-	(*n)++;
-	return 0;
-}
-
-static int parse_policies(const char *list, const struct gs_policy **out, size_t *n, size_t max)
-{
-	char *copy = strdup(list), *save = NULL, *tok;
-	size_t i;
-	int rc = 0;
-
-	*n = 0;
-	if (!copy)
-		return -1;
-	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "all")) {
-			for (i = 0; i < gs_policies_count() && !rc; i++)
-				rc = add_policy(gs_policy_at(i)->name, out, n, max);
-		} else if (!strcmp(tok, "paper")) {
-			for (i = 0; i < sizeof(paper_policies) / sizeof(*paper_policies) && !rc; i++)
-				rc = add_policy(paper_policies[i], out, n, max);
-		} else {
-			rc = add_policy(tok, out, n, max);
-		}
-	}
-	free(copy);
-	if (!rc && *n == 0) {
-		fprintf(stderr, "gpusim sweep: --policy: no policy given\n");
-		rc = -1;
-	}
-	return rc;
-}
 
 /* Splits a comma-separated list in place into out[]; returns the count or -1. */
 static int split_paths(char *list, const char **out, size_t max)
@@ -144,11 +95,12 @@ int gs_cmd_sweep(int argc, char **argv)
 	const char *paths[256];
 	struct gs_sweep_spec spec;
 	struct gs_sweep result;
-	char *pods_list = NULL, *end, err[1024];
+	char *pods_list = NULL, err[1024];
 	const char *policy_list = "paper", *seed_list = "42-51";
 	uint64_t *seeds = NULL;
 	size_t n_pols = 0;
 	int c, n_paths, compat = -1, quiet = 0, status = GS_EXIT_USAGE, rc;
+	int64_t jobs;
 	long v;
 
 	memset(&spec, 0, sizeof(spec));
@@ -178,25 +130,13 @@ int gs_cmd_sweep(int argc, char **argv)
 			seed_list = optarg;
 			break;
 		case 'm':
-			if (!strcmp(optarg, "time")) {
-				spec.opts.mode = GS_MODE_TIME;
-			} else if (!strcmp(optarg, "inflate")) {
-				spec.opts.mode = GS_MODE_INFLATE;
-			} else {
-				fprintf(stderr, "gpusim sweep: --mode: '%s' is not 'time' or 'inflate'\n",
-					optarg);
+			if (gs_cli_mode("sweep", optarg, &spec.opts.mode))
 				goto out;
-			}
 			break;
 		case 'j':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 1 || v > 1024) {
-				fprintf(stderr, "gpusim sweep: --jobs: '%s' is not a number from 1 to "
-						"1024\n", optarg);
+			if (gs_cli_int("sweep", "jobs", optarg, 1, 1024, &jobs))
 				goto out;
-			}
-			spec.jobs = (int)v;
+			spec.jobs = (int)jobs;
 			break;
 		case 'd':
 			spec.db_path = optarg;
@@ -215,14 +155,8 @@ int gs_cmd_sweep(int argc, char **argv)
 			compat = 0;
 			break;
 		case OPT_INFLATE:
-			errno = 0;
-			spec.opts.inflate = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(spec.opts.inflate > 0) ||
-			    !isfinite(spec.opts.inflate)) {
-				fprintf(stderr, "gpusim sweep: --inflate: '%s' is not a positive number\n",
-					optarg);
+			if (gs_cli_positive("sweep", "inflate", optarg, &spec.opts.inflate))
 				goto out;
-			}
 			break;
 		default:
 			fprintf(stderr, "Try 'gpusim sweep --help'.\n");
@@ -241,7 +175,7 @@ int gs_cmd_sweep(int argc, char **argv)
 	n_paths = split_paths(pods_list, paths, sizeof(paths) / sizeof(*paths));
 	if (n_paths < 0)
 		goto out;
-	if (parse_policies(policy_list, pols, &n_pols, sizeof(pols) / sizeof(*pols)))
+	if (gs_cli_policies("sweep", policy_list, pols, sizeof(pols) / sizeof(*pols), &n_pols))
 		goto out;
 	rc = gs_parse_seeds(seed_list, &seeds, &spec.n_seeds);
 	if (rc) {
