@@ -571,7 +571,7 @@ static void test_new_database(void **state)
 	assert_string_equal(rows(db, "PRAGMA foreign_keys"), "1");
 	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'"
 				     " ORDER BY name"),
-			    "pods\nrun_nodes\nruns\nsamples");
+			    "bench_results\nbench_runs\nbench_slowdown\npods\nrun_nodes\nruns\nsamples");
 	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'view'"
 				     " ORDER BY name"),
 			    "arrived_buckets\nrun_summary\nsample_metrics");

@@ -1,0 +1,187 @@
+/*
+ * config.c - reads and checks libgpushare's environment variables.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "error.h"
+
+#define MIB ((uint64_t)1 << 20)
+#define GIB ((uint64_t)1 << 30)
+
+/* Largest limit we accept: 1 PiB per device, far beyond any card. */
+#define MAX_LIMIT_MIB ((uint64_t)1 << 30)
+
+/*
+ * Parses a whole decimal integer in [lo, hi]. Leading or trailing blanks,
+ * signs, suffixes and empty strings are all rejected.
+ */
+static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return GS_EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return GS_EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int valid_id(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++) {
+		char ch = s[n];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-'))
+			return 0;
+	}
+	return n > 0 && n < GS_SHARE_ID_MAX && s[0] != '.';
+}
+
+static int fail(char *err, size_t err_len, const char *var, const char *val, const char *want)
+{
+	snprintf(err, err_len, "%s='%s': %s", var, val, want);
+	return GS_EINVAL;
+}
+
+static int read_mem(struct gs_share_config *c, gs_share_getenv_fn get, char *err, size_t len)
+{
+	const char *own = get("GPUSHARE_MEM_LIMIT_MIB");
+	const char *ctr = get("ALIYUN_COM_GPU_MEM_CONTAINER");
+	const char *dev = get("ALIYUN_COM_GPU_MEM_DEV");
+	const char *unit = get("GPUSHARE_MEM_UNIT");
+	uint64_t v, dv, unit_bytes = GIB;
+
+	if (own && *own) {
+		if (parse_u64(own, 1, MAX_LIMIT_MIB, &v))
+			return fail(err, len, "GPUSHARE_MEM_LIMIT_MIB", own,
+				    "not a positive integer (MiB)");
+		c->mem_limit_bytes = v * MIB;
+		c->mem_source = "GPUSHARE_MEM_LIMIT_MIB";
+		return 0;
+	}
+	if (!ctr || !*ctr)
+		return 0;
+	/*
+	 * The device plugin counts in GiB unless it runs with
+	 * --memory-unit=MiB; GPUSHARE_MEM_UNIT says which.
+	 */
+	if (unit && *unit) {
+		if (!strcmp(unit, "MiB"))
+			unit_bytes = MIB;
+		else if (strcmp(unit, "GiB"))
+			return fail(err, len, "GPUSHARE_MEM_UNIT", unit, "expected GiB or MiB");
+	}
+	if (parse_u64(ctr, 1, unit_bytes == GIB ? MAX_LIMIT_MIB / 1024 : MAX_LIMIT_MIB, &v))
+		return fail(err, len, "ALIYUN_COM_GPU_MEM_CONTAINER", ctr,
+			    unit_bytes == GIB ? "not a positive integer (GiB)"
+					      : "not a positive integer (MiB)");
+	if (dev && *dev) {
+		if (parse_u64(dev, 1, unit_bytes == GIB ? MAX_LIMIT_MIB / 1024 : MAX_LIMIT_MIB, &dv))
+			return fail(err, len, "ALIYUN_COM_GPU_MEM_DEV", dev,
+				    "not a positive integer");
+		if (v > dv) {
+			snprintf(err, len,
+				 "ALIYUN_COM_GPU_MEM_CONTAINER='%s' is larger than "
+				 "ALIYUN_COM_GPU_MEM_DEV='%s'", ctr, dev);
+			return GS_EINVAL;
+		}
+	}
+	c->mem_limit_bytes = v * unit_bytes;
+	c->mem_source = "ALIYUN_COM_GPU_MEM_CONTAINER";
+	return 0;
+}
+
+int gs_share_config_read(struct gs_share_config *cfg, gs_share_getenv_fn get, char *err,
+			 size_t err_len)
+{
+	struct gs_share_config c;
+	const char *s;
+	uint64_t v;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.compute_pct = 100;
+	c.active_window_ms = 100;
+	c.log_level = GS_SHARE_LOG_WARN;
+	c.mem_source = "none";
+
+	rc = read_mem(&c, get, err, err_len);
+	if (rc)
+		return rc;
+
+	s = get("GPUSHARE_COMPUTE_PERCENT");
+	if (s && *s) {
+		if (parse_u64(s, 1, 100, &v))
+			return fail(err, err_len, "GPUSHARE_COMPUTE_PERCENT", s,
+				    "not an integer from 1 to 100");
+		c.compute_pct = (int)v;
+	}
+
+	s = get("GPUSHARE_POD_ID");
+	if (s && *s) {
+		if (!valid_id(s))
+			return fail(err, err_len, "GPUSHARE_POD_ID", s,
+				    "use 1 to 63 of A-Z a-z 0-9 . _ -, not starting with '.'");
+		strcpy(c.pod_id, s);
+	} else {
+		/*
+		 * Containers of one Kubernetes pod share its UTS namespace, so
+		 * the host name is the pod name: a sound default pod id.
+		 */
+		s = get("HOSTNAME");
+		strcpy(c.pod_id, s && valid_id(s) ? s : "default");
+	}
+
+	s = get("GPUSHARE_NODE_ID");
+	if (s && *s) {
+		if (!valid_id(s))
+			return fail(err, err_len, "GPUSHARE_NODE_ID", s,
+				    "use 1 to 63 of A-Z a-z 0-9 . _ -, not starting with '.'");
+		strcpy(c.node_id, s);
+	} else {
+		strcpy(c.node_id, "node");
+	}
+
+	s = get("GPUSHARE_SHM_DIR");
+	if (s && *s) {
+		if (s[0] != '/' || strlen(s) >= GS_SHARE_DIR_MAX)
+			return fail(err, err_len, "GPUSHARE_SHM_DIR", s,
+				    "not an absolute path shorter than 256 bytes");
+		strcpy(c.shm_dir, s);
+	}
+
+	s = get("GPUSHARE_ACTIVE_WINDOW_MS");
+	if (s && *s) {
+		if (parse_u64(s, 10, 10000, &v))
+			return fail(err, err_len, "GPUSHARE_ACTIVE_WINDOW_MS", s,
+				    "not an integer from 10 to 10000");
+		c.active_window_ms = (int)v;
+	}
+
+	s = get("GPUSHARE_LOG");
+	if (s && *s) {
+		if (parse_u64(s, 0, 2, &v))
+			return fail(err, err_len, "GPUSHARE_LOG", s, "expected 0, 1 or 2");
+		c.log_level = (int)v;
+	}
+
+	*cfg = c;
+	return 0;
+}
+
+int gs_share_config_unlimited(const struct gs_share_config *cfg)
+{
+	return cfg->mem_limit_bytes == 0 && cfg->compute_pct >= 100;
+}

@@ -1,0 +1,56 @@
+/*
+ * config.h - the limits of libgpushare, read from the environment.
+ *
+ * A pod's limits come from the gpushare device plugin's variables
+ * (ALIYUN_COM_GPU_MEM_CONTAINER, ALIYUN_COM_GPU_MEM_DEV) or from our own
+ * GPUSHARE_* variables, which win when both are set. bench/cuda/README.md
+ * lists every variable. Parsing is strict: a value that does not parse is
+ * an error that names the variable and the value, never a silent default,
+ * because a typo in a limit would otherwise run a pod without one.
+ *
+ * This module only reads variables and checks them; it has no state and
+ * no dependency beyond libc, so the unit tests call it directly.
+ */
+#ifndef GS_SHARE_CONFIG_H
+#define GS_SHARE_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GS_SHARE_ID_MAX 64      /* pod and node ids, including the NUL */
+#define GS_SHARE_DIR_MAX 256    /* GPUSHARE_SHM_DIR, including the NUL */
+
+enum gs_share_log {
+	GS_SHARE_LOG_QUIET = 0, /* errors only */
+	GS_SHARE_LOG_WARN = 1,  /* default */
+	GS_SHARE_LOG_INFO = 2,
+};
+
+struct gs_share_config {
+	uint64_t mem_limit_bytes;        /* per device, 0 = no memory limit */
+	int compute_pct;                 /* 1..100, 100 = no compute limit */
+	char pod_id[GS_SHARE_ID_MAX];    /* names the pod's shared region */
+	char node_id[GS_SHARE_ID_MAX];   /* names the node's shared region */
+	char shm_dir[GS_SHARE_DIR_MAX];  /* "" = POSIX shm (shm_open) */
+	int active_window_ms;            /* a pod that launched within this is competing */
+	int log_level;                   /* enum gs_share_log */
+	const char *mem_source;          /* which variable set the memory limit, static */
+};
+
+/* Looks a variable up; getenv in the library, a table in the tests. */
+typedef const char *(*gs_share_getenv_fn)(const char *name);
+
+/*
+ * Fills *cfg from the variables that get() returns. Returns 0, or
+ * GS_EINVAL with a one-line message in err naming the variable, its value
+ * and what was expected, for example
+ * "GPUSHARE_MEM_LIMIT_MIB='12x': not a positive integer (MiB)".
+ * *cfg is left untouched on failure.
+ */
+int gs_share_config_read(struct gs_share_config *cfg, gs_share_getenv_fn get, char *err,
+			 size_t err_len);
+
+/* True when the configuration limits neither memory nor compute. */
+int gs_share_config_unlimited(const struct gs_share_config *cfg);
+
+#endif

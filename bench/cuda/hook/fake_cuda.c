@@ -1,0 +1,648 @@
+/*
+ * fake_cuda.c - a fake CUDA driver (libcuda.so.1) for testing libgpushare
+ * without a GPU. Test-only: never installed, never loaded by a client.
+ *
+ * It implements the entry points that libgpushare hooks or calls, with
+ * the driver's own names and prototypes (cuda.h in its internal mode, so
+ * the compiler checks them), cuGetProcAddress with the driver's version
+ * and per-thread-stream rules, and the controls of fake_cuda.h. It is
+ * linked with -Bsymbolic so that, like the real driver, its own
+ * cuGetProcAddress answers with its own functions and not with whatever
+ * a preloaded library exports under the same name.
+ */
+#define _GNU_SOURCE
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fake_cuda.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAX_DEVS 8
+#define MAX_ALLOCS 65536
+#define QUEUE_NS 2000000ull  /* launches block beyond 2 ms of queued work */
+
+struct alloc {
+	uint64_t key;            /* device pointer or handle; 0 = free entry */
+	uint64_t bytes;
+	int dev;
+	int is_handle;
+};
+
+struct event {
+	uint64_t t_ns;           /* when the simulated GPU reaches it */
+	int recorded;
+};
+
+static struct {
+	int initialised;
+	int n_devs;
+	uint64_t mem_bytes;
+	uint64_t pitch;
+	uint64_t used[MAX_DEVS];
+	uint64_t busy_until_ns[MAX_DEVS];
+	uint64_t next_ptr;
+	uint64_t kernel_ns;
+	uint64_t launches;
+	struct alloc allocs[MAX_ALLOCS];
+	char fail_name[64];
+	CUresult fail_rc;
+} fk;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread int cur_dev;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+	const char *s = getenv(name);
+
+	return s && *s ? strtoull(s, NULL, 10) : dflt;
+}
+
+/* Consumes an injected failure for this entry point, if one is armed. */
+static int injected(const char *name, CUresult *rc)
+{
+	int hit;
+
+	pthread_mutex_lock(&lock);
+	hit = fk.fail_name[0] && !strcmp(fk.fail_name, name);
+	if (hit) {
+		*rc = fk.fail_rc;
+		fk.fail_name[0] = 0;
+	}
+	pthread_mutex_unlock(&lock);
+	return hit;
+}
+
+#define ENTER(name)                                          \
+	do {                                                 \
+		CUresult inj_;                               \
+		if (injected(name, &inj_))                   \
+			return inj_;                         \
+		if (!fk.initialised)                         \
+			return CUDA_ERROR_NOT_INITIALIZED;   \
+	} while (0)
+
+/* --- controls --------------------------------------------------------------- */
+
+EXPORT void fakecuda_set_device(int ordinal)
+{
+	cur_dev = ordinal;
+}
+
+EXPORT uint64_t fakecuda_used_bytes(int ordinal)
+{
+	uint64_t v;
+
+	pthread_mutex_lock(&lock);
+	v = ordinal >= 0 && ordinal < MAX_DEVS ? fk.used[ordinal] : 0;
+	pthread_mutex_unlock(&lock);
+	return v;
+}
+
+EXPORT void fakecuda_fail_next(const char *name, int rc)
+{
+	pthread_mutex_lock(&lock);
+	snprintf(fk.fail_name, sizeof(fk.fail_name), "%s", name);
+	fk.fail_rc = (CUresult)rc;
+	pthread_mutex_unlock(&lock);
+}
+
+EXPORT uint64_t fakecuda_kernel_ns(void)
+{
+	return __atomic_load_n(&fk.kernel_ns, __ATOMIC_RELAXED);
+}
+
+EXPORT uint64_t fakecuda_launches(void)
+{
+	return __atomic_load_n(&fk.launches, __ATOMIC_RELAXED);
+}
+
+/* --- device and context ------------------------------------------------------ */
+
+EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
+{
+	CUresult inj;
+
+	if (injected("cuInit", &inj))
+		return inj;
+	if (Flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lock);
+	if (!fk.initialised) {
+		fk.n_devs = (int)env_u64("FAKECUDA_DEVICES", 2);
+		if (fk.n_devs < 1 || fk.n_devs > MAX_DEVS)
+			fk.n_devs = 2;
+		fk.mem_bytes = env_u64("FAKECUDA_MEM_MIB", 16384) << 20;
+		fk.pitch = env_u64("FAKECUDA_PITCH", 512);
+		fk.next_ptr = 0x7f0000000000ull;
+		fk.initialised = 1;
+	}
+	pthread_mutex_unlock(&lock);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
+{
+	if (!driverVersion)
+		return CUDA_ERROR_INVALID_VALUE;
+	*driverVersion = 13000;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDeviceGetCount(int *count)
+{
+	ENTER("cuDeviceGetCount");
+	if (!count)
+		return CUDA_ERROR_INVALID_VALUE;
+	*count = fk.n_devs;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
+{
+	ENTER("cuDeviceGet");
+	if (!device || ordinal < 0 || ordinal >= fk.n_devs)
+		return CUDA_ERROR_INVALID_DEVICE;
+	*device = ordinal;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+	ENTER("cuDeviceGetName");
+	if (!name || len < 1 || dev < 0 || dev >= fk.n_devs)
+		return CUDA_ERROR_INVALID_VALUE;
+	snprintf(name, (size_t)len, "Fake GPU");
+	(void)dev;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
+{
+	ENTER("cuDeviceGetUuid");
+	if (!uuid || dev < 0 || dev >= fk.n_devs)
+		return CUDA_ERROR_INVALID_VALUE;
+	memset(uuid->bytes, 0, sizeof(uuid->bytes));
+	memcpy(uuid->bytes, "fakegpu", 7);
+	uuid->bytes[15] = (char)dev;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+	ENTER("cuDeviceTotalMem_v2");
+	if (!bytes || dev < 0 || dev >= fk.n_devs)
+		return CUDA_ERROR_INVALID_VALUE;
+	*bytes = (size_t)fk.mem_bytes;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
+{
+	ENTER("cuCtxGetCurrent");
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pctx = (CUcontext)(uintptr_t)(0x1000 + cur_dev);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
+{
+	ENTER("cuCtxGetDevice");
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (cur_dev < 0 || cur_dev >= fk.n_devs)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*device = cur_dev;
+	return CUDA_SUCCESS;
+}
+
+/* --- memory --------------------------------------------------------------------- */
+
+static CUresult do_alloc(uint64_t *key_out, uint64_t bytes, int dev, int is_handle)
+{
+	int i;
+
+	if (!key_out || !bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (dev < 0 || dev >= fk.n_devs)
+		return CUDA_ERROR_INVALID_DEVICE;
+	pthread_mutex_lock(&lock);
+	if (bytes > fk.mem_bytes - fk.used[dev]) {
+		pthread_mutex_unlock(&lock);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	for (i = 0; i < MAX_ALLOCS && fk.allocs[i].key; i++)
+		;
+	if (i == MAX_ALLOCS) {
+		pthread_mutex_unlock(&lock);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	fk.allocs[i].key = fk.next_ptr;
+	fk.allocs[i].bytes = bytes;
+	fk.allocs[i].dev = dev;
+	fk.allocs[i].is_handle = is_handle;
+	/* Distinct, 256-byte aligned, never reused: like device addresses. */
+	fk.next_ptr += (bytes + 255) & ~255ull;
+	fk.used[dev] += bytes;
+	*key_out = fk.allocs[i].key;
+	pthread_mutex_unlock(&lock);
+	return CUDA_SUCCESS;
+}
+
+static CUresult do_free(uint64_t key, int is_handle)
+{
+	int i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_ALLOCS; i++) {
+		if (key && fk.allocs[i].key == key && fk.allocs[i].is_handle == is_handle) {
+			fk.used[fk.allocs[i].dev] -= fk.allocs[i].bytes;
+			memset(&fk.allocs[i], 0, sizeof(fk.allocs[i]));
+			pthread_mutex_unlock(&lock);
+			return CUDA_SUCCESS;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
+{
+	ENTER("cuMemGetInfo_v2");
+	if (!free_bytes || !total_bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lock);
+	*total_bytes = (size_t)fk.mem_bytes;
+	*free_bytes = (size_t)(fk.mem_bytes - fk.used[cur_dev]);
+	pthread_mutex_unlock(&lock);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	ENTER("cuMemAlloc_v2");
+	return do_alloc((uint64_t *)dptr, bytesize, cur_dev, 0);
+}
+
+/* The 32-bit ABI of CUDA 2.x: only here so that a v1 lookup has an answer. */
+EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+{
+	uint64_t p;
+	CUresult rc;
+
+	ENTER("cuMemAlloc");
+	rc = do_alloc(&p, bytesize, cur_dev, 0);
+	if (rc == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr_v1)p;
+	return rc;
+}
+
+EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+	ENTER("cuMemAllocManaged");
+	if (!flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	return do_alloc((uint64_t *)dptr, bytesize, cur_dev, 0);
+}
+
+EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+					   size_t Height, unsigned int ElementSizeBytes)
+{
+	uint64_t pitch;
+	CUresult rc;
+
+	ENTER("cuMemAllocPitch_v2");
+	if (!pPitch || !WidthInBytes || !Height ||
+	    (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
+		return CUDA_ERROR_INVALID_VALUE;
+	pitch = (WidthInBytes + fk.pitch - 1) / fk.pitch * fk.pitch;
+	rc = do_alloc((uint64_t *)dptr, pitch * Height, cur_dev, 0);
+	if (rc == CUDA_SUCCESS)
+		*pPitch = (size_t)pitch;
+	return rc;
+}
+
+EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
+{
+	ENTER("cuMemFree_v2");
+	return do_free(dptr, 0);
+}
+
+#define ASYNC_PAIR(name, args_decl, call)                                     \
+	EXPORT CUresult CUDAAPI name args_decl                                \
+	{                                                                     \
+		ENTER(#name);                                                 \
+		return call;                                                  \
+	}                                                                     \
+	EXPORT CUresult CUDAAPI name##_ptsz args_decl                         \
+	{                                                                     \
+		ENTER(#name "_ptsz");                                         \
+		return call;                                                  \
+	}
+
+ASYNC_PAIR(cuMemAllocAsync, (CUdeviceptr *dptr, size_t bytesize, CUstream hStream),
+	   ((void)hStream, do_alloc((uint64_t *)dptr, bytesize, cur_dev, 0)))
+ASYNC_PAIR(cuMemAllocFromPoolAsync,
+	   (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream),
+	   ((void)pool, (void)hStream, do_alloc((uint64_t *)dptr, bytesize, cur_dev, 0)))
+ASYNC_PAIR(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream),
+	   ((void)hStream, do_free(dptr, 0)))
+
+EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+				    const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	ENTER("cuMemCreate");
+	if (!prop || flags || !handle)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	return do_alloc((uint64_t *)handle, size, prop->location.id, 1);
+}
+
+EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+	ENTER("cuMemRelease");
+	return do_free(handle, 1);
+}
+
+/* --- the simulated GPU timeline ---------------------------------------------------- */
+
+static CUresult run_kernel(uint64_t dur_ns)
+{
+	uint64_t t = now_ns(), start, wait = 0;
+	int d = cur_dev;
+
+	if (d < 0 || d >= fk.n_devs)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&lock);
+	start = fk.busy_until_ns[d] > t ? fk.busy_until_ns[d] : t;
+	fk.busy_until_ns[d] = start + dur_ns;
+	fk.kernel_ns += dur_ns;
+	fk.launches++;
+	if (start > t + QUEUE_NS)
+		wait = start - t - QUEUE_NS;
+	pthread_mutex_unlock(&lock);
+	/* A full launch queue blocks the host, as on a real GPU. */
+	if (wait) {
+		struct timespec ts = { (time_t)(wait / 1000000000ull), (long)(wait % 1000000000ull) };
+
+		nanosleep(&ts, NULL);
+	}
+	return CUDA_SUCCESS;
+}
+
+#define LAUNCH_PAIR(name, args_decl, check, dur)                              \
+	EXPORT CUresult CUDAAPI name args_decl                                \
+	{                                                                     \
+		ENTER(#name);                                                 \
+		if (!(check))                                                 \
+			return CUDA_ERROR_INVALID_VALUE;                      \
+		return run_kernel(dur);                                       \
+	}                                                                     \
+	EXPORT CUresult CUDAAPI name##_ptsz args_decl                         \
+	{                                                                     \
+		ENTER(#name "_ptsz");                                         \
+		if (!(check))                                                 \
+			return CUDA_ERROR_INVALID_VALUE;                      \
+		return run_kernel(dur);                                       \
+	}
+
+#define KERNEL_ARGS                                                                  \
+	(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, \
+	 unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,           \
+	 unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
+#define COOP_ARGS                                                                    \
+	(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, \
+	 unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,           \
+	 unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
+#define KERNEL_OK                                                                    \
+	((void)hStream, (void)kernelParams, (void)sharedMemBytes,                         \
+	 f && gridDimX && gridDimY && gridDimZ && blockDimX && blockDimY && blockDimZ)
+
+LAUNCH_PAIR(cuLaunchKernel, KERNEL_ARGS, KERNEL_OK && ((void)extra, 1), gridDimX * 1000ull)
+LAUNCH_PAIR(cuLaunchCooperativeKernel, COOP_ARGS, KERNEL_OK, gridDimX * 1000ull)
+LAUNCH_PAIR(cuLaunchKernelEx,
+	    (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra),
+	    ((void)kernelParams, (void)extra, config && f && config->gridDimX),
+	    config->gridDimX * 1000ull)
+LAUNCH_PAIR(cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream),
+	    ((void)hStream, hGraphExec != NULL), 100000ull)
+
+/* A launch through cuGetProcAddress when FAKECUDA_GPA_DISTINCT is set. */
+static CUresult CUDAAPI gpa_cuLaunchKernel KERNEL_ARGS
+{
+	return cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+			      sharedMemBytes, hStream, kernelParams, extra);
+}
+
+static CUresult CUDAAPI gpa_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	return cuMemAlloc_v2(dptr, bytesize);
+}
+
+EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
+{
+	struct event *e;
+
+	ENTER("cuEventCreate");
+	if (!phEvent || Flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*phEvent = (CUevent)e;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
+{
+	ENTER("cuEventDestroy_v2");
+	free(hEvent);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
+{
+	struct event *e = (struct event *)hEvent;
+	uint64_t t = now_ns();
+
+	ENTER("cuEventRecord");
+	(void)hStream;
+	if (!e)
+		return CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&lock);
+	e->t_ns = fk.busy_until_ns[cur_dev] > t ? fk.busy_until_ns[cur_dev] : t;
+	e->recorded = 1;
+	pthread_mutex_unlock(&lock);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
+{
+	struct event *e = (struct event *)hEvent;
+
+	ENTER("cuEventQuery");
+	if (!e)
+		return CUDA_ERROR_INVALID_HANDLE;
+	return now_ns() >= e->t_ns ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+	struct event *a = (struct event *)hStart, *b = (struct event *)hEnd;
+	uint64_t t = now_ns();
+
+	ENTER("cuEventElapsedTime");
+	if (!pMilliseconds || !a || !b || !a->recorded || !b->recorded)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (t < a->t_ns || t < b->t_ns)
+		return CUDA_ERROR_NOT_READY;
+	*pMilliseconds = (float)((double)((int64_t)(b->t_ns - a->t_ns)) / 1e6);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+{
+	ENTER("cuStreamIsCapturing");
+	(void)hStream;
+	if (!captureStatus)
+		return CUDA_ERROR_INVALID_VALUE;
+	*captureStatus = CU_STREAM_CAPTURE_STATUS_NONE;
+	return CUDA_SUCCESS;
+}
+
+/* --- cuGetProcAddress ------------------------------------------------------------- */
+
+enum { ANY, LEGACY, PTSZ };
+
+struct proc {
+	const char *api;
+	int version;
+	int flavour;
+	const char *export_name;
+	void *fn;
+};
+
+#define P(api, ver, fl, name) { api, ver, fl, #name, (void *)name }
+static const struct proc procs[] = {
+	P("cuInit", 2000, ANY, cuInit),
+	P("cuDriverGetVersion", 2020, ANY, cuDriverGetVersion),
+	P("cuDeviceGetCount", 2000, ANY, cuDeviceGetCount),
+	P("cuDeviceGet", 2000, ANY, cuDeviceGet),
+	P("cuDeviceGetName", 2000, ANY, cuDeviceGetName),
+	P("cuDeviceGetUuid", 9020, ANY, cuDeviceGetUuid),
+	P("cuDeviceTotalMem", 3020, ANY, cuDeviceTotalMem_v2),
+	P("cuCtxGetCurrent", 4000, ANY, cuCtxGetCurrent),
+	P("cuCtxGetDevice", 2000, ANY, cuCtxGetDevice),
+	P("cuGetProcAddress", 11030, ANY, cuGetProcAddress),
+	P("cuGetProcAddress", 12000, ANY, cuGetProcAddress_v2),
+	P("cuMemGetInfo", 3020, ANY, cuMemGetInfo_v2),
+	P("cuMemAlloc", 2000, ANY, cuMemAlloc),
+	P("cuMemAlloc", 3020, ANY, cuMemAlloc_v2),
+	P("cuMemAllocManaged", 6000, ANY, cuMemAllocManaged),
+	P("cuMemAllocPitch", 3020, ANY, cuMemAllocPitch_v2),
+	P("cuMemFree", 3020, ANY, cuMemFree_v2),
+	P("cuMemAllocAsync", 11020, LEGACY, cuMemAllocAsync),
+	P("cuMemAllocAsync", 11020, PTSZ, cuMemAllocAsync_ptsz),
+	P("cuMemAllocFromPoolAsync", 11020, LEGACY, cuMemAllocFromPoolAsync),
+	P("cuMemAllocFromPoolAsync", 11020, PTSZ, cuMemAllocFromPoolAsync_ptsz),
+	P("cuMemFreeAsync", 11020, LEGACY, cuMemFreeAsync),
+	P("cuMemFreeAsync", 11020, PTSZ, cuMemFreeAsync_ptsz),
+	P("cuMemCreate", 10020, ANY, cuMemCreate),
+	P("cuMemRelease", 10020, ANY, cuMemRelease),
+	P("cuLaunchKernel", 4000, LEGACY, cuLaunchKernel),
+	P("cuLaunchKernel", 7000, PTSZ, cuLaunchKernel_ptsz),
+	P("cuLaunchKernelEx", 11060, LEGACY, cuLaunchKernelEx),
+	P("cuLaunchKernelEx", 11060, PTSZ, cuLaunchKernelEx_ptsz),
+	P("cuLaunchCooperativeKernel", 9000, LEGACY, cuLaunchCooperativeKernel),
+	P("cuLaunchCooperativeKernel", 9000, PTSZ, cuLaunchCooperativeKernel_ptsz),
+	P("cuGraphLaunch", 10000, LEGACY, cuGraphLaunch),
+	P("cuGraphLaunch", 10000, PTSZ, cuGraphLaunch_ptsz),
+	P("cuEventCreate", 2000, ANY, cuEventCreate),
+	P("cuEventDestroy", 4000, ANY, cuEventDestroy_v2),
+	P("cuEventRecord", 2000, LEGACY, cuEventRecord),
+	P("cuEventQuery", 2000, ANY, cuEventQuery),
+	P("cuEventElapsedTime", 2000, ANY, cuEventElapsedTime),
+	P("cuStreamIsCapturing", 10000, LEGACY, cuStreamIsCapturing),
+};
+#undef P
+
+EXPORT void *fakecuda_self(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(procs) / sizeof(procs[0]); i++)
+		if (!strcmp(procs[i].export_name, name))
+			return procs[i].fn;
+	return NULL;
+}
+
+static CUresult gpa(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+		    CUdriverProcAddressQueryResult *status)
+{
+	const struct proc *best = NULL;
+	int known = 0, want_ptsz = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0;
+	size_t i;
+
+	if (status)
+		*status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	if (!symbol || !pfn)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pfn = NULL;
+	for (i = 0; i < sizeof(procs) / sizeof(procs[0]); i++) {
+		const struct proc *p = &procs[i];
+
+		if (strcmp(p->api, symbol))
+			continue;
+		known = 1;
+		if (p->version > cudaVersion)
+			continue;
+		if ((p->flavour == PTSZ && !want_ptsz) || (p->flavour == LEGACY && want_ptsz))
+			continue;
+		if (!best || p->version > best->version)
+			best = p;
+	}
+	if (!best) {
+		if (status && known)
+			*status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+		return CUDA_ERROR_NOT_FOUND;
+	}
+	*pfn = best->fn;
+	/* Read here: the hook asks before cuInit. */
+	if (env_u64("FAKECUDA_GPA_DISTINCT", 0)) {
+		if (best->fn == (void *)cuMemAlloc_v2)
+			*pfn = (void *)gpa_cuMemAlloc_v2;
+		else if (best->fn == (void *)cuLaunchKernel)
+			*pfn = (void *)gpa_cuLaunchKernel;
+	}
+	if (status)
+		*status = CU_GET_PROC_ADDRESS_SUCCESS;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
+					 cuuint64_t flags)
+{
+	return gpa(symbol, pfn, cudaVersion, flags, NULL);
+}
+
+EXPORT CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
+					    cuuint64_t flags,
+					    CUdriverProcAddressQueryResult *symbolStatus)
+{
+	return gpa(symbol, pfn, cudaVersion, flags, symbolStatus);
+}

@@ -1,0 +1,42 @@
+/*
+ * fake_cuda.h - the test-only controls of the fake CUDA driver
+ * (fake_cuda.c, built as a libcuda.so.1 of its own for the tests).
+ *
+ * The fake implements the driver entry points libgpushare hooks or calls,
+ * with a configurable device:
+ *   FAKECUDA_DEVICES      number of devices (default 2, at most 8)
+ *   FAKECUDA_MEM_MIB      memory per device in MiB (default 16384)
+ *   FAKECUDA_PITCH        pitch alignment of cuMemAllocPitch (default 512)
+ *   FAKECUDA_GPA_DISTINCT 1: cuGetProcAddress answers with addresses other
+ *                         than the exports for cuMemAlloc and cuLaunchKernel,
+ *                         as a driver may
+ * A kernel launched with gridDimX = n takes n microseconds of a simulated
+ * GPU timeline per device; events are stamped on that timeline, so kernel
+ * timing with events behaves as on a GPU that runs one kernel at a time.
+ * Memory is counted per process: one fake GPU per process is enough to
+ * test a pod's limit, which the hook enforces above the driver.
+ *
+ * Nothing here is CUDA API; tests declare and call these directly.
+ */
+#ifndef GS_FAKE_CUDA_H
+#define GS_FAKE_CUDA_H
+
+#include <stdint.h>
+
+/* Makes ordinal the calling thread's current device (its primary context). */
+void fakecuda_set_device(int ordinal);
+
+/* Bytes the fake driver has handed out on device ordinal in this process. */
+uint64_t fakecuda_used_bytes(int ordinal);
+
+/* The next call of the export named name returns rc without doing anything. */
+void fakecuda_fail_next(const char *name, int rc);
+
+/* The fake's own address of an export (what dlsym in the real libcuda returns). */
+void *fakecuda_self(const char *name);
+
+/* Kernel time launched so far in this process, over all devices, and launches. */
+uint64_t fakecuda_kernel_ns(void);
+uint64_t fakecuda_launches(void);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * ptrmap.h - this process's live allocations: device pointer (or memory
+ * handle) to size and device, so that a free returns exactly what the
+ * allocation reserved.
+ *
+ * An open-addressing hash table with linear probing and backward-shift
+ * deletion (no tombstones, so a long-running process that allocates and
+ * frees forever never degrades). Not thread-safe: the hook holds its lock.
+ *
+ * Ownership: struct gs_ptrmap is caller-owned (_init/_release) and owns
+ * its array.
+ */
+#ifndef GS_SHARE_PTRMAP_H
+#define GS_SHARE_PTRMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gs_ptrmap_entry {
+	uint64_t key;          /* 0 = empty; the driver never returns 0 */
+	uint64_t bytes;
+	int32_t dev;           /* index in the pod region's device table */
+};
+
+struct gs_ptrmap {
+	struct gs_ptrmap_entry *e;
+	size_t cap;            /* a power of two, or 0 */
+	size_t n;
+};
+
+void gs_ptrmap_init(struct gs_ptrmap *m);
+void gs_ptrmap_release(struct gs_ptrmap *m);
+
+/* Adds or replaces key. Returns 0, GS_EINVAL for key 0, or GS_ENOMEM. */
+int gs_ptrmap_put(struct gs_ptrmap *m, uint64_t key, uint64_t bytes, int32_t dev);
+
+/* Removes key, copying its entry to *out. Returns 0 or GS_ENOENT. */
+int gs_ptrmap_take(struct gs_ptrmap *m, uint64_t key, struct gs_ptrmap_entry *out);
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * region.h - the shared-memory regions through which libgpushare's
+ * processes see each other.
+ *
+ * Two kinds of region, both a file in POSIX shared memory (shm_open) or,
+ * with GPUSHARE_SHM_DIR, in a directory that several containers mount:
+ *
+ *   pod region  "gpushare.pod.<pod id>": the memory each process of one pod
+ *               holds on each device, so that the pod's limit covers all of
+ *               its processes.
+ *   node region "gpushare.node.<node id>": one slot per process and device
+ *               that launches kernels, with its pod, its compute share and
+ *               when it last launched, so that a pod can tell whether
+ *               others compete for the same GPU.
+ *
+ * Layout rules. Every region starts with struct gs_region_hdr: a magic
+ * number, a layout version, the size of the whole region and its kind. A
+ * process that finds any of them different from its own refuses the
+ * region (GS_ESCHEMA and a message saying what to do): two library builds
+ * that disagree on the layout must never share one. GS_REGION_VERSION is
+ * bumped on every change to the structs below.
+ *
+ * Concurrency. The header holds a robust, process-shared mutex: a process
+ * that dies holding it does not wedge the others (the next locker gets
+ * EOWNERDEAD and carries on; nothing in the region is derived, so nothing
+ * needs repair). Each process also holds an open-file-description lock on
+ * one byte per slot it owns (fcntl F_OFD_SETLK, past the end of the file).
+ * The kernel drops it when the process dies, however it dies, so a dead
+ * process's slot, and the memory it held, is reclaimed exactly. This works
+ * across PID namespaces, where kill(pid, 0) would lie.
+ *
+ * Ownership: struct gs_region is caller-owned (_open/_close); it owns its
+ * descriptor and its mapping.
+ */
+#ifndef GS_SHARE_REGION_H
+#define GS_SHARE_REGION_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GS_REGION_MAGIC 0x50485347u /* "GSHP" */
+#define GS_REGION_VERSION 1u
+#define GS_REGION_MAX_DEVS 16
+#define GS_REGION_MAX_PROCS 128
+#define GS_REGION_NODE_SLOTS 256
+#define GS_REGION_POD_ID_MAX 64
+#define GS_REGION_PATH_MAX 384
+
+enum gs_region_kind {
+	GS_REGION_POD = 1,
+	GS_REGION_NODE = 2,
+};
+
+struct gs_region_hdr {
+	uint32_t magic;
+	uint32_t version;
+	uint64_t size_bytes;      /* of the whole region */
+	uint32_t kind;            /* enum gs_region_kind */
+	uint32_t ready;           /* 1 once the creator finished */
+	pthread_mutex_t lock;     /* robust, process-shared */
+};
+
+/* A device of the pod, named by its UUID (ordinals differ between processes). */
+struct gs_pod_dev {
+	uint8_t uuid[16];
+	uint32_t in_use;
+	uint32_t pad;
+};
+
+/* A process of the pod and the bytes it holds on each device. */
+struct gs_pod_proc {
+	int32_t pid;              /* in its own PID namespace: for messages only */
+	uint32_t in_use;
+	uint64_t used_bytes[GS_REGION_MAX_DEVS];
+};
+
+struct gs_pod_region {
+	struct gs_region_hdr hdr;
+	uint64_t limit_bytes;     /* per device; set by the first process */
+	struct gs_pod_dev dev[GS_REGION_MAX_DEVS];
+	struct gs_pod_proc proc[GS_REGION_MAX_PROCS];
+};
+
+/* A process launching kernels on one device. */
+struct gs_node_slot {
+	char pod_id[GS_REGION_POD_ID_MAX];
+	uint8_t uuid[16];
+	int32_t pid;
+	uint32_t in_use;
+	uint32_t share_pct;       /* requested compute share, 100 = none asked */
+	uint32_t gen;             /* bumped on every claim */
+	uint64_t last_active_ns;  /* CLOCK_MONOTONIC of the last launch; atomic */
+};
+
+struct gs_node_region {
+	struct gs_region_hdr hdr;
+	struct gs_node_slot slot[GS_REGION_NODE_SLOTS];
+};
+
+struct gs_region {
+	int fd;
+	void *map;
+	size_t size_bytes;
+	enum gs_region_kind kind;
+	char path[GS_REGION_PATH_MAX];   /* for messages, e.g. /dev/shm/gpushare.pod.x */
+	uint8_t held[GS_REGION_NODE_SLOTS / 8]; /* slots this process holds through fd */
+};
+
+/*
+ * Opens (creating if needed) the region of this kind named id, in dir or,
+ * when dir is NULL or "", in POSIX shared memory. id must already be
+ * checked (config.c). Returns 0, GS_ESCHEMA when the region exists with
+ * another magic, version, size or kind, GS_EIO for system errors; err
+ * then holds a message naming the file.
+ */
+int gs_region_open(struct gs_region *r, const char *dir, enum gs_region_kind kind,
+		   const char *id, char *err, size_t err_len);
+
+/* Unmaps and closes. Drops every slot lock this process holds through r. */
+void gs_region_close(struct gs_region *r);
+
+/* Removes the region's name (what `rm /dev/shm/gpushare.pod.x` does). */
+int gs_region_unlink(const char *dir, enum gs_region_kind kind, const char *id);
+
+/* The region's path for this dir, kind and id, as gs_region_open uses it. */
+void gs_region_path(char *buf, size_t len, const char *dir, enum gs_region_kind kind,
+		    const char *id);
+
+/*
+ * Takes the region's mutex. Returns 0; when the previous holder died with
+ * it, marks it consistent and returns 0 too. GS_EIO only when the mutex is
+ * unrecoverable.
+ */
+int gs_region_lock(struct gs_region *r);
+void gs_region_unlock(struct gs_region *r);
+
+/*
+ * Slot liveness. gs_region_hold() takes this process's lock on slot i;
+ * gs_region_slot_alive() tells whether some other open file description
+ * holds slot i's lock (the caller's own slots read as not alive: skip
+ * them). gs_region_release_slot() drops the lock.
+ */
+int gs_region_hold(struct gs_region *r, int i);
+int gs_region_slot_alive(struct gs_region *r, int i);
+void gs_region_release_slot(struct gs_region *r, int i);
+
+static inline struct gs_pod_region *gs_region_pod(struct gs_region *r)
+{
+	return (struct gs_pod_region *)r->map;
+}
+
+static inline struct gs_node_region *gs_region_node(struct gs_region *r)
+{
+	return (struct gs_node_region *)r->map;
+}
+
+/* --- the pod region ------------------------------------------------------ */
+
+/*
+ * Registers the calling process: takes a free or dead slot (reclaiming a
+ * dead process's bytes) and holds its lock. The first process of a pod, or
+ * the first after all others died, sets the limit; a process whose limit
+ * differs from that of live processes is refused (GS_EINVAL, message in
+ * err), since a pod cannot have two limits. Returns 0 and the slot in
+ * *slot_out, GS_ENOMEM when every slot is taken by a live process.
+ */
+int gs_pod_attach(struct gs_region *r, int32_t pid, uint64_t limit_bytes, int *slot_out,
+		  char *err, size_t err_len);
+
+/* Finds or adds the device with this UUID. Returns its index or GS_ENOMEM. */
+int gs_pod_dev_index(struct gs_region *r, const uint8_t uuid[16]);
+
+/*
+ * Reserves bytes on device dev for process slot proc if the pod's total
+ * stays within limit_bytes (0: no limit). Reclaims dead processes before
+ * giving up. Returns 0 or GS_ENOMEM (nothing reserved).
+ */
+int gs_pod_reserve(struct gs_region *r, int proc, int dev, uint64_t bytes, uint64_t limit_bytes);
+
+/* Returns bytes reserved by gs_pod_reserve(); clamps at zero. */
+void gs_pod_unreserve(struct gs_region *r, int proc, int dev, uint64_t bytes);
+
+/* The pod's bytes on device dev, over live and not yet reclaimed processes. */
+uint64_t gs_pod_used(struct gs_region *r, int dev);
+
+/*
+ * With the mutex held: frees the slot of every process that died, with
+ * its bytes. Returns how many were reclaimed. self is skipped (-1: none).
+ */
+int gs_pod_reclaim_locked(struct gs_region *r, int self);
+
+/* --- the node region ----------------------------------------------------- */
+
+/*
+ * Claims a slot for (pod, device) for the calling process and holds its
+ * lock. Returns the slot index and its generation in *gen_out, or
+ * GS_ENOMEM when all slots belong to live processes.
+ */
+int gs_node_claim(struct gs_region *r, const char *pod_id, const uint8_t uuid[16], int32_t pid,
+		  int share_pct, uint64_t now_ns, uint32_t *gen_out);
+
+/* Records a launch in slot i now (one atomic store). */
+void gs_node_beat(struct gs_region *r, int slot, uint64_t now_ns);
+
+/* True while slot i still carries generation gen (nobody re-claimed it). */
+int gs_node_slot_current(struct gs_region *r, int slot, uint32_t gen);
+
+/* One process launching on a device, as the throttle sees it. */
+struct gs_peer {
+	char pod_id[GS_REGION_POD_ID_MAX];
+	int share_pct;
+	uint64_t last_active_ns;
+};
+
+/*
+ * Copies the slots of live processes on the device with this UUID into
+ * out (at most cap). Returns how many, or GS_EIO.
+ */
+int gs_node_peers(struct gs_region *r, const uint8_t uuid[16], struct gs_peer *out, int cap);
+
+#endif

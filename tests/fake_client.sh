@@ -1,0 +1,73 @@
+#!/bin/sh
+# fake_client.sh - stands in for the CUDA clients (vecadd, mnist, launch,
+# memprobe) in test_bench_harness, on machines without a GPU. Installed as
+# symbolic links named after the clients.
+#
+# It takes the clients' flags, waits for --start-at-ns like them, and
+# reports a throughput that follows from what the harness set up: the
+# compute share it was given (GPUSHARE_COMPUTE_PERCENT under the hook,
+# CUDA_MPS_ACTIVE_THREAD_PERCENTAGE under MPS), else 1000 divided by the
+# fake clients running on the same GPU at the start time. Under
+# libgpushare it loses 2 %, so the harness's overhead has a known value.
+# It echoes the environment it saw as seen_* keys. A client named
+# crash* exits 3 without a report.
+set -eu
+
+kernel=$(basename "$0")
+name=$kernel start=0 limit=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--name) name=$2; shift 2 ;;
+	--start-at-ns) start=$2; shift 2 ;;
+	--limit-mib) limit=$2; shift 2 ;;
+	--duration-s|--warmup-s|--size-mib|--batch) shift 2 ;;
+	*) echo "fake client: unknown flag $1" >&2; exit 2 ;;
+	esac
+done
+case "$name" in crash*) echo "fake client: crashing as asked" >&2; exit 3 ;; esac
+
+dir=${FAKE_CLIENT_DIR:?}
+gpu=${CUDA_VISIBLE_DEVICES:-none}
+reg="$dir/running.$gpu.$$"
+: > "$reg"
+now=$(date +%s%N)
+if [ "$start" -gt "$now" ]; then
+	sleep "$(awk -v d=$((start - now)) 'BEGIN { printf "%.3f", d / 1e9 }')"
+fi
+# Clients registered on this GPU; counted at the start and again at the
+# end, so that a neighbour that started late is still seen.
+count() {
+	c=0
+	for f in "$dir"/running."$gpu".*; do
+		[ -e "$f" ] && c=$((c + 1))
+	done
+	echo "$c"
+}
+n=$(count)
+sleep 0.3
+n2=$(count)
+[ "$n2" -gt "$n" ] && n=$n2
+rm -f "$reg"
+
+pct=${GPUSHARE_COMPUTE_PERCENT:-${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:-}}
+hooked=0
+case "${LD_PRELOAD:-}" in *libgpushare*) hooked=1 ;; esac
+tput=$(awk -v n="$n" -v p="$pct" -v h="$hooked" 'BEGIN {
+	t = p != "" ? 1000 * p / 100 : 1000 / n
+	if (h) t *= 0.98
+	printf "%.3f", t }')
+
+ok=1 rc=0
+if [ "$kernel" = memprobe ]; then
+	# The real probe passes only when something enforces the limit.
+	if [ "${GPUSHARE_MEM_LIMIT_MIB:-}" != "$limit" ]; then ok=0 rc=1; fi
+fi
+printf 'report kernel=%s name=%s ok=%s throughput=%s unit=ops/s colocated_seen=%s' \
+	"$kernel" "$name" "$ok" "$tput" "$n"
+printf ' seen_visible=%s seen_preload="%s" seen_pod="%s" seen_mem="%s" seen_pct="%s"' \
+	"$gpu" "${LD_PRELOAD:-}" "${GPUSHARE_POD_ID:-}" "${GPUSHARE_MEM_LIMIT_MIB:-}" \
+	"${GPUSHARE_COMPUTE_PERCENT:-}"
+printf ' seen_mps_pct="%s" seen_mps_pipe="%s" seen_mps_mem="%s"\n' \
+	"${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:-}" "${CUDA_MPS_PIPE_DIRECTORY:-}" \
+	"${CUDA_MPS_PINNED_DEVICE_MEM_LIMIT:-}"
+exit $rc

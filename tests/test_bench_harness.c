@@ -1,0 +1,578 @@
+/*
+ * test_bench_harness.c - gpusim-bench end to end without a GPU.
+ *
+ * The harness runs against the fake driver (two "Fake GPU" devices of 16
+ * GiB, found through LD_LIBRARY_PATH as libcuda.so.1), with
+ * tests/fake_client.sh standing in for the four CUDA clients and a fake
+ * nvidia-cuda-mps-control in PATH that logs how it was called. What is
+ * checked: placement with the allocator, the environment each mode gives
+ * its clients (CUDA_VISIBLE_DEVICES, MPS variables, LD_PRELOAD and the
+ * GPUSHARE_* limits), the private MPS daemon started and quit, the derived
+ * numbers (slowdown, achieved share, overhead) on known throughputs, the
+ * results records, and the exit codes for bad input, a client that
+ * crashes and a host without a driver.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "kvline.h"
+
+static char dir[64];
+static char out_text[65536];
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static int setup(void **state)
+{
+	static const char *const clients[] = { "vecadd", "mnist", "launch", "memprobe" };
+	char path[256], bin[160];
+	size_t i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/gs-bench-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/clients", dir);
+	mkdir(path, 0755);
+	for (i = 0; i < sizeof(clients) / sizeof(clients[0]); i++) {
+		snprintf(path, sizeof(path), "%s/clients/%s", dir, clients[i]);
+		if (symlink(GS_FAKE_CLIENT, path))
+			return -1;
+	}
+	snprintf(bin, sizeof(bin), "%s/bin", dir);
+	mkdir(bin, 0755);
+	snprintf(path, sizeof(path), "%s/nvidia-cuda-mps-control", bin);
+	/* Logs each call: its argument, its pipe directory and what came on stdin. */
+	write_file(path,
+		   "#!/bin/sh\n"
+		   "in=''\n"
+		   "[ $# -eq 0 ] && in=$(cat)\n"
+		   "echo \"mps-control args=$* pipe=$CUDA_MPS_PIPE_DIRECTORY log=$CUDA_MPS_LOG_DIRECTORY stdin=$in\" >> \"$FAKE_CLIENT_DIR/mps.log\"\n"
+		   "exit 0\n",
+		   0755);
+	snprintf(path, sizeof(path), "%s/state", dir);
+	mkdir(path, 0755);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) ? -1 : 0;
+}
+
+/*
+ * Runs gpusim-bench with args (NULL-terminated) and the fake setup.
+ * Returns its exit status; its stderr goes to out_text.
+ */
+static int bench(const char *libcuda, const char *const *args)
+{
+	char path_env[4096], fake_dir[128], work[128], clients[128];
+	const char *argv[32];
+	int p[2], status, a = 0;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	snprintf(clients, sizeof(clients), "%s/clients", dir);
+	snprintf(work, sizeof(work), "%s/work", dir);
+	snprintf(fake_dir, sizeof(fake_dir), "%s/state", dir);
+	snprintf(path_env, sizeof(path_env), "%s/bin:%s", dir, getenv("PATH") ? getenv("PATH") : "/bin");
+	argv[a++] = GS_BENCH_BIN;
+	argv[a++] = "--client-dir";
+	argv[a++] = clients;
+	argv[a++] = "--hook";
+	argv[a++] = GS_HOOK_LIB;
+	argv[a++] = "--work-dir";
+	argv[a++] = work;
+	argv[a++] = "--startup-s";
+	argv[a++] = "0.5";
+	for (; *args; args++)
+		argv[a++] = *args;
+	argv[a] = NULL;
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(p[1], STDERR_FILENO);
+		close(p[0]);
+		close(p[1]);
+		setenv("PATH", path_env, 1);
+		setenv("FAKE_CLIENT_DIR", fake_dir, 1);
+		if (libcuda)
+			setenv("GPUSIM_BENCH_LIBCUDA", libcuda, 1);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((n = read(p[0], out_text + got, sizeof(out_text) - 1 - (size_t)got)) > 0)
+		got += n;
+	out_text[got] = 0;
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void scenario_file(const char *name, const char *text)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	write_file(path, text, 0644);
+}
+
+static const char *in_dir(const char *name)
+{
+	static char paths[4][256];
+	static int next;
+	char *p = paths[next++ % 4];
+
+	snprintf(p, 256, "%s/%s", dir, name);
+	return p;
+}
+
+/* The records of a results file, parsed. */
+struct records {
+	struct gs_kvline l[256];
+	int n;
+};
+
+static void read_records(const char *path, struct records *r)
+{
+	char line[4096], err[128];
+	FILE *f = fopen(path, "r");
+	int ln = 0;
+
+	assert_non_null(f);
+	r->n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		ln++;
+		if (gs_kvline_parse(line, &r->l[r->n], err, sizeof(err)))
+			fail_msg("%s:%d: %s", path, ln, err);
+		if (r->l[r->n].type)
+			r->n++;
+		else
+			gs_kvline_release(&r->l[r->n]);
+		assert_true(r->n < 256);
+	}
+	fclose(f);
+}
+
+static void free_records(struct records *r)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++)
+		gs_kvline_release(&r->l[i]);
+}
+
+/* The record of this type whose key k1 has value v1 (and k2 v2, when given). */
+static const struct gs_kvline *find(const struct records *r, const char *type, const char *k1,
+				    const char *v1, const char *k2, const char *v2)
+{
+	int i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct gs_kvline *l = &r->l[i];
+		const char *a = gs_kvline_get(l, k1), *b = k2 ? gs_kvline_get(l, k2) : NULL;
+
+		if (strcmp(l->type, type) || !a || strcmp(a, v1))
+			continue;
+		if (k2 && (!b || strcmp(b, v2)))
+			continue;
+		return l;
+	}
+	fail_msg("no %s record with %s=%s%s%s%s%s", type, k1, v1, k2 ? " " : "", k2 ? k2 : "",
+		 k2 ? "=" : "", k2 ? v2 : "");
+	return NULL;
+}
+
+static double num(const struct gs_kvline *l, const char *key)
+{
+	const char *v = gs_kvline_get(l, key);
+
+	if (!v)
+		fail_msg("record %s has no %s", l->type, key);
+	return strtod(v, NULL);
+}
+
+static void expect_str(const struct gs_kvline *l, const char *key, const char *want)
+{
+	const char *v = gs_kvline_get(l, key);
+
+	if (!v || strcmp(v, want))
+		fail_msg("%s=%s, expected %s", key, v ? v : "(missing)", want);
+}
+
+static const char two_pods[] =
+	"{\"name\": \"pair\", \"measure\": \"compute\", \"modes\": [\"timeslice\", \"mps\", \"hook\"],\n"
+	" \"duration_s\": 0.2, \"warmup_s\": 0,\n"
+	" \"clients\": [\n"
+	"  {\"name\": \"p30\", \"kernel\": \"vecadd\", \"gpu_milli\": 300, \"gpu_mem_mib\": 1024},\n"
+	"  {\"name\": \"p70\", \"kernel\": \"mnist\", \"gpu_milli\": 700, \"gpu_mem_mib\": 2048}]}\n";
+
+static void test_modes_environment_and_numbers(void **state)
+{
+	static const char *const args[] = { "--out", NULL, "--slowdown-csv", NULL, NULL, NULL };
+	const char *a[6];
+	const struct gs_kvline *l;
+	struct records r;
+	char log[4096], path[1024];
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	scenario_file("pair.json", two_pods);
+	memcpy(a, args, sizeof(a));
+	a[1] = in_dir("results.txt");
+	a[3] = in_dir("slowdown.csv");
+	a[4] = in_dir("pair.json");
+	assert_int_equal(bench(NULL, a), 0);
+	read_records(in_dir("results.txt"), &r);
+
+	/* Every record says where it ran. */
+	l = find(&r, "host", "format", "1", NULL, NULL);
+	expect_str(l, "device", "Fake GPU");
+	expect_str(l, "gpus", "2");
+	expect_str(l, "cuda", "13.0");
+	expect_str(l, "driver", "unknown"); /* no NVIDIA kernel module here */
+	l = find(&r, "run", "id", "pair/exclusive/0", NULL, NULL);
+	expect_str(l, "status", "ok");
+	expect_str(l, "device", "Fake GPU");
+
+	/* binpack put 300 + 700 milli on one GPU; each client knows which. */
+	l = find(&r, "client", "run", "pair/exclusive/0", "name", "p30");
+	expect_str(l, "gpu", "0");
+	expect_str(l, "colocated", "1");
+	expect_str(l, "seen_preload", "");
+	expect_str(l, "seen_pct", "");
+	assert_true(strncmp(gs_kvline_get(l, "seen_visible"), "GPU-66616b65", 12) == 0);
+	assert_float_equal(num(l, "throughput"), 1000, 1e-9);
+	assert_float_equal(num(l, "factor"), 1, 1e-9);
+
+	/* Time-slicing: no controls, each gets half. */
+	l = find(&r, "client", "run", "pair/timeslice/0", "name", "p30");
+	expect_str(l, "colocated", "2");
+	expect_str(l, "colocated_seen", "2");
+	assert_float_equal(num(l, "factor"), 0.5, 1e-9);
+	assert_float_equal(num(l, "slowdown"), 2, 1e-9);
+	assert_float_equal(num(l, "share"), 0.5, 1e-9);
+	expect_str(l, "share_req", "0.300");
+
+	/* MPS: a private daemon, a thread percentage and a memory limit each. */
+	l = find(&r, "client", "run", "pair/mps/0", "name", "p30");
+	expect_str(l, "seen_mps_pct", "30");
+	expect_str(l, "seen_mps_mem", "0=1024M");
+	snprintf(path, sizeof(path), "%s/work/mps-pipe", dir);
+	expect_str(l, "seen_mps_pipe", path);
+	assert_float_equal(num(l, "share"), 0.3, 1e-6);
+	l = find(&r, "client", "run", "pair/mps/0", "name", "p70");
+	expect_str(l, "seen_mps_pct", "70");
+	assert_float_equal(num(l, "share"), 0.7, 1e-6);
+	f = fopen(in_dir("state/mps.log"), "r");
+	assert_non_null(f);
+	n = fread(log, 1, sizeof(log) - 1, f);
+	log[n] = 0;
+	fclose(f);
+	snprintf(path, sizeof(path), "mps-control args=-d pipe=%s/work/mps-pipe log=%s/work/mps-log stdin=\n"
+				     "mps-control args= pipe=%s/work/mps-pipe log=%s/work/mps-log stdin=quit\n",
+		 dir, dir, dir, dir);
+	assert_string_equal(log, path);
+
+	/* The hook: LD_PRELOAD and the pod's limits. */
+	l = find(&r, "client", "run", "pair/hook/0", "name", "p70");
+	assert_non_null(strstr(gs_kvline_get(l, "seen_preload"), "libgpushare.so"));
+	expect_str(l, "seen_pod", "pair.p70");
+	expect_str(l, "seen_mem", "2048");
+	expect_str(l, "seen_pct", "70");
+	assert_float_equal(num(l, "share"), 0.7, 1e-6);
+	/* The fake loses 2 % under the hook: 700 * 0.98 of 1000 alone. */
+	assert_float_equal(num(l, "factor"), 0.686, 1e-6);
+
+	/* The slowdown table: kernel x co-located x mode. */
+	l = find(&r, "slowdown", "kernel", "vecadd", "mode", "timeslice");
+	expect_str(l, "colocated", "2");
+	assert_float_equal(num(l, "factor"), 0.5, 1e-9);
+	expect_str(l, "device", "Fake GPU");
+	free_records(&r);
+
+	f = fopen(in_dir("slowdown.csv"), "r");
+	assert_non_null(f);
+	n = fread(log, 1, sizeof(log) - 1, f);
+	log[n] = 0;
+	fclose(f);
+	assert_non_null(strstr(log, "scenario,kernel,colocated,mode,factor,samples,device,driver,cuda\n"));
+	assert_non_null(strstr(log, "pair,vecadd,2,timeslice,0.50000,1,\"Fake GPU\",unknown,13.0\n"));
+	assert_non_null(strstr(log, "pair,mnist,2,mps,0.70000,1,\"Fake GPU\",unknown,13.0\n"));
+}
+
+static void test_overhead_alone(void **state)
+{
+	static const char scen[] =
+		"{\"name\": \"ovh\", \"measure\": \"overhead\", \"modes\": [\"hook\"], \"policy\": \"spread\",\n"
+		" \"duration_s\": 0.2, \"warmup_s\": 0, \"repeat\": 2,\n"
+		" \"clients\": [{\"name\": \"a\", \"kernel\": \"launch\"}, {\"name\": \"b\", \"kernel\": \"mnist\"}]}\n";
+	const char *args[] = { "--out", NULL, NULL, NULL };
+	const struct gs_kvline *l;
+	struct records r;
+
+	(void)state;
+	scenario_file("ovh.json", scen);
+	args[1] = in_dir("ovh.txt");
+	args[2] = in_dir("ovh.json");
+	assert_int_equal(bench(NULL, args), 0);
+	read_records(in_dir("ovh.txt"), &r);
+	/*
+	 * An overhead scenario runs every mode one client at a time, each
+	 * placed on the empty host: both land on GPU 0, neither shares it,
+	 * and what b loses under the hook is the hook's overhead.
+	 */
+	l = find(&r, "client", "run", "ovh/hook/1", "name", "b");
+	expect_str(l, "gpu", "0");
+	expect_str(l, "colocated", "1");
+	l = find(&r, "client", "run", "ovh/hook/1", "name", "a");
+	expect_str(l, "gpu", "0");
+	expect_str(l, "colocated_seen", "1");
+	assert_float_equal(num(l, "overhead_pct"), 2.0, 1e-6);
+	assert_null(gs_kvline_get(l, "share"));
+	expect_str(l, "seen_pct", ""); /* a whole GPU: no compute limit */
+	expect_str(l, "seen_mem", "");
+	free_records(&r);
+}
+
+static void test_colocate_variants(void **state)
+{
+	static const char scen[] =
+		"{\"name\": \"colo\", \"measure\": \"interference\", \"modes\": [\"timeslice\"],\n"
+		" \"duration_s\": 0.2, \"warmup_s\": 0, \"colocate\": [2, 3],\n"
+		" \"clients\": [{\"name\": \"v\", \"kernel\": \"vecadd\"}]}\n";
+	const char *args[] = { "--out", NULL, NULL, NULL };
+	const struct gs_kvline *l;
+	struct records r;
+
+	(void)state;
+	scenario_file("colo.json", scen);
+	args[1] = in_dir("colo.txt");
+	args[2] = in_dir("colo.json");
+	assert_int_equal(bench(NULL, args), 0);
+	read_records(in_dir("colo.txt"), &r);
+	l = find(&r, "slowdown", "scenario", "colo-x2", NULL, NULL);
+	expect_str(l, "colocated", "2");
+	assert_float_equal(num(l, "factor"), 0.5, 1e-9);
+	l = find(&r, "slowdown", "scenario", "colo-x3", NULL, NULL);
+	expect_str(l, "colocated", "3");
+	assert_float_equal(num(l, "factor"), 1.0 / 3, 1e-4);
+	l = find(&r, "client", "run", "colo-x3/timeslice/0", "name", "v-3");
+	expect_str(l, "kernel", "vecadd");
+	expect_str(l, "gpu_milli", "333"); /* an even split of one GPU */
+	l = find(&r, "client", "run", "colo-x2/exclusive/0", "name", "v-2");
+	expect_str(l, "gpu_milli", "500");
+	free_records(&r);
+}
+
+/* True when some line of text has exactly these blank-separated words. */
+static void expect_row(const char *text, const char *words)
+{
+	char want[256], line[512];
+	const char *p = text;
+
+	snprintf(want, sizeof(want), "%s", words);
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *w, *save = NULL, norm[512] = "";
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		for (w = strtok_r(line, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+			if (norm[0])
+				strcat(norm, " ");
+			strncat(norm, w, sizeof(norm) - strlen(norm) - 2);
+		}
+		if (!strcmp(norm, want))
+			return;
+		p += n + (nl != NULL);
+	}
+	fail_msg("no row '%s' in:\n%s", words, text);
+}
+
+static void test_dry_run_placement(void **state)
+{
+	static const char scen[] =
+		"{\"name\": \"place\", \"measure\": \"interference\", \"modes\": [\"timeslice\"],\n"
+		" \"clients\": [{\"name\": \"a\", \"kernel\": \"vecadd\", \"gpu_milli\": 600},\n"
+		"  {\"name\": \"b\", \"kernel\": \"vecadd\", \"gpu_milli\": 600},\n"
+		"  {\"name\": \"c\", \"kernel\": \"launch\", \"gpu_milli\": 400, \"gpu_mem_mib\": 100}]}\n";
+	const char *args[] = { "--dry-run", NULL, NULL };
+	int p[2];
+	char buf[4096];
+	ssize_t n;
+	int saved, rc;
+
+	(void)state;
+	scenario_file("place.json", scen);
+	args[1] = in_dir("place.json");
+	/* The table goes to stdout: capture it. */
+	assert_int_equal(pipe(p), 0);
+	saved = dup(STDOUT_FILENO);
+	dup2(p[1], STDOUT_FILENO);
+	close(p[1]);
+	rc = bench(NULL, args);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	n = read(p[0], buf, sizeof(buf) - 1);
+	close(p[0]);
+	assert_int_equal(rc, 0);
+	assert_true(n > 0);
+	buf[n] = 0;
+	/* a and b cannot share a GPU (1200 milli); binpack puts c with one of them. */
+	assert_non_null(strstr(buf, "place (interference, policy binpack)\n"));
+	expect_row(buf, "0 Fake GPU a vecadd 600 0");
+	expect_row(buf, "0 Fake GPU c launch 400 100");
+	expect_row(buf, "0 (allocated) 1000 100");
+	expect_row(buf, "1 Fake GPU b vecadd 600 0");
+	expect_row(buf, "1 (allocated) 600 0");
+}
+
+static void test_does_not_fit(void **state)
+{
+	static const char scen[] =
+		"{\"name\": \"big\", \"measure\": \"interference\", \"modes\": [\"timeslice\"],\n"
+		" \"clients\": [{\"name\": \"a\", \"kernel\": \"vecadd\", \"count\": 2},\n"
+		"  {\"name\": \"z\", \"kernel\": \"vecadd\", \"gpu_milli\": 500,\n"
+		"   \"gpu_mem_mib\": 100}]}\n";
+	const char *args[] = { "--out", NULL, NULL, NULL };
+
+	(void)state;
+	scenario_file("big.json", scen);
+	args[1] = in_dir("big.txt");
+	args[2] = in_dir("big.json");
+	assert_int_equal(bench(NULL, args), 2);
+	if (!strstr(out_text, "big.json:3: client z (gpu_milli 500, gpu_mem_mib 100) does not fit on this host: "))
+		fail_msg("stderr: %s", out_text);
+	/* Refused before anything ran: no results file at all. */
+	assert_int_equal(access(in_dir("big.txt"), F_OK), -1);
+	assert_int_equal(access(in_dir("big.txt.tmp"), F_OK), -1);
+}
+
+static void test_bad_scenario(void **state)
+{
+	const char *args[] = { "--out", NULL, NULL, NULL };
+
+	(void)state;
+	scenario_file("bad.json", "{\"name\": \"x\", \"measure\": \"compute\",\n \"modes\": [\"hook\"], \"clients\": [\n"
+				  "  {\"name\": \"a\", \"kernel\": \"vecadd\", \"gpu_milli\": 0}]}\n");
+	args[1] = in_dir("bad.txt");
+	args[2] = in_dir("bad.json");
+	assert_int_equal(bench(NULL, args), 2);
+	assert_non_null(strstr(out_text, "bad.json:3:50: clients[0].gpu_milli: 0 is not in 1..1000"));
+	assert_int_equal(access(in_dir("bad.txt"), F_OK), -1);
+}
+
+static void test_client_crash(void **state)
+{
+	static const char scen[] =
+		"{\"name\": \"crashy\", \"measure\": \"interference\", \"modes\": [\"timeslice\"],\n"
+		" \"duration_s\": 0.2, \"warmup_s\": 0,\n"
+		" \"clients\": [{\"name\": \"ok\", \"kernel\": \"launch\", \"gpu_milli\": 500},\n"
+		"  {\"name\": \"crash\", \"kernel\": \"launch\", \"gpu_milli\": 500}]}\n";
+	const char *args[] = { "--out", NULL, NULL, NULL };
+	const struct gs_kvline *l;
+	struct records r;
+
+	(void)state;
+	scenario_file("crashy.json", scen);
+	args[1] = in_dir("crashy.txt");
+	args[2] = in_dir("crashy.json");
+	assert_int_equal(bench(NULL, args), 1);
+	assert_non_null(strstr(out_text, "crashy: exclusive: client crash failed (exit 3); see "));
+	/* The results are written all the same, the failure recorded. */
+	read_records(in_dir("crashy.txt"), &r);
+	l = find(&r, "client", "run", "crashy/timeslice/0", "name", "crash");
+	expect_str(l, "status", "failed");
+	expect_str(l, "exit", "3");
+	assert_null(gs_kvline_get(l, "throughput"));
+	l = find(&r, "run", "id", "crashy/timeslice/0", NULL, NULL);
+	expect_str(l, "status", "failed");
+	l = find(&r, "client", "run", "crashy/timeslice/0", "name", "ok");
+	expect_str(l, "status", "ok");
+	free_records(&r);
+}
+
+static void test_memory_probe_status(void **state)
+{
+	static const char scen[] =
+		"{\"name\": \"mem\", \"measure\": \"memory\", \"modes\": [\"timeslice\", \"hook\"],\n"
+		" \"duration_s\": 0.2, \"warmup_s\": 0,\n"
+		" \"clients\": [{\"name\": \"probe\", \"kernel\": \"memprobe\", \"gpu_milli\": 500, \"gpu_mem_mib\": 64},\n"
+		"  {\"name\": \"n\", \"kernel\": \"vecadd\", \"gpu_milli\": 500}]}\n";
+	const char *args[] = { "--out", NULL, NULL, NULL };
+	const struct gs_kvline *l;
+	struct records r;
+
+	(void)state;
+	scenario_file("mem.json", scen);
+	args[1] = in_dir("mem.txt");
+	args[2] = in_dir("mem.json");
+	/* A probe that finds no limit is a measurement, not a failure. */
+	assert_int_equal(bench(NULL, args), 0);
+	read_records(in_dir("mem.txt"), &r);
+	l = find(&r, "client", "run", "mem/timeslice/0", "name", "probe");
+	expect_str(l, "status", "ok");
+	expect_str(l, "check_ok", "0");
+	l = find(&r, "client", "run", "mem/hook/0", "name", "probe");
+	expect_str(l, "check_ok", "1");
+	expect_str(l, "seen_mem", "64");
+	free_records(&r);
+}
+
+static void test_no_driver(void **state)
+{
+	const char *args[] = { NULL, NULL };
+
+	(void)state;
+	scenario_file("pair.json", two_pods);
+	args[0] = in_dir("pair.json");
+	assert_int_equal(bench("/nonexistent/libcuda.so.1", args), 77);
+	assert_non_null(strstr(out_text, "gpusim-bench: no CUDA driver (/nonexistent/libcuda.so.1): "));
+	assert_non_null(strstr(out_text, "this needs an NVIDIA GPU and its driver"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_modes_environment_and_numbers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_overhead_alone, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_colocate_variants, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dry_run_placement, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_does_not_fit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_scenario, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_client_crash, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_memory_probe_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_driver, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,823 @@
+/*
+ * test_gpushare_hook.c - libgpushare end to end, without a GPU: this
+ * program links the fake driver (fake_cuda.c, as libcuda.so.1) and runs
+ * with LD_PRELOAD=libgpushare.so, as a pod's process would.
+ *
+ * Every case runs in a forked child with its own environment, because
+ * the library reads its limits once per process (a forked child is a new
+ * process of the pod to it). The child checks with CHECK(), which prints
+ * both values and exits non-zero; the parent asserts the exit status.
+ * Each case gets a fresh GPUSHARE_SHM_DIR, so cases never share regions.
+ */
+#define _GNU_SOURCE
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fake_cuda.h"
+#include "region.h"
+
+#define MIB ((uint64_t)1 << 20)
+
+#define CHECK(cond)                                                                   \
+	do {                                                                          \
+		if (!(cond)) {                                                        \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
+				#cond);                                               \
+			_exit(1);                                                     \
+		}                                                                     \
+	} while (0)
+
+#define CHECK_EQ(a, b)                                                                 \
+	do {                                                                           \
+		long long a_ = (long long)(a), b_ = (long long)(b);                    \
+		if (a_ != b_) {                                                        \
+			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n",    \
+				__FILE__, __LINE__, #a, a_, #b, b_);                   \
+			_exit(1);                                                      \
+		}                                                                      \
+	} while (0)
+
+static char dir[64];
+static char child_stderr[8192];
+
+static int make_dir(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/gs-hook-XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) ? -1 : 0;
+}
+
+/*
+ * Runs fn in a child with the variables env (name, value, ..., NULL) set
+ * on top of GPUSHARE_SHM_DIR=dir. Returns the child's exit status (128 +
+ * signal if it was killed); its stderr is copied to child_stderr and to
+ * our stderr, so a failing check shows in the test log.
+ */
+static int run_child(int (*fn)(void *), void *arg, const char *const *env)
+{
+	int err_pipe[2], status;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(err_pipe), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(err_pipe[0]);
+		dup2(err_pipe[1], STDERR_FILENO);
+		setenv("GPUSHARE_SHM_DIR", dir, 1);
+		for (; env && *env; env += 2)
+			setenv(env[0], env[1], 1);
+		_exit(fn(arg));
+	}
+	close(err_pipe[1]);
+	while ((n = read(err_pipe[0], child_stderr + got, sizeof(child_stderr) - 1 - (size_t)got)) > 0)
+		got += n;
+	child_stderr[got] = 0;
+	close(err_pipe[0]);
+	if (got)
+		fprintf(stderr, "%s", child_stderr);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* --- memory ------------------------------------------------------------------- */
+
+static const char *const limit_100[] = { "GPUSHARE_POD_ID", "p", "GPUSHARE_MEM_LIMIT_MIB", "100",
+					 NULL };
+
+static int exact_limit(void *arg)
+{
+	const uint64_t limit = 100 * MIB;
+	CUdeviceptr a, b, c;
+	size_t free_b, total_b;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	/* One byte over, alone: refused without reaching the driver. */
+	CHECK_EQ(cuMemAlloc_v2(&a, limit + 1), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(fakecuda_used_bytes(0), 0);
+	/* One byte under, then one byte more is exactly the limit... */
+	CHECK_EQ(cuMemAlloc_v2(&a, limit - 1), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAlloc_v2(&b, 2), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(cuMemAlloc_v2(&b, 1), CUDA_SUCCESS);
+	/* ...and nothing fits beyond it. */
+	CHECK_EQ(cuMemAlloc_v2(&c, 1), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(fakecuda_used_bytes(0), limit);
+	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
+	CHECK_EQ(total_b, limit);
+	CHECK_EQ(free_b, 0);
+	/* Free then reuse: the bytes come back exactly. */
+	CHECK_EQ(cuMemFree_v2(a), CUDA_SUCCESS);
+	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
+	CHECK_EQ(free_b, limit - 1);
+	CHECK_EQ(cuMemAlloc_v2(&a, limit - 1), CUDA_SUCCESS);
+	CHECK_EQ(cuMemFree_v2(a), CUDA_SUCCESS);
+	CHECK_EQ(cuMemFree_v2(b), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAlloc_v2(&a, limit), CUDA_SUCCESS);
+	CHECK_EQ(cuMemFree_v2(a), CUDA_SUCCESS);
+	/* The card is 16 GiB; the pod sees its limit. */
+	CHECK_EQ(cuDeviceTotalMem_v2(&total_b, 0), CUDA_SUCCESS);
+	CHECK_EQ(total_b, limit);
+	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
+	CHECK_EQ(free_b, limit);
+	return 0;
+}
+
+static void test_exact_limit(void **state)
+{
+	(void)state;
+	assert_int_equal(run_child(exact_limit, NULL, limit_100), 0);
+}
+
+static int no_limit_passes_through(void *arg)
+{
+	CUdeviceptr a;
+	size_t total_b;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAlloc_v2(&a, 1000 * MIB), CUDA_SUCCESS);
+	CHECK_EQ(cuDeviceTotalMem_v2(&total_b, 0), CUDA_SUCCESS);
+	CHECK_EQ(total_b, 16384 * MIB);
+	CHECK_EQ(cuMemAlloc_v2(&a, 16384 * MIB), CUDA_ERROR_OUT_OF_MEMORY); /* the card's own */
+	return 0;
+}
+
+static void test_no_limit_passes_through(void **state)
+{
+	static const char *const env[] = { "GPUSHARE_POD_ID", "p", NULL };
+
+	(void)state;
+	assert_int_equal(run_child(no_limit_passes_through, NULL, env), 0);
+}
+
+static int every_allocator(void *arg)
+{
+	const uint64_t limit = 100 * MIB;
+	CUmemAllocationProp prop;
+	CUmemGenericAllocationHandle h;
+	CUdeviceptr a, b, c, d, e;
+	size_t pitch, free_b, total_b;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAllocManaged(&a, 20 * MIB, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAllocAsync(&b, 20 * MIB, NULL), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAllocAsync_ptsz(&c, 20 * MIB, NULL), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAllocFromPoolAsync(&d, 20 * MIB, NULL, NULL), CUDA_SUCCESS);
+	memset(&prop, 0, sizeof(prop));
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	CHECK_EQ(cuMemCreate(&h, 20 * MIB, &prop, 0), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAllocFromPoolAsync_ptsz(&e, 1, NULL, NULL), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(cuMemCreate(&h, 1, &prop, 0), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
+	CHECK_EQ(free_b, 0);
+	/* Each kind of free gives its bytes back. */
+	CHECK_EQ(cuMemRelease(h), CUDA_SUCCESS);
+	CHECK_EQ(cuMemFreeAsync(b, NULL), CUDA_SUCCESS);
+	CHECK_EQ(cuMemFreeAsync_ptsz(c, NULL), CUDA_SUCCESS);
+	CHECK_EQ(cuMemFree_v2(d), CUDA_SUCCESS);
+	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
+	CHECK_EQ(free_b, 80 * MIB);
+	/*
+	 * Pitched: the fake pads rows to 512 bytes. With 80 MiB left, 1000
+	 * rows of 83886 bytes fit unpadded (83886000 <= 83886080) but not
+	 * padded to 83968 bytes: the driver's block must be given back.
+	 */
+	CHECK_EQ(cuMemAllocPitch_v2(&b, &pitch, 83886, 1000, 4), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(fakecuda_used_bytes(0), 20 * MIB); /* the padded block was freed again */
+	CHECK_EQ(cuMemAllocPitch_v2(&b, &pitch, 80000, 1000, 4), CUDA_SUCCESS);
+	CHECK_EQ(pitch, 80384);
+	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
+	CHECK_EQ(free_b, 80 * MIB - 80384 * 1000);
+	CHECK_EQ(cuMemFree_v2(b), CUDA_SUCCESS);
+	CHECK_EQ(cuMemFree_v2(a), CUDA_SUCCESS);
+	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
+	CHECK_EQ(free_b, limit);
+	/* Host memory through the VMM API does not count. */
+	prop.location.type = CU_MEM_LOCATION_TYPE_HOST;
+	CHECK_EQ(cuMemCreate(&h, 200 * MIB, &prop, 0), CUDA_ERROR_NOT_SUPPORTED);
+	return 0;
+}
+
+static void test_every_allocator(void **state)
+{
+	(void)state;
+	assert_int_equal(run_child(every_allocator, NULL, limit_100), 0);
+}
+
+static int error_paths(void *arg)
+{
+	const uint64_t limit = 100 * MIB;
+	CUdeviceptr a, b;
+	size_t free_b, total_b;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	/* The driver fails an allocation: the reservation is undone. */
+	fakecuda_fail_next("cuMemAlloc_v2", CUDA_ERROR_ECC_UNCORRECTABLE);
+	CHECK_EQ(cuMemAlloc_v2(&a, limit), CUDA_ERROR_ECC_UNCORRECTABLE);
+	CHECK_EQ(cuMemAlloc_v2(&a, limit), CUDA_SUCCESS);
+	/* The driver fails a free: the memory is still held, and counted. */
+	fakecuda_fail_next("cuMemFree_v2", CUDA_ERROR_LAUNCH_FAILED);
+	CHECK_EQ(cuMemFree_v2(a), CUDA_ERROR_LAUNCH_FAILED);
+	CHECK_EQ(cuMemAlloc_v2(&b, 1), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(cuMemFree_v2(a), CUDA_SUCCESS);
+	/* Freeing twice or freeing garbage: the driver's error, no accounting. */
+	CHECK_EQ(cuMemFree_v2(a), CUDA_ERROR_INVALID_VALUE);
+	CHECK_EQ(cuMemFree_v2(0x1234), CUDA_ERROR_INVALID_VALUE);
+	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
+	CHECK_EQ(free_b, limit);
+	/* Zero bytes and NULL: the driver's own answers. */
+	CHECK_EQ(cuMemAlloc_v2(&a, 0), CUDA_ERROR_INVALID_VALUE);
+	CHECK_EQ(cuMemAlloc_v2(NULL, 10), CUDA_ERROR_INVALID_VALUE);
+	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
+	CHECK_EQ(free_b, limit);
+	/* A device that does not exist is not charged. */
+	fakecuda_set_device(7);
+	CHECK_EQ(cuMemAlloc_v2(&a, 10), CUDA_ERROR_INVALID_DEVICE);
+	fakecuda_set_device(0);
+	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
+	CHECK_EQ(free_b, limit);
+	return 0;
+}
+
+static void test_error_paths(void **state)
+{
+	(void)state;
+	assert_int_equal(run_child(error_paths, NULL, limit_100), 0);
+}
+
+static int per_device(void *arg)
+{
+	const uint64_t limit = 100 * MIB;
+	CUdeviceptr a, b;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	/* The limit holds on each device separately. */
+	CHECK_EQ(cuMemAlloc_v2(&a, limit), CUDA_SUCCESS);
+	fakecuda_set_device(1);
+	CHECK_EQ(cuMemAlloc_v2(&b, limit), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAlloc_v2(&b, 1), CUDA_ERROR_OUT_OF_MEMORY);
+	/* A free is returned to the device it was charged on. */
+	CHECK_EQ(cuMemFree_v2(a), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAlloc_v2(&b, 1), CUDA_ERROR_OUT_OF_MEMORY);
+	fakecuda_set_device(0);
+	CHECK_EQ(cuMemAlloc_v2(&a, limit), CUDA_SUCCESS);
+	return 0;
+}
+
+static void test_per_device(void **state)
+{
+	(void)state;
+	assert_int_equal(run_child(per_device, NULL, limit_100), 0);
+}
+
+/* Many threads allocating and freeing: never over the limit, all back at the end. */
+#define N_THREADS 8
+#define THREAD_ROUNDS 2000
+
+static void *alloc_worker(void *arg)
+{
+	unsigned seed = (unsigned)(uintptr_t)arg;
+	CUdeviceptr held[16];
+	int n = 0, i;
+
+	for (i = 0; i < THREAD_ROUNDS; i++) {
+		size_t bytes = (size_t)(rand_r(&seed) % (4 * MIB)) + 1;
+
+		if (n < 16 && rand_r(&seed) % 2) {
+			CUresult rc = cuMemAlloc_v2(&held[n], bytes);
+
+			if (rc == CUDA_SUCCESS)
+				n++;
+			else if (rc != CUDA_ERROR_OUT_OF_MEMORY)
+				return (void *)1;
+		} else if (n > 0) {
+			if (cuMemFree_v2(held[--n]) != CUDA_SUCCESS)
+				return (void *)2;
+		}
+		/* The driver must never have handed out more than the limit. */
+		if (fakecuda_used_bytes(0) > 32 * MIB)
+			return (void *)3;
+	}
+	while (n > 0)
+		if (cuMemFree_v2(held[--n]) != CUDA_SUCCESS)
+			return (void *)2;
+	return NULL;
+}
+
+static int many_threads(void *arg)
+{
+	pthread_t t[N_THREADS];
+	size_t free_b, total_b;
+	void *ret;
+	int i;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	for (i = 0; i < N_THREADS; i++)
+		CHECK_EQ(pthread_create(&t[i], NULL, alloc_worker, (void *)(uintptr_t)(i + 1)), 0);
+	for (i = 0; i < N_THREADS; i++) {
+		CHECK_EQ(pthread_join(t[i], &ret), 0);
+		CHECK_EQ((uintptr_t)ret, 0);
+	}
+	CHECK_EQ(fakecuda_used_bytes(0), 0);
+	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
+	CHECK_EQ(free_b, 32 * MIB);
+	return 0;
+}
+
+static void test_many_threads(void **state)
+{
+	static const char *const env[] = { "GPUSHARE_POD_ID", "p", "GPUSHARE_MEM_LIMIT_MIB", "32",
+					   NULL };
+
+	(void)state;
+	assert_int_equal(run_child(many_threads, NULL, env), 0);
+}
+
+/*
+ * Several processes of one pod race for 1 MiB chunks of a 64 MiB limit.
+ * Together they must get exactly 64 chunks; each reports its count on a
+ * pipe and holds its memory until told to exit.
+ */
+struct race {
+	int counts[2];  /* pipe: child -> parent */
+	int go[2];      /* pipe: parent -> children, closed to release them */
+};
+
+static int race_child(void *arg)
+{
+	struct race *r = arg;
+	CUdeviceptr p;
+	int n = 0;
+	char ch;
+
+	close(r->counts[0]);
+	close(r->go[1]);
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	while (cuMemAlloc_v2(&p, MIB) == CUDA_SUCCESS)
+		n++;
+	CHECK_EQ(write(r->counts[1], &n, sizeof(n)), sizeof(n));
+	CHECK(read(r->go[0], &ch, 1) == 0); /* EOF: the parent closed go */
+	return 0;
+}
+
+static int after_race(void *arg)
+{
+	CUdeviceptr p;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	/* Every racer exited without freeing: their memory was reclaimed. */
+	CHECK_EQ(cuMemAlloc_v2(&p, 64 * MIB), CUDA_SUCCESS);
+	return 0;
+}
+
+static void test_several_processes(void **state)
+{
+	static const char *const env[] = { "GPUSHARE_POD_ID", "p", "GPUSHARE_MEM_LIMIT_MIB", "64",
+					   NULL };
+	enum { N = 6 };
+	struct race r;
+	pid_t pids[N];
+	int i, n, total = 0, status;
+
+	(void)state;
+	assert_int_equal(pipe(r.counts), 0);
+	assert_int_equal(pipe(r.go), 0);
+	for (i = 0; i < N; i++) {
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			setenv("GPUSHARE_SHM_DIR", dir, 1);
+			setenv(env[0], env[1], 1);
+			setenv(env[2], env[3], 1);
+			_exit(race_child(&r));
+		}
+	}
+	close(r.counts[1]);
+	close(r.go[0]);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(read(r.counts[0], &n, sizeof(n)), sizeof(n));
+		total += n;
+	}
+	assert_int_equal(total, 64);
+	close(r.go[1]);
+	close(r.counts[0]);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	assert_int_equal(run_child(after_race, NULL, env), 0);
+}
+
+static int crash_holding_memory(void *arg)
+{
+	CUdeviceptr p;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAlloc_v2(&p, 100 * MIB), CUDA_SUCCESS);
+	raise(SIGKILL);
+	return 1;
+}
+
+static int alloc_full_limit(void *arg)
+{
+	CUdeviceptr p;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAlloc_v2(&p, 100 * MIB), CUDA_SUCCESS);
+	return 0;
+}
+
+static void test_crashed_process_reclaimed(void **state)
+{
+	(void)state;
+	assert_int_equal(run_child(crash_holding_memory, NULL, limit_100), 128 + SIGKILL);
+	assert_int_equal(run_child(alloc_full_limit, NULL, limit_100), 0);
+}
+
+/* --- refusals --------------------------------------------------------------- */
+
+static int expect_refusal(void *arg)
+{
+	CUdeviceptr p;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_ERROR_OPERATING_SYSTEM);
+	/* Every hooked call is refused, not only cuInit. */
+	CHECK_EQ(cuMemAlloc_v2(&p, 1), CUDA_ERROR_OPERATING_SYSTEM);
+	CHECK_EQ(cuLaunchKernel((CUfunction)1, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL),
+		 CUDA_ERROR_OPERATING_SYSTEM);
+	return 0;
+}
+
+static void test_bad_variable_refused(void **state)
+{
+	static const char *const env[] = { "GPUSHARE_POD_ID", "p", "GPUSHARE_MEM_LIMIT_MIB", "12x",
+					   NULL };
+
+	(void)state;
+	assert_int_equal(run_child(expect_refusal, NULL, env), 0);
+	assert_non_null(strstr(child_stderr, "gpushare: GPUSHARE_MEM_LIMIT_MIB='12x': not a "
+					     "positive integer (MiB): refusing to run"));
+}
+
+static void test_region_version_mismatch_refused(void **state)
+{
+	char path[GS_REGION_PATH_MAX], want[GS_REGION_PATH_MAX + 128];
+	uint32_t version = GS_REGION_VERSION + 1;
+	int fd;
+
+	(void)state;
+	/* A pod region left by a library of another layout version. */
+	assert_int_equal(run_child(alloc_full_limit, NULL, limit_100), 0);
+	gs_region_path(path, sizeof(path), dir, GS_REGION_POD, "p");
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &version, sizeof(version),
+				offsetof(struct gs_region_hdr, version)),
+			 sizeof(version));
+	close(fd);
+	assert_int_equal(run_child(expect_refusal, NULL, limit_100), 0);
+	snprintf(want, sizeof(want), "gpushare: %s has layout version %u but this libgpushare "
+				     "uses version %u: refusing to share it",
+		 path, GS_REGION_VERSION + 1, GS_REGION_VERSION);
+	if (!strstr(child_stderr, want))
+		fail_msg("stderr '%s' lacks '%s'", child_stderr, want);
+}
+
+/* --- the entry-point route ---------------------------------------------------- */
+
+typedef CUresult (*gpa_v2_fn)(const char *, void **, int, cuuint64_t,
+			      CUdriverProcAddressQueryResult *);
+typedef CUresult (*gpa_v1_fn)(const char *, void **, int, cuuint64_t);
+
+static int proc_address_route(void *arg)
+{
+	CUdriverProcAddressQueryResult status;
+	void *h, *p, *ours, *fake;
+	gpa_v2_fn gpa2;
+	gpa_v1_fn gpa1;
+	int distinct = arg != NULL;
+
+	/* What the CUDA runtime does: dlopen the driver, dlsym on its handle. */
+	h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	CHECK(h != NULL);
+	gpa2 = (gpa_v2_fn)dlsym(h, "cuGetProcAddress_v2");
+	gpa1 = (gpa_v1_fn)dlsym(h, "cuGetProcAddress");
+	CHECK((void *)gpa2 == dlsym(RTLD_DEFAULT, "cuGetProcAddress_v2")); /* ours */
+	CHECK((void *)gpa2 != fakecuda_self("cuGetProcAddress_v2"));
+	CHECK((void *)gpa1 == dlsym(RTLD_DEFAULT, "cuGetProcAddress"));
+	/* A symbol we do not hook is the driver's own. */
+	CHECK(dlsym(h, "cuDeviceGetName") == fakecuda_self("cuDeviceGetName"));
+
+	/* Current versions of hooked entry points come back wrapped. */
+	ours = dlsym(RTLD_DEFAULT, "cuMemAlloc_v2");
+	fake = fakecuda_self("cuMemAlloc_v2");
+	CHECK(ours != fake);
+	CHECK_EQ(gpa2("cuMemAlloc", &p, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
+	CHECK_EQ(status, CU_GET_PROC_ADDRESS_SUCCESS);
+	CHECK(p == ours);
+	CHECK_EQ(gpa1("cuMemAlloc", &p, 3020, CU_GET_PROC_ADDRESS_DEFAULT), CUDA_SUCCESS);
+	CHECK(p == ours);
+	/* An ABI we do not wrap (the 32-bit cuMemAlloc of CUDA 2.x) is left alone. */
+	CHECK_EQ(gpa2("cuMemAlloc", &p, 2000, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
+	CHECK(p == fakecuda_self("cuMemAlloc"));
+	/* Per-thread default stream: the _ptsz wrapper; legacy: the plain one. */
+	CHECK_EQ(gpa2("cuLaunchKernel", &p, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+		      &status), CUDA_SUCCESS);
+	CHECK(p == dlsym(RTLD_DEFAULT, "cuLaunchKernel_ptsz"));
+	CHECK_EQ(gpa2("cuLaunchKernel", &p, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &status),
+		 CUDA_SUCCESS);
+	CHECK(p == dlsym(RTLD_DEFAULT, "cuLaunchKernel"));
+	CHECK_EQ(gpa2("cuMemFreeAsync", &p, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+		      &status), CUDA_SUCCESS);
+	CHECK(p == dlsym(RTLD_DEFAULT, "cuMemFreeAsync_ptsz"));
+	/* The route returns itself wrapped, so a second lookup is hooked too. */
+	CHECK_EQ(gpa2("cuGetProcAddress", &p, 12000, 0, &status), CUDA_SUCCESS);
+	CHECK(p == (void *)gpa2);
+	/* Not found and too old: the driver's answers, untouched. */
+	CHECK_EQ(gpa2("cuNoSuchThing", &p, 12000, 0, &status), CUDA_ERROR_NOT_FOUND);
+	CHECK_EQ(status, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
+	CHECK_EQ(gpa2("cuMemCreate", &p, 10000, 0, &status), CUDA_ERROR_NOT_FOUND);
+	CHECK_EQ(status, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	if (distinct) {
+		/* The driver answered with an internal address: still wrapped. */
+		void *q;
+
+		CHECK_EQ(gpa2("cuLaunchKernel", &q, 12000, 0, &status), CUDA_SUCCESS);
+		CHECK(q == dlsym(RTLD_DEFAULT, "cuLaunchKernel"));
+	}
+
+	/* And the wrappers obtained this way enforce the limit. */
+	{
+		CUresult (*alloc)(CUdeviceptr *, size_t);
+		CUdeviceptr d;
+
+		CHECK_EQ(gpa2("cuMemAlloc", &p, 13000, 0, &status), CUDA_SUCCESS);
+		alloc = (CUresult(*)(CUdeviceptr *, size_t))p;
+		CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+		CHECK_EQ(alloc(&d, 100 * MIB + 1), CUDA_ERROR_OUT_OF_MEMORY);
+		CHECK_EQ(alloc(&d, 100 * MIB), CUDA_SUCCESS);
+	}
+
+	/* dlsym(RTLD_NEXT) keeps its meaning for the caller. */
+	CHECK(dlsym(RTLD_NEXT, "cuMemAlloc_v2") == ours); /* the object after us is libgpushare */
+	CHECK(dlsym(RTLD_NEXT, "getpid") == dlsym(RTLD_DEFAULT, "getpid"));
+	CHECK(dlsym(RTLD_NEXT, "no_such_symbol_anywhere") == NULL);
+	return 0;
+}
+
+static void test_proc_address_route(void **state)
+{
+	(void)state;
+	assert_int_equal(run_child(proc_address_route, NULL, limit_100), 0);
+}
+
+/*
+ * The hook learns what the driver's cuGetProcAddress answers once per
+ * process, so this case needs a process that starts with the variable
+ * set: the test program re-executes itself.
+ */
+static const char *self_path;
+
+static int exec_distinct(void *arg)
+{
+	(void)arg;
+	setenv("FAKECUDA_GPA_DISTINCT", "1", 1);
+	execl(self_path, self_path, "--distinct-child", (char *)NULL);
+	return 99;
+}
+
+static void test_proc_address_distinct_pointers(void **state)
+{
+	(void)state;
+	assert_int_equal(run_child(exec_distinct, NULL, limit_100), 0);
+}
+
+/* --- compute ---------------------------------------------------------------- */
+
+struct spin {
+	uint64_t start_ns;   /* CLOCK_MONOTONIC at which to start launching */
+	uint64_t run_ns;
+	int out_fd;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Launches 200 us kernels as fast as allowed; reports the GPU time it got. */
+static int spin_launcher(void *arg)
+{
+	struct spin *s = arg;
+	uint64_t t, ns;
+
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	while (mono_ns() < s->start_ns)
+		usleep(1000);
+	t = mono_ns();
+	while (mono_ns() - t < s->run_ns)
+		CHECK_EQ(cuLaunchKernel((CUfunction)0x42, 200, 1, 1, 128, 1, 1, 0, NULL, NULL,
+					NULL),
+			 CUDA_SUCCESS);
+	ns = fakecuda_kernel_ns();
+	CHECK_EQ(write(s->out_fd, &ns, sizeof(ns)), sizeof(ns));
+	return 0;
+}
+
+/*
+ * Each launcher has its own simulated GPU (the fake is per process), so
+ * "achieved share" here is what the throttle let through: GPU time
+ * launched over wall time. Unthrottled, a launcher fills its GPU (~100 %).
+ */
+static void run_pair(const char *pct_a, const char *pct_b, uint64_t run_ns, double *a_out,
+		     double *b_out)
+{
+	int fa[2], fb[2], status;
+	pid_t pa, pb;
+	uint64_t na, nb;
+	struct spin s;
+
+	assert_int_equal(pipe(fa), 0);
+	assert_int_equal(pipe(fb), 0);
+	s.start_ns = mono_ns() + 200000000ull;
+	s.run_ns = run_ns;
+	pa = fork();
+	assert_true(pa >= 0);
+	if (pa == 0) {
+		s.out_fd = fa[1];
+		setenv("GPUSHARE_SHM_DIR", dir, 1);
+		setenv("GPUSHARE_POD_ID", "a", 1);
+		setenv("GPUSHARE_COMPUTE_PERCENT", pct_a, 1);
+		_exit(spin_launcher(&s));
+	}
+	pb = fork();
+	assert_true(pb >= 0);
+	if (pb == 0) {
+		s.out_fd = fb[1];
+		setenv("GPUSHARE_SHM_DIR", dir, 1);
+		setenv("GPUSHARE_POD_ID", "b", 1);
+		if (pct_b)
+			setenv("GPUSHARE_COMPUTE_PERCENT", pct_b, 1);
+		_exit(spin_launcher(&s));
+	}
+	assert_int_equal(waitpid(pa, &status, 0), pa);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(waitpid(pb, &status, 0), pb);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(read(fa[0], &na, sizeof(na)), sizeof(na));
+	assert_int_equal(read(fb[0], &nb, sizeof(nb)), sizeof(nb));
+	close(fa[0]);
+	close(fa[1]);
+	close(fb[0]);
+	close(fb[1]);
+	*a_out = (double)na / (double)run_ns;
+	*b_out = (double)nb / (double)run_ns;
+}
+
+static void test_compute_share_30_70(void **state)
+{
+	double a, b;
+
+	(void)state;
+	run_pair("30", "70", 1500000000ull, &a, &b);
+	fprintf(stderr, "30/70: pod a got %.3f, pod b got %.3f of their GPU time\n", a, b);
+	/* The share of the pair's GPU time, what a time-sliced GPU would split. */
+	if (a / (a + b) < 0.25 || a / (a + b) > 0.35)
+		fail_msg("pod a got %.3f of the pair's GPU time, expected 0.30 +- 0.05",
+			 a / (a + b));
+	if (a + b < 0.85 || a + b > 1.10)
+		fail_msg("together they launched %.3f of a GPU, expected about 1", a + b);
+}
+
+static void test_compute_share_10_90(void **state)
+{
+	double a, b;
+
+	(void)state;
+	run_pair("10", "90", 1500000000ull, &a, &b);
+	fprintf(stderr, "10/90: pod a got %.3f, pod b got %.3f of their GPU time\n", a, b);
+	if (a / (a + b) < 0.05 || a / (a + b) > 0.15)
+		fail_msg("pod a got %.3f of the pair's GPU time, expected 0.10 +- 0.05",
+			 a / (a + b));
+}
+
+static int spin_alone(void *arg)
+{
+	struct spin s;
+	int fds[2];
+	uint64_t ns;
+
+	(void)arg;
+	CHECK_EQ(pipe(fds), 0);
+	s.start_ns = 0;
+	s.run_ns = 500000000ull;
+	s.out_fd = fds[1];
+	CHECK_EQ(spin_launcher(&s), 0);
+	CHECK_EQ(read(fds[0], &ns, sizeof(ns)), sizeof(ns));
+	/* Elastic: with nobody else on the GPU, a 30 % pod uses all of it. */
+	if ((double)ns / (double)s.run_ns < 0.9) {
+		fprintf(stderr, "alone, a 30%% pod got %.3f of the GPU\n",
+			(double)ns / (double)s.run_ns);
+		return 1;
+	}
+	return 0;
+}
+
+static void test_compute_elastic_when_alone(void **state)
+{
+	static const char *const env[] = { "GPUSHARE_POD_ID", "a", "GPUSHARE_COMPUTE_PERCENT",
+					   "30", NULL };
+
+	(void)state;
+	assert_int_equal(run_child(spin_alone, NULL, env), 0);
+}
+
+static void test_compute_against_unlimited_pod(void **state)
+{
+	double a, b;
+
+	(void)state;
+	/* A pod without a share counts as asking for the whole GPU: 30/130. */
+	run_pair("30", NULL, 1000000000ull, &a, &b);
+	fprintf(stderr, "30/unlimited: pod a got %.3f, pod b got %.3f\n", a, b);
+	if (a < 30.0 / 130 - 0.05 || a > 30.0 / 130 + 0.05)
+		fail_msg("pod a got %.3f of its GPU time, expected %.3f +- 0.05", a, 30.0 / 130);
+	if (b < 0.9)
+		fail_msg("the unlimited pod got %.3f, expected all of its GPU", b);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_exact_limit, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_no_limit_passes_through, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_every_allocator, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_error_paths, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_per_device, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_many_threads, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_several_processes, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_crashed_process_reclaimed, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_bad_variable_refused, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_region_version_mismatch_refused, make_dir,
+						remove_dir),
+		cmocka_unit_test_setup_teardown(test_proc_address_route, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_proc_address_distinct_pointers, make_dir,
+						remove_dir),
+		cmocka_unit_test_setup_teardown(test_compute_share_30_70, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_compute_share_10_90, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_compute_elastic_when_alone, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_compute_against_unlimited_pod, make_dir,
+						remove_dir),
+	};
+
+	self_path = argv[0];
+	if (argc == 2 && !strcmp(argv[1], "--distinct-child"))
+		return proc_address_route((void *)1);
+	if (!getenv("LD_PRELOAD") || !strstr(getenv("LD_PRELOAD"), "libgpushare")) {
+		fprintf(stderr, "run with LD_PRELOAD=.../libgpushare.so (ctest sets it)\n");
+		return 1;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
