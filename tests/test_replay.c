@@ -209,7 +209,7 @@ static void random_trace(struct gs_trace *t, uint64_t seed, size_t n)
 
 	gs_rng_seed(&r, seed);
 	for (i = 0; i < n; i++) {
-		char name[16];
+		char name[32];
 
 		snprintf(name, sizeof(name), "p%zu", i);
 		add(t, name, share[gs_rng_below(&r, 6)], (int64_t)(i * 7 + gs_rng_below(&r, 5)),
