@@ -5,7 +5,8 @@
  * --run it rebuilds the cluster's allocation at one simulated time from the
  * run's pods table and prints it one node per row, one column per GPU, in
  * the manner of `kubectl inspect gpushare`. The rebuild reads only the
- * database, so any stored run can be looked at later, at any time.
+ * database, so any stored run can be looked at later, at any time, except
+ * one stored with --no-pods, which has no pod rows to rebuild from.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -36,6 +37,7 @@ static void usage(FILE *f)
 		"from the run's pods: a pod counts when it started at or before T and had\n"
 		"not ended by T. GPU columns are the compute share in milli-GPU, allocated\n"
 		"over total (1000 = one whole GPU); CPU is in milli-cores, memory in MiB.\n"
+		"A run stored with --no-pods has no pod rows and cannot be shown this way.\n"
 		"\n"
 		"  -d, --db FILE        results database written by gpusim replay (required)\n"
 		"  -r, --run ID         the run to show (ids from the list)\n"
@@ -48,7 +50,8 @@ static void usage(FILE *f)
 		"  -h, --help           this text\n"
 		"\n"
 		"Exit status: 0 success, 1 the database is inconsistent or unreadable,\n"
-		"2 bad usage, a missing database or an unknown run id.\n");
+		"2 bad usage, a missing database, an unknown run id or a run stored with\n"
+		"--no-pods.\n");
 }
 
 enum at_kind { AT_END, AT_PEAK, AT_TIME };
@@ -201,6 +204,7 @@ static cJSON *run_json(const struct gs_run_row *r)
 	json_number_or_null(o, "mean_wait_s", r->mean_wait_s);
 	json_number_or_null(o, "wall_ms", r->wall_ms);
 	cJSON_AddNumberToObject(o, "t_end_s", (double)r->t_end_s);
+	cJSON_AddBoolToObject(o, "pods_stored", r->pods_stored);
 	return o;
 }
 
@@ -526,6 +530,14 @@ static int show_run(struct gs_db *db, const struct inspect_args *a)
 	if (rc) {
 		fprintf(stderr, "gpusim inspect: %s\n", err);
 		return exit_for(rc);
+	}
+	if (!run.pods_stored) {
+		/* Rebuilt from no pods, the cluster would look empty, which it was not. */
+		fprintf(stderr, "gpusim inspect: run %" PRId64 " was stored without pod rows "
+			"(--no-pods), so its allocations cannot be shown; replay it without "
+			"--no-pods to inspect it\n", a->run_id);
+		status = GS_EXIT_USAGE;
+		goto out;
 	}
 	t_s = a->at == AT_TIME ? a->at_s : run.t_end_s;
 	if (a->at == AT_PEAK) {

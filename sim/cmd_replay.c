@@ -54,6 +54,9 @@ static void usage(FILE *f)
 		"Output:\n"
 		"  -d, --db FILE            results database (default results/gpusim.db)\n"
 		"      --no-db              do not store the runs\n"
+		"      --no-pods            store no per-pod rows (most of a run's size): counts,\n"
+		"                           mean wait, samples and summary are kept, but\n"
+		"                           'gpusim inspect --run' cannot show the run\n"
 		"      --sample-every N     sample the time series every N events (default 1)\n"
 		"      --sample-interval S  also sample every S simulated seconds (time mode)\n"
 		"      --check              verify the allocator's invariants after every change\n"
@@ -72,6 +75,7 @@ enum {
 	OPT_MAX_WAIT,
 	OPT_FRAG,
 	OPT_NO_DB,
+	OPT_NO_PODS,
 	OPT_SAMPLE_EVERY,
 	OPT_SAMPLE_INTERVAL,
 	OPT_CHECK,
@@ -80,7 +84,7 @@ enum {
 
 struct replay_args {
 	const char *nodes, *pods, *db_path, *policy_list;
-	bool no_db, quiet, strict;
+	bool no_db, no_pods, quiet, strict;
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
 	struct gs_replay_opts opts;
 };
@@ -103,6 +107,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		{ "max-wait", required_argument, NULL, OPT_MAX_WAIT },
 		{ "frag", no_argument, NULL, OPT_FRAG },
 		{ "no-db", no_argument, NULL, OPT_NO_DB },
+		{ "no-pods", no_argument, NULL, OPT_NO_PODS },
 		{ "sample-every", required_argument, NULL, OPT_SAMPLE_EVERY },
 		{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
 		{ "check", no_argument, NULL, OPT_CHECK },
@@ -171,6 +176,9 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 			break;
 		case OPT_NO_DB:
 			a->no_db = true;
+			break;
+		case OPT_NO_PODS:
+			a->no_pods = true;
 			break;
 		case OPT_SAMPLE_EVERY:
 			if (gs_cli_int("replay", "sample-every", optarg, 1, INT64_MAX,
@@ -367,6 +375,7 @@ int gs_cmd_replay(int argc, char **argv)
 		ri.pods_sha256 = trace.sha256;
 		ri.params_json = params;
 		ri.wall_ms = elapsed_ms(&t0, &t1);
+		ri.no_pods = a.no_pods;
 		if (db && gs_db_write_run(db, &ri, &sim, &run_id, err, sizeof(err))) {
 			fprintf(stderr, "gpusim replay: %s\n", err);
 			gs_sim_release(&sim);
@@ -378,7 +387,10 @@ int gs_cmd_replay(int argc, char **argv)
 			print_row(pols[i]->name, &sim, &sum, ri.wall_ms, run_id);
 		gs_sim_release(&sim);
 	}
-	if (status == GS_EXIT_OK && db && !a.quiet)
+	if (status == GS_EXIT_OK && db && !a.quiet && a.no_pods)
+		printf("\nstored in %s without pod rows (--no-pods); 'gpusim inspect --db %s' "
+		       "lists the runs\n", a.db_path, a.db_path);
+	else if (status == GS_EXIT_OK && db && !a.quiet)
 		printf("\nstored in %s; 'gpusim inspect --db %s --run ID' shows a run\n", a.db_path,
 		       a.db_path);
 out:

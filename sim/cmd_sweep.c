@@ -45,6 +45,10 @@ static void usage(FILE *f)
 		"Execution and output:\n"
 		"  -j, --jobs N             worker threads (default: the number of CPUs)\n"
 		"  -d, --db FILE            results database (default results/fgd.db)\n"
+		"      --no-pods            store no per-pod rows (most of a run's size): counts,\n"
+		"                           mean wait, samples and summary are kept, but\n"
+		"                           'gpusim inspect --run' cannot show the runs; not part\n"
+		"                           of the resume key, a run stored either way is done\n"
 		"  -q, --quiet              print no table\n"
 		"  -h, --help               this text\n"
 		"\n"
@@ -52,7 +56,7 @@ static void usage(FILE *f)
 		"Exit status: 0 success, 1 a run failed, 2 bad input or usage.\n");
 }
 
-enum { OPT_COMPAT = 256, OPT_EXACT, OPT_INFLATE };
+enum { OPT_COMPAT = 256, OPT_EXACT, OPT_INFLATE, OPT_NO_PODS };
 
 /* Splits a comma-separated list in place into out[]; returns the count or -1. */
 static int split_paths(char *list, const char **out, size_t max)
@@ -89,6 +93,7 @@ int gs_cmd_sweep(int argc, char **argv)
 		{ "compat", no_argument, NULL, OPT_COMPAT },
 		{ "exact", no_argument, NULL, OPT_EXACT },
 		{ "inflate", required_argument, NULL, OPT_INFLATE },
+		{ "no-pods", no_argument, NULL, OPT_NO_PODS },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct gs_policy *pols[64];
@@ -157,6 +162,9 @@ int gs_cmd_sweep(int argc, char **argv)
 		case OPT_INFLATE:
 			if (gs_cli_positive("sweep", "inflate", optarg, &spec.opts.inflate))
 				goto out;
+			break;
+		case OPT_NO_PODS:
+			spec.no_pods = true;
 			break;
 		default:
 			fprintf(stderr, "Try 'gpusim sweep --help'.\n");

@@ -153,11 +153,17 @@ struct gs_summary {
 	 * Allocated GPU share in percent. Time mode: the time-weighted mean
 	 * over the run (from the first to the last event). Inflate mode: the
 	 * mean over the samples whose arrived workload rounds to 100% (the
-	 * statistic of Weng et al., ATC 2023, figure 7).
+	 * statistic of Weng et al., ATC 2023, figure 7). When no sample
+	 * rounds to 100% (one pod can jump over it on a small cluster), the
+	 * mean over the samples that round to 99..101% instead, as the
+	 * reference analysis does; NAN when there are none either.
 	 */
 	double gpu_alloc_pct;
 	double unalloc_gpu_pct;      /* 100 - gpu_alloc_pct */
-	/* Inflate mode with fragmentation: frag/idle and frag/capacity, at 100%. */
+	/*
+	 * Inflate mode with fragmentation: frag/idle and frag/capacity, over
+	 * the same samples as gpu_alloc_pct.
+	 */
 	double frag_ratio_pct;
 	double frag_amount_pct;
 };

@@ -29,6 +29,18 @@
 #endif
 
 /*
+ * The samples sample_metrics m of run r that the inflate-mode statistic
+ * "at arrived workload 100 %" averages: the 100 % bucket, or, when one pod
+ * jumped over it and it is empty, the samples of 99..101 %, as the
+ * reference analysis does. gs_sim_summarize() uses the same rule. Spelled
+ * once here and pasted into each column of run_summary that needs it.
+ */
+#define AT_100                                                                  \
+	" m.run_id = r.run_id AND m.arrived_pct BETWEEN 99 AND 101"             \
+	" AND (m.arrived_pct = 100 OR NOT EXISTS (SELECT 1 FROM samples e"      \
+	"  WHERE e.run_id = r.run_id AND e.arrived_pct = 100))"
+
+/*
  * Schema 1.0. Units are in the column names; NULL means "does not apply"
  * or "never" (for example t_start_s of a pod that was never placed), so
  * SQL aggregates skip it. Child tables are WITHOUT ROWID with (run_id, idx)
@@ -63,7 +75,9 @@ static const char *const schema_sql[] = {
 	" n_pending_end INTEGER NOT NULL,"
 	" n_events INTEGER NOT NULL,"
 	" n_retries INTEGER NOT NULL,"
-	" t_end_s INTEGER NOT NULL"
+	" t_end_s INTEGER NOT NULL,"
+	" wait_total_s INTEGER NOT NULL DEFAULT 0,"
+	" pods_stored INTEGER NOT NULL DEFAULT 1 CHECK (pods_stored IN (0, 1))"
 	")",
 
 	/* The key a resumable sweep looks up (gs_db_find_run). */
@@ -167,13 +181,15 @@ static const char *const schema_sql[] = {
 	/*
 	 * gpu_alloc_pct, the headline allocation of a run, as gs_sim_summarize()
 	 * computes it. Inflate mode: the mean over the arrived = 100 % bucket
-	 * (Weng et al., figure 7), read from sample_metrics rather than
+	 * (Weng et al., figure 7), or over 99..101 % when no sample fell in
+	 * it (AT_100 below), read from sample_metrics rather than
 	 * arrived_buckets: SQLite cannot push an outer run_id into a GROUP BY
 	 * view, and would aggregate every run's samples for each row.
 	 * Time mode: the time-weighted mean, the samples read as a step
 	 * function (a value holds until the next sample; the engine always
 	 * samples the final state), or the last sample's value when all
-	 * samples share one time.
+	 * samples share one time. mean_wait_s comes from the runs row, so it
+	 * holds for runs stored without pod rows too.
 	 */
 	"CREATE VIEW run_summary AS"
 	" SELECT x.*, 100.0 - x.gpu_alloc_pct AS unalloc_gpu_pct FROM ("
@@ -182,9 +198,9 @@ static const char *const schema_sql[] = {
 	"   AS pods_file,"
 	"  r.n_pods, r.n_placed, r.n_failed,"
 	"  100.0 * r.n_failed / NULLIF(r.n_pods, 0) AS failed_pct,"
-	"  (SELECT avg(p.wait_s) FROM pods p WHERE p.run_id = r.run_id) AS mean_wait_s,"
+	"  1.0 * r.wait_total_s / NULLIF(r.n_placed, 0) AS mean_wait_s,"
 	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.gpu_alloc_pct) FROM sample_metrics m"
-	"    WHERE m.run_id = r.run_id AND m.arrived_pct = 100)"
+	"    WHERE" AT_100 ")"
 	"   ELSE (SELECT CASE WHEN total(w.dt) > 0"
 	"     THEN 100.0 * total(w.gpu_alloc_milli * w.dt) / total(w.dt)"
 	"     ELSE 100.0 * max(w.last_alloc) END / r.gpu_milli_capacity"
@@ -194,10 +210,10 @@ static const char *const schema_sql[] = {
 	"     FROM samples s WHERE s.run_id = r.run_id"
 	"     WINDOW win AS (ORDER BY s.sample_idx)) w)"
 	"   END AS gpu_alloc_pct,"
-	"  (SELECT avg(m.frag_ratio_pct) FROM sample_metrics m"
-	"    WHERE m.run_id = r.run_id AND m.arrived_pct = 100) AS frag_ratio_pct,"
-	"  (SELECT avg(m.frag_amount_pct) FROM sample_metrics m"
-	"    WHERE m.run_id = r.run_id AND m.arrived_pct = 100) AS frag_amount_pct,"
+	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.frag_ratio_pct) FROM sample_metrics m"
+	"    WHERE" AT_100 ") END AS frag_ratio_pct,"
+	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.frag_amount_pct) FROM sample_metrics m"
+	"    WHERE" AT_100 ") END AS frag_amount_pct,"
 	"  r.params_json, r.wall_ms"
 	" FROM runs r WHERE r.status = 'complete') x",
 };
@@ -623,9 +639,9 @@ static const char sql_insert_run[] =
 	"INSERT INTO runs (policy, mode, seed, nodes_path, nodes_sha256, pods_path, pods_sha256,"
 	" params_json, gpusim_version, started_at, ended_at, wall_ms, n_nodes, gpu_count,"
 	" gpu_milli_capacity, cpu_milli_capacity, mem_mib_capacity, n_pods, n_placed, n_failed,"
-	" n_done, n_pending_end, n_events, n_retries, t_end_s)"
+	" n_done, n_pending_end, n_events, n_retries, t_end_s, wait_total_s, pods_stored)"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-	" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)";
+	" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)";
 static const char sql_run_done[] =
 	"UPDATE runs SET status = 'complete' WHERE run_id = ?1";
 static const char sql_insert_node[] =
@@ -806,6 +822,7 @@ static bool format_spec(const struct gs_models *m, uint32_t mask, char *buf, siz
 
 struct run_counts {
 	int64_t placed, failed, done, pending_end;
+	int64_t wait_total_s;     /* sum of the pods' wait_s, stored or not */
 };
 
 static int validate_run(const struct gs_db *db, const struct gs_run_info *ri,
@@ -860,6 +877,9 @@ static int validate_run(const struct gs_db *db, const struct gs_run_info *ri,
 			/* fall through */
 		case GS_POD_RUNNING:
 			cnt->placed++;
+			/* As bind_pod() computes pods.wait_s. */
+			if (o->t_start_s >= 0 && o->t_arrive_s >= 0)
+				cnt->wait_total_s += o->t_start_s - o->t_arrive_s;
 			break;
 		case GS_POD_FAILED:
 			cnt->failed++;
@@ -908,6 +928,8 @@ static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const stru
 	sqlite3_bind_int64(st, 23, sim->stats.events);
 	sqlite3_bind_int64(st, 24, sim->stats.retries);
 	sqlite3_bind_int64(st, 25, sim->stats.t_end_s);
+	sqlite3_bind_int64(st, 26, cnt->wait_total_s);
+	sqlite3_bind_int64(st, 27, ri->no_pods ? 0 : 1);
 	return step_once(st);
 }
 
@@ -1152,7 +1174,7 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	rc = insert_nodes(db, run_id, &sim->cluster, err, err_len);
 	if (rc)
 		goto rollback;
-	rc = insert_pods(db, run_id, sim, err, err_len);
+	rc = ri->no_pods ? 0 : insert_pods(db, run_id, sim, err, err_len);
 	if (rc)
 		goto rollback;
 	rc = insert_samples(db, run_id, sim, err, err_len);

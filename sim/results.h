@@ -33,6 +33,7 @@
 #ifndef GS_RESULTS_H
 #define GS_RESULTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -107,6 +108,12 @@ struct gs_run_info {
 	struct timespec ended_at;
 	double wall_ms;               /* wall time of the simulation itself */
 	const char *gpusim_version;   /* NULL: this build's GS_VERSION */
+	/*
+	 * --no-pods: write no rows to pods (most of a run's size). The runs
+	 * row keeps the counts and the wait total, the samples and the
+	 * summary are whole; only gpusim inspect --run has nothing to show.
+	 */
+	bool no_pods;
 };
 
 /*
@@ -122,22 +129,23 @@ int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out);
 
 /*
  * Writes one finished run: the runs row, the cluster's nodes, every pod's
- * outcome and every sample, in one transaction with prepared statements.
- * On success stores the new run id in *run_id_out (may be NULL) and returns
- * 0. On any failure rolls back, so no row of the run remains, leaves
- * *run_id_out untouched and returns GS_EINVAL (missing or out-of-range
- * fields in ri or sim, for example a placement naming a node the cluster
- * does not have), GS_ENOMEM or GS_EDB, with a message in err naming the
- * database file.
+ * outcome (none with ri->no_pods) and every sample, in one transaction
+ * with prepared statements. On success stores the new run id in
+ * *run_id_out (may be NULL) and returns 0. On any failure rolls back, so
+ * no row of the run remains, leaves *run_id_out untouched and returns
+ * GS_EINVAL (missing or out-of-range fields in ri or sim, for example a
+ * stored placement naming a node the cluster does not have), GS_ENOMEM or
+ * GS_EDB, with a message in err naming the database file.
  */
 int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct gs_sim *sim,
 		    int64_t *run_id_out, char *err, size_t err_len);
 
 /*
  * Looks up a complete run with this key (what a resumable sweep skips).
- * Returns 0 and the newest such run's id in *run_id_out (may be NULL),
- * GS_ENOENT when there is none, GS_EINVAL for NULL strings or a seed above
- * INT64_MAX, or GS_EDB.
+ * Whether the run kept its pod rows (--no-pods) is not part of the key:
+ * it changes no result. Returns 0 and the newest such run's id in
+ * *run_id_out (may be NULL), GS_ENOENT when there is none, GS_EINVAL for
+ * NULL strings or a seed above INT64_MAX, or GS_EDB.
  */
 int gs_db_find_run(struct gs_db *db, const char *policy, const char *pods_sha256,
 		   const char *nodes_sha256, uint64_t seed, const char *params_json,
@@ -169,6 +177,7 @@ struct gs_run_row {
 	double gpu_alloc_pct;         /* as gs_sim_summarize(): see results/SCHEMA.md */
 	double unalloc_gpu_pct;       /* 100 - gpu_alloc_pct */
 	double frag_ratio_pct;        /* at arrived 100 %, when tracked */
+	bool pods_stored;             /* false: written with --no-pods, no pod rows */
 };
 
 /*

@@ -46,7 +46,7 @@ static const char sql_run_rows[] =
 	" s.params_json, r.gpusim_version, r.started_at, s.wall_ms, r.n_nodes, r.gpu_count,"
 	" r.gpu_milli_capacity, r.cpu_milli_capacity, r.mem_mib_capacity, s.n_pods,"
 	" s.n_placed, s.n_failed, r.n_events, r.t_end_s, s.failed_pct, s.mean_wait_s,"
-	" s.gpu_alloc_pct, s.unalloc_gpu_pct, s.frag_ratio_pct"
+	" s.gpu_alloc_pct, s.unalloc_gpu_pct, s.frag_ratio_pct, r.pods_stored"
 	" FROM run_summary s JOIN runs r ON r.run_id = s.run_id";
 
 static bool read_run_row(sqlite3_stmt *st, struct gs_run_row *r)
@@ -80,6 +80,7 @@ static bool read_run_row(sqlite3_stmt *st, struct gs_run_row *r)
 	r->gpu_alloc_pct = col_double(st, 23);
 	r->unalloc_gpu_pct = col_double(st, 24);
 	r->frag_ratio_pct = col_double(st, 25);
+	r->pods_stored = sqlite3_column_int(st, 26) != 0;
 	if (oom)
 		gs_run_row_release(r);
 	return !oom;

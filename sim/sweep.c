@@ -101,6 +101,7 @@ static int run_cell(struct shared *sh, struct gs_db *db, size_t cell, struct gs_
 	ri.pods_sha256 = sh->traces[tr_i].sha256;
 	ri.params_json = sh->params;
 	ri.wall_ms = 1e3 * elapsed_s(&t0, &t1);
+	ri.no_pods = spec->no_pods;
 	rc = gs_db_write_run(db, &ri, &sim, &out->run_id, msg, sizeof(msg));
 	if (rc) {
 		ERR("%s", msg);

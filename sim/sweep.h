@@ -33,6 +33,11 @@ struct gs_sweep_spec {
 	struct gs_replay_opts opts;             /* the seed is set per run */
 	int jobs;                               /* worker threads, >= 1 */
 	const char *db_path;
+	/*
+	 * Store runs without pod rows (gs_run_info.no_pods). Not part of the
+	 * resume key: it changes no result, so a run stored either way is done.
+	 */
+	bool no_pods;
 	FILE *progress;                         /* a bar when it is a terminal; may be NULL */
 };
 

@@ -1,7 +1,8 @@
 /*
  * test_cli.c - the gpusim program as a user meets it: exit codes and the
- * exact error messages for bad input, and determinism of stored runs
- * (two replays with the same inputs and seed store identical rows).
+ * exact error messages for bad input, determinism of stored runs (two
+ * replays with the same inputs and seed store identical rows), and runs
+ * stored without pod rows (--no-pods).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -223,6 +224,59 @@ static void test_replay_table(void **state)
 	assert_non_null(strstr(out, "n1"));
 }
 
+/*
+ * The same replay with and without --no-pods: the second stores no pod row
+ * but the same runs counts and run_summary figures (mean wait included: in
+ * time mode some pods wait here), and inspect refuses to rebuild it.
+ */
+static void test_replay_no_pods(void **state)
+{
+	static const char summary[] =
+		"select n_pods, n_placed, n_failed, failed_pct, mean_wait_s, gpu_alloc_pct,"
+		" unalloc_gpu_pct, frag_ratio_pct, frag_amount_pct, params_json"
+		" from run_summary where run_id = ";
+	char sql[512], *a, *b;
+
+	(void)state;
+	assert_int_equal(gpusim("replay --help"), 0);
+	assert_non_null(strstr(out, "--no-pods"));
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --time-scale 4 "
+				"--db np.db -q"), 0);
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --time-scale 4 "
+				"--db np.db --no-pods"), 0);
+	assert_non_null(strstr(out, "stored in np.db without pod rows (--no-pods); "
+				    "'gpusim inspect --db np.db' lists the runs\n"));
+	a = dump("np.db", "select run_id, pods_stored, count(p.pod_idx) from runs"
+			  " left join pods p using (run_id) group by run_id order by run_id");
+	assert_string_equal(a, "1|1|7|\n2|0|0|\n");
+	free(a);
+	a = dump("np.db", "select mean_wait_s > 0 from run_summary where run_id = 1");
+	assert_string_equal(a, "1|\n");
+	free(a);
+	snprintf(sql, sizeof(sql), "%s1", summary);
+	a = dump("np.db", sql);
+	snprintf(sql, sizeof(sql), "%s2", summary);
+	b = dump("np.db", sql);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	a = dump("np.db", "select n_pods, n_placed, n_failed, n_done, n_pending_end, n_events,"
+			  " n_retries, t_end_s, wait_total_s from runs where run_id = 1");
+	b = dump("np.db", "select n_pods, n_placed, n_failed, n_done, n_pending_end, n_events,"
+			  " n_retries, t_end_s, wait_total_s from runs where run_id = 2");
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+
+	assert_int_equal(gpusim("inspect --db np.db --run 2"), 2);
+	assert_string_equal(out, "gpusim inspect: run 2 was stored without pod rows (--no-pods), "
+				 "so its allocations cannot be shown; replay it without --no-pods "
+				 "to inspect it\n");
+	assert_int_equal(gpusim("inspect --db np.db"), 0);
+	assert_non_null(strstr(out, "\n2 "));
+	assert_int_equal(gpusim("inspect --db np.db --run 1"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +285,7 @@ int main(void)
 		cmocka_unit_test(test_strict_refuses_impossible_pods),
 		cmocka_unit_test(test_same_seed_same_rows),
 		cmocka_unit_test(test_replay_table),
+		cmocka_unit_test(test_replay_no_pods),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

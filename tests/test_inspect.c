@@ -1,7 +1,8 @@
 /*
  * test_inspect.c - `gpusim inspect` end to end: stores hand-built runs
  * (results_fixture.h) with gs_db_write_run(), runs the gpusim binary on the
- * database and checks its tables, its JSON and its error exits.
+ * database and checks its tables, its JSON and its error exits, including
+ * the one for a run stored without pod rows.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -143,10 +144,18 @@ static int setup(void **state)
 	}
 	rf_build_time(&t);
 	rf_build_inflate(&f);
-	/* Run 1: the time fixture; run 2: the same, corrupted below; run 3: inflate. */
+	/*
+	 * Run 1: the time fixture; run 2: the same, corrupted below; run 3:
+	 * inflate; run 4: the time fixture again, stored with --no-pods.
+	 */
 	if (gs_db_write_run(db, &t.info, &t.sim, NULL, err, sizeof(err)) ||
 	    gs_db_write_run(db, &t.info, &t.sim, NULL, err, sizeof(err)) ||
 	    gs_db_write_run(db, &f.info, &f.sim, NULL, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	t.info.no_pods = true;
+	if (gs_db_write_run(db, &t.info, &t.sim, NULL, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
@@ -183,7 +192,26 @@ static void test_list(void **state)
 	/* 100 - 31.67 % time-weighted (see test_results.c). */
 	expect_row("1", "1 binpack time 42 pods.csv 3 1 68.33");
 	expect_row("3", "3 fgd inflate 42 pods.csv 1 1 20.00");
+	/* Without pod rows the counts and the summary are still there. */
+	expect_row("4", "4 binpack time 42 pods.csv 3 1 68.33");
 	assert_string_equal(errs, "");
+}
+
+/* A run stored with --no-pods has nothing to rebuild: an error, never an empty cluster. */
+static void test_run_without_pods(void **state)
+{
+	char want[256];
+
+	(void)state;
+	snprintf(want, sizeof(want),
+		 "gpusim inspect: run 4 was stored without pod rows (--no-pods), so its "
+		 "allocations cannot be shown; replay it without --no-pods to inspect it\n");
+	assert_int_equal(inspect_db("--run 4"), 2);
+	assert_string_equal(errs, want);
+	assert_string_equal(out, "");
+	assert_int_equal(inspect_db("--run 4 --at peak --json"), 2);
+	assert_string_equal(errs, want);
+	assert_string_equal(out, "");
 }
 
 /* At the end (t = 110) only pod 0 still runs: 500 milli on node-a's GPU 2. */
@@ -275,7 +303,11 @@ static void test_json(void **state)
 	assert_int_equal(inspect_db("--json"), 0);
 	root = cJSON_Parse(out);
 	assert_non_null(root);
-	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root, "runs")), 3);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root, "runs")), 4);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(
+		cJSON_GetArrayItem(cJSON_GetObjectItem(root, "runs"), 0), "pods_stored")));
+	assert_true(cJSON_IsFalse(cJSON_GetObjectItem(
+		cJSON_GetArrayItem(cJSON_GetObjectItem(root, "runs"), 3), "pods_stored")));
 	cJSON_Delete(root);
 }
 
@@ -350,6 +382,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_run_at_end),
+		cmocka_unit_test(test_run_without_pods),
 		cmocka_unit_test(test_run_at_time),
 		cmocka_unit_test(test_all_nodes_and_peak),
 		cmocka_unit_test(test_json),

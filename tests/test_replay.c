@@ -1,7 +1,8 @@
 /*
  * test_replay.c - the event engine on traces small enough to work out by
  * hand: arrival, FIFO waiting, departure and retry, bounded waits, the
- * time scale, inflate mode, the summary figures, and determinism.
+ * time scale, inflate mode (with a pod jumping over the 100 % bucket), the
+ * summary figures, and determinism.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -294,6 +295,48 @@ static void test_inflate_mode(void **state)
 	gs_cluster_release(&c);
 }
 
+/*
+ * Two T4s (2000 milli) and one pod of 990 milli, inflated to 1.3: three
+ * copies arrive (2970 >= 2600). Arrived workload goes 49.5 (rounds to 50),
+ * 99 and 148.5 (149) %: one pod jumps over the 100 % bucket. The summary
+ * then takes the 99..101 % samples, here the one after the second pod:
+ * both GPUs hold 990, 99 % allocated. The third pod fits nowhere.
+ */
+static void test_inflate_jumps_over_100(void **state)
+{
+	struct gs_cluster c;
+	struct gs_trace t;
+	struct gs_sim sim;
+	struct gs_replay_opts o = time_opts();
+	struct gs_summary s;
+
+	(void)state;
+	gs_cluster_init(&c);
+	assert_int_equal(gs_cluster_add_node(&c, "n0", 32000, 65536, 2, "T4"), 0);
+	gs_trace_init(&t);
+	add(&t, "A", 990, 0, -1);
+	o.mode = GS_MODE_INFLATE;
+	o.inflate = 1.3;
+	run(&sim, &c, &t, "binpack", &o);
+	assert_int_equal(sim.n_pods, 3);
+	assert_int_equal(sim.n_samples, 3);
+	assert_int_equal(gs_sample_arrived_pct(&sim.samples[0], 2000), 50);
+	assert_int_equal(gs_sample_arrived_pct(&sim.samples[1], 2000), 99);
+	assert_int_equal(gs_sample_arrived_pct(&sim.samples[2], 2000), 149);
+	assert_int_equal(sim.samples[1].gpu_alloc_milli, 1980);
+	gs_sim_summarize(&sim, &s);
+	assert_int_equal(s.placed, 2);
+	assert_int_equal(s.failed, 1);
+	assert_true(fabs(s.gpu_alloc_pct - 99.0) < 1e-9);
+	assert_true(fabs(s.unalloc_gpu_pct - 1.0) < 1e-9);
+	/* The 10 milli left on each GPU fits no 990 pod: all idle share is fragment. */
+	assert_true(fabs(s.frag_ratio_pct - 100.0) < 1e-9);
+	assert_true(fabs(s.frag_amount_pct - 1.0) < 1e-9);
+	gs_sim_release(&sim);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+}
+
 static void test_bad_options(void **state)
 {
 	struct gs_cluster c;
@@ -331,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_never_leaving_and_never_fitting),
 		cmocka_unit_test(test_deterministic_under_check),
 		cmocka_unit_test(test_inflate_mode),
+		cmocka_unit_test(test_inflate_jumps_over_100),
 		cmocka_unit_test(test_bad_options),
 	};
 

@@ -1,7 +1,8 @@
 /*
  * test_results.c - the SQLite results store: round trip of a hand-built run,
  * the summary views against numbers worked out by hand (and against
- * gs_sim_summarize), atomic writes under injected failures, the schema
+ * gs_sim_summarize), the empty 100 % bucket, runs stored without pod rows
+ * (--no-pods), atomic writes under injected failures, the schema
  * version rule, resumable-sweep lookups, concurrent writers, and
  * results/SCHEMA.md documenting exactly the columns the DDL creates.
  */
@@ -153,6 +154,8 @@ static void test_round_trip(void **state)
 				     " n_failed, n_done, n_pending_end, n_events, n_retries,"
 				     " t_end_s FROM runs"),
 			    "3|6|6000|112000|458752|5|3|1|2|1|9|4|110");
+	/* Pod 1 waited 10 s, pods 0 and 3 not at all. */
+	assert_string_equal(rows(db, "SELECT wait_total_s, pods_stored FROM runs"), "10|1");
 
 	assert_string_equal(rows(db, "SELECT * FROM run_nodes ORDER BY node_idx"),
 			    "1|0|node-a|64000|262144|4|V100M16|16384\n"
@@ -352,6 +355,175 @@ static void test_summary_inflate(void **state)
 	assert_near(real(db, "SELECT unalloc_gpu_pct FROM run_summary"), sum.unalloc_gpu_pct);
 	assert_near(real(db, "SELECT frag_ratio_pct FROM run_summary"), sum.frag_ratio_pct);
 	assert_near(real(db, "SELECT frag_amount_pct FROM run_summary"), sum.frag_amount_pct);
+
+	close_and_remove(db);
+	rf_release(&r);
+}
+
+/*
+ * The 100 % bucket left empty: the inflate fixture's samples moved so that
+ * arrived workload goes 98, 99, 99, 101, 101, 102 % (llround; 5969 of 6000
+ * is 99.48 %, 6031 is 100.52 %, 6090 is 101.5 and rounds up). The samples
+ * of 99..101 % stand in for it:
+ *   allocated     4500 4800 5400 5700 of 6000 = 75, 80, 90, 95 %: mean 85
+ *   idle          1500 1200  600  300
+ *   frag milli     300  600  300    0
+ *   frag / idle     20   50   50    0 %: mean 30
+ *   frag / cap       5   10    5    0 %: mean 5
+ * The 98 % and 102 % samples (4200 and 6000 allocated) must not count.
+ */
+static void test_summary_inflate_empty_100(void **state)
+{
+	static const int64_t arrived[] = { 5880, 5940, 5969, 6031, 6089, 6090 };
+	static const int64_t alloc[] = { 4200, 4500, 4800, 5400, 5700, 6000 };
+	static const double frag[] = { 100, 300, 600, 300, 0, 0 };
+	struct rf_run r;
+	struct gs_summary sum;
+	struct gs_sample *grown;
+	struct gs_db *db;
+	size_t i;
+
+	(void)state;
+	rf_build_inflate(&r);
+	grown = realloc(r.sim.samples, 6 * sizeof(*grown));
+	assert_non_null(grown);
+	r.sim.samples = grown;
+	r.sim.n_samples = r.sim.cap_samples = 6;
+	for (i = 0; i < 6; i++) {
+		memset(&r.sim.samples[i], 0, sizeof(r.sim.samples[i]));
+		r.sim.samples[i].t_s = (int64_t)i;
+		r.sim.samples[i].arrived_gpu_milli = arrived[i];
+		r.sim.samples[i].gpu_alloc_milli = alloc[i];
+		r.sim.samples[i].frag_milli = frag[i];
+	}
+	r.sim.stats.t_end_s = 5;
+	db = open_new("empty100");
+	assert_int_equal(write_ok(db, &r), 1);
+	assert_string_equal(rows(db, "SELECT arrived_pct FROM samples ORDER BY sample_idx"),
+			    "98\n99\n99\n101\n101\n102");
+
+	gs_sim_summarize(&r.sim, &sum);
+	assert_near(sum.gpu_alloc_pct, 85.0);
+	assert_near(sum.unalloc_gpu_pct, 15.0);
+	assert_near(sum.frag_ratio_pct, 30.0);
+	assert_near(sum.frag_amount_pct, 5.0);
+	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary"), 85.0);
+	assert_near(real(db, "SELECT unalloc_gpu_pct FROM run_summary"), 15.0);
+	assert_near(real(db, "SELECT frag_ratio_pct FROM run_summary"), 30.0);
+	assert_near(real(db, "SELECT frag_amount_pct FROM run_summary"), 5.0);
+
+	/* Nothing in 99..101 either: undefined, NAN in C and NULL in SQL. */
+	r.sim.samples[1] = r.sim.samples[0];
+	r.sim.samples[2] = r.sim.samples[0];
+	r.sim.samples[3] = r.sim.samples[5];
+	r.sim.samples[4] = r.sim.samples[5];
+	assert_int_equal(write_ok(db, &r), 2);
+	gs_sim_summarize(&r.sim, &sum);
+	assert_true(isnan(sum.gpu_alloc_pct));
+	assert_true(isnan(sum.unalloc_gpu_pct));
+	assert_true(isnan(sum.frag_ratio_pct));
+	assert_true(isnan(sum.frag_amount_pct));
+	assert_string_equal(rows(db, "SELECT gpu_alloc_pct, unalloc_gpu_pct, frag_ratio_pct,"
+				     " frag_amount_pct FROM run_summary WHERE run_id = 2"),
+			    "NULL|NULL|NULL|NULL");
+
+	/* Time mode has no bucket statistic: its fragmentation figures stay NULL. */
+	r.sim.opts.mode = GS_MODE_TIME;
+	r.info.mode = "time";
+	r.sim.samples[2].arrived_gpu_milli = 6000;
+	assert_int_equal(write_ok(db, &r), 3);
+	gs_sim_summarize(&r.sim, &sum);
+	assert_true(isnan(sum.frag_ratio_pct));
+	assert_string_equal(rows(db, "SELECT frag_ratio_pct, frag_amount_pct FROM run_summary"
+				     " WHERE run_id = 3"),
+			    "NULL|NULL");
+	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary WHERE run_id = 3"),
+		    sum.gpu_alloc_pct);
+
+	close_and_remove(db);
+	rf_release(&r);
+}
+
+/* --- runs without pod rows (--no-pods) ------------------------------------------ */
+
+/*
+ * The time fixture written twice, with and without its pod rows: the second
+ * has none, yet its runs row, samples and every run_summary figure (mean
+ * wait 10 s over 3 placed pods included) are those of the first.
+ */
+static void test_no_pods(void **state)
+{
+	static const char summary_sql[] =
+		"SELECT policy, mode, seed, pods_file, n_pods, n_placed, n_failed, failed_pct,"
+		" mean_wait_s, gpu_alloc_pct, unalloc_gpu_pct, frag_ratio_pct, frag_amount_pct,"
+		" params_json, wall_ms FROM run_summary WHERE run_id = ";
+	static const char runs_sql[] =
+		"SELECT n_nodes, gpu_count, n_pods, n_placed, n_failed, n_done, n_pending_end,"
+		" n_events, n_retries, t_end_s, wait_total_s FROM runs WHERE run_id = ";
+	struct rf_run r;
+	struct gs_summary sum;
+	struct gs_run_row run;
+	struct gs_db *db;
+	char sql[512], with[2048];
+	char err[512];
+	int64_t id = -1;
+
+	(void)state;
+	rf_build_time(&r);
+	db = open_new("nopods");
+	assert_int_equal(write_ok(db, &r), 1);
+	r.info.no_pods = true;
+	assert_int_equal(write_ok(db, &r), 2);
+
+	assert_string_equal(rows(db, "SELECT run_id, count(*) FROM pods GROUP BY run_id"), "1|5");
+	assert_string_equal(rows(db, "SELECT run_id, pods_stored FROM runs ORDER BY run_id"),
+			    "1|1\n2|0");
+	assert_string_equal(rows(db, "SELECT count(*) FROM samples WHERE run_id = 2"), "4");
+	assert_string_equal(rows(db, "SELECT count(*) FROM run_nodes WHERE run_id = 2"), "3");
+
+	snprintf(sql, sizeof(sql), "%s1", runs_sql);
+	snprintf(with, sizeof(with), "%s", rows(db, sql));
+	assert_string_equal(with, "3|6|5|3|1|2|1|9|4|110|10");
+	snprintf(sql, sizeof(sql), "%s2", runs_sql);
+	assert_string_equal(rows(db, sql), with);
+
+	snprintf(sql, sizeof(sql), "%s1", summary_sql);
+	snprintf(with, sizeof(with), "%s", rows(db, sql));
+	snprintf(sql, sizeof(sql), "%s2", summary_sql);
+	assert_string_equal(rows(db, sql), with);
+	assert_near(real(db, "SELECT mean_wait_s FROM run_summary WHERE run_id = 2"), 10.0 / 3);
+	gs_sim_summarize(&r.sim, &sum);
+	assert_near(real(db, "SELECT mean_wait_s FROM run_summary WHERE run_id = 2"),
+		    sum.mean_wait_s);
+	assert_near(real(db, "SELECT unalloc_gpu_pct FROM run_summary WHERE run_id = 2"),
+		    sum.unalloc_gpu_pct);
+
+	/* The readers say which run has no pod rows; loading them gives none. */
+	assert_int_equal(gs_db_get_run(db, 1, &run, err, sizeof(err)), 0);
+	assert_true(run.pods_stored);
+	gs_run_row_release(&run);
+	assert_int_equal(gs_db_get_run(db, 2, &run, err, sizeof(err)), 0);
+	assert_false(run.pods_stored);
+	assert_int_equal(run.n_placed, 3);
+	assert_near(run.mean_wait_s, 10.0 / 3);
+	gs_run_row_release(&run);
+
+	/* Not part of the resume key: the newest run with the key, stored either way. */
+	assert_int_equal(gs_db_find_run(db, "binpack", RF_PODS_SHA, RF_NODES_SHA, 42, RF_PARAMS,
+					&id),
+			 0);
+	assert_int_equal(id, 2);
+
+	/* Nothing placed: no mean wait, as gs_sim_summarize() says. */
+	r.sim.out[0].state = r.sim.out[1].state = r.sim.out[3].state = GS_POD_FAILED;
+	r.sim.stats.wait_total_s = 0;
+	assert_int_equal(write_ok(db, &r), 3);
+	assert_string_equal(rows(db, "SELECT s.n_placed, r.wait_total_s, s.mean_wait_s"
+				     " FROM run_summary s JOIN runs r USING (run_id)"
+				     " WHERE run_id = 3"),
+			    "0|0|NULL");
+	gs_sim_summarize(&r.sim, &sum);
+	assert_true(isnan(sum.mean_wait_s));
 
 	close_and_remove(db);
 	rf_release(&r);
@@ -965,6 +1137,8 @@ int main(void)
 		cmocka_unit_test(test_read_helpers),
 		cmocka_unit_test(test_summary_time),
 		cmocka_unit_test(test_summary_inflate),
+		cmocka_unit_test(test_summary_inflate_empty_100),
+		cmocka_unit_test(test_no_pods),
 		cmocka_unit_test(test_failed_write_leaves_no_trace),
 		cmocka_unit_test(test_many_rows),
 		cmocka_unit_test(test_incomplete_run_invisible),
