@@ -1,7 +1,8 @@
 /*
  * cmd_bench_import.c - `gpusim bench-import`: loads the results file of
  * gpusim-bench (bench/cuda) into the bench tables of a results database,
- * and optionally exports the CSV files scripts/plot-bench.gp draws.
+ * and optionally exports the CSV files of the bench figures (the export
+ * of `gpusim plot`, sim/plot.h) for scripts/plot-bench.gp.
  *
  * The harness writes plain key=value text (sim/kvline.h) because GPU hosts
  * may lack SQLite's development files; this command is where that text
@@ -18,13 +19,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "cmd.h"
 #include "error.h"
 #include "kvline.h"
+#include "plot.h"
 #include "results.h"
 #include "sha256.h"
 
@@ -43,7 +44,8 @@ static void usage(FILE *f)
 		"  -d, --db DB          results database; created when missing (required)\n"
 		"  -c, --csv-dir DIR    also write FILE's overhead.csv (overhead scenarios),\n"
 		"                       slowdown.csv (the slowdown table) and shares.csv\n"
-		"                       (compute scenarios) into DIR, for scripts/plot-bench.gp\n"
+		"                       (compute scenarios) into DIR, for scripts/plot-bench.gp;\n"
+		"                       `gpusim plot --db DB` draws the same figures\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Exit status: 0 success, 1 a database or file system error, 2 bad usage or\n"
@@ -485,110 +487,6 @@ out:
 	return rc;
 }
 
-/* --- CSV export -------------------------------------------------------------------- */
-
-static void csv_field(FILE *f, sqlite3_stmt *st, int col)
-{
-	const unsigned char *s;
-
-	switch (sqlite3_column_type(st, col)) {
-	case SQLITE_NULL:
-		break;
-	case SQLITE_INTEGER:
-		fprintf(f, "%lld", (long long)sqlite3_column_int64(st, col));
-		break;
-	case SQLITE_FLOAT:
-		fprintf(f, "%.6g", sqlite3_column_double(st, col));
-		break;
-	default:
-		s = sqlite3_column_text(st, col);
-		if (strpbrk((const char *)s, ",\"\n ")) {
-			fputc('"', f);
-			for (; *s; s++) {
-				if (*s == '"')
-					fputc('"', f);
-				fputc(*s, f);
-			}
-			fputc('"', f);
-		} else {
-			fputs((const char *)s, f);
-		}
-	}
-}
-
-static int export_csv(struct import *im, const char *dir, const char *name, const char *header,
-		      const char *sql)
-{
-	char path[4096], tmp[4200];
-	sqlite3_stmt *st;
-	FILE *f;
-	int i, rc;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (sqlite3_prepare_v2(im->conn, sql, -1, &st, NULL) != SQLITE_OK)
-		return sql_fail(im, "exporting CSV");
-	sqlite3_bind_text(st, 1, im->sha, -1, SQLITE_STATIC);
-	f = fopen(tmp, "w");
-	if (!f) {
-		snprintf(im->err, im->err_len, "cannot write %s: %s", tmp, strerror(errno));
-		sqlite3_finalize(st);
-		return GS_EIO;
-	}
-	fprintf(f, "%s\n", header);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		for (i = 0; i < sqlite3_column_count(st); i++) {
-			if (i)
-				fputc(',', f);
-			csv_field(f, st, i);
-		}
-		fputc('\n', f);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		fclose(f);
-		unlink(tmp);
-		return sql_fail(im, "exporting CSV");
-	}
-	if (fclose(f) || rename(tmp, path)) {
-		snprintf(im->err, im->err_len, "cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		return GS_EIO;
-	}
-	return 0;
-}
-
-static int export_all(struct import *im, const char *dir)
-{
-	int rc;
-
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		snprintf(im->err, im->err_len, "cannot create %s: %s", dir, strerror(errno));
-		return GS_EIO;
-	}
-	rc = export_csv(im, dir, "overhead.csv", "kernel,mode,overhead_pct,samples,device",
-			"SELECT r.kernel, b.mode, avg(r.overhead_pct), count(*), r.device"
-			" FROM bench_results r JOIN bench_runs b USING (bench_run_id)"
-			" WHERE b.source_sha256 = ?1 AND r.overhead_pct IS NOT NULL"
-			" GROUP BY r.kernel, b.mode, r.device ORDER BY r.kernel, b.mode");
-	if (!rc)
-		rc = export_csv(im, dir, "slowdown.csv", "kernel,colocated,mode,factor,samples,device",
-				"SELECT kernel, colocated, mode, sum(factor * samples) / sum(samples),"
-				" sum(samples), device FROM bench_slowdown WHERE source_sha256 = ?1"
-				" GROUP BY kernel, colocated, mode, device"
-				" ORDER BY kernel, mode, colocated");
-	if (!rc)
-		rc = export_csv(im, dir, "shares.csv",
-				"scenario,mode,client,share_req,share,samples,device",
-				"SELECT b.scenario, b.mode, r.client, r.share_req, avg(r.share), count(*),"
-				" r.device FROM bench_results r JOIN bench_runs b USING (bench_run_id)"
-				" WHERE b.source_sha256 = ?1 AND b.measure = 'compute'"
-				" AND r.share IS NOT NULL"
-				" GROUP BY b.scenario, b.mode, r.client, r.device"
-				" ORDER BY b.scenario, b.mode, r.client");
-	return rc;
-}
-
 /* --- the command --------------------------------------------------------------------- */
 
 static int read_file(const char *path, char **text_out, size_t *len_out, char *err, size_t len)
@@ -723,9 +621,18 @@ int gs_cmd_bench_import(int argc, char **argv)
 		printf(CMD ": %s: %zu runs, %zu client results, %zu slowdown rows into %s\n", im.path,
 		       im.n_runs, im.n_results, im.n_slowdown, db_path);
 	if (!rc && csv_dir) {
-		rc = export_all(&im, csv_dir);
+		struct gs_plot_bench csv;
+
+		memset(&csv, 0, sizeof(csv));
+		if (mkdir(csv_dir, 0755) && errno != EEXIST) {
+			snprintf(err, sizeof(err), "%s: cannot create: %s", csv_dir, strerror(errno));
+			rc = GS_EIO;
+		} else {
+			rc = gs_plot_bench_export(db, im.sha, csv_dir, &csv, err, sizeof(err));
+		}
 		if (!rc)
 			printf(CMD ": wrote overhead.csv, slowdown.csv and shares.csv in %s\n", csv_dir);
+		gs_plot_bench_release(&csv);
 	}
 	if (rc)
 		fprintf(stderr, CMD ": %s\n", err);

@@ -1,6 +1,8 @@
 /*
- * cmd_plot.c - `gpusim plot`: the FGD reproduction's figures from a results
- * database, through gnuplot (see plot.h for the figures and file names).
+ * cmd_plot.c - `gpusim plot`: the FGD reproduction's figures and the CUDA
+ * benchmark figures from a results database, through gnuplot (see plot.h
+ * for the figures and file names). Either kind may be missing from a
+ * database: the command draws what there is and says what it skipped.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,14 +26,24 @@ static void usage(FILE *f)
 		"usage: gpusim plot [--db FILE] [--out DIR] [OPTIONS]\n"
 		"\n"
 		"Draws the figures of the FGD reproduction from the inflate-mode runs of a\n"
-		"results database, as PNG and SVG files:\n"
+		"results database, and those of the CUDA benchmarks (make bench) from its\n"
+		"bench tables, as PNG and SVG files:\n"
 		"  unalloc_TRACE      unallocated GPU %% vs arrived workload 80-130%%, per policy\n"
 		"                     (median over seeds, 25-75%% band)\n"
 		"  frag_ratio_TRACE   fragmentation / idle GPU vs arrived workload 0-100%%\n"
 		"  frag_amount_TRACE  fragmentation / GPU capacity vs arrived workload 0-100%%\n"
 		"  bars_FAMILY        unallocated GPU %% at arrived 100%% for the traces of the\n"
 		"                     cpu, gpushare, gpuspec and multigpu families (mean, sd)\n"
-		"TRACE is the pod file name without 'openb_pod_list_' and '.csv'.\n"
+		"TRACE is the pod file name without 'openb_pod_list_' and '.csv'. And from the\n"
+		"bench tables, which `gpusim bench-import` fills:\n"
+		"  bench_overhead     throughput lost against exclusive (%%), per kernel and mode,\n"
+		"                     each kernel alone on a GPU\n"
+		"  bench_slowdown     throughput / throughput alone against the clients sharing\n"
+		"                     a GPU, per kernel and mode, with the fair share 1/n\n"
+		"  bench_shares       achieved against requested compute share (%%), per mode,\n"
+		"                     with the ideal diagonal and the 5-point target band\n"
+		"A figure with nothing to draw is skipped with a note saying why. With neither\n"
+		"simulator runs nor bench results there is nothing to plot (exit status 2).\n"
 		"\n"
 		"  -d, --db FILE        results database (default results/fgd.db)\n"
 		"  -o, --out DIR        output directory, created if missing (default results/plots)\n"
@@ -40,7 +52,7 @@ static void usage(FILE *f)
 		"      --exact          only runs with exact scoring\n"
 		"      --any-scoring    runs of either scoring together\n"
 		"      --keep-data      keep the exported data files and print their directory\n"
-		"  -q, --quiet          do not list the files written\n"
+		"  -q, --quiet          do not list the files written nor the figures skipped\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Needs gnuplot on PATH (Debian: gnuplot-nox).\n"
@@ -56,6 +68,10 @@ static void remove_tree(const char *dir, const struct gs_plot_index *ix)
 	char path[4096];
 	size_t t, p, f;
 
+	for (f = 0; f < GS_PLOT_BENCH_N; f++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, gs_plot_bench_figures[f].csv);
+		unlink(path);
+	}
 	for (t = 0; t < ix->n_traces; t++)
 		for (p = 0; p < ix->n_policies; p++) {
 			snprintf(path, sizeof(path), "%s/%s.%s.alloc.dat", dir, ix->traces[t],
@@ -70,6 +86,27 @@ static void remove_tree(const char *dir, const struct gs_plot_index *ix)
 		unlink(path);
 	}
 	rmdir(dir);
+}
+
+/* Says which bench figures there are none of, and why, on stderr. */
+static void note_bench_skipped(const char *db_path, const struct gs_plot_bench *b)
+{
+	size_t f;
+
+	if (b->n_runs == 0) {
+		fprintf(stderr, "gpusim plot: skipped");
+		for (f = 0; f < GS_PLOT_BENCH_N; f++)
+			fprintf(stderr, "%s %s", f ? (f + 1 < GS_PLOT_BENCH_N ? "," : " and") : "",
+				gs_plot_bench_figures[f].name);
+		fprintf(stderr, ": %s holds no CUDA benchmark results (gpusim bench-import loads"
+				" them)\n", db_path);
+		return;
+	}
+	for (f = 0; f < GS_PLOT_BENCH_N; f++)
+		if (!b->n_rows[f])
+			fprintf(stderr, "gpusim plot: skipped %s: %s in %s\n",
+				gs_plot_bench_figures[f].name, gs_plot_bench_figures[f].missing,
+				db_path);
 }
 
 int gs_cmd_plot(int argc, char **argv)
@@ -88,10 +125,12 @@ int gs_cmd_plot(int argc, char **argv)
 	};
 	const char *db_path = "results/fgd.db", *out_dir = "results/plots";
 	const char *scripts = getenv("GPUSIM_SCRIPTS");
-	char tmpl[] = "/tmp/gpusim-plot-XXXXXX", err[1024];
+	char tmpl[] = "/tmp/gpusim-plot-XXXXXX", err[1024], sim_err[1024];
 	struct gs_plot_index ix;
+	struct gs_plot_bench bench;
 	struct gs_db *db = NULL;
-	int c, compat = 1, keep = 0, quiet = 0, rc, status;
+	int c, compat = 1, keep = 0, quiet = 0, rc, sim_rc, status;
+	size_t f, bench_rows;
 
 	if (!scripts || !*scripts)
 		scripts = GS_SCRIPTS_DIR;
@@ -149,23 +188,53 @@ int gs_cmd_plot(int argc, char **argv)
 		gs_db_close(db);
 		return GS_EXIT_FAIL;
 	}
-	rc = gs_plot_export(db, compat, tmpl, &ix, err, sizeof(err));
+	/* No simulator runs is no error while there are bench results. */
+	sim_rc = gs_plot_export(db, compat, tmpl, &ix, sim_err, sizeof(sim_err));
+	if (sim_rc && sim_rc != GS_ENOENT) {
+		fprintf(stderr, "gpusim plot: %s\n", sim_err);
+		gs_db_close(db);
+		rmdir(tmpl);
+		return GS_EXIT_FAIL;
+	}
+	rc = gs_plot_bench_export(db, NULL, tmpl, &bench, err, sizeof(err));
 	gs_db_close(db);
 	if (rc) {
 		fprintf(stderr, "gpusim plot: %s\n", err);
-		rmdir(tmpl);
-		return rc == GS_ENOENT ? GS_EXIT_USAGE : GS_EXIT_FAIL;
+		status = GS_EXIT_FAIL;
+		goto out;
 	}
-	rc = gs_plot_render(&ix, scripts, tmpl, out_dir, quiet ? NULL : stdout, err, sizeof(err));
+	for (f = 0, bench_rows = 0; f < GS_PLOT_BENCH_N; f++)
+		bench_rows += bench.n_rows[f];
+	if (sim_rc && !bench_rows) {
+		fprintf(stderr, "gpusim plot: %s\n", sim_err);
+		if (!quiet)
+			note_bench_skipped(db_path, &bench);
+		status = GS_EXIT_USAGE;
+		goto out;
+	}
 	status = GS_EXIT_OK;
+	if (sim_rc) {
+		if (!quiet)
+			fprintf(stderr, "gpusim plot: skipped the simulator figures: %s\n", sim_err);
+	} else {
+		rc = gs_plot_render(&ix, scripts, tmpl, out_dir, quiet ? NULL : stdout, err,
+				    sizeof(err));
+	}
+	if (!rc)
+		rc = gs_plot_bench_render(&bench, scripts, tmpl, out_dir, quiet ? NULL : stdout, err,
+					  sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpusim plot: %s\n", err);
 		status = GS_EXIT_FAIL;
+	} else if (!quiet) {
+		note_bench_skipped(db_path, &bench);
 	}
+out:
 	if (keep)
 		fprintf(stderr, "gpusim plot: data files kept in %s\n", tmpl);
 	else
 		remove_tree(tmpl, &ix);
+	gs_plot_bench_release(&bench);
 	gs_plot_index_release(&ix);
 	return status;
 }

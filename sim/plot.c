@@ -6,6 +6,10 @@
  * same integer percent (the arrived_buckets view of the results store);
  * across seeds, the median and quartiles (line plots) or the mean and
  * sample standard deviation (bar charts), through GSL.
+ *
+ * The bench figures need no statistics of their own: their CSV files are
+ * aggregates in SQL over the bench tables, the same files for `gpusim
+ * plot` and `gpusim bench-import --csv-dir`.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -40,6 +45,9 @@ static const char *const paper_order[] = {
 
 static const char *const family_names[] = { "cpu", "gpushare", "gpuspec", "multigpu" };
 
+/* The bench modes in the order of the schema: the order of their key entries. */
+static const char *const mode_order[] = { "exclusive", "timeslice", "mps", "hook" };
+
 /* One run's per-percent metrics; NAN where the run has no sample. */
 struct run_buckets {
 	double unalloc[GS_PLOT_PCT_MAX + 1];
@@ -52,19 +60,21 @@ struct run_ref {
 	size_t trace, policy;
 };
 
-void gs_plot_index_release(struct gs_plot_index *ix)
+/* Frees a list of n names and the names. */
+static void free_names(char **names, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < ix->n_traces; i++)
-		free(ix->traces[i]);
-	for (i = 0; i < ix->n_policies; i++)
-		free(ix->policies[i]);
-	for (i = 0; i < ix->n_families; i++)
-		free(ix->families[i]);
-	free(ix->traces);
-	free(ix->policies);
-	free(ix->families);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+void gs_plot_index_release(struct gs_plot_index *ix)
+{
+	free_names(ix->traces, ix->n_traces);
+	free_names(ix->policies, ix->n_policies);
+	free_names(ix->families, ix->n_families);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -103,22 +113,33 @@ static long intern(char ***list, size_t *n, const char *s)
 	return (long)(*n)++;
 }
 
-static int paper_rank(const char *policy)
+/* Position of s in order[0..n), n when absent: listed names sort first. */
+static int rank_of(const char *const *order, size_t n, const char *s)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(paper_order) / sizeof(*paper_order); i++)
-		if (!strcmp(paper_order[i], policy))
+	for (i = 0; i < n; i++)
+		if (!strcmp(order[i], s))
 			return (int)i;
-	return (int)(sizeof(paper_order) / sizeof(*paper_order));
+	return (int)n;
+}
+
+static int cmp_ranked(const char *const *order, size_t n, const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int rx = rank_of(order, n, x), ry = rank_of(order, n, y);
+
+	return rx != ry ? rx - ry : strcmp(x, y);
 }
 
 static int cmp_policy(const void *a, const void *b)
 {
-	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	int rx = paper_rank(x), ry = paper_rank(y);
+	return cmp_ranked(paper_order, sizeof(paper_order) / sizeof(*paper_order), a, b);
+}
 
-	return rx != ry ? rx - ry : strcmp(x, y);
+static int cmp_mode(const void *a, const void *b)
+{
+	return cmp_ranked(mode_order, sizeof(mode_order) / sizeof(*mode_order), a, b);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -292,25 +313,48 @@ static void quartiles(struct run_buckets *const *rb, size_t n, size_t field, int
 	out[2] = gsl_stats_quantile_from_sorted_data(v, 1, k, 0.75);
 }
 
+/*
+ * Data files are written as dir/name.tmp and renamed by close_data() when
+ * complete, so that nobody reads half a file (bench-import writes into
+ * the user's directory); discard_data() drops one left unfinished.
+ */
 static FILE *open_data(const char *dir, const char *name, char *err, size_t err_len)
 {
-	char path[4096];
+	char tmp[4096];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
+	f = fopen(tmp, "w");
 	if (!f)
-		ERR("%s: cannot write: %s", path, strerror(errno));
+		ERR("%s: cannot write: %s", tmp, strerror(errno));
 	return f;
+}
+
+static void discard_data(FILE *f, const char *dir, const char *name)
+{
+	char tmp[4096];
+
+	fclose(f);
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
+	unlink(tmp);
 }
 
 static int close_data(FILE *f, const char *dir, const char *name, char *err, size_t err_len)
 {
-	if (ferror(f) | fclose(f)) {
-		ERR("%s/%s: write error", dir, name);
-		return GS_EIO;
-	}
-	return 0;
+	char tmp[4096], path[4096];
+	int failed = ferror(f);
+
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	failed |= fclose(f);
+	if (failed)
+		ERR("%s: write error", tmp);
+	else if (rename(tmp, path))
+		ERR("%s: cannot write: %s", path, strerror(errno));
+	else
+		return 0;
+	unlink(tmp);
+	return GS_EIO;
 }
 
 /* Writes the alloc and frag files of one (trace, policy). */
@@ -512,6 +556,15 @@ static bool quotable(const char *s)
 	return !strchr(s, '\'') && !strchr(s, '\n');
 }
 
+static int check_paths(const char *scripts_dir, const char *data_dir, const char *out_dir,
+		       char *err, size_t err_len)
+{
+	if (quotable(data_dir) && quotable(out_dir) && quotable(scripts_dir))
+		return 0;
+	ERR("paths with a single quote cannot be passed to gnuplot");
+	return GS_EINVAL;
+}
+
 /* Runs `gnuplot -e vars script`; returns 0 or an error with a message. */
 static int run_gnuplot(const char *vars, const char *script, char *err, size_t err_len)
 {
@@ -547,15 +600,33 @@ static int run_gnuplot(const char *vars, const char *script, char *err, size_t e
 	return 0;
 }
 
-/* The policy names as one space-separated gnuplot word list. */
-static void policy_words(const struct gs_plot_index *ix, char *buf, size_t len)
+/*
+ * names as one space-separated gnuplot word list, each in double quotes
+ * when quote is set (gnuplot's word() keeps a quoted word whole). Returns
+ * 0, or GS_EINVAL with a message when a name cannot go between the single
+ * quotes of a gnuplot string or the list does not fit in len.
+ */
+static int word_list(char *const *names, size_t n, bool quote, char *buf, size_t len, char *err,
+		     size_t err_len)
 {
-	size_t p, used = 0;
+	const char *q = quote ? "\"" : "";
+	size_t i, used = 0;
+	int w;
 
 	buf[0] = '\0';
-	for (p = 0; p < ix->n_policies && used < len; p++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", p ? " " : "",
-					 ix->policies[p]);
+	for (i = 0; i < n; i++) {
+		if (strpbrk(names[i], "'\"\n")) {
+			ERR("'%s' has a quote or a line break; gnuplot cannot be given it", names[i]);
+			return GS_EINVAL;
+		}
+		w = snprintf(buf + used, len - used, "%s%s%s%s", i ? " " : "", q, names[i], q);
+		if (w < 0 || (size_t)w >= len - used) {
+			ERR("too many names to pass to gnuplot (%zu)", n);
+			return GS_EINVAL;
+		}
+		used += (size_t)w;
+	}
+	return 0;
 }
 
 static void log_files(FILE *log, const char *out_dir, const char *base)
@@ -571,11 +642,12 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 	size_t t, f;
 	int rc;
 
-	if (!quotable(data_dir) || !quotable(out_dir) || !quotable(scripts_dir)) {
-		ERR("paths with a single quote cannot be passed to gnuplot");
-		return GS_EINVAL;
-	}
-	policy_words(ix, words, sizeof(words));
+	rc = check_paths(scripts_dir, data_dir, out_dir, err, err_len);
+	if (!rc)
+		rc = word_list(ix->policies, ix->n_policies, false, words, sizeof(words), err,
+			       err_len);
+	if (rc)
+		return rc;
 	for (t = 0; t < ix->n_traces; t++) {
 		const char *tr = ix->traces[t];
 
@@ -621,4 +693,241 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 		log_files(log, out_dir, base);
 	}
 	return 0;
+}
+
+/* ---- the bench figures ---------------------------------------------------- */
+
+const struct gs_plot_bench_figure gs_plot_bench_figures[GS_PLOT_BENCH_N] = {
+	[GS_PLOT_BENCH_OVERHEAD] = {
+		"bench_overhead", "overhead.csv", "plot_bench_overhead.gp",
+		"no client ran alone on a GPU in a mode other than exclusive"
+		" (an overhead scenario)" },
+	[GS_PLOT_BENCH_SLOWDOWN] = {
+		"bench_slowdown", "slowdown.csv", "plot_bench_slowdown.gp",
+		"the slowdown table (bench_slowdown) is empty" },
+	[GS_PLOT_BENCH_SHARES] = {
+		"bench_shares", "shares.csv", "plot_bench_shares.gp",
+		"no client of a compute scenario has an achieved share" },
+};
+
+/*
+ * How each CSV file is made: its header, its query (?1 is a source_sha256,
+ * or NULL for every imported file) and the columns whose values make the
+ * word lists of kernels, modes and devices (-1: none). Rows of one line
+ * of a figure come together, in the order it is drawn.
+ */
+static const struct bench_query {
+	const char *header;
+	const char *sql;
+	int kernel_col, mode_col, device_col;
+} bench_queries[GS_PLOT_BENCH_N] = {
+	[GS_PLOT_BENCH_OVERHEAD] = {
+		"kernel,mode,overhead_pct,samples,device",
+		"SELECT r.kernel, b.mode, avg(r.overhead_pct), count(*), r.device"
+		" FROM bench_results r JOIN bench_runs b USING (bench_run_id)"
+		" WHERE (?1 IS NULL OR b.source_sha256 = ?1) AND r.overhead_pct IS NOT NULL"
+		" GROUP BY r.kernel, b.mode, r.device ORDER BY r.kernel, b.mode, r.device",
+		0, 1, 4 },
+	[GS_PLOT_BENCH_SLOWDOWN] = {
+		"kernel,colocated,mode,factor,samples,device",
+		"SELECT kernel, colocated, mode, sum(factor * samples) / sum(samples),"
+		" sum(samples), device FROM bench_slowdown"
+		" WHERE ?1 IS NULL OR source_sha256 = ?1"
+		" GROUP BY kernel, colocated, mode, device"
+		" ORDER BY kernel, mode, device, colocated",
+		0, 2, 5 },
+	[GS_PLOT_BENCH_SHARES] = {
+		"scenario,mode,client,share_req,share,samples,device",
+		"SELECT b.scenario, b.mode, r.client, r.share_req, avg(r.share), count(*),"
+		" r.device FROM bench_results r JOIN bench_runs b USING (bench_run_id)"
+		" WHERE (?1 IS NULL OR b.source_sha256 = ?1) AND b.measure = 'compute'"
+		" AND r.share IS NOT NULL"
+		" GROUP BY b.scenario, b.mode, r.client, r.device"
+		" ORDER BY b.scenario, b.mode, r.client, r.device",
+		-1, 1, 6 },
+};
+
+void gs_plot_bench_release(struct gs_plot_bench *b)
+{
+	free_names(b->kernels, b->n_kernels);
+	free_names(b->modes, b->n_modes);
+	free_names(b->devices, b->n_devices);
+	memset(b, 0, sizeof(*b));
+}
+
+/* One CSV field: text in double quotes when it holds a separator or a blank. */
+static void csv_field(FILE *f, sqlite3_stmt *st, int col)
+{
+	const unsigned char *s;
+
+	switch (sqlite3_column_type(st, col)) {
+	case SQLITE_NULL:
+		break;
+	case SQLITE_INTEGER:
+		fprintf(f, "%lld", (long long)sqlite3_column_int64(st, col));
+		break;
+	case SQLITE_FLOAT:
+		fprintf(f, "%.6g", sqlite3_column_double(st, col));
+		break;
+	default:
+		s = sqlite3_column_text(st, col);
+		if (strpbrk((const char *)s, ",\"\n ")) {
+			fputc('"', f);
+			for (; *s; s++) {
+				if (*s == '"')
+					fputc('"', f);
+				fputc(*s, f);
+			}
+			fputc('"', f);
+		} else {
+			fputs((const char *)s, f);
+		}
+	}
+}
+
+/* Adds the text of column col (none when col < 0) to a word list. */
+static int intern_column(sqlite3_stmt *st, int col, char ***list, size_t *n)
+{
+	const unsigned char *v = col >= 0 ? sqlite3_column_text(st, col) : NULL;
+
+	return v && intern(list, n, (const char *)v) < 0 ? GS_ENOMEM : 0;
+}
+
+/* The one integer sql gives, with ?1 bound to sha (may be NULL). */
+static int query_int(sqlite3 *sq, const char *sql, const char *sha, int64_t *out, char *err,
+		     size_t err_len)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = GS_EDB;
+
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_bind_parameter_count(st) > 0)
+			sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			*out = sqlite3_column_int64(st, 0);
+			rc = 0;
+		}
+	}
+	if (rc)
+		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int write_bench_csv(sqlite3 *sq, enum gs_plot_bench_fig fig, const char *sha,
+			   const char *dir, struct gs_plot_bench *b, char *err, size_t err_len)
+{
+	const struct bench_query *q = &bench_queries[fig];
+	const char *name = gs_plot_bench_figures[fig].csv;
+	sqlite3_stmt *st = NULL;
+	size_t rows = 0;
+	int i, step, rc = 0;
+	FILE *f;
+
+	if (sqlite3_prepare_v2(sq, q->sql, -1, &st, NULL) != SQLITE_OK) {
+		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		return GS_EDB;
+	}
+	sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
+	f = open_data(dir, name, err, err_len);
+	if (!f) {
+		sqlite3_finalize(st);
+		return GS_EIO;
+	}
+	fprintf(f, "%s\n", q->header);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		for (i = 0; i < sqlite3_column_count(st); i++) {
+			if (i)
+				fputc(',', f);
+			csv_field(f, st, i);
+		}
+		fputc('\n', f);
+		rows++;
+		rc = intern_column(st, q->kernel_col, &b->kernels, &b->n_kernels);
+		if (!rc)
+			rc = intern_column(st, q->mode_col, &b->modes, &b->n_modes);
+		if (!rc)
+			rc = intern_column(st, q->device_col, &b->devices, &b->n_devices);
+		if (rc) {
+			ERR("out of memory");
+			break;
+		}
+	}
+	if (!rc && step != SQLITE_DONE) {
+		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		rc = GS_EDB;
+	}
+	sqlite3_finalize(st);
+	if (rc) {
+		discard_data(f, dir, name);
+		return rc;
+	}
+	b->n_rows[fig] = rows;
+	return close_data(f, dir, name, err, err_len);
+}
+
+int gs_plot_bench_export(struct gs_db *db, const char *source_sha256, const char *dir,
+			 struct gs_plot_bench *b, char *err, size_t err_len)
+{
+	sqlite3 *sq = gs_db_sqlite(db);
+	int64_t tables = 0;
+	int rc, fig;
+
+	memset(b, 0, sizeof(*b));
+	/* A database made before the bench tables existed, opened read-only. */
+	rc = query_int(sq, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+			   " ('bench_runs', 'bench_results', 'bench_slowdown')",
+		       NULL, &tables, err, err_len);
+	if (rc || tables < 3)
+		return rc;
+	rc = query_int(sq, "SELECT count(*) FROM bench_runs WHERE ?1 IS NULL OR source_sha256 = ?1",
+		       source_sha256, &b->n_runs, err, err_len);
+	for (fig = 0; !rc && fig < GS_PLOT_BENCH_N; fig++)
+		rc = write_bench_csv(sq, (enum gs_plot_bench_fig)fig, source_sha256, dir, b, err,
+				     err_len);
+	if (rc) {
+		gs_plot_bench_release(b);
+		return rc;
+	}
+	/* qsort() wants a list, even an empty one. */
+	if (b->n_kernels)
+		qsort(b->kernels, b->n_kernels, sizeof(*b->kernels), cmp_str);
+	if (b->n_modes)
+		qsort(b->modes, b->n_modes, sizeof(*b->modes), cmp_mode);
+	if (b->n_devices)
+		qsort(b->devices, b->n_devices, sizeof(*b->devices), cmp_str);
+	return 0;
+}
+
+int gs_plot_bench_render(const struct gs_plot_bench *b, const char *scripts_dir,
+			 const char *data_dir, const char *out_dir, FILE *log, char *err,
+			 size_t err_len)
+{
+	char kernels[2048], modes[512], devices[2048], vars[16384], script[4096];
+	int rc, fig;
+
+	rc = check_paths(scripts_dir, data_dir, out_dir, err, err_len);
+	if (!rc)
+		rc = word_list(b->kernels, b->n_kernels, true, kernels, sizeof(kernels), err,
+			       err_len);
+	if (!rc)
+		rc = word_list(b->modes, b->n_modes, true, modes, sizeof(modes), err, err_len);
+	if (!rc)
+		rc = word_list(b->devices, b->n_devices, true, devices, sizeof(devices), err,
+			       err_len);
+	for (fig = 0; !rc && fig < GS_PLOT_BENCH_N; fig++) {
+		const struct gs_plot_bench_figure *f = &gs_plot_bench_figures[fig];
+
+		if (!b->n_rows[fig])
+			continue;
+		snprintf(vars, sizeof(vars),
+			 "scriptdir='%s/'; datafile='%s/%s'; out='%s/%s'; kernels='%s';"
+			 " modes='%s'; devices='%s'",
+			 scripts_dir, data_dir, f->csv, out_dir, f->name, kernels, modes, devices);
+		snprintf(script, sizeof(script), "%s/%s", scripts_dir, f->script);
+		rc = run_gnuplot(vars, script, err, err_len);
+		if (!rc)
+			log_files(log, out_dir, f->name);
+	}
+	return rc;
 }

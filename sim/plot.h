@@ -15,13 +15,27 @@
  *                         family cpu, gpushare, gpuspec or multigpu (Figs. 11-14)
  * <trace> is the pod file's name without "openb_pod_list_" and ".csv".
  *
- * Ownership: struct gs_plot_index is caller-owned (_release).
+ * The CUDA benchmark figures (bench/cuda, the bench tables of
+ * results/SCHEMA.md) take the same two steps: gs_plot_bench_export()
+ * writes the CSV files that `gpusim bench-import --csv-dir` writes too (it
+ * calls it), and gs_plot_bench_render() draws them with the
+ * scripts/plot_bench_*.gp scripts:
+ *   bench_overhead   throughput lost against exclusive, per kernel and mode,
+ *                    each kernel alone on a GPU
+ *   bench_slowdown   throughput / throughput alone against the number of
+ *                    clients sharing the GPU, per kernel and mode
+ *   bench_shares     achieved against requested compute share, per mode,
+ *                    with the ideal diagonal and the 5-point target band
+ *
+ * Ownership: struct gs_plot_index and struct gs_plot_bench are
+ * caller-owned (_release).
  */
 #ifndef GS_PLOT_H
 #define GS_PLOT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "results.h"
@@ -63,5 +77,66 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
  */
 int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, const char *data_dir,
 		   const char *out_dir, FILE *log, char *err, size_t err_len);
+
+enum gs_plot_bench_fig {
+	GS_PLOT_BENCH_OVERHEAD,
+	GS_PLOT_BENCH_SLOWDOWN,
+	GS_PLOT_BENCH_SHARES,
+	GS_PLOT_BENCH_N
+};
+
+/* One bench figure, indexed by enum gs_plot_bench_fig. */
+struct gs_plot_bench_figure {
+	const char *name;     /* output base name, e.g. "bench_overhead" */
+	const char *csv;      /* its data file, e.g. "overhead.csv" */
+	const char *script;   /* its gnuplot script under scripts/ */
+	const char *missing;  /* why there is no figure when the file has no rows */
+};
+
+extern const struct gs_plot_bench_figure gs_plot_bench_figures[GS_PLOT_BENCH_N];
+
+/* What gs_plot_bench_export() found and wrote. Strings are owned. */
+struct gs_plot_bench {
+	int64_t n_runs;                  /* bench_runs rows read; 0: no bench results */
+	size_t n_rows[GS_PLOT_BENCH_N];  /* data rows of each CSV file */
+	char **kernels;                  /* in any file, by name */
+	size_t n_kernels;
+	char **modes;                    /* exclusive, timeslice, mps, hook, then others by name */
+	size_t n_modes;
+	char **devices;                  /* by name */
+	size_t n_devices;
+};
+
+void gs_plot_bench_release(struct gs_plot_bench *b);
+
+/*
+ * Writes into dir (which must exist), each through a temporary file
+ * renamed when complete, with a header line:
+ *   overhead.csv  kernel,mode,overhead_pct,samples,device: the mean
+ *                 overhead of each kernel alone on a GPU, per mode
+ *   slowdown.csv  kernel,colocated,mode,factor,samples,device: the slowdown
+ *                 table, the mean factor weighted by samples
+ *   shares.csv    scenario,mode,client,share_req,share,samples,device: the
+ *                 mean achieved share of each client of a compute scenario
+ * from the results of one imported file (source_sha256, 64 hex digits) or
+ * of every file (NULL). A database without the bench tables gives
+ * n_runs 0 and no files. Returns 0 and fills *b (which is then the
+ * caller's to release), or GS_EDB, GS_EIO (err names the file) or
+ * GS_ENOMEM; *b holds nothing on failure.
+ */
+int gs_plot_bench_export(struct gs_db *db, const char *source_sha256, const char *dir,
+			 struct gs_plot_bench *b, char *err, size_t err_len);
+
+/*
+ * Runs gnuplot on scripts_dir/plot_bench_*.gp for every figure whose CSV
+ * file in data_dir has rows, writing NAME.png and NAME.svg into out_dir,
+ * and lists each file written on log (may be NULL). Figures without rows
+ * are left to the caller to report (gs_plot_bench_figures[].missing).
+ * Returns 0, GS_EINVAL (a path or name gnuplot cannot be given), GS_ENOENT
+ * (gnuplot or a script missing) or GS_EIO (gnuplot failed), with a message.
+ */
+int gs_plot_bench_render(const struct gs_plot_bench *b, const char *scripts_dir,
+			 const char *data_dir, const char *out_dir, FILE *log, char *err,
+			 size_t err_len);
 
 #endif

@@ -3,7 +3,8 @@
  * gpusim-bench goes into the bench tables whole or not at all, is not
  * imported twice, and its CSV export holds what the plots need. Bad files
  * are refused with the file, the line and the key named, and leave the
- * database as it was.
+ * database as it was. `gpusim plot` draws the bench figures from such a
+ * database, and says which it skipped and why.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,6 +34,87 @@ static const char good[] =
 	"client run=c/hook/0 scenario=c mode=hook repeat=0 name=p70 kernel=vecadd gpu=0 gpu_milli=700 gpu_mem_mib=2048 colocated=2 status=ok exit=0 check_ok=1 throughput=2010 unit=GB/s wall_s=13 alone=3000 factor=0.67 slowdown=1.4925 share_req=0.700 share=0.6837 device=\"NVIDIA H100 80GB HBM3\" driver=550.54.15 cuda=12.4\n"
 	"run id=c/mps/0 scenario=c measure=compute mode=mps repeat=0 policy=binpack clients=2 status=skipped reason=\"nvidia-cuda-mps-control not found in PATH\" started=2025-01-02T03:06:05Z duration_s=10 wall_s=0 host=gpu1 device=\"NVIDIA H100 80GB HBM3\" driver=550.54.15 cuda=12.4\n"
 	"slowdown scenario=c kernel=vecadd colocated=2 mode=hook factor=0.49 samples=2 device=\"NVIDIA H100 80GB HBM3\" driver=550.54.15 cuda=12.4\n";
+
+/*
+ * What gpusim-bench wrote on the fake driver with tests/fake_client.sh for
+ * the clients (test_bench_harness's set-up) for an overhead scenario, a
+ * vecadd colocate [2, 4] and the compute scenarios 30/70 and 10/90; kept
+ * whole but for a few runs, the clients' seen_* and log keys, and the
+ * host and start times. The fake loses 2 % under the hook and gets what
+ * MPS or the hook grants it, half the GPU when time-sliced.
+ */
+#define HW " device=\"Fake GPU\" driver=unknown cuda=13.0\n"
+static const char fake[] =
+	"# gpusim-bench results 1\n"
+	"host format=1 hostname=gpu1 gpus=2 gpu0_mem_mib=16384 gpu1_mem_mib=16384" HW
+	"run id=overhead/exclusive/0 scenario=overhead measure=overhead mode=exclusive repeat=0 policy=binpack clients=3 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=2.421 host=gpu1" HW
+	"client run=overhead/exclusive/0 scenario=overhead mode=exclusive repeat=0 name=v kernel=vecadd gpu=0 gpu_milli=1000 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.806 alone=1000 factor=1 slowdown=1 share_req=1.000" HW
+	"client run=overhead/exclusive/0 scenario=overhead mode=exclusive repeat=0 name=m kernel=mnist gpu=0 gpu_milli=1000 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.807 alone=1000 factor=1 slowdown=1 share_req=1.000" HW
+	"client run=overhead/exclusive/0 scenario=overhead mode=exclusive repeat=0 name=l kernel=launch gpu=0 gpu_milli=1000 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.807 alone=1000 factor=1 slowdown=1 share_req=1.000" HW
+	"run id=overhead/mps/0 scenario=overhead measure=overhead mode=mps repeat=0 policy=binpack clients=3 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=2.424 host=gpu1" HW
+	"client run=overhead/mps/0 scenario=overhead mode=mps repeat=0 name=v kernel=vecadd gpu=0 gpu_milli=1000 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.807 alone=1000 factor=1 slowdown=1 share_req=1.000 overhead_pct=0" HW
+	"client run=overhead/mps/0 scenario=overhead mode=mps repeat=0 name=m kernel=mnist gpu=0 gpu_milli=1000 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.807 alone=1000 factor=1 slowdown=1 share_req=1.000 overhead_pct=0" HW
+	"client run=overhead/mps/0 scenario=overhead mode=mps repeat=0 name=l kernel=launch gpu=0 gpu_milli=1000 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.806 alone=1000 factor=1 slowdown=1 share_req=1.000 overhead_pct=0" HW
+	"run id=overhead/hook/0 scenario=overhead measure=overhead mode=hook repeat=0 policy=binpack clients=3 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=2.423 host=gpu1" HW
+	"client run=overhead/hook/0 scenario=overhead mode=hook repeat=0 name=v kernel=vecadd gpu=0 gpu_milli=1000 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=980 unit=ops/s wall_s=0.807 alone=1000 factor=0.98 slowdown=1.0204 share_req=1.000 overhead_pct=2" HW
+	"client run=overhead/hook/0 scenario=overhead mode=hook repeat=0 name=m kernel=mnist gpu=0 gpu_milli=1000 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=980 unit=ops/s wall_s=0.808 alone=1000 factor=0.98 slowdown=1.0204 share_req=1.000 overhead_pct=2" HW
+	"client run=overhead/hook/0 scenario=overhead mode=hook repeat=0 name=l kernel=launch gpu=0 gpu_milli=1000 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=980 unit=ops/s wall_s=0.807 alone=1000 factor=0.98 slowdown=1.0204 share_req=1.000 overhead_pct=2" HW
+	"slowdown scenario=overhead kernel=vecadd colocated=1 mode=mps factor=1.00000 samples=1" HW
+	"slowdown scenario=overhead kernel=mnist colocated=1 mode=mps factor=1.00000 samples=1" HW
+	"slowdown scenario=overhead kernel=launch colocated=1 mode=mps factor=1.00000 samples=1" HW
+	"slowdown scenario=overhead kernel=vecadd colocated=1 mode=hook factor=0.98000 samples=1" HW
+	"slowdown scenario=overhead kernel=mnist colocated=1 mode=hook factor=0.98000 samples=1" HW
+	"slowdown scenario=overhead kernel=launch colocated=1 mode=hook factor=0.98000 samples=1" HW
+	"run id=interference-vecadd-x2/exclusive/0 scenario=interference-vecadd-x2 measure=interference mode=exclusive repeat=0 policy=binpack clients=2 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=1.616 host=gpu1" HW
+	"client run=interference-vecadd-x2/exclusive/0 scenario=interference-vecadd-x2 mode=exclusive repeat=0 name=v-1 kernel=vecadd gpu=0 gpu_milli=500 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.807 alone=1000 factor=1 slowdown=1 share_req=0.500" HW
+	"client run=interference-vecadd-x2/exclusive/0 scenario=interference-vecadd-x2 mode=exclusive repeat=0 name=v-2 kernel=vecadd gpu=0 gpu_milli=500 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.808 alone=1000 factor=1 slowdown=1 share_req=0.500" HW
+	"run id=interference-vecadd-x2/timeslice/0 scenario=interference-vecadd-x2 measure=interference mode=timeslice repeat=0 policy=binpack clients=2 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=1.057 host=gpu1" HW
+	"client run=interference-vecadd-x2/timeslice/0 scenario=interference-vecadd-x2 mode=timeslice repeat=0 name=v-1 kernel=vecadd gpu=0 gpu_milli=500 gpu_mem_mib=0 colocated=2 status=ok exit=0 check_ok=1 throughput=500 unit=ops/s wall_s=1.056 alone=1000 factor=0.5 slowdown=2 share_req=0.500 share=0.5" HW
+	"client run=interference-vecadd-x2/timeslice/0 scenario=interference-vecadd-x2 mode=timeslice repeat=0 name=v-2 kernel=vecadd gpu=0 gpu_milli=500 gpu_mem_mib=0 colocated=2 status=ok exit=0 check_ok=1 throughput=500 unit=ops/s wall_s=1.056 alone=1000 factor=0.5 slowdown=2 share_req=0.500 share=0.5" HW
+	"run id=interference-vecadd-x2/hook/0 scenario=interference-vecadd-x2 measure=interference mode=hook repeat=0 policy=binpack clients=2 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=1.060 host=gpu1" HW
+	"client run=interference-vecadd-x2/hook/0 scenario=interference-vecadd-x2 mode=hook repeat=0 name=v-1 kernel=vecadd gpu=0 gpu_milli=500 gpu_mem_mib=0 colocated=2 status=ok exit=0 check_ok=1 throughput=490 unit=ops/s wall_s=1.059 alone=1000 factor=0.49 slowdown=2.0408 share_req=0.500 share=0.5" HW
+	"client run=interference-vecadd-x2/hook/0 scenario=interference-vecadd-x2 mode=hook repeat=0 name=v-2 kernel=vecadd gpu=0 gpu_milli=500 gpu_mem_mib=0 colocated=2 status=ok exit=0 check_ok=1 throughput=490 unit=ops/s wall_s=1.059 alone=1000 factor=0.49 slowdown=2.0408 share_req=0.500 share=0.5" HW
+	"slowdown scenario=interference-vecadd-x2 kernel=vecadd colocated=2 mode=timeslice factor=0.50000 samples=2" HW
+	"slowdown scenario=interference-vecadd-x2 kernel=vecadd colocated=2 mode=hook factor=0.49000 samples=2" HW
+	"run id=interference-vecadd-x4/exclusive/0 scenario=interference-vecadd-x4 measure=interference mode=exclusive repeat=0 policy=binpack clients=4 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=3.252 host=gpu1" HW
+	"client run=interference-vecadd-x4/exclusive/0 scenario=interference-vecadd-x4 mode=exclusive repeat=0 name=v-1 kernel=vecadd gpu=0 gpu_milli=250 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.807 alone=1000 factor=1 slowdown=1 share_req=0.250" HW
+	"client run=interference-vecadd-x4/exclusive/0 scenario=interference-vecadd-x4 mode=exclusive repeat=0 name=v-2 kernel=vecadd gpu=0 gpu_milli=250 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.809 alone=1000 factor=1 slowdown=1 share_req=0.250" HW
+	"client run=interference-vecadd-x4/exclusive/0 scenario=interference-vecadd-x4 mode=exclusive repeat=0 name=v-3 kernel=vecadd gpu=0 gpu_milli=250 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.813 alone=1000 factor=1 slowdown=1 share_req=0.250" HW
+	"client run=interference-vecadd-x4/exclusive/0 scenario=interference-vecadd-x4 mode=exclusive repeat=0 name=v-4 kernel=vecadd gpu=0 gpu_milli=250 gpu_mem_mib=0 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.821 alone=1000 factor=1 slowdown=1 share_req=0.250" HW
+	"run id=interference-vecadd-x4/timeslice/0 scenario=interference-vecadd-x4 measure=interference mode=timeslice repeat=0 policy=binpack clients=4 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=1.313 host=gpu1" HW
+	"client run=interference-vecadd-x4/timeslice/0 scenario=interference-vecadd-x4 mode=timeslice repeat=0 name=v-1 kernel=vecadd gpu=0 gpu_milli=250 gpu_mem_mib=0 colocated=4 status=ok exit=0 check_ok=1 throughput=250 unit=ops/s wall_s=1.312 alone=1000 factor=0.25 slowdown=4 share_req=0.250 share=0.25" HW
+	"client run=interference-vecadd-x4/timeslice/0 scenario=interference-vecadd-x4 mode=timeslice repeat=0 name=v-2 kernel=vecadd gpu=0 gpu_milli=250 gpu_mem_mib=0 colocated=4 status=ok exit=0 check_ok=1 throughput=250 unit=ops/s wall_s=1.312 alone=1000 factor=0.25 slowdown=4 share_req=0.250 share=0.25" HW
+	"client run=interference-vecadd-x4/timeslice/0 scenario=interference-vecadd-x4 mode=timeslice repeat=0 name=v-3 kernel=vecadd gpu=0 gpu_milli=250 gpu_mem_mib=0 colocated=4 status=ok exit=0 check_ok=1 throughput=250 unit=ops/s wall_s=1.310 alone=1000 factor=0.25 slowdown=4 share_req=0.250 share=0.25" HW
+	"client run=interference-vecadd-x4/timeslice/0 scenario=interference-vecadd-x4 mode=timeslice repeat=0 name=v-4 kernel=vecadd gpu=0 gpu_milli=250 gpu_mem_mib=0 colocated=4 status=ok exit=0 check_ok=1 throughput=250 unit=ops/s wall_s=1.310 alone=1000 factor=0.25 slowdown=4 share_req=0.250 share=0.25" HW
+	"run id=interference-vecadd-x4/hook/0 scenario=interference-vecadd-x4 measure=interference mode=hook repeat=0 policy=binpack clients=4 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=1.313 host=gpu1" HW
+	"client run=interference-vecadd-x4/hook/0 scenario=interference-vecadd-x4 mode=hook repeat=0 name=v-1 kernel=vecadd gpu=0 gpu_milli=250 gpu_mem_mib=0 colocated=4 status=ok exit=0 check_ok=1 throughput=245 unit=ops/s wall_s=1.312 alone=1000 factor=0.245 slowdown=4.0816 share_req=0.250 share=0.25" HW
+	"client run=interference-vecadd-x4/hook/0 scenario=interference-vecadd-x4 mode=hook repeat=0 name=v-2 kernel=vecadd gpu=0 gpu_milli=250 gpu_mem_mib=0 colocated=4 status=ok exit=0 check_ok=1 throughput=245 unit=ops/s wall_s=1.312 alone=1000 factor=0.245 slowdown=4.0816 share_req=0.250 share=0.25" HW
+	"client run=interference-vecadd-x4/hook/0 scenario=interference-vecadd-x4 mode=hook repeat=0 name=v-3 kernel=vecadd gpu=0 gpu_milli=250 gpu_mem_mib=0 colocated=4 status=ok exit=0 check_ok=1 throughput=245 unit=ops/s wall_s=1.312 alone=1000 factor=0.245 slowdown=4.0816 share_req=0.250 share=0.25" HW
+	"client run=interference-vecadd-x4/hook/0 scenario=interference-vecadd-x4 mode=hook repeat=0 name=v-4 kernel=vecadd gpu=0 gpu_milli=250 gpu_mem_mib=0 colocated=4 status=ok exit=0 check_ok=1 throughput=245 unit=ops/s wall_s=1.312 alone=1000 factor=0.245 slowdown=4.0816 share_req=0.250 share=0.25" HW
+	"slowdown scenario=interference-vecadd-x4 kernel=vecadd colocated=4 mode=timeslice factor=0.25000 samples=4" HW
+	"slowdown scenario=interference-vecadd-x4 kernel=vecadd colocated=4 mode=hook factor=0.24500 samples=4" HW
+	"run id=compute-30-70/exclusive/0 scenario=compute-30-70 measure=compute mode=exclusive repeat=0 policy=binpack clients=2 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=1.616 host=gpu1" HW
+	"client run=compute-30-70/exclusive/0 scenario=compute-30-70 mode=exclusive repeat=0 name=p30 kernel=vecadd gpu=0 gpu_milli=300 gpu_mem_mib=2048 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.808 alone=1000 factor=1 slowdown=1 share_req=0.300" HW
+	"client run=compute-30-70/exclusive/0 scenario=compute-30-70 mode=exclusive repeat=0 name=p70 kernel=vecadd gpu=0 gpu_milli=700 gpu_mem_mib=2048 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.807 alone=1000 factor=1 slowdown=1 share_req=0.700" HW
+	"run id=compute-30-70/timeslice/0 scenario=compute-30-70 measure=compute mode=timeslice repeat=0 policy=binpack clients=2 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=1.058 host=gpu1" HW
+	"client run=compute-30-70/timeslice/0 scenario=compute-30-70 mode=timeslice repeat=0 name=p30 kernel=vecadd gpu=0 gpu_milli=300 gpu_mem_mib=2048 colocated=2 status=ok exit=0 check_ok=1 throughput=500 unit=ops/s wall_s=1.058 alone=1000 factor=0.5 slowdown=2 share_req=0.300 share=0.5" HW
+	"client run=compute-30-70/timeslice/0 scenario=compute-30-70 mode=timeslice repeat=0 name=p70 kernel=vecadd gpu=0 gpu_milli=700 gpu_mem_mib=2048 colocated=2 status=ok exit=0 check_ok=1 throughput=500 unit=ops/s wall_s=1.058 alone=1000 factor=0.5 slowdown=2 share_req=0.700 share=0.5" HW
+	"run id=compute-30-70/mps/0 scenario=compute-30-70 measure=compute mode=mps repeat=0 policy=binpack clients=2 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=1.060 host=gpu1" HW
+	"client run=compute-30-70/mps/0 scenario=compute-30-70 mode=mps repeat=0 name=p30 kernel=vecadd gpu=0 gpu_milli=300 gpu_mem_mib=2048 colocated=2 status=ok exit=0 check_ok=1 throughput=300 unit=ops/s wall_s=1.057 alone=1000 factor=0.3 slowdown=3.3333 share_req=0.300 share=0.3" HW
+	"client run=compute-30-70/mps/0 scenario=compute-30-70 mode=mps repeat=0 name=p70 kernel=vecadd gpu=0 gpu_milli=700 gpu_mem_mib=2048 colocated=2 status=ok exit=0 check_ok=1 throughput=700 unit=ops/s wall_s=1.057 alone=1000 factor=0.7 slowdown=1.4286 share_req=0.700 share=0.7" HW
+	"run id=compute-30-70/hook/0 scenario=compute-30-70 measure=compute mode=hook repeat=0 policy=binpack clients=2 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=1.059 host=gpu1" HW
+	"client run=compute-30-70/hook/0 scenario=compute-30-70 mode=hook repeat=0 name=p30 kernel=vecadd gpu=0 gpu_milli=300 gpu_mem_mib=2048 colocated=2 status=ok exit=0 check_ok=1 throughput=294 unit=ops/s wall_s=1.058 alone=1000 factor=0.294 slowdown=3.4014 share_req=0.300 share=0.3" HW
+	"client run=compute-30-70/hook/0 scenario=compute-30-70 mode=hook repeat=0 name=p70 kernel=vecadd gpu=0 gpu_milli=700 gpu_mem_mib=2048 colocated=2 status=ok exit=0 check_ok=1 throughput=686 unit=ops/s wall_s=1.058 alone=1000 factor=0.686 slowdown=1.4577 share_req=0.700 share=0.7" HW
+	"slowdown scenario=compute-30-70 kernel=vecadd colocated=2 mode=timeslice factor=0.50000 samples=2" HW
+	"slowdown scenario=compute-30-70 kernel=vecadd colocated=2 mode=mps factor=0.50000 samples=2" HW
+	"slowdown scenario=compute-30-70 kernel=vecadd colocated=2 mode=hook factor=0.49000 samples=2" HW
+	"run id=compute-10-90/exclusive/0 scenario=compute-10-90 measure=compute mode=exclusive repeat=0 policy=binpack clients=2 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=1.614 host=gpu1" HW
+	"client run=compute-10-90/exclusive/0 scenario=compute-10-90 mode=exclusive repeat=0 name=p10 kernel=mnist gpu=0 gpu_milli=100 gpu_mem_mib=1024 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.807 alone=1000 factor=1 slowdown=1 share_req=0.100" HW
+	"client run=compute-10-90/exclusive/0 scenario=compute-10-90 mode=exclusive repeat=0 name=p90 kernel=mnist gpu=0 gpu_milli=900 gpu_mem_mib=1024 colocated=1 status=ok exit=0 check_ok=1 throughput=1000 unit=ops/s wall_s=0.807 alone=1000 factor=1 slowdown=1 share_req=0.900" HW
+	"run id=compute-10-90/hook/0 scenario=compute-10-90 measure=compute mode=hook repeat=0 policy=binpack clients=2 status=ok started=2025-01-02T03:04:05Z duration_s=0.2 wall_s=1.058 host=gpu1" HW
+	"client run=compute-10-90/hook/0 scenario=compute-10-90 mode=hook repeat=0 name=p10 kernel=mnist gpu=0 gpu_milli=100 gpu_mem_mib=1024 colocated=2 status=ok exit=0 check_ok=1 throughput=98 unit=ops/s wall_s=1.058 alone=1000 factor=0.098 slowdown=10.204 share_req=0.100 share=0.1" HW
+	"client run=compute-10-90/hook/0 scenario=compute-10-90 mode=hook repeat=0 name=p90 kernel=mnist gpu=0 gpu_milli=900 gpu_mem_mib=1024 colocated=2 status=ok exit=0 check_ok=1 throughput=882 unit=ops/s wall_s=1.057 alone=1000 factor=0.882 slowdown=1.1338 share_req=0.900 share=0.9" HW
+	"slowdown scenario=compute-10-90 kernel=mnist colocated=2 mode=hook factor=0.49000 samples=2" HW;
 
 static int setup(void **state)
 {
@@ -166,6 +248,109 @@ static void test_csv_export(void **state)
 	assert_int_equal(access(path, R_OK), 0);
 }
 
+/* Fails unless dir/plots/name exists with more than a kilobyte and out names it. */
+static void expect_figure(const char *name)
+{
+	char path[256];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/plots/%s", dir, name);
+	if (stat(path, &sb) || sb.st_size < 1000)
+		fail_msg("%s: missing or nearly empty; output:\n%s", path, out);
+	if (!strstr(out, name))
+		fail_msg("output does not list %s:\n%s", name, out);
+}
+
+static void expect_no_figure(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/plots/%s", dir, name);
+	assert_int_equal(access(path, F_OK), -1);
+}
+
+static int have_gnuplot(void)
+{
+	return system("gnuplot -V >/dev/null 2>&1") == 0;
+}
+
+static void test_plot_bench(void **state)
+{
+	static const char *const figures[] = { "bench_overhead", "bench_slowdown", "bench_shares" };
+	char args[512], name[64];
+	size_t i;
+
+	(void)state;
+	write_text("fake.txt", fake);
+	assert_int_equal(gpusim("bench-import --db b.db --csv-dir csv fake.txt"), 0);
+	assert_non_null(strstr(out, "fake.txt: 15 runs, 39 client results, 14 slowdown rows"));
+	/* The figures' data: what the fake clients were made to do. */
+	assert_string_equal(query("SELECT group_concat(kernel || ':' || mode || ':' || overhead_pct, ' ')"
+				  " FROM (SELECT r.kernel, b.mode, avg(r.overhead_pct) overhead_pct"
+				  " FROM bench_results r JOIN bench_runs b USING (bench_run_id)"
+				  " WHERE r.overhead_pct IS NOT NULL GROUP BY 1, 2 ORDER BY 1, 2)"),
+			    "launch:hook:2.0 launch:mps:0.0 mnist:hook:2.0 mnist:mps:0.0"
+			    " vecadd:hook:2.0 vecadd:mps:0.0");
+	if (!have_gnuplot())
+		skip();
+	snprintf(args, sizeof(args), "plot --db b.db --out plots --scripts '%s/scripts'",
+		 GS_SOURCE_DIR);
+	assert_int_equal(gpusim(args), 0);
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "%s.png", figures[i]);
+		expect_figure(name);
+		snprintf(name, sizeof(name), "%s.svg", figures[i]);
+		expect_figure(name);
+	}
+	/* No simulator runs in a bench database: skipped, said, not an error. */
+	assert_non_null(strstr(out, "gpusim plot: skipped the simulator figures: "));
+	assert_non_null(strstr(out, "no complete inflate-mode runs"));
+	assert_null(strstr(out, "skipped bench"));
+	/* The temporary data files are gone. */
+	assert_null(strstr(out, "data files kept"));
+
+	/* Another device's results in the same database: still one set of figures. */
+	write_text("r.txt", good);
+	assert_int_equal(gpusim("bench-import --db b.db r.txt"), 0);
+	assert_int_equal(gpusim(args), 0);
+	expect_figure("bench_shares.png");
+	expect_figure("bench_slowdown.svg");
+}
+
+static void test_plot_bench_partial(void **state)
+{
+	char args[512];
+
+	(void)state;
+	if (!have_gnuplot())
+		skip();
+	/* A compute scenario only: no overhead figure, and the reason why. */
+	write_text("r.txt", good);
+	assert_int_equal(gpusim("bench-import --db b.db r.txt"), 0);
+	snprintf(args, sizeof(args), "plot --db b.db --out plots --scripts '%s/scripts'",
+		 GS_SOURCE_DIR);
+	assert_int_equal(gpusim(args), 0);
+	expect_figure("bench_shares.png");
+	expect_figure("bench_slowdown.png");
+	expect_no_figure("bench_overhead.png");
+	expect_no_figure("bench_overhead.svg");
+	assert_non_null(strstr(out, "gpusim plot: skipped bench_overhead: no client ran alone on a GPU"
+				    " in a mode other than exclusive (an overhead scenario) in b.db"));
+	/* --quiet says nothing at all. */
+	snprintf(args, sizeof(args), "plot -q --db b.db --out plots --scripts '%s/scripts'",
+		 GS_SOURCE_DIR);
+	assert_int_equal(gpusim(args), 0);
+	assert_string_equal(out, "");
+
+	/* A database with neither kind of result: nothing to plot is bad input. */
+	write_text("empty.txt", "");
+	assert_int_equal(gpusim("bench-import --db e.db empty.txt"), 2);
+	assert_int_equal(gpusim("plot --db e.db --out plots2"), 2);
+	assert_non_null(strstr(out, "no complete inflate-mode runs with --compat scoring to plot"));
+	assert_non_null(strstr(out, "gpusim plot: skipped bench_overhead, bench_slowdown and"
+				    " bench_shares: e.db holds no CUDA benchmark results"));
+}
+
 /* Replaces the first occurrence of from in good with to. */
 static void write_variant(const char *name, const char *from, const char *to)
 {
@@ -229,6 +414,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_import_and_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_csv_export, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plot_bench, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plot_bench_partial, setup, teardown),
 	};
 
 	if (access(GS_GPUSIM_BIN, X_OK) != 0) {

@@ -3,9 +3,9 @@
  *
  * Default run (a few seconds): a small synthetic cluster and trace written
  * to a temporary directory, two policies x two seeds through the library
- * (cells, statistics, resuming, a new seed added later), the same through
- * the command line (table, exit statuses), the seed-list parser, and the
- * plot export and rendering.
+ * (cells, statistics, resuming, a new seed added later, runs stored without
+ * pod rows), the same through the command line (table, exit statuses), the
+ * seed-list parser, and the plot export and rendering.
  *
  * With the argument "repro" (CTest label "repro", `make repro`): the FGD
  * paper's experiment on openb's default trace, six policies x seeds 42-51,
@@ -173,6 +173,91 @@ static void test_sweep_and_resume(void **st)
 	gs_sweep_release(&c);
 }
 
+static off_t file_size(const char *path)
+{
+	struct stat sb;
+
+	assert_int_equal(stat(path, &sb), 0);
+	return sb.st_size;
+}
+
+/*
+ * --no-pods: the same numbers as with pod rows, and no pod row stored.
+ * Resuming skips those runs, and since keeping pod rows changes no result
+ * it is not part of the key: a sweep that would keep them skips them too.
+ */
+static void test_sweep_no_pods(void **st)
+{
+	const char *pods[] = { pods_path };
+	const struct gs_policy *pols[2];
+	const uint64_t seeds[] = { 1, 2 };
+	struct gs_sweep_spec spec = small_spec(pods, pols, seeds, 2);
+	struct gs_sweep a, b, c;
+	char err[1024] = "", with[300], without[300];
+	struct gs_db *db_with, *db_without;
+	size_t i;
+
+	(void)st;
+	snprintf(with, sizeof(with), "%s/with-pods.db", dir);
+	snprintf(without, sizeof(without), "%s/no-pods.db", dir);
+	spec.db_path = with;
+	assert_int_equal(gs_sweep_run(&spec, &a, err, sizeof(err)), 0);
+	spec.db_path = without;
+	spec.no_pods = true;
+	assert_int_equal(gs_sweep_run(&spec, &b, err, sizeof(err)), 0);
+	assert_int_equal(b.n_ran, 4);
+	/* All connections are closed, so the WAL is folded into the files. */
+	assert_true(file_size(without) < file_size(with));
+
+	assert_int_equal(gs_db_open_existing(with, &db_with, err, sizeof(err)), 0);
+	assert_int_equal(gs_db_open_existing(without, &db_without, err, sizeof(err)), 0);
+	for (i = 0; i < 4; i++) {
+		struct gs_run_row rw, rn;
+		struct gs_db_pod *p;
+		size_t n;
+
+		assert_true(fabs(a.cells[i].unalloc_gpu_pct - b.cells[i].unalloc_gpu_pct) < 1e-12);
+		assert_int_equal(gs_db_get_run(db_with, a.cells[i].run_id, &rw, err, sizeof(err)),
+				 0);
+		assert_int_equal(gs_db_get_run(db_without, b.cells[i].run_id, &rn, err,
+					       sizeof(err)),
+				 0);
+		assert_true(rw.pods_stored);
+		assert_false(rn.pods_stored);
+		assert_int_equal(rn.n_pods, rw.n_pods);
+		assert_int_equal(rn.n_placed, rw.n_placed);
+		assert_int_equal(rn.n_failed, rw.n_failed);
+		assert_true(fabs(rn.mean_wait_s - rw.mean_wait_s) < 1e-12);
+		assert_true(fabs(rn.frag_ratio_pct - rw.frag_ratio_pct) < 1e-9);
+		assert_int_equal(gs_db_load_pods(db_without, rn.run_id, &p, &n, err, sizeof(err)),
+				 0);
+		assert_int_equal(n, 0);
+		gs_db_pods_free(p, n);
+		assert_int_equal(gs_db_load_pods(db_with, rw.run_id, &p, &n, err, sizeof(err)), 0);
+		assert_int_equal(n, (size_t)rw.n_pods);
+		gs_db_pods_free(p, n);
+		gs_run_row_release(&rw);
+		gs_run_row_release(&rn);
+	}
+	gs_db_close(db_with);
+	gs_db_close(db_without);
+
+	/* Resumed, with or without --no-pods: nothing runs again. */
+	assert_int_equal(gs_sweep_run(&spec, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_ran, 0);
+	assert_int_equal(c.n_skipped, 4);
+	gs_sweep_release(&c);
+	spec.no_pods = false;
+	assert_int_equal(gs_sweep_run(&spec, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_ran, 0);
+	assert_int_equal(c.n_skipped, 4);
+	for (i = 0; i < 4; i++)
+		assert_true(fabs(c.cells[i].unalloc_gpu_pct - a.cells[i].unalloc_gpu_pct) < 1e-12);
+	gs_sweep_release(&a);
+	gs_sweep_release(&b);
+	gs_sweep_release(&c);
+}
+
 /* The same inputs in a fresh database give the same numbers (determinism). */
 static void test_sweep_deterministic(void **st)
 {
@@ -298,6 +383,26 @@ static void test_cli(void **st)
 	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
 	assert_int_equal(gpusim("sweep --help", out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "usage: gpusim sweep"));
+	assert_non_null(strstr(out, "--no-pods"));
+
+	/* --no-pods from the command line reaches the store. */
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --policy fgd --seeds 1 "
+		 "--jobs 1 --no-pods --db '%s/cli-nopods.db'", nodes_path, pods_path, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "1 runs: 1 ran, 0 already in"));
+	{
+		struct gs_db *db;
+		struct gs_run_row r;
+		char path[300], err[512];
+
+		snprintf(path, sizeof(path), "%s/cli-nopods.db", dir);
+		assert_int_equal(gs_db_open_existing(path, &db, err, sizeof(err)), 0);
+		assert_int_equal(gs_db_get_run(db, 1, &r, err, sizeof(err)), 0);
+		assert_false(r.pods_stored);
+		assert_true(r.n_pods > 0);
+		gs_run_row_release(&r);
+		gs_db_close(db);
+	}
 }
 
 static void test_plot(void **st)
@@ -355,6 +460,20 @@ static void test_plot(void **st)
 			assert_true(sb.st_size > 1000);
 			assert_non_null(strstr(out, files[i]));
 		}
+	}
+	/* No bench results in a simulator database: no bench figure, no error, a note. */
+	{
+		const char *bench[] = { "bench_overhead", "bench_slowdown", "bench_shares" };
+
+		for (i = 0; i < 3; i++) {
+			snprintf(path, sizeof(path), "%s/%s.png", plots, bench[i]);
+			assert_int_equal(access(path, F_OK), -1);
+			snprintf(path, sizeof(path), "%s/%s.svg", plots, bench[i]);
+			assert_int_equal(access(path, F_OK), -1);
+		}
+		assert_non_null(strstr(out, "gpusim plot: skipped bench_overhead, bench_slowdown and "
+					    "bench_shares: "));
+		assert_non_null(strstr(out, "sweep.db holds no CUDA benchmark results"));
 	}
 	snprintf(args, sizeof(args), "plot --db '%s/none.db' --out '%s'", dir, plots);
 	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
@@ -425,6 +544,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest unit[] = {
 		cmocka_unit_test(test_parse_seeds),
 		cmocka_unit_test(test_sweep_and_resume),
+		cmocka_unit_test(test_sweep_no_pods),
 		cmocka_unit_test(test_sweep_deterministic),
 		cmocka_unit_test(test_sweep_errors),
 		cmocka_unit_test(test_cli),
