@@ -458,8 +458,10 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 	static const char sql_buckets[] =
 		"SELECT arrived_pct, unalloc_gpu_pct, frag_ratio_pct, frag_amount_pct"
 		" FROM arrived_buckets WHERE run_id = ?1";
+	/* The headline figure, with the view's fallback when bucket 100 is empty. */
+	static const char sql_at100[] = "SELECT unalloc_gpu_pct FROM run_summary WHERE run_id = ?1";
 	sqlite3 *sq = gs_db_sqlite(db);
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = NULL, *st100 = NULL;
 	struct run_ref *runs = NULL;
 	struct run_buckets *all = NULL, **group = NULL;
 	double **at100 = NULL, *scratch = NULL;
@@ -481,7 +483,8 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 		rc = GS_ENOMEM;
 		goto out;
 	}
-	if (sqlite3_prepare_v2(sq, sql_buckets, -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(sq, sql_buckets, -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(sq, sql_at100, -1, &st100, NULL) != SQLITE_OK) {
 		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
 		rc = GS_EDB;
 		goto out;
@@ -500,8 +503,10 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 				goto out;
 			}
 		}
-		if (!isnan(all[i].unalloc[100]))
-			at100[c][n_at100[c]++] = all[i].unalloc[100];
+		sqlite3_bind_int64(st100, 1, runs[i].run_id);
+		if (sqlite3_step(st100) == SQLITE_ROW && sqlite3_column_type(st100, 0) != SQLITE_NULL)
+			at100[c][n_at100[c]++] = sqlite3_column_double(st100, 0);
+		sqlite3_reset(st100);
 	}
 	for (t = 0; t < ix->n_traces; t++) {
 		for (p = 0; p < ix->n_policies; p++) {
@@ -536,6 +541,7 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 	}
 out:
 	sqlite3_finalize(st);
+	sqlite3_finalize(st100);
 	if (at100)
 		for (i = 0; i < cells; i++)
 			free(at100[i]);
