@@ -29,60 +29,41 @@
 #include <cmocka.h>
 
 #include "kvline.h"
+#include "tmpdir.h"
 
-static char dir[64];
 static char out_text[65536];
-
-static void write_file(const char *path, const char *text, mode_t mode)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	assert_int_equal(chmod(path, mode), 0);
-}
 
 static int setup(void **state)
 {
 	static const char *const clients[] = { "vecadd", "mnist", "launch", "memprobe" };
-	char path[256], bin[160];
+	char path[256], name[64];
 	size_t i;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/gs-bench-XXXXXX");
-	if (!mkdtemp(dir))
+	if (gs_test_tmpdir_make("bench-harness"))
 		return -1;
-	snprintf(path, sizeof(path), "%s/clients", dir);
+	gs_test_path("clients", path, sizeof(path));
 	mkdir(path, 0755);
 	for (i = 0; i < sizeof(clients) / sizeof(clients[0]); i++) {
-		snprintf(path, sizeof(path), "%s/clients/%s", dir, clients[i]);
+		snprintf(name, sizeof(name), "clients/%s", clients[i]);
+		gs_test_path(name, path, sizeof(path));
 		if (symlink(GS_FAKE_CLIENT, path))
 			return -1;
 	}
-	snprintf(bin, sizeof(bin), "%s/bin", dir);
-	mkdir(bin, 0755);
-	snprintf(path, sizeof(path), "%s/nvidia-cuda-mps-control", bin);
+	gs_test_path("bin", path, sizeof(path));
+	mkdir(path, 0755);
 	/* Logs each call: its argument, its pipe directory and what came on stdin. */
-	write_file(path,
-		   "#!/bin/sh\n"
-		   "in=''\n"
-		   "[ $# -eq 0 ] && in=$(cat)\n"
-		   "echo \"mps-control args=$* pipe=$CUDA_MPS_PIPE_DIRECTORY log=$CUDA_MPS_LOG_DIRECTORY stdin=$in\" >> \"$FAKE_CLIENT_DIR/mps.log\"\n"
-		   "exit 0\n",
-		   0755);
-	snprintf(path, sizeof(path), "%s/state", dir);
+	gs_test_write("bin/nvidia-cuda-mps-control",
+		      "#!/bin/sh\n"
+		      "in=''\n"
+		      "[ $# -eq 0 ] && in=$(cat)\n"
+		      "echo \"mps-control args=$* pipe=$CUDA_MPS_PIPE_DIRECTORY log=$CUDA_MPS_LOG_DIRECTORY stdin=$in\" >> \"$FAKE_CLIENT_DIR/mps.log\"\n"
+		      "exit 0\n",
+		      path, sizeof(path));
+	assert_int_equal(chmod(path, 0755), 0);
+	gs_test_path("state", path, sizeof(path));
 	mkdir(path, 0755);
 	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? -1 : 0;
 }
 
 /*
@@ -97,10 +78,11 @@ static int bench(const char *libcuda, const char *const *args)
 	ssize_t n, got = 0;
 	pid_t pid;
 
-	snprintf(clients, sizeof(clients), "%s/clients", dir);
-	snprintf(work, sizeof(work), "%s/work", dir);
-	snprintf(fake_dir, sizeof(fake_dir), "%s/state", dir);
-	snprintf(path_env, sizeof(path_env), "%s/bin:%s", dir, getenv("PATH") ? getenv("PATH") : "/bin");
+	gs_test_path("clients", clients, sizeof(clients));
+	gs_test_path("work", work, sizeof(work));
+	gs_test_path("state", fake_dir, sizeof(fake_dir));
+	snprintf(path_env, sizeof(path_env), "%s/bin:%s", gs_test_tmpdir(),
+		 getenv("PATH") ? getenv("PATH") : "/bin");
 	argv[a++] = GS_BENCH_BIN;
 	argv[a++] = "--client-dir";
 	argv[a++] = clients;
@@ -136,21 +118,13 @@ static int bench(const char *libcuda, const char *const *args)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static void scenario_file(const char *name, const char *text)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	write_file(path, text, 0644);
-}
-
 static const char *in_dir(const char *name)
 {
 	static char paths[4][256];
 	static int next;
 	char *p = paths[next++ % 4];
 
-	snprintf(p, 256, "%s/%s", dir, name);
+	gs_test_path(name, p, 256);
 	return p;
 }
 
@@ -237,7 +211,7 @@ static const char two_pods[] =
 static void test_modes_environment_and_numbers(void **state)
 {
 	static const char *const args[] = { "--out", NULL, "--slowdown-csv", NULL, NULL, NULL };
-	const char *a[6];
+	const char *a[6], *dir = gs_test_tmpdir();
 	const struct gs_kvline *l;
 	struct records r;
 	char log[4096], path[1024];
@@ -245,7 +219,7 @@ static void test_modes_environment_and_numbers(void **state)
 	size_t n;
 
 	(void)state;
-	scenario_file("pair.json", two_pods);
+	gs_test_write("pair.json", two_pods, NULL, 0);
 	memcpy(a, args, sizeof(a));
 	a[1] = in_dir("results.txt");
 	a[3] = in_dir("slowdown.csv");
@@ -286,7 +260,7 @@ static void test_modes_environment_and_numbers(void **state)
 	l = find(&r, "client", "run", "pair/mps/0", "name", "p30");
 	expect_str(l, "seen_mps_pct", "30");
 	expect_str(l, "seen_mps_mem", "0=1024M");
-	snprintf(path, sizeof(path), "%s/work/mps-pipe", dir);
+	gs_test_path("work/mps-pipe", path, sizeof(path));
 	expect_str(l, "seen_mps_pipe", path);
 	assert_float_equal(num(l, "share"), 0.3, 1e-6);
 	l = find(&r, "client", "run", "pair/mps/0", "name", "p70");
@@ -340,7 +314,7 @@ static void test_overhead_alone(void **state)
 	struct records r;
 
 	(void)state;
-	scenario_file("ovh.json", scen);
+	gs_test_write("ovh.json", scen, NULL, 0);
 	args[1] = in_dir("ovh.txt");
 	args[2] = in_dir("ovh.json");
 	assert_int_equal(bench(NULL, args), 0);
@@ -374,7 +348,7 @@ static void test_colocate_variants(void **state)
 	struct records r;
 
 	(void)state;
-	scenario_file("colo.json", scen);
+	gs_test_write("colo.json", scen, NULL, 0);
 	args[1] = in_dir("colo.txt");
 	args[2] = in_dir("colo.json");
 	assert_int_equal(bench(NULL, args), 0);
@@ -432,7 +406,7 @@ static void test_dry_run_placement(void **state)
 	int saved, rc;
 
 	(void)state;
-	scenario_file("place.json", scen);
+	gs_test_write("place.json", scen, NULL, 0);
 	args[1] = in_dir("place.json");
 	/* The table goes to stdout: capture it. */
 	assert_int_equal(pipe(p), 0);
@@ -466,7 +440,7 @@ static void test_does_not_fit(void **state)
 	const char *args[] = { "--out", NULL, NULL, NULL };
 
 	(void)state;
-	scenario_file("big.json", scen);
+	gs_test_write("big.json", scen, NULL, 0);
 	args[1] = in_dir("big.txt");
 	args[2] = in_dir("big.json");
 	assert_int_equal(bench(NULL, args), 2);
@@ -482,8 +456,9 @@ static void test_bad_scenario(void **state)
 	const char *args[] = { "--out", NULL, NULL, NULL };
 
 	(void)state;
-	scenario_file("bad.json", "{\"name\": \"x\", \"measure\": \"compute\",\n \"modes\": [\"hook\"], \"clients\": [\n"
-				  "  {\"name\": \"a\", \"kernel\": \"vecadd\", \"gpu_milli\": 0}]}\n");
+	gs_test_write("bad.json", "{\"name\": \"x\", \"measure\": \"compute\",\n \"modes\": [\"hook\"], \"clients\": [\n"
+				  "  {\"name\": \"a\", \"kernel\": \"vecadd\", \"gpu_milli\": 0}]}\n",
+		      NULL, 0);
 	args[1] = in_dir("bad.txt");
 	args[2] = in_dir("bad.json");
 	assert_int_equal(bench(NULL, args), 2);
@@ -503,7 +478,7 @@ static void test_client_crash(void **state)
 	struct records r;
 
 	(void)state;
-	scenario_file("crashy.json", scen);
+	gs_test_write("crashy.json", scen, NULL, 0);
 	args[1] = in_dir("crashy.txt");
 	args[2] = in_dir("crashy.json");
 	assert_int_equal(bench(NULL, args), 1);
@@ -533,7 +508,7 @@ static void test_memory_probe_status(void **state)
 	struct records r;
 
 	(void)state;
-	scenario_file("mem.json", scen);
+	gs_test_write("mem.json", scen, NULL, 0);
 	args[1] = in_dir("mem.txt");
 	args[2] = in_dir("mem.json");
 	/* A probe that finds no limit is a measurement, not a failure. */
@@ -553,7 +528,7 @@ static void test_no_driver(void **state)
 	const char *args[] = { NULL, NULL };
 
 	(void)state;
-	scenario_file("pair.json", two_pods);
+	gs_test_write("pair.json", two_pods, NULL, 0);
 	args[0] = in_dir("pair.json");
 	assert_int_equal(bench("/nonexistent/libcuda.so.1", args), 77);
 	assert_non_null(strstr(out_text, "gpusim-bench: no CUDA driver (/nonexistent/libcuda.so.1): "));
@@ -563,15 +538,15 @@ static void test_no_driver(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_modes_environment_and_numbers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_overhead_alone, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_colocate_variants, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_dry_run_placement, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_does_not_fit, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_scenario, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_client_crash, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_memory_probe_status, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_driver, setup, teardown),
+		GS_TMPDIR_TEST(test_modes_environment_and_numbers, setup),
+		GS_TMPDIR_TEST(test_overhead_alone, setup),
+		GS_TMPDIR_TEST(test_colocate_variants, setup),
+		GS_TMPDIR_TEST(test_dry_run_placement, setup),
+		GS_TMPDIR_TEST(test_does_not_fit, setup),
+		GS_TMPDIR_TEST(test_bad_scenario, setup),
+		GS_TMPDIR_TEST(test_client_crash, setup),
+		GS_TMPDIR_TEST(test_memory_probe_status, setup),
+		GS_TMPDIR_TEST(test_no_driver, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,7 +19,8 @@
 
 #include <sqlite3.h>
 
-static char dir[64];
+#include "tmpdir.h"
+
 static char out[8192];
 
 /* The shape of a file gpusim-bench writes (compare tests/test_bench_harness.c). */
@@ -119,29 +120,7 @@ static const char fake[] =
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/gs-bimport-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? -1 : 0;
-}
-
-static void write_text(const char *name, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	return gs_test_tmpdir_make("bench-import");
 }
 
 /* Runs gpusim with args (relative paths are in dir); output in out. */
@@ -152,8 +131,9 @@ static int gpusim(const char *args)
 	FILE *f;
 	int status;
 
-	snprintf(path, sizeof(path), "%s/out.txt", dir);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s >out.txt 2>&1", dir, GS_GPUSIM_BIN, args);
+	gs_test_path("out.txt", path, sizeof(path));
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s >out.txt 2>&1", gs_test_tmpdir(),
+		 GS_GPUSIM_BIN, args);
 	status = system(cmd);
 	f = fopen(path, "r");
 	assert_non_null(f);
@@ -171,7 +151,7 @@ static const char *query(const char *sql)
 	sqlite3 *db;
 	sqlite3_stmt *st;
 
-	snprintf(path, sizeof(path), "%s/b.db", dir);
+	gs_test_path("b.db", path, sizeof(path));
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
@@ -186,7 +166,7 @@ static const char *query(const char *sql)
 static void test_import_and_again(void **state)
 {
 	(void)state;
-	write_text("r.txt", good);
+	gs_test_write("r.txt", good, NULL, 0);
 	assert_int_equal(gpusim("bench-import --db b.db r.txt"), 0);
 	assert_non_null(strstr(out, "r.txt: 3 runs, 4 client results, 1 slowdown rows into b.db"));
 	assert_string_equal(query("SELECT count(*) FROM bench_runs"), "3");
@@ -225,9 +205,9 @@ static void test_csv_export(void **state)
 	FILE *f;
 
 	(void)state;
-	write_text("r.txt", good);
+	gs_test_write("r.txt", good, NULL, 0);
 	assert_int_equal(gpusim("bench-import --db b.db --csv-dir csv r.txt"), 0);
-	snprintf(path, sizeof(path), "%s/csv/shares.csv", dir);
+	gs_test_path("csv/shares.csv", path, sizeof(path));
 	f = fopen(path, "r");
 	assert_non_null(f);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -236,7 +216,7 @@ static void test_csv_export(void **state)
 	assert_string_equal(buf, "scenario,mode,client,share_req,share,samples,device\n"
 				 "c,hook,p30,0.3,0.3163,1,\"NVIDIA H100 80GB HBM3\"\n"
 				 "c,hook,p70,0.7,0.6837,1,\"NVIDIA H100 80GB HBM3\"\n");
-	snprintf(path, sizeof(path), "%s/csv/slowdown.csv", dir);
+	gs_test_path("csv/slowdown.csv", path, sizeof(path));
 	f = fopen(path, "r");
 	assert_non_null(f);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -244,7 +224,7 @@ static void test_csv_export(void **state)
 	fclose(f);
 	assert_string_equal(buf, "kernel,colocated,mode,factor,samples,device\n"
 				 "vecadd,2,hook,0.49,2,\"NVIDIA H100 80GB HBM3\"\n");
-	snprintf(path, sizeof(path), "%s/csv/overhead.csv", dir);
+	gs_test_path("csv/overhead.csv", path, sizeof(path));
 	assert_int_equal(access(path, R_OK), 0);
 }
 
@@ -254,7 +234,7 @@ static void expect_figure(const char *name)
 	char path[256];
 	struct stat sb;
 
-	snprintf(path, sizeof(path), "%s/plots/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/plots/%s", gs_test_tmpdir(), name);
 	if (stat(path, &sb) || sb.st_size < 1000)
 		fail_msg("%s: missing or nearly empty; output:\n%s", path, out);
 	if (!strstr(out, name))
@@ -265,7 +245,7 @@ static void expect_no_figure(const char *name)
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), "%s/plots/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/plots/%s", gs_test_tmpdir(), name);
 	assert_int_equal(access(path, F_OK), -1);
 }
 
@@ -281,7 +261,7 @@ static void test_plot_bench(void **state)
 	size_t i;
 
 	(void)state;
-	write_text("fake.txt", fake);
+	gs_test_write("fake.txt", fake, NULL, 0);
 	assert_int_equal(gpusim("bench-import --db b.db --csv-dir csv fake.txt"), 0);
 	assert_non_null(strstr(out, "fake.txt: 15 runs, 39 client results, 14 slowdown rows"));
 	/* The figures' data: what the fake clients were made to do. */
@@ -310,7 +290,7 @@ static void test_plot_bench(void **state)
 	assert_null(strstr(out, "data files kept"));
 
 	/* Another device's results in the same database: still one set of figures. */
-	write_text("r.txt", good);
+	gs_test_write("r.txt", good, NULL, 0);
 	assert_int_equal(gpusim("bench-import --db b.db r.txt"), 0);
 	assert_int_equal(gpusim(args), 0);
 	expect_figure("bench_shares.png");
@@ -325,7 +305,7 @@ static void test_plot_bench_partial(void **state)
 	if (!have_gnuplot())
 		skip();
 	/* A compute scenario only: no overhead figure, and the reason why. */
-	write_text("r.txt", good);
+	gs_test_write("r.txt", good, NULL, 0);
 	assert_int_equal(gpusim("bench-import --db b.db r.txt"), 0);
 	snprintf(args, sizeof(args), "plot --db b.db --out plots --scripts '%s/scripts'",
 		 GS_SOURCE_DIR);
@@ -343,7 +323,7 @@ static void test_plot_bench_partial(void **state)
 	assert_string_equal(out, "");
 
 	/* A database with neither kind of result: nothing to plot is bad input. */
-	write_text("empty.txt", "");
+	gs_test_write("empty.txt", "", NULL, 0);
 	assert_int_equal(gpusim("bench-import --db e.db empty.txt"), 2);
 	assert_int_equal(gpusim("plot --db e.db --out plots2"), 2);
 	assert_non_null(strstr(out, "no complete inflate-mode runs with --compat scoring to plot"));
@@ -359,7 +339,7 @@ static void write_variant(const char *name, const char *from, const char *to)
 
 	assert_non_null(p);
 	snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(p - good), good, to, p + strlen(from));
-	write_text(name, buf);
+	gs_test_write(name, buf, NULL, 0);
 }
 
 static void expect_refused(const char *name, const char *msg)
@@ -378,7 +358,7 @@ static void test_bad_files(void **state)
 {
 	(void)state;
 	/* Make the database (and its tables) first, with nothing in them. */
-	write_text("empty.txt", "");
+	gs_test_write("empty.txt", "", NULL, 0);
 	assert_int_equal(gpusim("bench-import --db b.db empty.txt"), 2);
 	assert_non_null(strstr(out, "empty.txt:1: empty file; not a gpusim-bench results file"));
 
@@ -411,11 +391,11 @@ static void test_bad_files(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_import_and_again, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_csv_export, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_files, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_plot_bench, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_plot_bench_partial, setup, teardown),
+		GS_TMPDIR_TEST(test_import_and_again, setup),
+		GS_TMPDIR_TEST(test_csv_export, setup),
+		GS_TMPDIR_TEST(test_bad_files, setup),
+		GS_TMPDIR_TEST(test_plot_bench, setup),
+		GS_TMPDIR_TEST(test_plot_bench_partial, setup),
 	};
 
 	if (access(GS_GPUSIM_BIN, X_OK) != 0) {

@@ -16,7 +16,8 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-static char dir[] = "/tmp/gpusim-cli-XXXXXX";
+#include "tmpdir.h"
+
 static char out[16384];
 
 /* Runs `gpusim ARGS` with stdout and stderr captured in out; returns the exit status. */
@@ -31,7 +32,7 @@ static int gpusim(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "cd %s && %s %s 2>&1", dir, GS_GPUSIM_BIN, args);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s %s 2>&1", gs_test_tmpdir(), GS_GPUSIM_BIN, args);
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	n = fread(out, 1, sizeof(out) - 1, f);
@@ -39,18 +40,6 @@ static int gpusim(const char *fmt, ...)
 	st = pclose(f);
 	assert_true(WIFEXITED(st));
 	return WEXITSTATUS(st);
-}
-
-static void write_file(const char *name, const char *text)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
 }
 
 static const char nodes_csv[] =
@@ -72,20 +61,11 @@ static const char pods_csv[] =
 static int setup(void **state)
 {
 	(void)state;
-	if (!mkdtemp(dir))
+	if (gs_test_tmpdir_make("test-cli"))
 		return -1;
-	write_file("nodes.csv", nodes_csv);
-	write_file("pods.csv", pods_csv);
+	gs_test_write("nodes.csv", nodes_csv, NULL, 0);
+	gs_test_write("pods.csv", pods_csv, NULL, 0);
 	return 0;
-}
-
-static int teardown(void **state)
-{
-	char cmd[600];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	return system(cmd) == 0 ? 0 : -1;
 }
 
 static void test_usage_errors(void **state)
@@ -120,10 +100,11 @@ static void test_bad_input_exits_2_and_writes_nothing(void **state)
 	(void)state;
 	assert_int_equal(gpusim("replay --nodes missing.csv --pods pods.csv --db r.db"), 2);
 	assert_string_equal(out, "gpusim replay: missing.csv: cannot open: No such file or directory\n");
-	write_file("bad.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
-			      "creation_time,deletion_time,scheduled_time\n"
-			      "p0,1000,1024,1,500,,LS,Running,0,100,0\n"
-			      "p1,1000,1024,1,12x,,LS,Running,0,100,0\n");
+	gs_test_write("bad.csv",
+		      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
+		      "creation_time,deletion_time,scheduled_time\n"
+		      "p0,1000,1024,1,500,,LS,Running,0,100,0\n"
+		      "p1,1000,1024,1,12x,,LS,Running,0,100,0\n", NULL, 0);
 	assert_int_equal(gpusim("replay --nodes nodes.csv --pods bad.csv --db r.db"), 2);
 	assert_string_equal(out, "gpusim replay: bad.csv:3: column gpu_milli: '12x' is not an integer\n");
 	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --db nodir/r.db"), 2);
@@ -136,10 +117,11 @@ static void test_bad_input_exits_2_and_writes_nothing(void **state)
 static void test_strict_refuses_impossible_pods(void **state)
 {
 	(void)state;
-	write_file("big.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
-			      "creation_time,deletion_time,scheduled_time\n"
-			      "ok,1000,1024,1,500,,LS,Running,0,100,0\n"
-			      "huge,1000,1024,8,1000,,LS,Running,0,100,0\n");
+	gs_test_write("big.csv",
+		      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
+		      "creation_time,deletion_time,scheduled_time\n"
+		      "ok,1000,1024,1,500,,LS,Running,0,100,0\n"
+		      "huge,1000,1024,8,1000,,LS,Running,0,100,0\n", NULL, 0);
 	assert_int_equal(gpusim("replay --nodes nodes.csv --pods big.csv --no-db -q"), 0);
 	assert_string_equal(out, "gpusim replay: big.csv: 1 pods fit on no node even when the "
 				 "cluster is empty; they will never be placed\n");
@@ -160,7 +142,7 @@ static char *dump(const char *db_name, const char *sql)
 
 	assert_non_null(buf);
 	buf[0] = '\0';
-	snprintf(path, sizeof(path), "%s/%s", dir, db_name);
+	gs_test_path(db_name, path, sizeof(path));
 	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -288,5 +270,5 @@ int main(void)
 		cmocka_unit_test(test_replay_no_pods),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);
 }

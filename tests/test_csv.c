@@ -15,6 +15,7 @@
 
 #include "csv.h"
 #include "error.h"
+#include "tmpdir.h"
 
 static char err[512];
 
@@ -258,15 +259,20 @@ static void test_errorf(void **state)
 	gs_csv_close(&r);
 }
 
+static int make_dir(void **state)
+{
+	(void)state;
+	return gs_test_tmpdir_make("test-csv");
+}
+
 static void test_files(void **state)
 {
-	char dir[] = "/tmp/gs_test_csv_XXXXXX", path[256], want[512];
+	const char *dir = gs_test_tmpdir();
+	char path[256], want[512];
 	struct gs_csv r;
-	FILE *f;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/missing.csv", dir);
+	gs_test_path("missing.csv", path, sizeof(path));
 	assert_int_equal(gs_csv_open(&r, path, err, sizeof(err)), GS_ENOENT);
 	snprintf(want, sizeof(want), "%s: cannot open: %s", path, strerror(ENOENT));
 	assert_string_equal(err, want);
@@ -276,11 +282,7 @@ static void test_files(void **state)
 	snprintf(want, sizeof(want), "%s: cannot read: %s", dir, strerror(EISDIR));
 	assert_string_equal(err, want);
 
-	snprintf(path, sizeof(path), "%s/ok.csv", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("abc", f);
-	fclose(f);
+	gs_test_write("ok.csv", "abc", path, sizeof(path));
 	assert_int_equal(gs_csv_open(&r, path, err, sizeof(err)), 0);
 	/* sha256sum of the three bytes "abc" (FIPS 180-4 example). */
 	assert_string_equal(r.sha256,
@@ -290,8 +292,6 @@ static void test_files(void **state)
 	assert_int_equal(gs_csv_next(&r), 0);
 	gs_csv_close(&r);
 	gs_csv_close(&r); /* harmless twice */
-	unlink(path);
-	rmdir(dir);
 }
 
 static void test_empty_data(void **state)
@@ -318,7 +318,7 @@ int main(void)
 		cmocka_unit_test(test_int_opt),
 		cmocka_unit_test(test_long_value_is_shortened),
 		cmocka_unit_test(test_errorf),
-		cmocka_unit_test(test_files),
+		GS_TMPDIR_TEST(test_files, make_dir),
 		cmocka_unit_test(test_empty_data),
 	};
 

@@ -19,38 +19,18 @@
 
 #include "error.h"
 #include "gen.h"
+#include "tmpdir.h"
 #include "trace.h"
 
-static char dir[64];
 static char err[1024];
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/gs_test_gen_XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return gs_test_tmpdir_make("test-gen");
 }
 
 #define PATH_LEN 256
-static void wr(const char *name, const char *text, char path[PATH_LEN])
-{
-	FILE *f;
-
-	snprintf(path, PATH_LEN, "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
 
 /* True when the two files have the same bytes. */
 static bool same_bytes(const char *a, const char *b)
@@ -95,7 +75,7 @@ static void load_spec(const char *text, struct gs_gen_spec *s)
 {
 	char path[PATH_LEN];
 
-	wr("spec.json", text, path);
+	gs_test_write("spec.json", text, path, sizeof(path));
 	gs_gen_spec_init(s);
 	if (gs_gen_spec_load(path, s, err, sizeof(err)) != 0)
 		fail_msg("%s", err);
@@ -194,6 +174,7 @@ static void test_distributions(void **state)
 
 static void test_deterministic(void **state)
 {
+	const char *dir = gs_test_tmpdir();
 	char nodes[2][PATH_LEN], pods[3][PATH_LEN];
 	struct gs_gen_spec s;
 	struct gs_trace t[3];
@@ -226,7 +207,7 @@ static void spec_fail(const char *text, const char *suffix)
 	char path[PATH_LEN], want[1024];
 	struct gs_gen_spec s;
 
-	wr("bad.json", text, path);
+	gs_test_write("bad.json", text, path, sizeof(path));
 	gs_gen_spec_init(&s);
 	assert_int_equal(gs_gen_spec_load(path, &s, err, sizeof(err)), GS_EPARSE);
 	snprintf(want, sizeof(want), "%s%s", path, suffix);
@@ -336,6 +317,7 @@ static void test_load_figures(void **state)
 /* Runs the gpusim binary; returns its exit status, stderr in dir/stderr.txt. */
 static int run(const char *args)
 {
+	const char *dir = gs_test_tmpdir();
 	char cmd[2048];
 	int st;
 
@@ -353,7 +335,7 @@ static const char *stderr_text(void)
 	FILE *f;
 	size_t n;
 
-	snprintf(path, sizeof(path), "%s/stderr.txt", dir);
+	gs_test_path("stderr.txt", path, sizeof(path));
 	f = fopen(path, "r");
 	assert_non_null(f);
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -364,6 +346,7 @@ static const char *stderr_text(void)
 
 static void test_command(void **state)
 {
+	const char *dir = gs_test_tmpdir();
 	char spec[PATH_LEN], args[1024], want[1024], a[PATH_LEN], b[PATH_LEN];
 
 	(void)state;
@@ -373,7 +356,7 @@ static void test_command(void **state)
 			    "required (see 'gpusim gen --help')\n");
 	assert_int_equal(run("--bogus"), 2);
 
-	wr("small.json", SPEC(POD_OK(SHAPE)), spec);
+	gs_test_write("small.json", SPEC(POD_OK(SHAPE)), spec, sizeof(spec));
 	snprintf(args, sizeof(args), "--spec '%s' --seed x --nodes-out %s/n.csv --pods-out "
 		 "%s/p.csv", spec, dir, dir);
 	assert_int_equal(run(args), 2);
@@ -389,13 +372,14 @@ static void test_command(void **state)
 	snprintf(args, sizeof(args), "--spec '%s' --seed 5 --nodes-out %s/n2.csv --pods-out "
 		 "%s/p2.csv", spec, dir, dir);
 	assert_int_equal(run(args), 0);
-	snprintf(a, sizeof(a), "%s/p1.csv", dir);
-	snprintf(b, sizeof(b), "%s/p2.csv", dir);
+	gs_test_path("p1.csv", a, sizeof(a));
+	gs_test_path("p2.csv", b, sizeof(b));
 	assert_true(same_bytes(a, b));
 
 	/* A bad spec: exit 2 and the loader's message. */
-	wr("bad.json", SPEC(POD_OK("{\"weight\": 1, \"cpu_milli\": -1, \"memory_mib\": 1}")),
-	   spec);
+	gs_test_write("bad.json",
+		      SPEC(POD_OK("{\"weight\": 1, \"cpu_milli\": -1, \"memory_mib\": 1}")),
+		      spec, sizeof(spec));
 	snprintf(args, sizeof(args), "--spec '%s' --nodes-out %s/n.csv --pods-out %s/p.csv",
 		 spec, dir, dir);
 	assert_int_equal(run(args), 2);
@@ -404,8 +388,9 @@ static void test_command(void **state)
 	assert_string_equal(stderr_text(), want);
 
 	/* Overridden model memory cannot go to CSV; JSON keeps it. */
-	wr("override.json", "{\"gpu_models\": [{\"name\": \"T4\", \"mem_mib\": 15360}], "
-	   NODES ", \"pods\": {" POD_OK(SHAPE) "}}", spec);
+	gs_test_write("override.json",
+		      "{\"gpu_models\": [{\"name\": \"T4\", \"mem_mib\": 15360}], "
+		      NODES ", \"pods\": {" POD_OK(SHAPE) "}}", spec, sizeof(spec));
 	snprintf(args, sizeof(args), "--spec '%s' --nodes-out %s/o.csv --pods-out %s/op.csv",
 		 spec, dir, dir);
 	assert_int_equal(run(args), 2);
@@ -421,16 +406,17 @@ static void test_command(void **state)
 /* traces/sample is exactly what traces/sample/README.md says made it. */
 static void test_committed_sample(void **state)
 {
+	const char *dir = gs_test_tmpdir();
 	char args[1024], a[PATH_LEN], b[PATH_LEN];
 
 	(void)state;
 	snprintf(args, sizeof(args), "--spec %s/traces/sample/spec.json --seed 42 --nodes-out "
 		 "%s/cluster.csv --pods-out %s/pods.csv -q", GS_SOURCE_DIR, dir, dir);
 	assert_int_equal(run(args), 0);
-	snprintf(a, sizeof(a), "%s/cluster.csv", dir);
+	gs_test_path("cluster.csv", a, sizeof(a));
 	snprintf(b, sizeof(b), "%s/traces/sample/cluster.csv", GS_SOURCE_DIR);
 	assert_true(same_bytes(a, b));
-	snprintf(a, sizeof(a), "%s/pods.csv", dir);
+	gs_test_path("pods.csv", a, sizeof(a));
 	snprintf(b, sizeof(b), "%s/traces/sample/pods.csv", GS_SOURCE_DIR);
 	assert_true(same_bytes(a, b));
 }
@@ -447,5 +433,5 @@ int main(void)
 		cmocka_unit_test(test_committed_sample),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);
 }

@@ -32,6 +32,7 @@
 
 #include "fake_cuda.h"
 #include "region.h"
+#include "tmpdir.h"
 
 #define MIB ((uint64_t)1 << 20)
 
@@ -54,23 +55,12 @@
 		}                                                                      \
 	} while (0)
 
-static char dir[64];
 static char child_stderr[8192];
 
 static int make_dir(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/gs-hook-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? -1 : 0;
+	return gs_test_tmpdir_make("gpushare-hook");
 }
 
 /*
@@ -92,7 +82,7 @@ static int run_child(int (*fn)(void *), void *arg, const char *const *env)
 	if (pid == 0) {
 		close(err_pipe[0]);
 		dup2(err_pipe[1], STDERR_FILENO);
-		setenv("GPUSHARE_SHM_DIR", dir, 1);
+		setenv("GPUSHARE_SHM_DIR", gs_test_tmpdir(), 1);
 		for (; env && *env; env += 2)
 			setenv(env[0], env[1], 1);
 		_exit(fn(arg));
@@ -422,7 +412,7 @@ static void test_several_processes(void **state)
 		pids[i] = fork();
 		assert_true(pids[i] >= 0);
 		if (pids[i] == 0) {
-			setenv("GPUSHARE_SHM_DIR", dir, 1);
+			setenv("GPUSHARE_SHM_DIR", gs_test_tmpdir(), 1);
 			setenv(env[0], env[1], 1);
 			setenv(env[2], env[3], 1);
 			_exit(race_child(&r));
@@ -507,7 +497,7 @@ static void test_region_version_mismatch_refused(void **state)
 	(void)state;
 	/* A pod region left by a library of another layout version. */
 	assert_int_equal(run_child(alloc_full_limit, NULL, limit_100), 0);
-	gs_region_path(path, sizeof(path), dir, GS_REGION_POD, "p");
+	gs_region_path(path, sizeof(path), gs_test_tmpdir(), GS_REGION_POD, "p");
 	fd = open(path, O_RDWR);
 	assert_true(fd >= 0);
 	assert_int_equal(pwrite(fd, &version, sizeof(version),
@@ -687,7 +677,7 @@ static void run_pair(const char *pct_a, const char *pct_b, uint64_t run_ns, doub
 	assert_true(pa >= 0);
 	if (pa == 0) {
 		s.out_fd = fa[1];
-		setenv("GPUSHARE_SHM_DIR", dir, 1);
+		setenv("GPUSHARE_SHM_DIR", gs_test_tmpdir(), 1);
 		setenv("GPUSHARE_POD_ID", "a", 1);
 		setenv("GPUSHARE_COMPUTE_PERCENT", pct_a, 1);
 		_exit(spin_launcher(&s));
@@ -696,7 +686,7 @@ static void run_pair(const char *pct_a, const char *pct_b, uint64_t run_ns, doub
 	assert_true(pb >= 0);
 	if (pb == 0) {
 		s.out_fd = fb[1];
-		setenv("GPUSHARE_SHM_DIR", dir, 1);
+		setenv("GPUSHARE_SHM_DIR", gs_test_tmpdir(), 1);
 		setenv("GPUSHARE_POD_ID", "b", 1);
 		if (pct_b)
 			setenv("GPUSHARE_COMPUTE_PERCENT", pct_b, 1);
@@ -791,25 +781,22 @@ static void test_compute_against_unlimited_pod(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_exact_limit, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_no_limit_passes_through, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_every_allocator, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_error_paths, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_per_device, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_many_threads, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_several_processes, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_crashed_process_reclaimed, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_bad_variable_refused, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_region_version_mismatch_refused, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_proc_address_route, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_proc_address_distinct_pointers, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_compute_share_30_70, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_compute_share_10_90, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_compute_elastic_when_alone, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_compute_against_unlimited_pod, make_dir,
-						remove_dir),
+		GS_TMPDIR_TEST(test_exact_limit, make_dir),
+		GS_TMPDIR_TEST(test_no_limit_passes_through, make_dir),
+		GS_TMPDIR_TEST(test_every_allocator, make_dir),
+		GS_TMPDIR_TEST(test_error_paths, make_dir),
+		GS_TMPDIR_TEST(test_per_device, make_dir),
+		GS_TMPDIR_TEST(test_many_threads, make_dir),
+		GS_TMPDIR_TEST(test_several_processes, make_dir),
+		GS_TMPDIR_TEST(test_crashed_process_reclaimed, make_dir),
+		GS_TMPDIR_TEST(test_bad_variable_refused, make_dir),
+		GS_TMPDIR_TEST(test_region_version_mismatch_refused, make_dir),
+		GS_TMPDIR_TEST(test_proc_address_route, make_dir),
+		GS_TMPDIR_TEST(test_proc_address_distinct_pointers, make_dir),
+		GS_TMPDIR_TEST(test_compute_share_30_70, make_dir),
+		GS_TMPDIR_TEST(test_compute_share_10_90, make_dir),
+		GS_TMPDIR_TEST(test_compute_elastic_when_alone, make_dir),
+		GS_TMPDIR_TEST(test_compute_against_unlimited_pod, make_dir),
 	};
 
 	self_path = argv[0];

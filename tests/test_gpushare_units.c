@@ -25,6 +25,7 @@
 #include "ptrmap.h"
 #include "region.h"
 #include "throttle.h"
+#include "tmpdir.h"
 
 #define MIB ((uint64_t)1 << 20)
 #define GIB ((uint64_t)1 << 30)
@@ -345,29 +346,15 @@ static void test_cost_table(void **state)
 
 /* --- the shared regions ------------------------------------------------------ */
 
-static char dir[64];
-
 static int make_dir(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/gs-units-XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-	char path[GS_REGION_PATH_MAX];
-
-	(void)state;
-	gs_region_path(path, sizeof(path), dir, GS_REGION_POD, "p");
-	unlink(path);
-	gs_region_path(path, sizeof(path), dir, GS_REGION_NODE, "n");
-	unlink(path);
-	return rmdir(dir);
+	return gs_test_tmpdir_make("gpushare-units");
 }
 
 static void test_region_shared_between_opens(void **state)
 {
+	const char *dir = gs_test_tmpdir();
 	struct gs_region a, b;
 	char err[512];
 	static const uint8_t uuid[16] = { 1, 2, 3 };
@@ -385,6 +372,7 @@ static void test_region_shared_between_opens(void **state)
 /* Rewrites one header field of the pod region file. */
 static void poke_header(size_t offset, uint32_t value)
 {
+	const char *dir = gs_test_tmpdir();
 	char path[GS_REGION_PATH_MAX];
 	int fd;
 
@@ -397,6 +385,7 @@ static void poke_header(size_t offset, uint32_t value)
 
 static void expect_refused(const char *needle)
 {
+	const char *dir = gs_test_tmpdir();
 	struct gs_region r;
 	char err[512];
 
@@ -410,6 +399,7 @@ static void expect_refused(const char *needle)
 
 static void test_region_refuses_other_layouts(void **state)
 {
+	const char *dir = gs_test_tmpdir();
 	struct gs_region r;
 	char err[512], path[GS_REGION_PATH_MAX], msg[128];
 	int fd;
@@ -449,6 +439,7 @@ static void test_region_refuses_other_layouts(void **state)
 
 static void test_region_robust_mutex(void **state)
 {
+	const char *dir = gs_test_tmpdir();
 	struct gs_region r;
 	char err[512];
 	pid_t pid;
@@ -478,6 +469,7 @@ static void test_region_robust_mutex(void **state)
 
 static void test_pod_reclaims_only_dead(void **state)
 {
+	const char *dir = gs_test_tmpdir();
 	const uint64_t limit = 100 * MIB;
 	static const uint8_t uuid[16] = { 9 };
 	struct gs_region r;
@@ -553,6 +545,7 @@ static void test_pod_reclaims_only_dead(void **state)
 
 static void test_node_slots_and_peers(void **state)
 {
+	const char *dir = gs_test_tmpdir();
 	static const uint8_t gpu0[16] = { 0xa }, gpu1[16] = { 0xb };
 	struct gs_peer peers[8];
 	struct gs_region r;
@@ -629,12 +622,11 @@ int main(void)
 		cmocka_unit_test(test_bucket_long_run_rate),
 		cmocka_unit_test(test_bucket_min_sleep_and_burst),
 		cmocka_unit_test(test_cost_table),
-		cmocka_unit_test_setup_teardown(test_region_shared_between_opens, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_region_refuses_other_layouts, make_dir,
-						remove_dir),
-		cmocka_unit_test_setup_teardown(test_region_robust_mutex, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_pod_reclaims_only_dead, make_dir, remove_dir),
-		cmocka_unit_test_setup_teardown(test_node_slots_and_peers, make_dir, remove_dir),
+		GS_TMPDIR_TEST(test_region_shared_between_opens, make_dir),
+		GS_TMPDIR_TEST(test_region_refuses_other_layouts, make_dir),
+		GS_TMPDIR_TEST(test_region_robust_mutex, make_dir),
+		GS_TMPDIR_TEST(test_pod_reclaims_only_dead, make_dir),
+		GS_TMPDIR_TEST(test_node_slots_and_peers, make_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

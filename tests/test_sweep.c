@@ -29,8 +29,8 @@
 #include "results.h"
 #include "sweep.h"
 #include "testutil.h"
+#include "tmpdir.h"
 
-static char dir[] = "/tmp/gpusim-test-sweep-XXXXXX";
 static char nodes_path[256], pods_path[256], db_path[256];
 
 /*
@@ -50,11 +50,11 @@ static int write_inputs(void **st)
 	int i;
 
 	(void)st;
-	if (!mkdtemp(dir))
+	if (gs_test_tmpdir_make("test-sweep"))
 		return -1;
-	snprintf(nodes_path, sizeof(nodes_path), "%s/nodes.csv", dir);
-	snprintf(pods_path, sizeof(pods_path), "%s/pods.csv", dir);
-	snprintf(db_path, sizeof(db_path), "%s/sweep.db", dir);
+	gs_test_path("nodes.csv", nodes_path, sizeof(nodes_path));
+	gs_test_path("pods.csv", pods_path, sizeof(pods_path));
+	gs_test_path("sweep.db", db_path, sizeof(db_path));
 	f = fopen(nodes_path, "w");
 	if (!f)
 		return -1;
@@ -74,15 +74,6 @@ static int write_inputs(void **st)
 	}
 	fclose(f);
 	return 0;
-}
-
-static int remove_dir(void **st)
-{
-	char cmd[512];
-
-	(void)st;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
 }
 
 static struct gs_sweep_spec small_spec(const char *const *pods, const struct gs_policy **pols,
@@ -198,8 +189,8 @@ static void test_sweep_no_pods(void **st)
 	size_t i;
 
 	(void)st;
-	snprintf(with, sizeof(with), "%s/with-pods.db", dir);
-	snprintf(without, sizeof(without), "%s/no-pods.db", dir);
+	gs_test_path("with-pods.db", with, sizeof(with));
+	gs_test_path("no-pods.db", without, sizeof(without));
 	spec.db_path = with;
 	assert_int_equal(gs_sweep_run(&spec, &a, err, sizeof(err)), 0);
 	spec.db_path = without;
@@ -270,7 +261,7 @@ static void test_sweep_deterministic(void **st)
 	size_t i;
 
 	(void)st;
-	snprintf(other, sizeof(other), "%s/other.db", dir);
+	gs_test_path("other.db", other, sizeof(other));
 	assert_int_equal(gs_sweep_run(&spec, &a, err, sizeof(err)), 0);
 	spec.db_path = other;
 	spec.jobs = 1;
@@ -330,6 +321,7 @@ static void test_parse_seeds(void **st)
 /* Runs gpusim with args; stdout and stderr go to files in dir. Returns the exit status. */
 static int gpusim(const char *args, char *out, size_t out_len)
 {
+	const char *dir = gs_test_tmpdir();
 	char cmd[2048], path[300];
 	FILE *f;
 	size_t n;
@@ -337,7 +329,7 @@ static int gpusim(const char *args, char *out, size_t out_len)
 
 	snprintf(cmd, sizeof(cmd), "'%s' %s >'%s/out.txt' 2>&1", GS_GPUSIM_BIN, args, dir);
 	st = system(cmd);
-	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	gs_test_path("out.txt", path, sizeof(path));
 	f = fopen(path, "r");
 	n = f ? fread(out, 1, out_len - 1, f) : 0;
 	out[n] = '\0';
@@ -348,6 +340,7 @@ static int gpusim(const char *args, char *out, size_t out_len)
 
 static void test_cli(void **st)
 {
+	const char *dir = gs_test_tmpdir();
 	char args[1024], out[8192];
 	const char *pol[] = { "random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd" };
 	size_t i;
@@ -395,7 +388,7 @@ static void test_cli(void **st)
 		struct gs_run_row r;
 		char path[300], err[512];
 
-		snprintf(path, sizeof(path), "%s/cli-nopods.db", dir);
+		gs_test_path("cli-nopods.db", path, sizeof(path));
 		assert_int_equal(gs_db_open_existing(path, &db, err, sizeof(err)), 0);
 		assert_int_equal(gs_db_get_run(db, 1, &r, err, sizeof(err)), 0);
 		assert_false(r.pods_stored);
@@ -407,6 +400,7 @@ static void test_cli(void **st)
 
 static void test_plot(void **st)
 {
+	const char *dir = gs_test_tmpdir();
 	char data[300], plots[300], path[700], err[1024], args[1024], out[8192];
 	struct gs_plot_index ix;
 	struct gs_db *db;
@@ -419,7 +413,7 @@ static void test_plot(void **st)
 	(void)st;
 	/* The database of test_sweep_and_resume: bestfit and fgd, compat and exact runs. */
 	assert_int_equal(gs_db_open_existing(db_path, &db, err, sizeof(err)), 0);
-	snprintf(data, sizeof(data), "%s/data", dir);
+	gs_test_path("data", data, sizeof(data));
 	assert_int_equal(mkdir(data, 0777), 0);
 	assert_int_equal(gs_plot_export(db, 1, data, &ix, err, sizeof(err)), 0);
 	assert_int_equal(ix.n_traces, 1);
@@ -446,7 +440,7 @@ static void test_plot(void **st)
 
 	if (access(GS_GPUSIM_BIN, X_OK) != 0 || system("gnuplot -V >/dev/null 2>&1") != 0)
 		skip();
-	snprintf(plots, sizeof(plots), "%s/plots", dir);
+	gs_test_path("plots", plots, sizeof(plots));
 	snprintf(args, sizeof(args), "plot --db '%s' --out '%s' --scripts '%s/scripts'", db_path,
 		 plots, GS_SOURCE_DIR);
 	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
@@ -502,7 +496,7 @@ static void test_repro_default(void **st)
 	snprintf(trace, sizeof(trace), "%s/openb_pod_list_default.csv", GS_OPENB_DIR);
 	if (access(nodes, R_OK) || access(trace, R_OK))
 		skip();
-	snprintf(db, sizeof(db), "%s/repro.db", dir);
+	gs_test_path("repro.db", db, sizeof(db));
 	memset(&spec, 0, sizeof(spec));
 	gs_replay_opts_init(&spec.opts);
 	spec.opts.mode = GS_MODE_INFLATE;
@@ -555,6 +549,7 @@ int main(int argc, char **argv)
 	};
 
 	if (argc > 1 && !strcmp(argv[1], "repro"))
-		return cmocka_run_group_tests_name("repro", repro, write_inputs, remove_dir);
-	return cmocka_run_group_tests_name("sweep", unit, write_inputs, remove_dir);
+		return cmocka_run_group_tests_name("repro", repro, write_inputs,
+						   gs_test_tmpdir_teardown);
+	return cmocka_run_group_tests_name("sweep", unit, write_inputs, gs_test_tmpdir_teardown);
 }

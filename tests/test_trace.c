@@ -18,39 +18,18 @@
 
 #include "error.h"
 #include "sha256.h"
+#include "tmpdir.h"
 #include "trace.h"
 
-static char dir[64];
 static char err[2048];
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/gs_test_trace_XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	return gs_test_tmpdir_make("test-trace");
 }
 
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-/* Writes text to dir/name; the path goes to path (PATH_LEN bytes). */
 #define PATH_LEN 256
-static void wr(const char *name, const char *text, char path[PATH_LEN])
-{
-	FILE *f;
-
-	snprintf(path, PATH_LEN, "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-	assert_int_equal(fclose(f), 0);
-}
 
 static char *read_all(const char *path)
 {
@@ -84,7 +63,7 @@ static void std_cluster(struct gs_cluster *c)
 {
 	char path[PATH_LEN];
 
-	wr("std_nodes.csv", std_nodes, path);
+	gs_test_write("std_nodes.csv", std_nodes, path, sizeof(path));
 	gs_cluster_init(c);
 	assert_int_equal(gs_cluster_load(path, c, NULL, err, sizeof(err)), 0);
 	assert_int_equal(c->n_nodes, 4);
@@ -104,7 +83,7 @@ static void load_pods_ok(const char *name, const char *text, struct gs_cluster *
 {
 	char path[PATH_LEN];
 
-	wr(name, text, path);
+	gs_test_write(name, text, path, sizeof(path));
 	std_cluster(c);
 	gs_trace_init(t);
 	err[0] = 'x';
@@ -124,7 +103,7 @@ static void pods_fail(const char *name, const char *text, int rc, const char *su
 	struct gs_trace t;
 	int n_models;
 
-	wr(name, text, path);
+	gs_test_write(name, text, path, sizeof(path));
 	std_cluster(&c);
 	n_models = c.models.n;
 	gs_trace_init(&t);
@@ -143,7 +122,7 @@ static void nodes_fail(const char *name, const char *text, int rc, const char *s
 	char path[PATH_LEN], want[2048];
 	struct gs_cluster c;
 
-	wr(name, text, path);
+	gs_test_write(name, text, path, sizeof(path));
 	gs_cluster_init(&c);
 	assert_int_equal(gs_cluster_load(path, &c, NULL, err, sizeof(err)), rc);
 	snprintf(want, sizeof(want), "%s%s", path, suffix);
@@ -296,7 +275,7 @@ static void test_pod_file_errors(void **state)
 		  "or gpusim's 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,"
 		  "creation_time,deletion_time', see traces/README.md");
 
-	snprintf(path, sizeof(path), "%s/no-such-file.csv", dir);
+	gs_test_path("no-such-file.csv", path, sizeof(path));
 	std_cluster(&c);
 	gs_trace_init(&t);
 	assert_int_equal(gs_trace_load(path, &c, &t, err, sizeof(err)), GS_ENOENT);
@@ -304,7 +283,7 @@ static void test_pod_file_errors(void **state)
 	assert_string_equal(err, want);
 
 	/* A trace that already holds pods is refused. */
-	wr("ok.csv", OB_HDR "p,1,1,1,1000,,LS,Running,0,10,0\n", path);
+	gs_test_write("ok.csv", OB_HDR "p,1,1,1,1000,,LS,Running,0,10,0\n", path, sizeof(path));
 	assert_int_equal(gs_trace_load(path, &c, &t, err, sizeof(err)), 0);
 	assert_int_equal(gs_trace_load(path, &c, &t, err, sizeof(err)), GS_EINVAL);
 	assert_int_equal(t.n_pods, 1);
@@ -581,8 +560,8 @@ static void test_openb_nodes(void **state)
 	int g3;
 
 	(void)state;
-	wr("nodes.csv", ON_HDR "n0,32000,262144,0,\nn1,64000,262144,2,P100\n"
-	   "n2,128000,786432,8,G3\n", path);
+	gs_test_write("nodes.csv", ON_HDR "n0,32000,262144,0,\nn1,64000,262144,2,P100\n"
+		      "n2,128000,786432,8,G3\n", path, sizeof(path));
 	gs_cluster_init(&c);
 	assert_int_equal(gs_cluster_load(path, &c, sha, err, sizeof(err)), 0);
 	assert_int_equal(c.n_nodes, 3);
@@ -655,16 +634,18 @@ static void test_json_cluster(void **state)
 	int a100, l40s;
 
 	(void)state;
-	wr("cluster.json",
-	   "{\"gpu_models\": [{\"name\": \"A100\", \"mem_mib\": 81920},\n"
-	   "                 {\"name\": \"L40S\", \"mem_mib\": 46068, \"comment\": \"new\"}],\n"
-	   " \"nodes\": [\n"
-	   "  {\"name\": \"a\", \"count\": 3, \"cpu_milli\": 128000, \"memory_mib\": 1048576,"
-	   "   \"num_gpu\": 8, \"gpu_model\": \"A100\"},\n"
-	   "  {\"name\": \"l\", \"cpu_milli\": 64000, \"memory_mib\": 524288, \"num_gpu\": 4,"
-	   "   \"gpu_model\": \"L40S\"},\n"
-	   "  {\"name\": \"cpu\", \"cpu_milli\": 32000, \"memory_mib\": 131072, \"gpu_model\": null}\n"
-	   " ]}\n", path);
+	gs_test_write("cluster.json",
+		"{\"gpu_models\": [{\"name\": \"A100\", \"mem_mib\": 81920},\n"
+		"                 {\"name\": \"L40S\", \"mem_mib\": 46068, "
+		"\"comment\": \"new\"}],\n"
+		" \"nodes\": [\n"
+		"  {\"name\": \"a\", \"count\": 3, \"cpu_milli\": 128000, \"memory_mib\": 1048576,"
+		"   \"num_gpu\": 8, \"gpu_model\": \"A100\"},\n"
+		"  {\"name\": \"l\", \"cpu_milli\": 64000, \"memory_mib\": 524288, \"num_gpu\": 4,"
+		"   \"gpu_model\": \"L40S\"},\n"
+		"  {\"name\": \"cpu\", \"cpu_milli\": 32000, \"memory_mib\": 131072, "
+		"\"gpu_model\": null}\n"
+		" ]}\n", path, sizeof(path));
 	gs_cluster_init(&c);
 	assert_int_equal(gs_cluster_load(path, &c, NULL, err, sizeof(err)), 0);
 	assert_int_equal(c.n_nodes, 5);
@@ -757,7 +738,7 @@ static void test_write_trace_round_trip(void **state)
 				   "{\"name\": \"b\", \"cpu_milli\": 1000, \"memory_mib\": 2048, "
 				   "\"num_gpu\": 2, \"creation_time\": 6},"
 				   "{\"name\": \"c\", \"cpu_milli\": 0, \"memory_mib\": 0}"), &c, &t);
-	snprintf(out, sizeof(out), "%s/rt.csv", dir);
+	gs_test_path("rt.csv", out, sizeof(out));
 	assert_int_equal(gs_trace_write_csv(out, &t, &c, err, sizeof(err)), 0);
 	/* Models are listed in table order, empty times mean "none". */
 	assert_string_equal(read_all(out), NP_HDR
@@ -774,7 +755,7 @@ static void test_write_trace_round_trip(void **state)
 	gs_trace_release(&u);
 
 	/* A directory that does not exist: an error, and nothing left behind. */
-	snprintf(path, sizeof(path), "%s/nodir/rt.csv", dir);
+	gs_test_path("nodir/rt.csv", path, sizeof(path));
 	assert_int_equal(gs_trace_write_csv(path, &t, &c, err, sizeof(err)), GS_EIO);
 	snprintf(want, sizeof(want), "%s: cannot write: %s", path, strerror(ENOENT));
 	assert_string_equal(err, want);
@@ -789,10 +770,11 @@ static void test_write_cluster(void **state)
 	int32_t i;
 
 	(void)state;
-	wr("wc.csv", ON_HDR "n0,32000,262144,0,\nn1,64000,262144,2,P100\n", in);
+	gs_test_write("wc.csv", ON_HDR "n0,32000,262144,0,\nn1,64000,262144,2,P100\n", in,
+		      sizeof(in));
 	gs_cluster_init(&c);
 	assert_int_equal(gs_cluster_load(in, &c, NULL, err, sizeof(err)), 0);
-	snprintf(out, sizeof(out), "%s/wc-out.csv", dir);
+	gs_test_path("wc-out.csv", out, sizeof(out));
 	assert_int_equal(gs_cluster_write_csv(out, &c, err, sizeof(err)), 0);
 	assert_string_equal(read_all(out), NN_HDR "n0,32000,262144,0,\nn1,64000,262144,2,P100\n");
 	gs_cluster_init(&d);
@@ -804,12 +786,13 @@ static void test_write_cluster(void **state)
 	gs_cluster_release(&c);
 
 	/* Memory overrides survive in JSON but cannot be written as CSV. */
-	wr("wc.json", "{\"gpu_models\": [{\"name\": \"A100\", \"mem_mib\": 81920}], "
-	   "\"nodes\": [{\"name\": \"a\", \"cpu_milli\": 1, \"memory_mib\": 2, \"num_gpu\": 2, "
-	   "\"gpu_model\": \"A100\"}, " N1 "]}", in);
+	gs_test_write("wc.json", "{\"gpu_models\": [{\"name\": \"A100\", \"mem_mib\": 81920}], "
+		"\"nodes\": [{\"name\": \"a\", \"cpu_milli\": 1, \"memory_mib\": 2, "
+		"\"num_gpu\": 2, "
+		"\"gpu_model\": \"A100\"}, " N1 "]}", in, sizeof(in));
 	gs_cluster_init(&c);
 	assert_int_equal(gs_cluster_load(in, &c, NULL, err, sizeof(err)), 0);
-	snprintf(out, sizeof(out), "%s/wc-override.csv", dir);
+	gs_test_path("wc-override.csv", out, sizeof(out));
 	assert_int_equal(gs_cluster_write_csv(out, &c, err, sizeof(err)), GS_EINVAL);
 	snprintf(want, sizeof(want), "%s: GPU model 'A100' with 81920 MiB per GPU is not built "
 		 "in, and a CSV cluster cannot record memory per GPU: write a JSON cluster instead",
@@ -817,7 +800,7 @@ static void test_write_cluster(void **state)
 	assert_string_equal(err, want);
 	assert_int_equal(access(out, F_OK), -1);
 
-	snprintf(out, sizeof(out), "%s/wc-out.json", dir);
+	gs_test_path("wc-out.json", out, sizeof(out));
 	assert_int_equal(gs_cluster_write_json(out, &c, err, sizeof(err)), 0);
 	assert_string_equal(read_all(out),
 			    "{\n  \"gpu_models\": [\n    {\"name\": \"A100\", \"mem_mib\": 81920}\n"
@@ -893,14 +876,14 @@ static void test_sha256_file(void **state)
 	char path[PATH_LEN], hex[GS_SHA256_HEX];
 
 	(void)state;
-	wr("empty.bin", "", path);
+	gs_test_write("empty.bin", "", path, sizeof(path));
 	assert_int_equal(gs_sha256_file(path, hex), 0);
 	assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 	/* `printf 'gpusim\n' | sha256sum` */
-	wr("word.txt", "gpusim\n", path);
+	gs_test_write("word.txt", "gpusim\n", path, sizeof(path));
 	assert_int_equal(gs_sha256_file(path, hex), 0);
 	assert_string_equal(hex, "e5e453b84ae186a21d2c9f7b39f94da3a5c65cb1a6a99cab10b773edc3d09154");
-	snprintf(path, sizeof(path), "%s/missing.bin", dir);
+	gs_test_path("missing.bin", path, sizeof(path));
 	assert_int_equal(gs_sha256_file(path, hex), GS_ENOENT);
 }
 
@@ -929,5 +912,5 @@ int main(void)
 		cmocka_unit_test(test_sha256_file),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);
 }
