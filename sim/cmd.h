@@ -19,7 +19,7 @@
 	X(policies, "list the placement policies")                                 \
 	X(gen, "generate a synthetic cluster and pod trace")                        \
 	X(sweep, "run traces x policies x seeds in parallel, resumable")           \
-	X(plot, "draw the FGD reproduction figures from a results database")      \
+	X(plot, "draw simulator and benchmark figures from a results database") \
 	X(bench_import, "load gpusim-bench results (make bench) into a results database")
 
 #define GS_CMD_DECL(name, summary) int gs_cmd_##name(int argc, char **argv);
