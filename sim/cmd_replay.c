@@ -265,8 +265,8 @@ static void progress_cb(void *arg, size_t done, size_t total)
 
 static void print_header(void)
 {
-	printf("%-14s %-7s %7s %7s %7s %7s %10s %9s %9s %7s %9s %5s\n", "POLICY", "MODE",
-	       "PODS", "PLACED", "FAILED", "PENDING", "WAIT(s)", "GPU-ALLOC", "UNALLOC%",
+	printf("%-14s %-7s %7s %7s %7s %7s %10s %9s %7s %9s %7s %9s %5s\n", "POLICY", "MODE",
+	       "PODS", "PLACED", "FAILED", "PENDING", "WAIT(s)", "GPU-ALLOC", "PEAK%", "UNALLOC%",
 	       "FRAG%", "WALL(ms)", "RUN");
 }
 
@@ -283,11 +283,11 @@ static void print_row(const char *policy, const struct gs_sim *sim, const struct
 		snprintf(run, sizeof(run), "%lld", (long long)run_id);
 	else
 		snprintf(run, sizeof(run), "-");
-	printf("%-14s %-7s %7lld %7lld %7lld %7lld %10.1f %8.2f%% %9.2f %7s %9.1f %5s\n", policy,
-	       sim->opts.mode == GS_MODE_INFLATE ? "inflate" : "time", (long long)s->pods,
+	printf("%-14s %-7s %7lld %7lld %7lld %7lld %10.1f %8.2f%% %7.2f %9.2f %7s %9.1f %5s\n",
+	       policy, sim->opts.mode == GS_MODE_INFLATE ? "inflate" : "time", (long long)s->pods,
 	       (long long)s->placed, (long long)s->failed, (long long)s->pending,
-	       isnan(s->mean_wait_s) ? 0.0 : s->mean_wait_s, s->gpu_alloc_pct, s->unalloc_gpu_pct,
-	       frag, wall_ms, run);
+	       isnan(s->mean_wait_s) ? 0.0 : s->mean_wait_s, s->gpu_alloc_pct,
+	       s->peak_gpu_alloc_pct, s->unalloc_gpu_pct, frag, wall_ms, run);
 }
 
 int gs_cmd_replay(int argc, char **argv)

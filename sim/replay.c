@@ -565,8 +565,18 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 	out->mean_wait_s = out->placed ? (double)sim->stats.wait_total_s / (double)out->placed : NAN;
 	out->gpu_alloc_pct = out->unalloc_gpu_pct = NAN;
 	out->frag_ratio_pct = out->frag_amount_pct = NAN;
+	out->peak_gpu_alloc_pct = NAN;
 	if (cap <= 0 || sim->n_samples == 0)
 		return;
+	for (i = 0; i < sim->n_samples; i++) {
+		const struct gs_sample *s = &sim->samples[i];
+		double pct = 100.0 * (double)s->gpu_alloc_milli / (double)cap;
+
+		if (i == 0 || pct > out->peak_gpu_alloc_pct)
+			out->peak_gpu_alloc_pct = pct;
+		if (s->pending > out->peak_pending)
+			out->peak_pending = s->pending;
+	}
 
 	if (sim->opts.mode == GS_MODE_INFLATE) {
 		n = arrived_means(sim, cap, 100, 100, &alloc, &frag_ratio, &frag_amount);

@@ -161,6 +161,13 @@ struct gs_summary {
 	double gpu_alloc_pct;
 	double unalloc_gpu_pct;      /* 100 - gpu_alloc_pct */
 	/*
+	 * The largest allocated GPU share of any sample, in percent, and the
+	 * longest pending queue: what shows load in time mode, where the
+	 * time-weighted mean is set by the longest-running pods.
+	 */
+	double peak_gpu_alloc_pct;
+	int64_t peak_pending;
+	/*
 	 * Inflate mode with fragmentation: frag/idle and frag/capacity, over
 	 * the same samples as gpu_alloc_pct.
 	 */

@@ -189,7 +189,8 @@ static const char *const schema_sql[] = {
 	 * function (a value holds until the next sample; the engine always
 	 * samples the final state), or the last sample's value when all
 	 * samples share one time. mean_wait_s comes from the runs row, so it
-	 * holds for runs stored without pod rows too.
+	 * holds for runs stored without pod rows too. peak_gpu_alloc_pct and
+	 * peak_pending are the largest values of any sample, in both modes.
 	 */
 	"CREATE VIEW run_summary AS"
 	" SELECT x.*, 100.0 - x.gpu_alloc_pct AS unalloc_gpu_pct FROM ("
@@ -214,6 +215,9 @@ static const char *const schema_sql[] = {
 	"    WHERE" AT_100 ") END AS frag_ratio_pct,"
 	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.frag_amount_pct) FROM sample_metrics m"
 	"    WHERE" AT_100 ") END AS frag_amount_pct,"
+	"  (SELECT 100.0 * max(s.gpu_alloc_milli) / r.gpu_milli_capacity FROM samples s"
+	"    WHERE s.run_id = r.run_id) AS peak_gpu_alloc_pct,"
+	"  (SELECT max(s.pods_pending) FROM samples s WHERE s.run_id = r.run_id) AS peak_pending,"
 	"  r.params_json, r.wall_ms"
 	" FROM runs r WHERE r.status = 'complete') x",
 };

@@ -109,6 +109,8 @@ static void test_wait_and_retry(void **state)
 	assert_true(fabs(s.gpu_alloc_pct - 100.0 * 130000 / 150 / 1000) < 1e-9);
 	assert_true(fabs(s.unalloc_gpu_pct - (100 - s.gpu_alloc_pct)) < 1e-9);
 	assert_true(fabs(s.mean_wait_s - 170.0 / 3) < 1e-9);
+	assert_true(fabs(s.peak_gpu_alloc_pct - 100.0) < 1e-9);
+	assert_int_equal(s.peak_pending, 2);
 	assert_true(isnan(s.frag_ratio_pct));
 	gs_sim_release(&sim);
 	gs_trace_release(&t);

@@ -292,9 +292,14 @@ static void test_summary_time(void **state)
 		    100.0 - 100.0 * 1900 / 6000);
 	assert_string_equal(rows(db, "SELECT frag_ratio_pct, frag_amount_pct FROM run_summary"),
 			    "NULL|NULL");
+	/* The fixture's samples peak at 2500 of 6000 milli and 23 pending pods. */
+	assert_near(real(db, "SELECT peak_gpu_alloc_pct FROM run_summary"), 100.0 * 2500 / 6000);
+	assert_string_equal(rows(db, "SELECT peak_pending FROM run_summary"), "23");
 
 	/* The terminal summary of gpusim replay says the same. */
 	gs_sim_summarize(&r.sim, &sum);
+	assert_near(sum.peak_gpu_alloc_pct, 100.0 * 2500 / 6000);
+	assert_int_equal(sum.peak_pending, 23);
 	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary"), sum.gpu_alloc_pct);
 	assert_near(real(db, "SELECT unalloc_gpu_pct FROM run_summary"), sum.unalloc_gpu_pct);
 	assert_near(real(db, "SELECT mean_wait_s FROM run_summary"), sum.mean_wait_s);
