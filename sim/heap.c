@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "grow.h"
 #include "heap.h"
 
 static inline int before(const struct gs_event *a, const struct gs_event *b)
@@ -28,18 +29,12 @@ void gs_heap_release(struct gs_heap *h)
 
 int gs_heap_push(struct gs_heap *h, int64_t t_s, int32_t kind, int32_t pod)
 {
-	struct gs_event ev;
+	struct gs_event ev, *a = gs_grow(h->a, &h->cap, h->n, sizeof(*a), 64);
 	size_t i;
 
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 64;
-		struct gs_event *a = realloc(h->a, cap * sizeof(*a));
-
-		if (!a)
-			return GS_ENOMEM;
-		h->a = a;
-		h->cap = cap;
-	}
+	if (!a)
+		return GS_ENOMEM;
+	h->a = a;
 	ev.t_s = t_s;
 	ev.seq = h->next_seq++;
 	ev.kind = kind;

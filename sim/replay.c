@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "grow.h"
 #include "replay.h"
 
 void gs_replay_opts_init(struct gs_replay_opts *o)
@@ -232,17 +233,12 @@ void gs_sim_release(struct gs_sim *sim)
 static int take_sample(struct gs_sim *sim, int64_t t_s)
 {
 	const struct gs_cluster *c = &sim->cluster;
-	struct gs_sample *s;
+	struct gs_sample *s = gs_grow(sim->samples, &sim->cap_samples, sim->n_samples,
+				      sizeof(*s), 1024);
 
-	if (sim->n_samples == sim->cap_samples) {
-		size_t cap = sim->cap_samples ? sim->cap_samples * 2 : 1024;
-		struct gs_sample *a = realloc(sim->samples, cap * sizeof(*a));
-
-		if (!a)
-			return GS_ENOMEM;
-		sim->samples = a;
-		sim->cap_samples = cap;
-	}
+	if (!s)
+		return GS_ENOMEM;
+	sim->samples = s;
 	s = &sim->samples[sim->n_samples++];
 	s->t_s = t_s;
 	s->event = sim->stats.events;
@@ -295,15 +291,11 @@ static int try_place(struct gs_sim *sim, int32_t i, int64_t t_s)
 
 static int pending_push(struct gs_sim *sim, int32_t i)
 {
-	if (sim->n_pending == sim->cap_pending) {
-		size_t cap = sim->cap_pending ? sim->cap_pending * 2 : 256;
-		int32_t *a = realloc(sim->pending, cap * sizeof(*a));
+	int32_t *a = gs_grow(sim->pending, &sim->cap_pending, sim->n_pending, sizeof(*a), 256);
 
-		if (!a)
-			return GS_ENOMEM;
-		sim->pending = a;
-		sim->cap_pending = cap;
-	}
+	if (!a)
+		return GS_ENOMEM;
+	sim->pending = a;
 	sim->pending[sim->n_pending++] = i;
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "grow.h"
 #include "results.h"
 #include "results_internal.h"
 
@@ -126,15 +127,12 @@ int gs_db_list_runs(struct gs_db *db, struct gs_run_row **rows_out, size_t *n_ou
 		goto out;
 	}
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			grown = realloc(rows, cap * sizeof(*rows));
-			if (!grown) {
-				rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
-				goto out;
-			}
-			rows = grown;
+		grown = gs_grow(rows, &cap, n, sizeof(*rows), 16);
+		if (!grown) {
+			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+			goto out;
 		}
+		rows = grown;
 		if (!read_run_row(st, &rows[n])) {
 			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
 			goto out;
@@ -238,15 +236,12 @@ int gs_db_load_nodes(struct gs_db *db, int64_t run_id, struct gs_db_node **nodes
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct gs_db_node *nd;
 
-		if (n == cap) {
-			cap = cap ? 2 * cap : 256;
-			grown = realloc(nodes, cap * sizeof(*nodes));
-			if (!grown) {
-				rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
-				goto out;
-			}
-			nodes = grown;
+		grown = gs_grow(nodes, &cap, n, sizeof(*nodes), 256);
+		if (!grown) {
+			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+			goto out;
 		}
+		nodes = grown;
 		nd = &nodes[n++];
 		nd->idx = sqlite3_column_int(st, 0);
 		nd->name = col_strdup(st, 1, &oom);
@@ -349,15 +344,12 @@ int gs_db_load_pods(struct gs_db *db, int64_t run_id, struct gs_db_pod **pods_ou
 		const char *state = (const char *)sqlite3_column_text(st, 8);
 		const char *gpus = (const char *)sqlite3_column_text(st, 10);
 
-		if (n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			grown = realloc(pods, cap * sizeof(*pods));
-			if (!grown) {
-				rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
-				goto out;
-			}
-			pods = grown;
+		grown = gs_grow(pods, &cap, n, sizeof(*pods), 1024);
+		if (!grown) {
+			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+			goto out;
 		}
+		pods = grown;
 		p = &pods[n++];
 		memset(p, 0, sizeof(*p));
 		p->pod_idx = sqlite3_column_int(st, 0);

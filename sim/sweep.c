@@ -18,6 +18,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "error.h"
+#include "grow.h"
 #include "progress.h"
 #include "results.h"
 #include "sweep.h"
@@ -446,17 +447,13 @@ int gs_parse_seeds(const char *text, uint64_t **seeds_out, size_t *n_out)
 		if (hi - lo >= 100000 || n + (size_t)(hi - lo) + 1 > 100000)
 			goto bad;
 		for (; lo <= hi; lo++) {
-			if (n == cap) {
-				size_t ncap = cap ? 2 * cap : 16;
-				uint64_t *g = realloc(seeds, ncap * sizeof(*g));
+			uint64_t *g = gs_grow(seeds, &cap, n, sizeof(*g), 16);
 
-				if (!g) {
-					free(seeds);
-					return GS_ENOMEM;
-				}
-				seeds = g;
-				cap = ncap;
+			if (!g) {
+				free(seeds);
+				return GS_ENOMEM;
 			}
+			seeds = g;
 			seeds[n++] = lo;
 			if (lo == hi)
 				break;
