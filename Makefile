@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # A thin front for people who expect make; CMake does the building.
 #
 #   make          build (Release with debug info) into build/

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench-cuda.sh - `make bench`: the CUDA benchmark suite (bench/cuda) on
 # this host's NVIDIA GPUs.
 #

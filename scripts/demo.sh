@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # demo.sh - what `make demo` runs: replays the bundled sample trace with
 # every policy, shows one run the way `kubectl inspect gpushare` would, and
 # queries the results database with sqlite3.

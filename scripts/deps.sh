@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # deps.sh - installs the Debian packages gpusim needs, only those missing.
 #
 #   scripts/deps.sh            build and test dependencies

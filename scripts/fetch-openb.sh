@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # fetch-openb.sh - downloads the openb GPU trace (Alibaba cluster-trace-gpu-v2023)
 # that gpusim replays, and checks every file before putting it in place.
 #

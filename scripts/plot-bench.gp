@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # plot-bench.gp - the figures of `make bench` without a database: draws
 # bench_overhead, bench_slowdown and bench_shares from the CSV files that
 # `gpusim bench-import --csv-dir DIR` writes (DIR/overhead.csv,

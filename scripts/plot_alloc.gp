@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # plot_alloc.gp - unallocated GPU % against arrived workload, 80-130 %,
 # one line per policy: the median over seeds and the band between the 25th
 # and 75th percentiles (Weng et al., ATC 2023, Fig. 9a).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # plot_bars.gp - unallocated GPU % at arrived workload 100 % for the traces
 # of one family (cpu, gpushare, gpuspec or multigpu): a group of bars per
 # trace, one bar per policy, mean over seeds with sd error bars (Weng et

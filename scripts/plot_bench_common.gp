@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # plot_bench_common.gp - what the plot_bench_*.gp scripts share, loaded by
 # each once it has defined ns, its number of series, and is(s), true when
 # the current row of datafile belongs to series s.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # plot_bench_overhead.gp - what a sharing mode costs a kernel that has a GPU
 # to itself: the throughput it loses against the exclusive mode, one group
 # of bars per kernel and one bar per mode (the `overhead` scenario of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # plot_bench_shares.gp - compute isolation: the share of the GPU each client
 # achieved against the share it asked for, one point per client, scenario
 # and mode, with the ideal diagonal and issue 4's target band of 5 points

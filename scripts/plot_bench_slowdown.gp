@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # plot_bench_slowdown.gp - interference: the throughput of a client against
 # its throughput alone, by the number of clients sharing its GPU (itself
 # included), one line per kernel and mode, with the fair share 1/n (the

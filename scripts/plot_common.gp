@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # plot_common.gp - terminal set-up shared by the gpusim plot scripts.
 #
 # Called as: call 'plot_common.gp' 'png'|'svg'

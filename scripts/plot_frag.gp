@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # plot_frag.gp - cluster fragmentation against arrived workload, 0-100 %,
 # one line per policy (median over seeds, 25-75 % band): the ratio
 # fragmentation / idle GPU and the amount fragmentation / GPU capacity

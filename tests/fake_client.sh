@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # fake_client.sh - stands in for the CUDA clients (vecadd, mnist, launch,
 # memprobe) in test_bench_harness, on machines without a GPU. Installed as
 # symbolic links named after the clients.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * results_fixture.c - the hand-built runs of results_fixture.h.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * results_fixture.h - finished simulations built by hand, for the results
  * store and `gpusim inspect` tests. struct gs_sim is a plain struct, so the
@@ -33,8 +34,8 @@
 #ifndef GS_RESULTS_FIXTURE_H
 #define GS_RESULTS_FIXTURE_H
 
-#include "replay.h"
-#include "results.h"
+#include "engine/replay.h"
+#include "store/results.h"
 
 #define RF_PODS_PATH "traces/sample/pods.csv"
 #define RF_NODES_PATH "traces/sample/nodes.csv"

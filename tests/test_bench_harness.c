@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_bench_harness.c - gpusim-bench end to end without a GPU.
  *
@@ -28,7 +29,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "kvline.h"
+#include "io/kvline.h"
 #include "tmpdir.h"
 
 static char out_text[65536];

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_bench_import.c - `gpusim bench-import`: a results file of
  * gpusim-bench goes into the bench tables whole or not at all, is not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_bench_scenario.c - what gpusim-bench reads: its own strict JSON
  * reader, benchmark scenarios (defaults, count expansion, every field's
@@ -16,9 +17,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "json.h"
-#include "kvline.h"
+#include "io/kvline.h"
 #include "scenario.h"
 
 /* --- JSON ----------------------------------------------------------------- */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_cli.c - the gpusim program as a user meets it: exit codes and the
  * exact error messages for bad input, determinism of stored runs (two

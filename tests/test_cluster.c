@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_cluster.c - the allocator: the filter and its reasons, bind and
  * unbind with exact resource arithmetic, refusals that change nothing,
@@ -11,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cluster.h"
-#include "error.h"
+#include "core/cluster.h"
+#include "core/error.h"
 #include "testutil.h"
 
 /* n0: 4 T4, 32 cores, 128 GiB; n1: 8 V100M32; n2: CPU only. */

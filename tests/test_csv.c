@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_csv.c - the strict CSV reader: splitting, line ends, line numbers,
  * every error with its exact message, and strict integer parsing.
@@ -13,8 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "csv.h"
-#include "error.h"
+#include "io/csv.h"
+#include "core/error.h"
 #include "tmpdir.h"
 
 static char err[512];

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_frag.c - the fragmentation measure of Weng et al., ATC 2023
- * (sim/frag.h): per-kind amounts on nodes built by hand, their expectation
+ * (sim/core/frag.h): per-kind amounts on nodes built by hand, their expectation
  * over a workload, the cluster totals kept one node at a time, and the
  * typical pod set of small traces (and of openb's default trace when it
  * is present). Every expected value is worked out in the comments.
@@ -14,10 +15,12 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "frag.h"
-#include "policy.h"
-#include "trace.h"
+#include "core/error.h"
+#include "core/frag.h"
+#include "policies/gpu_pick.h"
+#include "policies/policy.h"
+#include "io/trace/load.h"
+#include "io/trace/trace.h"
 #include "testutil.h"
 
 /* A node of n GPUs with the given free milli per GPU and cpu_free milli of CPU free. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_gen.c - the synthetic trace generator: determinism (same spec and
  * seed, byte-identical files), the distributions it draws from (arrival
@@ -17,10 +18,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "gen.h"
+#include "core/error.h"
+#include "io/trace/gen.h"
 #include "tmpdir.h"
-#include "trace.h"
+#include "io/trace/trace.h"
+#include "io/trace/write.h"
 
 static char err[1024];
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_gpushare_hook.c - libgpushare end to end, without a GPU: this
  * program links the fake driver (fake_cuda.c, as libcuda.so.1) and runs

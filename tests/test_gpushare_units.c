@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_gpushare_units.c - the parts of libgpushare that need no driver:
  * the environment variables, the allocation map, the elastic share, the
@@ -21,7 +22,7 @@
 #include <cmocka.h>
 
 #include "config.h"
-#include "error.h"
+#include "core/error.h"
 #include "ptrmap.h"
 #include "region.h"
 #include "throttle.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_heap.c - the event queue: order by time, insertion order on ties,
  * and agreement with a sorted reference on a large random sequence.
@@ -9,9 +10,9 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "heap.h"
-#include "rng.h"
+#include "core/error.h"
+#include "engine/heap.h"
+#include "core/rng.h"
 
 static void test_empty(void **state)
 {

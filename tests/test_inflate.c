@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_inflate.c - the arrival order of inflation mode (gs_inflate_order
- * in sim/replay.h): a shuffle of the trace followed by clones until the
+ * in sim/engine/inflate.h): a shuffle of the trace followed by clones until the
  * GPU request reaches the target, or random removals while the trace alone
  * is over it; determinism per seed; bad arguments.
  */
@@ -14,8 +15,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "replay.h"
+#include "core/error.h"
+#include "engine/inflate.h"
+#include "engine/replay.h"
 #include "testutil.h"
 
 static void add(struct gs_trace *t, int32_t cpu, int32_t ngpu, int32_t milli)

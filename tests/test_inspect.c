@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_inspect.c - `gpusim inspect` end to end: stores hand-built runs
  * (results_fixture.h) with gs_db_write_run(), runs the gpusim binary on the
@@ -17,8 +18,8 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "error.h"
-#include "results.h"
+#include "core/error.h"
+#include "store/results.h"
 #include "results_fixture.h"
 
 static char db_path[512];

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_policies.c - the scheduler and the basic policies.
  *
@@ -16,8 +17,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "policy.h"
+#include "core/error.h"
+#include "policies/policy.h"
+#include "policies/sched.h"
 #include "testutil.h"
 
 /* A mixed cluster: 6 nodes of 2-8 GPUs of three models plus a CPU node. */

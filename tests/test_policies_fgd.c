@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_policies_fgd.c - the policies of the FGD paper's comparison (Weng
  * et al., ATC 2023): dotprod, gpuclustering, gpupacking, bestfit and fgd,
@@ -19,8 +20,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "policy.h"
+#include "core/error.h"
+#include "policies/policy.h"
+#include "policies/sched.h"
 #include "testutil.h"
 
 struct fixture {

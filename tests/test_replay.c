@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_replay.c - the event engine on traces small enough to work out by
  * hand: arrival, FIFO waiting, departure and retry, bounded waits, the
@@ -13,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "replay.h"
+#include "core/error.h"
+#include "engine/replay.h"
 #include "testutil.h"
 
 /* A pod of one GPU share arriving at t and running for d seconds (d < 0: never leaves). */

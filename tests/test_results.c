@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_results.c - the SQLite results store: round trip of a hand-built run,
  * the summary views against numbers worked out by hand (and against
@@ -19,8 +20,9 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "error.h"
-#include "results.h"
+#include "core/error.h"
+#include "policies/sched.h"
+#include "store/results.h"
 #include "results_fixture.h"
 #include "testutil.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_sweep.c - `gpusim sweep` and `gpusim plot` end to end.
  *
@@ -24,10 +25,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "plot.h"
-#include "results.h"
-#include "sweep.h"
+#include "core/error.h"
+#include "report/plot.h"
+#include "store/results.h"
+#include "cli/sweep.h"
 #include "testutil.h"
 #include "tmpdir.h"
 

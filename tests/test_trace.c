@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_trace.c - the cluster and trace readers (openb, native CSV, native
  * JSON), the audit, the writers and SHA-256. Every kind of bad record is
@@ -16,10 +17,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "sha256.h"
+#include "core/error.h"
+#include "io/sha256.h"
 #include "tmpdir.h"
-#include "trace.h"
+#include "io/trace/load.h"
+#include "io/trace/trace.h"
+#include "io/trace/write.h"
 
 static char err[2048];
 

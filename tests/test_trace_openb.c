@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_trace_openb.c - the real openb files (Weng et al., ATC 2023) from
  * ../shared/traces/openb: every file loads without error, with the counts
@@ -15,8 +16,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "error.h"
-#include "trace.h"
+#include "core/error.h"
+#include "io/trace/load.h"
+#include "io/trace/trace.h"
 
 #define OPENB GS_OPENB_DIR "/"
 

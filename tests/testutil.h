@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * testutil.h - small builders shared by the tests: pods and clusters
  * written out inline, so each test states its inputs in one place.
@@ -7,7 +8,7 @@
 
 #include <string.h>
 
-#include "cluster.h"
+#include "core/cluster.h"
 
 /* A pod asking for cpu milli, memory MiB and ngpu GPUs of milli each, any model. */
 static inline struct gs_pod tu_pod(int32_t cpu, int64_t mem, int32_t ngpu, int32_t milli)

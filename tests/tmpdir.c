@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tmpdir.c - the tests' temporary directory (see tmpdir.h): made with
  * mkdtemp, removed bottom-up with nftw, never through a shell, so a name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tmpdir.h - the temporary directory a test writes its files into, made
  * fresh under $TMPDIR (or /tmp) as gpusim-<tag>-XXXXXX and removed with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * common.h - what every CUDA client shares: the common flags, checking
  * every CUDA call, timing, and the one-line report the harness reads.
@@ -10,7 +11,7 @@
  *
  *   report kernel=vecadd name=a ok=1 throughput=1834.2 unit=GB/s ... device="NVIDIA H100 80GB HBM3"
  *
- * in the key=value format of sim/kvline.h (a value with blanks or quotes
+ * in the key=value format of sim/io/kvline.h (a value with blanks or quotes
  * is double-quoted, with \" and \\ escaped). Exit status: 0 success, 1 a
  * CUDA call or a check failed, 2 bad flags, 77 no usable GPU (no driver or
  * no device; CTest counts that as skipped).
@@ -234,7 +235,7 @@ static inline void gs_device_open(int device, struct gs_device_info *d)
 	CK(cudaFree(0));
 }
 
-/* Writes " key=value", quoting the value when it needs it (sim/kvline.h). */
+/* Writes " key=value", quoting the value when it needs it (sim/io/kvline.h). */
 static inline void gs_kv(FILE *f, const char *key, const char *val)
 {
 	const char *p;

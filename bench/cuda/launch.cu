@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * launch.cu - the launch-bound client: many tiny kernels, each one block
  * of 32 threads that bumps a counter. The GPU work is negligible, so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * memprobe.cu - the memory-isolation client: finds where this process's
  * allocations start to fail and compares it with the limit it was given.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mnist.cu - an MNIST-shaped training client: a 784-256-10 multilayer
  * perceptron (ReLU, softmax cross-entropy), forward, backward and plain

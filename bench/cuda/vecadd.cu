@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vecadd.cu - the bandwidth-bound client: c = a + b over large float
  * arrays, reported in GB/s and as a ratio to a device-to-device

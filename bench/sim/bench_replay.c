@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_replay.c - wall time of one simulation per policy: loads a cluster
  * and a trace once, then for each policy runs gs_sim_init() + gs_sim_run()
@@ -17,9 +18,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "error.h"
-#include "replay.h"
-#include "trace.h"
+#include "core/error.h"
+#include "engine/replay.h"
+#include "io/trace/load.h"
+#include "io/trace/trace.h"
 
 static double now_ms(void)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_results.c - how long storing one run takes: replays a trace once
  * (inflate mode, the FGD experiment's run size) and writes that run to a
@@ -12,10 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "replay.h"
-#include "results.h"
-#include "trace.h"
+#include "core/error.h"
+#include "engine/replay.h"
+#include "store/results.h"
+#include "io/trace/load.h"
+#include "io/trace/trace.h"
 
 static double now_ms(void)
 {

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # run.sh - simulator speed benchmarks (`make bench-sim`).
 #
 #   bench/sim/run.sh [BUILD_DIR]     (default build)

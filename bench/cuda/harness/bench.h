@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench.h - the parts of gpusim-bench: the host's GPUs, running clients
  * in a sharing mode, and turning their reports into results.
@@ -17,8 +18,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "cluster.h"
-#include "kvline.h"
+#include "core/cluster.h"
+#include "io/kvline.h"
 #include "scenario.h"
 
 /* --- the host ------------------------------------------------------------ */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host.c - the GPUs of this host, found through the CUDA driver API
  * loaded at run time, and the driver's version.
@@ -14,7 +15,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "error.h"
+#include "core/error.h"
 
 typedef int (*init_fn)(unsigned int);
 typedef int (*version_fn)(int *);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * json.c - a recursive-descent reader for strict JSON (RFC 8259).
  */
@@ -8,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "json.h"
 
 struct parser {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * json.h - a small, strict JSON reader for the benchmark scenarios.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * main.c - gpusim-bench: runs benchmark scenarios on this host's GPUs in
  * the sharing modes they list, and writes the results as text for
@@ -24,8 +25,9 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "error.h"
-#include "policy.h"
+#include "core/error.h"
+#include "policies/policy.h"
+#include "policies/sched.h"
 
 #define EXIT_FAIL 1
 #define EXIT_USAGE 2

@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * results.c - derived numbers (slowdown, achieved share, overhead) and
  * the results file of gpusim-bench.
  *
- * The file is sim/kvline.h text, one record per line, loaded into SQLite
+ * The file is sim/io/kvline.h text, one record per line, loaded into SQLite
  * by `gpusim bench-import`:
  *
  *   # gpusim-bench results 1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run.c - running a scenario's clients as separate processes in one
  * sharing mode.
@@ -31,7 +32,7 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "error.h"
+#include "core/error.h"
 
 #define REPORT_MAX 8192
 #define KILL_GRACE_S 120.0

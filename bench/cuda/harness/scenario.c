@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario.c - reading and checking benchmark scenarios.
  */
@@ -8,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "json.h"
 #include "scenario.h"
 

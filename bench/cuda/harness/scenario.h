@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario.h - a benchmark scenario: which clients run, what each asks
  * for, and in which sharing modes (bench/cuda/scenarios/, one JSON file each).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config.c - reads and checks libgpushare's environment variables.
  */
@@ -8,7 +9,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "error.h"
+#include "core/error.h"
 
 #define MIB ((uint64_t)1 << 20)
 #define GIB ((uint64_t)1 << 30)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fake_cuda.c - a fake CUDA driver (libcuda.so.1) for testing libgpushare
  * without a GPU. Test-only: never installed, never loaded by a client.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fake_cuda.h - the test-only controls of the fake CUDA driver
  * (fake_cuda.c, built as a libcuda.so.1 of its own for the tests).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hook.c - libgpushare: per-pod GPU memory and compute limits by
  * interposing the CUDA driver API (LD_PRELOAD=libgpushare.so).
@@ -45,7 +46,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "error.h"
+#include "core/error.h"
 #include "ptrmap.h"
 #include "region.h"
 #include "throttle.h"

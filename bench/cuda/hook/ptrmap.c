@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ptrmap.c - open-addressing map of live allocations.
  */
 #include <stdlib.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "ptrmap.h"
 
 static size_t slot_of(const struct gs_ptrmap *m, uint64_t key)

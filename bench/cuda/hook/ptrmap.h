@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ptrmap.h - this process's live allocations: device pointer (or memory
  * handle) to size and device, so that a free returns exactly what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * region.c - creating, checking and locking libgpushare's shared regions.
  */
@@ -11,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "core/error.h"
 #include "region.h"
 
 /* Slot i's liveness lock is byte LIVE_BASE + i, past the end of the file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * region.h - the shared-memory regions through which libgpushare's
  * processes see each other.

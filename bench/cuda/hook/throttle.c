@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * throttle.c - elastic share, token bucket and kernel cost table.
  */

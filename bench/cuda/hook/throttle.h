@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * throttle.h - the compute share of libgpushare: an elastic limit on
  * kernel launches, after GaiaGPU (Gu et al., "GaiaGPU: Sharing GPUs in

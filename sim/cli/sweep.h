@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sweep.h - a matrix of runs (traces x policies x seeds) in parallel.
+ *
+ * Each run is an independent simulation (one struct gs_sim per worker
+ * thread, no shared mutable state besides the job counter); every finished
+ * run is written to the results database in its own transaction, by the
+ * worker's own connection. A run already complete in the database with the
+ * same key (policy, trace checksum, cluster checksum, seed, parameters) is
+ * skipped, so an interrupted sweep resumes where it stopped.
+ *
+ * Ownership: struct gs_sweep_spec is the caller's and only read;
+ * struct gs_sweep is caller-owned (_release) and owns its arrays.
+ */
+#ifndef GS_SWEEP_H
+#define GS_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "policies/policy.h"
+#include "engine/replay.h"
+
+struct gs_sweep_spec {
+	const char *nodes_path;
+	const char *const *pods_paths;          /* n_traces of them */
+	size_t n_traces;
+	const struct gs_policy *const *policies;
+	size_t n_policies;
+	const uint64_t *seeds;
+	size_t n_seeds;
+	struct gs_replay_opts opts;             /* the seed is set per run */
+	int jobs;                               /* worker threads, >= 1 */
+	const char *db_path;
+	/*
+	 * Store runs without pod rows (gs_run_info.no_pods). Not part of the
+	 * resume key: it changes no result, so a run stored either way is done.
+	 */
+	bool no_pods;
+	FILE *progress;                         /* a bar when it is a terminal; may be NULL */
+};
+
+/* One run of the matrix. */
+struct gs_sweep_cell {
+	int64_t run_id;
+	double unalloc_gpu_pct;   /* the run's headline: gs_summary.unalloc_gpu_pct */
+	double wall_ms;           /* of the simulation itself; NAN when skipped */
+	bool skipped;             /* found complete in the database */
+};
+
+struct gs_sweep {
+	size_t n_traces, n_policies, n_seeds;
+	struct gs_sweep_cell *cells;  /* [(trace * n_policies + policy) * n_seeds + seed] */
+	char **trace_names;           /* file names without directory and extension */
+	size_t n_ran, n_skipped;
+	double wall_s;                /* of the whole sweep */
+};
+
+/*
+ * Runs the matrix. Loads the cluster and every trace first (an error there
+ * names the file: GS_ENOENT, GS_EIO, GS_EPARSE), opens the database
+ * (GS_EDB, GS_ESCHEMA), then runs the missing cells on spec->jobs threads.
+ * The first failing run stops the others (its error is returned, GS_ENOMEM
+ * or GS_ECHECK or GS_EDB). err gets a one-line message. On success fills
+ * *out, which the caller releases.
+ */
+int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *err,
+		 size_t err_len);
+
+void gs_sweep_release(struct gs_sweep *s);
+
+/* The cell of (trace, policy, seed index). */
+static inline const struct gs_sweep_cell *gs_sweep_cell_at(const struct gs_sweep *s, size_t trace,
+							   size_t policy, size_t seed)
+{
+	return &s->cells[(trace * s->n_policies + policy) * s->n_seeds + seed];
+}
+
+/*
+ * Mean and sample standard deviation over the seeds of one (trace,
+ * policy), through GSL. Cells whose value is NAN (no sample at arrived
+ * 100%) are left out; *n_out says how many counted. sd is NAN for fewer
+ * than two.
+ */
+void gs_sweep_stats(const struct gs_sweep *s, size_t trace, size_t policy, double *mean_out,
+		    double *sd_out, size_t *n_out);
+
+/* Prints the table of mean +- sd of unallocated GPU %, one row per trace and policy. */
+void gs_sweep_print_summary(FILE *f, const struct gs_sweep_spec *spec, const struct gs_sweep *s);
+
+/*
+ * Parses a seed list such as "42-51" or "1,5,7-9" into a malloc'ed array
+ * (caller frees). Returns 0, GS_EINVAL (empty, malformed, a range running
+ * backwards, or more than 100000 seeds) or GS_ENOMEM.
+ */
+int gs_parse_seeds(const char *text, uint64_t **seeds_out, size_t *n_out);
+
+#endif

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * frag.h - GPU fragmentation of a node and of a cluster, after Weng et al.,
+ * "Beware of Fragmentation: Scheduling GPU-Sharing Workloads with
+ * Fragmentation Gradient Descent", USENIX ATC 2023, section 3.
+ *
+ * The target workload is a set of pod kinds with probabilities. The
+ * fragmentation of a node for kind m is the free GPU share that m cannot
+ * use there; the node's fragmentation is its expectation over the kinds.
+ * All amounts are in milli-GPU.
+ *
+ * Plain C with no dependencies beyond libc: the FGD policy uses it too.
+ */
+#ifndef GS_FRAG_H
+#define GS_FRAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cluster.h"
+
+struct gs_kind {
+	int32_t cpu_milli;
+	int32_t num_gpu;
+	int32_t gpu_milli;     /* per GPU */
+	uint32_t model_mask;   /* 0 = any */
+	double p;              /* probability; the kinds of a workload sum to 1 */
+	int64_t count;         /* pods of this kind in the source trace */
+};
+
+struct gs_workload {
+	struct gs_kind *kinds; /* owned */
+	int32_t n;
+};
+
+void gs_workload_init(struct gs_workload *w);
+void gs_workload_release(struct gs_workload *w);
+
+/*
+ * The typical pod set: the most frequent kinds (cpu_milli, gpu_milli,
+ * num_gpu, model set) that together cover at least `coverage` (0..1] of the
+ * pods, most frequent first (ties by first appearance), with p renormalised
+ * to sum to 1. CPU-only kinds are included. Returns 0, GS_EINVAL for an
+ * empty pod list or a bad coverage, or GS_ENOMEM.
+ */
+int gs_workload_typical(const struct gs_pod *pods, size_t n, double coverage,
+			struct gs_workload *out);
+
+/* Fragmentation of node n for one kind, in milli-GPU. */
+int64_t gs_node_frag_kind(const struct gs_node *n, const struct gs_kind *k);
+
+/* Expected fragmentation of node n over the workload, in milli-GPU. */
+double gs_node_frag(const struct gs_node *n, const struct gs_workload *w);
+
+/*
+ * Cluster fragmentation, kept current one node at a time: call
+ * gs_frag_update() for each node whose resources changed. The per-kind
+ * amounts are integers, so the total is exact and does not drift however
+ * many updates a run makes.
+ * Ownership: caller-owned struct; it owns its arrays and borrows w.
+ */
+struct gs_frag {
+	const struct gs_workload *w;
+	int32_t n_nodes;
+	int64_t *node_kind;   /* [node * w->n + kind], milli-GPU */
+	int64_t *kind_total;  /* [kind], sum over nodes */
+};
+
+int gs_frag_init(struct gs_frag *f, const struct gs_cluster *c, const struct gs_workload *w);
+void gs_frag_update(struct gs_frag *f, const struct gs_cluster *c, int32_t node);
+/* Sum over nodes of their expected fragmentation, in milli-GPU. */
+double gs_frag_total(const struct gs_frag *f);
+/* Expected fragmentation of one node from the cached amounts. */
+double gs_frag_node(const struct gs_frag *f, int32_t node);
+void gs_frag_release(struct gs_frag *f);
+
+#endif

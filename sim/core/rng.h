@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * rng.h - a small seeded random number generator for the allocator layer.
+ *
+ * The simulator draws its distributions from GSL, but the allocator and the
+ * policies must build with nothing beyond libc (the CUDA harness links them
+ * on hosts without GSL). They use this generator instead: xoshiro256**
+ * (Blackman and Vigna, "Scrambled linear pseudorandom number generators",
+ * 2018), seeded through splitmix64. Same seed, same stream, on every
+ * platform.
+ */
+#ifndef GS_RNG_H
+#define GS_RNG_H
+
+#include <stdint.h>
+
+struct gs_rng {
+	uint64_t s[4];
+};
+
+void gs_rng_seed(struct gs_rng *r, uint64_t seed);
+uint64_t gs_rng_next(struct gs_rng *r);
+/* Uniform integer in [0, n), without modulo bias. n must be > 0. */
+uint64_t gs_rng_below(struct gs_rng *r, uint64_t n);
+/* Uniform double in [0, 1). */
+double gs_rng_uniform(struct gs_rng *r);
+/* Fisher-Yates shuffle of an int32 array. */
+void gs_rng_shuffle_i32(struct gs_rng *r, int32_t *a, int32_t n);
+
+#endif

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * inflate.c - the arrival order of the FGD paper's experiment (Weng et al.,
+ * ATC 2023, section 6.1): the trace shuffled with the seed, then grown with
+ * clones drawn uniformly with replacement from the original pods until the
+ * total GPU request reaches factor x the cluster's GPU capacity.
+ *
+ * The reference simulator also trims: when the trace alone asks for more
+ * than the target (openb multigpu40 and multigpu50 at 1.3), it removes
+ * pods at random until it no longer does. We do the same, so that no trace
+ * arrives past the target. Up to that point the arrival sequence is a
+ * uniformly random ordering of the trace either way.
+ *
+ * Randomness comes from GSL's MT19937 seeded with the seed: one stream for
+ * the shuffle, then the clone (or removal) draws. Same seed, same order.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "core/error.h"
+#include "engine/inflate.h"
+
+int gs_inflate_order(const struct gs_trace *t, uint64_t seed, double factor,
+		     int64_t gpu_capacity_milli, int32_t **idx_out, size_t *n_out)
+{
+	gsl_rng *r;
+	int32_t *idx;
+	size_t n, len, cap, i;
+	double target;
+	int64_t total = 0;
+
+	if (!t || !idx_out || !n_out || t->n_pods == 0 || t->n_pods > INT32_MAX ||
+	    !isfinite(factor) || factor < 0 || gpu_capacity_milli < 0)
+		return GS_EINVAL;
+	n = t->n_pods;
+	target = factor * (double)gpu_capacity_milli;
+	for (i = 0; i < n; i++)
+		total += gs_pod_gpu_milli(&t->pods[i]);
+	/* Clones of a trace without GPU requests would never reach a positive target. */
+	if (total == 0 && target > 0)
+		return GS_EINVAL;
+
+	cap = n;
+	if (factor > 0 && (double)total < target)
+		cap = n + (size_t)((target - (double)total) / ((double)total / (double)n)) + 16;
+	idx = malloc(cap * sizeof(*idx));
+	r = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!idx || !r) {
+		free(idx);
+		if (r)
+			gsl_rng_free(r);
+		return GS_ENOMEM;
+	}
+	/* GSL takes an unsigned long seed; fold the high half in on 32-bit hosts. */
+	gsl_rng_set(r, (unsigned long)(seed ^ (sizeof(unsigned long) < 8 ? seed >> 32 : 0)));
+	for (i = 0; i < n; i++)
+		idx[i] = (int32_t)i;
+	gsl_ran_shuffle(r, idx, n, sizeof(*idx));
+	len = n;
+
+	/*
+	 * Grow: the last clone is the one that makes the total reach the
+	 * target. Or trim, as the reference's tune-down does: remove random
+	 * pods while the trace alone is over the target. A factor of 0 keeps
+	 * the trace as it is, shuffled.
+	 */
+	if (factor > 0 && (double)total < target) {
+		while ((double)total < target) {
+			int32_t j = (int32_t)gsl_rng_uniform_int(r, (unsigned long)n);
+
+			if (len == cap) {
+				int32_t *grown = realloc(idx, 2 * cap * sizeof(*idx));
+
+				if (!grown) {
+					free(idx);
+					gsl_rng_free(r);
+					return GS_ENOMEM;
+				}
+				idx = grown;
+				cap *= 2;
+			}
+			idx[len++] = j;
+			total += gs_pod_gpu_milli(&t->pods[j]);
+		}
+	} else if (factor > 0) {
+		while ((double)total > target && len > 0) {
+			size_t k = (size_t)gsl_rng_uniform_int(r, (unsigned long)len);
+
+			total -= gs_pod_gpu_milli(&t->pods[idx[k]]);
+			memmove(idx + k, idx + k + 1, (len - k - 1) * sizeof(*idx));
+			len--;
+		}
+	}
+	gsl_rng_free(r);
+	*idx_out = idx;
+	*n_out = len;
+	return 0;
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * replay.h - the discrete-event simulator.
+ *
+ * One struct gs_sim holds a whole simulation: its own copy of the cluster,
+ * the policy instance, the event heap, the pending queue, per-pod outcomes
+ * and the sampled time series. There is no global state, so a sweep runs
+ * many simulations in one process (one per thread).
+ *
+ * Two modes:
+ *   GS_MODE_TIME     pods arrive at creation time (arrivals divided by
+ *                    time_scale, durations kept), run until their deletion
+ *                    time, and wait FIFO in a pending queue when nothing
+ *                    fits; the queue is retried whenever resources free up.
+ *   GS_MODE_INFLATE  the FGD paper's experiment: the trace is shuffled with
+ *                    the seed and grown with clones until its GPU request
+ *                    reaches `inflate` x cluster GPU capacity; pods arrive
+ *                    one by one, never leave, and a pod that does not fit
+ *                    fails at once.
+ *
+ * Ownership: struct gs_sim is caller-owned (_init/_release). It copies the
+ * cluster and the pods; the trace and policy are borrowed for its lifetime.
+ */
+#ifndef GS_REPLAY_H
+#define GS_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policies/policy.h"
+#include "policies/sched.h"
+#include "core/cluster.h"
+#include "core/frag.h"
+#include "engine/heap.h"
+#include "io/trace/trace.h"
+
+enum gs_mode { GS_MODE_TIME = 0, GS_MODE_INFLATE = 1 };
+
+struct gs_replay_opts {
+	enum gs_mode mode;
+	uint64_t seed;
+	double time_scale;          /* > 0; arrivals divided by it, durations kept */
+	int64_t max_wait_s;         /* -1: wait forever; else fail after waiting longer */
+	int64_t sample_every;       /* sample after every Nth event (>= 1) */
+	int64_t sample_interval_s;  /* > 0: also sample on this grid of sim time; 0: off */
+	double inflate;             /* GS_MODE_INFLATE: target GPU request / capacity */
+	double frag_coverage;       /* typical-pod coverage for fragmentation, 0.95 */
+	bool frag;                  /* track fragmentation (always on in inflate mode) */
+	unsigned policy_flags;      /* GS_POLICY_* */
+	bool check;                 /* verify cluster invariants after every change */
+	/* Optional progress callback, called about every 1% of pods. */
+	void (*progress)(void *arg, size_t done, size_t total);
+	void *progress_arg;
+};
+
+/* Fills the defaults documented in `gpusim replay --help`. */
+void gs_replay_opts_init(struct gs_replay_opts *o);
+
+enum gs_pod_state {
+	GS_POD_NEW = 0,     /* not arrived yet (only seen in a run cut short) */
+	GS_POD_PENDING,     /* arrived, waiting; at the end: never placed */
+	GS_POD_RUNNING,     /* placed, not deleted before the end */
+	GS_POD_DONE,        /* placed and deleted */
+	GS_POD_FAILED,      /* gave up: no fit (inflate) or waited past max_wait_s */
+};
+
+const char *gs_pod_state_str(enum gs_pod_state s);
+
+struct gs_pod_outcome {
+	int32_t src;                /* index of the pod in the trace (clones share it) */
+	uint8_t state;              /* enum gs_pod_state */
+	struct gs_placement pl;     /* valid for RUNNING and DONE */
+	int64_t t_arrive_s;         /* -1 if never */
+	int64_t t_start_s;          /* -1 if never placed */
+	int64_t t_end_s;            /* -1 if not ended */
+	struct gs_nofit why;        /* filter counts at the last failed attempt */
+};
+
+/* One point of the time series. Amounts are allocated (not free) resources. */
+struct gs_sample {
+	int64_t t_s;                /* simulated time; the arrival index in inflate mode */
+	int64_t event;              /* events processed so far */
+	int64_t cpu_alloc_milli;
+	int64_t mem_alloc_mib;
+	int64_t gpu_alloc_milli;
+	int64_t gpus_in_use;        /* GPUs with any allocation */
+	int64_t arrived_gpu_milli;  /* GPU request of all pods arrived so far, failed included */
+	int32_t pods_running;
+	int32_t pending;
+	int32_t failed;
+	double frag_milli;          /* cluster fragmentation; NAN when not tracked */
+};
+
+struct gs_sim_stats {
+	int64_t events;
+	int64_t arrived, placed, failed, done;
+	int64_t retries;            /* pending-queue placement attempts */
+	int64_t wait_total_s;       /* over placed pods */
+	int64_t t_end_s;            /* time of the last event */
+};
+
+struct gs_sim {
+	struct gs_replay_opts opts;
+	const struct gs_trace *trace;     /* borrowed */
+	struct gs_cluster cluster;        /* owned copy, mutated by the run */
+	struct gs_sched sched;
+
+	struct gs_pod *pods;              /* owned: the arrival list (with clones) */
+	struct gs_pod_outcome *out;       /* owned, one per pod */
+	size_t n_pods;
+
+	struct gs_heap events;
+	int32_t *pending;                 /* owned FIFO of pod indices */
+	size_t n_pending, cap_pending;
+
+	struct gs_workload workload;      /* typical pods, when fragmentation is tracked */
+	struct gs_frag frag;
+	bool frag_on;
+
+	int64_t arrived_gpu_milli;        /* GPU request of the pods arrived so far */
+	struct gs_sample *samples;        /* owned */
+	size_t n_samples, cap_samples;
+	int64_t next_sample_t_s;
+
+	struct gs_sim_stats stats;
+	bool ran;
+};
+
+/*
+ * Prepares a run of trace t on a copy of cluster proto with policy pol.
+ * Returns 0, GS_EINVAL for bad options, GS_ENOMEM, or the policy's error;
+ * err gets a message.
+ */
+int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct gs_trace *t,
+		const struct gs_policy *pol, const struct gs_replay_opts *o, char *err,
+		size_t err_len);
+
+/*
+ * Runs to completion. Returns 0, or GS_ECHECK (with --check, an invariant
+ * broke; err says which) or GS_ENOMEM.
+ */
+int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len);
+
+void gs_sim_release(struct gs_sim *sim);
+
+/*
+ * Headline figures of a finished run. Percentages are of the cluster's
+ * GPU capacity (gpu_count x 1000 milli); NAN where undefined.
+ */
+struct gs_summary {
+	int64_t pods, placed, failed, pending, running;
+	double mean_wait_s;          /* over placed pods */
+	/*
+	 * Allocated GPU share in percent. Time mode: the time-weighted mean
+	 * over the run (from the first to the last event). Inflate mode: the
+	 * mean over the samples whose arrived workload rounds to 100% (the
+	 * statistic of Weng et al., ATC 2023, figure 7). When no sample
+	 * rounds to 100% (one pod can jump over it on a small cluster), the
+	 * mean over the samples that round to 99..101% instead, as the
+	 * reference analysis does; NAN when there are none either.
+	 */
+	double gpu_alloc_pct;
+	double unalloc_gpu_pct;      /* 100 - gpu_alloc_pct */
+	/*
+	 * The largest allocated GPU share of any sample, in percent, and the
+	 * longest pending queue: what shows load in time mode, where the
+	 * time-weighted mean is set by the longest-running pods.
+	 */
+	double peak_gpu_alloc_pct;
+	int64_t peak_pending;
+	/*
+	 * Inflate mode with fragmentation: frag/idle and frag/capacity, over
+	 * the same samples as gpu_alloc_pct.
+	 */
+	double frag_ratio_pct;
+	double frag_amount_pct;
+};
+
+/* Computes the summary from the outcomes and samples of a finished run. */
+void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out);
+
+/* Arrived workload of a sample in whole percent of capacity, rounded. */
+int64_t gs_sample_arrived_pct(const struct gs_sample *s, int64_t gpu_capacity_milli);
+
+#endif

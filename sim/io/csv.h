@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * csv.h - a small strict CSV reader for trace and cluster files.
+ *
+ * The openb files and gpusim's native CSV are plain comma-separated text:
+ * no quoting, one record per line. This reader loads the whole file into
+ * memory, splits it in place (no allocation per field) and keeps the file
+ * name, the line number and the column names, so every error reads
+ *
+ *   pods.csv:1042: column gpu_milli: '12x' is not an integer
+ *
+ * (git style: lower case, no trailing period). It accepts LF or CRLF line
+ * ends, a missing newline at the end, a UTF-8 byte order mark and empty
+ * lines at the end of the file. An empty line anywhere else, a quote
+ * character or a NUL byte is an error naming the line.
+ *
+ * Ownership: struct gs_csv is caller-owned (gs_csv_open*() / gs_csv_close());
+ * it owns the file buffer, and the field pointers point into it, so they
+ * stay valid until gs_csv_close(). The error buffer is borrowed.
+ */
+#ifndef GS_CSV_H
+#define GS_CSV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GS_CSV_MAX_FIELDS 32
+#define GS_CSV_SHA256_HEX 65
+
+struct gs_csv {
+	char *buf;            /* whole file plus a NUL, split in place */
+	size_t len;           /* bytes of file data in buf */
+	size_t pos;           /* offset of the next unread line */
+	char *name;           /* file name used in messages (owned copy) */
+	long line;            /* 1-based line number of the current row */
+	int n_fields;         /* fields in the current row (may exceed GS_CSV_MAX_FIELDS) */
+	char *field[GS_CSV_MAX_FIELDS]; /* the first GS_CSV_MAX_FIELDS of them */
+	const char *const *cols; /* column names for messages (borrowed), or NULL */
+	int n_cols;
+	char sha256[GS_CSV_SHA256_HEX]; /* of the bytes read, before splitting */
+	char *err;            /* caller's message buffer */
+	size_t err_len;
+};
+
+/*
+ * Reads the file at path. Returns 0, GS_ENOENT (no such file) or GS_EIO
+ * (any other failure to read) with "PATH: cannot open: REASON" in err, or
+ * GS_ENOMEM. On failure r needs no gs_csv_close() (calling it is harmless).
+ */
+int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len);
+
+/*
+ * Like gs_csv_open() on a copy of len bytes of data, reported as `name`.
+ * Returns 0 or GS_ENOMEM. For tests and for data that is not in a file.
+ */
+int gs_csv_open_mem(struct gs_csv *r, const char *name, const char *data, size_t len,
+		    char *err, size_t err_len);
+
+void gs_csv_close(struct gs_csv *r);
+
+/*
+ * Moves to the next record. Returns 1 when a record is available (fields in
+ * r->field, r->n_fields, r->line), 0 at the end of the data, or GS_EPARSE
+ * with a message (empty line in the middle, quote character, NUL byte).
+ */
+int gs_csv_next(struct gs_csv *r);
+
+/* Sets the column names used in messages; names[i] names field i. */
+void gs_csv_set_columns(struct gs_csv *r, const char *const *names, int n);
+
+/* True when the current record is exactly the n given names. */
+bool gs_csv_row_is(const struct gs_csv *r, const char *const *names, int n);
+
+/*
+ * Returns 0 when the current record has n fields, otherwise GS_EPARSE with
+ * "FILE:LINE: expected N columns, found M".
+ */
+int gs_csv_expect_fields(struct gs_csv *r, int n);
+
+/*
+ * Parses field col as a decimal integer in [min, max]: an optional '-' and
+ * digits only (no spaces, no '+', no fraction). On success stores it in
+ * *out and returns 0; otherwise leaves *out alone and returns GS_EPARSE
+ * with one of
+ *   FILE:LINE: column NAME: 'VALUE' is not an integer
+ *   FILE:LINE: column NAME: 'VALUE' is negative            (min == 0)
+ *   FILE:LINE: column NAME: 'VALUE' is less than MIN       (min != 0)
+ *   FILE:LINE: column NAME: 'VALUE' is greater than MAX
+ *   FILE:LINE: column NAME: 'VALUE' is out of range        (beyond int64)
+ */
+int gs_csv_int(struct gs_csv *r, int col, int64_t min, int64_t max, int64_t *out);
+
+/* Like gs_csv_int(), but an empty field stores dflt and succeeds. */
+int gs_csv_int_opt(struct gs_csv *r, int col, int64_t min, int64_t max, int64_t dflt,
+		   int64_t *out);
+
+/*
+ * Writes "FILE:LINE: column NAME: " (col >= 0) or "FILE:LINE: " (col < 0)
+ * followed by the formatted text into the error buffer, and returns
+ * GS_EPARSE. Use gs_csv_quote() to show field values.
+ */
+int gs_csv_errorf(struct gs_csv *r, int col, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Writes "FILE: " and the formatted text (no line number) and returns
+ * GS_EPARSE: for errors about the whole file, such as "empty file".
+ */
+int gs_csv_file_errorf(struct gs_csv *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * A field value made fit for a one-line message: control characters
+ * escaped (\t, \n, \r, \xHH), cut after 60 bytes with "..." appended.
+ * buf should hold 80 bytes. Returns buf.
+ */
+const char *gs_csv_quote(const char *value, char *buf, size_t buf_len);
+
+#endif

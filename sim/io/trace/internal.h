@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * internal.h - helpers shared by the trace readers and the generator.
+ *
+ * Not a public contract: trace.c, trace_openb.c, trace_native.c,
+ * read_json.c and gen.c use it. The record-level rules (what makes a node
+ * or a pod valid, how a gpu_spec is resolved) live here once, so the CSV
+ * and JSON readers report the same problems in the same words; only the
+ * location prefix differs:
+ *
+ *   CSV:   FILE:LINE: column FIELD: MESSAGE
+ *   JSON:  FILE: ARRAY[INDEX].FIELD: MESSAGE
+ */
+#ifndef GS_TRACE_INTERNAL_H
+#define GS_TRACE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/cluster.h"
+#include "io/csv.h"
+#include "io/trace/trace.h"
+
+/* Longest pod or node name accepted (a Kubernetes object name). */
+#define GS_NAME_MAX 253
+
+/* Where a record came from, for messages. */
+struct gs_where {
+	const char *file;
+	long line;            /* CSV line, or 0 for JSON */
+	const char *array;    /* JSON: the array's path, for example "nodes" */
+	long index;           /* JSON: the element's index */
+	char *err;
+	size_t err_len;
+};
+
+/* The location of the current CSV record. */
+void gs_where_csv(struct gs_where *w, const struct gs_csv *r);
+
+/*
+ * Writes the location, then "column FIELD: " (CSV) or ".FIELD: " (JSON)
+ * when field is not NULL, then the text. Returns GS_EPARSE.
+ */
+int gs_where_errorf(const struct gs_where *w, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Checks a pod or node name: 1 to GS_NAME_MAX bytes, printable, without
+ * ',', '"' or '\\' (so every writer can emit it unquoted). Returns 0 or
+ * GS_EPARSE with a message for `field`.
+ */
+int gs_check_name(const struct gs_where *w, const char *field, const char *name);
+
+/* A set of names with the index each was first seen at (open addressing). */
+struct gs_nameset {
+	const char **keys;    /* borrowed strings */
+	long *vals;
+	size_t cap;           /* a power of two, or 0 */
+	size_t n;
+};
+
+void gs_nameset_init(struct gs_nameset *s);
+void gs_nameset_release(struct gs_nameset *s);
+/*
+ * Adds name with value val (the string must outlive the set). Returns 0, 1
+ * if it was already there (*prev_out then holds the first value), or
+ * GS_ENOMEM.
+ */
+int gs_nameset_add(struct gs_nameset *s, const char *name, long val, long *prev_out);
+/* True when name is in the set; *val_out (may be NULL) gets its value. */
+bool gs_nameset_find(const struct gs_nameset *s, const char *name, long *val_out);
+
+/* Column names of a node record, which differ between the formats. */
+struct gs_node_fields {
+	const char *name, *cpu_milli, *memory_mib, *num_gpu, *model;
+};
+
+extern const struct gs_node_fields gs_openb_node_fields;
+extern const struct gs_node_fields gs_native_node_fields;
+
+/*
+ * Validates one node record and appends it to c: a unique name (names
+ * holds the names seen so far, with their line or index as value; the
+ * node's name is added, keyed by the cluster's own copy), a model
+ * exactly when num_gpu > 0, a model name that is valid and known to
+ * c->models. The numbers must already be range-checked. Returns 0,
+ * GS_EPARSE with a message, or GS_ENOMEM.
+ */
+int gs_trace_add_node(const struct gs_where *w, const struct gs_node_fields *f,
+		      struct gs_cluster *c, struct gs_nameset *names, const char *name,
+		      int64_t cpu_milli, int64_t mem_mib, int64_t num_gpu, const char *model);
+
+/* Bitmask of the models some node of c has. */
+uint32_t gs_cluster_model_mask(const struct gs_cluster *c);
+
+/*
+ * Resolves one GPU model name of a pod's gpu_spec (len bytes at name, not
+ * NUL-terminated) against models, adding unknown names to the table. Sets
+ * the model's bit in *mask and *unknown when no node has it (node_mask).
+ * Returns 0 or GS_EPARSE (empty or too long name, bad characters, table
+ * full) with a message for the field "gpu_spec" quoting `spec`.
+ */
+int gs_trace_spec_add(const struct gs_where *w, const char *spec, struct gs_models *models,
+		      const char *name, size_t len, uint32_t node_mask, uint32_t *mask,
+		      bool *unknown);
+
+/* gs_trace_spec_add() for each '|'-separated name of spec ("" = any model). */
+int gs_trace_spec_parse(const struct gs_where *w, const char *spec, struct gs_models *models,
+			uint32_t node_mask, uint32_t *mask, bool *unknown);
+
+/*
+ * The rules that combine fields of a pod (each field already in range):
+ * gpu_milli is 0 exactly when num_gpu is 0, below 1000 only when num_gpu
+ * is 1; gpu_mem_mib and gpu_spec only for GPU pods; no deletion time
+ * without a creation time. spec is the pod's
+ * gpu_spec text for messages ("" if none). Returns 0 or GS_EPARSE.
+ */
+int gs_trace_check_pod(const struct gs_where *w, const struct gs_pod *p, const char *spec);
+
+/*
+ * Finishes a loaded trace: counts the audit (all but unknown_model, which
+ * the readers count) against the empty cluster c.
+ * Returns 0 or GS_ENOMEM.
+ */
+int gs_trace_audit(struct gs_trace *t, const struct gs_cluster *c);
+
+/* The readers, called by gs_cluster_load() and gs_trace_load(). */
+int gs_openb_nodes_read(struct gs_csv *r, struct gs_cluster *c);
+int gs_openb_pods_read(struct gs_csv *r, bool multigpu, struct gs_cluster *c,
+		       struct gs_trace *t);
+int gs_native_nodes_read(struct gs_csv *r, struct gs_cluster *c);
+int gs_native_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t);
+int gs_json_cluster_read(struct gs_csv *r, struct gs_cluster *c);
+int gs_json_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t);
+
+/* Header lines, to detect the format from the first record. */
+extern const char *const gs_openb_node_cols[5];
+extern const char *const gs_openb_pod_cols[11];
+extern const char *const gs_openb_multigpu_cols[5];
+extern const char *const gs_native_node_cols[5];
+extern const char *const gs_native_pod_cols[9];
+
+/* --- JSON helpers (read_json.c), shared with the generator ----------- */
+
+/*
+ * Parses the NUL-terminated text of file `file` (len bytes). On a syntax
+ * error returns NULL and writes "FILE:LINE: JSON syntax error near '...'".
+ * The caller frees the result with cJSON_Delete().
+ */
+cJSON *gs_json_parse(const char *file, const char *text, size_t len, char *err,
+		     size_t err_len);
+
+/*
+ * Checks that obj is an object whose keys are all in allowed (a NULL-ended
+ * list; "comment" is always allowed), none repeated. Returns 0 or
+ * GS_EPARSE ("unknown key 'x'", "key 'x' appears twice", "expected an
+ * object"). w->array/index name obj; field is NULL.
+ */
+int gs_json_check_keys(const struct gs_where *w, const cJSON *obj, const char *const *allowed);
+
+/*
+ * Reads obj[key] as an integer in [min, max]. A missing key (or null, when
+ * null_ok) stores dflt when !required, else fails with "missing key". The
+ * value must be a JSON number without a fraction, within +-2^53. Returns 0
+ * or GS_EPARSE with the same wording as gs_csv_int(). *present_out (may be
+ * NULL) tells whether the key held a number.
+ */
+int gs_json_int(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
+		int64_t min, int64_t max, int64_t dflt, int64_t *out, bool *present_out);
+
+/* Reads obj[key] as a finite number in [min, max]. Same conventions. */
+int gs_json_double(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
+		   double min, double max, double dflt, double *out, bool *present_out);
+
+/* Reads obj[key] as a string (borrowed from obj). NULL when absent and !required. */
+int gs_json_string(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
+		   const char **out);
+
+/*
+ * Reads a gpu_spec value: a '|'-separated string, an array of strings, or
+ * null/absent (any model). Same contract as gs_trace_spec_parse(); the
+ * spec text for messages is written to spec_buf.
+ */
+int gs_json_spec(const struct gs_where *w, const cJSON *obj, const char *key,
+		 struct gs_models *models, uint32_t node_mask, uint32_t *mask, bool *unknown,
+		 char *spec_buf, size_t spec_len);
+
+/*
+ * Reads "gpu_models" and "nodes" of a JSON cluster object into c (which is
+ * empty). extra lists further top-level keys the caller handles (NULL-
+ * ended, may be NULL). Returns 0, GS_EPARSE or GS_ENOMEM.
+ */
+int gs_json_cluster_parse(const char *file, const cJSON *root, const char *const *extra,
+			  struct gs_cluster *c, char *err, size_t err_len);
+
+#endif

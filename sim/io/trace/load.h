@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * load.h - reading clusters and pod traces from files.
+ *
+ * Formats (documented in traces/README.md):
+ *   - openb node lists: sn,cpu_milli,memory_mib,gpu,model
+ *   - openb pod lists: the 11-column files and the 5-column multigpu files
+ *   - gpusim native CSV and JSON for clusters and pods (JSON through cJSON)
+ * gs_cluster_load() and gs_trace_load() pick the reader from the file's
+ * extension and header line.
+ *
+ * Every malformed record is an error reported as
+ *   "file:line: column X: 'value' is not ..."
+ * in the caller's buffer, and the load fails with GS_EPARSE (GS_ENOENT or
+ * GS_EIO for files that cannot be read). Nothing is skipped silently.
+ * Legal but suspicious records are counted in struct gs_trace_audit.
+ */
+#ifndef GS_LOAD_H
+#define GS_LOAD_H
+
+#include <stddef.h>
+
+#include "core/cluster.h"
+#include "io/trace/trace.h"
+
+/*
+ * Reads a cluster file into c (which must be initialised and empty).
+ * On success fills sha256_out (may be NULL) with the file's checksum.
+ * Returns 0, GS_ENOENT, GS_EIO, GS_EPARSE or GS_ENOMEM, with a message in err.
+ */
+int gs_cluster_load(const char *path, struct gs_cluster *c, char sha256_out[GS_SHA256_HEX],
+		    char *err, size_t err_len);
+
+/*
+ * Reads a pod trace into t (initialised and empty, else GS_EINVAL); on
+ * failure t stays empty. GPU model names in pod constraints are resolved
+ * against c->models; names no node has are added to the table (so the
+ * pod can never be placed) and counted in t->audit.unknown_model. Also
+ * fills the rest of t->audit against c. Same returns as gs_cluster_load.
+ */
+int gs_trace_load(const char *path, struct gs_cluster *c, struct gs_trace *t, char *err,
+		  size_t err_len);
+
+#endif

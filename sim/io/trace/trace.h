@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * trace.h - a pod trace in memory: the pods in arrival-file order, their
+ * names, where they came from and the audit of suspicious records.
+ *
+ * load.h reads traces (and clusters) from files, write.h writes them.
+ *
+ * Ownership: struct gs_trace is caller-owned (_init/_release) and owns its
+ * arrays and strings.
+ */
+#ifndef GS_TRACE_H
+#define GS_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cluster.h"
+#include "io/sha256.h"
+
+/* Counts of legal but suspicious records, reported after loading. */
+struct gs_trace_audit {
+	size_t deleted_before_created; /* t_delete_s < t_create_s: runs for 0 s */
+	size_t no_deletion_time;       /* never leaves */
+	size_t larger_than_any_node;   /* fits on no node even when the cluster is empty */
+	size_t unknown_model;          /* gpu_spec names a model no node has */
+};
+
+struct gs_trace {
+	struct gs_pod *pods;
+	char **pod_names;   /* one owned string per pod */
+	size_t n_pods;
+	size_t cap_pods;
+	char *path;         /* owned copy of the path read */
+	char sha256[GS_SHA256_HEX]; /* of the file's bytes */
+	const char *format; /* static string: "openb", "openb-multigpu", "csv", "json", ... */
+	struct gs_trace_audit audit;
+};
+
+void gs_trace_init(struct gs_trace *t);
+void gs_trace_release(struct gs_trace *t);
+
+/*
+ * Appends one pod (the name is copied). Returns 0 or GS_ENOMEM.
+ */
+int gs_trace_append(struct gs_trace *t, const char *name, const struct gs_pod *p);
+
+#endif

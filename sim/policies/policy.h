@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * policy.h - the placement policy interface and the registry of policies.
+ *
+ * A policy is a table of functions (struct gs_policy). The scheduler
+ * (sched.h) runs the filter (gs_cluster_fits) on every node, asks the
+ * policy to score each feasible node, keeps the best (the first in visit
+ * order on ties) and then asks the policy which GPUs of that node to use.
+ * Policies see the cluster read-only; only the allocator (core/cluster.h)
+ * changes it. A policy that keeps private state gets init/release and is
+ * told of every bind and unbind.
+ *
+ * Every policy is listed once in policies.def; the registry, the CLI,
+ * `gpusim policies` and the test matrix all come from that list.
+ *
+ * Like the allocator, this layer depends on nothing beyond libc and libm.
+ */
+#ifndef GS_POLICY_H
+#define GS_POLICY_H
+
+#include "core/cluster.h"
+#include "core/rng.h"
+
+/* Flags for struct gs_policy_env.flags. */
+enum {
+	/*
+	 * Reproduce the FGD reference simulator's scoring: integer scores 0-100
+	 * and ties broken by a node order shuffled per seed.
+	 */
+	GS_POLICY_COMPAT = 1u << 0,
+};
+
+/* What a policy may look at when it starts. All pointers are borrowed. */
+struct gs_policy_env {
+	const struct gs_cluster *cluster;
+	const struct gs_pod *workload;   /* the original trace, for workload-aware policies */
+	size_t n_workload;
+	uint64_t seed;
+	unsigned flags;
+};
+
+struct gs_policy {
+	const char *name;      /* as typed on the command line */
+	const char *summary;   /* one line for `gpusim policies` */
+
+	/*
+	 * Optional. Creates private state in *state_out. Returns 0 or a
+	 * negative GS_E* code. The state is freed with release().
+	 */
+	int (*init)(const struct gs_policy_env *env, void **state_out);
+	void (*release)(void *state);
+
+	/*
+	 * Required. Scores a node on which the pod fits; higher is better.
+	 * Must not change anything the next call could observe except the
+	 * policy's own state (random draws, caches).
+	 */
+	double (*score)(void *state, const struct gs_cluster *c, int32_t node,
+			const struct gs_pod *p);
+
+	/*
+	 * Required for GPU pods. Chooses pl->num_gpu = p->num_gpu GPUs of the
+	 * chosen node into pl->gpu. The node is known to fit.
+	 */
+	void (*pick_gpus)(void *state, const struct gs_cluster *c, int32_t node,
+			  const struct gs_pod *p, struct gs_placement *pl);
+
+	/* Optional. Told after the allocator committed or returned a placement. */
+	void (*on_bind)(void *state, const struct gs_cluster *c, const struct gs_pod *p,
+			const struct gs_placement *pl);
+	void (*on_unbind)(void *state, const struct gs_cluster *c, const struct gs_pod *p,
+			  const struct gs_placement *pl);
+};
+
+/* The registry. gs_policies_count() entries, in policies.def order. */
+size_t gs_policies_count(void);
+const struct gs_policy *gs_policy_at(size_t i);
+/* Returns the policy with this name, or NULL. */
+const struct gs_policy *gs_policy_find(const char *name);
+
+#endif

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * random.c - a uniformly random feasible node and, for a sharing pod, a
+ * uniformly random fitting GPU; the "Random" baseline of Weng et al., ATC
+ * 2023. Each feasible node draws an independent uniform score, so the
+ * maximum is uniform over the feasible set. The generator is seeded with
+ * the run's seed: same seed, same choices.
+ */
+#include <stdlib.h>
+
+#include "core/error.h"
+#include "policies/gpu_pick.h"
+#include "policies/policy.h"
+
+static int random_init(const struct gs_policy_env *env, void **state_out)
+{
+	struct gs_rng *r = malloc(sizeof(*r));
+
+	if (!r)
+		return GS_ENOMEM;
+	/* A stream of its own, apart from the compat node shuffle's. */
+	gs_rng_seed(r, env->seed ^ 0x72616e646f6dull);
+	*state_out = r;
+	return 0;
+}
+
+static void random_release(void *state)
+{
+	free(state);
+}
+
+static double random_score(void *state, const struct gs_cluster *c, int32_t node,
+			   const struct gs_pod *p)
+{
+	(void)c;
+	(void)node;
+	(void)p;
+	return gs_rng_uniform(state);
+}
+
+static void random_pick(void *state, const struct gs_cluster *c, int32_t node,
+			const struct gs_pod *p, struct gs_placement *pl)
+{
+	const struct gs_node *n = &c->nodes[node];
+	uint8_t fit[GS_MAX_GPUS];
+	int32_t i, k = 0;
+
+	if (p->num_gpu != 1 || p->gpu_milli >= GS_MILLI_PER_GPU) {
+		gs_pick_gpus_first(c, node, p, pl);
+		return;
+	}
+	for (i = 0; i < n->num_gpu; i++)
+		if (gs_gpu_fits(n, i, p))
+			fit[k++] = (uint8_t)i;
+	pl->num_gpu = k > 0;
+	pl->gpu[0] = k > 0 ? fit[gs_rng_below(state, (uint64_t)k)] : 0;
+}
+
+const struct gs_policy gs_policy_random = {
+	.name = "random",
+	.summary = "uniformly random feasible node and fitting GPU (seeded baseline)",
+	.init = random_init,
+	.release = random_release,
+	.score = random_score,
+	.pick_gpus = random_pick,
+};

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sched.c - the scheduling cycle: filter every node, score the feasible
+ * ones with the policy, keep the best, let the policy choose the GPUs.
+ *
+ * This mirrors kube-scheduler's filter and score phases. Nodes are visited
+ * in s->order and a later node must score strictly higher to win, so ties
+ * go to the earlier node: the lowest index by default, a seed-shuffled
+ * order in compat mode (the FGD reference simulator shuffles its node list
+ * per seed, Weng et al., ATC 2023, section 6).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "policies/policy.h"
+#include "policies/sched.h"
+
+int gs_sched_init(struct gs_sched *s, const struct gs_policy *pol,
+		  const struct gs_policy_env *env)
+{
+	const struct gs_cluster *c = env->cluster;
+	int32_t i;
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	if (!pol || !pol->score || !pol->pick_gpus)
+		return GS_EINVAL;
+	s->policy = pol;
+	s->n_order = c->n_nodes;
+	s->order = malloc(((size_t)c->n_nodes + 1) * sizeof(*s->order));
+	if (!s->order)
+		return GS_ENOMEM;
+	for (i = 0; i < c->n_nodes; i++)
+		s->order[i] = i;
+	if (env->flags & GS_POLICY_COMPAT) {
+		struct gs_rng rng;
+
+		gs_rng_seed(&rng, env->seed);
+		gs_rng_shuffle_i32(&rng, s->order, s->n_order);
+	}
+	if (pol->init) {
+		err = pol->init(env, &s->state);
+		if (err) {
+			free(s->order);
+			memset(s, 0, sizeof(*s));
+			return err;
+		}
+	}
+	return 0;
+}
+
+void gs_sched_release(struct gs_sched *s)
+{
+	if (s->policy && s->policy->release)
+		s->policy->release(s->state);
+	free(s->order);
+	memset(s, 0, sizeof(*s));
+}
+
+int gs_sched_pick(struct gs_sched *s, const struct gs_cluster *c, const struct gs_pod *p,
+		  struct gs_placement *out, struct gs_nofit *why)
+{
+	const struct gs_policy *pol = s->policy;
+	int32_t i, best = -1;
+	double best_score = -INFINITY;
+	int32_t count[GS_FIT__COUNT] = { 0 };
+
+	for (i = 0; i < s->n_order; i++) {
+		int32_t node = s->order[i];
+		enum gs_fit f = gs_cluster_fits(c, node, p);
+		double score;
+
+		if (f != GS_FIT_OK) {
+			count[f]++;
+			continue;
+		}
+		score = pol->score(s->state, c, node, p);
+		if (best < 0 || score > best_score) {
+			best = node;
+			best_score = score;
+		}
+	}
+	if (best < 0) {
+		if (why) {
+			why->nodes = c->n_nodes;
+			memcpy(why->count, count, sizeof(count));
+		}
+		return GS_ENOFIT;
+	}
+	memset(out, 0, sizeof(*out));
+	out->node = best;
+	if (!gs_pod_cpu_only(p))
+		pol->pick_gpus(s->state, c, best, p, out);
+	return 0;
+}
+
+int gs_sched_bind(struct gs_sched *s, struct gs_cluster *c, const struct gs_pod *p,
+		  const struct gs_placement *pl)
+{
+	int err = gs_cluster_bind(c, p, pl);
+
+	if (err == 0 && s->policy->on_bind)
+		s->policy->on_bind(s->state, c, p, pl);
+	return err;
+}
+
+int gs_sched_unbind(struct gs_sched *s, struct gs_cluster *c, const struct gs_pod *p,
+		    const struct gs_placement *pl)
+{
+	int err = gs_cluster_unbind(c, p, pl);
+
+	if (err == 0 && s->policy->on_unbind)
+		s->policy->on_unbind(s->state, c, p, pl);
+	return err;
+}
+
+char *gs_nofit_format(const struct gs_nofit *nf, char *buf, size_t len)
+{
+	size_t used;
+	int f, first = 1;
+
+	if (!len)
+		return buf;
+	used = (size_t)snprintf(buf, len, "0/%d nodes are available:", nf->nodes);
+	for (f = GS_FIT_OK + 1; f < GS_FIT__COUNT && used < len; f++) {
+		if (!nf->count[f])
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s %d %s", first ? "" : ",",
+					 nf->count[f], gs_fit_str((enum gs_fit)f));
+		first = 0;
+	}
+	if (first && used < len)
+		snprintf(buf + used, len - used, " no nodes in the cluster");
+	return buf;
+}

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * plot.c - drawing `gpusim plot`'s figures: runs gnuplot on the scripts
+ * under scripts/ with the data files that store/plot_data.c wrote.
+ */
+#include <errno.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+
+#include "core/error.h"
+#include "report/plot.h"
+
+extern char **environ;
+
+#define ERR(...)                                             \
+	do {                                                 \
+		if (err && err_len)                          \
+			snprintf(err, err_len, __VA_ARGS__); \
+	} while (0)
+
+/* Buckets kept per run: arrived 0..GS_PLOT_PCT_MAX percent. */
+
+/* Paths go into gnuplot strings between single quotes. */
+static bool quotable(const char *s)
+{
+	return !strchr(s, '\'') && !strchr(s, '\n');
+}
+
+static int check_paths(const char *scripts_dir, const char *data_dir, const char *out_dir,
+		       char *err, size_t err_len)
+{
+	if (quotable(data_dir) && quotable(out_dir) && quotable(scripts_dir))
+		return 0;
+	ERR("paths with a single quote cannot be passed to gnuplot");
+	return GS_EINVAL;
+}
+
+/* Runs `gnuplot -e vars script`; returns 0 or an error with a message. */
+static int run_gnuplot(const char *vars, const char *script, char *err, size_t err_len)
+{
+	char *argv[] = { "gnuplot", "-e", (char *)vars, (char *)script, NULL };
+	struct stat sb;
+	pid_t pid;
+	int rc, status;
+
+	if (stat(script, &sb)) {
+		ERR("%s: cannot read the gnuplot script: %s", script, strerror(errno));
+		return GS_ENOENT;
+	}
+	rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
+	if (rc) {
+		ERR("cannot run gnuplot: %s; install it (apt-get install gnuplot-nox)", strerror(rc));
+		return GS_ENOENT;
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			ERR("waiting for gnuplot: %s", strerror(errno));
+			return GS_EIO;
+		}
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		ERR("cannot run gnuplot; install it (apt-get install gnuplot-nox)");
+		return GS_ENOENT;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		ERR("gnuplot failed on %s (status %d)", script,
+		    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return GS_EIO;
+	}
+	return 0;
+}
+
+/*
+ * names as one space-separated gnuplot word list, each in double quotes
+ * when quote is set (gnuplot's word() keeps a quoted word whole). Returns
+ * 0, or GS_EINVAL with a message when a name cannot go between the single
+ * quotes of a gnuplot string or the list does not fit in len.
+ */
+static int word_list(char *const *names, size_t n, bool quote, char *buf, size_t len, char *err,
+		     size_t err_len)
+{
+	const char *q = quote ? "\"" : "";
+	size_t i, used = 0;
+	int w;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++) {
+		if (strpbrk(names[i], "'\"\n")) {
+			ERR("'%s' has a quote or a line break; gnuplot cannot be given it", names[i]);
+			return GS_EINVAL;
+		}
+		w = snprintf(buf + used, len - used, "%s%s%s%s", i ? " " : "", q, names[i], q);
+		if (w < 0 || (size_t)w >= len - used) {
+			ERR("too many names to pass to gnuplot (%zu)", n);
+			return GS_EINVAL;
+		}
+		used += (size_t)w;
+	}
+	return 0;
+}
+
+static void log_files(FILE *log, const char *out_dir, const char *base)
+{
+	if (log)
+		fprintf(log, "%s/%s.png\n%s/%s.svg\n", out_dir, base, out_dir, base);
+}
+
+int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, const char *data_dir,
+		   const char *out_dir, FILE *log, char *err, size_t err_len)
+{
+	char words[2048], vars[8192], script[4096];
+	size_t t, f;
+	int rc;
+
+	rc = check_paths(scripts_dir, data_dir, out_dir, err, err_len);
+	if (!rc)
+		rc = word_list(ix->policies, ix->n_policies, false, words, sizeof(words), err,
+			       err_len);
+	if (rc)
+		return rc;
+	for (t = 0; t < ix->n_traces; t++) {
+		const char *tr = ix->traces[t];
+
+		snprintf(vars, sizeof(vars),
+			 "scriptdir='%s/'; datadir='%s'; trace='%s'; policies='%s';"
+			 " out='%s/unalloc_%s'",
+			 scripts_dir, data_dir, tr, words, out_dir, tr);
+		snprintf(script, sizeof(script), "%s/plot_alloc.gp", scripts_dir);
+		rc = run_gnuplot(vars, script, err, err_len);
+		if (rc)
+			return rc;
+		snprintf(vars, sizeof(vars),
+			 "scriptdir='%s/'; datadir='%s'; trace='%s'; policies='%s';"
+			 " out_ratio='%s/frag_ratio_%s'; out_amount='%s/frag_amount_%s'",
+			 scripts_dir, data_dir, tr, words, out_dir, tr, out_dir, tr);
+		snprintf(script, sizeof(script), "%s/plot_frag.gp", scripts_dir);
+		rc = run_gnuplot(vars, script, err, err_len);
+		if (rc)
+			return rc;
+		if (log) {
+			char base[512];
+
+			snprintf(base, sizeof(base), "unalloc_%s", tr);
+			log_files(log, out_dir, base);
+			snprintf(base, sizeof(base), "frag_ratio_%s", tr);
+			log_files(log, out_dir, base);
+			snprintf(base, sizeof(base), "frag_amount_%s", tr);
+			log_files(log, out_dir, base);
+		}
+	}
+	for (f = 0; f < ix->n_families; f++) {
+		char base[256];
+
+		snprintf(base, sizeof(base), "bars_%s", ix->families[f]);
+		snprintf(vars, sizeof(vars),
+			 "scriptdir='%s/'; datafile='%s/%s.dat'; family='%s'; policies='%s';"
+			 " out='%s/%s'",
+			 scripts_dir, data_dir, base, ix->families[f], words, out_dir, base);
+		snprintf(script, sizeof(script), "%s/plot_bars.gp", scripts_dir);
+		rc = run_gnuplot(vars, script, err, err_len);
+		if (rc)
+			return rc;
+		log_files(log, out_dir, base);
+	}
+	return 0;
+}
+
+int gs_plot_bench_render(const struct gs_plot_bench *b, const char *scripts_dir,
+			 const char *data_dir, const char *out_dir, FILE *log, char *err,
+			 size_t err_len)
+{
+	char kernels[2048], modes[512], devices[2048], vars[16384], script[4096];
+	int rc, fig;
+
+	rc = check_paths(scripts_dir, data_dir, out_dir, err, err_len);
+	if (!rc)
+		rc = word_list(b->kernels, b->n_kernels, true, kernels, sizeof(kernels), err,
+			       err_len);
+	if (!rc)
+		rc = word_list(b->modes, b->n_modes, true, modes, sizeof(modes), err, err_len);
+	if (!rc)
+		rc = word_list(b->devices, b->n_devices, true, devices, sizeof(devices), err,
+			       err_len);
+	for (fig = 0; !rc && fig < GS_PLOT_BENCH_N; fig++) {
+		const struct gs_plot_bench_figure *f = &gs_plot_bench_figures[fig];
+
+		if (!b->n_rows[fig])
+			continue;
+		snprintf(vars, sizeof(vars),
+			 "scriptdir='%s/'; datafile='%s/%s'; out='%s/%s'; kernels='%s';"
+			 " modes='%s'; devices='%s'",
+			 scripts_dir, data_dir, f->csv, out_dir, f->name, kernels, modes, devices);
+		snprintf(script, sizeof(script), "%s/%s", scripts_dir, f->script);
+		rc = run_gnuplot(vars, script, err, err_len);
+		if (!rc)
+			log_files(log, out_dir, f->name);
+	}
+	return rc;
+}

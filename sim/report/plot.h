@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * plot.h - the figures of the FGD reproduction, from the results database.
+ *
+ * Two steps. gs_plot_export() (store/plot_data.h) reads the inflate-mode runs of a database
+ * and writes plain tab-separated data files for gnuplot, one set per
+ * trace; gs_plot_render() runs the gnuplot scripts under scripts/ on them
+ * and writes PNG and SVG files:
+ *   unalloc_<trace>       unallocated GPU % vs arrived workload, 80-130%,
+ *                         one line per policy: the median over seeds, with
+ *                         the 25-75% band (Weng et al., ATC 2023, Fig. 9a)
+ *   frag_ratio_<trace>    fragmentation / idle GPU milli, arrived 0-100% (Fig. 7b)
+ *   frag_amount_<trace>   fragmentation / GPU capacity, arrived 0-100% (Fig. 7a)
+ *   bars_<family>         unallocated GPU % at arrived 100%, mean over seeds
+ *                         with sd error bars, one group per trace of the
+ *                         family cpu, gpushare, gpuspec or multigpu (Figs. 11-14)
+ * <trace> is the pod file's name without "openb_pod_list_" and ".csv".
+ *
+ * The CUDA benchmark figures (bench/cuda, the bench tables of
+ * results/SCHEMA.md) take the same two steps: gs_plot_bench_export()
+ * writes the CSV files that `gpusim bench-import --csv-dir` writes too (it
+ * calls it), and gs_plot_bench_render() draws them with the
+ * scripts/plot_bench_*.gp scripts:
+ *   bench_overhead   throughput lost against exclusive, per kernel and mode,
+ *                    each kernel alone on a GPU
+ *   bench_slowdown   throughput / throughput alone against the number of
+ *                    clients sharing the GPU, per kernel and mode
+ *   bench_shares     achieved against requested compute share, per mode,
+ *                    with the ideal diagonal and the 5-point target band
+ *
+ * Ownership: struct gs_plot_index and struct gs_plot_bench are
+ * caller-owned (_release).
+ */
+#ifndef GS_PLOT_H
+#define GS_PLOT_H
+
+#include <stdio.h>
+
+#include "store/plot_data.h"
+
+/*
+ * Runs gnuplot (found on PATH) on scripts_dir/plot_{alloc,frag,bars}.gp
+ * with the data in data_dir and writes the PNG and SVG files into out_dir.
+ * Lists each file written on log (may be NULL). Returns 0, GS_ENOENT
+ * (gnuplot or a script missing) or GS_EIO (gnuplot failed), with a message.
+ */
+int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, const char *data_dir,
+		   const char *out_dir, FILE *log, char *err, size_t err_len);
+
+/*
+ * Runs gnuplot on scripts_dir/plot_bench_*.gp for every figure whose CSV
+ * file in data_dir has rows, writing NAME.png and NAME.svg into out_dir,
+ * and lists each file written on log (may be NULL). Figures without rows
+ * are left to the caller to report (gs_plot_bench_figures[].missing).
+ * Returns 0, GS_EINVAL (a path or name gnuplot cannot be given), GS_ENOENT
+ * (gnuplot or a script missing) or GS_EIO (gnuplot failed), with a message.
+ */
+int gs_plot_bench_render(const struct gs_plot_bench *b, const char *scripts_dir,
+			 const char *data_dir, const char *out_dir, FILE *log, char *err,
+			 size_t err_len);
+
+#endif

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * plot_data.h - the data of gpusim's figures, exported from a results
+ * database as plain files that the gnuplot scripts read (report/plot.h
+ * draws them; the figures themselves are listed there).
+ *
+ * Ownership: struct gs_plot_index and struct gs_plot_bench are
+ * caller-owned (_release).
+ */
+#ifndef GS_PLOT_DATA_H
+#define GS_PLOT_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/results.h"
+
+#define GS_PLOT_ALLOC_MIN_PCT 80
+#define GS_PLOT_ALLOC_MAX_PCT 130
+#define GS_PLOT_FRAG_MAX_PCT 100
+
+/* What gs_plot_export() found and wrote. Strings are owned. */
+struct gs_plot_index {
+	char **traces;        /* short names, in name order */
+	size_t n_traces;
+	char **policies;      /* the paper's six first, in its order, then others by name */
+	size_t n_policies;
+	char **families;      /* families with at least one trace, for the bar charts */
+	size_t n_families;
+};
+
+void gs_plot_index_release(struct gs_plot_index *ix);
+
+/*
+ * Writes into dir, for every trace with complete inflate-mode runs
+ * (compat: 1 only runs with compat scoring, 0 only exact, -1 both):
+ *   <trace>.<policy>.alloc.dat   arrived%  median  q25  q75  (unallocated GPU %)
+ *   <trace>.<policy>.frag.dat    arrived%  ratio median q25 q75  amount median q25 q75
+ *   bars_<family>.dat            trace  then mean and sd per policy (index order)
+ * Percent buckets with no sample in some run use the runs that have one.
+ * Returns 0, GS_ENOENT (no such runs), GS_EIO (cannot write, err names the
+ * file), GS_EDB or GS_ENOMEM; fills *ix on success.
+ */
+int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot_index *ix,
+		   char *err, size_t err_len);
+
+enum gs_plot_bench_fig {
+	GS_PLOT_BENCH_OVERHEAD,
+	GS_PLOT_BENCH_SLOWDOWN,
+	GS_PLOT_BENCH_SHARES,
+	GS_PLOT_BENCH_N
+};
+
+/* One bench figure, indexed by enum gs_plot_bench_fig. */
+struct gs_plot_bench_figure {
+	const char *name;     /* output base name, e.g. "bench_overhead" */
+	const char *csv;      /* its data file, e.g. "overhead.csv" */
+	const char *script;   /* its gnuplot script under scripts/ */
+	const char *missing;  /* why there is no figure when the file has no rows */
+};
+
+extern const struct gs_plot_bench_figure gs_plot_bench_figures[GS_PLOT_BENCH_N];
+
+/* What gs_plot_bench_export() found and wrote. Strings are owned. */
+struct gs_plot_bench {
+	int64_t n_runs;                  /* bench_runs rows read; 0: no bench results */
+	size_t n_rows[GS_PLOT_BENCH_N];  /* data rows of each CSV file */
+	char **kernels;                  /* in any file, by name */
+	size_t n_kernels;
+	char **modes;                    /* exclusive, timeslice, mps, hook, then others by name */
+	size_t n_modes;
+	char **devices;                  /* by name */
+	size_t n_devices;
+};
+
+void gs_plot_bench_release(struct gs_plot_bench *b);
+
+/*
+ * Writes into dir (which must exist), each through a temporary file
+ * renamed when complete, with a header line:
+ *   overhead.csv  kernel,mode,overhead_pct,samples,device: the mean
+ *                 overhead of each kernel alone on a GPU, per mode
+ *   slowdown.csv  kernel,colocated,mode,factor,samples,device: the slowdown
+ *                 table, the mean factor weighted by samples
+ *   shares.csv    scenario,mode,client,share_req,share,samples,device: the
+ *                 mean achieved share of each client of a compute scenario
+ * from the results of one imported file (source_sha256, 64 hex digits) or
+ * of every file (NULL). A database without the bench tables gives
+ * n_runs 0 and no files. Returns 0 and fills *b (which is then the
+ * caller's to release), or GS_EDB, GS_EIO (err names the file) or
+ * GS_ENOMEM; *b holds nothing on failure.
+ */
+int gs_plot_bench_export(struct gs_db *db, const char *source_sha256, const char *dir,
+			 struct gs_plot_bench *b, char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,1245 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * results.c - the SQLite results store: schema, versioning, opening, and
+ * writing one run per transaction. The readers are in results_read.c.
+ *
+ * The DDL below is the definition of the schema; results/SCHEMA.md
+ * documents it column by column and must be kept in step with it. See
+ * results.h for the version rule and the threading design.
+ */
+#include "store/results.h"
+#include "store/results_internal.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/error.h"
+#include "policies/sched.h"
+
+#ifndef GS_VERSION
+#error "GS_VERSION must be defined by the build (CMakeLists.txt sets it on gssim)"
+#endif
+
+/*
+ * The samples sample_metrics m of run r that the inflate-mode statistic
+ * "at arrived workload 100 %" averages: the 100 % bucket, or, when one pod
+ * jumped over it and it is empty, the samples of 99..101 %, as the
+ * reference analysis does. gs_sim_summarize() uses the same rule. Spelled
+ * once here and pasted into each column of run_summary that needs it.
+ */
+#define AT_100                                                                  \
+	" m.run_id = r.run_id AND m.arrived_pct BETWEEN 99 AND 101"             \
+	" AND (m.arrived_pct = 100 OR NOT EXISTS (SELECT 1 FROM samples e"      \
+	"  WHERE e.run_id = r.run_id AND e.arrived_pct = 100))"
+
+/*
+ * Schema 1.0. Units are in the column names; NULL means "does not apply"
+ * or "never" (for example t_start_s of a pod that was never placed), so
+ * SQL aggregates skip it. Child tables are WITHOUT ROWID with (run_id, idx)
+ * primary keys: the rows of one run are contiguous on disk and every
+ * per-run lookup is an index range.
+ */
+static const char *const schema_sql[] = {
+	"CREATE TABLE runs ("
+	" run_id INTEGER PRIMARY KEY,"
+	" status TEXT NOT NULL DEFAULT 'writing' CHECK (status IN ('writing', 'complete')),"
+	" policy TEXT NOT NULL,"
+	" mode TEXT NOT NULL CHECK (mode IN ('time', 'inflate')),"
+	" seed INTEGER NOT NULL CHECK (seed >= 0),"
+	" nodes_path TEXT,"
+	" nodes_sha256 TEXT NOT NULL,"
+	" pods_path TEXT,"
+	" pods_sha256 TEXT NOT NULL,"
+	" params_json TEXT NOT NULL,"
+	" gpusim_version TEXT NOT NULL,"
+	" started_at TEXT,"
+	" ended_at TEXT,"
+	" wall_ms REAL,"
+	" n_nodes INTEGER NOT NULL,"
+	" gpu_count INTEGER NOT NULL,"
+	" gpu_milli_capacity INTEGER NOT NULL,"
+	" cpu_milli_capacity INTEGER NOT NULL,"
+	" mem_mib_capacity INTEGER NOT NULL,"
+	" n_pods INTEGER NOT NULL,"
+	" n_placed INTEGER NOT NULL,"
+	" n_failed INTEGER NOT NULL,"
+	" n_done INTEGER NOT NULL,"
+	" n_pending_end INTEGER NOT NULL,"
+	" n_events INTEGER NOT NULL,"
+	" n_retries INTEGER NOT NULL,"
+	" t_end_s INTEGER NOT NULL,"
+	" wait_total_s INTEGER NOT NULL DEFAULT 0,"
+	" pods_stored INTEGER NOT NULL DEFAULT 1 CHECK (pods_stored IN (0, 1))"
+	")",
+
+	/* The key a resumable sweep looks up (gs_db_find_run). */
+	"CREATE INDEX runs_key ON runs (pods_sha256, policy, seed)",
+
+	"CREATE TABLE run_nodes ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" node_idx INTEGER NOT NULL,"
+	" name TEXT NOT NULL,"
+	" cpu_milli INTEGER NOT NULL,"
+	" memory_mib INTEGER NOT NULL,"
+	" num_gpu INTEGER NOT NULL,"
+	" gpu_model TEXT,"
+	" gpu_mem_mib INTEGER NOT NULL,"
+	" PRIMARY KEY (run_id, node_idx)"
+	") WITHOUT ROWID",
+
+	/*
+	 * A placed pod must name a node of its own run: the foreign key on
+	 * (run_id, node_idx) catches a corrupt placement at write time.
+	 */
+	"CREATE TABLE pods ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" pod_idx INTEGER NOT NULL,"
+	" src_idx INTEGER NOT NULL,"
+	" name TEXT NOT NULL,"
+	" cpu_milli INTEGER NOT NULL,"
+	" memory_mib INTEGER NOT NULL,"
+	" num_gpu INTEGER NOT NULL,"
+	" gpu_milli INTEGER NOT NULL,"
+	" gpu_mem_mib INTEGER NOT NULL,"
+	" gpu_spec TEXT,"
+	" state TEXT NOT NULL CHECK (state IN ('new', 'pending', 'running', 'done', 'failed')),"
+	" node_idx INTEGER,"
+	" gpus TEXT,"
+	" t_arrive_s INTEGER,"
+	" t_start_s INTEGER,"
+	" t_end_s INTEGER,"
+	" wait_s INTEGER,"
+	" fail_reason TEXT,"
+	" PRIMARY KEY (run_id, pod_idx),"
+	" FOREIGN KEY (run_id, node_idx) REFERENCES run_nodes (run_id, node_idx)"
+	"  ON DELETE CASCADE"
+	") WITHOUT ROWID",
+
+	"CREATE TABLE samples ("
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"
+	" sample_idx INTEGER NOT NULL,"
+	" t_s INTEGER NOT NULL,"
+	" event INTEGER NOT NULL,"
+	" cpu_alloc_milli INTEGER NOT NULL,"
+	" mem_alloc_mib INTEGER NOT NULL,"
+	" gpu_alloc_milli INTEGER NOT NULL,"
+	" gpus_in_use INTEGER NOT NULL,"
+	" arrived_gpu_milli INTEGER NOT NULL,"
+	" pods_running INTEGER NOT NULL,"
+	" pods_pending INTEGER NOT NULL,"
+	" pods_failed INTEGER NOT NULL,"
+	" frag_milli REAL,"
+	" arrived_pct INTEGER,"
+	" PRIMARY KEY (run_id, sample_idx)"
+	") WITHOUT ROWID",
+
+	/*
+	 * The FGD statistics read one arrived-workload bucket of a run; the
+	 * index covers the columns they read, so the table is not touched.
+	 */
+	"CREATE INDEX samples_arrived ON samples (run_id, arrived_pct, gpu_alloc_milli,"
+	" frag_milli)",
+
+	"CREATE VIEW sample_metrics AS"
+	" SELECT s.run_id, s.sample_idx, s.t_s, s.arrived_pct,"
+	"  100.0 * s.gpu_alloc_milli / r.gpu_milli_capacity AS gpu_alloc_pct,"
+	"  100.0 - 100.0 * s.gpu_alloc_milli / r.gpu_milli_capacity AS unalloc_gpu_pct,"
+	"  r.gpu_milli_capacity - s.gpu_alloc_milli AS idle_gpu_milli,"
+	"  CASE WHEN s.frag_milli IS NULL THEN NULL"
+	"   WHEN r.gpu_milli_capacity > s.gpu_alloc_milli"
+	"   THEN 100.0 * s.frag_milli / (r.gpu_milli_capacity - s.gpu_alloc_milli)"
+	"   ELSE 0.0 END AS frag_ratio_pct,"
+	"  100.0 * s.frag_milli / r.gpu_milli_capacity AS frag_amount_pct,"
+	"  100.0 * s.gpus_in_use / r.gpu_count AS gpus_in_use_pct,"
+	"  100.0 * s.cpu_alloc_milli / r.cpu_milli_capacity AS cpu_alloc_pct,"
+	"  100.0 * s.mem_alloc_mib / r.mem_mib_capacity AS mem_alloc_pct,"
+	"  s.pods_running, s.pods_pending, s.pods_failed"
+	" FROM samples s JOIN runs r ON r.run_id = s.run_id"
+	" WHERE r.status = 'complete'",
+
+	/*
+	 * Weng et al., ATC 2023, section 5: the statistic per integer percent
+	 * of arrived workload is the mean over the events in that bucket.
+	 */
+	"CREATE VIEW arrived_buckets AS"
+	" SELECT run_id, arrived_pct, count(*) AS n_samples,"
+	"  avg(gpu_alloc_pct) AS gpu_alloc_pct,"
+	"  avg(unalloc_gpu_pct) AS unalloc_gpu_pct,"
+	"  avg(frag_ratio_pct) AS frag_ratio_pct,"
+	"  avg(frag_amount_pct) AS frag_amount_pct"
+	" FROM sample_metrics WHERE arrived_pct IS NOT NULL"
+	" GROUP BY run_id, arrived_pct",
+
+	/*
+	 * gpu_alloc_pct, the headline allocation of a run, as gs_sim_summarize()
+	 * computes it. Inflate mode: the mean over the arrived = 100 % bucket
+	 * (Weng et al., figure 7), or over 99..101 % when no sample fell in
+	 * it (AT_100 below), read from sample_metrics rather than
+	 * arrived_buckets: SQLite cannot push an outer run_id into a GROUP BY
+	 * view, and would aggregate every run's samples for each row.
+	 * Time mode: the time-weighted mean, the samples read as a step
+	 * function (a value holds until the next sample; the engine always
+	 * samples the final state), or the last sample's value when all
+	 * samples share one time. mean_wait_s comes from the runs row, so it
+	 * holds for runs stored without pod rows too. peak_gpu_alloc_pct and
+	 * peak_pending are the largest values of any sample, in both modes.
+	 */
+	"CREATE VIEW run_summary AS"
+	" SELECT x.*, 100.0 - x.gpu_alloc_pct AS unalloc_gpu_pct FROM ("
+	" SELECT r.run_id, r.policy, r.mode, r.seed,"
+	"  substr(r.pods_path, length(rtrim(r.pods_path, replace(r.pods_path, '/', ''))) + 1)"
+	"   AS pods_file,"
+	"  r.n_pods, r.n_placed, r.n_failed,"
+	"  100.0 * r.n_failed / NULLIF(r.n_pods, 0) AS failed_pct,"
+	"  1.0 * r.wait_total_s / NULLIF(r.n_placed, 0) AS mean_wait_s,"
+	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.gpu_alloc_pct) FROM sample_metrics m"
+	"    WHERE" AT_100 ")"
+	"   ELSE (SELECT CASE WHEN total(w.dt) > 0"
+	"     THEN 100.0 * total(w.gpu_alloc_milli * w.dt) / total(w.dt)"
+	"     ELSE 100.0 * max(w.last_alloc) END / r.gpu_milli_capacity"
+	"    FROM (SELECT s.gpu_alloc_milli,"
+	"      lead(s.t_s, 1, s.t_s) OVER win - s.t_s AS dt,"
+	"      CASE WHEN lead(s.t_s) OVER win IS NULL THEN s.gpu_alloc_milli END AS last_alloc"
+	"     FROM samples s WHERE s.run_id = r.run_id"
+	"     WINDOW win AS (ORDER BY s.sample_idx)) w)"
+	"   END AS gpu_alloc_pct,"
+	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.frag_ratio_pct) FROM sample_metrics m"
+	"    WHERE" AT_100 ") END AS frag_ratio_pct,"
+	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.frag_amount_pct) FROM sample_metrics m"
+	"    WHERE" AT_100 ") END AS frag_amount_pct,"
+	"  (SELECT 100.0 * max(s.gpu_alloc_milli) / r.gpu_milli_capacity FROM samples s"
+	"    WHERE s.run_id = r.run_id) AS peak_gpu_alloc_pct,"
+	"  (SELECT max(s.pods_pending) FROM samples s WHERE s.run_id = r.run_id) AS peak_pending,"
+	"  r.params_json, r.wall_ms"
+	" FROM runs r WHERE r.status = 'complete') x",
+};
+
+/*
+ * migration_sql[m] upgrades minor m - 1 to minor m within this major (NULL
+ * when that minor changed only the bench tables); it runs inside the open
+ * transaction, followed by gs_bench_schema_sql. Entry 0 has no
+ * predecessor. 1.0 is the first schema, so there is nothing to migrate yet.
+ */
+static const char *const migration_sql[] = {
+	NULL,
+};
+_Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
+	       "one migration per minor schema version");
+
+const char *const gs_db_pod_state[GS_DB_POD_STATES] = {
+	[GS_POD_NEW] = "new",
+	[GS_POD_PENDING] = "pending",
+	[GS_POD_RUNNING] = "running",
+	[GS_POD_DONE] = "done",
+	[GS_POD_FAILED] = "failed",
+};
+
+int gs_db_fail(char *err, size_t err_len, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && err_len) {
+		va_start(ap, fmt);
+		vsnprintf(err, err_len, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+int gs_db_sqlfail(struct gs_db *db, char *err, size_t err_len, const char *what)
+{
+	return gs_db_fail(err, err_len, GS_EDB, "%s: %s: %s", db->path, what,
+			  sqlite3_errmsg(db->conn));
+}
+
+static int exec_sql(struct gs_db *db, const char *sql, char *err, size_t err_len)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db->conn, sql, NULL, NULL, &msg);
+
+	if (rc == SQLITE_OK)
+		return 0;
+	gs_db_fail(err, err_len, GS_EDB, "%s: %s: %s", db->path, sql,
+		   msg ? msg : sqlite3_errstr(rc));
+	sqlite3_free(msg);
+	return GS_EDB;
+}
+
+/* Reads PRAGMA user_version; SQLITE_NOTADB becomes a plain message. */
+static int read_user_version(struct gs_db *db, int *version_out, char *err, size_t err_len)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->conn, "PRAGMA user_version", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			*version_out = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+		if (rc == SQLITE_ROW)
+			return 0;
+	}
+	if ((rc & 0xff) == SQLITE_NOTADB)
+		return gs_db_fail(err, err_len, GS_EDB, "%s: not a SQLite database", db->path);
+	return gs_db_sqlfail(db, err, err_len, "cannot read the schema version");
+}
+
+static int count_tables(struct gs_db *db, int *n_out, char *err, size_t err_len)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->conn,
+				"SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return gs_db_sqlfail(db, err, err_len, "cannot read the schema");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*n_out = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return gs_db_sqlfail(db, err, err_len, "cannot read the schema");
+	return 0;
+}
+
+static int refuse_newer(struct gs_db *db, int version, char *err, size_t err_len)
+{
+	return gs_db_fail(err, err_len, GS_ESCHEMA,
+			  "%s: database schema version %d.%d is newer than this gpusim supports "
+			  "(%d.%d); use a newer gpusim or another database file",
+			  db->path, version / 1000, version % 1000, GS_DB_SCHEMA_MAJOR,
+			  GS_DB_SCHEMA_MINOR);
+}
+
+static int refuse_foreign(struct gs_db *db, int n_tables, char *err, size_t err_len)
+{
+	return gs_db_fail(err, err_len, GS_ESCHEMA, "%s: not a gpusim results database (%s)",
+			  db->path,
+			  n_tables > 0 ? "it has tables but no gpusim schema version"
+			  : "it is empty");
+}
+
+static int set_user_version(struct gs_db *db, int version, char *err, size_t err_len)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", version);
+	return exec_sql(db, sql, err, err_len);
+}
+
+/*
+ * Creates or migrates the schema inside one IMMEDIATE transaction, after
+ * looking at the version again under the write lock: another connection
+ * (a sweep's other worker) may have done it in the meantime.
+ */
+static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len)
+{
+	int version = 0, n_tables = 0, rc;
+	size_t i;
+
+	rc = exec_sql(db, "BEGIN IMMEDIATE", err, err_len);
+	if (rc)
+		return rc;
+	rc = read_user_version(db, &version, err, err_len);
+	if (rc)
+		goto rollback;
+	if (version / 1000 > GS_DB_SCHEMA_MAJOR) {
+		rc = refuse_newer(db, version, err, err_len);
+		goto rollback;
+	}
+	if (version >= GS_DB_SCHEMA_VERSION)
+		goto commit;
+	if (version == 0) {
+		rc = count_tables(db, &n_tables, err, err_len);
+		if (rc)
+			goto rollback;
+		if (n_tables > 0 || !create) {
+			rc = refuse_foreign(db, n_tables, err, err_len);
+			goto rollback;
+		}
+		for (i = 0; i < sizeof(schema_sql) / sizeof(schema_sql[0]); i++) {
+			rc = exec_sql(db, schema_sql[i], err, err_len);
+			if (rc)
+				goto rollback;
+		}
+	} else if (version / 1000 < GS_DB_SCHEMA_MAJOR) {
+		rc = gs_db_fail(err, err_len, GS_ESCHEMA,
+				"%s: database schema version %d.%d is older than %d.%d "
+				"and cannot be migrated; use another database file",
+				db->path, version / 1000, version % 1000, GS_DB_SCHEMA_MAJOR,
+				GS_DB_SCHEMA_MINOR);
+		goto rollback;
+	} else {
+		for (i = (size_t)(version % 1000) + 1; i <= GS_DB_SCHEMA_MINOR; i++) {
+			/* NULL: a minor that only added bench tables (below). */
+			rc = migration_sql[i] ? exec_sql(db, migration_sql[i], err, err_len) : 0;
+			if (rc)
+				goto rollback;
+		}
+	}
+	rc = exec_sql(db, gs_bench_schema_sql, err, err_len);
+	if (rc)
+		goto rollback;
+	rc = set_user_version(db, GS_DB_SCHEMA_VERSION, err, err_len);
+	if (rc)
+		goto rollback;
+commit:
+	return exec_sql(db, "COMMIT", err, err_len);
+rollback:
+	sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+/* Reads the version (and for 0, whether the file is someone else's) in one snapshot. */
+static int look(struct gs_db *db, bool create, int *version_out, char *err, size_t err_len)
+{
+	int n_tables = 0, rc;
+
+	rc = exec_sql(db, "BEGIN", err, err_len);
+	if (rc)
+		return rc;
+	rc = read_user_version(db, version_out, err, err_len);
+	if (!rc && *version_out / 1000 > GS_DB_SCHEMA_MAJOR)
+		rc = refuse_newer(db, *version_out, err, err_len);
+	if (!rc && *version_out == 0) {
+		rc = count_tables(db, &n_tables, err, err_len);
+		if (!rc && (n_tables > 0 || !create))
+			rc = refuse_foreign(db, n_tables, err, err_len);
+	}
+	sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL);
+	return rc;
+}
+
+/* Reads PRAGMA journal_mode into mode (lower case). */
+static int journal_mode(struct gs_db *db, const char *sql, char *mode, size_t len)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(mode, len, "%s", (const char *)sqlite3_column_text(st, 0));
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * Switches a new database to WAL. The mode is stored in the file, so this
+ * only does anything the first time. Sweep workers opening a new file
+ * together race here, and SQLite answers the losers "database is locked"
+ * at once rather than through the busy handler: retry for up to the busy
+ * timeout. A file system without WAL support keeps its mode; that is
+ * slower for concurrent readers but still correct.
+ */
+static int set_wal(struct gs_db *db, char *err, size_t err_len)
+{
+	const struct timespec pause = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
+	char mode[16] = "";
+	int tries, rc;
+
+	for (tries = 0; tries < GS_DB_BUSY_TIMEOUT_MS / 10; tries++) {
+		rc = journal_mode(db, "PRAGMA journal_mode", mode, sizeof(mode));
+		if (rc == SQLITE_OK && strcmp(mode, "wal") == 0)
+			return 0;
+		if (rc == SQLITE_OK)
+			rc = journal_mode(db, "PRAGMA journal_mode = WAL", mode, sizeof(mode));
+		if (rc == SQLITE_OK)
+			return 0;
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	return gs_db_sqlfail(db, err, err_len, "cannot switch to WAL mode");
+}
+
+/* The directory part of path ("." when there is none) must be a directory. */
+static int check_parent_dir(const char *path, char *err, size_t err_len)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	struct stat sb;
+	int rc = 0;
+
+	if (!slash)
+		return 0;
+	dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	if (!dir)
+		return GS_ENOMEM;
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		rc = gs_db_fail(err, err_len, GS_ENOENT,
+				"%s: directory '%s' does not exist; create it first", path, dir);
+	free(dir);
+	return rc;
+}
+
+static int db_open(const char *path, bool create, struct gs_db **out, char *err, size_t err_len)
+{
+	struct gs_db *db;
+	struct stat sb;
+	int version = 0, flags, rc;
+
+	if (!path || !*path || !out)
+		return gs_db_fail(err, err_len, GS_EINVAL, "no database path given");
+	if (create) {
+		rc = check_parent_dir(path, err, err_len);
+		if (rc)
+			return rc;
+	} else if (stat(path, &sb) != 0) {
+		return gs_db_fail(err, err_len, GS_ENOENT, "%s: no such database file", path);
+	}
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return gs_db_fail(err, err_len, GS_EINVAL,
+				  "%s: is a directory, not a database file", path);
+
+	db = calloc(1, sizeof(*db));
+	if (!db)
+		return gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+	db->path = strdup(path);
+	if (!db->path) {
+		rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+		goto free_db;
+	}
+	if (pthread_mutex_init(&db->lock, NULL) != 0) {
+		rc = gs_db_fail(err, err_len, GS_ENOMEM, "cannot create a mutex");
+		goto free_path;
+	}
+	/* The handle's own mutex serialises every call; SQLite's would be a second one. */
+	flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+	if (sqlite3_open_v2(path, &db->conn, flags, NULL) != SQLITE_OK) {
+		rc = gs_db_fail(err, err_len, GS_EDB, "%s: cannot open: %s", path,
+				db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
+		goto close;
+	}
+	sqlite3_extended_result_codes(db->conn, 1);
+	sqlite3_busy_timeout(db->conn, GS_DB_BUSY_TIMEOUT_MS);
+
+	/*
+	 * Look before changing anything, so a refused file is left as it was.
+	 * The version and the table count come from one read transaction:
+	 * another sweep worker may be creating the schema right now.
+	 */
+	rc = look(db, create, &version, err, err_len);
+	if (rc)
+		goto close;
+	rc = exec_sql(db, "PRAGMA foreign_keys = ON", err, err_len);
+	if (rc)
+		goto close;
+	if (!sqlite3_db_readonly(db->conn, "main")) {
+		/*
+		 * WAL lets readers (inspect, plots) run while a sweep writes;
+		 * synchronous=NORMAL is safe in WAL mode (a power cut can lose
+		 * the last runs, never corrupt the file or half-write a run).
+		 */
+		rc = set_wal(db, err, err_len);
+		if (!rc)
+			rc = exec_sql(db, "PRAGMA synchronous = NORMAL", err, err_len);
+		if (rc)
+			goto close;
+	}
+	if (version < GS_DB_SCHEMA_VERSION) {
+		rc = setup_schema(db, create, err, err_len);
+		if (rc)
+			goto close;
+	}
+	*out = db;
+	return 0;
+
+close:
+	sqlite3_close(db->conn);
+	pthread_mutex_destroy(&db->lock);
+free_path:
+	free(db->path);
+free_db:
+	free(db);
+	return rc;
+}
+
+int gs_db_open(const char *path, struct gs_db **out, char *err, size_t err_len)
+{
+	return db_open(path, true, out, err, err_len);
+}
+
+int gs_db_open_existing(const char *path, struct gs_db **out, char *err, size_t err_len)
+{
+	return db_open(path, false, out, err, err_len);
+}
+
+void gs_db_close(struct gs_db *db)
+{
+	if (!db)
+		return;
+	sqlite3_finalize(db->st_run);
+	sqlite3_finalize(db->st_run_done);
+	sqlite3_finalize(db->st_node);
+	sqlite3_finalize(db->st_pod);
+	sqlite3_finalize(db->st_pods);
+	sqlite3_finalize(db->st_sample);
+	sqlite3_finalize(db->st_samples);
+	sqlite3_finalize(db->st_find);
+	sqlite3_close(db->conn);
+	pthread_mutex_destroy(&db->lock);
+	free(db->path);
+	free(db);
+}
+
+const char *gs_db_path(const struct gs_db *db)
+{
+	return db->path;
+}
+
+struct sqlite3 *gs_db_sqlite(struct gs_db *db)
+{
+	return db->conn;
+}
+
+int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out)
+{
+	cJSON *obj = cJSON_CreateObject();
+	char *text, *copy = NULL;
+	bool ok;
+
+	if (!obj)
+		return GS_ENOMEM;
+	ok = cJSON_AddStringToObject(obj, "mode",
+				     o->mode == GS_MODE_INFLATE ? "inflate" : "time") &&
+	     cJSON_AddNumberToObject(obj, "time_scale", o->time_scale) &&
+	     cJSON_AddNumberToObject(obj, "max_wait_s", (double)o->max_wait_s) &&
+	     cJSON_AddNumberToObject(obj, "sample_every", (double)o->sample_every) &&
+	     cJSON_AddNumberToObject(obj, "sample_interval_s", (double)o->sample_interval_s) &&
+	     cJSON_AddNumberToObject(obj, "inflate", o->inflate) &&
+	     cJSON_AddNumberToObject(obj, "frag_coverage", o->frag_coverage) &&
+	     cJSON_AddBoolToObject(obj, "frag", o->frag) &&
+	     cJSON_AddBoolToObject(obj, "compat", (o->policy_flags & GS_POLICY_COMPAT) != 0) &&
+	     cJSON_AddNumberToObject(obj, "policy_flags", (double)o->policy_flags);
+	text = ok ? cJSON_PrintUnformatted(obj) : NULL;
+	cJSON_Delete(obj);
+	if (text) {
+		copy = strdup(text);
+		cJSON_free(text);
+	}
+	if (!copy)
+		return GS_ENOMEM;
+	*json_out = copy;
+	return 0;
+}
+
+/* --- writing ------------------------------------------------------------ */
+
+static const char sql_insert_run[] =
+	"INSERT INTO runs (policy, mode, seed, nodes_path, nodes_sha256, pods_path, pods_sha256,"
+	" params_json, gpusim_version, started_at, ended_at, wall_ms, n_nodes, gpu_count,"
+	" gpu_milli_capacity, cpu_milli_capacity, mem_mib_capacity, n_pods, n_placed, n_failed,"
+	" n_done, n_pending_end, n_events, n_retries, t_end_s, wait_total_s, pods_stored)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+	" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)";
+static const char sql_run_done[] =
+	"UPDATE runs SET status = 'complete' WHERE run_id = ?1";
+static const char sql_insert_node[] =
+	"INSERT INTO run_nodes (run_id, node_idx, name, cpu_milli, memory_mib, num_gpu,"
+	" gpu_model, gpu_mem_mib) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+/*
+ * Pods and samples go in with multi-row INSERTs of ROWS_PER_INSERT rows
+ * (the tail one row at a time): one statement per 32 rows instead of per
+ * row roughly halves the cost of a run's write. The column lists are
+ * spelled once; both statements are generated from them.
+ */
+#define ROWS_PER_INSERT 32
+#define N_POD_COLUMNS 18
+static const char pod_columns[] =
+	"run_id, pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_mem_mib,"
+	" gpu_spec, state, node_idx, gpus, t_arrive_s, t_start_s, t_end_s, wait_s, fail_reason";
+#define N_SAMPLE_COLUMNS 14
+static const char sample_columns[] =
+	"run_id, sample_idx, t_s, event, cpu_alloc_milli, mem_alloc_mib, gpu_alloc_milli,"
+	" gpus_in_use, arrived_gpu_milli, pods_running, pods_pending, pods_failed, frag_milli,"
+	" arrived_pct";
+static const char sql_find_run[] =
+	"SELECT run_id FROM runs WHERE pods_sha256 = ?1 AND policy = ?2 AND seed = ?3"
+	" AND nodes_sha256 = ?4 AND params_json = ?5 AND status = 'complete'"
+	" ORDER BY run_id DESC LIMIT 1";
+
+static int prepare(struct gs_db *db, const char *sql, sqlite3_stmt **st, char *err,
+		   size_t err_len)
+{
+	if (*st)
+		return 0;
+	if (sqlite3_prepare_v3(db->conn, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) !=
+	    SQLITE_OK)
+		return gs_db_sqlfail(db, err, err_len, "cannot prepare a statement");
+	return 0;
+}
+
+/* Prepares "INSERT INTO table (columns) VALUES (?, ...), ..." for n_rows rows. */
+static int prepare_insert(struct gs_db *db, const char *table, const char *columns, int n_cols,
+			  int n_rows, sqlite3_stmt **st, char *err, size_t err_len)
+{
+	/* "(?,?,...)," is 2 * n_cols + 2 characters per row. */
+	size_t len = strlen(table) + strlen(columns) + 64 +
+		     (size_t)n_rows * (2 * (size_t)n_cols + 3);
+	size_t used;
+	char *sql;
+	int r, c, rc;
+
+	if (*st)
+		return 0;
+	sql = malloc(len);
+	if (!sql)
+		return gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+	used = (size_t)snprintf(sql, len, "INSERT INTO %s (%s) VALUES ", table, columns);
+	for (r = 0; r < n_rows; r++) {
+		sql[used++] = r ? ',' : ' ';
+		sql[used++] = '(';
+		for (c = 0; c < n_cols; c++) {
+			if (c)
+				sql[used++] = ',';
+			sql[used++] = '?';
+		}
+		sql[used++] = ')';
+	}
+	sql[used] = '\0';
+	rc = prepare(db, sql, st, err, err_len);
+	free(sql);
+	return rc;
+}
+
+static int prepare_writers(struct gs_db *db, char *err, size_t err_len)
+{
+	int rc;
+
+	rc = prepare(db, sql_insert_run, &db->st_run, err, err_len);
+	if (!rc)
+		rc = prepare(db, sql_run_done, &db->st_run_done, err, err_len);
+	if (!rc)
+		rc = prepare(db, sql_insert_node, &db->st_node, err, err_len);
+	if (!rc)
+		rc = prepare_insert(db, "pods", pod_columns, N_POD_COLUMNS, 1, &db->st_pod, err,
+				    err_len);
+	if (!rc)
+		rc = prepare_insert(db, "pods", pod_columns, N_POD_COLUMNS, ROWS_PER_INSERT,
+				    &db->st_pods, err, err_len);
+	if (!rc)
+		rc = prepare_insert(db, "samples", sample_columns, N_SAMPLE_COLUMNS, 1,
+				    &db->st_sample, err, err_len);
+	if (!rc)
+		rc = prepare_insert(db, "samples", sample_columns, N_SAMPLE_COLUMNS,
+				    ROWS_PER_INSERT, &db->st_samples, err, err_len);
+	return rc;
+}
+
+/* Binds text, or NULL for a NULL pointer. The text must outlive the step. */
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* Binds a time or index, or NULL for the engine's -1 ("never"). */
+static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+/* Steps an INSERT/UPDATE once and resets it; returns the SQLite code. */
+static int step_once(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* ISO-8601 UTC with milliseconds, as SQLite's date functions read it; "" when unset. */
+static void format_utc(const struct timespec *ts, char *buf, size_t len)
+{
+	struct tm tm;
+	char day[32];
+
+	buf[0] = '\0';
+	if (ts->tv_sec == 0 && ts->tv_nsec == 0)
+		return;
+	if (!gmtime_r(&ts->tv_sec, &tm))
+		return;
+	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03ldZ", day, ts->tv_nsec / 1000000L);
+}
+
+/* "0,3": the GPUs of a placement. Returns false for an impossible placement. */
+static bool format_gpus(const struct gs_placement *pl, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	if (pl->num_gpu < 0 || pl->num_gpu > GS_MAX_GPUS)
+		return false;
+	for (i = 0; i < pl->num_gpu; i++) {
+		if (pl->gpu[i] >= GS_MAX_GPUS)
+			return false;
+		used += (size_t)snprintf(buf + used, len - used, i ? ",%u" : "%u",
+					 (unsigned)pl->gpu[i]);
+	}
+	return true;
+}
+
+/* "A10|T4": the allowed models of a pod, NULL for any. Returns false for an unknown bit. */
+static bool format_spec(const struct gs_models *m, uint32_t mask, char *buf, size_t len,
+			const char **out)
+{
+	size_t used = 0;
+	int i;
+
+	*out = NULL;
+	if (mask == 0)
+		return true;
+	buf[0] = '\0';
+	for (i = 0; i < GS_MAX_MODELS; i++) {
+		if (!((mask >> i) & 1u))
+			continue;
+		if (i >= m->n)
+			return false;
+		used += (size_t)snprintf(buf + used, len - used, used ? "|%s" : "%s", m->m[i].name);
+		if (used >= len)
+			return false;
+	}
+	*out = buf;
+	return true;
+}
+
+struct run_counts {
+	int64_t placed, failed, done, pending_end;
+	int64_t wait_total_s;     /* sum of the pods' wait_s, stored or not */
+};
+
+static int validate_run(const struct gs_db *db, const struct gs_run_info *ri,
+			const struct gs_sim *sim, struct run_counts *cnt, char *err,
+			size_t err_len)
+{
+	const char *missing = NULL;
+	size_t i;
+
+	if (!ri || !sim)
+		return gs_db_fail(err, err_len, GS_EINVAL, "%s: no run to write", db->path);
+	if (!ri->policy)
+		missing = "policy";
+	else if (!ri->mode)
+		missing = "mode";
+	else if (!ri->nodes_sha256)
+		missing = "nodes_sha256";
+	else if (!ri->pods_sha256)
+		missing = "pods_sha256";
+	else if (!ri->params_json)
+		missing = "params_json";
+	else if (!sim->trace)
+		missing = "trace";
+	else if (sim->n_pods && (!sim->pods || !sim->out))
+		missing = "pod outcomes";
+	else if (sim->n_samples && !sim->samples)
+		missing = "samples";
+	if (missing)
+		return gs_db_fail(err, err_len, GS_EINVAL, "%s: run not written: no %s given",
+				  db->path, missing);
+	if (ri->seed > (uint64_t)INT64_MAX)
+		return gs_db_fail(err, err_len, GS_EINVAL,
+				  "%s: run not written: seed %" PRIu64 " is above %" PRId64,
+				  db->path, ri->seed, INT64_MAX);
+
+	memset(cnt, 0, sizeof(*cnt));
+	for (i = 0; i < sim->n_pods; i++) {
+		const struct gs_pod_outcome *o = &sim->out[i];
+
+		if (o->state >= GS_DB_POD_STATES)
+			return gs_db_fail(err, err_len, GS_EINVAL,
+					  "%s: run not written: pod %zu has unknown state %u",
+					  db->path, i, (unsigned)o->state);
+		if (o->src < 0 || (size_t)o->src >= sim->trace->n_pods)
+			return gs_db_fail(err, err_len, GS_EINVAL,
+					  "%s: run not written: pod %zu comes from trace row "
+					  "%" PRId32 ", the trace has %zu",
+					  db->path, i, o->src, sim->trace->n_pods);
+		switch (o->state) {
+		case GS_POD_DONE:
+			cnt->done++;
+			/* fall through */
+		case GS_POD_RUNNING:
+			cnt->placed++;
+			/* As bind_pod() computes pods.wait_s. */
+			if (o->t_start_s >= 0 && o->t_arrive_s >= 0)
+				cnt->wait_total_s += o->t_start_s - o->t_arrive_s;
+			break;
+		case GS_POD_FAILED:
+			cnt->failed++;
+			break;
+		case GS_POD_PENDING:
+			cnt->pending_end++;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const struct gs_sim *sim,
+		      const struct run_counts *cnt)
+{
+	const struct gs_cluster *c = &sim->cluster;
+	sqlite3_stmt *st = db->st_run;
+	char started[48], ended[48];
+
+	format_utc(&ri->started_at, started, sizeof(started));
+	format_utc(&ri->ended_at, ended, sizeof(ended));
+	bind_text(st, 1, ri->policy);
+	bind_text(st, 2, ri->mode);
+	sqlite3_bind_int64(st, 3, (int64_t)ri->seed);
+	bind_text(st, 4, ri->nodes_path);
+	bind_text(st, 5, ri->nodes_sha256);
+	bind_text(st, 6, ri->pods_path);
+	bind_text(st, 7, ri->pods_sha256);
+	bind_text(st, 8, ri->params_json);
+	bind_text(st, 9, ri->gpusim_version ? ri->gpusim_version : GS_VERSION);
+	bind_text(st, 10, started[0] ? started : NULL);
+	bind_text(st, 11, ended[0] ? ended : NULL);
+	sqlite3_bind_double(st, 12, ri->wall_ms);
+	sqlite3_bind_int64(st, 13, c->n_nodes);
+	sqlite3_bind_int64(st, 14, c->gpu_count);
+	sqlite3_bind_int64(st, 15, c->gpu_milli);
+	sqlite3_bind_int64(st, 16, c->cpu_milli);
+	sqlite3_bind_int64(st, 17, c->mem_mib);
+	sqlite3_bind_int64(st, 18, (int64_t)sim->n_pods);
+	sqlite3_bind_int64(st, 19, cnt->placed);
+	sqlite3_bind_int64(st, 20, cnt->failed);
+	sqlite3_bind_int64(st, 21, cnt->done);
+	sqlite3_bind_int64(st, 22, cnt->pending_end);
+	sqlite3_bind_int64(st, 23, sim->stats.events);
+	sqlite3_bind_int64(st, 24, sim->stats.retries);
+	sqlite3_bind_int64(st, 25, sim->stats.t_end_s);
+	sqlite3_bind_int64(st, 26, cnt->wait_total_s);
+	sqlite3_bind_int64(st, 27, ri->no_pods ? 0 : 1);
+	return step_once(st);
+}
+
+static int insert_nodes(struct gs_db *db, int64_t run_id, const struct gs_cluster *c,
+			char *err, size_t err_len)
+{
+	sqlite3_stmt *st = db->st_node;
+	int32_t i;
+
+	for (i = 0; i < c->n_nodes; i++) {
+		const struct gs_node *n = &c->nodes[i];
+		const struct gs_gpu_model *m = NULL;
+
+		if (n->num_gpu > 0) {
+			if (n->model < 0 || n->model >= c->models.n)
+				return gs_db_fail(err, err_len, GS_EINVAL,
+						  "%s: run not written: node %" PRId32
+						  " has GPU model index %" PRId32
+						  ", the table has %d",
+						  db->path, i, n->model, c->models.n);
+			m = &c->models.m[n->model];
+		}
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, i);
+		bind_text(st, 3, c->node_names && c->node_names[i] ? c->node_names[i] : "");
+		sqlite3_bind_int64(st, 4, n->cpu_milli);
+		sqlite3_bind_int64(st, 5, n->mem_mib);
+		sqlite3_bind_int64(st, 6, n->num_gpu);
+		bind_text(st, 7, m ? m->name : NULL);
+		sqlite3_bind_int64(st, 8, m ? m->mem_mib : 0);
+		if (step_once(st) != SQLITE_OK) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "cannot write node %" PRId32, i);
+			return gs_db_sqlfail(db, err, err_len, what);
+		}
+	}
+	return 0;
+}
+
+/* Text a pod row binds with SQLITE_STATIC: it must live until the statement steps. */
+struct pod_text {
+	char gpus[GS_MAX_GPUS * 4 + 1];
+	char spec[GS_MAX_MODELS * GS_MODEL_NAME_MAX];
+	char reason[256];
+};
+
+/* Binds pod i to parameters base + 1 .. base + N_POD_COLUMNS of st. */
+static int bind_pod(struct gs_db *db, sqlite3_stmt *st, int base, int64_t run_id,
+		    const struct gs_sim *sim, size_t i, struct pod_text *txt, char *err,
+		    size_t err_len)
+{
+	const struct gs_pod *p = &sim->pods[i];
+	const struct gs_pod_outcome *o = &sim->out[i];
+	const char *name = sim->trace->pod_names ? sim->trace->pod_names[o->src] : NULL;
+	const char *spec_text;
+	bool placed = o->state == GS_POD_RUNNING || o->state == GS_POD_DONE;
+	bool unplaced = o->state == GS_POD_FAILED || o->state == GS_POD_PENDING;
+
+	if (!format_spec(&sim->cluster.models, p->model_mask, txt->spec, sizeof(txt->spec),
+			 &spec_text))
+		return gs_db_fail(err, err_len, GS_EINVAL,
+				  "%s: run not written: pod %zu allows GPU model bits %#x, the "
+				  "cluster has %d models",
+				  db->path, i, p->model_mask, sim->cluster.models.n);
+	if (placed && !format_gpus(&o->pl, txt->gpus, sizeof(txt->gpus)))
+		return gs_db_fail(err, err_len, GS_EINVAL,
+				  "%s: run not written: pod %zu has an impossible placement "
+				  "(%" PRId32 " GPUs)",
+				  db->path, i, o->pl.num_gpu);
+	sqlite3_bind_int64(st, base + 1, run_id);
+	sqlite3_bind_int64(st, base + 2, (int64_t)i);
+	sqlite3_bind_int64(st, base + 3, o->src);
+	bind_text(st, base + 4, name ? name : "");
+	sqlite3_bind_int64(st, base + 5, p->cpu_milli);
+	sqlite3_bind_int64(st, base + 6, p->mem_mib);
+	sqlite3_bind_int64(st, base + 7, p->num_gpu);
+	sqlite3_bind_int64(st, base + 8, p->gpu_milli);
+	sqlite3_bind_int64(st, base + 9, p->gpu_mem_mib);
+	bind_text(st, base + 10, spec_text);
+	bind_text(st, base + 11, gs_db_pod_state[o->state]);
+	if (placed) {
+		sqlite3_bind_int64(st, base + 12, o->pl.node);
+		bind_text(st, base + 13, o->pl.num_gpu > 0 ? txt->gpus : NULL);
+	} else {
+		sqlite3_bind_null(st, base + 12);
+		sqlite3_bind_null(st, base + 13);
+	}
+	bind_opt_int(st, base + 14, o->t_arrive_s);
+	bind_opt_int(st, base + 15, placed ? o->t_start_s : -1);
+	/* Placed pods: when they left; failed ones: when they gave up. */
+	bind_opt_int(st, base + 16, o->t_end_s);
+	if (placed && o->t_start_s >= 0 && o->t_arrive_s >= 0)
+		sqlite3_bind_int64(st, base + 17, o->t_start_s - o->t_arrive_s);
+	else
+		sqlite3_bind_null(st, base + 17);
+	bind_text(st, base + 18,
+		  unplaced ? gs_nofit_format(&o->why, txt->reason, sizeof(txt->reason)) : NULL);
+	return 0;
+}
+
+static int insert_pods(struct gs_db *db, int64_t run_id, const struct gs_sim *sim, char *err,
+		       size_t err_len)
+{
+	struct pod_text *txt = malloc(ROWS_PER_INSERT * sizeof(*txt));
+	sqlite3_stmt *st;
+	size_t i = 0, j, rows;
+	int rc = 0;
+
+	if (!txt)
+		return gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+	while (i < sim->n_pods) {
+		rows = sim->n_pods - i >= ROWS_PER_INSERT ? ROWS_PER_INSERT : 1;
+		st = rows > 1 ? db->st_pods : db->st_pod;
+
+		for (j = 0; j < rows && !rc; j++)
+			rc = bind_pod(db, st, (int)j * N_POD_COLUMNS, run_id, sim, i + j, &txt[j],
+				      err, err_len);
+		if (rc)
+			break;
+		if (step_once(st) != SQLITE_OK) {
+			char what[64];
+
+			if (rows > 1)
+				snprintf(what, sizeof(what), "cannot write pods %zu-%zu", i,
+					 i + rows - 1);
+			else
+				snprintf(what, sizeof(what), "cannot write pod %zu", i);
+			rc = gs_db_sqlfail(db, err, err_len, what);
+			break;
+		}
+		i += rows;
+	}
+	/* The statements point into txt: forget those pointers before freeing it. */
+	sqlite3_clear_bindings(db->st_pod);
+	sqlite3_clear_bindings(db->st_pods);
+	free(txt);
+	return rc;
+}
+
+/* Binds sample i to parameters base + 1 .. base + N_SAMPLE_COLUMNS of st. */
+static void bind_sample(sqlite3_stmt *st, int base, int64_t run_id, const struct gs_sim *sim,
+			size_t i)
+{
+	const struct gs_sample *s = &sim->samples[i];
+	int64_t cap = sim->cluster.gpu_milli;
+
+	sqlite3_bind_int64(st, base + 1, run_id);
+	sqlite3_bind_int64(st, base + 2, (int64_t)i);
+	sqlite3_bind_int64(st, base + 3, s->t_s);
+	sqlite3_bind_int64(st, base + 4, s->event);
+	sqlite3_bind_int64(st, base + 5, s->cpu_alloc_milli);
+	sqlite3_bind_int64(st, base + 6, s->mem_alloc_mib);
+	sqlite3_bind_int64(st, base + 7, s->gpu_alloc_milli);
+	sqlite3_bind_int64(st, base + 8, s->gpus_in_use);
+	sqlite3_bind_int64(st, base + 9, s->arrived_gpu_milli);
+	sqlite3_bind_int64(st, base + 10, s->pods_running);
+	sqlite3_bind_int64(st, base + 11, s->pending);
+	sqlite3_bind_int64(st, base + 12, s->failed);
+	if (isnan(s->frag_milli))
+		sqlite3_bind_null(st, base + 13);
+	else
+		sqlite3_bind_double(st, base + 13, s->frag_milli);
+	/* The engine's own rounding, so the buckets match gs_sim_summarize(). */
+	if (cap > 0)
+		sqlite3_bind_int64(st, base + 14, gs_sample_arrived_pct(s, cap));
+	else
+		sqlite3_bind_null(st, base + 14);
+}
+
+static int insert_samples(struct gs_db *db, int64_t run_id, const struct gs_sim *sim,
+			  char *err, size_t err_len)
+{
+	sqlite3_stmt *st;
+	size_t i = 0, j, rows;
+
+	while (i < sim->n_samples) {
+		rows = sim->n_samples - i >= ROWS_PER_INSERT ? ROWS_PER_INSERT : 1;
+		st = rows > 1 ? db->st_samples : db->st_sample;
+
+		for (j = 0; j < rows; j++)
+			bind_sample(st, (int)j * N_SAMPLE_COLUMNS, run_id, sim, i + j);
+		if (step_once(st) != SQLITE_OK) {
+			char what[64];
+
+			if (rows > 1)
+				snprintf(what, sizeof(what), "cannot write samples %zu-%zu", i,
+					 i + rows - 1);
+			else
+				snprintf(what, sizeof(what), "cannot write sample %zu", i);
+			return gs_db_sqlfail(db, err, err_len, what);
+		}
+		i += rows;
+	}
+	return 0;
+}
+
+/* The run and node writers bound stack buffers with SQLITE_STATIC: drop those pointers. */
+static void clear_writer_bindings(struct gs_db *db)
+{
+	sqlite3_stmt *st[] = { db->st_run, db->st_run_done, db->st_node };
+	size_t i;
+
+	for (i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+		if (st[i])
+			sqlite3_clear_bindings(st[i]);
+}
+
+int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct gs_sim *sim,
+		    int64_t *run_id_out, char *err, size_t err_len)
+{
+	struct run_counts cnt;
+	cJSON *params;
+	int64_t run_id;
+	int rc;
+
+	if (!db)
+		return gs_db_fail(err, err_len, GS_EINVAL, "no database");
+	rc = validate_run(db, ri, sim, &cnt, err, err_len);
+	if (rc)
+		return rc;
+	params = cJSON_Parse(ri->params_json);
+	if (!params)
+		return gs_db_fail(err, err_len, GS_EINVAL,
+				  "%s: run not written: params_json is not valid JSON", db->path);
+	cJSON_Delete(params);
+
+	pthread_mutex_lock(&db->lock);
+	rc = prepare_writers(db, err, err_len);
+	if (rc)
+		goto unlock;
+	/* IMMEDIATE: take the write lock now and wait for it, never mid-run. */
+	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot start the run's transaction");
+		goto unlock;
+	}
+	if (insert_run(db, ri, sim, &cnt) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot write the run");
+		goto rollback;
+	}
+	run_id = sqlite3_last_insert_rowid(db->conn);
+	rc = insert_nodes(db, run_id, &sim->cluster, err, err_len);
+	if (rc)
+		goto rollback;
+	rc = ri->no_pods ? 0 : insert_pods(db, run_id, sim, err, err_len);
+	if (rc)
+		goto rollback;
+	rc = insert_samples(db, run_id, sim, err, err_len);
+	if (rc)
+		goto rollback;
+	/* Last: only now can anyone see this run as complete. */
+	sqlite3_bind_int64(db->st_run_done, 1, run_id);
+	if (step_once(db->st_run_done) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot mark the run complete");
+		goto rollback;
+	}
+	if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot commit the run");
+		goto rollback;
+	}
+	if (run_id_out)
+		*run_id_out = run_id;
+	rc = 0;
+	goto unlock;
+
+rollback:
+	if (!sqlite3_get_autocommit(db->conn))
+		sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+unlock:
+	clear_writer_bindings(db);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+int gs_db_find_run(struct gs_db *db, const char *policy, const char *pods_sha256,
+		   const char *nodes_sha256, uint64_t seed, const char *params_json,
+		   int64_t *run_id_out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!db || !policy || !pods_sha256 || !nodes_sha256 || !params_json ||
+	    seed > (uint64_t)INT64_MAX)
+		return GS_EINVAL;
+	pthread_mutex_lock(&db->lock);
+	rc = prepare(db, sql_find_run, &db->st_find, NULL, 0);
+	if (rc)
+		goto unlock;
+	st = db->st_find;
+	bind_text(st, 1, pods_sha256);
+	bind_text(st, 2, policy);
+	sqlite3_bind_int64(st, 3, (int64_t)seed);
+	bind_text(st, 4, nodes_sha256);
+	bind_text(st, 5, params_json);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (run_id_out)
+			*run_id_out = sqlite3_column_int64(st, 0);
+		rc = 0;
+	} else {
+		rc = rc == SQLITE_DONE ? GS_ENOENT : GS_EDB;
+	}
+	sqlite3_reset(st);
+unlock:
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * results_internal.h - what the results store's two halves share:
+ * results.c (schema, opening, writing) and results_read.c (the readers
+ * behind gpusim inspect). Not part of the store's contract; include
+ * results.h instead.
+ */
+#ifndef GS_RESULTS_INTERNAL_H
+#define GS_RESULTS_INTERNAL_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "store/results.h"
+
+struct gs_db {
+	sqlite3 *conn;
+	char *path;
+	pthread_mutex_t lock;
+	/* Writers, prepared on the first write and reused for every row. */
+	sqlite3_stmt *st_run, *st_run_done, *st_node, *st_find;
+	sqlite3_stmt *st_pod, *st_pods;         /* one row, ROWS_PER_INSERT rows */
+	sqlite3_stmt *st_sample, *st_samples;
+};
+
+/*
+ * The names of enum gs_pod_state in pods.state. They are part of the
+ * on-disk format (a CHECK constraint in the DDL), so they are spelled here
+ * rather than taken from gs_pod_state_str().
+ */
+extern const char *const gs_db_pod_state[];
+#define GS_DB_POD_STATES (GS_POD_FAILED + 1)
+
+/* Formats a message into err (when not NULL) and returns code. */
+__attribute__((format(printf, 4, 5)))
+int gs_db_fail(char *err, size_t err_len, int code, const char *fmt, ...);
+
+/* GS_EDB with "<path>: <what>: <SQLite's message>" in err. */
+int gs_db_sqlfail(struct gs_db *db, char *err, size_t err_len, const char *what);
+
+#endif

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * results_read.c - the results store's readers: the run list and one run's
+ * summary, nodes, pods and peak time, for `gpusim inspect` and the plots.
+ * Contracts in results.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/grow.h"
+#include "store/results.h"
+#include "store/results_internal.h"
+
+/* A copy of a text column, NULL for SQL NULL. Sets *oom on allocation failure. */
+static char *col_strdup(sqlite3_stmt *st, int i, bool *oom)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+	char *copy;
+
+	if (!s)
+		return NULL;
+	copy = strdup((const char *)s);
+	if (!copy)
+		*oom = true;
+	return copy;
+}
+
+static double col_double(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static int64_t col_opt_int(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+static const char sql_run_rows[] =
+	"SELECT s.run_id, s.policy, s.mode, s.seed, r.nodes_path, r.pods_path, s.pods_file,"
+	" s.params_json, r.gpusim_version, r.started_at, s.wall_ms, r.n_nodes, r.gpu_count,"
+	" r.gpu_milli_capacity, r.cpu_milli_capacity, r.mem_mib_capacity, s.n_pods,"
+	" s.n_placed, s.n_failed, r.n_events, r.t_end_s, s.failed_pct, s.mean_wait_s,"
+	" s.gpu_alloc_pct, s.unalloc_gpu_pct, s.frag_ratio_pct, r.pods_stored"
+	" FROM run_summary s JOIN runs r ON r.run_id = s.run_id";
+
+static bool read_run_row(sqlite3_stmt *st, struct gs_run_row *r)
+{
+	bool oom = false;
+
+	memset(r, 0, sizeof(*r));
+	r->run_id = sqlite3_column_int64(st, 0);
+	r->policy = col_strdup(st, 1, &oom);
+	r->mode = col_strdup(st, 2, &oom);
+	r->seed = (uint64_t)sqlite3_column_int64(st, 3);
+	r->nodes_path = col_strdup(st, 4, &oom);
+	r->pods_path = col_strdup(st, 5, &oom);
+	r->pods_file = col_strdup(st, 6, &oom);
+	r->params_json = col_strdup(st, 7, &oom);
+	r->gpusim_version = col_strdup(st, 8, &oom);
+	r->started_at = col_strdup(st, 9, &oom);
+	r->wall_ms = col_double(st, 10);
+	r->n_nodes = sqlite3_column_int64(st, 11);
+	r->gpu_count = sqlite3_column_int64(st, 12);
+	r->gpu_milli_capacity = sqlite3_column_int64(st, 13);
+	r->cpu_milli_capacity = sqlite3_column_int64(st, 14);
+	r->mem_mib_capacity = sqlite3_column_int64(st, 15);
+	r->n_pods = sqlite3_column_int64(st, 16);
+	r->n_placed = sqlite3_column_int64(st, 17);
+	r->n_failed = sqlite3_column_int64(st, 18);
+	r->n_events = sqlite3_column_int64(st, 19);
+	r->t_end_s = sqlite3_column_int64(st, 20);
+	r->failed_pct = col_double(st, 21);
+	r->mean_wait_s = col_double(st, 22);
+	r->gpu_alloc_pct = col_double(st, 23);
+	r->unalloc_gpu_pct = col_double(st, 24);
+	r->frag_ratio_pct = col_double(st, 25);
+	r->pods_stored = sqlite3_column_int(st, 26) != 0;
+	if (oom)
+		gs_run_row_release(r);
+	return !oom;
+}
+
+void gs_run_row_release(struct gs_run_row *r)
+{
+	if (!r)
+		return;
+	free(r->policy);
+	free(r->mode);
+	free(r->nodes_path);
+	free(r->pods_path);
+	free(r->pods_file);
+	free(r->params_json);
+	free(r->gpusim_version);
+	free(r->started_at);
+	memset(r, 0, sizeof(*r));
+}
+
+void gs_run_rows_free(struct gs_run_row *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; rows && i < n; i++)
+		gs_run_row_release(&rows[i]);
+	free(rows);
+}
+
+int gs_db_list_runs(struct gs_db *db, struct gs_run_row **rows_out, size_t *n_out, char *err,
+		    size_t err_len)
+{
+	char sql[sizeof(sql_run_rows) + 32];
+	struct gs_run_row *rows = NULL, *grown;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st = NULL;
+	int rc = 0, step;
+
+	snprintf(sql, sizeof(sql), "%s ORDER BY s.run_id", sql_run_rows);
+	pthread_mutex_lock(&db->lock);
+	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot list runs");
+		goto out;
+	}
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		grown = gs_grow(rows, &cap, n, sizeof(*rows), 16);
+		if (!grown) {
+			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+			goto out;
+		}
+		rows = grown;
+		if (!read_run_row(st, &rows[n])) {
+			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+			goto out;
+		}
+		n++;
+	}
+	if (step != SQLITE_DONE)
+		rc = gs_db_sqlfail(db, err, err_len, "cannot list runs");
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	if (rc) {
+		gs_run_rows_free(rows, n);
+		return rc;
+	}
+	*rows_out = rows;
+	*n_out = n;
+	return 0;
+}
+
+int gs_db_get_run(struct gs_db *db, int64_t run_id, struct gs_run_row *out, char *err,
+		  size_t err_len)
+{
+	char sql[sizeof(sql_run_rows) + 32];
+	sqlite3_stmt *st = NULL;
+	int rc, step;
+
+	snprintf(sql, sizeof(sql), "%s WHERE s.run_id = ?1", sql_run_rows);
+	pthread_mutex_lock(&db->lock);
+	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot read run");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		rc = read_run_row(st, out) ? 0
+					   : gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+	else if (step == SQLITE_DONE)
+		rc = gs_db_fail(err, err_len, GS_ENOENT, "%s: no run %" PRId64, db->path, run_id);
+	else
+		rc = gs_db_sqlfail(db, err, err_len, "cannot read run");
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
+
+/* GS_ENOENT unless a complete run run_id exists. Called with the lock held. */
+static int check_run(struct gs_db *db, int64_t run_id, char *err, size_t err_len)
+{
+	sqlite3_stmt *st;
+	int step;
+
+	if (sqlite3_prepare_v2(db->conn,
+			       "SELECT 1 FROM runs WHERE run_id = ?1 AND status = 'complete'", -1,
+			       &st, NULL) != SQLITE_OK)
+		return gs_db_sqlfail(db, err, err_len, "cannot read run");
+	sqlite3_bind_int64(st, 1, run_id);
+	step = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (step == SQLITE_ROW)
+		return 0;
+	if (step == SQLITE_DONE)
+		return gs_db_fail(err, err_len, GS_ENOENT, "%s: no run %" PRId64, db->path, run_id);
+	return gs_db_sqlfail(db, err, err_len, "cannot read run");
+}
+
+void gs_db_nodes_free(struct gs_db_node *nodes, size_t n)
+{
+	size_t i;
+
+	for (i = 0; nodes && i < n; i++) {
+		free(nodes[i].name);
+		free(nodes[i].gpu_model);
+	}
+	free(nodes);
+}
+
+int gs_db_load_nodes(struct gs_db *db, int64_t run_id, struct gs_db_node **nodes_out,
+		     size_t *n_out, char *err, size_t err_len)
+{
+	struct gs_db_node *nodes = NULL, *grown;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st = NULL;
+	bool oom = false;
+	int rc, step;
+
+	pthread_mutex_lock(&db->lock);
+	rc = check_run(db, run_id, err, err_len);
+	if (rc)
+		goto out;
+	if (sqlite3_prepare_v2(db->conn,
+			       "SELECT node_idx, name, cpu_milli, memory_mib, num_gpu, gpu_model,"
+			       " gpu_mem_mib FROM run_nodes WHERE run_id = ?1 ORDER BY node_idx",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's nodes");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gs_db_node *nd;
+
+		grown = gs_grow(nodes, &cap, n, sizeof(*nodes), 256);
+		if (!grown) {
+			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+			goto out;
+		}
+		nodes = grown;
+		nd = &nodes[n++];
+		nd->idx = sqlite3_column_int(st, 0);
+		nd->name = col_strdup(st, 1, &oom);
+		nd->cpu_milli = sqlite3_column_int(st, 2);
+		nd->memory_mib = sqlite3_column_int64(st, 3);
+		nd->num_gpu = sqlite3_column_int(st, 4);
+		nd->gpu_model = col_strdup(st, 5, &oom);
+		nd->gpu_mem_mib = sqlite3_column_int64(st, 6);
+		if (oom) {
+			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if (step != SQLITE_DONE)
+		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's nodes");
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	if (rc) {
+		gs_db_nodes_free(nodes, n);
+		return rc;
+	}
+	*nodes_out = nodes;
+	*n_out = n;
+	return 0;
+}
+
+void gs_db_pods_free(struct gs_db_pod *pods, size_t n)
+{
+	size_t i;
+
+	for (i = 0; pods && i < n; i++) {
+		free(pods[i].name);
+		free(pods[i].fail_reason);
+	}
+	free(pods);
+}
+
+/* Parses "0,3" into p->gpus. Returns false for anything else. */
+static bool parse_gpus(const char *s, struct gs_db_pod *p)
+{
+	p->n_gpus = 0;
+	if (!s)
+		return true;
+	for (;;) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (end == s || errno || v < 0 || v >= GS_MAX_GPUS || p->n_gpus == GS_MAX_GPUS)
+			return false;
+		p->gpus[p->n_gpus++] = (uint8_t)v;
+		if (*end == '\0')
+			return true;
+		if (*end != ',')
+			return false;
+		s = end + 1;
+	}
+}
+
+static bool parse_state(const char *s, uint8_t *state_out)
+{
+	size_t i;
+
+	for (i = 0; s && i < GS_DB_POD_STATES; i++) {
+		if (strcmp(s, gs_db_pod_state[i]) == 0) {
+			*state_out = (uint8_t)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+int gs_db_load_pods(struct gs_db *db, int64_t run_id, struct gs_db_pod **pods_out,
+		    size_t *n_out, char *err, size_t err_len)
+{
+	struct gs_db_pod *pods = NULL, *grown;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st = NULL;
+	bool oom = false;
+	int rc, step;
+
+	pthread_mutex_lock(&db->lock);
+	rc = check_run(db, run_id, err, err_len);
+	if (rc)
+		goto out;
+	if (sqlite3_prepare_v2(db->conn,
+			       "SELECT pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu,"
+			       " gpu_milli, gpu_mem_mib, state, node_idx, gpus, t_arrive_s,"
+			       " t_start_s, t_end_s, wait_s, fail_reason"
+			       " FROM pods WHERE run_id = ?1 ORDER BY pod_idx",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's pods");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gs_db_pod *p;
+		const char *state = (const char *)sqlite3_column_text(st, 8);
+		const char *gpus = (const char *)sqlite3_column_text(st, 10);
+
+		grown = gs_grow(pods, &cap, n, sizeof(*pods), 1024);
+		if (!grown) {
+			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+			goto out;
+		}
+		pods = grown;
+		p = &pods[n++];
+		memset(p, 0, sizeof(*p));
+		p->pod_idx = sqlite3_column_int(st, 0);
+		p->src_idx = sqlite3_column_int(st, 1);
+		p->name = col_strdup(st, 2, &oom);
+		p->cpu_milli = sqlite3_column_int(st, 3);
+		p->memory_mib = sqlite3_column_int64(st, 4);
+		p->num_gpu = sqlite3_column_int(st, 5);
+		p->gpu_milli = sqlite3_column_int(st, 6);
+		p->gpu_mem_mib = sqlite3_column_int64(st, 7);
+		p->node_idx = (int32_t)col_opt_int(st, 9);
+		p->t_arrive_s = col_opt_int(st, 11);
+		p->t_start_s = col_opt_int(st, 12);
+		p->t_end_s = col_opt_int(st, 13);
+		p->wait_s = col_opt_int(st, 14);
+		p->fail_reason = col_strdup(st, 15, &oom);
+		if (oom) {
+			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (!parse_state(state, &p->state) || !parse_gpus(gpus, p)) {
+			rc = gs_db_fail(err, err_len, GS_EDB,
+					"%s: run %" PRId64 " pod %" PRId32
+					": bad state '%s' or gpus '%s'",
+					db->path, run_id, p->pod_idx, state ? state : "NULL",
+					gpus ? gpus : "NULL");
+			goto out;
+		}
+	}
+	if (step != SQLITE_DONE)
+		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's pods");
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	if (rc) {
+		gs_db_pods_free(pods, n);
+		return rc;
+	}
+	*pods_out = pods;
+	*n_out = n;
+	return 0;
+}
+
+int gs_db_peak_time(struct gs_db *db, int64_t run_id, int64_t *t_s_out, char *err,
+		    size_t err_len)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, step;
+
+	pthread_mutex_lock(&db->lock);
+	rc = check_run(db, run_id, err, err_len);
+	if (rc)
+		goto out;
+	if (sqlite3_prepare_v2(db->conn,
+			       "SELECT t_s FROM samples WHERE run_id = ?1"
+			       " ORDER BY gpu_alloc_milli DESC, sample_idx LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's samples");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		*t_s_out = sqlite3_column_int64(st, 0);
+	else if (step == SQLITE_DONE)
+		rc = gs_db_fail(err, err_len, GS_ENOENT, "%s: run %" PRId64 " has no samples",
+				db->path,
+				run_id);
+	else
+		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's samples");
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
