@@ -8,13 +8,18 @@
 #   make bench-sim  simulator speed benchmarks (needs the openb trace)
 #   make asan     build and test under ASan+UBSan in build-asan/
 #   make repro    the full FGD reproduction (label "repro", minutes)
+#   make install  install into PREFIX (default /usr/local), under DESTDIR if set
+#   make deb      a Debian package (CPack) in build/
+#   make test-install  install into a scratch DESTDIR and build, inspect and run the .deb
 
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 GPUSIM   = $(BUILD)/gpusim
 
-.PHONY: all deps build test demo bench bench-sim asan repro clean
+PREFIX   ?= /usr/local
+
+.PHONY: all deps build test demo bench bench-sim asan repro install deb test-install clean
 
 all: build
 
@@ -50,6 +55,15 @@ asan: deps
 repro: deps
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest --output-on-failure -L repro
+
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+deb: build
+	cd $(BUILD) && cpack -G DEB
+
+test-install: build
+	@scripts/test-install.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD) build-asan

@@ -15,11 +15,8 @@
 
 #include "cli/cmd.h"
 #include "core/error.h"
+#include "io/path.h"
 #include "report/plot.h"
-
-#ifndef GS_SCRIPTS_DIR
-#define GS_SCRIPTS_DIR "scripts"
-#endif
 
 static void usage(FILE *f)
 {
@@ -48,7 +45,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -d, --db FILE        results database (default results/fgd.db)\n"
 		"  -o, --out DIR        output directory, created if missing (default results/plots)\n"
-		"      --scripts DIR    the gnuplot scripts (default %s, or $GPUSIM_SCRIPTS)\n"
+		"      --scripts DIR    the gnuplot scripts (default $GPUSIM_SCRIPTS, else those\n"
+		"                       installed with gpusim, else %s)\n"
 		"      --compat         only runs with compat scoring (the default)\n"
 		"      --exact          only runs with exact scoring\n"
 		"      --any-scoring    runs of either scoring together\n"
@@ -58,7 +56,7 @@ static void usage(FILE *f)
 		"\n"
 		"Needs gnuplot on PATH (Debian: gnuplot-nox).\n"
 		"Exit status: 0 success, 1 failure, 2 bad input or usage.\n",
-		GS_SCRIPTS_DIR);
+		gs_plot_scripts_dir());
 }
 
 enum { OPT_SCRIPTS = 256, OPT_COMPAT, OPT_EXACT, OPT_ANY, OPT_KEEP };
@@ -125,7 +123,7 @@ int gs_cmd_plot(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *db_path = "results/fgd.db", *out_dir = "results/plots";
-	const char *scripts = getenv("GPUSIM_SCRIPTS");
+	const char *scripts = gs_plot_scripts_dir();
 	char tmpl[] = "/tmp/gpusim-plot-XXXXXX", err[1024], sim_err[1024];
 	struct gs_plot_index ix;
 	struct gs_plot_bench bench;
@@ -133,8 +131,6 @@ int gs_cmd_plot(int argc, char **argv)
 	int c, compat = 1, keep = 0, quiet = 0, rc, sim_rc, status;
 	size_t f, bench_rows;
 
-	if (!scripts || !*scripts)
-		scripts = GS_SCRIPTS_DIR;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:o:qh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -174,8 +170,8 @@ int gs_cmd_plot(int argc, char **argv)
 		fprintf(stderr, "gpusim plot: unexpected argument '%s'\n", argv[optind]);
 		return GS_EXIT_USAGE;
 	}
-	if (mkdir(out_dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "gpusim plot: %s: cannot create: %s\n", out_dir, strerror(errno));
+	if (gs_mkdir_p(out_dir, err, sizeof(err))) {
+		fprintf(stderr, "gpusim plot: %s\n", err);
 		return GS_EXIT_USAGE;
 	}
 	rc = gs_db_open_existing(db_path, &db, err, sizeof(err));

@@ -19,6 +19,38 @@
 
 extern char **environ;
 
+#ifndef GS_SCRIPTS_DIR
+#define GS_SCRIPTS_DIR "scripts"
+#endif
+
+const char *gs_plot_scripts_dir(void)
+{
+	static char installed[4096];
+	const char *env = getenv("GPUSIM_SCRIPTS");
+	char exe[4096], *slash;
+	struct stat sb;
+	ssize_t n;
+
+	if (env && *env)
+		return env;
+	/* <prefix>/bin/gpusim -> <prefix>/share/gpusim/scripts */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			n = snprintf(installed, sizeof(installed),
+				     "%.3900s/../share/gpusim/scripts/plot_common.gp", exe);
+			if (n > 0 && (size_t)n < sizeof(installed) && stat(installed, &sb) == 0) {
+				*strrchr(installed, '/') = 0;
+				return installed;
+			}
+		}
+	}
+	return GS_SCRIPTS_DIR;
+}
+
 #define ERR(...)                                             \
 	do {                                                 \
 		if (err && err_len)                          \

@@ -59,4 +59,13 @@ int gs_plot_bench_render(const struct gs_plot_bench *b, const char *scripts_dir,
 			 const char *data_dir, const char *out_dir, FILE *log, char *err,
 			 size_t err_len);
 
+/*
+ * The directory of the gnuplot scripts: $GPUSIM_SCRIPTS when set, else
+ * share/gpusim/scripts next to the installed program (<prefix>/bin/gpusim
+ * looks in <prefix>/share/gpusim/scripts), else the source tree's scripts/
+ * compiled into a build (GS_SCRIPTS_DIR). The string is static or from the
+ * environment: never free it.
+ */
+const char *gs_plot_scripts_dir(void);
+
 #endif

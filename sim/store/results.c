@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "core/error.h"
+#include "io/path.h"
 #include "policies/sched.h"
 
 #ifndef GS_VERSION
@@ -469,25 +470,6 @@ static int set_wal(struct gs_db *db, char *err, size_t err_len)
 }
 
 /* The directory part of path ("." when there is none) must be a directory. */
-static int check_parent_dir(const char *path, char *err, size_t err_len)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir;
-	struct stat sb;
-	int rc = 0;
-
-	if (!slash)
-		return 0;
-	dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
-	if (!dir)
-		return GS_ENOMEM;
-	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-		rc = gs_db_fail(err, err_len, GS_ENOENT,
-				"%s: directory '%s' does not exist; create it first", path, dir);
-	free(dir);
-	return rc;
-}
-
 static int db_open(const char *path, bool create, struct gs_db **out, char *err, size_t err_len)
 {
 	struct gs_db *db;
@@ -497,7 +479,8 @@ static int db_open(const char *path, bool create, struct gs_db **out, char *err,
 	if (!path || !*path || !out)
 		return gs_db_fail(err, err_len, GS_EINVAL, "no database path given");
 	if (create) {
-		rc = check_parent_dir(path, err, err_len);
+		/* The directory of a new database is made when missing (results/ by default). */
+		rc = gs_mkdir_parent(path, err, err_len);
 		if (rc)
 			return rc;
 	} else if (stat(path, &sb) != 0) {

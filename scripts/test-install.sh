@@ -1,0 +1,82 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+#
+# test-install.sh - checks that gpusim installs and runs outside its source
+# tree, the way a user gets it:
+#   1. `cmake --install` into a scratch DESTDIR: the installed gpusim replays
+#      the installed sample and `gpusim plot` finds the installed gnuplot
+#      scripts (no path of the build tree is used);
+#   2. `cpack -G DEB`: the package holds the binaries, scripts and docs,
+#      declares its library dependencies, and (as root with dpkg, e.g. in
+#      CI) installs with dpkg, runs, and is removed again.
+#
+# usage: scripts/test-install.sh [BUILD_DIR]
+set -eu
+build=${1:-build}
+src=$(cd "$(dirname "$0")/.." && pwd)
+scratch=$(mktemp -d /tmp/gpusim-install.XXXXXX)
+trap 'rm -rf "$scratch"' EXIT INT TERM
+
+fail() {
+	echo "test-install: FAIL: $*" >&2
+	exit 1
+}
+
+echo "== make install into $scratch/root (prefix /usr)"
+DESTDIR="$scratch/root" cmake --install "$build" --prefix /usr >/dev/null
+root=$scratch/root/usr
+for f in bin/gpusim share/gpusim/scripts/plot_common.gp share/gpusim/traces/sample/cluster.csv \
+	share/doc/gpusim/SCHEMA.md share/doc/gpusim/LICENSE; do
+	[ -e "$root/$f" ] || fail "$f is not installed"
+done
+
+run_installed() { # PREFIX_ROOT: replay the installed sample, then plot from a neutral directory
+	bin=$1/bin/gpusim
+	work=$scratch/work.$$
+	rm -rf "$work"
+	mkdir -p "$work"
+	(cd "$work" && "$bin" replay --nodes "$1/share/gpusim/traces/sample/cluster.csv" \
+		--pods "$1/share/gpusim/traces/sample/pods.csv" --policy binpack \
+		--db results/t.db -q) >/dev/null || fail "installed gpusim replay failed"
+	[ -s "$work/results/t.db" ] || fail "replay did not create results/t.db"
+	(cd "$work" && "$bin" replay --mode inflate --nodes "$1/share/gpusim/traces/sample/cluster.csv" \
+		--pods "$1/share/gpusim/traces/sample/pods.csv" --policy fgd --seed 1 \
+		--db results/t.db -q) >/dev/null || fail "installed gpusim replay --mode inflate failed"
+	# The default scripts directory (printed by --help) is the installed one.
+	env -u GPUSIM_SCRIPTS "$bin" plot --help | grep -q "bin/../share/gpusim/scripts" ||
+		fail "installed gpusim plot does not default to the installed scripts"
+	if command -v gnuplot >/dev/null 2>&1; then
+		(cd "$work" && env -u GPUSIM_SCRIPTS "$bin" plot --db results/t.db --out plots -q) ||
+			fail "installed gpusim plot failed (scripts not found?)"
+		ls "$work"/plots/*.png >/dev/null 2>&1 || fail "installed gpusim plot drew nothing"
+	fi
+	rm -rf "$work"
+}
+run_installed "$root"
+echo "   installed gpusim replays, and plots with the installed scripts"
+
+if ! command -v cpack >/dev/null 2>&1 || ! command -v dpkg-deb >/dev/null 2>&1; then
+	echo "== no cpack or dpkg-deb: the package is not checked"
+	exit 0
+fi
+echo "== cpack -G DEB"
+(cd "$build" && cpack -G DEB -B "$scratch/pkg" >/dev/null) || fail "cpack failed"
+deb=$(ls "$scratch"/pkg/*.deb)
+dpkg-deb --info "$deb" >"$scratch/info"
+dpkg-deb --contents "$deb" >"$scratch/contents"
+grep -q 'Depends:.*libsqlite3' "$scratch/info" || fail "the package does not depend on libsqlite3"
+grep -q '\./usr/bin/gpusim$' "$scratch/contents" || fail "the package has no /usr/bin/gpusim"
+grep -q '\./usr/share/gpusim/scripts/plot_common.gp' "$scratch/contents" ||
+	fail "the package has no gnuplot scripts"
+dpkg-deb -x "$deb" "$scratch/x"
+run_installed "$scratch/x/usr"
+echo "   $(basename "$deb"): contents and dependencies right; unpacked, it replays and plots"
+
+if [ "$(id -u)" -eq 0 ] && [ "${CI:-}" = true ] && ! dpkg-query -W -f='${Status}' gpusim 2>/dev/null | grep -q 'ok installed'; then
+	echo "== dpkg -i (CI, as root)"
+	dpkg -i "$deb" >/dev/null || fail "dpkg -i failed"
+	run_installed /usr
+	dpkg -P gpusim >/dev/null || fail "dpkg -P failed"
+	echo "   installed with dpkg, ran, purged"
+fi
+echo "test-install: ok"
