@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <sqlite3.h>
@@ -820,6 +821,7 @@ static void test_bad_files(void **state)
 {
 	struct gs_db *db = NULL;
 	char err[512], want[700], dir[600];
+	struct stat sb;
 	const char *path;
 	FILE *f;
 
@@ -848,12 +850,25 @@ static void test_bad_files(void **state)
 	assert_string_equal(err, want);
 	unlink(path);
 
-	/* A parent directory that does not exist. */
+	/* A parent directory that does not exist is made, with its parents. */
 	snprintf(dir, sizeof(dir), "%s.missing-dir/sub", rf_temp_db("nodir"));
 	snprintf(want, sizeof(want), "%s/results.db", dir);
-	assert_int_equal(gs_db_open(want, &db, err, sizeof(err)), GS_ENOENT);
-	assert_non_null(strstr(err, "does not exist; create it first"));
-	assert_non_null(strstr(err, dir));
+	assert_int_equal(gs_db_open(want, &db, err, sizeof(err)), 0);
+	gs_db_close(db);
+	db = NULL;
+	assert_int_equal(stat(want, &sb), 0);
+	unlink(want);
+	rmdir(dir);
+	*strrchr(dir, '/') = 0;
+	rmdir(dir);
+	/* One that cannot be made: a component is a file. */
+	path = rf_temp_db("file-parent");
+	raw_exec(path, "CREATE TABLE t (x)");
+	snprintf(want, sizeof(want), "%s/sub/results.db", path);
+	assert_int_equal(gs_db_open(want, &db, err, sizeof(err)), GS_EIO);
+	snprintf(dir, sizeof(dir), "%s: cannot create: Not a directory", path);
+	assert_string_equal(err, dir);
+	unlink(path);
 
 	/* Readers never create a database. */
 	path = rf_temp_db("absent");
