@@ -3,7 +3,7 @@
 # bench_overhead, bench_slowdown and bench_shares from the CSV files that
 # `gpusim bench-import --csv-dir DIR` writes (DIR/overhead.csv,
 # slowdown.csv and shares.csv), through the same scripts `gpusim plot`
-# uses (plot_bench_*.gp, next to this one), into DIR/.. as PNG and SVG.
+# uses (plot_bench_*.gp, next to this one), into DIR/.. as PNG, SVG and PDF.
 # A figure whose CSV file has no rows is skipped with a note.
 #
 #   gnuplot -e "dir='results/bench/NVIDIA-H100-80GB-HBM3/csv'" scripts/plot-bench.gp
@@ -38,6 +38,7 @@ do for [fig in 'overhead slowdown shares'] {
 		load scriptdir.'plot_bench_'.fig.'.gp'
 		print out.'.png'
 		print out.'.svg'
+		print out.'.pdf'
 	} else {
 		print 'plot-bench.gp: '.datafile.' has no rows; no bench_'.fig.' figure'
 	}

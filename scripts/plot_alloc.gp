@@ -4,24 +4,30 @@
 # and 75th percentiles (Weng et al., ATC 2023, Fig. 9a).
 #
 # Driven by `gpusim plot`, which sets: scriptdir (with a trailing slash),
-# datadir, trace, policies (a space-separated word list) and out (the
-# output path without extension). Data: datadir/<trace>.<policy>.alloc.dat,
+# datadir, trace, policies (a space-separated word list), out (the
+# output path without extension), seeds (e.g. '10 seeds'), maxseeds and
+# scoring ('compat', 'exact', ...). With one seed there is no band. Data: datadir/<trace>.<policy>.alloc.dat,
 # tab-separated columns arrived%, median, q25, q75.
 set datafile separator "\t"
 set xlabel 'Arrived workload (% of cluster GPU capacity)'
 set ylabel 'Unallocated GPU (%)'
-set title sprintf('Unallocated GPU, trace %s (median over seeds, 25-75%% band)', trace) noenhanced
+if (maxseeds > 1) {
+	set title sprintf("Unallocated GPU, trace %s\n%s scoring, median of %s, 25-75%% band", trace, scoring, seeds) noenhanced
+} else {
+	set title sprintf("Unallocated GPU, trace %s\n%s scoring, %s", trace, scoring, seeds) noenhanced
+}
 set xrange [80:130]
 set yrange [0:*]
-set key top right noenhanced
+set key top left noenhanced opaque
 set grid
 set style fill transparent solid 0.20 noborder
 n = words(policies)
 file(i) = sprintf('%s/%s.%s.alloc.dat', datadir, trace, word(policies, i))
-do for [fmt in 'png svg'] {
+band = maxseeds > 1
+do for [fmt in 'png svg pdf'] {
 	call scriptdir.'plot_common.gp' fmt
 	set output out.'.'.fmt
-	plot for [i=1:n] file(i) using 1:3:4 with filledcurves lc i notitle, \
-	     for [i=1:n] file(i) using 1:2 with lines lw 2 lc i title word(policies, i)
+	plot for [i=1:n] file(i) using 1:(band ? $3 : NaN):4 with filledcurves lc i notitle, \
+	     for [i=1:n] file(i) using 1:2 with linespoints lt i pi 5 ps 0.8 title word(policies, i)
 	unset output
 }

@@ -5,25 +5,31 @@
 # al., ATC 2023, Figs. 11-14).
 #
 # Driven by `gpusim plot`, which sets: scriptdir (with a trailing slash),
-# datafile, family, policies and out (the output path without extension).
+# datafile, family, policies, out (the output path without extension),
+# seeds, maxseeds and scoring (as plot_alloc.gp).
 # Data: tab-separated, the trace name then mean and sd for each policy in
 # the order of `policies`.
 set datafile separator "\t"
 set datafile missing 'NaN'
 set ylabel 'Unallocated GPU at arrived 100% (%)'
-set title sprintf('Unallocated GPU by %s trace (mean and sd over seeds)', family) noenhanced
+if (maxseeds > 1) {
+	set title sprintf("Unallocated GPU by %s trace\n%s scoring, mean and sd of %s", family, scoring, seeds) noenhanced
+} else {
+	set title sprintf("Unallocated GPU by %s trace\n%s scoring, %s", family, scoring, seeds) noenhanced
+}
+set xlabel 'Trace (openb workload)'
 set yrange [0:*]
-set key outside right top noenhanced
+set key outside top center horizontal noenhanced
 set grid ytics
 set style data histogram
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.8 border -1
 set xtics noenhanced
 n = words(policies)
-do for [fmt in 'png svg'] {
+do for [fmt in 'png svg pdf'] {
 	call scriptdir.'plot_common.gp' fmt
 	set output out.'.'.fmt
-	plot for [i=1:n] datafile using (column(2*i)):(column(2*i+1)):xtic(1) lc i \
+	plot for [i=1:n] datafile using (column(2*i)):(column(2*i+1)):xtic(1) lc i dt 1 \
 		title word(policies, i)
 	unset output
 }

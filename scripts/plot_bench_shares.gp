@@ -35,7 +35,7 @@ set grid
 set key top left noenhanced box opaque
 set style fill transparent solid 0.15 noborder
 set samples 2
-do for [fmt in 'png svg'] {
+do for [fmt in 'png svg pdf'] {
 	call scriptdir.'plot_common.gp' fmt
 	set output out.'.'.fmt
 	plot '+' using 1:($1 - 5):($1 + 5) with filledcurves lc rgb '#2ca02c' \

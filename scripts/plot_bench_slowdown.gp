@@ -37,9 +37,9 @@ set xrange [0.8:most + 0.2]
 set xtics 1
 set yrange [0:top]
 set grid
-set key outside right top noenhanced
+set key outside top center horizontal noenhanced
 set samples 200
-do for [fmt in 'png svg'] {
+do for [fmt in 'png svg pdf'] {
 	call scriptdir.'plot_common.gp' fmt
 	set output out.'.'.fmt
 	plot 1 / x with lines dt 2 lw 1.5 lc 'black' title 'fair share 1/n', \

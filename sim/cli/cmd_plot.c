@@ -25,7 +25,7 @@ static void usage(FILE *f)
 		"\n"
 		"Draws the figures of the FGD reproduction from the inflate-mode runs of a\n"
 		"results database, and those of the CUDA benchmarks (make bench) from its\n"
-		"bench tables, as PNG and SVG files:\n"
+		"bench tables, as PNG, SVG and PDF files:\n"
 		"  unalloc_TRACE      unallocated GPU %% vs arrived workload 80-130%%, per policy\n"
 		"                     (median over seeds, 25-75%% band)\n"
 		"  frag_ratio_TRACE   fragmentation / idle GPU vs arrived workload 0-100%%\n"

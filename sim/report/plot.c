@@ -141,12 +141,24 @@ static int word_list(char *const *names, size_t n, bool quote, char *buf, size_t
 static void log_files(FILE *log, const char *out_dir, const char *base)
 {
 	if (log)
-		fprintf(log, "%s/%s.png\n%s/%s.svg\n", out_dir, base, out_dir, base);
+		fprintf(log, "%s/%s.png\n%s/%s.svg\n%s/%s.pdf\n", out_dir, base, out_dir, base,
+			out_dir, base);
+}
+
+/* "10 seeds", "1 seed" or "8-10 seeds" for the titles. */
+static void seeds_text(size_t lo, size_t hi, char *buf, size_t len)
+{
+	if (lo == hi)
+		snprintf(buf, len, "%zu seed%s", hi, hi == 1 ? "" : "s");
+	else
+		snprintf(buf, len, "%zu-%zu seeds", lo, hi);
 }
 
 int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, const char *data_dir,
 		   const char *out_dir, FILE *log, char *err, size_t err_len)
 {
+	char seeds[64];
+	size_t lo, hi;
 	char words[2048], vars[8192], script[4096];
 	size_t t, f;
 	int rc;
@@ -160,18 +172,24 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 	for (t = 0; t < ix->n_traces; t++) {
 		const char *tr = ix->traces[t];
 
+		lo = ix->seeds_min ? ix->seeds_min[t] : 0;
+		hi = ix->seeds_max ? ix->seeds_max[t] : 0;
+		seeds_text(lo, hi, seeds, sizeof(seeds));
 		snprintf(vars, sizeof(vars),
 			 "scriptdir='%s/'; datadir='%s'; trace='%s'; policies='%s';"
-			 " out='%s/unalloc_%s'",
-			 scripts_dir, data_dir, tr, words, out_dir, tr);
+			 " out='%s/unalloc_%s'; seeds='%s'; maxseeds=%zu; scoring='%s'",
+			 scripts_dir, data_dir, tr, words, out_dir, tr, seeds, hi,
+			 ix->scoring ? ix->scoring : "");
 		snprintf(script, sizeof(script), "%s/plot_alloc.gp", scripts_dir);
 		rc = run_gnuplot(vars, script, err, err_len);
 		if (rc)
 			return rc;
 		snprintf(vars, sizeof(vars),
 			 "scriptdir='%s/'; datadir='%s'; trace='%s'; policies='%s';"
-			 " out_ratio='%s/frag_ratio_%s'; out_amount='%s/frag_amount_%s'",
-			 scripts_dir, data_dir, tr, words, out_dir, tr, out_dir, tr);
+			 " out_ratio='%s/frag_ratio_%s'; out_amount='%s/frag_amount_%s';"
+			 " seeds='%s'; maxseeds=%zu; scoring='%s'",
+			 scripts_dir, data_dir, tr, words, out_dir, tr, out_dir, tr, seeds, hi,
+			 ix->scoring ? ix->scoring : "");
 		snprintf(script, sizeof(script), "%s/plot_frag.gp", scripts_dir);
 		rc = run_gnuplot(vars, script, err, err_len);
 		if (rc)
@@ -191,10 +209,27 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 		char base[256];
 
 		snprintf(base, sizeof(base), "bars_%s", ix->families[f]);
+		/* The seeds of the family's traces. */
+		lo = 0;
+		hi = 0;
+		for (t = 0; t < ix->n_traces && ix->seeds_min; t++) {
+			size_t len = strlen(ix->families[f]);
+			char next = ix->traces[t][strncmp(ix->traces[t], ix->families[f], len) ? 0 : len];
+
+			/* As store/plot_data.c groups them: the family's name, then digits. */
+			if (strncmp(ix->traces[t], ix->families[f], len) || next < '0' || next > '9')
+				continue;
+			if (!lo || ix->seeds_min[t] < lo)
+				lo = ix->seeds_min[t];
+			if (ix->seeds_max[t] > hi)
+				hi = ix->seeds_max[t];
+		}
+		seeds_text(lo, hi, seeds, sizeof(seeds));
 		snprintf(vars, sizeof(vars),
 			 "scriptdir='%s/'; datafile='%s/%s.dat'; family='%s'; policies='%s';"
-			 " out='%s/%s'",
-			 scripts_dir, data_dir, base, ix->families[f], words, out_dir, base);
+			 " out='%s/%s'; seeds='%s'; maxseeds=%zu; scoring='%s'",
+			 scripts_dir, data_dir, base, ix->families[f], words, out_dir, base, seeds,
+			 hi, ix->scoring ? ix->scoring : "");
 		snprintf(script, sizeof(script), "%s/plot_bars.gp", scripts_dir);
 		rc = run_gnuplot(vars, script, err, err_len);
 		if (rc)

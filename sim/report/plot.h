@@ -5,7 +5,7 @@
  * Two steps. gs_plot_export() (store/plot_data.h) reads the inflate-mode runs of a database
  * and writes plain tab-separated data files for gnuplot, one set per
  * trace; gs_plot_render() runs the gnuplot scripts under scripts/ on them
- * and writes PNG and SVG files:
+ * and writes PNG, SVG and PDF files:
  *   unalloc_<trace>       unallocated GPU % vs arrived workload, 80-130%,
  *                         one line per policy: the median over seeds, with
  *                         the 25-75% band (Weng et al., ATC 2023, Fig. 9a)
@@ -40,7 +40,7 @@
 
 /*
  * Runs gnuplot (found on PATH) on scripts_dir/plot_{alloc,frag,bars}.gp
- * with the data in data_dir and writes the PNG and SVG files into out_dir.
+ * with the data in data_dir and writes the PNG, SVG and PDF files into out_dir.
  * Lists each file written on log (may be NULL). Returns 0, GS_ENOENT
  * (gnuplot or a script missing) or GS_EIO (gnuplot failed), with a message.
  */

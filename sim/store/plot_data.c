@@ -74,6 +74,8 @@ void gs_plot_index_release(struct gs_plot_index *ix)
 	free_names(ix->traces, ix->n_traces);
 	free_names(ix->policies, ix->n_policies);
 	free_names(ix->families, ix->n_families);
+	free(ix->seeds_min);
+	free(ix->seeds_max);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -507,6 +509,14 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 			at100[c][n_at100[c]++] = sqlite3_column_double(st100, 0);
 		sqlite3_reset(st100);
 	}
+	ix->seeds_min = calloc(ix->n_traces, sizeof(*ix->seeds_min));
+	ix->seeds_max = calloc(ix->n_traces, sizeof(*ix->seeds_max));
+	if (!ix->seeds_min || !ix->seeds_max) {
+		ERR("out of memory");
+		rc = GS_ENOMEM;
+		goto out;
+	}
+	ix->scoring = compat == 1 ? "compat" : compat == 0 ? "exact" : "compat and exact";
 	for (t = 0; t < ix->n_traces; t++) {
 		for (p = 0; p < ix->n_policies; p++) {
 			size_t n = 0;
@@ -516,6 +526,10 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 					group[n++] = &all[i];
 			if (n == 0)
 				continue;
+			if (!ix->seeds_min[t] || n < ix->seeds_min[t])
+				ix->seeds_min[t] = n;
+			if (n > ix->seeds_max[t])
+				ix->seeds_max[t] = n;
 			rc = write_lines(group, n, dir, ix->traces[t], ix->policies[p], scratch,
 					 err, err_len);
 			if (rc)

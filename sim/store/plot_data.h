@@ -28,6 +28,9 @@ struct gs_plot_index {
 	size_t n_policies;
 	char **families;      /* families with at least one trace, for the bar charts */
 	size_t n_families;
+	size_t *seeds_min;    /* per trace: the fewest runs (seeds) of one policy */
+	size_t *seeds_max;    /* per trace: the most runs (seeds) of one policy */
+	const char *scoring;  /* static: "compat", "exact" or "compat and exact" */
 };
 
 void gs_plot_index_release(struct gs_plot_index *ix);
