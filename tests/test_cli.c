@@ -96,6 +96,54 @@ static void test_usage_errors(void **state)
 	assert_non_null(strstr(out, "first-fit"));
 }
 
+/* What every command gets from its option table: one message format, --version, conflicts. */
+static void test_option_table(void **state)
+{
+	static const char *const cmds[] = { "replay", "sweep" };
+	char version[256], path[512];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(gpusim("--version"), 0);
+	assert_true(strncmp(out, "gpusim 0.", 9) == 0);
+	assert_non_null(strchr(out, '+'));  /* the git commit, or "unknown" */
+	assert_true(strlen(out) < sizeof(version));
+	memcpy(version, out, strlen(out) + 1);
+	for (i = 0; i < sizeof(cmds) / sizeof(*cmds); i++) {
+		assert_int_equal(gpusim("%s --version", cmds[i]), 0);
+		assert_string_equal(out, version);
+		assert_int_equal(gpusim("%s --bogus", cmds[i]), 2);
+		assert_true(strncmp(out, "gpusim ", 7) == 0);
+		assert_non_null(strstr(out, ": unknown option '--bogus'; try 'gpusim "));
+	}
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --no-db --seed +5"), 2);
+	assert_string_equal(out, "gpusim replay: --seed: '+5' is not a non-negative integer\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --no-db --seed ' 5'"), 2);
+	assert_string_equal(out, "gpusim replay: --seed: ' 5' is not a non-negative integer\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --no-db --inflate +1"), 2);
+	assert_string_equal(out, "gpusim replay: --inflate: '+1' is not a positive number\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --compat --exact"), 2);
+	assert_string_equal(out, "gpusim replay: --compat and --exact cannot be used together\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --db x.db --no-db"), 2);
+	assert_string_equal(out, "gpusim replay: --db and --no-db cannot be used together\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --no-db "
+				"--policy binpack,binpack"), 2);
+	assert_string_equal(out, "gpusim replay: --policy: 'binpack' is given twice\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --no-db --policy all,fgd"), 2);
+	assert_string_equal(out, "gpusim replay: --policy: 'fgd' is given twice\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --no-db --quiet=1"), 2);
+	assert_string_equal(out, "gpusim replay: --quiet takes no value; try 'gpusim replay --help'\n");
+	assert_int_equal(gpusim("sweep --nodes nodes.csv --pods pods.csv,pods.csv"), 2);
+	assert_string_equal(out, "gpusim sweep: --pods: 'pods.csv' is given twice\n");
+	assert_int_equal(gpusim("sweep --nodes nodes.csv --pods pods.csv --seeds 1-3,2"), 2);
+	assert_string_equal(out, "gpusim sweep: --seeds: seed 2 is given twice\n");
+	assert_int_equal(gpusim("sweep --nodes nodes.csv --pods pods.csv --jobs 0"), 2);
+	assert_string_equal(out, "gpusim sweep: --jobs: '0' is not an integer from 1 to 1024\n");
+	/* Nothing of the refused commands was written. */
+	gs_test_path("x.db", path, sizeof(path));
+	assert_int_equal(access(path, F_OK), -1);
+}
+
 static void test_bad_input_exits_2_and_writes_nothing(void **state)
 {
 	(void)state;
@@ -264,6 +312,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_option_table),
 		cmocka_unit_test(test_bad_input_exits_2_and_writes_nothing),
 		cmocka_unit_test(test_strict_refuses_impossible_pods),
 		cmocka_unit_test(test_same_seed_same_rows),

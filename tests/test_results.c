@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "core/version.h"
 #include "policies/sched.h"
 #include "store/results.h"
 #include "results_fixture.h"
@@ -135,7 +136,7 @@ static void test_round_trip(void **state)
 {
 	struct rf_run r;
 	struct gs_db *db;
-	char reason[256];
+	char reason[256], want[1024];
 	int64_t id;
 
 	(void)state;
@@ -144,12 +145,12 @@ static void test_round_trip(void **state)
 	id = write_ok(db, &r);
 	assert_int_equal(id, 1);
 
+	snprintf(want, sizeof(want), "1|complete|binpack|time|42|" RF_NODES_PATH "|"
+		 RF_PODS_PATH "|" RF_PARAMS "|%s"
+		 "|2024-01-02T03:04:05.678Z|2024-01-02T03:04:07.178Z|1500.25", gs_version());
 	assert_string_equal(rows(db, "SELECT run_id, status, policy, mode, seed, nodes_path,"
 				     " pods_path, params_json, gpusim_version, started_at,"
-				     " ended_at, wall_ms FROM runs"),
-			    "1|complete|binpack|time|42|" RF_NODES_PATH "|" RF_PODS_PATH "|"
-			    RF_PARAMS "|" GS_VERSION
-			    "|2024-01-02T03:04:05.678Z|2024-01-02T03:04:07.178Z|1500.25");
+				     " ended_at, wall_ms FROM runs"), want);
 	assert_string_equal(rows(db, "SELECT nodes_sha256, pods_sha256 FROM runs"),
 			    RF_NODES_SHA "|" RF_PODS_SHA);
 	assert_string_equal(rows(db, "SELECT n_nodes, gpu_count, gpu_milli_capacity,"

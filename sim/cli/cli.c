@@ -1,20 +1,148 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cli.c - option parsing shared by the subcommands (see cli.h).
+ * cli.c - the option kinds shared by the subcommands (see cli.h).
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/sweep.h"
+#include "core/error.h"
+
+const struct gs_opt_choice gs_cli_modes[] = {
+	{ "time", GS_MODE_TIME },
+	{ "inflate", GS_MODE_INFLATE },
+	{ NULL, 0 },
+};
 
 /* The six policies compared in Weng et al., ATC 2023, in the paper's order. */
 static const char *const paper_policies[] = {
 	"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
 };
+
+static int add_policy(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *name,
+		      struct gs_cli_policies *p)
+{
+	const struct gs_policy *pol = gs_policy_find(name);
+	size_t i;
+
+	if (!pol) {
+		gs_opt_err(cmd, o, "'%s' is not a policy; 'gpusim policies' lists them", name);
+		return GS_EINVAL;
+	}
+	for (i = 0; i < p->n; i++)
+		if (p->v[i] == pol) {
+			gs_opt_err(cmd, o, "'%s' is given twice", pol->name);
+			return GS_EINVAL;
+		}
+	if (p->n == GS_CLI_MAX_POLICIES) {
+		gs_opt_err(cmd, o, "more than %d policies", GS_CLI_MAX_POLICIES);
+		return GS_EINVAL;
+	}
+	p->v[p->n++] = pol;
+	return 0;
+}
+
+int gs_cli_parse_policies(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			  const char *value, void *field)
+{
+	struct gs_cli_policies p = { .n = 0 };
+	const char *s = value;
+	char name[256];
+	size_t i;
+	int rc = 0;
+
+	do {
+		size_t len = strcspn(s, ",");
+
+		if (len == 0) {
+			gs_opt_err(cmd, o, "'%s' has an empty item", value);
+			return GS_EINVAL;
+		}
+		if (len >= sizeof(name)) {
+			gs_opt_err(cmd, o, "'%.*s' is not a policy; 'gpusim policies' lists them",
+				   (int)len, s);
+			return GS_EINVAL;
+		}
+		memcpy(name, s, len);
+		name[len] = '\0';
+		if (!strcmp(name, "all")) {
+			for (i = 0; i < gs_policies_count() && !rc; i++)
+				rc = add_policy(cmd, o, gs_policy_at(i)->name, &p);
+		} else if (!strcmp(name, "paper")) {
+			for (i = 0; i < sizeof(paper_policies) / sizeof(*paper_policies) && !rc; i++)
+				rc = add_policy(cmd, o, paper_policies[i], &p);
+		} else {
+			rc = add_policy(cmd, o, name, &p);
+		}
+		s += len;
+	} while (!rc && *s++ == ',');
+	if (!rc)
+		*(struct gs_cli_policies *)field = p;
+	return rc;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int gs_cli_parse_seeds(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+		       void *field)
+{
+	struct gs_cli_seeds *out = field;
+	uint64_t *seeds, *sorted;
+	size_t n, i;
+	int rc;
+
+	rc = gs_parse_seeds(value, &seeds, &n);
+	if (rc == GS_ENOMEM) {
+		gs_opt_err(cmd, o, "out of memory");
+		return rc;
+	}
+	if (rc) {
+		gs_opt_err(cmd, o, "'%s' is not a list of seeds and ranges such as 42-51 or 1,5,7-9",
+			   value);
+		return rc;
+	}
+	/* A repeated seed would run the same run twice; find one in a sorted copy. */
+	sorted = malloc(n * sizeof(*sorted));
+	if (!sorted) {
+		free(seeds);
+		gs_opt_err(cmd, o, "out of memory");
+		return GS_ENOMEM;
+	}
+	memcpy(sorted, seeds, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_u64);
+	for (i = 1; i < n; i++)
+		if (sorted[i] == sorted[i - 1]) {
+			gs_opt_err(cmd, o, "seed %llu is given twice", (unsigned long long)sorted[i]);
+			free(sorted);
+			free(seeds);
+			return GS_EINVAL;
+		}
+	free(sorted);
+	gs_cli_seeds_release(out);
+	out->v = seeds;
+	out->n = n;
+	return 0;
+}
+
+void gs_cli_seeds_release(void *field)
+{
+	struct gs_cli_seeds *s = field;
+
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+/* --- until every command has its option table ------------------------------- */
 
 int gs_cli_int(const char *cmd, const char *opt, const char *s, int64_t min, int64_t max,
 	       int64_t *out)
@@ -35,81 +163,4 @@ int gs_cli_int(const char *cmd, const char *opt, const char *s, int64_t min, int
 	}
 	*out = v;
 	return 0;
-}
-
-int gs_cli_positive(const char *cmd, const char *opt, const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || !isfinite(v)) {
-		fprintf(stderr, "gpusim %s: --%s: '%s' is not a positive number\n", cmd, opt, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-int gs_cli_mode(const char *cmd, const char *s, enum gs_mode *out)
-{
-	if (!strcmp(s, "time")) {
-		*out = GS_MODE_TIME;
-	} else if (!strcmp(s, "inflate")) {
-		*out = GS_MODE_INFLATE;
-	} else {
-		fprintf(stderr, "gpusim %s: --mode: '%s' is not 'time' or 'inflate'\n", cmd, s);
-		return -1;
-	}
-	return 0;
-}
-
-static int add_policy(const char *cmd, const char *name, const struct gs_policy **out,
-		      size_t max, size_t *n)
-{
-	if (*n >= max) {
-		fprintf(stderr, "gpusim %s: --policy: more than %zu policies\n", cmd, max);
-		return -1;
-	}
-	out[*n] = gs_policy_find(name);
-	if (!out[*n]) {
-		fprintf(stderr, "gpusim %s: --policy: '%s' is not a policy; "
-				"'gpusim policies' lists them\n", cmd, name);
-		return -1;
-	}
-	(*n)++;
-	return 0;
-}
-
-int gs_cli_policies(const char *cmd, const char *list, const struct gs_policy **out, size_t max,
-		    size_t *n_out)
-{
-	char *copy = strdup(list), *save = NULL, *tok;
-	size_t i, n = 0;
-	int rc = 0;
-
-	if (!copy) {
-		fprintf(stderr, "gpusim %s: out of memory\n", cmd);
-		return -1;
-	}
-	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "all")) {
-			for (i = 0; i < gs_policies_count() && !rc; i++)
-				rc = add_policy(cmd, gs_policy_at(i)->name, out, max, &n);
-		} else if (!strcmp(tok, "paper")) {
-			for (i = 0; i < sizeof(paper_policies) / sizeof(*paper_policies) && !rc; i++)
-				rc = add_policy(cmd, paper_policies[i], out, max, &n);
-		} else {
-			rc = add_policy(cmd, tok, out, max, &n);
-		}
-	}
-	free(copy);
-	if (!rc && n == 0) {
-		fprintf(stderr, "gpusim %s: --policy: no policy given\n", cmd);
-		rc = -1;
-	}
-	if (!rc)
-		*n_out = n;
-	return rc;
 }

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cli.h - option parsing shared by the gpusim subcommands, so every
- * command reads numbers, modes and policy lists the same way and says
- * what is wrong in the same words:
- *   gpusim CMD: --OPT: 'VALUE' is not ...
- * Each function prints that message on stderr and returns -1 on error, 0
- * on success; *out is untouched on error.
+ * cli.h - the option kinds gpusim's commands share beyond opt.h's plain
+ * ones: the --mode names, the --policy list and the --seeds list. Each
+ * converter has the gs_opt_parse_fn contract (opt.h): it fills its field
+ * and returns 0, or prints "gpusim CMD: --OPT: ..." and returns GS_EINVAL
+ * (bad value) or GS_ENOMEM.
  */
 #ifndef GS_CLI_H
 #define GS_CLI_H
@@ -13,26 +12,51 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli/opt.h"
 #include "policies/policy.h"
 #include "engine/replay.h"
 
-/* A whole decimal integer in [min, max]. */
-int gs_cli_int(const char *cmd, const char *opt, const char *s, int64_t min, int64_t max,
-	       int64_t *out);
+/* The names of --mode for a GS_OPT_ENUM option: "time" and "inflate" (enum gs_mode values). */
+extern const struct gs_opt_choice gs_cli_modes[];
 
-/* A finite number > 0. */
-int gs_cli_positive(const char *cmd, const char *opt, const char *s, double *out);
+/* Most policies one --policy list may name. */
+#define GS_CLI_MAX_POLICIES 64
 
-/* "time" or "inflate" (option --mode). */
-int gs_cli_mode(const char *cmd, const char *s, enum gs_mode *out);
+/* Target of --policy: the policies named, in order, each once. */
+struct gs_cli_policies {
+	const struct gs_policy *v[GS_CLI_MAX_POLICIES];
+	size_t n;
+};
 
 /*
- * A comma-separated policy list (option --policy): names from the
- * registry, "all" for every policy and "paper" for the six of Weng et al.,
- * ATC 2023 (random, dotprod, gpuclustering, gpupacking, bestfit, fgd).
- * Fills out[0..*n_out) with at most max policies.
+ * Converter for --policy (field: struct gs_cli_policies): a comma-separated
+ * list of registry names, "all" for every policy and "paper" for the six
+ * of Weng et al., ATC 2023 (random, dotprod, gpuclustering, gpupacking,
+ * bestfit, fgd). An unknown name, an empty item or a policy named twice
+ * (also through "all" or "paper") is GS_EINVAL.
  */
-int gs_cli_policies(const char *cmd, const char *list, const struct gs_policy **out, size_t max,
-		    size_t *n_out);
+int gs_cli_parse_policies(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			  const char *value, void *field);
+
+/* Target of --seeds: n seeds in the order given, each once; v is malloc'ed. */
+struct gs_cli_seeds {
+	uint64_t *v;
+	size_t n;
+};
+
+/*
+ * Converter for --seeds (field: struct gs_cli_seeds): seeds and ranges such
+ * as 42-51 or 1,5,7-9 (gs_parse_seeds() in sweep.h); a seed given twice is
+ * GS_EINVAL. Frees the list of an earlier call.
+ */
+int gs_cli_parse_seeds(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+		       void *field);
+
+/* Frees a struct gs_cli_seeds filled by gs_cli_parse_seeds() and empties it. */
+void gs_cli_seeds_release(void *field);
+
+/* Until every command has its option table: a whole decimal integer in [min, max]. */
+int gs_cli_int(const char *cmd, const char *opt, const char *s, int64_t min, int64_t max,
+	       int64_t *out);
 
 #endif

@@ -4,7 +4,6 @@
  * requested policy, store every run in SQLite and print a summary table.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,198 +19,94 @@
 #include "io/trace/load.h"
 #include "io/trace/trace.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: gpusim replay --nodes FILE --pods FILE [OPTIONS]\n"
-		"\n"
-		"Replays a pod trace on a cluster with one or more placement policies and\n"
-		"stores each run in a SQLite database (schema: results/SCHEMA.md).\n"
-		"\n"
-		"Inputs:\n"
-		"  -n, --nodes FILE         cluster: openb node list, gpusim CSV or JSON\n"
-		"  -p, --pods FILE          pods: openb pod list, gpusim CSV or JSON\n"
-		"\n"
-		"Policy:\n"
-		"  -P, --policy LIST        comma-separated names, 'all', or 'paper' (the six of the\n"
-		"                           FGD paper); default binpack; 'gpusim policies' lists them\n"
-		"  -s, --seed N             seed for shuffles, clones and random choices (default 42)\n"
-		"      --compat             FGD reference scoring: integer 0-100 scores, ties broken\n"
-		"                           by a node order shuffled per seed (default in inflate mode)\n"
-		"      --exact              float scores, ties to the lowest node index (default in\n"
-		"                           time mode)\n"
-		"\n"
-		"Mode:\n"
-		"  -m, --mode MODE          'time': pods arrive at their creation time, wait FIFO\n"
-		"                           when nothing fits, leave at their deletion time (default);\n"
-		"                           'inflate': the FGD paper's experiment, pods shuffled and\n"
-		"                           cloned to --inflate x GPU capacity, arrive one by one,\n"
-		"                           never leave, fail when nothing fits\n"
-		"      --inflate X          inflate mode target, total GPU request / capacity (1.3)\n"
-		"      --time-scale X       divide arrival times by X, keep durations (1): X > 1\n"
-		"                           raises the offered load\n"
-		"      --max-wait S         a pod pending longer than S seconds fails (default: waits)\n"
-		"      --frag               track fragmentation in time mode (always on in inflate)\n"
-		"\n"
-		"Output:\n"
-		"  -d, --db FILE            results database (default results/gpusim.db)\n"
-		"      --no-db              do not store the runs\n"
-		"      --no-pods            store no per-pod rows (most of a run's size): counts,\n"
-		"                           mean wait, samples and summary are kept, but\n"
-		"                           'gpusim inspect --run' cannot show the run\n"
-		"      --sample-every N     sample the time series every N events (default 1)\n"
-		"      --sample-interval S  also sample every S simulated seconds (time mode)\n"
-		"      --check              verify the allocator's invariants after every change\n"
-		"      --strict             pods that fit no node even on an empty cluster are errors\n"
-		"  -q, --quiet              print no table\n"
-		"  -h, --help               this text\n"
-		"\n"
-		"Exit status: 0 success, 1 a run failed, 2 bad input or usage.\n");
-}
-
-enum {
-	OPT_COMPAT = 256,
-	OPT_EXACT,
-	OPT_INFLATE,
-	OPT_TIME_SCALE,
-	OPT_MAX_WAIT,
-	OPT_FRAG,
-	OPT_NO_DB,
-	OPT_NO_PODS,
-	OPT_SAMPLE_EVERY,
-	OPT_SAMPLE_INTERVAL,
-	OPT_CHECK,
-	OPT_STRICT,
-};
-
+/* What the command line says; the table below fills it. */
 struct replay_args {
-	const char *nodes, *pods, *db_path, *policy_list;
+	const char *nodes, *pods, *db_path;
+	struct gs_cli_policies policies;
 	bool no_db, no_pods, quiet, strict;
+	int mode;    /* enum gs_mode */
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
 	struct gs_replay_opts opts;
 };
 
-static int parse_args(int argc, char **argv, struct replay_args *a)
+#define S struct replay_args
+static const struct gs_opt replay_opts[] = {
+	{ GS_OPT_GROUP_HEADING("Inputs:") },
+	{ GS_OPT_STRING_AT(S, nodes), .name = "nodes", .short_name = 'n', .arg = "FILE",
+	  .flags = GS_OPT_REQUIRED, .help = "cluster: openb node list, gpusim CSV or JSON" },
+	{ GS_OPT_STRING_AT(S, pods), .name = "pods", .short_name = 'p', .arg = "FILE",
+	  .flags = GS_OPT_REQUIRED, .help = "pods: openb pod list, gpusim CSV or JSON" },
+
+	{ GS_OPT_GROUP_HEADING("Policy:") },
+	{ GS_OPT_CUSTOM_AT(S, policies, struct gs_cli_policies, gs_cli_parse_policies, NULL),
+	  .name = "policy", .short_name = 'P', .arg = "LIST", .def = "binpack",
+	  .help = "comma-separated names, 'all', or 'paper' (the six of the FGD paper); "
+		  "'gpusim policies' lists them" },
+	{ GS_OPT_UINT_AT(S, opts.seed, INT64_MAX), .name = "seed", .short_name = 's', .arg = "N",
+	  .def = "42", .help = "seed for shuffles, clones and random choices" },
+	{ GS_OPT_SET_AT(S, compat, 1), .name = "compat", .conflicts = "exact",
+	  .help = "FGD reference scoring: integer 0-100 scores, ties broken by a node order "
+		  "shuffled per seed (default in inflate mode)" },
+	{ GS_OPT_SET_AT(S, compat, 0), .name = "exact",
+	  .help = "float scores, ties to the lowest node index (default in time mode)" },
+
+	{ GS_OPT_GROUP_HEADING("Mode:") },
+	{ GS_OPT_ENUM_AT(S, mode, gs_cli_modes), .name = "mode", .short_name = 'm', .arg = "MODE",
+	  .def = "time",
+	  .help = "'time': pods arrive at their creation time, wait FIFO when nothing fits, "
+		  "leave at their deletion time; 'inflate': the FGD paper's experiment, pods "
+		  "shuffled and cloned to --inflate x GPU capacity, arrive one by one, never "
+		  "leave, fail when nothing fits" },
+	{ GS_OPT_DOUBLE_AT(S, opts.inflate, 0, INFINITY), .flags = GS_OPT_GT_MIN,
+	  .name = "inflate", .arg = "X", .def = "1.3",
+	  .help = "inflate mode target, total GPU request / capacity" },
+	{ GS_OPT_DOUBLE_AT(S, opts.time_scale, 0, INFINITY), .flags = GS_OPT_GT_MIN,
+	  .name = "time-scale", .arg = "X", .def = "1",
+	  .help = "divide arrival times by X, keep durations: X > 1 raises the offered load" },
+	{ GS_OPT_INT_AT(S, opts.max_wait_s, 0, INT64_MAX), .name = "max-wait", .arg = "S",
+	  .help = "a pod pending longer than S seconds fails (default: waits)" },
+	{ GS_OPT_FLAG_AT(S, opts.frag), .name = "frag",
+	  .help = "track fragmentation in time mode (always on in inflate)" },
+
+	{ GS_OPT_GROUP_HEADING("Output:") },
+	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "FILE",
+	  .def = "results/gpusim.db", .conflicts = "no-db", .help = "results database" },
+	{ GS_OPT_FLAG_AT(S, no_db), .name = "no-db", .help = "do not store the runs" },
+	{ GS_OPT_FLAG_AT(S, no_pods), .name = "no-pods",
+	  .help = "store no per-pod rows (most of a run's size): counts, mean wait, samples "
+		  "and summary are kept, but 'gpusim inspect --run' cannot show the run" },
+	{ GS_OPT_INT_AT(S, opts.sample_every, 1, INT64_MAX), .name = "sample-every", .arg = "N",
+	  .def = "1", .help = "sample the time series every N events" },
+	{ GS_OPT_INT_AT(S, opts.sample_interval_s, 0, INT64_MAX), .name = "sample-interval",
+	  .arg = "S", .help = "also sample every S simulated seconds (time mode)" },
+	{ GS_OPT_FLAG_AT(S, opts.check), .name = "check",
+	  .help = "verify the allocator's invariants after every change" },
+	{ GS_OPT_FLAG_AT(S, strict), .name = "strict",
+	  .help = "pods that fit no node even on an empty cluster are errors" },
+	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q', .help = "print no table" },
+	{ 0 },
+};
+#undef S
+
+static const struct gs_cmd_spec replay_cmd = {
+	.name = "replay",
+	.intro = "Replays a pod trace on a cluster with one or more placement policies and\n"
+		 "stores each run in a SQLite database (schema: results/SCHEMA.md).\n",
+	.outro = "Exit status: 0 success, 1 a run failed, 2 bad input or usage.\n",
+	.opts = replay_opts,
+};
+
+/* Returns 0, or -1 with *status_out the exit status (help, version or a usage error). */
+static int parse_args(int argc, char **argv, struct replay_args *a, int *status_out)
 {
-	static const struct option longopts[] = {
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "pods", required_argument, NULL, 'p' },
-		{ "policy", required_argument, NULL, 'P' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "compat", no_argument, NULL, OPT_COMPAT },
-		{ "exact", no_argument, NULL, OPT_EXACT },
-		{ "inflate", required_argument, NULL, OPT_INFLATE },
-		{ "time-scale", required_argument, NULL, OPT_TIME_SCALE },
-		{ "max-wait", required_argument, NULL, OPT_MAX_WAIT },
-		{ "frag", no_argument, NULL, OPT_FRAG },
-		{ "no-db", no_argument, NULL, OPT_NO_DB },
-		{ "no-pods", no_argument, NULL, OPT_NO_PODS },
-		{ "sample-every", required_argument, NULL, OPT_SAMPLE_EVERY },
-		{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
-		{ "check", no_argument, NULL, OPT_CHECK },
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct gs_replay_opts *o = &a->opts;
-	int64_t v;
-	int c;
 
 	memset(a, 0, sizeof(*a));
 	gs_replay_opts_init(o);
-	a->db_path = "results/gpusim.db";
-	a->policy_list = "binpack";
 	a->compat = -1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:p:P:s:m:d:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			a->nodes = optarg;
-			break;
-		case 'p':
-			a->pods = optarg;
-			break;
-		case 'P':
-			a->policy_list = optarg;
-			break;
-		case 's':
-			if (gs_cli_int("replay", "seed", optarg, 0, INT64_MAX, &v))
-				return -1;
-			o->seed = (uint64_t)v;
-			break;
-		case 'm':
-			if (gs_cli_mode("replay", optarg, &o->mode))
-				return -1;
-			break;
-		case 'd':
-			a->db_path = optarg;
-			break;
-		case 'q':
-			a->quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(GS_EXIT_OK);
-		case OPT_COMPAT:
-			a->compat = 1;
-			break;
-		case OPT_EXACT:
-			a->compat = 0;
-			break;
-		case OPT_INFLATE:
-			if (gs_cli_positive("replay", "inflate", optarg, &o->inflate))
-				return -1;
-			break;
-		case OPT_TIME_SCALE:
-			if (gs_cli_positive("replay", "time-scale", optarg, &o->time_scale))
-				return -1;
-			break;
-		case OPT_MAX_WAIT:
-			if (gs_cli_int("replay", "max-wait", optarg, 0, INT64_MAX, &o->max_wait_s))
-				return -1;
-			break;
-		case OPT_FRAG:
-			o->frag = true;
-			break;
-		case OPT_NO_DB:
-			a->no_db = true;
-			break;
-		case OPT_NO_PODS:
-			a->no_pods = true;
-			break;
-		case OPT_SAMPLE_EVERY:
-			if (gs_cli_int("replay", "sample-every", optarg, 1, INT64_MAX,
-				       &o->sample_every))
-				return -1;
-			break;
-		case OPT_SAMPLE_INTERVAL:
-			if (gs_cli_int("replay", "sample-interval", optarg, 0, INT64_MAX,
-				       &o->sample_interval_s))
-				return -1;
-			break;
-		case OPT_CHECK:
-			o->check = true;
-			break;
-		case OPT_STRICT:
-			a->strict = true;
-			break;
-		default:
-			fprintf(stderr, "Try 'gpusim replay --help'.\n");
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "gpusim replay: unexpected argument '%s'\n", argv[optind]);
+	if (gs_opt_parse(&replay_cmd, argc, argv, a, status_out))
 		return -1;
-	}
-	if (!a->nodes || !a->pods) {
-		fprintf(stderr, "gpusim replay: --nodes and --pods are required; "
-				"try 'gpusim replay --help'\n");
-		return -1;
-	}
+	o->mode = (enum gs_mode)a->mode;
 	if (a->compat < 0)
 		a->compat = o->mode == GS_MODE_INFLATE;
 	if (a->compat)
@@ -294,7 +189,7 @@ static void print_row(const char *policy, const struct gs_sim *sim, const struct
 
 int gs_cmd_replay(int argc, char **argv)
 {
-	const struct gs_policy *pols[64];
+	const struct gs_policy *const *pols;
 	struct replay_args a;
 	struct gs_cluster cluster;
 	struct gs_trace trace;
@@ -303,10 +198,10 @@ int gs_cmd_replay(int argc, char **argv)
 	size_t n_pols, i;
 	int rc, status = GS_EXIT_OK;
 
-	if (parse_args(argc, argv, &a))
-		return GS_EXIT_USAGE;
-	if (gs_cli_policies("replay", a.policy_list, pols, sizeof(pols) / sizeof(pols[0]), &n_pols))
-		return GS_EXIT_USAGE;
+	if (parse_args(argc, argv, &a, &status))
+		return status;
+	pols = a.policies.v;
+	n_pols = a.policies.n;
 
 	gs_cluster_init(&cluster);
 	gs_trace_init(&trace);
@@ -400,5 +295,6 @@ out:
 	free(params);
 	gs_trace_release(&trace);
 	gs_cluster_release(&cluster);
+	gs_opt_release(&replay_cmd, &a);
 	return status;
 }

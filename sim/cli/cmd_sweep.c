@@ -5,7 +5,6 @@
  * mean and standard deviation over seeds of unallocated GPU %.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,191 +16,106 @@
 #include "core/error.h"
 #include "cli/sweep.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: gpusim sweep --nodes FILE --pods FILE[,FILE...] [OPTIONS]\n"
-		"\n"
-		"Runs every combination of trace, policy and seed, in parallel, stores each run\n"
-		"in a SQLite database (schema: results/SCHEMA.md) and prints the mean and\n"
-		"standard deviation over seeds of unallocated GPU %% (at arrived workload 100%%\n"
-		"in inflate mode). Runs already complete in the database with the same inputs\n"
-		"and options are skipped, so an interrupted sweep resumes.\n"
-		"\n"
-		"Inputs:\n"
-		"  -n, --nodes FILE         cluster: openb node list, gpusim CSV or JSON\n"
-		"  -p, --pods LIST          comma-separated pod traces\n"
-		"\n"
-		"Matrix:\n"
-		"  -P, --policy LIST        comma-separated names, 'all' (every policy) or 'paper'\n"
-		"                           (random,dotprod,gpuclustering,gpupacking,bestfit,fgd;\n"
-		"                           the default)\n"
-		"  -s, --seeds LIST         seeds and ranges, e.g. 42-51 or 1,5,7-9 (default 42-51)\n"
-		"  -m, --mode MODE          'inflate' (default) or 'time', as in gpusim replay\n"
-		"      --inflate X          inflate mode target, total GPU request / capacity (1.3)\n"
-		"      --compat             FGD reference scoring: integer scores, ties broken by a\n"
-		"                           node order shuffled per seed (default in inflate mode)\n"
-		"      --exact              float scores, ties to the lowest node index\n"
-		"\n"
-		"Execution and output:\n"
-		"  -j, --jobs N             worker threads (default: the number of CPUs)\n"
-		"  -d, --db FILE            results database (default results/fgd.db)\n"
-		"      --no-pods            store no per-pod rows (most of a run's size): counts,\n"
-		"                           mean wait, samples and summary are kept, but\n"
-		"                           'gpusim inspect --run' cannot show the runs; not part\n"
-		"                           of the resume key, a run stored either way is done\n"
-		"  -q, --quiet              print no table\n"
-		"  -h, --help               this text\n"
-		"\n"
-		"A progress bar is drawn on stderr when it is a terminal.\n"
-		"Exit status: 0 success, 1 a run failed, 2 bad input or usage.\n");
-}
+/* What the command line says; the table below fills it. */
+struct sweep_args {
+	const char *nodes, *db_path;
+	struct gs_opt_list pods;
+	struct gs_cli_policies policies;
+	struct gs_cli_seeds seeds;
+	int mode;    /* enum gs_mode */
+	int compat;  /* -1 mode default, 0 exact, 1 compat */
+	int64_t jobs;
+	bool no_pods, quiet;
+	struct gs_replay_opts opts;
+};
 
-enum { OPT_COMPAT = 256, OPT_EXACT, OPT_INFLATE, OPT_NO_PODS };
+#define S struct sweep_args
+static const struct gs_opt sweep_opts[] = {
+	{ GS_OPT_GROUP_HEADING("Inputs:") },
+	{ GS_OPT_STRING_AT(S, nodes), .name = "nodes", .short_name = 'n', .arg = "FILE",
+	  .flags = GS_OPT_REQUIRED, .help = "cluster: openb node list, gpusim CSV or JSON" },
+	{ GS_OPT_LIST_AT(S, pods, 256), .name = "pods", .short_name = 'p', .arg = "LIST",
+	  .flags = GS_OPT_REQUIRED, .help = "comma-separated pod traces" },
 
-/* Splits a comma-separated list in place into out[]; returns the count or -1. */
-static int split_paths(char *list, const char **out, size_t max)
-{
-	char *save = NULL, *tok;
-	size_t n = 0;
+	{ GS_OPT_GROUP_HEADING("Matrix:") },
+	{ GS_OPT_CUSTOM_AT(S, policies, struct gs_cli_policies, gs_cli_parse_policies, NULL),
+	  .name = "policy", .short_name = 'P', .arg = "LIST", .def = "paper",
+	  .help = "comma-separated names, 'all' (every policy) or 'paper' "
+		  "(random,dotprod,gpuclustering,gpupacking,bestfit,fgd)" },
+	{ GS_OPT_CUSTOM_AT(S, seeds, struct gs_cli_seeds, gs_cli_parse_seeds, gs_cli_seeds_release),
+	  .name = "seeds", .short_name = 's', .arg = "LIST", .def = "42-51",
+	  .help = "seeds and ranges, e.g. 42-51 or 1,5,7-9" },
+	{ GS_OPT_ENUM_AT(S, mode, gs_cli_modes), .name = "mode", .short_name = 'm', .arg = "MODE",
+	  .def = "inflate", .help = "'inflate' or 'time', as in gpusim replay" },
+	{ GS_OPT_DOUBLE_AT(S, opts.inflate, 0, INFINITY), .flags = GS_OPT_GT_MIN,
+	  .name = "inflate", .arg = "X", .def = "1.3",
+	  .help = "inflate mode target, total GPU request / capacity" },
+	{ GS_OPT_SET_AT(S, compat, 1), .name = "compat", .conflicts = "exact",
+	  .help = "FGD reference scoring: integer scores, ties broken by a node order shuffled "
+		  "per seed (default in inflate mode)" },
+	{ GS_OPT_SET_AT(S, compat, 0), .name = "exact",
+	  .help = "float scores, ties to the lowest node index" },
 
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == max) {
-			fprintf(stderr, "gpusim sweep: --pods: more than %zu traces\n", max);
-			return -1;
-		}
-		out[n++] = tok;
-	}
-	if (n == 0) {
-		fprintf(stderr, "gpusim sweep: --pods: no trace given\n");
-		return -1;
-	}
-	return (int)n;
-}
+	{ GS_OPT_GROUP_HEADING("Execution and output:") },
+	{ GS_OPT_INT_AT(S, jobs, 1, 1024), .name = "jobs", .short_name = 'j', .arg = "N",
+	  .help = "worker threads (default: the number of CPUs)" },
+	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "FILE",
+	  .def = "results/fgd.db", .help = "results database" },
+	{ GS_OPT_FLAG_AT(S, no_pods), .name = "no-pods",
+	  .help = "store no per-pod rows (most of a run's size): counts, mean wait, samples "
+		  "and summary are kept, but 'gpusim inspect --run' cannot show the runs; not "
+		  "part of the resume key, a run stored either way is done" },
+	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q', .help = "print no table" },
+	{ 0 },
+};
+#undef S
+
+static const struct gs_cmd_spec sweep_cmd = {
+	.name = "sweep",
+	.intro = "Runs every combination of trace, policy and seed, in parallel, stores each run\n"
+		 "in a SQLite database (schema: results/SCHEMA.md) and prints the mean and\n"
+		 "standard deviation over seeds of unallocated GPU % (at arrived workload 100%\n"
+		 "in inflate mode). Runs already complete in the database with the same inputs\n"
+		 "and options are skipped, so an interrupted sweep resumes.\n",
+	.outro = "A progress bar is drawn on stderr when it is a terminal.\n"
+		 "Exit status: 0 success, 1 a run failed, 2 bad input or usage.\n",
+	.opts = sweep_opts,
+};
 
 int gs_cmd_sweep(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "pods", required_argument, NULL, 'p' },
-		{ "policy", required_argument, NULL, 'P' },
-		{ "seeds", required_argument, NULL, 's' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "compat", no_argument, NULL, OPT_COMPAT },
-		{ "exact", no_argument, NULL, OPT_EXACT },
-		{ "inflate", required_argument, NULL, OPT_INFLATE },
-		{ "no-pods", no_argument, NULL, OPT_NO_PODS },
-		{ NULL, 0, NULL, 0 },
-	};
-	const struct gs_policy *pols[64];
-	const char *paths[256];
 	struct gs_sweep_spec spec;
 	struct gs_sweep result;
-	char *pods_list = NULL, err[1024];
-	const char *policy_list = "paper", *seed_list = "42-51";
-	uint64_t *seeds = NULL;
-	size_t n_pols = 0;
-	int c, n_paths, compat = -1, quiet = 0, status = GS_EXIT_USAGE, rc;
-	int64_t jobs;
-	long v;
+	struct sweep_args a;
+	char err[1024];
+	int status, rc;
+	long ncpu;
+
+	memset(&a, 0, sizeof(a));
+	gs_replay_opts_init(&a.opts);
+	a.compat = -1;
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	a.jobs = ncpu > 0 ? ncpu : 1;
+	if (gs_opt_parse(&sweep_cmd, argc, argv, &a, &status))
+		return status;
 
 	memset(&spec, 0, sizeof(spec));
-	gs_replay_opts_init(&spec.opts);
-	spec.opts.mode = GS_MODE_INFLATE;
-	spec.db_path = "results/fgd.db";
-	v = sysconf(_SC_NPROCESSORS_ONLN);
-	spec.jobs = v > 0 ? (int)v : 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:p:P:s:m:j:d:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			spec.nodes_path = optarg;
-			break;
-		case 'p':
-			free(pods_list);
-			pods_list = strdup(optarg);
-			if (!pods_list) {
-				fprintf(stderr, "gpusim sweep: out of memory\n");
-				return GS_EXIT_FAIL;
-			}
-			break;
-		case 'P':
-			policy_list = optarg;
-			break;
-		case 's':
-			seed_list = optarg;
-			break;
-		case 'm':
-			if (gs_cli_mode("sweep", optarg, &spec.opts.mode))
-				goto out;
-			break;
-		case 'j':
-			if (gs_cli_int("sweep", "jobs", optarg, 1, 1024, &jobs))
-				goto out;
-			spec.jobs = (int)jobs;
-			break;
-		case 'd':
-			spec.db_path = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			free(pods_list);
-			return GS_EXIT_OK;
-		case OPT_COMPAT:
-			compat = 1;
-			break;
-		case OPT_EXACT:
-			compat = 0;
-			break;
-		case OPT_INFLATE:
-			if (gs_cli_positive("sweep", "inflate", optarg, &spec.opts.inflate))
-				goto out;
-			break;
-		case OPT_NO_PODS:
-			spec.no_pods = true;
-			break;
-		default:
-			fprintf(stderr, "Try 'gpusim sweep --help'.\n");
-			goto out;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "gpusim sweep: unexpected argument '%s'\n", argv[optind]);
-		goto out;
-	}
-	if (!spec.nodes_path || !pods_list) {
-		fprintf(stderr, "gpusim sweep: --nodes and --pods are required; "
-				"try 'gpusim sweep --help'\n");
-		goto out;
-	}
-	n_paths = split_paths(pods_list, paths, sizeof(paths) / sizeof(*paths));
-	if (n_paths < 0)
-		goto out;
-	if (gs_cli_policies("sweep", policy_list, pols, sizeof(pols) / sizeof(*pols), &n_pols))
-		goto out;
-	rc = gs_parse_seeds(seed_list, &seeds, &spec.n_seeds);
-	if (rc) {
-		fprintf(stderr, "gpusim sweep: --seeds: '%s' is not a list of seeds and ranges "
-				"such as 42-51 or 1,5,7-9\n", seed_list);
-		status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
-		goto out;
-	}
-	if (compat < 0)
-		compat = spec.opts.mode == GS_MODE_INFLATE;
-	if (compat)
+	spec.opts = a.opts;
+	spec.opts.mode = (enum gs_mode)a.mode;
+	if (a.compat < 0)
+		a.compat = spec.opts.mode == GS_MODE_INFLATE;
+	if (a.compat)
 		spec.opts.policy_flags |= GS_POLICY_COMPAT;
-	spec.pods_paths = paths;
-	spec.n_traces = (size_t)n_paths;
-	spec.policies = pols;
-	spec.n_policies = n_pols;
-	spec.seeds = seeds;
+	spec.nodes_path = a.nodes;
+	spec.pods_paths = a.pods.v;
+	spec.n_traces = a.pods.n;
+	spec.policies = a.policies.v;
+	spec.n_policies = a.policies.n;
+	spec.seeds = a.seeds.v;
+	spec.n_seeds = a.seeds.n;
+	spec.jobs = (int)a.jobs;
+	spec.db_path = a.db_path;
+	spec.no_pods = a.no_pods;
 	spec.progress = stderr;
 
 	rc = gs_sweep_run(&spec, &result, err, sizeof(err));
@@ -213,7 +127,7 @@ int gs_cmd_sweep(int argc, char **argv)
 			 GS_EXIT_USAGE : GS_EXIT_FAIL;
 		goto out;
 	}
-	if (!quiet) {
+	if (!a.quiet) {
 		gs_sweep_print_summary(stdout, &spec, &result);
 		printf("\n%zu runs: %zu ran, %zu already in %s; %.1f s with %d jobs\n",
 		       result.n_traces * result.n_policies * result.n_seeds, result.n_ran,
@@ -222,7 +136,6 @@ int gs_cmd_sweep(int argc, char **argv)
 	gs_sweep_release(&result);
 	status = GS_EXIT_OK;
 out:
-	free(seeds);
-	free(pods_list);
+	gs_opt_release(&sweep_cmd, &a);
 	return status;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "core/version.h"
 
 struct command {
 	const char *name;
@@ -45,8 +46,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-14s %s\n", name, commands[i].summary);
 	}
 	fprintf(f, "\nRun 'gpusim COMMAND --help' for a command's options.\n"
-		   "Version " GS_VERSION ". Documentation: README.md, results/SCHEMA.md, "
-		   "traces/README.md.\n");
+		   "Version %s. Documentation: README.md, results/SCHEMA.md, "
+		   "traces/README.md.\n", gs_version());
 }
 
 int main(int argc, char **argv)
@@ -62,7 +63,7 @@ int main(int argc, char **argv)
 		return GS_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("gpusim " GS_VERSION "\n");
+		printf("gpusim %s\n", gs_version());
 		return GS_EXIT_OK;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

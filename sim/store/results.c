@@ -24,12 +24,9 @@
 #include <sys/stat.h>
 
 #include "core/error.h"
+#include "core/version.h"
 #include "io/path.h"
 #include "policies/sched.h"
-
-#ifndef GS_VERSION
-#error "GS_VERSION must be defined by the build (CMakeLists.txt sets it on gssim)"
-#endif
 
 /*
  * The samples sample_metrics m of run r that the inflate-mode statistic
@@ -900,7 +897,7 @@ static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const stru
 	bind_text(st, 6, ri->pods_path);
 	bind_text(st, 7, ri->pods_sha256);
 	bind_text(st, 8, ri->params_json);
-	bind_text(st, 9, ri->gpusim_version ? ri->gpusim_version : GS_VERSION);
+	bind_text(st, 9, ri->gpusim_version ? ri->gpusim_version : gs_version());
 	bind_text(st, 10, started[0] ? started : NULL);
 	bind_text(st, 11, ended[0] ? ended : NULL);
 	sqlite3_bind_double(st, 12, ri->wall_ms);

@@ -108,7 +108,7 @@ struct gs_run_info {
 	struct timespec started_at;   /* CLOCK_REALTIME, stored as ISO-8601 UTC */
 	struct timespec ended_at;
 	double wall_ms;               /* wall time of the simulation itself */
-	const char *gpusim_version;   /* NULL: this build's GS_VERSION */
+	const char *gpusim_version;   /* NULL: this build's gs_version() */
 	/*
 	 * --no-pods: write no rows to pods (most of a run's size). The runs
 	 * row keeps the counts and the wait total, the samples and the
