@@ -6,9 +6,9 @@
  * total GPU request reaches factor x the cluster's GPU capacity.
  *
  * The reference simulator also trims: when the trace alone asks for more
- * than the target (openb multigpu40 and multigpu50 at 1.3), it removes
- * pods at random until it no longer does. We do the same, so that no trace
- * arrives past the target. Up to that point the arrival sequence is a
+ * than the target (openb multigpu30, by 0.2%, multigpu40 and multigpu50 at
+ * 1.3), it removes pods at random until it no longer does. We do the same,
+ * so that no trace arrives past the target. Up to that point the arrival sequence is a
  * uniformly random ordering of the trace either way.
  *
  * Randomness comes from GSL's MT19937 seeded with the seed: one stream for
