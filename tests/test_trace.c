@@ -178,6 +178,10 @@ static void test_openb_pods(void **state)
 	assert_int_equal(t.pods[0].t_delete_s, 100);
 	/* A repeated model in the set is harmless. */
 	assert_int_equal(t.pods[1].model_mask, bit(&c, "V100M16") | bit(&c, "V100M32"));
+	/* The text is kept as written, repeat included (FGD's compat kinds use it). */
+	assert_string_equal(t.pod_specs[1], "V100M16|V100M32|V100M32");
+	assert_null(t.pod_specs[0]);
+	assert_null(t.pod_specs[3]);
 	assert_int_equal(t.pods[1].gpu_milli, 460);
 	assert_int_equal(t.pods[1].t_create_s, 10);
 	assert_int_equal(t.pods[1].t_delete_s, -1);
@@ -444,6 +448,10 @@ static void test_json_pods(void **state)
 	assert_int_equal(t.pods[0].gpu_milli, 250);
 	assert_int_equal(t.pods[0].gpu_mem_mib, 4096);
 	assert_int_equal(t.pods[0].model_mask, bit(&c, "T4") | bit(&c, "V100M16"));
+	/* An array is kept as the text it stands for; a string as written. */
+	assert_string_equal(t.pod_specs[0], "T4|V100M16");
+	assert_string_equal(t.pod_specs[1], "V100M32");
+	assert_null(t.pod_specs[2]);
 	assert_int_equal(t.pods[0].t_create_s, 5);
 	assert_int_equal(t.pods[0].t_delete_s, 50);
 	/* gpu_milli defaults to whole GPUs for GPU pods. */

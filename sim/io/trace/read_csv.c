@@ -147,7 +147,7 @@ static int pod_row(struct gs_csv *r, const struct pod_map *m, struct gs_cluster 
 	if (rc == 1)
 		return gs_where_errorf(&w, "name", "duplicate pod name '%s' (first on line %ld)",
 				       gs_csv_quote(r->field[0], vbuf, sizeof(vbuf)), prev);
-	if ((rc = gs_trace_append(t, r->field[0], &p)))
+	if ((rc = gs_trace_append_spec(t, r->field[0], &p, spec)))
 		return rc;
 	if (unknown)
 		t->audit.unknown_model++;

@@ -500,7 +500,7 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 	if (gs_nameset_find(names, name, &prev))
 		return gs_where_errorf(w, "name", "duplicate pod name '%s' (first at pods[%ld])",
 				       gs_csv_quote(name, vbuf, sizeof(vbuf)), prev);
-	if ((rc = gs_trace_append(t, name, &p)))
+	if ((rc = gs_trace_append_spec(t, name, &p, spec)))
 		return rc;
 	if ((rc = gs_nameset_add(names, t->pod_names[t->n_pods - 1], w->index, NULL)) < 0)
 		return rc;

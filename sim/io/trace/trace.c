@@ -26,22 +26,26 @@ void gs_trace_release(struct gs_trace *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->n_pods; i++)
+	for (i = 0; i < t->n_pods; i++) {
 		free(t->pod_names[i]);
+		free(t->pod_specs[i]);
+	}
 	free(t->pod_names);
+	free(t->pod_specs);
 	free(t->pods);
 	free(t->path);
 	gs_trace_init(t);
 }
 
-int gs_trace_append(struct gs_trace *t, const char *name, const struct gs_pod *p)
+int gs_trace_append_spec(struct gs_trace *t, const char *name, const struct gs_pod *p,
+			 const char *spec)
 {
-	char *copy;
+	char *copy, *spec_copy = NULL;
 
 	if (t->n_pods == t->cap_pods) {
 		size_t cap = t->cap_pods ? 2 * t->cap_pods : 1024;
 		struct gs_pod *pods = realloc(t->pods, cap * sizeof(*pods));
-		char **names;
+		char **names, **specs;
 
 		if (!pods)
 			return GS_ENOMEM;
@@ -50,15 +54,30 @@ int gs_trace_append(struct gs_trace *t, const char *name, const struct gs_pod *p
 		if (!names)
 			return GS_ENOMEM;
 		t->pod_names = names;
+		specs = realloc(t->pod_specs, cap * sizeof(*specs));
+		if (!specs)
+			return GS_ENOMEM;
+		t->pod_specs = specs;
 		t->cap_pods = cap;
 	}
 	copy = strdup(name);
-	if (!copy)
+	if (spec && *spec)
+		spec_copy = strdup(spec);
+	if (!copy || (spec && *spec && !spec_copy)) {
+		free(copy);
+		free(spec_copy);
 		return GS_ENOMEM;
+	}
 	t->pods[t->n_pods] = *p;
 	t->pod_names[t->n_pods] = copy;
+	t->pod_specs[t->n_pods] = spec_copy;
 	t->n_pods++;
 	return 0;
+}
+
+int gs_trace_append(struct gs_trace *t, const char *name, const struct gs_pod *p)
+{
+	return gs_trace_append_spec(t, name, p, NULL);
 }
 
 /* --- the audit ------------------------------------------------------------ */

@@ -28,6 +28,12 @@ struct gs_trace_audit {
 struct gs_trace {
 	struct gs_pod *pods;
 	char **pod_names;   /* one owned string per pod */
+	/*
+	 * One per pod, owned: the gpu_spec as written in the file ("V100M16|V100M32"),
+	 * NULL where the pod has none. The FGD reference groups pod kinds by this
+	 * text (frag.h, GS_KINDS_BY_SPEC), so it is kept besides model_mask.
+	 */
+	char **pod_specs;
 	size_t n_pods;
 	size_t cap_pods;
 	char *path;         /* owned copy of the path read */
@@ -43,5 +49,13 @@ void gs_trace_release(struct gs_trace *t);
  * Appends one pod (the name is copied). Returns 0 or GS_ENOMEM.
  */
 int gs_trace_append(struct gs_trace *t, const char *name, const struct gs_pod *p);
+
+/*
+ * The same with the pod's gpu_spec as written (copied; NULL or "" for
+ * none), which must name the models of p->model_mask. Returns 0 or
+ * GS_ENOMEM.
+ */
+int gs_trace_append_spec(struct gs_trace *t, const char *name, const struct gs_pod *p,
+			 const char *spec);
 
 #endif
