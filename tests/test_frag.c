@@ -131,6 +131,64 @@ static void test_node_expectation(void **st)
 	assert_true(fabs(gs_node_frag(&a, &w) - 1900.0) < 1e-9);
 }
 
+/*
+ * gs_node_frag_categories, the reference's summation order. On node A
+ * (4800 free, 59000 CPU), seven kinds of p = 1/8, one per category:
+ *   (60000 CPU, 1 x 500): GPUs fit, CPU lacks, "lack CPU": 4800;
+ *   (60000, 4 x 1000): neither fits, "lack both": 4800;
+ *   (4000, 4 x 1000): only three whole GPUs, "lack GPU": 4800;
+ *   (4000, 1 x 500, models {0, 1}): "no access": 4800;
+ *   (4000, 1 x 500): fits, 500 on GPUs too small under "lack GPU";
+ *   CPU-only 60000 and 4000: "lack CPU" and "satisfied" of CPU-only: 4800 each.
+ * (6 x 4800 + 500) / 8 = 3662.5, exact in binary, equal to gs_node_frag.
+ *
+ * The rounding that matters: p = 4/7, 2/7, 1/7 for (2000 CPU, 1 x 600),
+ * CPU-only 4000 and CPU-only 1000, in that order, on an 8-GPU node with
+ * [500, 1000 x 7] free (7500). With 8000 CPU free the share kind fits with
+ * 500 too small ("lack GPU" 4/7 x 500) and both CPU-only kinds fit
+ * ("satisfied" 2/7 x 7500 + 1/7 x 7500); with 3000 free the 4000 kind moves
+ * to "lack CPU". Both are 285.71 + 3214.29 = 3500 exactly, and so is
+ * gs_node_frag, but the reference adds the two CPU-only amounts in one
+ * category before the other categories in the first case and after them in
+ * the second: 285.71... + (2142.86... + 1071.43...) = 3499.9999999999995
+ * and (285.71... + 1071.43...) + 2142.86... = 3500, 4.5e-13 apart.
+ */
+static void test_node_categories(void **st)
+{
+	static const int32_t free8[8] = { 500, 1000, 1000, 1000, 1000, 1000, 1000, 1000 };
+	struct gs_node a = node_with(59000, 2, 8, a_free);
+	struct gs_node b = node_with(8000, 0, 8, free8);
+	struct gs_node c = node_with(3000, 0, 8, free8);
+	struct gs_kind k7[7], k3[3];
+	struct gs_workload w = { k7, 7 };
+	double before, after;
+
+	(void)st;
+	k7[0] = kind(60000, 1, 500, 0, 0.125);
+	k7[1] = kind(60000, 4, 1000, 0, 0.125);
+	k7[2] = kind(4000, 4, 1000, 0, 0.125);
+	k7[3] = kind(4000, 1, 500, 0x3u, 0.125);
+	k7[4] = kind(4000, 1, 500, 0, 0.125);
+	k7[5] = kind(60000, 0, 0, 0, 0.125);
+	k7[6] = kind(4000, 0, 0, 0, 0.125);
+	assert_true(gs_node_frag_categories(&a, &w) == 3662.5);
+	assert_true(gs_node_frag(&a, &w) == 3662.5);
+
+	k3[0] = kind(2000, 1, 600, 0, 4.0 / 7);
+	k3[1] = kind(4000, 0, 0, 0, 2.0 / 7);
+	k3[2] = kind(1000, 0, 0, 0, 1.0 / 7);
+	w.kinds = k3;
+	w.n = 3;
+	before = gs_node_frag_categories(&b, &w);
+	after = gs_node_frag_categories(&c, &w);
+	assert_true(before == 4.0 / 7 * 500 + (2.0 / 7 * 7500 + 1.0 / 7 * 7500));
+	assert_true(after == (4.0 / 7 * 500 + 1.0 / 7 * 7500) + 2.0 / 7 * 7500);
+	assert_true(before < after);
+	assert_true(fabs(before - after) < 1e-12);
+	assert_true(fabs(gs_node_frag(&b, &w) - 3500) < 1e-9);
+	assert_true(fabs(gs_node_frag(&c, &w) - 3500) < 1e-9);
+}
+
 static void test_cluster_totals(void **st)
 {
 	struct gs_workload w = three_kind_workload();
@@ -322,6 +380,112 @@ static void test_typical_small(void **st)
 }
 
 /*
+ * The reference's grouping (GS_KINDS_BY_SPEC). Ten pods:
+ *   Ka 2 x (4000 CPU, 1 x 500, "V100M16|V100M32"),
+ *   Kb 2 x the same with "V100M16|V100M32|V100M32" (the same model set),
+ *   Kc 2 x the same with no spec, Kd 3 x CPU-only 2000, Ke 1 x (16000, 2 x 1000).
+ * By spec text there are five kinds: Kd (3), then the tie of Ka, Kb and Kc
+ * (equal CPU, milli and count) by descending text, Kb > Ka > Kc (""), then
+ * Ke. At 0.8 (8 pods): Kd, Kb, Ka reach 7, Kc makes 9; p = (2/10) / (9/10)
+ * for Kb, which in doubles is 0.22222222222222224, not 2/9 =
+ * 0.22222222222222221. At 1.0 every kind is taken and p = count / 10
+ * without renormalising.
+ * By model set Ka and Kb are one kind of 4, first: 4, Kd 3, Kc 2 at 0.8.
+ */
+static void test_typical_by_spec(void **st)
+{
+	static const char ta[] = "V100M16|V100M32", tb[] = "V100M16|V100M32|V100M32";
+	const uint32_t mask = (1u << 2) | (1u << 3);
+	struct gs_pod pods[10];
+	const char *specs[10];
+	struct gs_workload w;
+	size_t n = 0, i;
+
+	(void)st;
+	for (i = 0; i < 2; i++) {
+		specs[n] = ta;
+		pods[n] = tu_pod(4000, 8192, 1, 500);
+		pods[n++].model_mask = mask;
+		specs[n] = tb;
+		pods[n] = tu_pod(4000, 8192, 1, 500);
+		pods[n++].model_mask = mask;
+		specs[n] = NULL;
+		pods[n++] = tu_pod(4000, 8192, 1, 500);
+	}
+	for (i = 0; i < 3; i++) {
+		specs[n] = NULL;
+		pods[n++] = tu_pod(2000, 4096, 0, 0);
+	}
+	specs[n] = "";
+	pods[n++] = tu_pod(16000, 65536, 2, 1000);
+
+	gs_workload_init(&w);
+	assert_int_equal(gs_workload_typical_by(pods, specs, n, 0.8, GS_KINDS_BY_SPEC, &w), 0);
+	assert_int_equal(w.n, 4);
+	assert_int_equal(w.kinds[0].num_gpu, 0);
+	assert_int_equal(w.kinds[0].count, 3);
+	assert_true(w.kinds[0].p == (3.0 / 10) / (9.0 / 10));
+	assert_int_equal(w.kinds[1].count, 2);
+	assert_int_equal(w.kinds[1].model_mask, mask);
+	assert_true(w.kinds[1].p == (2.0 / 10) / (9.0 / 10));
+	assert_true(w.kinds[1].p != 2.0 / 9);
+	assert_int_equal(w.kinds[2].count, 2);
+	assert_int_equal(w.kinds[2].model_mask, mask);
+	assert_int_equal(w.kinds[3].count, 2);
+	assert_int_equal(w.kinds[3].model_mask, 0);
+	gs_workload_release(&w);
+
+	assert_int_equal(gs_workload_typical_by(pods, specs, n, 1.0, GS_KINDS_BY_SPEC, &w), 0);
+	assert_int_equal(w.n, 5);
+	assert_true(w.kinds[0].p == 3.0 / 10);
+	assert_int_equal(w.kinds[4].num_gpu, 2);
+	assert_true(w.kinds[4].p == 1.0 / 10);
+	gs_workload_release(&w);
+
+	assert_int_equal(gs_workload_typical_by(pods, specs, n, 0.8, GS_KINDS_BY_MODEL_SET, &w), 0);
+	assert_int_equal(w.n, 3);
+	assert_int_equal(w.kinds[0].count, 4);
+	assert_int_equal(w.kinds[0].model_mask, mask);
+	assert_int_equal(w.kinds[1].count, 3);
+	assert_int_equal(w.kinds[2].count, 2);
+	assert_true(fabs(w.kinds[0].p - 4.0 / 9) < 1e-15);
+	gs_workload_release(&w);
+
+	/* Without texts the spec rule groups by model set and still orders ties. */
+	assert_int_equal(gs_workload_typical_by(pods, NULL, n, 1.0, GS_KINDS_BY_SPEC, &w), 0);
+	assert_int_equal(w.n, 4);
+	assert_int_equal(w.kinds[0].count, 4);
+	gs_workload_release(&w);
+	assert_int_equal(gs_workload_typical_by(pods, specs, n, 0.8, (enum gs_kinds_by)7, &w),
+			 GS_EINVAL);
+
+	/*
+	 * Ties, one pod each, in file order: (4000, 1 x 500, "T4"), the same
+	 * with "V100M32", and (8000, 1 x 500). By spec: descending CPU first,
+	 * then descending text, "V100M32" > "T4". By model set: file order.
+	 */
+	pods[0] = tu_pod(4000, 8192, 1, 500);
+	pods[0].model_mask = 1u << 0;
+	specs[0] = "T4";
+	pods[1] = tu_pod(4000, 8192, 1, 500);
+	pods[1].model_mask = 1u << 3;
+	specs[1] = "V100M32";
+	pods[2] = tu_pod(8000, 8192, 1, 500);
+	specs[2] = NULL;
+	assert_int_equal(gs_workload_typical_by(pods, specs, 3, 1.0, GS_KINDS_BY_SPEC, &w), 0);
+	assert_int_equal(w.n, 3);
+	assert_int_equal(w.kinds[0].cpu_milli, 8000);
+	assert_int_equal(w.kinds[1].model_mask, 1u << 3);
+	assert_int_equal(w.kinds[2].model_mask, 1u << 0);
+	gs_workload_release(&w);
+	assert_int_equal(gs_workload_typical_by(pods, specs, 3, 1.0, GS_KINDS_BY_MODEL_SET, &w), 0);
+	assert_int_equal(w.kinds[0].model_mask, 1u << 0);
+	assert_int_equal(w.kinds[1].model_mask, 1u << 3);
+	assert_int_equal(w.kinds[2].cpu_milli, 8000);
+	gs_workload_release(&w);
+}
+
+/*
  * openb's default trace (8152 pods, 91 kinds): the 95% set has 35 kinds
  * covering 7766 pods, the most frequent (3152 CPU, 1 x 810) with 1047, and
  * 5 CPU-only kinds holding 1056/7766 = 13.6%. On the empty cluster only
@@ -338,6 +502,7 @@ static void test_typical_openb(void **st)
 	struct gs_workload w;
 	struct gs_frag f;
 	double cpu_only = 0;
+	int64_t cum;
 	int32_t m;
 	FILE *probe;
 
@@ -372,6 +537,34 @@ static void test_typical_openb(void **st)
 	gs_frag_release(&f);
 	gs_workload_release(&w);
 	gs_trace_release(&t);
+
+	/*
+	 * gpuspec25 writes some model sets twice ("V100M16|V100M32" and
+	 * "V100M16|V100M32|V100M32"): 303 kinds by model set, 111 of them in the
+	 * 95% set (7746 pods); 312 by spec text, 113 in the 95% set (7745 pods),
+	 * as the reference counts them.
+	 */
+	gs_trace_init(&t);
+	snprintf(path, sizeof(path), "%s/openb_pod_list_gpuspec25.csv", GS_OPENB_DIR);
+	assert_int_equal(gs_trace_load(path, &c, &t, err, sizeof(err)), 0);
+	assert_int_equal(gs_workload_typical(t.pods, t.n_pods, 1.0, &w), 0);
+	assert_int_equal(w.n, 303);
+	gs_workload_release(&w);
+	assert_int_equal(gs_workload_typical(t.pods, t.n_pods, 0.95, &w), 0);
+	assert_int_equal(w.n, 111);
+	gs_workload_release(&w);
+	assert_int_equal(gs_workload_typical_by(t.pods, (const char *const *)t.pod_specs, t.n_pods,
+						1.0, GS_KINDS_BY_SPEC, &w), 0);
+	assert_int_equal(w.n, 312);
+	gs_workload_release(&w);
+	assert_int_equal(gs_workload_typical_by(t.pods, (const char *const *)t.pod_specs, t.n_pods,
+						0.95, GS_KINDS_BY_SPEC, &w), 0);
+	assert_int_equal(w.n, 113);
+	for (m = 0, cum = 0; m < w.n; m++)
+		cum += w.kinds[m].count;
+	assert_int_equal(cum, 7745);
+	gs_workload_release(&w);
+	gs_trace_release(&t);
 	gs_cluster_release(&c);
 }
 
@@ -380,9 +573,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kind_amounts),
 		cmocka_unit_test(test_node_expectation),
+		cmocka_unit_test(test_node_categories),
 		cmocka_unit_test(test_cluster_totals),
 		cmocka_unit_test(test_cluster_totals_no_drift),
 		cmocka_unit_test(test_typical_small),
+		cmocka_unit_test(test_typical_by_spec),
 		cmocka_unit_test(test_typical_openb),
 	};
 

@@ -19,6 +19,7 @@
  * Plain C with no dependency beyond libc: it is part of the allocator
  * library and the FGD policy uses it.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,36 +38,58 @@ void gs_workload_release(struct gs_workload *w)
 	gs_workload_init(w);
 }
 
-/* A pod's kind key; a CPU-only pod is (cpu, 0, 0, mask) whatever it says. */
+/*
+ * A pod's kind key. By model set, a CPU-only pod is (cpu, 0, 0, mask)
+ * whatever it says and spec is always NULL; by spec, the fields are kept
+ * as written and spec is the gpu_spec text (NULL for none).
+ */
 struct kind_key {
 	int32_t cpu_milli;
 	int32_t num_gpu;
 	int32_t gpu_milli;
 	uint32_t model_mask;
+	const char *spec;
 };
 
-static struct kind_key key_of(const struct gs_pod *p)
+static struct kind_key key_of(const struct gs_pod *p, const char *spec, enum gs_kinds_by by)
 {
 	struct kind_key k;
 
 	k.cpu_milli = p->cpu_milli;
+	k.model_mask = p->model_mask;
+	k.spec = NULL;
+	if (by == GS_KINDS_BY_SPEC) {
+		k.num_gpu = p->num_gpu;
+		k.gpu_milli = p->gpu_milli;
+		if (spec && *spec)
+			k.spec = spec;
+		return k;
+	}
 	k.num_gpu = gs_pod_cpu_only(p) ? 0 : p->num_gpu;
 	k.gpu_milli = gs_pod_cpu_only(p) ? 0 : p->gpu_milli;
-	k.model_mask = p->model_mask;
 	return k;
 }
 
+static int cmp_i64(int64_t a, int64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Spec texts bytewise, a missing one as "", as Go compares strings. */
+static int spec_cmp(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/* Equal keys compare 0; any total order will do for grouping. */
 static int key_cmp(const struct kind_key *a, const struct kind_key *b)
 {
-	if (a->cpu_milli != b->cpu_milli)
-		return a->cpu_milli < b->cpu_milli ? -1 : 1;
-	if (a->num_gpu != b->num_gpu)
-		return a->num_gpu < b->num_gpu ? -1 : 1;
-	if (a->gpu_milli != b->gpu_milli)
-		return a->gpu_milli < b->gpu_milli ? -1 : 1;
-	if (a->model_mask != b->model_mask)
-		return a->model_mask < b->model_mask ? -1 : 1;
-	return 0;
+	int c;
+
+	if ((c = cmp_i64(a->cpu_milli, b->cpu_milli)) || (c = cmp_i64(a->num_gpu, b->num_gpu)) ||
+	    (c = cmp_i64(a->gpu_milli, b->gpu_milli)) || (c = spec_cmp(a->spec, b->spec)))
+		return c;
+	return cmp_i64(a->model_mask, b->model_mask);
 }
 
 /* One pod in the sort that groups equal kinds: its key and its index. */
@@ -93,7 +116,7 @@ struct tally {
 };
 
 /* Most frequent first; equal counts keep the order of first appearance. */
-static int tally_cmp(const void *a, const void *b)
+static int tally_cmp_first(const void *a, const void *b)
 {
 	const struct tally *x = a, *y = b;
 
@@ -102,8 +125,27 @@ static int tally_cmp(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-int gs_workload_typical(const struct gs_pod *pods, size_t n, double coverage,
-			struct gs_workload *out)
+/*
+ * Most frequent first; equal counts by descending cpu, GPU milli, GPU
+ * count, spec text (the reference sorts its kinds with the reverse of an
+ * ascending order on these), then model set for pods without text.
+ */
+static int tally_cmp_spec(const void *a, const void *b)
+{
+	const struct tally *x = a, *y = b;
+	const struct kind_key *p = &x->key, *q = &y->key;
+	int c;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if ((c = cmp_i64(q->cpu_milli, p->cpu_milli)) || (c = cmp_i64(q->gpu_milli, p->gpu_milli)) ||
+	    (c = cmp_i64(q->num_gpu, p->num_gpu)) || (c = spec_cmp(q->spec, p->spec)))
+		return c;
+	return cmp_i64(q->model_mask, p->model_mask);
+}
+
+int gs_workload_typical_by(const struct gs_pod *pods, const char *const *specs, size_t n,
+			   double coverage, enum gs_kinds_by by, struct gs_workload *out)
 {
 	struct keyed *ks;
 	struct tally *ts;
@@ -112,7 +154,8 @@ int gs_workload_typical(const struct gs_pod *pods, size_t n, double coverage,
 	int64_t cum;
 	double need;
 
-	if (!pods || n == 0 || !out || !(coverage > 0.0 && coverage <= 1.0))
+	if (!pods || n == 0 || !out || !(coverage > 0.0 && coverage <= 1.0) ||
+	    (by != GS_KINDS_BY_MODEL_SET && by != GS_KINDS_BY_SPEC))
 		return GS_EINVAL;
 	ks = malloc(n * sizeof(*ks));
 	ts = malloc(n * sizeof(*ts));
@@ -122,7 +165,7 @@ int gs_workload_typical(const struct gs_pod *pods, size_t n, double coverage,
 		return GS_ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		ks[i].key = key_of(&pods[i]);
+		ks[i].key = key_of(&pods[i], specs ? specs[i] : NULL, by);
 		ks[i].idx = i;
 	}
 	/* Sorting by (key, index) makes each run's first element its first appearance. */
@@ -139,7 +182,7 @@ int gs_workload_typical(const struct gs_pod *pods, size_t n, double coverage,
 		nt++;
 	}
 	free(ks);
-	qsort(ts, nt, sizeof(*ts), tally_cmp);
+	qsort(ts, nt, sizeof(*ts), by == GS_KINDS_BY_SPEC ? tally_cmp_spec : tally_cmp_first);
 
 	/*
 	 * Take kinds until they cover the share, as the reference does with a
@@ -157,17 +200,30 @@ int gs_workload_typical(const struct gs_pod *pods, size_t n, double coverage,
 		return GS_ENOMEM;
 	}
 	for (i = 0; i < take; i++) {
+		double total = (double)n;
+
 		kinds[i].cpu_milli = ts[i].key.cpu_milli;
 		kinds[i].num_gpu = ts[i].key.num_gpu;
 		kinds[i].gpu_milli = ts[i].key.gpu_milli;
 		kinds[i].model_mask = ts[i].key.model_mask;
 		kinds[i].count = ts[i].count;
-		kinds[i].p = (double)ts[i].count / (double)cum;
+		if (by == GS_KINDS_BY_MODEL_SET)
+			kinds[i].p = (double)ts[i].count / (double)cum;
+		else if (take == nt)
+			kinds[i].p = (double)ts[i].count / total;
+		else
+			kinds[i].p = ((double)ts[i].count / total) / ((double)cum / total);
 	}
 	free(ts);
 	out->kinds = kinds;
 	out->n = (int32_t)take;
 	return 0;
+}
+
+int gs_workload_typical(const struct gs_pod *pods, size_t n, double coverage,
+			struct gs_workload *out)
+{
+	return gs_workload_typical_by(pods, NULL, n, coverage, GS_KINDS_BY_MODEL_SET, out);
 }
 
 int64_t gs_node_frag_kind(const struct gs_node *n, const struct gs_kind *k)
@@ -199,6 +255,64 @@ double gs_node_frag(const struct gs_node *n, const struct gs_workload *w)
 
 	for (m = 0; m < w->n; m++)
 		sum += w->kinds[m].p * (double)gs_node_frag_kind(n, &w->kinds[m]);
+	return sum;
+}
+
+/* The reference's fragment categories, in its order (Q1..Q4, XL, XR, no access). */
+enum {
+	CAT_LACK_BOTH,
+	CAT_LACK_GPU,
+	CAT_SATISFIED,
+	CAT_LACK_CPU,
+	CAT_CPU_ONLY_SATISFIED,
+	CAT_CPU_ONLY_LACK_CPU,
+	CAT_NO_ACCESS,
+	CAT__COUNT
+};
+
+double gs_node_frag_categories(const struct gs_node *n, const struct gs_workload *w)
+{
+	double cat[CAT__COUNT] = { 0 };
+	double sum = 0;
+	int64_t total = 0;
+	int32_t i, m;
+	int c;
+
+	for (i = 0; i < n->num_gpu; i++)
+		total += n->gpu_free_milli[i];
+	for (m = 0; m < w->n; m++) {
+		const struct gs_kind *k = &w->kinds[m];
+		bool cpu_ok = n->cpu_free_milli >= k->cpu_milli;
+		int64_t small = 0;
+		int32_t fit = 0;
+
+		if (k->num_gpu <= 0 || k->gpu_milli <= 0) {
+			cat[cpu_ok ? CAT_CPU_ONLY_SATISFIED : CAT_CPU_ONLY_LACK_CPU] +=
+				k->p * (double)total;
+			continue;
+		}
+		if (k->model_mask && (n->model < 0 || !((k->model_mask >> n->model) & 1u))) {
+			cat[CAT_NO_ACCESS] += k->p * (double)total;
+			continue;
+		}
+		for (i = 0; i < n->num_gpu; i++) {
+			if (n->gpu_free_milli[i] >= k->gpu_milli)
+				fit++;
+			else
+				small += n->gpu_free_milli[i];
+		}
+		if (fit < k->num_gpu)
+			cat[cpu_ok ? CAT_LACK_GPU : CAT_LACK_BOTH] += k->p * (double)total;
+		else if (!cpu_ok)
+			cat[CAT_LACK_CPU] += k->p * (double)total;
+		else {
+			cat[CAT_LACK_GPU] += k->p * (double)small;
+			cat[CAT_SATISFIED] += k->p * (double)(total - small);
+		}
+	}
+	for (c = 0; c < CAT__COUNT; c++)
+		if (c != CAT_SATISFIED)
+			sum += cat[c];
 	return sum;
 }
 

@@ -36,13 +36,39 @@ struct gs_workload {
 void gs_workload_init(struct gs_workload *w);
 void gs_workload_release(struct gs_workload *w);
 
+/* How gs_workload_typical_by() tells pod kinds apart and orders equal counts. */
+enum gs_kinds_by {
+	/*
+	 * gpusim's own (exact mode): a kind is (cpu_milli, num_gpu, gpu_milli,
+	 * set of allowed models), a CPU-only pod counting as (cpu, 0, 0, set)
+	 * whatever GPU fields it has; equal counts keep the order of first
+	 * appearance; p = count / covered.
+	 */
+	GS_KINDS_BY_MODEL_SET = 0,
+	/*
+	 * The FGD reference simulator's (compat mode): a kind is (cpu_milli,
+	 * gpu_milli, num_gpu, gpu_spec text as written), so "V100M16|V100M32"
+	 * and "V100M16|V100M32|V100M32" are two kinds; a pod without spec text
+	 * falls back to its model set. Equal counts go by descending cpu_milli,
+	 * gpu_milli, num_gpu, then spec text (bytewise); p is computed as
+	 * (count / pods) / (covered / pods), or count / pods when every kind is
+	 * taken, the reference's floating-point operations.
+	 */
+	GS_KINDS_BY_SPEC,
+};
+
 /*
- * The typical pod set: the most frequent kinds (cpu_milli, gpu_milli,
- * num_gpu, model set) that together cover at least `coverage` (0..1] of the
- * pods, most frequent first (ties by first appearance), with p renormalised
- * to sum to 1. CPU-only kinds are included. Returns 0, GS_EINVAL for an
- * empty pod list or a bad coverage, or GS_ENOMEM.
+ * The typical pod set: the most frequent kinds that together cover at
+ * least `coverage` (0..1] of the pods, most frequent first, with p
+ * renormalised to sum to 1; CPU-only kinds are included. `specs` is NULL
+ * or has one entry per pod: its gpu_spec as written, NULL for none (only
+ * GS_KINDS_BY_SPEC reads it). Returns 0, GS_EINVAL for an empty pod list,
+ * a bad coverage or rule, or GS_ENOMEM. *out is the caller's to release.
  */
+int gs_workload_typical_by(const struct gs_pod *pods, const char *const *specs, size_t n,
+			   double coverage, enum gs_kinds_by by, struct gs_workload *out);
+
+/* gs_workload_typical_by() with GS_KINDS_BY_MODEL_SET. */
 int gs_workload_typical(const struct gs_pod *pods, size_t n, double coverage,
 			struct gs_workload *out);
 
@@ -51,6 +77,20 @@ int64_t gs_node_frag_kind(const struct gs_node *n, const struct gs_kind *k);
 
 /* Expected fragmentation of node n over the workload, in milli-GPU. */
 double gs_node_frag(const struct gs_node *n, const struct gs_workload *w);
+
+/*
+ * The same value summed in the FGD reference simulator's floating-point
+ * order: kind by kind in w's order, p x amount is added to one of the
+ * reference's seven fragment categories (lack both, lack GPU, satisfied,
+ * lack CPU, CPU-only satisfied, CPU-only lack CPU, no access; a kind that
+ * fits puts the share of its too-small GPUs under "lack GPU" and the rest
+ * under "satisfied"), then the categories other than "satisfied" are added
+ * in that order. Equal to gs_node_frag() up to rounding, but two states with
+ * the same fragmentation can differ by about 1e-13 here, which decides the
+ * reference's integer FGD score of a placement that changes nothing (49,
+ * not 50). In milli-GPU.
+ */
+double gs_node_frag_categories(const struct gs_node *n, const struct gs_workload *w);
 
 /*
  * Cluster fragmentation, kept current one node at a time: call
