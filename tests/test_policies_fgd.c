@@ -446,6 +446,58 @@ static void test_fgd_whole_and_cpu(void **st)
 	stop(&f);
 }
 
+/*
+ * "No change" in compat: the reference's difference of category totals.
+ * Workload: 4 x (2000 CPU, 1 x 600), 2 x CPU-only 4000, 1 x CPU-only 1000;
+ * at 95% all three kinds, p = 4/7, 2/7, 1/7 in that order. Nodes 0 and 1 have
+ * 8 GPUs, [500, 1000 x 7] free after a (0 CPU, 1 x 500) pod on GPU 0, and
+ * 8000 and 32000 CPU. A CPU-only 5000 pod changes no GPU, and on both
+ * nodes every kind's amount stays the same: exact mode scores 0 twice and
+ * takes node 0. On node 0 the 4000 kind moves from "satisfied" to "lack
+ * CPU" (3000 left); the totals are 285.71 + (2142.86 + 1071.43) =
+ * 3499.9999999999995 before and (285.71 + 1071.43) + 2142.86 = 3500 after
+ * (test_frag.c works them out), delta -4.5e-13, and 100 sigmoid(-4.5e-16)
+ * = 49.99999999999999 truncates to 49. Node 1 keeps every kind where it
+ * was, delta exactly 0, 50. So compat takes node 1 whatever the node order.
+ */
+static void test_fgd_no_change(void **st)
+{
+	struct fixture f;
+	struct gs_pod cpu = tu_pod(5000, 4096, 0, 0);
+	int i;
+
+	(void)st;
+	memset(&f, 0, sizeof(f));
+	for (i = 0; i < 4; i++)
+		f.workload[f.n_workload++] = tu_pod(2000, 4096, 1, 600);
+	for (i = 0; i < 2; i++)
+		f.workload[f.n_workload++] = tu_pod(4000, 4096, 0, 0);
+	f.workload[f.n_workload++] = tu_pod(1000, 4096, 0, 0);
+	gs_cluster_init(&f.c);
+	gs_cluster_add_node(&f.c, "n0", 8000, 131072, 8, "V100M32");
+	gs_cluster_add_node(&f.c, "n1", 32000, 131072, 8, "V100M32");
+	f.c.check = true;
+	start(&f, "fgd", GS_POLICY_COMPAT);
+	run_on(&f, tu_pod(0, 1024, 1, 500), 0, 1, g0);
+	run_on(&f, tu_pod(0, 1024, 1, 500), 1, 1, g0);
+	assert_true(score(&f, 0, &cpu) == 49.0);
+	assert_true(score(&f, 1, &cpu) == 50.0);
+	assert_int_equal(pick(&f, &cpu).node, 1);
+	stop(&f);
+
+	f.workload[0] = tu_pod(2000, 4096, 1, 600);
+	gs_cluster_init(&f.c);
+	gs_cluster_add_node(&f.c, "n0", 8000, 131072, 8, "V100M32");
+	gs_cluster_add_node(&f.c, "n1", 32000, 131072, 8, "V100M32");
+	start(&f, "fgd", 0);
+	run_on(&f, tu_pod(0, 1024, 1, 500), 0, 1, g0);
+	run_on(&f, tu_pod(0, 1024, 1, 500), 1, 1, g0);
+	assert_true(score(&f, 0, &cpu) == 0.0);
+	assert_true(score(&f, 1, &cpu) == 0.0);
+	assert_int_equal(pick(&f, &cpu).node, 0);
+	stop(&f);
+}
+
 /* A workload FGD cannot use is an init error, not a crash. */
 static void test_fgd_needs_workload(void **st)
 {
@@ -471,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_gpupacking),
 		cmocka_unit_test(test_fgd_share),
 		cmocka_unit_test(test_fgd_whole_and_cpu),
+		cmocka_unit_test(test_fgd_no_change),
 		cmocka_unit_test(test_fgd_needs_workload),
 	};
 

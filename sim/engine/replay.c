@@ -171,9 +171,11 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 	free(idx);
 	idx = NULL;
 
+	memset(&env, 0, sizeof(env));
 	env.cluster = &sim->cluster;
 	env.workload = t->pods;
 	env.n_workload = t->n_pods;
+	env.workload_specs = (const char *const *)t->pod_specs;
 	env.seed = o->seed;
 	env.flags = o->policy_flags;
 	rc = gs_sched_init(&sim->sched, pol, &env);
@@ -184,7 +186,13 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 
 	sim->frag_on = o->frag || o->mode == GS_MODE_INFLATE;
 	if (sim->frag_on) {
-		rc = gs_workload_typical(t->pods, t->n_pods, o->frag_coverage, &sim->workload);
+		/* The reference measures with FGD's typical pods, so compat groups them as FGD does. */
+		enum gs_kinds_by by = GS_KINDS_BY_MODEL_SET;
+
+		if (o->policy_flags & GS_POLICY_COMPAT)
+			by = GS_KINDS_BY_SPEC;
+		rc = gs_workload_typical_by(t->pods, (const char *const *)t->pod_specs, t->n_pods,
+					    o->frag_coverage, by, &sim->workload);
 		if (rc == 0)
 			rc = gs_frag_init(&sim->frag, &sim->cluster, &sim->workload);
 		if (rc) {

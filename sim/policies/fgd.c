@@ -16,6 +16,17 @@
  * cannot tell apart changes below about 40 milli-GPU, so many nodes tie and
  * the node order decides among them.
  *
+ * Compat follows the reference in two more details. Its typical pods are
+ * grouped by the gpu_spec text and ordered as frag.h's GS_KINDS_BY_SPEC
+ * says. And it computes delta as the difference of two floating-point
+ * totals, the node's fragmentation before and after, each summed over the
+ * fragment categories (gs_node_frag_categories). A placement that leaves
+ * the fragmentation unchanged but moves idle GPU share between categories
+ * (a CPU-only pod that leaves too little CPU for some kinds) then gets a
+ * delta of about -4.5e-13 rather than 0, which truncates to 49, not 50, and
+ * changes how ties fall. Exact mode sums the per-kind integer differences,
+ * so "no change" is exactly 0 there.
+ *
  * State: the per-node, per-kind fragmentation (struct gs_frag), updated on
  * bind/unbind for the node that changed only. The score depends only on
  * the node's state and the pod's request shape (CPU, GPU count, GPU milli
@@ -65,6 +76,8 @@ struct fgd {
 
 	int32_t n_nodes;
 	uint32_t *version;        /* [node], bumped on every bind/unbind there */
+	double *before;           /* compat: [node], gs_node_frag_categories of its state */
+	uint32_t *before_stamp;   /* [node], valid while == version + 1 */
 	struct fgd_shape *shapes; /* seen so far */
 	int32_t n_shapes, cap_shapes;
 	struct fgd_memo *memo;    /* [shape * n_nodes + node] */
@@ -80,6 +93,8 @@ static void fgd_release(void *state)
 	gs_frag_release(&s->frag);
 	gs_workload_release(&s->w);
 	free(s->version);
+	free(s->before);
+	free(s->before_stamp);
 	free(s->shapes);
 	free(s->memo);
 	free(s);
@@ -94,7 +109,9 @@ static int fgd_init(const struct gs_policy_env *env, void **state_out)
 		return GS_ENOMEM;
 	s->compat = (env->flags & GS_POLICY_COMPAT) != 0;
 	gs_workload_init(&s->w);
-	err = gs_workload_typical(env->workload, env->n_workload, FGD_COVERAGE, &s->w);
+	err = gs_workload_typical_by(env->workload, env->workload_specs, env->n_workload,
+				     FGD_COVERAGE,
+				     s->compat ? GS_KINDS_BY_SPEC : GS_KINDS_BY_MODEL_SET, &s->w);
 	if (!err)
 		err = gs_frag_init(&s->frag, env->cluster, &s->w);
 	s->n_nodes = env->cluster->n_nodes;
@@ -102,6 +119,12 @@ static int fgd_init(const struct gs_policy_env *env, void **state_out)
 	s->version = calloc((size_t)s->n_nodes + 1, sizeof(*s->version));
 	if (!err && !s->version)
 		err = GS_ENOMEM;
+	if (!err && s->compat) {
+		s->before = calloc((size_t)s->n_nodes + 1, sizeof(*s->before));
+		s->before_stamp = calloc((size_t)s->n_nodes + 1, sizeof(*s->before_stamp));
+		if (!s->before || !s->before_stamp)
+			err = GS_ENOMEM;
+	}
 	if (err) {
 		fgd_release(s);
 		return err;
@@ -121,13 +144,26 @@ static void fgd_on_change(void *state, const struct gs_cluster *c, const struct 
 		s->version[pl->node]++;
 }
 
-/* Decrease of the node's fragmentation if it looked like `after`. */
-static double frag_drop(const struct fgd *s, int32_t node, const struct gs_node *after)
+/*
+ * Decrease of the node's fragmentation if it looked like `after`. Exact: the
+ * sum of the per-kind differences, exactly 0 when nothing changes. Compat:
+ * as the reference, the difference of the two category totals; the node's
+ * own total is kept until the node changes.
+ */
+static double frag_drop(struct fgd *s, const struct gs_cluster *c, int32_t node,
+			const struct gs_node *after)
 {
 	const int64_t *before = s->frag.node_kind + (size_t)node * (size_t)s->w.n;
 	double drop = 0;
 	int32_t m;
 
+	if (s->compat) {
+		if (s->before_stamp[node] != s->version[node] + 1) {
+			s->before[node] = gs_node_frag_categories(&c->nodes[node], &s->w);
+			s->before_stamp[node] = s->version[node] + 1;
+		}
+		return s->before[node] - gs_node_frag_categories(after, &s->w);
+	}
 	for (m = 0; m < s->w.n; m++) {
 		int64_t d = before[m] - gs_node_frag_kind(after, &s->w.kinds[m]);
 
@@ -149,7 +185,7 @@ static double to_score(const struct fgd *s, double drop)
  * Scores node for p and, for a sharing pod, writes the GPU that scores
  * best (the lowest index on ties) to *gpu_out.
  */
-static double fgd_eval(const struct fgd *s, const struct gs_cluster *c, int32_t node,
+static double fgd_eval(struct fgd *s, const struct gs_cluster *c, int32_t node,
 		       const struct gs_pod *p, int32_t *gpu_out)
 {
 	const struct gs_node *n = &c->nodes[node];
@@ -160,7 +196,7 @@ static double fgd_eval(const struct fgd *s, const struct gs_cluster *c, int32_t 
 	after.cpu_free_milli -= p->cpu_milli;
 	*gpu_out = -1;
 	if (gs_pod_cpu_only(p))
-		return to_score(s, frag_drop(s, node, &after));
+		return to_score(s, frag_drop(s, c, node, &after));
 	if (p->num_gpu == 1 && p->gpu_milli < GS_MILLI_PER_GPU) {
 		for (i = 0; i < n->num_gpu; i++) {
 			double sc;
@@ -168,7 +204,7 @@ static double fgd_eval(const struct fgd *s, const struct gs_cluster *c, int32_t 
 			if (!gs_gpu_fits(n, i, p))
 				continue;
 			after.gpu_free_milli[i] -= p->gpu_milli;
-			sc = to_score(s, frag_drop(s, node, &after));
+			sc = to_score(s, frag_drop(s, c, node, &after));
 			after.gpu_free_milli[i] += p->gpu_milli;
 			if (*gpu_out < 0 || sc > best) {
 				best = sc;
@@ -184,7 +220,7 @@ static double fgd_eval(const struct fgd *s, const struct gs_cluster *c, int32_t 
 		after.gpu_free_milli[i] -= p->gpu_milli;
 		left--;
 	}
-	return to_score(s, frag_drop(s, node, &after));
+	return to_score(s, frag_drop(s, c, node, &after));
 }
 
 static bool shape_eq(const struct fgd_shape *a, const struct gs_pod *p)

@@ -35,6 +35,8 @@ struct gs_policy_env {
 	const struct gs_cluster *cluster;
 	const struct gs_pod *workload;   /* the original trace, for workload-aware policies */
 	size_t n_workload;
+	/* NULL, or per workload pod its gpu_spec as written (NULL for none): frag.h */
+	const char *const *workload_specs;
 	uint64_t seed;
 	unsigned flags;
 };
