@@ -326,6 +326,21 @@ static void test_compat_order_is_a_seeded_permutation(void **state)
 		assert_int_equal(seen[i], 1);
 	assert_memory_equal(s1.order, s2.order, 6 * sizeof(int32_t));
 	assert_memory_not_equal(s1.order, s3.order, 6 * sizeof(int32_t));
+	gs_sched_release(&s3);
+	/*
+	 * The workload is mixed in: seed 42 with another workload is another
+	 * order, and the order of (seed, id) is that of seed ^ id alone (id 0
+	 * leaves it as the seed gives it).
+	 */
+	env.seed = 42;
+	env.workload_id = 0x9f86d081884c7d65ull;
+	assert_int_equal(gs_sched_init(&s3, gs_policy_find("first-fit"), &env), 0);
+	assert_memory_not_equal(s1.order, s3.order, 6 * sizeof(int32_t));
+	gs_sched_release(&s2);
+	env.seed = 42 ^ 0x9f86d081884c7d65ull;
+	env.workload_id = 0;
+	assert_int_equal(gs_sched_init(&s2, gs_policy_find("first-fit"), &env), 0);
+	assert_memory_equal(s2.order, s3.order, 6 * sizeof(int32_t));
 	gs_sched_release(&s1);
 	gs_sched_release(&s2);
 	gs_sched_release(&s3);

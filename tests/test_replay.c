@@ -340,6 +340,57 @@ static void test_inflate_jumps_over_100(void **state)
 	gs_cluster_release(&c);
 }
 
+/*
+ * The policies hear of the workload through the first 64 bits of the
+ * trace's SHA-256 (gs_policy_env.workload_id), so the compat node order
+ * of a run is the order of seed ^ those bits; a trace without a checksum
+ * (built in memory) leaves the seed alone.
+ */
+static void test_order_per_workload(void **state)
+{
+	struct gs_cluster c;
+	struct gs_trace t;
+	struct gs_sim sim;
+	struct gs_sched ref;
+	struct gs_policy_env env;
+	struct gs_replay_opts o = time_opts();
+	char err[256];
+	int i;
+
+	(void)state;
+	gs_cluster_init(&c);
+	for (i = 0; i < 32; i++)
+		assert_true(gs_cluster_add_node(&c, "n", 32000, 65536, 1, "T4") >= 0);
+	gs_trace_init(&t);
+	add(&t, "A", 500, 0, 10);
+	o.mode = GS_MODE_INFLATE;
+	o.policy_flags = GS_POLICY_COMPAT;
+	memset(&env, 0, sizeof(env));
+	env.cluster = &c;
+	env.flags = GS_POLICY_COMPAT;
+
+	assert_int_equal(gs_sim_init(&sim, &c, &t, gs_policy_find("first-fit"), &o, err,
+				     sizeof(err)), 0);
+	env.seed = o.seed;
+	assert_int_equal(gs_sched_init(&ref, gs_policy_find("first-fit"), &env), 0);
+	assert_memory_equal(sim.sched.order, ref.order, 32 * sizeof(int32_t));
+	gs_sim_release(&sim);
+
+	snprintf(t.sha256, sizeof(t.sha256), "%s",
+		 "0123456789abcdef0000000000000000000000000000000000000000000000ff");
+	assert_int_equal(gs_sim_init(&sim, &c, &t, gs_policy_find("first-fit"), &o, err,
+				     sizeof(err)), 0);
+	assert_memory_not_equal(sim.sched.order, ref.order, 32 * sizeof(int32_t));
+	gs_sched_release(&ref);
+	env.seed = o.seed ^ 0x0123456789abcdefull;
+	assert_int_equal(gs_sched_init(&ref, gs_policy_find("first-fit"), &env), 0);
+	assert_memory_equal(sim.sched.order, ref.order, 32 * sizeof(int32_t));
+	gs_sched_release(&ref);
+	gs_sim_release(&sim);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+}
+
 static void test_bad_options(void **state)
 {
 	struct gs_cluster c;
@@ -378,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_deterministic_under_check),
 		cmocka_unit_test(test_inflate_mode),
 		cmocka_unit_test(test_inflate_jumps_over_100),
+		cmocka_unit_test(test_order_per_workload),
 		cmocka_unit_test(test_bad_options),
 	};
 

@@ -115,6 +115,27 @@ static int64_t duration_s(const struct gs_pod *p)
 	return p->t_delete_s - p->t_create_s;
 }
 
+/*
+ * The workload's identity for the policies (gs_policy_env.workload_id): the
+ * first 64 bits of the trace file's SHA-256, 0 for a trace not read from a
+ * file. Content, not name, so a renamed copy runs the same.
+ */
+static uint64_t workload_id(const struct gs_trace *t)
+{
+	uint64_t id = 0;
+	int i;
+
+	for (i = 0; i < 16 && t->sha256[i]; i++) {
+		char c = t->sha256[i];
+		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+		if (v < 0)
+			return 0;
+		id = id << 4 | (uint64_t)v;
+	}
+	return i == 16 ? id : 0;
+}
+
 int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct gs_trace *t,
 		const struct gs_policy *pol, const struct gs_replay_opts *o, char *err,
 		size_t err_len)
@@ -177,6 +198,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 	env.n_workload = t->n_pods;
 	env.workload_specs = (const char *const *)t->pod_specs;
 	env.seed = o->seed;
+	env.workload_id = workload_id(t);
 	env.flags = o->policy_flags;
 	rc = gs_sched_init(&sim->sched, pol, &env);
 	if (rc) {

@@ -25,7 +25,7 @@
 enum {
 	/*
 	 * Reproduce the FGD reference simulator's scoring: integer scores 0-100
-	 * and ties broken by a node order shuffled per seed.
+	 * and ties broken by a node order shuffled per seed and workload.
 	 */
 	GS_POLICY_COMPAT = 1u << 0,
 };
@@ -38,6 +38,13 @@ struct gs_policy_env {
 	/* NULL, or per workload pod its gpu_spec as written (NULL for none): frag.h */
 	const char *const *workload_specs;
 	uint64_t seed;
+	/*
+	 * Identifies the workload (the engine uses the first 64 bits of the
+	 * trace file's SHA-256; 0 = none). Mixed into the seed of the compat
+	 * node order and of the random policy, so that two workloads run with
+	 * one seed get independent tie orders.
+	 */
+	uint64_t workload_id;
 	unsigned flags;
 };
 

@@ -4,7 +4,8 @@
  * uniformly random fitting GPU; the "Random" baseline of Weng et al., ATC
  * 2023. Each feasible node draws an independent uniform score, so the
  * maximum is uniform over the feasible set. The generator is seeded with
- * the run's seed: same seed, same choices.
+ * the run's seed and the workload's identity (policy.h): same seed and
+ * trace, same choices.
  */
 #include <stdlib.h>
 
@@ -18,8 +19,8 @@ static int random_init(const struct gs_policy_env *env, void **state_out)
 
 	if (!r)
 		return GS_ENOMEM;
-	/* A stream of its own, apart from the compat node shuffle's. */
-	gs_rng_seed(r, env->seed ^ 0x72616e646f6dull);
+	/* A stream of its own, apart from the compat node shuffle's, and per workload. */
+	gs_rng_seed(r, env->seed ^ env->workload_id ^ 0x72616e646f6dull);
 	*state_out = r;
 	return 0;
 }

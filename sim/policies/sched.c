@@ -5,9 +5,13 @@
  *
  * This mirrors kube-scheduler's filter and score phases. Nodes are visited
  * in s->order and a later node must score strictly higher to win, so ties
- * go to the earlier node: the lowest index by default, a seed-shuffled
- * order in compat mode (the FGD reference simulator shuffles its node list
- * per seed, Weng et al., ATC 2023, section 6).
+ * go to the earlier node: the lowest index by default, a shuffled order in
+ * compat mode (the FGD reference simulator shuffles its node list per seed,
+ * Weng et al., ATC 2023, section 6). The shuffle's seed mixes the run's seed
+ * with the workload's identity (env->workload_id): the reference draws its
+ * node order after the trace-dependent inflation, so its tie orders differ
+ * between workloads, and with the seed alone every workload would share the
+ * same ten tie orders and their errors would be correlated.
  */
 #include <math.h>
 #include <stdio.h>
@@ -38,7 +42,7 @@ int gs_sched_init(struct gs_sched *s, const struct gs_policy *pol,
 	if (env->flags & GS_POLICY_COMPAT) {
 		struct gs_rng rng;
 
-		gs_rng_seed(&rng, env->seed);
+		gs_rng_seed(&rng, env->seed ^ env->workload_id);
 		gs_rng_shuffle_i32(&rng, s->order, s->n_order);
 	}
 	if (pol->init) {
