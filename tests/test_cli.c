@@ -99,7 +99,8 @@ static void test_usage_errors(void **state)
 /* What every command gets from its option table: one message format, --version, conflicts. */
 static void test_option_table(void **state)
 {
-	static const char *const cmds[] = { "replay", "sweep" };
+	static const char *const cmds[] = { "replay", "sweep", "gen", "inspect", "policies", "plot",
+					    "bench-import" };
 	char version[256], path[512];
 	size_t i;
 

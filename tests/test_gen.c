@@ -355,7 +355,7 @@ static void test_command(void **state)
 	assert_int_equal(run("--help"), 0);
 	assert_int_equal(run(""), 2);
 	assert_string_equal(stderr_text(), "gpusim gen: --spec, --nodes-out and --pods-out are "
-			    "required (see 'gpusim gen --help')\n");
+			    "required; try 'gpusim gen --help'\n");
 	assert_int_equal(run("--bogus"), 2);
 
 	gs_test_write("small.json", SPEC(POD_OK(SHAPE)), spec, sizeof(spec));

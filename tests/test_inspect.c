@@ -331,7 +331,7 @@ static void test_errors(void **state)
 	assert_int_equal(access(missing, F_OK), -1);
 
 	assert_int_equal(inspect("--run 1"), 2);
-	expect_err("--db FILE is required");
+	expect_err("gpusim inspect: --db is required; try 'gpusim inspect --help'");
 	assert_int_equal(inspect_db("--run 1 --at -3"), 2);
 	expect_err("--at: '-3' is not a non-negative integer");
 	assert_int_equal(inspect_db("--run x"), 2);

@@ -38,7 +38,8 @@ static const struct gs_opt opts[] = {
 	{ GS_OPT_SET_AT(S, color, 0), .name = "no-color", .help = "no colour" },
 	{ GS_OPT_INT_AT(S, count, 1, 10), .name = "count", .short_name = 'c', .arg = "N",
 	  .def = "3", .help = "how many" },
-	{ GS_OPT_UINT_AT(S, seed, UINT64_MAX), .name = "seed", .arg = "N", .help = "seed" },
+	{ GS_OPT_UINT_AT(S, seed, UINT64_MAX), .name = "seed", .arg = "N", .requires = "verbose",
+	  .help = "seed" },
 	{ GS_OPT_DOUBLE_AT(S, ratio, 0, INFINITY), .flags = GS_OPT_GT_MIN, .name = "ratio",
 	  .arg = "X", .help = "ratio" },
 	{ GS_OPT_ENUM_AT(S, level, levels), .name = "level", .arg = "L", .def = "mid",
@@ -126,8 +127,8 @@ static void test_numbers_are_strict(void **state)
 	expect_usage_error("-i x f --count 5x");
 	expect_usage_error("-i x f --count 0x5");
 	expect_usage_error("-i x f --count=");
-	expect_usage_error("-i x f --seed -1");
-	expect_usage_error("-i x f --seed 18446744073709551616");
+	expect_usage_error("-v -i x f --seed -1");
+	expect_usage_error("-v -i x f --seed 18446744073709551616");
 	expect_usage_error("-i x f --ratio 0");
 	expect_usage_error("-i x f --ratio -1");
 	expect_usage_error("-i x f --ratio nan");
@@ -150,6 +151,7 @@ static void test_line_errors(void **state)
 	expect_usage_error("-i x f g");                   /* two operands */
 	expect_usage_error("-i x f --color --no-color");  /* declared conflict */
 	expect_usage_error("-i x f --no-color --color");  /* either order */
+	expect_usage_error("-i x f --seed 1");            /* --seed needs --verbose */
 	expect_usage_error("-i x f --tags a,a");          /* repeated item */
 	expect_usage_error("-i x f --tags a,,b");         /* empty item */
 	expect_usage_error("-i x f --tags a,b,c,d");      /* more than .max */

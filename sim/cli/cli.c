@@ -2,8 +2,6 @@
 /*
  * cli.c - the option kinds shared by the subcommands (see cli.h).
  */
-#include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,25 +140,3 @@ void gs_cli_seeds_release(void *field)
 	s->n = 0;
 }
 
-/* --- until every command has its option table ------------------------------- */
-
-int gs_cli_int(const char *cmd, const char *opt, const char *s, int64_t min, int64_t max,
-	       int64_t *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max) {
-		if (min == 0 && max == INT64_MAX)
-			fprintf(stderr, "gpusim %s: --%s: '%s' is not a non-negative integer\n", cmd,
-				opt, s);
-		else
-			fprintf(stderr, "gpusim %s: --%s: '%s' is not a number from %" PRId64
-					" to %" PRId64 "\n", cmd, opt, s, min, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}

@@ -55,8 +55,4 @@ int gs_cli_parse_seeds(const struct gs_cmd_spec *cmd, const struct gs_opt *o, co
 /* Frees a struct gs_cli_seeds filled by gs_cli_parse_seeds() and empties it. */
 void gs_cli_seeds_release(void *field);
 
-/* Until every command has its option table: a whole decimal integer in [min, max]. */
-int gs_cli_int(const char *cmd, const char *opt, const char *s, int64_t min, int64_t max,
-	       int64_t *out);
-
 #endif

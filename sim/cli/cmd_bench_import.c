@@ -6,13 +6,14 @@
  * bench figures (store/plot_data.h) for scripts/plot-bench.gp.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "cli/opt.h"
 #include "core/error.h"
 #include "store/bench_import.h"
 #include "store/plot_data.h"
@@ -20,55 +21,48 @@
 
 #define CMD "gpusim bench-import"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: gpusim bench-import --db DB [--csv-dir DIR] FILE\n"
-		"\n"
-		"Loads FILE, the results of gpusim-bench (make bench), into the tables\n"
-		"bench_runs, bench_results and bench_slowdown of DB (results/SCHEMA.md), in\n"
-		"one transaction. A file already in DB (same SHA-256) is not loaded again.\n"
-		"\n"
-		"  -d, --db DB          results database; created when missing (required)\n"
-		"  -c, --csv-dir DIR    also write FILE's overhead.csv (overhead scenarios),\n"
-		"                       slowdown.csv (the slowdown table) and shares.csv\n"
-		"                       (compute scenarios) into DIR, for scripts/plot-bench.gp;\n"
-		"                       `gpusim plot --db DB` draws the same figures\n"
-		"  -h, --help           this text\n"
-		"\n"
-		"Exit status: 0 success, 1 a database or file system error, 2 bad usage or\n"
-		"a malformed results file (the message names the file, line and key).\n");
-}
+struct bench_import_args {
+	const char *db_path, *csv_dir, *file;
+};
+
+#define S struct bench_import_args
+static const struct gs_opt bench_import_opts[] = {
+	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "DB",
+	  .flags = GS_OPT_REQUIRED, .help = "results database; created when missing" },
+	{ GS_OPT_STRING_AT(S, csv_dir), .name = "csv-dir", .short_name = 'c', .arg = "DIR",
+	  .help = "also write FILE's overhead.csv (overhead scenarios), slowdown.csv (the "
+		  "slowdown table) and shares.csv (compute scenarios) into DIR, for "
+		  "scripts/plot-bench.gp; `gpusim plot --db DB` draws the same figures" },
+	{ 0 },
+};
+#undef S
+
+static const struct gs_cmd_spec bench_import_cmd = {
+	.name = "bench-import",
+	.intro = "Loads FILE, the results of gpusim-bench (make bench), into the tables\n"
+		 "bench_runs, bench_results and bench_slowdown of DB (results/SCHEMA.md), in\n"
+		 "one transaction. A file already in DB (same SHA-256) is not loaded again.\n",
+	.outro = "Exit status: 0 success, 1 a database or file system error, 2 bad usage or\n"
+		 "a malformed results file (the message names the file, line and key).\n",
+	.opts = bench_import_opts,
+	.operand = "FILE",
+	.operand_offset = offsetof(struct bench_import_args, file),
+};
 
 int gs_cmd_bench_import(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "csv-dir", required_argument, NULL, 'c' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *db_path = NULL, *csv_dir = NULL, *path;
+	struct bench_import_args a = { NULL, NULL, NULL };
+	const char *db_path, *csv_dir, *path;
 	struct gs_bench_import_stats st;
 	struct gs_db *db = NULL;
 	char err[1024] = "";
-	int c, rc;
+	int rc, status;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:c:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': db_path = optarg; break;
-		case 'c': csv_dir = optarg; break;
-		case 'h': usage(stdout); return GS_EXIT_OK;
-		default: usage(stderr); return GS_EXIT_USAGE;
-		}
-	}
-	if (!db_path || optind != argc - 1) {
-		fprintf(stderr, CMD ": %s\n", !db_path ? "--db is required" : "give exactly one FILE");
-		usage(stderr);
-		return GS_EXIT_USAGE;
-	}
-	path = argv[optind];
+	if (gs_opt_parse(&bench_import_cmd, argc, argv, &a, &status))
+		return status;
+	db_path = a.db_path;
+	csv_dir = a.csv_dir;
+	path = a.file;
 	/* A missing or unreadable file is bad usage, found before the database is touched. */
 	if (access(path, R_OK)) {
 		fprintf(stderr, CMD ": %s: %s\n", path, strerror(errno));

@@ -10,7 +10,6 @@
  * one stored with --no-pods, which has no pod rows to rebuild from.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
@@ -20,129 +19,83 @@
 
 #include <cJSON.h>
 
-#include "cli/cli.h"
+#include "cli/opt.h"
 #include "cli/cmd.h"
 #include "core/error.h"
 #include "store/results.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: gpusim inspect --db FILE [--run ID [--at T] [--nodes used|all]] [--json]\n"
-		"\n"
-		"Without --run, lists the complete runs stored in FILE: policy, mode, seed,\n"
-		"pods file, placed and failed pods and unallocated GPU share in percent\n"
-		"(inflate mode: at arrived workload 100%%; time mode: time-weighted).\n"
-		"\n"
-		"With --run, shows the allocation of each node at simulated time T, rebuilt\n"
-		"from the run's pods: a pod counts when it started at or before T and had\n"
-		"not ended by T. GPU columns are the compute share in milli-GPU, allocated\n"
-		"over total (1000 = one whole GPU); CPU is in milli-cores, memory in MiB.\n"
-		"A run stored with --no-pods has no pod rows and cannot be shown this way.\n"
-		"\n"
-		"  -d, --db FILE        results database written by gpusim replay (required)\n"
-		"  -r, --run ID         the run to show (ids from the list)\n"
-		"  -t, --at T           simulated time in seconds (inflate mode: the arrival\n"
-		"                       index); 'end' (default) after the last event, 'peak'\n"
-		"                       the sampled time of the highest GPU allocation\n"
-		"  -n, --nodes WHICH    'used' (default): nodes with any pod at T, and a count\n"
-		"                       of the idle ones; 'all': every node\n"
-		"  -j, --json           print JSON instead of a table\n"
-		"  -h, --help           this text\n"
-		"\n"
-		"Exit status: 0 success, 1 the database is inconsistent or unreadable,\n"
-		"2 bad usage, a missing database, an unknown run id or a run stored with\n"
-		"--no-pods.\n");
-}
-
 enum at_kind { AT_END, AT_PEAK, AT_TIME };
+
+/* Target of --at. */
+struct at_spec {
+	enum at_kind kind;
+	int64_t t_s;   /* AT_TIME */
+};
 
 struct inspect_args {
 	const char *db_path;
 	int64_t run_id;          /* -1: list runs */
-	enum at_kind at;
-	int64_t at_s;
-	bool all_nodes;
+	struct at_spec at;
+	int all_nodes;           /* --nodes all */
 	bool json;
 };
 
-static int parse_args(int argc, char **argv, struct inspect_args *a)
+/* Converter of --at: 'end', 'peak' or a time in seconds. */
+static int parse_at(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+		    void *field)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "run", required_argument, NULL, 'r' },
-		{ "at", required_argument, NULL, 't' },
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool at_given = false;
-	int c;
+	struct at_spec *at = field;
 
-	memset(a, 0, sizeof(*a));
-	a->run_id = -1;
-	a->at = AT_END;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:r:t:n:jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			a->db_path = optarg;
-			break;
-		case 'r':
-			if (gs_cli_int("inspect", "run", optarg, 0, INT64_MAX, &a->run_id))
-				return GS_EXIT_USAGE;
-			break;
-		case 't':
-			at_given = true;
-			if (!strcmp(optarg, "end")) {
-				a->at = AT_END;
-			} else if (!strcmp(optarg, "peak")) {
-				a->at = AT_PEAK;
-			} else {
-				a->at = AT_TIME;
-				if (gs_cli_int("inspect", "at", optarg, 0, INT64_MAX, &a->at_s))
-					return GS_EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			if (!strcmp(optarg, "all")) {
-				a->all_nodes = true;
-			} else if (!strcmp(optarg, "used")) {
-				a->all_nodes = false;
-			} else {
-				fprintf(stderr,
-					"gpusim inspect: --nodes: '%s' is not 'used' or 'all'\n",
-					optarg);
-				return GS_EXIT_USAGE;
-			}
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return -1;
-		default:
-			usage(stderr);
-			return GS_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "gpusim inspect: unexpected argument '%s'\n", argv[optind]);
-		return GS_EXIT_USAGE;
-	}
-	if (!a->db_path) {
-		fprintf(stderr,
-			"gpusim inspect: --db FILE is required; see 'gpusim inspect --help'\n");
-		return GS_EXIT_USAGE;
-	}
-	if (at_given && a->run_id < 0) {
-		fprintf(stderr, "gpusim inspect: --at needs --run ID\n");
-		return GS_EXIT_USAGE;
+	if (!strcmp(value, "end")) {
+		at->kind = AT_END;
+	} else if (!strcmp(value, "peak")) {
+		at->kind = AT_PEAK;
+	} else {
+		if (gs_opt_int(cmd, o, value, 0, INT64_MAX, &at->t_s))
+			return GS_EINVAL;
+		at->kind = AT_TIME;
 	}
 	return 0;
 }
+
+static const struct gs_opt_choice node_sets[] = { { "used", 0 }, { "all", 1 }, { NULL, 0 } };
+
+#define S struct inspect_args
+static const struct gs_opt inspect_opts[] = {
+	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "FILE",
+	  .flags = GS_OPT_REQUIRED, .help = "results database written by gpusim replay" },
+	{ GS_OPT_INT_AT(S, run_id, 0, INT64_MAX), .name = "run", .short_name = 'r', .arg = "ID",
+	  .help = "the run to show (ids from the list)" },
+	{ GS_OPT_CUSTOM_AT(S, at, struct at_spec, parse_at, NULL), .name = "at", .short_name = 't',
+	  .arg = "T", .requires = "run",
+	  .help = "simulated time in seconds (inflate mode: the arrival index); 'end' (default) "
+		  "after the last event, 'peak' the sampled time of the highest GPU allocation" },
+	{ GS_OPT_ENUM_AT(S, all_nodes, node_sets), .name = "nodes", .short_name = 'n',
+	  .arg = "WHICH",
+	  .help = "'used' (default): nodes with any pod at T, and a count of the idle ones; "
+		  "'all': every node" },
+	{ GS_OPT_FLAG_AT(S, json), .name = "json", .short_name = 'j',
+	  .help = "print JSON instead of a table" },
+	{ 0 },
+};
+#undef S
+
+static const struct gs_cmd_spec inspect_cmd = {
+	.name = "inspect",
+	.intro = "Without --run, lists the complete runs stored in FILE: policy, mode, seed,\n"
+		 "pods file, placed and failed pods and unallocated GPU share in percent\n"
+		 "(inflate mode: at arrived workload 100%; time mode: time-weighted).\n"
+		 "\n"
+		 "With --run, shows the allocation of each node at simulated time T, rebuilt\n"
+		 "from the run's pods: a pod counts when it started at or before T and had\n"
+		 "not ended by T. GPU columns are the compute share in milli-GPU, allocated\n"
+		 "over total (1000 = one whole GPU); CPU is in milli-cores, memory in MiB.\n"
+		 "A run stored with --no-pods has no pod rows and cannot be shown this way.\n",
+	.outro = "Exit status: 0 success, 1 the database is inconsistent or unreadable,\n"
+		 "2 bad usage, a missing database, an unknown run id or a run stored with\n"
+		 "--no-pods.\n",
+	.opts = inspect_opts,
+};
 
 /* Exit status for a store error: bad input unless we ran out of memory or SQLite failed. */
 static int exit_for(int rc)
@@ -540,8 +493,8 @@ static int show_run(struct gs_db *db, const struct inspect_args *a)
 		status = GS_EXIT_USAGE;
 		goto out;
 	}
-	t_s = a->at == AT_TIME ? a->at_s : run.t_end_s;
-	if (a->at == AT_PEAK) {
+	t_s = a->at.kind == AT_TIME ? a->at.t_s : run.t_end_s;
+	if (a->at.kind == AT_PEAK) {
 		rc = gs_db_peak_time(db, a->run_id, &t_s, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim inspect: %s\n", err);
@@ -589,9 +542,11 @@ int gs_cmd_inspect(int argc, char **argv)
 	char err[1024];
 	int rc, status;
 
-	rc = parse_args(argc, argv, &a);
-	if (rc)
-		return rc < 0 ? GS_EXIT_OK : rc;
+	memset(&a, 0, sizeof(a));
+	a.run_id = -1;
+	a.at.kind = AT_END;
+	if (gs_opt_parse(&inspect_cmd, argc, argv, &a, &status))
+		return status;
 	rc = gs_db_open_existing(a.db_path, &db, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpusim inspect: %s\n", err);

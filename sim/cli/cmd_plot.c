@@ -6,7 +6,6 @@
  * database: the command draws what there is and says what it skipped.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,52 +13,66 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "cli/opt.h"
 #include "core/error.h"
 #include "io/path.h"
 #include "report/plot.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: gpusim plot [--db FILE] [--out DIR] [OPTIONS]\n"
-		"\n"
+struct plot_args {
+	const char *db_path, *out_dir, *scripts;
+	int compat;   /* 1 compat, 0 exact, -1 either */
+	bool keep, quiet;
+};
+
+#define S struct plot_args
+static const struct gs_opt plot_opts[] = {
+	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "FILE",
+	  .def = "results/fgd.db", .help = "results database" },
+	{ GS_OPT_STRING_AT(S, out_dir), .name = "out", .short_name = 'o', .arg = "DIR",
+	  .def = "results/plots", .help = "output directory, created if missing" },
+	{ GS_OPT_STRING_AT(S, scripts), .name = "scripts", .arg = "DIR",
+	  .help = "the gnuplot scripts (default $GPUSIM_SCRIPTS, else those installed with "
+		  "gpusim, else the source tree's scripts/)" },
+	{ GS_OPT_SET_AT(S, compat, 1), .name = "compat", .conflicts = "exact any-scoring",
+	  .help = "only runs with compat scoring (the default)" },
+	{ GS_OPT_SET_AT(S, compat, 0), .name = "exact", .conflicts = "any-scoring",
+	  .help = "only runs with exact scoring" },
+	{ GS_OPT_SET_AT(S, compat, -1), .name = "any-scoring",
+	  .help = "runs of either scoring together" },
+	{ GS_OPT_FLAG_AT(S, keep), .name = "keep-data",
+	  .help = "keep the exported data files and print their directory" },
+	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
+	  .help = "do not list the files written nor the figures skipped" },
+	{ 0 },
+};
+#undef S
+
+static const struct gs_cmd_spec plot_cmd = {
+	.name = "plot",
+	.intro =
 		"Draws the figures of the FGD reproduction from the inflate-mode runs of a\n"
 		"results database, and those of the CUDA benchmarks (make bench) from its\n"
 		"bench tables, as PNG, SVG and PDF files:\n"
-		"  unalloc_TRACE      unallocated GPU %% vs arrived workload 80-130%%, per policy\n"
-		"                     (median over seeds, 25-75%% band)\n"
-		"  frag_ratio_TRACE   fragmentation / idle GPU vs arrived workload 0-100%%\n"
-		"  frag_amount_TRACE  fragmentation / GPU capacity vs arrived workload 0-100%%\n"
-		"  bars_FAMILY        unallocated GPU %% at arrived 100%% for the traces of the\n"
+		"  unalloc_TRACE      unallocated GPU % vs arrived workload 80-130%, per policy\n"
+		"                     (median over seeds, 25-75% band)\n"
+		"  frag_ratio_TRACE   fragmentation / idle GPU vs arrived workload 0-100%\n"
+		"  frag_amount_TRACE  fragmentation / GPU capacity vs arrived workload 0-100%\n"
+		"  bars_FAMILY        unallocated GPU % at arrived 100% for the traces of the\n"
 		"                     cpu, gpushare, gpuspec and multigpu families (mean, sd)\n"
 		"TRACE is the pod file name without 'openb_pod_list_' and '.csv'. And from the\n"
 		"bench tables, which `gpusim bench-import` fills:\n"
-		"  bench_overhead     throughput lost against exclusive (%%), per kernel and mode,\n"
+		"  bench_overhead     throughput lost against exclusive (%), per kernel and mode,\n"
 		"                     each kernel alone on a GPU\n"
 		"  bench_slowdown     throughput / throughput alone against the clients sharing\n"
 		"                     a GPU, per kernel and mode, with the fair share 1/n\n"
-		"  bench_shares       achieved against requested compute share (%%), per mode,\n"
+		"  bench_shares       achieved against requested compute share (%), per mode,\n"
 		"                     with the ideal diagonal and the 5-point target band\n"
 		"A figure with nothing to draw is skipped with a note saying why. With neither\n"
-		"simulator runs nor bench results there is nothing to plot (exit status 2).\n"
-		"\n"
-		"  -d, --db FILE        results database (default results/fgd.db)\n"
-		"  -o, --out DIR        output directory, created if missing (default results/plots)\n"
-		"      --scripts DIR    the gnuplot scripts (default $GPUSIM_SCRIPTS, else those\n"
-		"                       installed with gpusim, else %s)\n"
-		"      --compat         only runs with compat scoring (the default)\n"
-		"      --exact          only runs with exact scoring\n"
-		"      --any-scoring    runs of either scoring together\n"
-		"      --keep-data      keep the exported data files and print their directory\n"
-		"  -q, --quiet          do not list the files written nor the figures skipped\n"
-		"  -h, --help           this text\n"
-		"\n"
-		"Needs gnuplot on PATH (Debian: gnuplot-nox).\n"
-		"Exit status: 0 success, 1 failure, 2 bad input or usage.\n",
-		gs_plot_scripts_dir());
-}
-
-enum { OPT_SCRIPTS = 256, OPT_COMPAT, OPT_EXACT, OPT_ANY, OPT_KEEP };
+		"simulator runs nor bench results there is nothing to plot (exit status 2).\n",
+	.outro = "Needs gnuplot on PATH (Debian: gnuplot-nox).\n"
+		 "Exit status: 0 success, 1 failure, 2 bad input or usage.\n",
+	.opts = plot_opts,
+};
 
 /* Removes the exported data files and their directory. */
 static void remove_tree(const char *dir, const struct gs_plot_index *ix)
@@ -110,66 +123,26 @@ static void note_bench_skipped(const char *db_path, const struct gs_plot_bench *
 
 int gs_cmd_plot(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "scripts", required_argument, NULL, OPT_SCRIPTS },
-		{ "compat", no_argument, NULL, OPT_COMPAT },
-		{ "exact", no_argument, NULL, OPT_EXACT },
-		{ "any-scoring", no_argument, NULL, OPT_ANY },
-		{ "keep-data", no_argument, NULL, OPT_KEEP },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *db_path = "results/fgd.db", *out_dir = "results/plots";
-	const char *scripts = gs_plot_scripts_dir();
+	const char *db_path, *out_dir, *scripts;
 	char tmpl[] = "/tmp/gpusim-plot-XXXXXX", err[1024], sim_err[1024];
 	struct gs_plot_index ix;
 	struct gs_plot_bench bench;
 	struct gs_db *db = NULL;
-	int c, compat = 1, keep = 0, quiet = 0, rc, sim_rc, status;
+	struct plot_args a;
+	int compat, keep, quiet, rc, sim_rc, status;
 	size_t f, bench_rows;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:o:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db_path = optarg;
-			break;
-		case 'o':
-			out_dir = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return GS_EXIT_OK;
-		case OPT_SCRIPTS:
-			scripts = optarg;
-			break;
-		case OPT_COMPAT:
-			compat = 1;
-			break;
-		case OPT_EXACT:
-			compat = 0;
-			break;
-		case OPT_ANY:
-			compat = -1;
-			break;
-		case OPT_KEEP:
-			keep = 1;
-			break;
-		default:
-			fprintf(stderr, "Try 'gpusim plot --help'.\n");
-			return GS_EXIT_USAGE;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "gpusim plot: unexpected argument '%s'\n", argv[optind]);
-		return GS_EXIT_USAGE;
-	}
+	memset(&a, 0, sizeof(a));
+	a.compat = 1;
+	a.scripts = gs_plot_scripts_dir();
+	if (gs_opt_parse(&plot_cmd, argc, argv, &a, &status))
+		return status;
+	db_path = a.db_path;
+	out_dir = a.out_dir;
+	scripts = a.scripts;
+	compat = a.compat;
+	keep = a.keep;
+	quiet = a.quiet;
 	if (gs_mkdir_p(out_dir, err, sizeof(err))) {
 		fprintf(stderr, "gpusim plot: %s\n", err);
 		return GS_EXIT_USAGE;

@@ -455,7 +455,10 @@ out:
 	return rc;
 }
 
-/* Checks what is only known after the whole line: conflicts, operands, required options. */
+/*
+ * Checks what is only known after the whole line: conflicts, options that
+ * need others, operands, required options.
+ */
 static int check_line(const struct gs_cmd_spec *cmd, int argc, char **argv, void *args,
 		      const bool *seen)
 {
@@ -468,6 +471,14 @@ static int check_line(const struct gs_cmd_spec *cmd, int argc, char **argv, void
 					names(opts[j].conflicts, opts[i].name))) {
 				cmd_err(cmd, "--%s and --%s cannot be used together", opts[i].name,
 					opts[j].name);
+				return -1;
+			}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n && seen[i] && opts[i].requires; j++)
+			if (!seen[j] && is_option(&opts[j]) && names(opts[i].requires, opts[j].name)) {
+				cmd_err(cmd, "--%s needs --%s%s%s", opts[i].name, opts[j].name,
+					takes_value(&opts[j]) ? " " : "",
+					takes_value(&opts[j]) ? opts[j].arg : "");
 				return -1;
 			}
 	if (cmd->operand) {

@@ -96,6 +96,7 @@ struct gs_opt {
 	const struct gs_opt_choice *choices; /* GS_OPT_ENUM */
 	const char *conflicts; /* space-separated long names this option cannot be given
 				  with (declared on either side) */
+	const char *requires;  /* space-separated long names that must be given with it */
 	gs_opt_parse_fn parse; /* GS_OPT_CUSTOM */
 	void (*release)(void *field); /* GS_OPT_CUSTOM, optional: frees what parse kept */
 };
