@@ -154,6 +154,31 @@ void rf_build_time(struct rf_run *r)
 	sim->stats.wait_total_s = 10;
 	sim->stats.t_end_s = 110;
 	sim->ran = true;
+
+	/* The event figures (results_fixture.h); frag not tracked. */
+	gs_time_metrics_clear(&sim->tm, 55.5);
+	sim->tm.valid = true;
+	sim->tm.t_first_arrival_s = 10;
+	sim->tm.t_last_arrival_s = 70;
+	sim->tm.t_end_s = 110;
+	sim->tm.makespan_s = 100;
+	sim->tm.busy_s = 90;
+	sim->tm.n_waits = 3;
+	sim->tm.wait_mean_s = 10.0 / 3;
+	sim->tm.wait_p50_s = 0;
+	sim->tm.wait_p90_s = sim->tm.wait_p99_s = sim->tm.wait_max_s = 10;
+	sim->tm.n_completed = 2;
+	sim->tm.completion_mean_s = 45;
+	sim->tm.completion_p50_s = 10;
+	sim->tm.completion_p90_s = sim->tm.completion_p99_s = sim->tm.completion_max_s = 80;
+	sim->tm.slowdown_mean = 4.5;
+	sim->tm.slowdown_p99 = 8;
+	sim->tm.pending_avg = 0.4;
+	sim->tm.pending_peak = 2;
+	sim->tm.gpu_alloc_arrival_pct = 30;
+	sim->tm.gpu_alloc_busy_pct = 35;
+	sim->tm.gpu_alloc_peak_pct = 100.0 * 2500 / 6000;
+	sim->tm.n_timed_out = 1;
 	info_init(&r->info, "time");
 }
 
@@ -204,6 +229,7 @@ void rf_build_inflate(struct rf_run *r)
 	sim->stats.failed = 1;
 	sim->stats.t_end_s = 4;
 	sim->ran = true;
+	gs_time_metrics_clear(&sim->tm, NAN);
 	info_init(&r->info, "inflate");
 	r->info.policy = "fgd";
 }

@@ -248,7 +248,7 @@ static void test_read_helpers(void **state)
 	assert_int_equal(run.seed, 42);
 	assert_int_equal(run.t_end_s, 110);
 	assert_int_equal(run.gpu_milli_capacity, 6000);
-	assert_near(run.unalloc_gpu_pct, 100.0 - 190000.0 / 100 / 6000 * 100);
+	assert_near(run.unalloc_gpu_pct, 70.0);
 	assert_true(isnan(run.frag_ratio_pct));
 	gs_run_row_release(&run);
 
@@ -272,7 +272,10 @@ static void test_read_helpers(void **state)
 /* --- the summary views ------------------------------------------------------ */
 
 /*
- * Time mode: the samples are a step function from t = 10 to 110:
+ * Time mode: the headline figures come from the events (the fixture's
+ * sim.tm), stored in runs and shown by run_summary, equal to what
+ * gs_sim_summarize() prints. A run written by schema 1.0 (event_metrics
+ * = 0) falls back to the samples, a step function from t = 10 to 110:
  * 500 for 20 s, 2500 for 70 s, 500 for 10 s = 190000 milli-GPU-seconds
  * over 100 s = 1900 milli of 6000, 31.67 %.
  */
@@ -291,31 +294,50 @@ static void test_summary_time(void **state)
 				     " n_placed, n_failed, failed_pct FROM run_summary"),
 			    "1|binpack|time|42|pods.csv|5|3|1|20.0");
 	assert_near(real(db, "SELECT mean_wait_s FROM run_summary"), 10.0 / 3);
-	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary"), 100.0 * 1900 / 6000);
-	assert_near(real(db, "SELECT unalloc_gpu_pct FROM run_summary"),
-		    100.0 - 100.0 * 1900 / 6000);
-	assert_string_equal(rows(db, "SELECT frag_ratio_pct, frag_amount_pct FROM run_summary"),
-			    "NULL|NULL");
-	/* The fixture's samples peak at 2500 of 6000 milli and 23 pending pods. */
+	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary"), 30.0);
+	assert_near(real(db, "SELECT unalloc_gpu_pct FROM run_summary"), 70.0);
+	assert_string_equal(rows(db, "SELECT frag_ratio_pct, frag_amount_pct, frag_avg_pct"
+				     " FROM run_summary"),
+			    "NULL|NULL|NULL");
 	assert_near(real(db, "SELECT peak_gpu_alloc_pct FROM run_summary"), 100.0 * 2500 / 6000);
-	assert_string_equal(rows(db, "SELECT peak_pending FROM run_summary"), "23");
+	assert_string_equal(rows(db, "SELECT peak_pending FROM run_summary"), "2");
+	assert_string_equal(rows(db, "SELECT wait_p50_s, wait_p90_s, wait_p99_s, wait_max_s,"
+				     " completion_mean_s, completion_p50_s, completion_p90_s,"
+				     " completion_p99_s, completion_max_s, slowdown_mean,"
+				     " slowdown_p99, pending_avg, makespan_s, gpu_alloc_busy_pct,"
+				     " n_timed_out, offered_load_pct, load_pct FROM run_summary"),
+			    "0|10|10|10|45.0|10|80|80|80|4.5|8.0|0.4|100|35.0|1|55.5|NULL");
+	assert_string_equal(rows(db, "SELECT event_metrics, t_first_arrival_s, t_last_arrival_s,"
+				     " busy_s, n_completed, pending_peak, gpu_alloc_arrival_pct"
+				     " FROM runs"),
+			    "1|10|70|90|2|2|30.0");
 
 	/* The terminal summary of gpusim replay says the same. */
 	gs_sim_summarize(&r.sim, &sum);
 	assert_near(sum.peak_gpu_alloc_pct, 100.0 * 2500 / 6000);
-	assert_int_equal(sum.peak_pending, 23);
+	assert_int_equal(sum.peak_pending, 2);
 	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary"), sum.gpu_alloc_pct);
 	assert_near(real(db, "SELECT unalloc_gpu_pct FROM run_summary"), sum.unalloc_gpu_pct);
 	assert_near(real(db, "SELECT mean_wait_s FROM run_summary"), sum.mean_wait_s);
+	assert_near(sum.tm.wait_p99_s, 10);
 
-	/* All samples at one time: the last sample's allocation, as the engine says. */
+	/* A run of schema 1.0: the samples' time-weighted mean, peaks of the samples. */
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(db), "UPDATE runs SET event_metrics = 0",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary"), 100.0 * 1900 / 6000);
+	assert_near(real(db, "SELECT peak_gpu_alloc_pct FROM run_summary"), 100.0 * 2500 / 6000);
+	assert_string_equal(rows(db, "SELECT peak_pending FROM run_summary"), "23");
+
+	/* All samples at one time: the last sample's allocation. */
 	r.sim.n_samples = 1;
 	r.sim.samples[0].t_s = 110;
 	r.sim.samples[0].gpu_alloc_milli = 1500;
 	assert_int_equal(write_ok(db, &r), 2);
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(db), "UPDATE runs SET event_metrics = 0",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
 	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary WHERE run_id = 2"), 25.0);
-	gs_sim_summarize(&r.sim, &sum);
-	assert_near(sum.gpu_alloc_pct, 25.0);
 
 	close_and_remove(db);
 	rf_release(&r);
@@ -440,6 +462,8 @@ static void test_summary_inflate_empty_100(void **state)
 	r.sim.opts.mode = GS_MODE_TIME;
 	r.info.mode = "time";
 	r.sim.samples[2].arrived_gpu_milli = 6000;
+	r.sim.tm.valid = true;
+	r.sim.tm.gpu_alloc_arrival_pct = 12.5;
 	assert_int_equal(write_ok(db, &r), 3);
 	gs_sim_summarize(&r.sim, &sum);
 	assert_true(isnan(sum.frag_ratio_pct));
@@ -818,6 +842,93 @@ static void test_newer_minor_accepted(void **state)
 	close_and_remove(db);
 }
 
+/* A whole file as a string (caller frees). */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n > 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/*
+ * A database written by gpusim with schema 1.0 (tests/data/schema-1.0.sql,
+ * a dump of two time-mode runs and one inflate-mode run of the three-pod
+ * trace of test_replay) is migrated to 1.1 when opened: runs gains the new
+ * columns exactly as a new database has them, the old runs keep their 1.0
+ * figures (computed from the samples), and new runs get the event figures.
+ */
+static void test_migrate_1_0(void **state)
+{
+	struct rf_run r;
+	struct gs_db *db, *fresh;
+	char path[512], err[512] = "", want[4096];
+	char *dump = slurp(GS_SOURCE_DIR "/tests/data/schema-1.0.sql");
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s", rf_temp_db("migrate"));
+	raw_exec(path, dump);
+	free(dump);
+	assert_int_equal(gs_db_open(path, &db, err, sizeof(err)), 0);
+	assert_string_equal(rows(db, "PRAGMA user_version"), "1001");
+
+	/* The same columns, in the same order, as a database created by 1.1. */
+	fresh = open_new("migrate-fresh");
+	snprintf(want, sizeof(want), "%s",
+		 rows(fresh, "SELECT name, type, \"notnull\", dflt_value FROM pragma_table_info('runs')"));
+	assert_string_equal(rows(db, "SELECT name, type, \"notnull\", dflt_value"
+				     " FROM pragma_table_info('runs')"),
+			    want);
+	snprintf(want, sizeof(want), "%s",
+		 rows(fresh, "SELECT name FROM pragma_table_info('run_summary')"));
+	assert_string_equal(rows(db, "SELECT name FROM pragma_table_info('run_summary')"), want);
+	close_and_remove(fresh);
+
+	/*
+	 * The old runs: no event figures. Run 1 (binpack, time) keeps the 1.0
+	 * headline, the samples' time-weighted allocation over [0, 150]:
+	 * (1000 x 100 + 1000 x 10 + 500 x 40) / 150 / 1000 = 86.67 %, its
+	 * sampled peaks (100 %, 2 pending) and mean wait (170 / 3 s).
+	 */
+	assert_string_equal(rows(db, "SELECT run_id, mode, event_metrics, wait_p99_s, makespan_s"
+				     " FROM runs ORDER BY run_id"),
+			    "1|time|0|NULL|NULL\n2|time|0|NULL|NULL\n3|inflate|0|NULL|NULL");
+	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary WHERE run_id = 1"),
+		    100.0 * 130000 / 150 / 1000);
+	assert_near(real(db, "SELECT mean_wait_s FROM run_summary WHERE run_id = 1"), 170.0 / 3);
+	assert_string_equal(rows(db, "SELECT peak_gpu_alloc_pct, peak_pending, wait_p99_s"
+				     " FROM run_summary WHERE run_id = 1"),
+			    "100.0|2|NULL");
+	/* Inflate mode is as before: run 3's one pod put 50 % of the GPU at arrived 50 %. */
+	assert_string_equal(rows(db, "SELECT gpu_alloc_pct FROM run_summary WHERE run_id = 3"),
+			    "NULL");
+
+	/* A new run next to them has its event figures. */
+	rf_build_time(&r);
+	assert_int_equal(write_ok(db, &r), 4);
+	assert_string_equal(rows(db, "SELECT r.event_metrics, s.wait_p99_s, s.gpu_alloc_pct"
+				     " FROM run_summary s JOIN runs r USING (run_id) WHERE run_id = 4"),
+			    "1|10|30.0");
+	rf_release(&r);
+
+	/* Opening it again changes nothing. */
+	gs_db_close(db);
+	assert_int_equal(gs_db_open(path, &db, err, sizeof(err)), 0);
+	assert_string_equal(rows(db, "SELECT count(*) FROM run_summary"), "4");
+	close_and_remove(db);
+}
+
 static void test_bad_files(void **state)
 {
 	struct gs_db *db = NULL;
@@ -1168,6 +1279,7 @@ int main(void)
 		cmocka_unit_test(test_new_database),
 		cmocka_unit_test(test_newer_major_refused),
 		cmocka_unit_test(test_newer_minor_accepted),
+		cmocka_unit_test(test_migrate_1_0),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_two_runs_and_find),
 		cmocka_unit_test(test_params_json),

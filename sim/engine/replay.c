@@ -8,6 +8,11 @@
  *   DEPART   return the pod's resources, then retry the pending queue.
  *   TIMEOUT  a still-pending pod gives up and fails.
  *   SAMPLE   a point of the fixed sampling grid.
+ * Every event but SAMPLE and the TIMEOUT of a pod already placed changes
+ * the state: the metrics (metrics.h) integrate the state before it and
+ * take the state after it, so neither sampling nor an unused timeout moves
+ * a figure. A pod's end time is its DEPART event's time, wherever that
+ * event was scheduled from.
  *
  * Retrying the queue is cheap because of one invariant: a pending pod fit
  * on no node when it was last tried, and since then nodes only lost
@@ -76,6 +81,22 @@ static int check_opts(const struct gs_replay_opts *o, char *err, size_t err_len)
 		ERR("time scale must be a positive number, not %g", o->time_scale);
 		return GS_EINVAL;
 	}
+	if (o->load_pct != 0 && (!(o->load_pct > 0) || !isfinite(o->load_pct))) {
+		ERR("load must be a positive percentage, not %g", o->load_pct);
+		return GS_EINVAL;
+	}
+	if (o->load_pct > 0 && o->mode != GS_MODE_TIME) {
+		ERR("a load applies to time mode only");
+		return GS_EINVAL;
+	}
+	if (o->load_pct > 0 && o->time_scale != 1.0) {
+		ERR("a load and a time scale both set the arrival times; give one of them");
+		return GS_EINVAL;
+	}
+	if (o->arrivals != GS_ARRIVALS_POISSON && o->arrivals != GS_ARRIVALS_TRACE) {
+		ERR("unknown arrival shape %d", (int)o->arrivals);
+		return GS_EINVAL;
+	}
 	if (o->sample_every < 1) {
 		ERR("sample-every must be at least 1, not %lld", (long long)o->sample_every);
 		return GS_EINVAL;
@@ -108,11 +129,7 @@ static int64_t arrival_s(const struct gs_replay_opts *o, const struct gs_pod *p)
 /* How long a pod runs once placed; -1 for never leaving. */
 static int64_t duration_s(const struct gs_pod *p)
 {
-	if (p->t_delete_s < 0)
-		return -1;
-	if (p->t_create_s < 0 || p->t_delete_s < p->t_create_s)
-		return 0;
-	return p->t_delete_s - p->t_create_s;
+	return gs_pod_duration_s(p);
 }
 
 /*
@@ -146,6 +163,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 	int rc;
 
 	memset(sim, 0, sizeof(*sim));
+	gs_time_metrics_clear(&sim->tm, NAN);
 	gs_cluster_init(&sim->cluster);
 	gs_heap_init(&sim->events);
 	gs_workload_init(&sim->workload);
@@ -224,10 +242,30 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 	}
 
 	if (o->mode == GS_MODE_TIME) {
+		sim->t_arrive = malloc((n ? n : 1) * sizeof(*sim->t_arrive));
+		if (!sim->t_arrive) {
+			rc = GS_ENOMEM;
+			goto fail;
+		}
+		if (o->load_pct > 0) {
+			char msg[384];
+
+			rc = gs_load_arrivals(sim->pods, n, proto->gpu_milli, o->load_pct,
+					      o->arrivals, o->seed, sim->t_arrive, msg, sizeof(msg));
+			if (rc) {
+				if (rc != GS_ENOMEM)
+					ERR("%s: load %g%%: %s", t->path ? t->path : "trace",
+					    o->load_pct, msg);
+				goto fail;
+			}
+		} else {
+			for (i = 0; i < n; i++)
+				sim->t_arrive[i] = arrival_s(o, &sim->pods[i]);
+		}
+		gs_metrics_init(&sim->metrics, proto->gpu_milli, sim->frag_on);
 		/* Pushed in trace order, so equal arrival times keep it. */
 		for (i = 0; i < n; i++) {
-			rc = gs_heap_push(&sim->events, arrival_s(o, &sim->pods[i]), GS_EV_ARRIVE,
-					  (int32_t)i);
+			rc = gs_heap_push(&sim->events, sim->t_arrive[i], GS_EV_ARRIVE, (int32_t)i);
 			if (rc)
 				goto fail;
 		}
@@ -259,6 +297,7 @@ void gs_sim_release(struct gs_sim *sim)
 	free(sim->out);
 	free(sim->pending);
 	free(sim->samples);
+	free(sim->t_arrive);
 	memset(sim, 0, sizeof(*sim));
 }
 
@@ -371,8 +410,10 @@ static int retry_pending(struct gs_sim *sim, int32_t freed, int64_t t_s)
 		if (rc == 0 && gs_cluster_fits(&sim->cluster, freed, &sim->pods[i]) == GS_FIT_OK) {
 			sim->stats.retries++;
 			rc = try_place(sim, i, t_s);
-			if (rc == 0)
+			if (rc == 0) {
+				sim->n_waiting--;
 				continue;
+			}
 			if (rc == GS_ENOFIT)
 				rc = 0;
 		}
@@ -391,6 +432,7 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 
 	switch (ev->kind) {
 	case GS_EV_ARRIVE:
+		gs_metrics_arrival(&sim->metrics, ev->t_s);
 		o->t_arrive_s = ev->t_s;
 		sim->stats.arrived++;
 		sim->arrived_gpu_milli += gs_pod_gpu_milli(&sim->pods[ev->pod]);
@@ -398,6 +440,7 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 		if (rc != GS_ENOFIT)
 			return rc;
 		o->state = GS_POD_PENDING;
+		sim->n_waiting++;
 		rc = pending_push(sim, ev->pod);
 		if (rc == 0 && sim->opts.max_wait_s >= 0)
 			rc = gs_heap_push(&sim->events, ev->t_s + sim->opts.max_wait_s,
@@ -420,6 +463,8 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 		o->state = GS_POD_FAILED;
 		o->t_end_s = ev->t_s;
 		sim->stats.failed++;
+		sim->n_waiting--;
+		sim->metrics.timed_out++;
 		return 0;
 	case GS_EV_SAMPLE:
 		rc = take_sample(sim, ev->t_s);
@@ -440,17 +485,34 @@ static void progress(struct gs_sim *sim, size_t done)
 		sim->opts.progress(sim->opts.progress_arg, done, sim->n_pods);
 }
 
+/* Whether an event changes the state (see the top of this file). */
+static bool changes_state(const struct gs_sim *sim, const struct gs_event *ev)
+{
+	if (ev->kind == GS_EV_SAMPLE)
+		return false;
+	return ev->kind != GS_EV_TIMEOUT || sim->out[ev->pod].state == GS_POD_PENDING;
+}
+
 static int run_time(struct gs_sim *sim)
 {
+	const struct gs_cluster *c = &sim->cluster;
 	struct gs_event ev;
+	bool change;
 	int rc;
 
 	while (gs_heap_pop(&sim->events, &ev) == 0) {
 		sim->stats.events++;
 		sim->stats.t_end_s = ev.t_s;
+		change = changes_state(sim, &ev);
+		if (change)
+			gs_metrics_advance(&sim->metrics, ev.t_s);
 		rc = handle(sim, &ev);
 		if (rc)
 			return rc;
+		if (change)
+			gs_metrics_state(&sim->metrics, c->gpu_milli - c->gpu_free_milli,
+					 sim->n_waiting, c->n_pods + sim->n_waiting,
+					 sim->frag_on ? gs_frag_total(&sim->frag) : 0);
 		if (ev.kind == GS_EV_ARRIVE)
 			progress(sim, (size_t)sim->stats.arrived);
 		if (ev.kind != GS_EV_SAMPLE && sim->stats.events % sim->opts.sample_every == 0) {
@@ -493,6 +555,19 @@ static int run_inflate(struct gs_sim *sim)
 	return 0;
 }
 
+/* gs_metrics_finish()'s view of pod i. */
+static void metrics_pod(const void *arg, size_t i, struct gs_metrics_pod *p)
+{
+	const struct gs_sim *sim = arg;
+	const struct gs_pod_outcome *o = &sim->out[i];
+
+	p->arrive_s = o->t_arrive_s;
+	p->start_s = o->state == GS_POD_RUNNING || o->state == GS_POD_DONE ? o->t_start_s : -1;
+	p->end_s = o->t_end_s;
+	p->departed = o->state == GS_POD_DONE;
+	p->duration_s = duration_s(&sim->pods[i]);
+}
+
 int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 {
 	int rc;
@@ -507,6 +582,11 @@ int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 	if (rc == 0 && (sim->n_samples == 0 ||
 			sim->samples[sim->n_samples - 1].event != sim->stats.events))
 		rc = take_sample(sim, sim->stats.t_end_s);
+	if (rc == 0 && sim->opts.mode == GS_MODE_TIME)
+		rc = gs_metrics_finish(&sim->metrics, sim->n_pods, metrics_pod, sim,
+				       gs_offered_load_pct(sim->pods, sim->t_arrive, sim->n_pods,
+							   sim->cluster.gpu_milli),
+				       &sim->tm);
 	if (rc == GS_ECHECK) {
 		char msg[256];
 
@@ -590,6 +670,16 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 	out->gpu_alloc_pct = out->unalloc_gpu_pct = NAN;
 	out->frag_ratio_pct = out->frag_amount_pct = NAN;
 	out->peak_gpu_alloc_pct = NAN;
+	out->tm = sim->tm;
+	if (sim->opts.mode == GS_MODE_TIME) {
+		/* From the events alone: the samples do not enter. */
+		out->gpu_alloc_pct = sim->tm.gpu_alloc_arrival_pct;
+		out->peak_gpu_alloc_pct = sim->tm.gpu_alloc_peak_pct;
+		out->peak_pending = sim->tm.valid ? sim->tm.pending_peak : 0;
+		if (!isnan(out->gpu_alloc_pct))
+			out->unalloc_gpu_pct = 100.0 - out->gpu_alloc_pct;
+		return;
+	}
 	if (cap <= 0 || sim->n_samples == 0)
 		return;
 	for (i = 0; i < sim->n_samples; i++) {
@@ -602,37 +692,18 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 			out->peak_pending = s->pending;
 	}
 
-	if (sim->opts.mode == GS_MODE_INFLATE) {
-		n = arrived_means(sim, cap, 100, 100, &alloc, &frag_ratio, &frag_amount);
-		/*
-		 * On a small cluster one pod can jump over the 100 % bucket;
-		 * then, as the reference analysis does, the samples of 99..101 %
-		 * stand in for it. The run_summary view does the same.
-		 */
-		if (n == 0)
-			n = arrived_means(sim, cap, 99, 101, &alloc, &frag_ratio, &frag_amount);
-		if (n) {
-			out->gpu_alloc_pct = alloc;
-			out->frag_ratio_pct = sim->frag_on ? frag_ratio : NAN;
-			out->frag_amount_pct = sim->frag_on ? frag_amount : NAN;
-		}
-	} else {
-		/* Each sample holds until the next one. */
-		const struct gs_sample *first = &sim->samples[0];
-		const struct gs_sample *last = &sim->samples[sim->n_samples - 1];
-		double span = (double)(last->t_s - first->t_s);
-
-		if (span <= 0) {
-			out->gpu_alloc_pct = 100.0 * (double)last->gpu_alloc_milli / (double)cap;
-		} else {
-			for (i = 0; i + 1 < sim->n_samples; i++) {
-				const struct gs_sample *s = &sim->samples[i];
-				double dt = (double)(sim->samples[i + 1].t_s - s->t_s);
-
-				alloc += dt * (double)s->gpu_alloc_milli;
-			}
-			out->gpu_alloc_pct = 100.0 * alloc / span / (double)cap;
-		}
+	n = arrived_means(sim, cap, 100, 100, &alloc, &frag_ratio, &frag_amount);
+	/*
+	 * On a small cluster one pod can jump over the 100 % bucket; then, as
+	 * the reference analysis does, the samples of 99..101 % stand in for
+	 * it. The run_summary view does the same.
+	 */
+	if (n == 0)
+		n = arrived_means(sim, cap, 99, 101, &alloc, &frag_ratio, &frag_amount);
+	if (n) {
+		out->gpu_alloc_pct = alloc;
+		out->frag_ratio_pct = sim->frag_on ? frag_ratio : NAN;
+		out->frag_amount_pct = sim->frag_on ? frag_amount : NAN;
 	}
 	if (!isnan(out->gpu_alloc_pct))
 		out->unalloc_gpu_pct = 100.0 - out->gpu_alloc_pct;

@@ -33,6 +33,8 @@
 #include "core/cluster.h"
 #include "core/frag.h"
 #include "engine/heap.h"
+#include "engine/arrivals.h"
+#include "engine/metrics.h"
 #include "io/trace/trace.h"
 
 enum gs_mode { GS_MODE_TIME = 0, GS_MODE_INFLATE = 1 };
@@ -41,6 +43,13 @@ struct gs_replay_opts {
 	enum gs_mode mode;
 	uint64_t seed;
 	double time_scale;          /* > 0; arrivals divided by it, durations kept */
+	/*
+	 * > 0: time mode's arrivals are rebuilt to offer this percentage of
+	 * the GPU capacity (engine/arrivals.h), in the shape `arrivals`; 0: the
+	 * trace's times (divided by time_scale, which must then be 1).
+	 */
+	double load_pct;
+	enum gs_arrivals arrivals;
 	int64_t max_wait_s;         /* -1: wait forever; else fail after waiting longer */
 	int64_t sample_every;       /* sample after every Nth event (>= 1) */
 	int64_t sample_interval_s;  /* > 0: also sample on this grid of sim time; 0: off */
@@ -119,6 +128,10 @@ struct gs_sim {
 	bool frag_on;
 
 	int64_t arrived_gpu_milli;        /* GPU request of the pods arrived so far */
+	int64_t *t_arrive;                /* owned, time mode: each pod's arrival time */
+	int64_t n_waiting;                /* pending pods that have not given up */
+	struct gs_metrics metrics;        /* time mode: integrals fed at every event */
+	struct gs_time_metrics tm;        /* time mode: the figures, once the run ended */
 	struct gs_sample *samples;        /* owned */
 	size_t n_samples, cap_samples;
 	int64_t next_sample_t_s;
@@ -137,8 +150,9 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		size_t err_len);
 
 /*
- * Runs to completion. Returns 0, or GS_ECHECK (with --check, an invariant
- * broke; err says which) or GS_ENOMEM.
+ * Runs to completion and, in time mode, computes sim->tm. Returns 0, or
+ * GS_ECHECK (with --check, an invariant broke; err says which) or
+ * GS_ENOMEM.
  */
 int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len);
 
@@ -152,8 +166,8 @@ struct gs_summary {
 	int64_t pods, placed, failed, pending, running;
 	double mean_wait_s;          /* over placed pods */
 	/*
-	 * Allocated GPU share in percent. Time mode: the time-weighted mean
-	 * over the run (from the first to the last event). Inflate mode: the
+	 * Allocated GPU share in percent. Time mode: the mean over the
+	 * arrival window (tm.gpu_alloc_arrival_pct). Inflate mode: the
 	 * mean over the samples whose arrived workload rounds to 100% (the
 	 * statistic of Weng et al., ATC 2023, figure 7). When no sample
 	 * rounds to 100% (one pod can jump over it on a small cluster), the
@@ -163,9 +177,9 @@ struct gs_summary {
 	double gpu_alloc_pct;
 	double unalloc_gpu_pct;      /* 100 - gpu_alloc_pct */
 	/*
-	 * The largest allocated GPU share of any sample, in percent, and the
-	 * longest pending queue: what shows load in time mode, where the
-	 * time-weighted mean is set by the longest-running pods.
+	 * The largest allocated GPU share, in percent, and the longest
+	 * pending queue. Time mode: from the events (tm); inflate mode: of
+	 * any sample.
 	 */
 	double peak_gpu_alloc_pct;
 	int64_t peak_pending;
@@ -175,6 +189,8 @@ struct gs_summary {
 	 */
 	double frag_ratio_pct;
 	double frag_amount_pct;
+	/* Time mode: the figures from the events (metrics.h); tm.valid false otherwise. */
+	struct gs_time_metrics tm;
 };
 
 /* Computes the summary from the outcomes and samples of a finished run. */

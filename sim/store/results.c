@@ -41,7 +41,99 @@
 	"  WHERE e.run_id = r.run_id AND e.arrived_pct = 100))"
 
 /*
- * Schema 1.0. Units are in the column names; NULL means "does not apply"
+ * The columns schema 1.1 added to runs: the time-mode figures computed
+ * from the events (engine/metrics.h). Spelled once: the CREATE TABLE of a
+ * new database ends with them, and the migration from 1.0 adds them with
+ * ALTER TABLE, so both give the same table.
+ */
+static const char *const runs_columns_1_1[] = {
+	"event_metrics INTEGER NOT NULL DEFAULT 0 CHECK (event_metrics IN (0, 1))",
+	"t_first_arrival_s INTEGER",
+	"t_last_arrival_s INTEGER",
+	"makespan_s INTEGER",
+	"busy_s INTEGER",
+	"wait_p50_s INTEGER",
+	"wait_p90_s INTEGER",
+	"wait_p99_s INTEGER",
+	"wait_max_s INTEGER",
+	"n_completed INTEGER",
+	"completion_mean_s REAL",
+	"completion_p50_s INTEGER",
+	"completion_p90_s INTEGER",
+	"completion_p99_s INTEGER",
+	"completion_max_s INTEGER",
+	"slowdown_mean REAL",
+	"slowdown_p99 REAL",
+	"pending_avg REAL",
+	"pending_peak INTEGER",
+	"gpu_alloc_arrival_pct REAL",
+	"gpu_alloc_busy_pct REAL",
+	"gpu_alloc_peak_pct REAL",
+	"frag_avg_pct REAL",
+	"n_timed_out INTEGER",
+	"offered_load_pct REAL",
+};
+#define N_RUNS_COLUMNS_1_1 (sizeof(runs_columns_1_1) / sizeof(runs_columns_1_1[0]))
+
+/*
+ * run_summary, schema 1.1. gpu_alloc_pct, the headline allocation of a
+ * run, as gs_sim_summarize() computes it. Inflate mode: the mean over the
+ * arrived = 100 % bucket (Weng et al., figure 7), or over 99..101 % when
+ * no sample fell in it (AT_100 below), read from sample_metrics rather
+ * than arrived_buckets: SQLite cannot push an outer run_id into a GROUP BY
+ * view, and would aggregate every run's samples for each row. Time mode,
+ * runs with event_metrics = 1: the mean over the arrival window from the
+ * events; older runs (written by schema 1.0): the time-weighted mean of
+ * the samples read as a step function (a value holds until the next
+ * sample; the engine always samples the final state), or the last
+ * sample's value when all samples share one time. mean_wait_s comes from
+ * the runs row, so it holds for runs stored without pod rows too.
+ * peak_gpu_alloc_pct and peak_pending come from the events where they
+ * were computed from them, otherwise from the samples. The time-mode
+ * figures after wall_ms are the runs columns of 1.1, NULL for inflate
+ * mode and for older runs.
+ */
+#define RUN_SUMMARY_VIEW                                                                   \
+	"CREATE VIEW run_summary AS"                                                       \
+	" SELECT x.*, 100.0 - x.gpu_alloc_pct AS unalloc_gpu_pct FROM ("                   \
+	" SELECT r.run_id, r.policy, r.mode, r.seed,"                                      \
+	"  substr(r.pods_path, length(rtrim(r.pods_path, replace(r.pods_path, '/', ''))) + 1)" \
+	"   AS pods_file,"                                                                 \
+	"  r.n_pods, r.n_placed, r.n_failed,"                                              \
+	"  100.0 * r.n_failed / NULLIF(r.n_pods, 0) AS failed_pct,"                        \
+	"  1.0 * r.wait_total_s / NULLIF(r.n_placed, 0) AS mean_wait_s,"                   \
+	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.gpu_alloc_pct) FROM sample_metrics m" \
+	"    WHERE" AT_100 ")"                                                             \
+	"   WHEN r.event_metrics = 1 THEN r.gpu_alloc_arrival_pct"                         \
+	"   ELSE (SELECT CASE WHEN total(w.dt) > 0"                                        \
+	"     THEN 100.0 * total(w.gpu_alloc_milli * w.dt) / total(w.dt)"                  \
+	"     ELSE 100.0 * max(w.last_alloc) END / r.gpu_milli_capacity"                   \
+	"    FROM (SELECT s.gpu_alloc_milli,"                                              \
+	"      lead(s.t_s, 1, s.t_s) OVER win - s.t_s AS dt,"                              \
+	"      CASE WHEN lead(s.t_s) OVER win IS NULL THEN s.gpu_alloc_milli END AS last_alloc" \
+	"     FROM samples s WHERE s.run_id = r.run_id"                                    \
+	"     WINDOW win AS (ORDER BY s.sample_idx)) w)"                                   \
+	"   END AS gpu_alloc_pct,"                                                         \
+	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.frag_ratio_pct) FROM sample_metrics m" \
+	"    WHERE" AT_100 ") END AS frag_ratio_pct,"                                      \
+	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.frag_amount_pct) FROM sample_metrics m" \
+	"    WHERE" AT_100 ") END AS frag_amount_pct,"                                     \
+	"  CASE WHEN r.event_metrics = 1 THEN r.gpu_alloc_peak_pct"                        \
+	"   ELSE (SELECT 100.0 * max(s.gpu_alloc_milli) / r.gpu_milli_capacity FROM samples s" \
+	"    WHERE s.run_id = r.run_id) END AS peak_gpu_alloc_pct,"                        \
+	"  CASE WHEN r.event_metrics = 1 THEN r.pending_peak"                              \
+	"   ELSE (SELECT max(s.pods_pending) FROM samples s WHERE s.run_id = r.run_id) END"  \
+	"   AS peak_pending,"                                                              \
+	"  r.params_json, r.wall_ms,"                                                      \
+	"  json_extract(r.params_json, '$.load') AS load_pct,"                             \
+	"  r.offered_load_pct, r.wait_p50_s, r.wait_p90_s, r.wait_p99_s, r.wait_max_s,"     \
+	"  r.completion_mean_s, r.completion_p50_s, r.completion_p90_s, r.completion_p99_s," \
+	"  r.completion_max_s, r.slowdown_mean, r.slowdown_p99, r.pending_avg, r.makespan_s," \
+	"  r.gpu_alloc_busy_pct, r.frag_avg_pct, r.n_timed_out"                            \
+	" FROM runs r WHERE r.status = 'complete') x"
+
+/*
+ * Schema 1.1. Units are in the column names; NULL means "does not apply"
  * or "never" (for example t_start_s of a pod that was never placed), so
  * SQL aggregates skip it. Child tables are WITHOUT ROWID with (run_id, idx)
  * primary keys: the rows of one run are contiguous on disk and every
@@ -79,6 +171,7 @@ static const char *const schema_sql[] = {
 	" wait_total_s INTEGER NOT NULL DEFAULT 0,"
 	" pods_stored INTEGER NOT NULL DEFAULT 1 CHECK (pods_stored IN (0, 1))"
 	")",
+	/* The columns of 1.1 follow, added by create_runs_1_1(). */
 
 	/* The key a resumable sweep looks up (gs_db_find_run). */
 	"CREATE INDEX runs_key ON runs (pods_sha256, policy, seed)",
@@ -178,58 +271,19 @@ static const char *const schema_sql[] = {
 	" FROM sample_metrics WHERE arrived_pct IS NOT NULL"
 	" GROUP BY run_id, arrived_pct",
 
-	/*
-	 * gpu_alloc_pct, the headline allocation of a run, as gs_sim_summarize()
-	 * computes it. Inflate mode: the mean over the arrived = 100 % bucket
-	 * (Weng et al., figure 7), or over 99..101 % when no sample fell in
-	 * it (AT_100 below), read from sample_metrics rather than
-	 * arrived_buckets: SQLite cannot push an outer run_id into a GROUP BY
-	 * view, and would aggregate every run's samples for each row.
-	 * Time mode: the time-weighted mean, the samples read as a step
-	 * function (a value holds until the next sample; the engine always
-	 * samples the final state), or the last sample's value when all
-	 * samples share one time. mean_wait_s comes from the runs row, so it
-	 * holds for runs stored without pod rows too. peak_gpu_alloc_pct and
-	 * peak_pending are the largest values of any sample, in both modes.
-	 */
-	"CREATE VIEW run_summary AS"
-	" SELECT x.*, 100.0 - x.gpu_alloc_pct AS unalloc_gpu_pct FROM ("
-	" SELECT r.run_id, r.policy, r.mode, r.seed,"
-	"  substr(r.pods_path, length(rtrim(r.pods_path, replace(r.pods_path, '/', ''))) + 1)"
-	"   AS pods_file,"
-	"  r.n_pods, r.n_placed, r.n_failed,"
-	"  100.0 * r.n_failed / NULLIF(r.n_pods, 0) AS failed_pct,"
-	"  1.0 * r.wait_total_s / NULLIF(r.n_placed, 0) AS mean_wait_s,"
-	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.gpu_alloc_pct) FROM sample_metrics m"
-	"    WHERE" AT_100 ")"
-	"   ELSE (SELECT CASE WHEN total(w.dt) > 0"
-	"     THEN 100.0 * total(w.gpu_alloc_milli * w.dt) / total(w.dt)"
-	"     ELSE 100.0 * max(w.last_alloc) END / r.gpu_milli_capacity"
-	"    FROM (SELECT s.gpu_alloc_milli,"
-	"      lead(s.t_s, 1, s.t_s) OVER win - s.t_s AS dt,"
-	"      CASE WHEN lead(s.t_s) OVER win IS NULL THEN s.gpu_alloc_milli END AS last_alloc"
-	"     FROM samples s WHERE s.run_id = r.run_id"
-	"     WINDOW win AS (ORDER BY s.sample_idx)) w)"
-	"   END AS gpu_alloc_pct,"
-	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.frag_ratio_pct) FROM sample_metrics m"
-	"    WHERE" AT_100 ") END AS frag_ratio_pct,"
-	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.frag_amount_pct) FROM sample_metrics m"
-	"    WHERE" AT_100 ") END AS frag_amount_pct,"
-	"  (SELECT 100.0 * max(s.gpu_alloc_milli) / r.gpu_milli_capacity FROM samples s"
-	"    WHERE s.run_id = r.run_id) AS peak_gpu_alloc_pct,"
-	"  (SELECT max(s.pods_pending) FROM samples s WHERE s.run_id = r.run_id) AS peak_pending,"
-	"  r.params_json, r.wall_ms"
-	" FROM runs r WHERE r.status = 'complete') x",
+	RUN_SUMMARY_VIEW,
 };
 
 /*
  * migration_sql[m] upgrades minor m - 1 to minor m within this major (NULL
  * when that minor changed only the bench tables); it runs inside the open
  * transaction, followed by gs_bench_schema_sql. Entry 0 has no
- * predecessor. 1.0 is the first schema, so there is nothing to migrate yet.
+ * predecessor. 1.1 adds runs_columns_1_1 (added by add_runs_columns_1_1()
+ * before this SQL runs) and the new run_summary.
  */
 static const char *const migration_sql[] = {
 	NULL,
+	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW,
 };
 _Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
 	       "one migration per minor schema version");
@@ -337,6 +391,22 @@ static int set_user_version(struct gs_db *db, int version, char *err, size_t err
 	return exec_sql(db, sql, err, err_len);
 }
 
+/* ALTER TABLE runs ADD COLUMN for each column of 1.1. */
+static int add_runs_columns_1_1(struct gs_db *db, char *err, size_t err_len)
+{
+	char sql[256];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < N_RUNS_COLUMNS_1_1; i++) {
+		snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN %s", runs_columns_1_1[i]);
+		rc = exec_sql(db, sql, err, err_len);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /*
  * Creates or migrates the schema inside one IMMEDIATE transaction, after
  * looking at the version again under the write lock: another connection
@@ -369,6 +439,9 @@ static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len
 		}
 		for (i = 0; i < sizeof(schema_sql) / sizeof(schema_sql[0]); i++) {
 			rc = exec_sql(db, schema_sql[i], err, err_len);
+			/* runs is first: give it the columns of 1.1 before anything refers to them. */
+			if (rc == 0 && i == 0)
+				rc = add_runs_columns_1_1(db, err, err_len);
 			if (rc)
 				goto rollback;
 		}
@@ -381,8 +454,10 @@ static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len
 		goto rollback;
 	} else {
 		for (i = (size_t)(version % 1000) + 1; i <= GS_DB_SCHEMA_MINOR; i++) {
+			rc = i == 1 ? add_runs_columns_1_1(db, err, err_len) : 0;
 			/* NULL: a minor that only added bench tables (below). */
-			rc = migration_sql[i] ? exec_sql(db, migration_sql[i], err, err_len) : 0;
+			if (rc == 0 && migration_sql[i])
+				rc = exec_sql(db, migration_sql[i], err, err_len);
 			if (rc)
 				goto rollback;
 		}
@@ -607,6 +682,14 @@ int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out)
 	     cJSON_AddBoolToObject(obj, "frag", o->frag) &&
 	     cJSON_AddBoolToObject(obj, "compat", (o->policy_flags & GS_POLICY_COMPAT) != 0) &&
 	     cJSON_AddNumberToObject(obj, "policy_flags", (double)o->policy_flags);
+	/*
+	 * Keys added after schema 1.0 appear only when they are set, so that
+	 * a run with the old options keeps the old text and a resumed sweep
+	 * still finds it.
+	 */
+	if (ok && o->load_pct > 0)
+		ok = cJSON_AddNumberToObject(obj, "load", o->load_pct) &&
+		     cJSON_AddStringToObject(obj, "arrivals", gs_arrivals_str(o->arrivals));
 	text = ok ? cJSON_PrintUnformatted(obj) : NULL;
 	cJSON_Delete(obj);
 	if (text) {
@@ -625,9 +708,16 @@ static const char sql_insert_run[] =
 	"INSERT INTO runs (policy, mode, seed, nodes_path, nodes_sha256, pods_path, pods_sha256,"
 	" params_json, gpusim_version, started_at, ended_at, wall_ms, n_nodes, gpu_count,"
 	" gpu_milli_capacity, cpu_milli_capacity, mem_mib_capacity, n_pods, n_placed, n_failed,"
-	" n_done, n_pending_end, n_events, n_retries, t_end_s, wait_total_s, pods_stored)"
+	" n_done, n_pending_end, n_events, n_retries, t_end_s, wait_total_s, pods_stored,"
+	" event_metrics, t_first_arrival_s, t_last_arrival_s, makespan_s, busy_s, wait_p50_s,"
+	" wait_p90_s, wait_p99_s, wait_max_s, n_completed, completion_mean_s, completion_p50_s,"
+	" completion_p90_s, completion_p99_s, completion_max_s, slowdown_mean, slowdown_p99,"
+	" pending_avg, pending_peak, gpu_alloc_arrival_pct, gpu_alloc_busy_pct,"
+	" gpu_alloc_peak_pct, frag_avg_pct, n_timed_out, offered_load_pct)"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-	" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)";
+	" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34,"
+	" ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51,"
+	" ?52)";
 static const char sql_run_done[] =
 	"UPDATE runs SET status = 'complete' WHERE run_id = ?1";
 static const char sql_insert_node[] =
@@ -738,6 +828,24 @@ static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v)
 		sqlite3_bind_null(st, i);
 	else
 		sqlite3_bind_int64(st, i, v);
+}
+
+/* Binds a real, or NULL for NAN. */
+static void bind_opt_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+/* Binds a whole number held in a double (a percentile of integers), or NULL for NAN. */
+static void bind_opt_whole(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, (int64_t)llround(v));
 }
 
 /* Steps an INSERT/UPDATE once and resets it; returns the SQLite code. */
@@ -880,6 +988,45 @@ static int validate_run(const struct gs_db *db, const struct gs_run_info *ri,
 	return 0;
 }
 
+/* The 1.1 columns from event_metrics on, at parameters base .. base + 24. */
+static void bind_time_metrics(sqlite3_stmt *st, int base, const struct gs_sim *sim)
+{
+	const struct gs_time_metrics *m = &sim->tm;
+	bool on = sim->opts.mode == GS_MODE_TIME && m->valid;
+	int i;
+
+	sqlite3_bind_int64(st, base, sim->opts.mode == GS_MODE_TIME ? 1 : 0);
+	if (!on) {
+		for (i = 1; i < (int)N_RUNS_COLUMNS_1_1; i++)
+			sqlite3_bind_null(st, base + i);
+		return;
+	}
+	sqlite3_bind_int64(st, base + 1, m->t_first_arrival_s);
+	sqlite3_bind_int64(st, base + 2, m->t_last_arrival_s);
+	sqlite3_bind_int64(st, base + 3, m->makespan_s);
+	sqlite3_bind_int64(st, base + 4, m->busy_s);
+	bind_opt_whole(st, base + 5, m->wait_p50_s);
+	bind_opt_whole(st, base + 6, m->wait_p90_s);
+	bind_opt_whole(st, base + 7, m->wait_p99_s);
+	bind_opt_whole(st, base + 8, m->wait_max_s);
+	sqlite3_bind_int64(st, base + 9, m->n_completed);
+	bind_opt_real(st, base + 10, m->completion_mean_s);
+	bind_opt_whole(st, base + 11, m->completion_p50_s);
+	bind_opt_whole(st, base + 12, m->completion_p90_s);
+	bind_opt_whole(st, base + 13, m->completion_p99_s);
+	bind_opt_whole(st, base + 14, m->completion_max_s);
+	bind_opt_real(st, base + 15, m->slowdown_mean);
+	bind_opt_real(st, base + 16, m->slowdown_p99);
+	bind_opt_real(st, base + 17, m->pending_avg);
+	sqlite3_bind_int64(st, base + 18, m->pending_peak);
+	bind_opt_real(st, base + 19, m->gpu_alloc_arrival_pct);
+	bind_opt_real(st, base + 20, m->gpu_alloc_busy_pct);
+	bind_opt_real(st, base + 21, m->gpu_alloc_peak_pct);
+	bind_opt_real(st, base + 22, m->frag_avg_pct);
+	sqlite3_bind_int64(st, base + 23, m->n_timed_out);
+	bind_opt_real(st, base + 24, m->offered_load_pct);
+}
+
 static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const struct gs_sim *sim,
 		      const struct run_counts *cnt)
 {
@@ -916,6 +1063,7 @@ static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const stru
 	sqlite3_bind_int64(st, 25, sim->stats.t_end_s);
 	sqlite3_bind_int64(st, 26, cnt->wait_total_s);
 	sqlite3_bind_int64(st, 27, ri->no_pods ? 0 : 1);
+	bind_time_metrics(st, 28, sim);
 	return step_once(st);
 }
 

@@ -43,7 +43,7 @@
 #include "engine/replay.h"
 
 #define GS_DB_SCHEMA_MAJOR 1
-#define GS_DB_SCHEMA_MINOR 0
+#define GS_DB_SCHEMA_MINOR 1
 #define GS_DB_SCHEMA_VERSION (GS_DB_SCHEMA_MAJOR * 1000 + GS_DB_SCHEMA_MINOR)
 #define GS_DB_BUSY_TIMEOUT_MS 60000
 
@@ -120,9 +120,9 @@ struct gs_run_info {
 /*
  * The run parameters as canonical JSON: every option of o that changes a
  * run's results (mode, time_scale, max_wait_s, sample_every,
- * sample_interval_s, inflate, frag_coverage, frag, compat), in a fixed
- * order, so equal options give byte-equal text and gs_db_find_run() can
- * compare it. The seed and the policy are columns of their own and not in
+ * sample_interval_s, inflate, frag_coverage, frag, compat, policy_flags,
+ * and, only when a load is set, load and arrivals), in a fixed order, so
+ * equal options give byte-equal text and gs_db_find_run() can compare it. The seed and the policy are columns of their own and not in
  * it; --check changes no result and is left out. Stores a malloc'ed string
  * in *json_out (caller frees with free()). Returns 0 or GS_ENOMEM.
  */
