@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/cluster.h"
+#include "core/cluster_internal.h"
 #include "core/error.h"
 
 static const char *const fit_str[] = {
@@ -42,6 +43,7 @@ void gs_cluster_release(struct gs_cluster *c)
 		free(c->node_names[i]);
 	free(c->node_names);
 	free(c->nodes);
+	free(c->share);
 	gs_cluster_init(c);
 }
 
@@ -53,10 +55,13 @@ int gs_cluster_copy(struct gs_cluster *dst, const struct gs_cluster *src)
 	*dst = *src;
 	dst->nodes = NULL;
 	dst->node_names = NULL;
+	dst->share = NULL;
 	dst->n_nodes = 0;
 	dst->cap_nodes = 0;
 	if (src->n_nodes == 0)
 		return 0;
+	if (gs__share_copy(dst, src))
+		goto fail;
 
 	dst->nodes = malloc((size_t)src->n_nodes * sizeof(*dst->nodes));
 	dst->node_names = calloc((size_t)src->n_nodes, sizeof(*dst->node_names));
@@ -127,6 +132,13 @@ int gs_cluster_add_node(struct gs_cluster *c, const char *name, int32_t cpu_mill
 		if (!names)
 			return GS_ENOMEM;
 		c->node_names = names;
+		if (c->share) {
+			struct gs_node_share *sh = realloc(c->share, (size_t)cap * sizeof(*sh));
+
+			if (!sh)
+				return GS_ENOMEM;
+			c->share = sh;
+		}
 		c->cap_nodes = cap;
 	}
 	copy = strdup(name);
@@ -145,6 +157,7 @@ int gs_cluster_add_node(struct gs_cluster *c, const char *name, int32_t cpu_mill
 	}
 	gs_node_refresh(n);
 	c->node_names[c->n_nodes] = copy;
+	gs__share_add_node(c, c->n_nodes);
 
 	c->cpu_milli += cpu_milli;
 	c->cpu_free_milli += cpu_milli;
@@ -182,21 +195,9 @@ bool gs_pod_valid(const struct gs_pod *p)
 	return true;
 }
 
-enum gs_fit gs_cluster_fits(const struct gs_cluster *c, int32_t node, const struct gs_pod *p)
+enum gs_fit gs__fits_gpus(const struct gs_node *n, const struct gs_pod *p)
 {
-	const struct gs_node *n = &c->nodes[node];
 	int32_t i, share_ok, both_ok;
-
-	if (p->cpu_milli > n->cpu_free_milli)
-		return GS_FIT_CPU;
-	if (p->mem_mib > n->mem_free_mib)
-		return GS_FIT_MEM;
-	if (gs_pod_cpu_only(p))
-		return GS_FIT_OK;
-	if (!gs_node_model_ok(n, p))
-		return GS_FIT_MODEL;
-	if (p->num_gpu > n->num_gpu)
-		return GS_FIT_GPU_COUNT;
 
 	/* Fast paths on the derived fields before scanning GPUs. */
 	if (p->gpu_milli > n->gpu_free_max_milli)
@@ -219,6 +220,25 @@ enum gs_fit gs_cluster_fits(const struct gs_cluster *c, int32_t node, const stru
 	if (both_ok >= p->num_gpu)
 		return GS_FIT_OK;
 	return share_ok >= p->num_gpu ? GS_FIT_GPU_MEM : GS_FIT_GPU_SHARE;
+}
+
+enum gs_fit gs_cluster_fits(const struct gs_cluster *c, int32_t node, const struct gs_pod *p)
+{
+	const struct gs_node *n = &c->nodes[node];
+
+	if (p->cpu_milli > n->cpu_free_milli)
+		return GS_FIT_CPU;
+	if (p->mem_mib > n->mem_free_mib)
+		return GS_FIT_MEM;
+	if (gs_pod_cpu_only(p))
+		return GS_FIT_OK;
+	if (!gs_node_model_ok(n, p))
+		return GS_FIT_MODEL;
+	if (p->num_gpu > n->num_gpu)
+		return GS_FIT_GPU_COUNT;
+	if (c->share)
+		return gs__share_fits(c, node, p);
+	return gs__fits_gpus(n, p);
 }
 
 /* Validates a placement's shape: node, GPU count, indices, no repeats. */
@@ -256,7 +276,7 @@ static int64_t node_gpus_in_use(const struct gs_node *n)
 int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct gs_placement *pl)
 {
 	struct gs_node *n;
-	int64_t used_before;
+	int64_t used_before, free_before;
 	int32_t i;
 	int err = placement_valid(c, p, pl);
 
@@ -267,23 +287,34 @@ int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct g
 		return GS_ENOFIT;
 	if (pl->num_gpu && !gs_node_model_ok(n, p))
 		return GS_ENOFIT;
-	for (i = 0; i < pl->num_gpu; i++)
-		if (!gs_gpu_fits(n, pl->gpu[i], p))
-			return GS_ENOFIT;
+	if (c->share && pl->num_gpu) {
+		err = gs__share_gpu_check(c, p, pl, +1);
+		if (err)
+			return err;
+	} else {
+		for (i = 0; i < pl->num_gpu; i++)
+			if (!gs_gpu_fits(n, pl->gpu[i], p))
+				return GS_ENOFIT;
+	}
 
 	used_before = node_gpus_in_use(n);
+	free_before = n->gpu_free_total_milli;
 	n->cpu_free_milli -= p->cpu_milli;
 	n->mem_free_mib -= p->mem_mib;
-	for (i = 0; i < pl->num_gpu; i++) {
-		n->gpu_free_milli[pl->gpu[i]] -= p->gpu_milli;
-		n->gpu_mem_free_mib[pl->gpu[i]] -= p->gpu_mem_mib;
+	if (c->share && pl->num_gpu) {
+		gs__share_gpu_apply(c, p, pl, +1);
+	} else {
+		for (i = 0; i < pl->num_gpu; i++) {
+			n->gpu_free_milli[pl->gpu[i]] -= p->gpu_milli;
+			n->gpu_mem_free_mib[pl->gpu[i]] -= p->gpu_mem_mib;
+		}
 	}
 	gs_node_refresh(n);
 	n->n_pods++;
 
 	c->cpu_free_milli -= p->cpu_milli;
 	c->mem_free_mib -= p->mem_mib;
-	c->gpu_free_milli -= (int64_t)pl->num_gpu * p->gpu_milli;
+	c->gpu_free_milli += n->gpu_free_total_milli - free_before;
 	c->gpus_in_use += node_gpus_in_use(n) - used_before;
 	c->n_pods++;
 
@@ -295,7 +326,7 @@ int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct g
 int gs_cluster_unbind(struct gs_cluster *c, const struct gs_pod *p, const struct gs_placement *pl)
 {
 	struct gs_node *n;
-	int64_t used_before, gpu_mem;
+	int64_t used_before, free_before, gpu_mem;
 	int32_t i;
 	int err = placement_valid(c, p, pl);
 
@@ -306,27 +337,38 @@ int gs_cluster_unbind(struct gs_cluster *c, const struct gs_pod *p, const struct
 	    n->mem_free_mib + p->mem_mib > n->mem_mib)
 		return GS_EINVAL;
 	gpu_mem = n->model >= 0 ? c->models.m[n->model].mem_mib : 0;
-	for (i = 0; i < pl->num_gpu; i++) {
-		int g = pl->gpu[i];
+	if (c->share && pl->num_gpu) {
+		err = gs__share_gpu_check(c, p, pl, -1);
+		if (err)
+			return err;
+	} else {
+		for (i = 0; i < pl->num_gpu; i++) {
+			int g = pl->gpu[i];
 
-		if (n->gpu_free_milli[g] + p->gpu_milli > GS_MILLI_PER_GPU ||
-		    n->gpu_mem_free_mib[g] + p->gpu_mem_mib > gpu_mem)
-			return GS_EINVAL;
+			if (n->gpu_free_milli[g] + p->gpu_milli > GS_MILLI_PER_GPU ||
+			    n->gpu_mem_free_mib[g] + p->gpu_mem_mib > gpu_mem)
+				return GS_EINVAL;
+		}
 	}
 
 	used_before = node_gpus_in_use(n);
+	free_before = n->gpu_free_total_milli;
 	n->cpu_free_milli += p->cpu_milli;
 	n->mem_free_mib += p->mem_mib;
-	for (i = 0; i < pl->num_gpu; i++) {
-		n->gpu_free_milli[pl->gpu[i]] += p->gpu_milli;
-		n->gpu_mem_free_mib[pl->gpu[i]] += p->gpu_mem_mib;
+	if (c->share && pl->num_gpu) {
+		gs__share_gpu_apply(c, p, pl, -1);
+	} else {
+		for (i = 0; i < pl->num_gpu; i++) {
+			n->gpu_free_milli[pl->gpu[i]] += p->gpu_milli;
+			n->gpu_mem_free_mib[pl->gpu[i]] += p->gpu_mem_mib;
+		}
 	}
 	gs_node_refresh(n);
 	n->n_pods--;
 
 	c->cpu_free_milli += p->cpu_milli;
 	c->mem_free_mib += p->mem_mib;
-	c->gpu_free_milli += (int64_t)pl->num_gpu * p->gpu_milli;
+	c->gpu_free_milli += n->gpu_free_total_milli - free_before;
 	c->gpus_in_use += node_gpus_in_use(n) - used_before;
 	c->n_pods--;
 
@@ -410,5 +452,5 @@ int gs_cluster_check(const struct gs_cluster *c, char *msg, size_t msg_len)
 	if (pods != c->n_pods)
 		CHECK_FAIL("cluster says %lld pods, nodes add up to %lld", (long long)c->n_pods,
 			   (long long)pods);
-	return 0;
+	return gs__share_check(c, msg, msg_len);
 }

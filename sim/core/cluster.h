@@ -12,8 +12,16 @@
  * with no dependency beyond libc, so the simulator and the CUDA benchmark
  * harness link the very same code.
  *
+ * GPU sharing (core/sharing.h): every GPU has a mode. Without any, the
+ * cluster has no sharing state at all (share == NULL) and every GPU is
+ * "ideal", gpusim's behaviour before the sharing model: a pod's share and
+ * memory are accounted as requested. With modes, the allocator accounts
+ * each pod as its GPU's mode makes it cost (a whole GPU under exclusive, a
+ * replica under timeslice and mps, a MIG instance under mig): the filter,
+ * bind and unbind take the pod's own request and translate it per GPU.
+ *
  * Ownership: a struct gs_cluster is caller-owned (_init/_release); it owns
- * its node array and node names.
+ * its node array, node names and sharing state.
  */
 #ifndef GS_CLUSTER_H
 #define GS_CLUSTER_H
@@ -23,6 +31,8 @@
 #include <stdint.h>
 
 #include "core/gpu_model.h"
+#include "core/mig.h"
+#include "core/sharing.h"
 
 #define GS_MAX_GPUS 16        /* GPUs per node */
 #define GS_MILLI_PER_GPU 1000
@@ -56,11 +66,36 @@ struct gs_pod {
 	int64_t t_delete_s;
 };
 
-/* Where a pod runs: the node and, for GPU pods, which GPUs. */
+/*
+ * Where a pod runs: the node and, for GPU pods, which GPUs. On a MIG GPU
+ * also which instance: mig[i] is its first memory slice + 1 (0 on GPUs of
+ * other modes); gs_cluster_share_pick() fills it.
+ */
 struct gs_placement {
 	int32_t node;
 	int32_t num_gpu;
 	uint8_t gpu[GS_MAX_GPUS];
+	uint8_t mig[GS_MAX_GPUS];
+};
+
+#define GS_MAX_SHARE_CFGS 32   /* distinct sharing settings in one cluster */
+
+/* One GPU's sharing mode and state. */
+struct gs_gpu_share {
+	uint8_t cfg;               /* index into gs_cluster.share_cfg */
+	uint8_t mode;              /* that config's mode, repeated for speed */
+	uint8_t pods;              /* pods bound to this GPU */
+	int8_t mig_cap;            /* MIG: largest profile that can still be placed, -1 none */
+	struct gs_mig_gpu mig;     /* MIG: the instances */
+};
+
+/* The sharing state of one node. */
+struct gs_node_share {
+	uint8_t mode;              /* the GPUs' common mode, or GS_SHARE_MIXED */
+	uint8_t cfg;               /* their common config (when not mixed) */
+	int8_t mig_table;          /* gs_mig_table_at() index of the node's model, -1 if none */
+	int8_t mig_cap_max;        /* largest mig_cap of the node's MIG GPUs, -1 if none */
+	struct gs_gpu_share gpu[GS_MAX_GPUS];
 };
 
 struct gs_cluster {
@@ -78,6 +113,14 @@ struct gs_cluster {
 	int64_t gpus_in_use;                /* GPUs with any allocation */
 	int64_t n_pods;
 
+	/*
+	 * Sharing: NULL when every GPU is ideal; else one entry per node.
+	 * share_cfg[0] is always the unset ("default") config.
+	 */
+	struct gs_node_share *share;
+	struct gs_share_cfg share_cfg[GS_MAX_SHARE_CFGS];
+	int32_t n_share_cfg;
+
 	bool check;  /* verify invariants after every bind/unbind */
 };
 
@@ -92,7 +135,10 @@ struct gs_cluster {
 	X(MODEL, "GPU model not allowed")              \
 	X(GPU_COUNT, "Insufficient GPUs")              \
 	X(GPU_SHARE, "Insufficient GPU share")         \
-	X(GPU_MEM, "Insufficient GPU memory")
+	X(GPU_MEM, "Insufficient GPU memory")          \
+	X(MPS_MEM, "GPU memory above the MPS pinned limit") \
+	X(MIG_PROFILE, "No MIG profile covers the request") \
+	X(MIG_SLOT, "No free MIG slot for the profile")
 
 enum gs_fit {
 #define GS_FIT_ENUM(name, msg) GS_FIT_##name,
@@ -189,5 +235,69 @@ int gs_cluster_check(const struct gs_cluster *c, char *msg, size_t msg_len);
 
 /* Recomputes a node's derived fields from its GPU array. */
 void gs_node_refresh(struct gs_node *n);
+
+/* --- sharing (core/cluster_share.c) --------------------------------------- */
+
+/*
+ * Gives GPU `gpu` of node `node` (or all its GPUs when gpu is -1) the mode
+ * and settings cfg. The node must have GPUs and no pods. MIG needs a model
+ * with MIG profiles (core/mig.h); a fixed layout is created at once.
+ * Returns 0, or GS_EINVAL / GS_ERANGE (too many distinct settings) /
+ * GS_ENOMEM with a message in err.
+ */
+int gs_cluster_set_share(struct gs_cluster *c, int32_t node, int gpu,
+			 const struct gs_share_cfg *cfg, char *err, size_t err_len);
+
+/*
+ * Gives every GPU whose mode is unset (all of them when the cluster file
+ * set none) the run's default cfg. Afterwards no GPU is unset; when every
+ * GPU is ideal the sharing state is dropped again. Returns 0 or the error
+ * of gs_cluster_set_share() (a MIG default on a node without MIG profiles
+ * names the node).
+ */
+int gs_cluster_share_default(struct gs_cluster *c, const struct gs_share_cfg *cfg, char *err,
+			     size_t err_len);
+
+/* The settings of one GPU (the ideal config when the cluster has no sharing). */
+const struct gs_share_cfg *gs_cluster_gpu_share(const struct gs_cluster *c, int32_t node,
+						int gpu);
+
+/* The common mode of a node's GPUs, GS_SHARE_MIXED, or GS_SHARE_IDEAL without sharing. */
+int gs_cluster_node_mode(const struct gs_cluster *c, int32_t node);
+
+/* The MIG table of a node's model, or NULL. */
+const struct gs_mig_table *gs_cluster_mig_table(const struct gs_cluster *c, int32_t node);
+
+/*
+ * The request of pod p as the GPUs of `node` account it when they share
+ * one mode: the pod itself (ideal, vgpu, CPU-only pods, mixed nodes), or
+ * *tmp filled with the translated request (a whole GPU for exclusive, a
+ * replica for timeslice and mps, the covering profile's share and memory
+ * for mig). Policies score nodes with it. Never fails; a pod that can
+ * never fit has already been rejected by gs_cluster_fits().
+ */
+const struct gs_pod *gs_cluster_node_pod(const struct gs_cluster *c, int32_t node,
+					 const struct gs_pod *p, struct gs_pod *tmp);
+
+/* True when the allocator itself chooses the GPUs on this node (MIG and mixed nodes). */
+bool gs_cluster_share_picks(const struct gs_cluster *c, int32_t node);
+
+/*
+ * Chooses the GPUs of a node that fits p, where gs_cluster_share_picks()
+ * is true: for a 1-GPU pod the fitting GPU with the least room (MIG: the
+ * smallest largest-placeable profile; others: the least free share), ties
+ * to the lowest index; otherwise the first fitting GPUs by index. Fills
+ * the MIG instance of each MIG GPU (gs_mig_choose()).
+ */
+void gs_cluster_share_pick(const struct gs_cluster *c, int32_t node, const struct gs_pod *p,
+			   struct gs_placement *pl);
+
+/*
+ * Fills pl->mig for the MIG GPUs of a placement whose GPUs are already in
+ * pl (gs_cluster_share_pick() calls it; so can a caller that chose the
+ * GPUs itself). Returns 0 or GS_ENOFIT when a MIG GPU has no room.
+ */
+int gs_cluster_share_assign(const struct gs_cluster *c, const struct gs_pod *p,
+			    struct gs_placement *pl);
 
 #endif

@@ -71,6 +71,7 @@ int gs_sched_pick(struct gs_sched *s, const struct gs_cluster *c, const struct g
 	int32_t i, best = -1;
 	double best_score = -INFINITY;
 	int32_t count[GS_FIT__COUNT] = { 0 };
+	struct gs_pod tmp;
 
 	for (i = 0; i < s->n_order; i++) {
 		int32_t node = s->order[i];
@@ -81,7 +82,8 @@ int gs_sched_pick(struct gs_sched *s, const struct gs_cluster *c, const struct g
 			count[f]++;
 			continue;
 		}
-		score = pol->score(s->state, c, node, p);
+		/* With sharing modes, the policy sees what the pod costs on this node. */
+		score = pol->score(s->state, c, node, c->share ? gs_cluster_node_pod(c, node, p, &tmp) : p);
 		if (best < 0 || score > best_score) {
 			best = node;
 			best_score = score;
@@ -96,8 +98,14 @@ int gs_sched_pick(struct gs_sched *s, const struct gs_cluster *c, const struct g
 	}
 	memset(out, 0, sizeof(*out));
 	out->node = best;
-	if (!gs_pod_cpu_only(p))
+	if (gs_pod_cpu_only(p))
+		return 0;
+	if (!c->share)
 		pol->pick_gpus(s->state, c, best, p, out);
+	else if (gs_cluster_share_picks(c, best))
+		gs_cluster_share_pick(c, best, p, out); /* MIG and mixed nodes */
+	else
+		pol->pick_gpus(s->state, c, best, gs_cluster_node_pod(c, best, p, &tmp), out);
 	return 0;
 }
 

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cluster_internal.h - what cluster.c and cluster_share.c share; not a
+ * public contract. cluster.c owns the node list, the filter for ideal GPUs
+ * and the common bookkeeping of bind and unbind; cluster_share.c owns the
+ * GPU part of all three for clusters with sharing modes.
+ */
+#ifndef GS_CLUSTER_INTERNAL_H
+#define GS_CLUSTER_INTERNAL_H
+
+#include "core/cluster.h"
+
+/* The GPU part of the filter for GPUs that account requests as given. */
+enum gs_fit gs__fits_gpus(const struct gs_node *n, const struct gs_pod *p);
+
+/* The GPU part of the filter on a node with sharing state. */
+enum gs_fit gs__share_fits(const struct gs_cluster *c, int32_t node, const struct gs_pod *p);
+
+/*
+ * Checks that the GPUs of pl can take (dir = +1) or give back (dir = -1)
+ * pod p under their modes; changes nothing. Returns 0, GS_ENOFIT or
+ * GS_EINVAL.
+ */
+int gs__share_gpu_check(const struct gs_cluster *c, const struct gs_pod *p,
+			const struct gs_placement *pl, int dir);
+
+/* Applies what gs__share_gpu_check() accepted to the node's GPU arrays and sharing state. */
+void gs__share_gpu_apply(struct gs_cluster *c, const struct gs_pod *p,
+			 const struct gs_placement *pl, int dir);
+
+/* Verifies the sharing state of every node (gs_cluster_check()). */
+int gs__share_check(const struct gs_cluster *c, char *msg, size_t msg_len);
+
+/* Copies and frees the sharing state (gs_cluster_copy(), _release()). */
+int gs__share_copy(struct gs_cluster *dst, const struct gs_cluster *src);
+
+/* Makes room for one more node's sharing state, unset (gs_cluster_add_node()). */
+int gs__share_add_node(struct gs_cluster *c, int32_t node);
+
+#endif

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * mig.c - MIG profile tables and the geometry of one GPU (see mig.h).
+ *
+ * Sources of the tables (checked for this release):
+ *
+ * - Profile names, fractions of memory and of SMs and the number of
+ *   instances available: NVIDIA Multi-Instance GPU User Guide (r580),
+ *   "Supported MIG Profiles", table 6 (A100, printed for A100-SXM4-40GB
+ *   with the note that the 80GB product names the same profiles by its
+ *   memory: 1g.10gb, 1g.20gb, 2g.20gb, 3g.40gb, 4g.40gb, 7g.80gb), table 7
+ *   (H100 80GB) and table 8 (H200 141GB).
+ *   https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html
+ * - Valid start positions: the same guide, "Getting Started with MIG",
+ *   the `nvidia-smi mig -lgipp` listing of an A100 40GB: 1g.5gb {0..6}:1,
+ *   1g.10gb {0,2,4,6}:2, 2g.10gb {0,2,4}:2, 3g.20gb {0,4}:4, 4g.20gb {0}:4,
+ *   7g.40gb {0}:8 (memory-slice units). The guide gives placements only for
+ *   that GPU; the A100 80GB, H100 and H200 tables list the same memory
+ *   fractions and instance counts per profile, which these placements
+ *   reproduce, so gpusim uses them for all four. NVIDIA's go-nvml mock of an
+ *   H100 (pkg/nvml/mock/shared/gpus/h100.go) agrees on every start except
+ *   1g.20gb, which it lists at 0..6 with an instance count of 4; gpusim
+ *   follows the guide's 2-slice placement, which is what gives 4.
+ * - The "+me" profiles (one 1g instance with the media engines) have the
+ *   geometry of their base profile and are left out.
+ *
+ * An instance's memory is taken as mem_slices x card / 8, which is what the
+ * profile names say (the usable memory nvidia-smi reports is slightly less).
+ * One table differs from its name in the guide: table 6 gives 1g.10gb on the
+ * A100 40GB a memory fraction of 1/8, but its name and its 2-slice
+ * placement make it 2/8, which is what gpusim uses.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/mig.h"
+
+#define ALL7 0x7f   /* starts 0..6 */
+#define EVEN 0x55   /* starts 0, 2, 4, 6 */
+#define E024 0x15   /* starts 0, 2, 4 */
+#define S04 0x11    /* starts 0, 4 */
+#define S0 0x01     /* start 0 */
+
+/* slices x card / 8, written out so the table reads like the guide's. */
+#define PROF(name, c, m, starts, card) { name, c, m, starts, (int64_t)(m) * (card) / 8 }
+
+static const struct gs_mig_table tables[] = {
+	{ "A100 40GB", 40960, 6, {
+		PROF("1g.5gb", 1, 1, ALL7, 40960),
+		PROF("1g.10gb", 1, 2, EVEN, 40960),
+		PROF("2g.10gb", 2, 2, E024, 40960),
+		PROF("3g.20gb", 3, 4, S04, 40960),
+		PROF("4g.20gb", 4, 4, S0, 40960),
+		PROF("7g.40gb", 7, 8, S0, 40960),
+	} },
+	{ "A100 80GB", 81920, 6, {
+		PROF("1g.10gb", 1, 1, ALL7, 81920),
+		PROF("1g.20gb", 1, 2, EVEN, 81920),
+		PROF("2g.20gb", 2, 2, E024, 81920),
+		PROF("3g.40gb", 3, 4, S04, 81920),
+		PROF("4g.40gb", 4, 4, S0, 81920),
+		PROF("7g.80gb", 7, 8, S0, 81920),
+	} },
+	{ "H100 80GB", 81920, 6, {
+		PROF("1g.10gb", 1, 1, ALL7, 81920),
+		PROF("1g.20gb", 1, 2, EVEN, 81920),
+		PROF("2g.20gb", 2, 2, E024, 81920),
+		PROF("3g.40gb", 3, 4, S04, 81920),
+		PROF("4g.40gb", 4, 4, S0, 81920),
+		PROF("7g.80gb", 7, 8, S0, 81920),
+	} },
+	{ "H200 141GB", 144384, 6, {
+		PROF("1g.18gb", 1, 1, ALL7, 144384),
+		PROF("1g.35gb", 1, 2, EVEN, 144384),
+		PROF("2g.35gb", 2, 2, E024, 144384),
+		PROF("3g.71gb", 3, 4, S04, 144384),
+		PROF("4g.71gb", 4, 4, S0, 144384),
+		PROF("7g.141gb", 7, 8, S0, 144384),
+	} },
+};
+
+/* gpusim's model names (core/gpu_model.c) and their tables. */
+static const struct {
+	const char *model;
+	int table;
+} model_tables[] = {
+	{ "A100", 0 }, { "A100-40G", 0 }, { "A100-80G", 1 }, { "H100", 2 }, { "H200", 3 },
+};
+
+int gs_mig_table_count(void)
+{
+	return (int)(sizeof(tables) / sizeof(tables[0]));
+}
+
+const struct gs_mig_table *gs_mig_table_at(int i)
+{
+	return i >= 0 && i < gs_mig_table_count() ? &tables[i] : NULL;
+}
+
+const struct gs_mig_table *gs_mig_table_for_model(const char *model)
+{
+	size_t i;
+
+	for (i = 0; model && i < sizeof(model_tables) / sizeof(model_tables[0]); i++)
+		if (strcmp(model_tables[i].model, model) == 0)
+			return &tables[model_tables[i].table];
+	return NULL;
+}
+
+int gs_mig_profile_find(const struct gs_mig_table *t, const char *name)
+{
+	int i;
+
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->p[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int gs_mig_profile_cover(const struct gs_mig_table *t, int32_t gpu_milli, int64_t gpu_mem_mib)
+{
+	/* ceil(gpu_milli x 7 / 1000) compute slices, at least one. */
+	int32_t need = (gpu_milli * GS_MIG_COMPUTE_SLICES + 999) / 1000;
+	int i;
+
+	if (need < 1)
+		need = 1;
+	/* The table is sorted by (compute, memory): the first match is the smallest. */
+	for (i = 0; i < t->n; i++)
+		if (t->p[i].compute >= need && t->p[i].mem_mib >= gpu_mem_mib)
+			return i;
+	return -1;
+}
+
+int32_t gs_mig_profile_milli(const struct gs_mig_profile *p)
+{
+	if (p->compute >= GS_MIG_COMPUTE_SLICES)
+		return 1000;
+	return p->compute * 1000 / GS_MIG_COMPUTE_SLICES;
+}
+
+void gs_mig_gpu_init(struct gs_mig_gpu *g)
+{
+	memset(g, 0, sizeof(*g));
+}
+
+/* Bitmask of memory slices start .. start + n - 1. */
+static unsigned slice_mask(int start, int n)
+{
+	return ((1u << n) - 1u) << start;
+}
+
+static bool fits_at(const struct gs_mig_profile *p, const struct gs_mig_gpu *g, int start)
+{
+	if (start < 0 || start + p->mem_slices > GS_MIG_MEM_SLICES || !((p->starts >> start) & 1u))
+		return false;
+	if (g->compute_used + p->compute > GS_MIG_COMPUTE_SLICES ||
+	    g->n >= GS_MIG_MAX_INSTANCES)
+		return false;
+	return (g->mem_used & slice_mask(start, p->mem_slices)) == 0;
+}
+
+int gs_mig_find_start(const struct gs_mig_table *t, const struct gs_mig_gpu *g, int prof)
+{
+	int s;
+
+	if (prof < 0 || prof >= t->n)
+		return -1;
+	for (s = GS_MIG_MEM_SLICES - 1; s >= 0; s--)
+		if (fits_at(&t->p[prof], g, s))
+			return s;
+	return -1;
+}
+
+int gs_mig_create(const struct gs_mig_table *t, struct gs_mig_gpu *g, int prof, int start)
+{
+	const struct gs_mig_profile *p;
+	struct gs_mig_instance *in;
+
+	if (prof < 0 || prof >= t->n || start < 0 || start >= GS_MIG_MEM_SLICES)
+		return GS_EINVAL;
+	p = &t->p[prof];
+	if (!((p->starts >> start) & 1u) || start + p->mem_slices > GS_MIG_MEM_SLICES)
+		return GS_EINVAL;
+	if (!fits_at(p, g, start))
+		return GS_ENOFIT;
+	in = &g->inst[g->n];
+	in->profile = (uint8_t)prof;
+	in->start = (uint8_t)start;
+	in->busy = 0;
+	g->mem_used |= (uint8_t)slice_mask(start, p->mem_slices);
+	g->compute_used = (uint8_t)(g->compute_used + p->compute);
+	return g->n++;
+}
+
+void gs_mig_destroy(const struct gs_mig_table *t, struct gs_mig_gpu *g, int i)
+{
+	const struct gs_mig_profile *p;
+
+	if (i < 0 || i >= g->n)
+		return;
+	p = &t->p[g->inst[i].profile];
+	g->mem_used = (uint8_t)(g->mem_used & ~slice_mask(g->inst[i].start, p->mem_slices));
+	g->compute_used = (uint8_t)(g->compute_used - p->compute);
+	memmove(&g->inst[i], &g->inst[i + 1], (size_t)(g->n - i - 1) * sizeof(g->inst[0]));
+	g->n--;
+}
+
+int gs_mig_instance_at(const struct gs_mig_gpu *g, int start)
+{
+	int i;
+
+	for (i = 0; i < g->n; i++)
+		if (g->inst[i].start == start)
+			return i;
+	return -1;
+}
+
+int gs_mig_choose(const struct gs_mig_table *t, const struct gs_mig_gpu *g, int prof,
+		  int *prof_out, int *start_out)
+{
+	int i, q, best = -1;
+
+	if (prof < 0 || prof >= t->n)
+		return GS_ENOFIT;
+	if (g->fixed) {
+		for (i = 0; i < g->n; i++) {
+			const struct gs_mig_instance *in = &g->inst[i];
+
+			if (in->busy || in->profile < prof)
+				continue;
+			if (best < 0 || in->profile < g->inst[best].profile ||
+			    (in->profile == g->inst[best].profile &&
+			     in->start < g->inst[best].start))
+				best = i;
+		}
+		if (best < 0)
+			return GS_ENOFIT;
+		*prof_out = g->inst[best].profile;
+		*start_out = g->inst[best].start;
+		return 0;
+	}
+	for (q = prof; q < t->n; q++) {
+		int s = gs_mig_find_start(t, g, q);
+
+		if (s >= 0) {
+			*prof_out = q;
+			*start_out = s;
+			return 0;
+		}
+	}
+	return GS_ENOFIT;
+}
+
+/* "0,2,4,6": the valid starts of p, for messages. */
+static char *starts_text(const struct gs_mig_profile *p, char *buf, size_t len)
+{
+	size_t used = 0;
+	int st;
+
+	buf[0] = '\0';
+	for (st = 0; st < GS_MIG_MEM_SLICES && used < len; st++)
+		if ((p->starts >> st) & 1u)
+			used += (size_t)snprintf(buf + used, len - used, "%s%d", used ? "," : "", st);
+	return buf;
+}
+
+int gs_mig_layout_parse(const struct gs_mig_table *t, const char *layout, struct gs_mig_gpu *g,
+			char *err, size_t err_len)
+{
+	const char *s = layout;
+
+	gs_mig_gpu_init(g);
+	while (*s) {
+		char name[GS_MIG_NAME_MAX + 2], sbuf[32], *at;
+		size_t len = strcspn(s, "+");
+		int prof, start;
+
+		if (len == 0 || len >= sizeof(name)) {
+			snprintf(err, err_len, "'%.*s' is not a MIG profile of the %s", (int)len, s,
+				 t->product);
+			return GS_EINVAL;
+		}
+		memcpy(name, s, len);
+		name[len] = '\0';
+		at = strchr(name, '@');
+		if (at)
+			*at++ = '\0';
+		prof = gs_mig_profile_find(t, name);
+		if (prof < 0) {
+			snprintf(err, err_len, "'%s' is not a MIG profile of the %s", name, t->product);
+			return GS_EINVAL;
+		}
+		if (at) {
+			/* An explicit start, as gs_mig_layout_format() writes it. */
+			if (at[0] < '0' || at[0] > '7' || at[1] != '\0' ||
+			    !((t->p[prof].starts >> (at[0] - '0')) & 1u)) {
+				snprintf(err, err_len, "'%s' is not a valid start for %s (valid: %s)",
+					 at, name, starts_text(&t->p[prof], sbuf, sizeof(sbuf)));
+				return GS_EINVAL;
+			}
+			start = at[0] - '0';
+			if (gs_mig_create(t, g, prof, start) < 0) {
+				snprintf(err, err_len,
+					 "layout '%s' does not fit: %s@%d overlaps the instances "
+					 "before it", layout, name, start);
+				return GS_EINVAL;
+			}
+		} else {
+			start = gs_mig_find_start(t, g, prof);
+			if (start < 0) {
+				snprintf(err, err_len,
+					 "layout '%s' does not fit: no free valid start for %s "
+					 "after the profiles before it", layout, name);
+				return GS_EINVAL;
+			}
+			gs_mig_create(t, g, prof, start);
+		}
+		s += len;
+		if (*s == '+')
+			s++;
+		if (*s == '\0' && s[-1] == '+') {
+			snprintf(err, err_len, "layout '%s' ends with '+'", layout);
+			return GS_EINVAL;
+		}
+	}
+	if (g->n == 0) {
+		snprintf(err, err_len, "empty MIG layout");
+		return GS_EINVAL;
+	}
+	g->fixed = 1;
+	return 0;
+}
+
+char *gs_mig_layout_format(const struct gs_mig_table *t, const struct gs_mig_gpu *g, char *buf,
+			   size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < g->n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s@%d", i ? "+" : "",
+					 t->p[g->inst[i].profile].name, g->inst[i].start);
+	return buf;
+}

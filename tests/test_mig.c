@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_mig.c - the MIG tables and the geometry of one GPU: the profiles as
+ * NVIDIA's MIG user guide lists them, the chain property the allocator
+ * relies on, and the checks of issue 9 on an H100 (seven 1g.10gb fit,
+ * 4g.40gb + 3g.40gb fit, two 4g.40gb do not, nothing starts at an invalid
+ * position), worked out by hand below.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/error.h"
+#include "core/mig.h"
+
+static const struct gs_mig_table *h100(void)
+{
+	const struct gs_mig_table *t = gs_mig_table_for_model("H100");
+
+	assert_non_null(t);
+	return t;
+}
+
+static int prof(const struct gs_mig_table *t, const char *name)
+{
+	int i = gs_mig_profile_find(t, name);
+
+	assert_true(i >= 0);
+	return i;
+}
+
+/* The guide's tables 6-8: names, slices, instances available. */
+static void test_tables_match_the_guide(void **state)
+{
+	static const struct {
+		const char *model, *names[6];
+		int mem_mib_1g;
+	} want[] = {
+		{ "A100", { "1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb" }, 5120 },
+		{ "A100-80G", { "1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb" },
+		  10240 },
+		{ "H100", { "1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb" }, 10240 },
+		{ "H200", { "1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb" },
+		  18048 },
+	};
+	/* Compute slices, memory slices and instances available, the same on all four. */
+	static const int compute[6] = { 1, 1, 2, 3, 4, 7 }, mem[6] = { 1, 2, 2, 4, 4, 8 };
+	static const int instances[6] = { 7, 4, 3, 2, 1, 1 };
+	size_t m;
+	int i;
+
+	(void)state;
+	assert_int_equal(gs_mig_table_count(), 4);
+	assert_null(gs_mig_table_for_model("T4"));
+	assert_null(gs_mig_table_for_model("V100M32"));
+	assert_ptr_equal(gs_mig_table_for_model("A100"), gs_mig_table_for_model("A100-40G"));
+	for (m = 0; m < sizeof(want) / sizeof(want[0]); m++) {
+		const struct gs_mig_table *t = gs_mig_table_for_model(want[m].model);
+
+		assert_non_null(t);
+		assert_int_equal(t->n, 6);
+		assert_int_equal(t->p[0].mem_mib, want[m].mem_mib_1g);
+		for (i = 0; i < 6; i++) {
+			struct gs_mig_gpu g;
+			int k = 0;
+
+			assert_string_equal(t->p[i].name, want[m].names[i]);
+			assert_int_equal(t->p[i].compute, compute[i]);
+			assert_int_equal(t->p[i].mem_slices, mem[i]);
+			assert_int_equal(t->p[i].mem_mib, (int64_t)mem[i] * t->card_mib / 8);
+			/* As many instances as the guide says fit on an empty GPU. */
+			gs_mig_gpu_init(&g);
+			while (gs_mig_find_start(t, &g, i) >= 0) {
+				assert_true(gs_mig_create(t, &g, i, gs_mig_find_start(t, &g, i)) >= 0);
+				k++;
+			}
+			assert_int_equal(k, instances[i]);
+		}
+	}
+}
+
+/*
+ * The chain the allocator relies on: each profile is at least the one
+ * before it in compute and memory, and its starts are a subset.
+ */
+static void test_profiles_form_a_chain(void **state)
+{
+	int m, i;
+
+	(void)state;
+	for (m = 0; m < gs_mig_table_count(); m++) {
+		const struct gs_mig_table *t = gs_mig_table_at(m);
+
+		for (i = 1; i < t->n; i++) {
+			assert_true(t->p[i].compute >= t->p[i - 1].compute);
+			assert_true(t->p[i].mem_slices >= t->p[i - 1].mem_slices);
+			assert_int_equal(t->p[i].starts & ~t->p[i - 1].starts, 0);
+		}
+	}
+}
+
+/* Issue 9: seven 1g.10gb fit on an H100, an eighth does not. */
+static void test_h100_seven_1g(void **state)
+{
+	const struct gs_mig_table *t = h100();
+	struct gs_mig_gpu g;
+	int i, p1 = prof(t, "1g.10gb");
+
+	(void)state;
+	gs_mig_gpu_init(&g);
+	for (i = 0; i < 7; i++) {
+		/* Highest free start first: 6, 5, ..., 0. */
+		assert_int_equal(gs_mig_find_start(t, &g, p1), 6 - i);
+		assert_int_equal(gs_mig_create(t, &g, p1, 6 - i), i);
+	}
+	assert_int_equal(g.compute_used, 7);
+	assert_int_equal(g.mem_used, 0x7f); /* memory slice 7 is never a 1g start */
+	assert_int_equal(gs_mig_find_start(t, &g, p1), -1);
+	assert_int_equal(gs_mig_create(t, &g, p1, 7), GS_EINVAL);
+}
+
+/* Issue 9: 4g.40gb + 3g.40gb fit (in either order); two 4g.40gb do not. */
+static void test_h100_4g_3g_and_two_4g(void **state)
+{
+	const struct gs_mig_table *t = h100();
+	struct gs_mig_gpu g;
+	int p4 = prof(t, "4g.40gb"), p3 = prof(t, "3g.40gb");
+
+	(void)state;
+	gs_mig_gpu_init(&g);
+	assert_int_equal(gs_mig_find_start(t, &g, p4), 0);  /* 4g starts only at 0 */
+	assert_true(gs_mig_create(t, &g, p4, 0) >= 0);
+	assert_int_equal(gs_mig_find_start(t, &g, p3), 4);  /* slices 4-7 */
+	assert_true(gs_mig_create(t, &g, p3, 4) >= 0);
+	assert_int_equal(g.compute_used, 7);
+	assert_int_equal(g.mem_used, 0xff);
+
+	gs_mig_gpu_init(&g);
+	assert_true(gs_mig_create(t, &g, p3, gs_mig_find_start(t, &g, p3)) >= 0); /* at 4 */
+	assert_int_equal(g.inst[0].start, 4);
+	assert_int_equal(gs_mig_find_start(t, &g, p4), 0);
+
+	gs_mig_gpu_init(&g);
+	assert_true(gs_mig_create(t, &g, p4, 0) >= 0);
+	assert_int_equal(gs_mig_find_start(t, &g, p4), -1);
+	assert_int_equal(gs_mig_create(t, &g, p4, 0), GS_ENOFIT);
+	assert_int_equal(gs_mig_create(t, &g, p4, 4), GS_EINVAL); /* not a 4g start */
+}
+
+/* Issue 9: nothing starts at an invalid position, for any profile. */
+static void test_invalid_starts_refused(void **state)
+{
+	const struct gs_mig_table *t = h100();
+	static const char *const names[6] = { "1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb",
+					      "4g.40gb", "7g.80gb" };
+	/* The guide's placements, memory-slice units. */
+	static const unsigned valid[6] = { 0x7f, 0x55, 0x15, 0x11, 0x01, 0x01 };
+	struct gs_mig_gpu g;
+	int i, s;
+
+	(void)state;
+	for (i = 0; i < 6; i++) {
+		int p = prof(t, names[i]);
+
+		for (s = -1; s <= 8; s++) {
+			int rc;
+
+			gs_mig_gpu_init(&g);
+			rc = gs_mig_create(t, &g, p, s);
+			if (s >= 0 && s < 8 && ((valid[i] >> s) & 1u))
+				assert_true(rc >= 0);
+			else
+				assert_int_equal(rc, GS_EINVAL);
+		}
+	}
+}
+
+/* The smallest covering profile, and requests nothing covers. */
+static void test_cover(void **state)
+{
+	const struct gs_mig_table *t = h100();
+
+	(void)state;
+	/* 142 milli x 7 / 1000 = 0.994 -> 1 slice; 143 -> 1.001 -> 2 slices. */
+	assert_int_equal(gs_mig_profile_cover(t, 142, 0), prof(t, "1g.10gb"));
+	assert_int_equal(gs_mig_profile_cover(t, 143, 0), prof(t, "2g.20gb"));
+	/* 1 slice but 15 GiB: 1g.20gb, not 2g.20gb. */
+	assert_int_equal(gs_mig_profile_cover(t, 100, 15 * 1024), prof(t, "1g.20gb"));
+	assert_int_equal(gs_mig_profile_cover(t, 300, 0), prof(t, "3g.40gb"));   /* 2.1 -> 3 */
+	assert_int_equal(gs_mig_profile_cover(t, 500, 0), prof(t, "4g.40gb"));   /* 3.5 -> 4 */
+	assert_int_equal(gs_mig_profile_cover(t, 100, 50 * 1024), prof(t, "7g.80gb"));
+	assert_int_equal(gs_mig_profile_cover(t, 1000, 0), prof(t, "7g.80gb"));
+	assert_int_equal(gs_mig_profile_cover(t, 1000, 81921), -1);
+	/* Shares: floor(c x 1000 / 7), a whole GPU for 7g. */
+	assert_int_equal(gs_mig_profile_milli(&t->p[prof(t, "1g.10gb")]), 142);
+	assert_int_equal(gs_mig_profile_milli(&t->p[prof(t, "3g.40gb")]), 428);
+	assert_int_equal(gs_mig_profile_milli(&t->p[prof(t, "4g.40gb")]), 571);
+	assert_int_equal(gs_mig_profile_milli(&t->p[prof(t, "7g.80gb")]), 1000);
+}
+
+/* Choosing an instance: fixed layouts reuse idle instances, dynamic ones grow. */
+static void test_choose_and_layouts(void **state)
+{
+	const struct gs_mig_table *t = h100();
+	struct gs_mig_gpu g;
+	char err[160], buf[128];
+	int q, s;
+
+	(void)state;
+	assert_int_equal(gs_mig_layout_parse(t, "3g.40gb+2g.20gb+1g.10gb+1g.10gb", &g, err,
+					     sizeof(err)), 0);
+	assert_true(g.fixed);
+	/* 3g at 4, 2g at 2, 1g at 1 and 0 (highest free start each). */
+	assert_string_equal(gs_mig_layout_format(t, &g, buf, sizeof(buf)),
+			    "3g.40gb@4+2g.20gb@2+1g.10gb@1+1g.10gb@0");
+	/* A 1g request takes the smallest idle instance, lowest start on ties. */
+	assert_int_equal(gs_mig_choose(t, &g, prof(t, "1g.10gb"), &q, &s), 0);
+	assert_int_equal(q, prof(t, "1g.10gb"));
+	assert_int_equal(s, 0);
+	/* A 2g request: the 2g; a 4g request: nothing is large enough. */
+	assert_int_equal(gs_mig_choose(t, &g, prof(t, "2g.20gb"), &q, &s), 0);
+	assert_int_equal(s, 2);
+	assert_int_equal(gs_mig_choose(t, &g, prof(t, "4g.40gb"), &q, &s), GS_ENOFIT);
+	g.inst[1].busy = 1; /* the 2g */
+	assert_int_equal(gs_mig_choose(t, &g, prof(t, "2g.20gb"), &q, &s), 0);
+	assert_int_equal(q, prof(t, "3g.40gb"));  /* the next larger idle one */
+
+	/* Explicit starts round-trip; bad layouts say why. */
+	assert_int_equal(gs_mig_layout_parse(t, "3g.40gb@0+4g.40gb@0", &g, err, sizeof(err)),
+			 GS_EINVAL);
+	assert_non_null(strstr(err, "overlaps"));
+	assert_int_equal(gs_mig_layout_parse(t, "4g.40gb+4g.40gb", &g, err, sizeof(err)),
+			 GS_EINVAL);
+	assert_non_null(strstr(err, "no free valid start for 4g.40gb"));
+	assert_int_equal(gs_mig_layout_parse(t, "1g.5gb", &g, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "'1g.5gb' is not a MIG profile of the H100 80GB"));
+	assert_int_equal(gs_mig_layout_parse(t, "2g.20gb@1", &g, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "valid: 0,2,4"));
+
+	/* Dynamic: a 1g.20gb with only slices 6-7 free goes to 6. */
+	gs_mig_gpu_init(&g);
+	assert_true(gs_mig_create(t, &g, prof(t, "4g.40gb"), 0) >= 0);
+	assert_true(gs_mig_create(t, &g, prof(t, "2g.20gb"), 4) >= 0);
+	assert_int_equal(gs_mig_choose(t, &g, prof(t, "1g.20gb"), &q, &s), 0);
+	assert_int_equal(s, 6);
+	assert_int_equal(gs_mig_choose(t, &g, prof(t, "2g.20gb"), &q, &s), GS_ENOFIT);
+	gs_mig_destroy(t, &g, 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.mem_used, 0x30);
+	assert_int_equal(g.compute_used, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tables_match_the_guide),
+		cmocka_unit_test(test_profiles_form_a_chain),
+		cmocka_unit_test(test_h100_seven_1g),
+		cmocka_unit_test(test_h100_4g_3g_and_two_4g),
+		cmocka_unit_test(test_invalid_starts_refused),
+		cmocka_unit_test(test_cover),
+		cmocka_unit_test(test_choose_and_layouts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
