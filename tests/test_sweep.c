@@ -6,12 +6,8 @@
  * to a temporary directory, two policies x two seeds through the library
  * (cells, statistics, resuming, a new seed added later, runs stored without
  * pod rows), the same through the command line (table, exit statuses), the
- * seed-list parser, and the plot export and rendering.
- *
- * With the argument "repro" (CTest label "repro", `make repro`): the FGD
- * paper's experiment on openb's default trace, six policies x seeds 42-51,
- * each mean within 0.5 points of the published one and the same ranking
- * (Weng et al., ATC 2023, Fig. 9a, as listed in the reproduction issue).
+ * seed-list parser, and the plot export and rendering. The FGD
+ * reproduction on openb is test_repro.c (`make repro`).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -474,67 +470,7 @@ static void test_plot(void **st)
 	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
 }
 
-/* ---- the reproduction (label "repro") ----------------------------------- */
-
-static void test_repro_default(void **st)
-{
-	static const char *const names[] = {
-		"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
-	};
-	/* Weng et al., ATC 2023: unallocated GPU % at arrived 100 %, default trace. */
-	static const double published[] = { 13.70, 9.38, 8.35, 8.22, 7.14, 4.77 };
-	const struct gs_policy *pols[6];
-	const char *pods[1];
-	uint64_t seeds[10];
-	char nodes[1024], trace[1024], db[300], err[1024];
-	struct gs_sweep_spec spec;
-	struct gs_sweep s;
-	double mean[6];
-	size_t i, n;
-
-	(void)st;
-	snprintf(nodes, sizeof(nodes), "%s/openb_node_list_gpu_node.csv", GS_OPENB_DIR);
-	snprintf(trace, sizeof(trace), "%s/openb_pod_list_default.csv", GS_OPENB_DIR);
-	if (access(nodes, R_OK) || access(trace, R_OK))
-		skip();
-	gs_test_path("repro.db", db, sizeof(db));
-	memset(&spec, 0, sizeof(spec));
-	gs_replay_opts_init(&spec.opts);
-	spec.opts.mode = GS_MODE_INFLATE;
-	spec.opts.policy_flags = GS_POLICY_COMPAT;
-	for (i = 0; i < 6; i++)
-		pols[i] = gs_policy_find(names[i]);
-	for (i = 0; i < 10; i++)
-		seeds[i] = 42 + i;
-	pods[0] = trace;
-	spec.nodes_path = nodes;
-	spec.pods_paths = pods;
-	spec.n_traces = 1;
-	spec.policies = pols;
-	spec.n_policies = 6;
-	spec.seeds = seeds;
-	spec.n_seeds = 10;
-	spec.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	spec.db_path = db;
-	assert_int_equal(gs_sweep_run(&spec, &s, err, sizeof(err)), 0);
-	gs_sweep_print_summary(stdout, &spec, &s);
-	for (i = 0; i < 6; i++) {
-		double sd;
-
-		gs_sweep_stats(&s, 0, i, &mean[i], &sd, &n);
-		assert_int_equal(n, 10);
-		printf("%-14s ours %.2f +- %.2f, published %.2f, difference %+.2f\n", names[i],
-		       mean[i], sd, published[i], mean[i] - published[i]);
-	}
-	for (i = 0; i < 6; i++)
-		assert_true(fabs(mean[i] - published[i]) <= 0.5);
-	/* The ranking, worst first, as published. */
-	for (i = 1; i < 6; i++)
-		assert_true(mean[i - 1] > mean[i]);
-	gs_sweep_release(&s);
-}
-
-int main(int argc, char **argv)
+int main(void)
 {
 	const struct CMUnitTest unit[] = {
 		cmocka_unit_test(test_parse_seeds),
@@ -545,12 +481,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cli),
 		cmocka_unit_test(test_plot),
 	};
-	const struct CMUnitTest repro[] = {
-		cmocka_unit_test(test_repro_default),
-	};
 
-	if (argc > 1 && !strcmp(argv[1], "repro"))
-		return cmocka_run_group_tests_name("repro", repro, write_inputs,
-						   gs_test_tmpdir_teardown);
 	return cmocka_run_group_tests_name("sweep", unit, write_inputs, gs_test_tmpdir_teardown);
 }
