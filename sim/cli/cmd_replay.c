@@ -46,7 +46,7 @@ static const struct gs_opt replay_opts[] = {
 	  .def = "42", .help = "seed for shuffles, clones and random choices" },
 	{ GS_OPT_SET_AT(S, compat, 1), .name = "compat", .conflicts = "exact",
 	  .help = "FGD reference scoring: integer 0-100 scores, ties broken by a node order "
-		  "shuffled per seed (default in inflate mode)" },
+		  "shuffled per seed and trace (default in inflate mode)" },
 	{ GS_OPT_SET_AT(S, compat, 0), .name = "exact",
 	  .help = "float scores, ties to the lowest node index (default in time mode)" },
 

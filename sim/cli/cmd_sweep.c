@@ -52,7 +52,7 @@ static const struct gs_opt sweep_opts[] = {
 	  .help = "inflate mode target, total GPU request / capacity" },
 	{ GS_OPT_SET_AT(S, compat, 1), .name = "compat", .conflicts = "exact",
 	  .help = "FGD reference scoring: integer scores, ties broken by a node order shuffled "
-		  "per seed (default in inflate mode)" },
+		  "per seed and trace (default in inflate mode)" },
 	{ GS_OPT_SET_AT(S, compat, 0), .name = "exact",
 	  .help = "float scores, ties to the lowest node index" },
 
