@@ -391,6 +391,43 @@ static void test_order_per_workload(void **state)
 	gs_cluster_release(&c);
 }
 
+/*
+ * The fragmentation a run records uses FGD's typical pods: under compat
+ * grouped by gpu_spec text as the reference does, so two pods of one
+ * shape written "T4|V100M16" and "T4|V100M16|V100M16" are two kinds;
+ * otherwise by model set, one kind.
+ */
+static void test_frag_kinds_follow_compat(void **state)
+{
+	struct gs_cluster c;
+	struct gs_trace t;
+	struct gs_sim sim;
+	struct gs_replay_opts o = time_opts();
+	struct gs_pod p = tu_pod(1000, 1024, 1, 500);
+	char err[256];
+
+	(void)state;
+	gs_cluster_init(&c);
+	assert_true(gs_cluster_add_node(&c, "n0", 32000, 65536, 2, "T4") >= 0);
+	assert_true(gs_cluster_add_node(&c, "n1", 32000, 65536, 2, "V100M16") >= 0);
+	p.model_mask = (1u << c.nodes[0].model) | (1u << c.nodes[1].model);
+	gs_trace_init(&t);
+	assert_int_equal(gs_trace_append_spec(&t, "a", &p, "T4|V100M16"), 0);
+	assert_int_equal(gs_trace_append_spec(&t, "b", &p, "T4|V100M16|V100M16"), 0);
+	o.mode = GS_MODE_INFLATE;
+	o.policy_flags = GS_POLICY_COMPAT;
+	assert_int_equal(gs_sim_init(&sim, &c, &t, gs_policy_find("fgd"), &o, err, sizeof(err)), 0);
+	assert_int_equal(sim.workload.n, 2);
+	gs_sim_release(&sim);
+	o.policy_flags = 0;
+	assert_int_equal(gs_sim_init(&sim, &c, &t, gs_policy_find("fgd"), &o, err, sizeof(err)), 0);
+	assert_int_equal(sim.workload.n, 1);
+	assert_int_equal(sim.workload.kinds[0].count, 2);
+	gs_sim_release(&sim);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+}
+
 static void test_bad_options(void **state)
 {
 	struct gs_cluster c;
@@ -430,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_inflate_mode),
 		cmocka_unit_test(test_inflate_jumps_over_100),
 		cmocka_unit_test(test_order_per_workload),
+		cmocka_unit_test(test_frag_kinds_follow_compat),
 		cmocka_unit_test(test_bad_options),
 	};
 
