@@ -101,14 +101,14 @@ static void test_trace_shape(void **state)
 
 	(void)state;
 	abc(p);
-	assert_int_equal(gs_load_arrivals(p, 3, 1000, 175, GS_ARRIVALS_TRACE, 1, at, err,
+	assert_int_equal(gs_load_arrivals(p, 3, 3, 1000, 175, GS_ARRIVALS_TRACE, 1, at, err,
 					  sizeof(err)),
 			 0);
 	assert_int_equal(at[0], 0);
 	assert_int_equal(at[1], 10);
 	assert_int_equal(at[2], 20);
 	/* 50 %: W = 260, the gaps 13 times longer. */
-	assert_int_equal(gs_load_arrivals(p, 3, 1000, 50, GS_ARRIVALS_TRACE, 1, at, err,
+	assert_int_equal(gs_load_arrivals(p, 3, 3, 1000, 50, GS_ARRIVALS_TRACE, 1, at, err,
 					  sizeof(err)),
 			 0);
 	assert_int_equal(at[1], 130);
@@ -118,7 +118,7 @@ static void test_trace_shape(void **state)
 	p[1].t_create_s = p[2].t_create_s = 0;
 	p[1].t_delete_s = 50;
 	p[2].t_delete_s = 10;
-	assert_int_equal(gs_load_arrivals(p, 3, 1000, 50, GS_ARRIVALS_TRACE, 1, at, err,
+	assert_int_equal(gs_load_arrivals(p, 3, 3, 1000, 50, GS_ARRIVALS_TRACE, 1, at, err,
 					  sizeof(err)),
 			 GS_EINVAL);
 	assert_non_null(strstr(err, "no gaps to scale"));
@@ -140,18 +140,18 @@ static void test_poisson_shape(void **state)
 	(void)state;
 	for (i = 0; i < 400; i++)
 		p[i] = pod(100, (int64_t)(399 - i), 100);  /* the file in reverse time order */
-	assert_int_equal(gs_load_arrivals(p, 400, 4000, 80, GS_ARRIVALS_POISSON, 7, a, err,
+	assert_int_equal(gs_load_arrivals(p, 400, 400, 4000, 80, GS_ARRIVALS_POISSON, 7, a, err,
 					  sizeof(err)),
 			 0);
 	assert_int_equal(a[399], 0);
 	assert_int_equal(a[0], 1250);
 	for (i = 0; i + 1 < 400; i++)
 		assert_true(a[i] >= a[i + 1]);
-	assert_int_equal(gs_load_arrivals(p, 400, 4000, 80, GS_ARRIVALS_POISSON, 7, b, err,
+	assert_int_equal(gs_load_arrivals(p, 400, 400, 4000, 80, GS_ARRIVALS_POISSON, 7, b, err,
 					  sizeof(err)),
 			 0);
 	assert_memory_equal(a, b, sizeof(a));
-	assert_int_equal(gs_load_arrivals(p, 400, 4000, 80, GS_ARRIVALS_POISSON, 8, b, err,
+	assert_int_equal(gs_load_arrivals(p, 400, 400, 4000, 80, GS_ARRIVALS_POISSON, 8, b, err,
 					  sizeof(err)),
 			 0);
 	for (i = 0; i < 400; i++)
@@ -159,7 +159,7 @@ static void test_poisson_shape(void **state)
 	assert_true(same < 100);
 	assert_near(gs_offered_load_pct(p, a, 400, 4000), 80);
 	/* Fewer than two pods cannot be spaced out. */
-	assert_int_equal(gs_load_arrivals(p, 1, 4000, 80, GS_ARRIVALS_POISSON, 7, a, err,
+	assert_int_equal(gs_load_arrivals(p, 1, 1, 4000, 80, GS_ARRIVALS_POISSON, 7, a, err,
 					  sizeof(err)),
 			 GS_EINVAL);
 }

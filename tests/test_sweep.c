@@ -28,7 +28,7 @@
 #include "testutil.h"
 #include "tmpdir.h"
 
-static char nodes_path[256], pods_path[256], db_path[256];
+static char nodes_path[256], pods_path[256], db_path[256], timed_path[256];
 
 /*
  * 45 nodes of 2, 4 and 8 GPUs (210 GPUs, so one percent of the capacity,
@@ -68,6 +68,20 @@ static int write_inputs(void **st)
 		const int *s = shapes[(i * 5 + i / 8) % 8];
 
 		fprintf(f, "pod-%03d,%d,%d,%d,%d\n", i, s[0], 8192, s[1], s[2]);
+	}
+	fclose(f);
+	/* The same shapes with times for time mode: one arrival every 10 s, 100 to 1900 s. */
+	gs_test_path("timed.csv", timed_path, sizeof(timed_path));
+	f = fopen(timed_path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,"
+		   "creation_time,deletion_time\n");
+	for (i = 0; i < 300; i++) {
+		const int *s = shapes[(i * 5 + i / 8) % 8];
+
+		fprintf(f, "t-%03d,%d,%d,%d,%d,0,,%d,%d\n", i, s[0], 8192, s[1], s[2], i * 10,
+			i * 10 + 100 + (i * 37) % 1800);
 	}
 	fclose(f);
 	return 0;
@@ -114,15 +128,15 @@ static void test_sweep_and_resume(void **st)
 	assert_string_equal(a.trace_names[0], "pods");
 	for (p = 0; p < 2; p++) {
 		for (s = 0; s < 2; s++) {
-			const struct gs_sweep_cell *cell = gs_sweep_cell_at(&a, 0, p, s);
+			const struct gs_sweep_cell *cell = gs_sweep_cell_at(&a, 0, p, 0, s);
 
 			assert_true(cell->run_id > 0);
 			assert_false(cell->skipped);
-			assert_true(cell->unalloc_gpu_pct >= 0 && cell->unalloc_gpu_pct <= 100);
-			v[s] = cell->unalloc_gpu_pct;
+			assert_true(cell->fig[GS_SWEEP_UNALLOC] >= 0 && cell->fig[GS_SWEEP_UNALLOC] <= 100);
+			v[s] = cell->fig[GS_SWEEP_UNALLOC];
 		}
 		/* The statistics are the plain mean and sample sd of the cells. */
-		gs_sweep_stats(&a, 0, p, &mean, &sd, &n);
+		gs_sweep_stats(&a, 0, p, 0, GS_SWEEP_UNALLOC, &mean, &sd, &n);
 		assert_int_equal(n, 2);
 		assert_true(fabs(mean - (v[0] + v[1]) / 2) < 1e-9);
 		assert_true(fabs(sd - fabs(v[0] - v[1]) / sqrt(2.0)) < 1e-9);
@@ -134,12 +148,12 @@ static void test_sweep_and_resume(void **st)
 	assert_int_equal(b.n_skipped, 4);
 	for (p = 0; p < 2; p++)
 		for (s = 0; s < 2; s++) {
-			const struct gs_sweep_cell *x = gs_sweep_cell_at(&a, 0, p, s);
-			const struct gs_sweep_cell *y = gs_sweep_cell_at(&b, 0, p, s);
+			const struct gs_sweep_cell *x = gs_sweep_cell_at(&a, 0, p, 0, s);
+			const struct gs_sweep_cell *y = gs_sweep_cell_at(&b, 0, p, 0, s);
 
 			assert_true(y->skipped);
 			assert_int_equal(x->run_id, y->run_id);
-			assert_true(fabs(x->unalloc_gpu_pct - y->unalloc_gpu_pct) < 1e-9);
+			assert_true(fabs(x->fig[GS_SWEEP_UNALLOC] - y->fig[GS_SWEEP_UNALLOC]) < 1e-9);
 		}
 
 	/* A third seed: only its two runs are new. */
@@ -148,8 +162,8 @@ static void test_sweep_and_resume(void **st)
 	assert_int_equal(gs_sweep_run(&spec, &c, err, sizeof(err)), 0);
 	assert_int_equal(c.n_ran, 2);
 	assert_int_equal(c.n_skipped, 4);
-	assert_false(gs_sweep_cell_at(&c, 0, 1, 2)->skipped);
-	assert_true(gs_sweep_cell_at(&c, 0, 1, 0)->skipped);
+	assert_false(gs_sweep_cell_at(&c, 0, 1, 0, 2)->skipped);
+	assert_true(gs_sweep_cell_at(&c, 0, 1, 0, 0)->skipped);
 
 	/* Exact scoring is another key: all six run again. */
 	gs_sweep_release(&c);
@@ -204,7 +218,7 @@ static void test_sweep_no_pods(void **st)
 		struct gs_db_pod *p;
 		size_t n;
 
-		assert_true(fabs(a.cells[i].unalloc_gpu_pct - b.cells[i].unalloc_gpu_pct) < 1e-12);
+		assert_true(fabs(a.cells[i].fig[GS_SWEEP_UNALLOC] - b.cells[i].fig[GS_SWEEP_UNALLOC]) < 1e-12);
 		assert_int_equal(gs_db_get_run(db_with, a.cells[i].run_id, &rw, err, sizeof(err)),
 				 0);
 		assert_int_equal(gs_db_get_run(db_without, b.cells[i].run_id, &rn, err,
@@ -240,7 +254,7 @@ static void test_sweep_no_pods(void **st)
 	assert_int_equal(c.n_ran, 0);
 	assert_int_equal(c.n_skipped, 4);
 	for (i = 0; i < 4; i++)
-		assert_true(fabs(c.cells[i].unalloc_gpu_pct - a.cells[i].unalloc_gpu_pct) < 1e-12);
+		assert_true(fabs(c.cells[i].fig[GS_SWEEP_UNALLOC] - a.cells[i].fig[GS_SWEEP_UNALLOC]) < 1e-12);
 	gs_sweep_release(&a);
 	gs_sweep_release(&b);
 	gs_sweep_release(&c);
@@ -265,9 +279,112 @@ static void test_sweep_deterministic(void **st)
 	assert_int_equal(gs_sweep_run(&spec, &b, err, sizeof(err)), 0);
 	assert_int_equal(b.n_ran, 4);
 	for (i = 0; i < 4; i++)
-		assert_true(fabs(a.cells[i].unalloc_gpu_pct - b.cells[i].unalloc_gpu_pct) < 1e-12);
+		assert_true(fabs(a.cells[i].fig[GS_SWEEP_UNALLOC] - b.cells[i].fig[GS_SWEEP_UNALLOC]) < 1e-12);
 	gs_sweep_release(&a);
 	gs_sweep_release(&b);
+}
+
+/*
+ * Time mode, a load axis: 2 policies x loads 50 and 120 x 2 seeds = 8 runs,
+ * the trace repeated 3 times.
+ * Waits grow with the load; a second sweep finds every run (the load is
+ * in the key); adding load 90 runs only its 4; a time-scale axis is
+ * another 4; the figures of skipped runs are read back from the database.
+ */
+static void test_time_sweep_loads(void **st)
+{
+	const char *pods[] = { timed_path };
+	const struct gs_policy *pols[2];
+	const uint64_t seeds[] = { 1, 2 };
+	const double loads[] = { 50, 120 }, loads3[] = { 50, 90, 120 }, scales[] = { 1, 4 };
+	struct gs_sweep_spec spec = small_spec(pods, pols, seeds, 2);
+	struct gs_sweep a, b, c;
+	char err[1024] = "", path[300];
+	size_t p, k, i;
+
+	(void)st;
+	gs_test_path("time.db", path, sizeof(path));
+	spec.db_path = path;
+	spec.opts.mode = GS_MODE_TIME;
+	spec.opts.policy_flags = 0;
+	spec.opts.load_repeat = 3;   /* the 300 pods ask for 103% of the GPUs at once */
+	spec.loads = loads;
+	spec.n_loads = 2;
+	assert_int_equal(gs_sweep_run(&spec, &a, err, sizeof(err)), 0);
+	assert_int_equal(a.n_ran, 8);
+	assert_int_equal(a.n_settings, 2);
+	assert_true(a.settings[1] == 120);
+	for (p = 0; p < 2; p++) {
+		double lo, hi, sd;
+		size_t n;
+
+		for (k = 0; k < 2; k++)
+			for (i = 0; i < 2; i++) {
+				const struct gs_sweep_cell *x = gs_sweep_cell_at(&a, 0, p, k, i);
+
+				assert_false(isnan(x->fig[GS_SWEEP_WAIT_MEAN]));
+				assert_false(isnan(x->fig[GS_SWEEP_COMPL_P99]));
+				assert_true(x->fig[GS_SWEEP_SLOWDOWN] >= 1);
+			}
+		gs_sweep_stats(&a, 0, p, 0, GS_SWEEP_WAIT_MEAN, &lo, &sd, &n);
+		assert_int_equal(n, 2);
+		gs_sweep_stats(&a, 0, p, 1, GS_SWEEP_WAIT_MEAN, &hi, &sd, &n);
+		assert_true(hi > lo);
+	}
+	gs_sweep_print_summary(stdout, &spec, &a);
+
+	assert_int_equal(gs_sweep_run(&spec, &b, err, sizeof(err)), 0);
+	assert_int_equal(b.n_ran, 0);
+	assert_int_equal(b.n_skipped, 8);
+	for (i = 0; i < 8; i++) {
+		int f;
+
+		assert_int_equal(a.cells[i].run_id, b.cells[i].run_id);
+		for (f = 0; f < GS_SWEEP_N_FIGS; f++)
+			assert_true(fabs(a.cells[i].fig[f] - b.cells[i].fig[f]) <=
+				    1e-9 * (1 + fabs(a.cells[i].fig[f])));
+	}
+	gs_sweep_release(&b);
+
+	spec.loads = loads3;
+	spec.n_loads = 3;
+	assert_int_equal(gs_sweep_run(&spec, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_ran, 4);
+	assert_int_equal(c.n_skipped, 8);
+	assert_false(gs_sweep_cell_at(&c, 0, 1, 1, 0)->skipped);
+	assert_true(gs_sweep_cell_at(&c, 0, 1, 2, 0)->skipped);
+	gs_sweep_release(&c);
+
+	spec.loads = NULL;
+	spec.n_loads = 0;
+	spec.opts.load_repeat = 1;
+	spec.scales = scales;
+	spec.n_scales = 2;
+	assert_int_equal(gs_sweep_run(&spec, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_ran, 8);
+	gs_sweep_release(&c);
+	assert_int_equal(gs_sweep_run(&spec, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.n_ran, 0);
+	gs_sweep_release(&c);
+
+	/* Both axes, a load in inflate mode, a load the trace cannot offer: refused. */
+	spec.opts.load_repeat = 3;
+	spec.loads = loads;
+	spec.n_loads = 2;
+	assert_int_equal(gs_sweep_run(&spec, &c, err, sizeof(err)), GS_EINVAL);
+	spec.n_scales = 0;
+	spec.opts.mode = GS_MODE_INFLATE;
+	assert_int_equal(gs_sweep_run(&spec, &c, err, sizeof(err)), GS_EINVAL);
+	spec.opts.mode = GS_MODE_TIME;
+	{
+		const double huge[] = { 100000 };
+
+		spec.loads = huge;
+		spec.n_loads = 1;
+		assert_int_equal(gs_sweep_run(&spec, &c, err, sizeof(err)), GS_EINVAL);
+		assert_non_null(strstr(err, "load 100000%"));
+	}
+	gs_sweep_release(&a);
 }
 
 static void test_sweep_errors(void **st)
@@ -375,6 +492,31 @@ static void test_cli(void **st)
 	assert_non_null(strstr(out, "usage: gpusim sweep"));
 	assert_non_null(strstr(out, "--no-pods"));
 
+	/* Time mode with a load axis, resumed; the options that do not apply are refused. */
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --mode time --policy bestfit,fgd "
+		 "--load 50,120 --repeat 3 --seeds 1-2 --jobs 2 --no-pods --db '%s/cli-time.db'",
+		 nodes_path, timed_path, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "LOAD%"));
+	assert_non_null(strstr(out, "WAIT(s)"));
+	assert_non_null(strstr(out, "8 runs: 8 ran, 0 already in"));
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "8 runs: 0 ran, 8 already in"));
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --load 50 --db '%s/x.db'",
+		 nodes_path, timed_path, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+	assert_non_null(strstr(out, "time mode only"));
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --mode time --load 50,0 "
+		 "--db '%s/x.db'", nodes_path, timed_path, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --mode time --load 50 "
+		 "--time-scale 2 --db '%s/x.db'", nodes_path, timed_path, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --mode time --load 900 "
+		 "--db '%s/x.db'", nodes_path, timed_path, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+	assert_non_null(strstr(out, "at most"));
+
 	/* --no-pods from the command line reaches the store. */
 	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --policy fgd --seeds 1 "
 		 "--jobs 1 --no-pods --db '%s/cli-nopods.db'", nodes_path, pods_path, dir);
@@ -478,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_sweep_no_pods),
 		cmocka_unit_test(test_sweep_deterministic),
 		cmocka_unit_test(test_sweep_errors),
+		cmocka_unit_test(test_time_sweep_loads),
 		cmocka_unit_test(test_cli),
 		cmocka_unit_test(test_plot),
 	};

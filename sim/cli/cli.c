@@ -16,6 +16,12 @@ const struct gs_opt_choice gs_cli_modes[] = {
 	{ NULL, 0 },
 };
 
+const struct gs_opt_choice gs_cli_arrivals[] = {
+	{ "poisson", GS_ARRIVALS_POISSON },
+	{ "trace", GS_ARRIVALS_TRACE },
+	{ NULL, 0 },
+};
+
 /* The six policies compared in Weng et al., ATC 2023, in the paper's order. */
 static const char *const paper_policies[] = {
 	"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
@@ -140,3 +146,35 @@ void gs_cli_seeds_release(void *field)
 	s->n = 0;
 }
 
+
+int gs_cli_parse_numbers(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			 const char *value, void *field)
+{
+	struct gs_cli_numbers *out = field;
+	double *v;
+	size_t n;
+	int rc = gs_parse_numbers(value, &v, &n);
+
+	if (rc == GS_ENOMEM) {
+		gs_opt_err(cmd, o, "out of memory");
+		return rc;
+	}
+	if (rc) {
+		gs_opt_err(cmd, o, "'%s' is not a list of different positive numbers such as "
+				   "50,80,95,110", value);
+		return rc;
+	}
+	gs_cli_numbers_release(out);
+	out->v = v;
+	out->n = n;
+	return 0;
+}
+
+void gs_cli_numbers_release(void *field)
+{
+	struct gs_cli_numbers *l = field;
+
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}

@@ -19,6 +19,28 @@
 /* The names of --mode for a GS_OPT_ENUM option: "time" and "inflate" (enum gs_mode values). */
 extern const struct gs_opt_choice gs_cli_modes[];
 
+/* The names of --arrivals: "poisson" and "trace" (enum gs_arrivals values). */
+extern const struct gs_opt_choice gs_cli_arrivals[];
+
+/* The --help paragraphs of --load and --arrivals, shared by replay and sweep. */
+#define GS_CLI_LOAD_HELP                                                                       \
+	"time mode: replace the arrival times so that the pods offer PCT% of the cluster's "   \
+	"GPU capacity over the arrival window, each keeping its request, its duration and "    \
+	"its place in the arrival order. Offered demand: the sum over pods of num_gpu x "      \
+	"gpu_milli x min(duration, W) over capacity x W, W the window's length; a pod that "   \
+	"runs longer than the window (openb's 34 pods of more than 10^6 s) or never leaves "   \
+	"counts as holding its request for the whole window. The run records the load it "     \
+	"got (LOAD%, run_summary.offered_load_pct)"
+#define GS_CLI_ARRIVALS_HELP                                                                   \
+	"with --load: 'poisson', a steady Poisson stream drawn with the seed (the default), "  \
+	"or 'trace', the trace's own gaps scaled by one factor (keeps its bursts and lulls)"
+
+#define GS_CLI_REPEAT_HELP                                                                     \
+	"with --load: the trace's pods K times over, copy after copy, each pod keeping its "  \
+	"request and duration; a trace whose pods together ask for about the cluster's "       \
+	"capacity (openb) needs K > 1 to offer a load near or above 100% over a window "       \
+	"longer than its pods' durations"
+
 /* Most policies one --policy list may name. */
 #define GS_CLI_MAX_POLICIES 64
 
@@ -54,5 +76,23 @@ int gs_cli_parse_seeds(const struct gs_cmd_spec *cmd, const struct gs_opt *o, co
 
 /* Frees a struct gs_cli_seeds filled by gs_cli_parse_seeds() and empties it. */
 void gs_cli_seeds_release(void *field);
+
+/* Target of a list of numbers (--load, --time-scale in sweep): n values; v is malloc'ed. */
+struct gs_cli_numbers {
+	double *v;
+	size_t n;
+};
+
+/*
+ * Converter for a list of positive numbers (field: struct gs_cli_numbers),
+ * such as 50,80,95,110 (gs_parse_numbers() in sweep.h): a value given
+ * twice, zero, a negative or a malformed one is GS_EINVAL. Frees the list
+ * of an earlier call.
+ */
+int gs_cli_parse_numbers(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			 const char *value, void *field);
+
+/* Frees a struct gs_cli_numbers filled by gs_cli_parse_numbers() and empties it. */
+void gs_cli_numbers_release(void *field);
 
 #endif

@@ -26,6 +26,7 @@ struct replay_args {
 	bool no_db, no_pods, quiet, strict;
 	int mode;    /* enum gs_mode */
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
+	int arrivals; /* enum gs_arrivals */
 	struct gs_replay_opts opts;
 };
 
@@ -63,6 +64,13 @@ static const struct gs_opt replay_opts[] = {
 	{ GS_OPT_DOUBLE_AT(S, opts.time_scale, 0, INFINITY), .flags = GS_OPT_GT_MIN,
 	  .name = "time-scale", .arg = "X", .def = "1",
 	  .help = "divide arrival times by X, keep durations: X > 1 raises the offered load" },
+	{ GS_OPT_DOUBLE_AT(S, opts.load_pct, 0, INFINITY), .flags = GS_OPT_GT_MIN,
+	  .name = "load", .arg = "PCT", .conflicts = "time-scale",
+	  .help = GS_CLI_LOAD_HELP },
+	{ GS_OPT_ENUM_AT(S, arrivals, gs_cli_arrivals), .name = "arrivals", .arg = "SHAPE",
+	  .def = "poisson", .help = GS_CLI_ARRIVALS_HELP },
+	{ GS_OPT_INT_AT(S, opts.load_repeat, 1, 1000000), .name = "repeat", .arg = "K",
+	  .def = "1", .help = GS_CLI_REPEAT_HELP },
 	{ GS_OPT_INT_AT(S, opts.max_wait_s, 0, INT64_MAX), .name = "max-wait", .arg = "S",
 	  .help = "a pod pending longer than S seconds fails (default: waits)" },
 	{ GS_OPT_FLAG_AT(S, opts.frag), .name = "frag",
@@ -108,6 +116,16 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *status_
 	if (gs_opt_parse(&replay_cmd, argc, argv, a, status_out))
 		return -1;
 	o->mode = (enum gs_mode)a->mode;
+	o->arrivals = (enum gs_arrivals)a->arrivals;
+	if ((o->load_pct > 0 && o->mode != GS_MODE_TIME) ||
+	    (o->load_repeat > 1 && !(o->load_pct > 0))) {
+		fprintf(stderr, "gpusim replay: %s\n",
+			o->load_pct > 0 ? "--load: a load applies to time mode only"
+					: "--repeat: repeats the trace under a --load; give one");
+		gs_opt_release(&replay_cmd, a);
+		*status_out = GS_EXIT_USAGE;
+		return -1;
+	}
 	if (a->compat < 0)
 		a->compat = o->mode == GS_MODE_INFLATE;
 	if (a->compat)
@@ -252,6 +270,16 @@ int gs_cmd_replay(int argc, char **argv)
 	if (report_audit(&trace, &cluster, a.strict)) {
 		status = GS_EXIT_USAGE;
 		goto out;
+	}
+	/* A load the trace cannot offer is the user's to fix, before any run. */
+	if (a.opts.load_pct > 0) {
+		rc = gs_load_check(trace.pods, trace.n_pods, a.opts.load_repeat, cluster.gpu_milli,
+				   a.opts.load_pct, a.opts.arrivals, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "gpusim replay: --load: %s: %s\n", a.pods, err);
+			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+			goto out;
+		}
 	}
 	if (gs_replay_params_json(&a.opts, &params)) {
 		fprintf(stderr, "gpusim replay: out of memory\n");

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cmd_sweep.c - `gpusim sweep`: run traces x policies x seeds in parallel,
- * store every run, skip the runs the database already has, and print the
- * mean and standard deviation over seeds of unallocated GPU %.
+ * cmd_sweep.c - `gpusim sweep`: run traces x policies x loads (or time
+ * scales) x seeds in parallel, store every run, skip the runs the database
+ * already has, and print the mean and standard deviation over seeds of the
+ * headline: unallocated GPU % in inflate mode, the waits and completion
+ * times in time mode.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,6 +24,8 @@ struct sweep_args {
 	struct gs_opt_list pods;
 	struct gs_cli_policies policies;
 	struct gs_cli_seeds seeds;
+	struct gs_cli_numbers loads, scales;
+	int arrivals; /* enum gs_arrivals */
 	int mode;    /* enum gs_mode */
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
 	int64_t jobs;
@@ -56,6 +60,31 @@ static const struct gs_opt sweep_opts[] = {
 	{ GS_OPT_SET_AT(S, compat, 0), .name = "exact",
 	  .help = "float scores, ties to the lowest node index" },
 
+	{ GS_OPT_GROUP_HEADING("Time mode (as in gpusim replay; the lists are axes of the matrix):") },
+	{ GS_OPT_CUSTOM_AT(S, loads, struct gs_cli_numbers, gs_cli_parse_numbers,
+			   gs_cli_numbers_release),
+	  .name = "load", .arg = "LIST", .conflicts = "time-scale",
+	  .help = "loads in percent, e.g. 50,80,95,110: one run per load. " GS_CLI_LOAD_HELP },
+	{ GS_OPT_ENUM_AT(S, arrivals, gs_cli_arrivals), .name = "arrivals", .arg = "SHAPE",
+	  .def = "poisson", .help = GS_CLI_ARRIVALS_HELP },
+	{ GS_OPT_INT_AT(S, opts.load_repeat, 1, 1000000), .name = "repeat", .arg = "K",
+	  .def = "1", .help = GS_CLI_REPEAT_HELP },
+	{ GS_OPT_CUSTOM_AT(S, scales, struct gs_cli_numbers, gs_cli_parse_numbers,
+			   gs_cli_numbers_release),
+	  .name = "time-scale", .arg = "LIST",
+	  .help = "time scales, e.g. 1,100,1000: one run per scale; each divides the arrival "
+		  "times and keeps the durations" },
+	{ GS_OPT_INT_AT(S, opts.max_wait_s, 0, INT64_MAX), .name = "max-wait", .arg = "S",
+	  .help = "a pod pending longer than S seconds fails (default: waits)" },
+	{ GS_OPT_FLAG_AT(S, opts.frag), .name = "frag",
+	  .help = "track fragmentation in time mode (always on in inflate)" },
+	{ GS_OPT_INT_AT(S, opts.sample_every, 1, INT64_MAX), .name = "sample-every", .arg = "N",
+	  .def = "1", .help = "sample the time series every N events" },
+	{ GS_OPT_INT_AT(S, opts.sample_interval_s, 0, INT64_MAX), .name = "sample-interval",
+	  .arg = "S", .help = "also sample every S simulated seconds (time mode)" },
+	{ GS_OPT_FLAG_AT(S, opts.check), .name = "check",
+	  .help = "verify the allocator's invariants after every change" },
+
 	{ GS_OPT_GROUP_HEADING("Execution and output:") },
 	{ GS_OPT_INT_AT(S, jobs, 1, 1024), .name = "jobs", .short_name = 'j', .arg = "N",
 	  .help = "worker threads (default: the number of CPUs)" },
@@ -72,11 +101,13 @@ static const struct gs_opt sweep_opts[] = {
 
 static const struct gs_cmd_spec sweep_cmd = {
 	.name = "sweep",
-	.intro = "Runs every combination of trace, policy and seed, in parallel, stores each run\n"
-		 "in a SQLite database (schema: results/SCHEMA.md) and prints the mean and\n"
-		 "standard deviation over seeds of unallocated GPU % (at arrived workload 100%\n"
-		 "in inflate mode). Runs already complete in the database with the same inputs\n"
-		 "and options are skipped, so an interrupted sweep resumes.\n",
+	.intro = "Runs every combination of trace, policy, load (or time scale) and seed, in\n"
+		 "parallel, stores each run in a SQLite database (schema: results/SCHEMA.md) and\n"
+		 "prints the mean and standard deviation over seeds of the headline figures:\n"
+		 "unallocated GPU % at arrived workload 100% in inflate mode; the mean wait (the\n"
+		 "one to rank by), p99 wait and completion times in time mode. Runs already\n"
+		 "complete in the database with the same inputs and options (load and time scale\n"
+		 "included) are skipped, so an interrupted sweep resumes.\n",
 	.outro = "A progress bar is drawn on stderr when it is a terminal.\n"
 		 "Exit status: 0 success, 1 a run failed, 2 bad input or usage.\n",
 	.opts = sweep_opts,
@@ -102,6 +133,23 @@ int gs_cmd_sweep(int argc, char **argv)
 	memset(&spec, 0, sizeof(spec));
 	spec.opts = a.opts;
 	spec.opts.mode = (enum gs_mode)a.mode;
+	spec.opts.arrivals = (enum gs_arrivals)a.arrivals;
+	spec.loads = a.loads.v;
+	spec.n_loads = a.loads.n;
+	spec.scales = a.scales.v;
+	spec.n_scales = a.scales.n;
+	if ((a.loads.n || a.scales.n) && spec.opts.mode != GS_MODE_TIME) {
+		fprintf(stderr, "gpusim sweep: --%s: applies to time mode only; add --mode time\n",
+			a.loads.n ? "load" : "time-scale");
+		status = GS_EXIT_USAGE;
+		goto out;
+	}
+	if (spec.opts.load_repeat > 1 && !a.loads.n) {
+		fprintf(stderr, "gpusim sweep: --repeat: repeats the trace under a --load; "
+				"give one\n");
+		status = GS_EXIT_USAGE;
+		goto out;
+	}
 	if (a.compat < 0)
 		a.compat = spec.opts.mode == GS_MODE_INFLATE;
 	if (a.compat)
@@ -130,7 +178,8 @@ int gs_cmd_sweep(int argc, char **argv)
 	if (!a.quiet) {
 		gs_sweep_print_summary(stdout, &spec, &result);
 		printf("\n%zu runs: %zu ran, %zu already in %s; %.1f s with %d jobs\n",
-		       result.n_traces * result.n_policies * result.n_seeds, result.n_ran,
+		       result.n_traces * result.n_policies * result.n_settings * result.n_seeds,
+		       result.n_ran,
 		       result.n_skipped, spec.db_path, result.wall_s, spec.jobs);
 	}
 	gs_sweep_release(&result);

@@ -37,7 +37,7 @@ struct shared {
 	const struct gs_sweep_spec *spec;
 	const struct gs_cluster *clusters;   /* [trace] */
 	const struct gs_trace *traces;       /* [trace] */
-	const char *params;
+	char *const *params;                 /* [setting] */
 	const char *nodes_sha;
 	const size_t *todo;                  /* cell indices to run */
 	size_t n_todo;
@@ -56,16 +56,73 @@ static double elapsed_s(const struct timespec *a, const struct timespec *b)
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
+/* The indices of a cell (see struct gs_sweep). */
+struct cell_ix {
+	size_t trace, policy, setting, seed;
+};
+
+static size_t n_settings(const struct gs_sweep_spec *spec)
+{
+	return spec->n_loads ? spec->n_loads : spec->n_scales ? spec->n_scales : 1;
+}
+
+static struct cell_ix cell_ix(const struct gs_sweep_spec *spec, size_t cell)
+{
+	struct cell_ix x;
+	size_t n_set = n_settings(spec);
+
+	x.seed = cell % spec->n_seeds;
+	cell /= spec->n_seeds;
+	x.setting = cell % n_set;
+	cell /= n_set;
+	x.policy = cell % spec->n_policies;
+	x.trace = cell / spec->n_policies;
+	return x;
+}
+
+/* The options of setting k. */
+static struct gs_replay_opts setting_opts(const struct gs_sweep_spec *spec, size_t k)
+{
+	struct gs_replay_opts o = spec->opts;
+
+	if (spec->n_loads)
+		o.load_pct = spec->loads[k];
+	else if (spec->n_scales)
+		o.time_scale = spec->scales[k];
+	return o;
+}
+
+static void fill_figs(struct gs_sweep_cell *c, const struct gs_summary *s)
+{
+	c->fig[GS_SWEEP_UNALLOC] = s->unalloc_gpu_pct;
+	c->fig[GS_SWEEP_WAIT_MEAN] = s->tm.valid ? s->tm.wait_mean_s : NAN;
+	c->fig[GS_SWEEP_WAIT_P99] = s->tm.wait_p99_s;
+	c->fig[GS_SWEEP_COMPL_MEAN] = s->tm.completion_mean_s;
+	c->fig[GS_SWEEP_COMPL_P99] = s->tm.completion_p99_s;
+	c->fig[GS_SWEEP_SLOWDOWN] = s->tm.slowdown_mean;
+	c->fig[GS_SWEEP_ALLOC] = s->gpu_alloc_pct;
+}
+
+static void fill_figs_row(struct gs_sweep_cell *c, const struct gs_run_row *r)
+{
+	c->fig[GS_SWEEP_UNALLOC] = r->unalloc_gpu_pct;
+	c->fig[GS_SWEEP_WAIT_MEAN] = strcmp(r->mode, "time") == 0 ? r->mean_wait_s : NAN;
+	c->fig[GS_SWEEP_WAIT_P99] = r->wait_p99_s;
+	c->fig[GS_SWEEP_COMPL_MEAN] = r->completion_mean_s;
+	c->fig[GS_SWEEP_COMPL_P99] = r->completion_p99_s;
+	c->fig[GS_SWEEP_SLOWDOWN] = r->slowdown_mean;
+	c->fig[GS_SWEEP_ALLOC] = r->gpu_alloc_pct;
+}
+
 /* Runs one cell; returns 0 or an error with a message in err. */
 static int run_cell(struct shared *sh, struct gs_db *db, size_t cell, struct gs_sweep_cell *out,
 		    char *err, size_t err_len)
 {
 	const struct gs_sweep_spec *spec = sh->spec;
-	size_t seed_i = cell % spec->n_seeds;
-	size_t pol_i = cell / spec->n_seeds % spec->n_policies;
-	size_t tr_i = cell / spec->n_seeds / spec->n_policies;
-	const struct gs_policy *pol = spec->policies[pol_i];
-	struct gs_replay_opts opts = spec->opts;
+	struct cell_ix x = cell_ix(spec, cell);
+	size_t seed_i = x.seed, tr_i = x.trace;
+	const struct gs_policy *pol = spec->policies[x.policy];
+	struct gs_replay_opts opts = setting_opts(spec, x.setting);
 	struct gs_run_info ri;
 	struct gs_summary sum;
 	struct gs_sim sim;
@@ -102,7 +159,7 @@ static int run_cell(struct shared *sh, struct gs_db *db, size_t cell, struct gs_
 	ri.nodes_sha256 = sh->nodes_sha;
 	ri.pods_path = spec->pods_paths[tr_i];
 	ri.pods_sha256 = sh->traces[tr_i].sha256;
-	ri.params_json = sh->params;
+	ri.params_json = sh->params[x.setting];
 	ri.wall_ms = 1e3 * elapsed_s(&t0, &t1);
 	ri.no_pods = spec->no_pods;
 	rc = gs_db_write_run(db, &ri, &sim, &out->run_id, msg, sizeof(msg));
@@ -112,7 +169,7 @@ static int run_cell(struct shared *sh, struct gs_db *db, size_t cell, struct gs_
 		return rc;
 	}
 	gs_sim_summarize(&sim, &sum);
-	out->unalloc_gpu_pct = sum.unalloc_gpu_pct;
+	fill_figs(out, &sum);
 	out->wall_ms = ri.wall_ms;
 	out->skipped = false;
 	gs_sim_release(&sim);
@@ -191,6 +248,7 @@ void gs_sweep_release(struct gs_sweep *s)
 			free(s->trace_names[i]);
 	free(s->trace_names);
 	free(s->cells);
+	free(s->settings);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -225,8 +283,8 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	struct gs_db *db = NULL;
 	struct shared sh;
 	pthread_t *threads = NULL;
-	size_t *todo = NULL, n_cells, i, n_todo = 0;
-	char nodes_sha[GS_SHA256_HEX], *params = NULL;
+	size_t *todo = NULL, n_cells, i, n_todo = 0, n_set = n_settings(spec), j;
+	char nodes_sha[GS_SHA256_HEX], **params = NULL;
 	struct timespec t0, t1;
 	int rc = 0, n_threads = 0, k;
 
@@ -238,21 +296,36 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 		    "and at least one job");
 		return GS_EINVAL;
 	}
+	if (spec->n_loads && spec->n_scales) {
+		ERR("a sweep takes a list of loads or a list of time scales, not both");
+		return GS_EINVAL;
+	}
+	if ((spec->n_loads || spec->n_scales) && spec->opts.mode != GS_MODE_TIME) {
+		ERR("loads and time scales apply to time mode only");
+		return GS_EINVAL;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	n_cells = spec->n_traces * spec->n_policies * spec->n_seeds;
+	n_cells = spec->n_traces * spec->n_policies * n_set * spec->n_seeds;
 	clusters = calloc(spec->n_traces, sizeof(*clusters));
 	traces = calloc(spec->n_traces, sizeof(*traces));
 	out->cells = calloc(n_cells, sizeof(*out->cells));
 	out->trace_names = calloc(spec->n_traces, sizeof(*out->trace_names));
 	todo = malloc(n_cells * sizeof(*todo));
-	if (!clusters || !traces || !out->cells || !out->trace_names || !todo) {
+	out->settings = calloc(n_set, sizeof(*out->settings));
+	params = calloc(n_set, sizeof(*params));
+	if (!clusters || !traces || !out->cells || !out->trace_names || !todo || !out->settings ||
+	    !params) {
 		ERR("out of memory");
 		rc = GS_ENOMEM;
 		goto done;
 	}
 	out->n_traces = spec->n_traces;
 	out->n_policies = spec->n_policies;
+	out->n_settings = n_set;
 	out->n_seeds = spec->n_seeds;
+	for (j = 0; j < n_set; j++)
+		out->settings[j] = spec->n_loads ? spec->loads[j] :
+				   spec->n_scales ? spec->scales[j] : NAN;
 	for (i = 0; i < spec->n_traces; i++) {
 		gs_cluster_init(&clusters[i]);
 		gs_trace_init(&traces[i]);
@@ -266,10 +339,28 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	rc = load_inputs(spec, clusters, traces, nodes_sha, err, err_len);
 	if (rc)
 		goto done;
-	rc = gs_replay_params_json(&spec->opts, &params);
-	if (rc) {
-		ERR("out of memory");
-		goto done;
+	/* A load a trace cannot offer is the user's to fix, before any run. */
+	for (j = 0; j < spec->n_loads; j++) {
+		for (i = 0; i < spec->n_traces; i++) {
+			char msg[512];
+
+			rc = gs_load_check(traces[i].pods, traces[i].n_pods, spec->opts.load_repeat,
+					   clusters[i].gpu_milli, spec->loads[j],
+					   spec->opts.arrivals, msg, sizeof(msg));
+			if (rc) {
+				ERR("load %g%%: %s: %s", spec->loads[j], spec->pods_paths[i], msg);
+				goto done;
+			}
+		}
+	}
+	for (j = 0; j < n_set; j++) {
+		struct gs_replay_opts o = setting_opts(spec, j);
+
+		rc = gs_replay_params_json(&o, &params[j]);
+		if (rc) {
+			ERR("out of memory");
+			goto done;
+		}
 	}
 	rc = gs_db_open(spec->db_path, &db, err, err_len);
 	if (rc)
@@ -278,13 +369,15 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	/* Resume: a cell with a complete run under the same key is not run again. */
 	for (i = 0; i < n_cells; i++) {
 		struct gs_sweep_cell *c = &out->cells[i];
-		size_t s_i = i % spec->n_seeds, p_i = i / spec->n_seeds % spec->n_policies;
-		size_t t_i = i / spec->n_seeds / spec->n_policies;
+		struct cell_ix x = cell_ix(spec, i);
 		struct gs_run_row row;
+		int f;
 
-		c->unalloc_gpu_pct = c->wall_ms = NAN;
-		rc = gs_db_find_run(db, spec->policies[p_i]->name, traces[t_i].sha256, nodes_sha,
-				    spec->seeds[s_i], params, &c->run_id);
+		for (f = 0; f < GS_SWEEP_N_FIGS; f++)
+			c->fig[f] = NAN;
+		c->wall_ms = NAN;
+		rc = gs_db_find_run(db, spec->policies[x.policy]->name, traces[x.trace].sha256,
+				    nodes_sha, spec->seeds[x.seed], params[x.setting], &c->run_id);
 		if (rc == GS_ENOENT) {
 			todo[n_todo++] = i;
 			continue;
@@ -296,7 +389,7 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 		rc = gs_db_get_run(db, c->run_id, &row, err, err_len);
 		if (rc)
 			goto done;
-		c->unalloc_gpu_pct = row.unalloc_gpu_pct;
+		fill_figs_row(c, &row);
 		c->skipped = true;
 		gs_run_row_release(&row);
 		out->n_skipped++;
@@ -352,6 +445,9 @@ done:
 	gs_db_close(db);
 	free(threads);
 	free(todo);
+	if (params)
+		for (j = 0; j < n_set; j++)
+			free(params[j]);
 	free(params);
 	if (traces)
 		for (i = 0; i < spec->n_traces; i++)
@@ -366,8 +462,8 @@ done:
 	return rc;
 }
 
-void gs_sweep_stats(const struct gs_sweep *s, size_t trace, size_t policy, double *mean_out,
-		    double *sd_out, size_t *n_out)
+void gs_sweep_stats(const struct gs_sweep *s, size_t trace, size_t policy, size_t setting,
+		    enum gs_sweep_fig fig, double *mean_out, double *sd_out, size_t *n_out)
 {
 	double *v = malloc((s->n_seeds ? s->n_seeds : 1) * sizeof(*v));
 	size_t i, n = 0;
@@ -377,7 +473,7 @@ void gs_sweep_stats(const struct gs_sweep *s, size_t trace, size_t policy, doubl
 	if (!v)
 		return;
 	for (i = 0; i < s->n_seeds; i++) {
-		double x = gs_sweep_cell_at(s, trace, policy, i)->unalloc_gpu_pct;
+		double x = gs_sweep_cell_at(s, trace, policy, setting, i)->fig[fig];
 
 		if (!isnan(x))
 			v[n++] = x;
@@ -390,31 +486,118 @@ void gs_sweep_stats(const struct gs_sweep *s, size_t trace, size_t policy, doubl
 	free(v);
 }
 
+/* "12.3" / "12.3 +- 4.5" into buf, "-" without a value. */
+static void mean_sd(char *buf, size_t len, double mean, double sd, int prec)
+{
+	if (isnan(mean))
+		snprintf(buf, len, "-");
+	else if (isnan(sd))
+		snprintf(buf, len, "%.*f", prec, mean);
+	else
+		snprintf(buf, len, "%.*f +- %.*f", prec, mean, prec, sd);
+}
+
 void gs_sweep_print_summary(FILE *f, const struct gs_sweep_spec *spec, const struct gs_sweep *s)
 {
-	size_t t, p, width = strlen("TRACE");
+	const char *axis = spec->n_loads ? "LOAD%" : spec->n_scales ? "SCALE" : NULL;
+	bool time_mode = spec->opts.mode == GS_MODE_TIME;
+	size_t t, p, k, width = strlen("TRACE");
 
 	for (t = 0; t < s->n_traces; t++)
 		if (strlen(s->trace_names[t]) > width)
 			width = strlen(s->trace_names[t]);
-	fprintf(f, "%-*s  %-14s %5s  %8s  %6s\n", (int)width, "TRACE", "POLICY", "RUNS", "UNALLOC%",
-		"SD");
+	fprintf(f, "%-*s  %-14s ", (int)width, "TRACE", "POLICY");
+	if (axis)
+		fprintf(f, "%7s ", axis);
+	if (time_mode)
+		fprintf(f, "%5s  %20s  %20s  %22s  %9s  %7s\n", "RUNS", "WAIT(s)", "P99W(s)",
+			"COMPL(s)", "P99C(s)", "SLOWDN");
+	else
+		fprintf(f, "%5s  %8s  %6s\n", "RUNS", "UNALLOC%", "SD");
 	for (t = 0; t < s->n_traces; t++) {
 		for (p = 0; p < s->n_policies; p++) {
-			double mean, sd;
-			size_t n;
+			for (k = 0; k < s->n_settings; k++) {
+				double mean, sd;
+				size_t n;
+				char c[4][64];
 
-			gs_sweep_stats(s, t, p, &mean, &sd, &n);
-			fprintf(f, "%-*s  %-14s %5zu  ", (int)width, s->trace_names[t],
-				spec->policies[p]->name, n);
-			if (isnan(mean))
-				fprintf(f, "%8s  %6s\n", "-", "-");
-			else if (isnan(sd))
-				fprintf(f, "%8.2f  %6s\n", mean, "-");
-			else
-				fprintf(f, "%8.2f  %6.2f\n", mean, sd);
+				fprintf(f, "%-*s  %-14s ", (int)width, s->trace_names[t],
+					spec->policies[p]->name);
+				if (axis)
+					fprintf(f, "%7g ", s->settings[k]);
+				if (!time_mode) {
+					gs_sweep_stats(s, t, p, k, GS_SWEEP_UNALLOC, &mean, &sd, &n);
+					fprintf(f, "%5zu  ", n);
+					if (isnan(mean))
+						fprintf(f, "%8s  %6s\n", "-", "-");
+					else if (isnan(sd))
+						fprintf(f, "%8.2f  %6s\n", mean, "-");
+					else
+						fprintf(f, "%8.2f  %6.2f\n", mean, sd);
+					continue;
+				}
+				gs_sweep_stats(s, t, p, k, GS_SWEEP_WAIT_MEAN, &mean, &sd, &n);
+				fprintf(f, "%5zu  ", n);
+				mean_sd(c[0], sizeof(c[0]), mean, sd, 1);
+				gs_sweep_stats(s, t, p, k, GS_SWEEP_WAIT_P99, &mean, &sd, &n);
+				mean_sd(c[1], sizeof(c[1]), mean, sd, 0);
+				gs_sweep_stats(s, t, p, k, GS_SWEEP_COMPL_MEAN, &mean, &sd, &n);
+				mean_sd(c[2], sizeof(c[2]), mean, sd, 1);
+				gs_sweep_stats(s, t, p, k, GS_SWEEP_COMPL_P99, &mean, &sd, &n);
+				mean_sd(c[3], sizeof(c[3]), mean, NAN, 0);
+				fprintf(f, "%20s  %20s  %22s  %9s  ", c[0], c[1], c[2], c[3]);
+				gs_sweep_stats(s, t, p, k, GS_SWEEP_SLOWDOWN, &mean, &sd, &n);
+				mean_sd(c[0], sizeof(c[0]), mean, NAN, 2);
+				fprintf(f, "%7s\n", c[0]);
+			}
 		}
 	}
+}
+
+int gs_parse_numbers(const char *text, double **out, size_t *n_out)
+{
+	double *v = NULL;
+	size_t n = 0, cap = 0, i;
+	const char *s = text;
+
+	if (!text || !*text)
+		return GS_EINVAL;
+	for (;;) {
+		char *end;
+		double x;
+		double *g;
+
+		if (!((*s >= '0' && *s <= '9') || *s == '.'))
+			goto bad;
+		errno = 0;
+		x = strtod(s, &end);
+		if (errno || end == s || !(x > 0) || !isfinite(x))
+			goto bad;
+		for (i = 0; i < n; i++)
+			if (v[i] == x)
+				goto bad;
+		if (n == 1000)
+			goto bad;
+		g = gs_grow(v, &cap, n, sizeof(*g), 8);
+		if (!g) {
+			free(v);
+			return GS_ENOMEM;
+		}
+		v = g;
+		v[n++] = x;
+		s = end;
+		if (*s == '\0')
+			break;
+		if (*s != ',')
+			goto bad;
+		s++;
+	}
+	*out = v;
+	*n_out = n;
+	return 0;
+bad:
+	free(v);
+	return GS_EINVAL;
 }
 
 int gs_parse_seeds(const char *text, uint64_t **seeds_out, size_t *n_out)

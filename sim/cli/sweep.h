@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sweep.h - a matrix of runs (traces x policies x seeds) in parallel.
+ * sweep.h - a matrix of runs (traces x policies x settings x seeds) in
+ * parallel, a setting being one load or one time scale of a list (or the
+ * options as given).
  *
  * Each run is an independent simulation (one struct gs_sim per worker
  * thread, no shared mutable state besides the job counter); every finished
  * run is written to the results database in its own transaction, by the
  * worker's own connection. A run already complete in the database with the
  * same key (policy, trace checksum, cluster checksum, seed, parameters) is
- * skipped, so an interrupted sweep resumes where it stopped.
+ * skipped, so an interrupted sweep resumes where it stopped; the key's
+ * parameters (params_json) hold the load or the time scale, so a sweep
+ * resumes across those axes too.
  *
  * Ownership: struct gs_sweep_spec is the caller's and only read;
  * struct gs_sweep is caller-owned (_release) and owns its arrays.
@@ -32,6 +36,15 @@ struct gs_sweep_spec {
 	const uint64_t *seeds;
 	size_t n_seeds;
 	struct gs_replay_opts opts;             /* the seed is set per run */
+	/*
+	 * The settings axis: a list of loads (opts.load_pct) or of time
+	 * scales (opts.time_scale), at most one of the two; with neither,
+	 * one setting, opts as given. Time mode only.
+	 */
+	const double *loads;
+	size_t n_loads;
+	const double *scales;
+	size_t n_scales;
 	int jobs;                               /* worker threads, >= 1 */
 	const char *db_path;
 	/*
@@ -42,17 +55,31 @@ struct gs_sweep_spec {
 	FILE *progress;                         /* a bar when it is a terminal; may be NULL */
 };
 
+/* The figures of a run the summary aggregates over seeds (enum gs_sweep_fig indexes them). */
+enum gs_sweep_fig {
+	GS_SWEEP_UNALLOC,         /* unallocated GPU %: inflate mode's headline */
+	GS_SWEEP_WAIT_MEAN,       /* mean wait: time mode's headline */
+	GS_SWEEP_WAIT_P99,
+	GS_SWEEP_COMPL_MEAN,      /* mean completion time */
+	GS_SWEEP_COMPL_P99,
+	GS_SWEEP_SLOWDOWN,        /* mean bounded slowdown */
+	GS_SWEEP_ALLOC,           /* allocated GPU % (time mode: over the arrival window) */
+	GS_SWEEP_N_FIGS
+};
+
 /* One run of the matrix. */
 struct gs_sweep_cell {
 	int64_t run_id;
-	double unalloc_gpu_pct;   /* the run's headline: gs_summary.unalloc_gpu_pct */
+	double fig[GS_SWEEP_N_FIGS]; /* NAN where undefined (time figures in inflate mode) */
 	double wall_ms;           /* of the simulation itself; NAN when skipped */
 	bool skipped;             /* found complete in the database */
 };
 
 struct gs_sweep {
-	size_t n_traces, n_policies, n_seeds;
-	struct gs_sweep_cell *cells;  /* [(trace * n_policies + policy) * n_seeds + seed] */
+	size_t n_traces, n_policies, n_settings, n_seeds;
+	/* [((trace * n_policies + policy) * n_settings + setting) * n_seeds + seed] */
+	struct gs_sweep_cell *cells;
+	double *settings;             /* the load or time scale of each setting; NAN for none */
 	char **trace_names;           /* file names without directory and extension */
 	size_t n_ran, n_skipped;
 	double wall_s;                /* of the whole sweep */
@@ -71,24 +98,38 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 
 void gs_sweep_release(struct gs_sweep *s);
 
-/* The cell of (trace, policy, seed index). */
+/* The cell of (trace, policy, setting, seed index). */
 static inline const struct gs_sweep_cell *gs_sweep_cell_at(const struct gs_sweep *s, size_t trace,
-							   size_t policy, size_t seed)
+							   size_t policy, size_t setting,
+							   size_t seed)
 {
-	return &s->cells[(trace * s->n_policies + policy) * s->n_seeds + seed];
+	return &s->cells[((trace * s->n_policies + policy) * s->n_settings + setting) * s->n_seeds +
+			 seed];
 }
 
 /*
- * Mean and sample standard deviation over the seeds of one (trace,
- * policy), through GSL. Cells whose value is NAN (no sample at arrived
- * 100%) are left out; *n_out says how many counted. sd is NAN for fewer
- * than two.
+ * Mean and sample standard deviation of figure fig over the seeds of one
+ * (trace, policy, setting), through GSL. Cells whose value is NAN (no
+ * sample at arrived 100%, no pod placed) are left out; *n_out says how
+ * many counted. sd is NAN for fewer than two.
  */
-void gs_sweep_stats(const struct gs_sweep *s, size_t trace, size_t policy, double *mean_out,
-		    double *sd_out, size_t *n_out);
+void gs_sweep_stats(const struct gs_sweep *s, size_t trace, size_t policy, size_t setting,
+		    enum gs_sweep_fig fig, double *mean_out, double *sd_out, size_t *n_out);
 
-/* Prints the table of mean +- sd of unallocated GPU %, one row per trace and policy. */
+/*
+ * Prints the summary, one row per trace, policy and setting: in inflate
+ * mode the mean +- sd over seeds of unallocated GPU %; in time mode the
+ * mean +- sd over seeds of the mean wait (the headline), the p99 wait and
+ * the mean completion time, the mean p99 completion time and slowdown.
+ */
 void gs_sweep_print_summary(FILE *f, const struct gs_sweep_spec *spec, const struct gs_sweep *s);
+
+/*
+ * Parses a list of positive numbers such as "50,80,95,110" into a
+ * malloc'ed array (caller frees). Returns 0, GS_EINVAL (empty, malformed,
+ * not finite and positive, a value twice, more than 1000) or GS_ENOMEM.
+ */
+int gs_parse_numbers(const char *text, double **out, size_t *n_out);
 
 /*
  * Parses a seed list such as "42-51" or "1,5,7-9" into a malloc'ed array

@@ -104,6 +104,7 @@ int gs_load_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, doubl
 }
 
 struct order {
+	size_t copy;
 	int64_t t;
 	size_t i;
 };
@@ -112,20 +113,26 @@ static int cmp_order(const void *a, const void *b)
 {
 	const struct order *x = a, *y = b;
 
+	if (x->copy != y->copy)
+		return (x->copy > y->copy) - (x->copy < y->copy);
 	if (x->t != y->t)
 		return (x->t > y->t) - (x->t < y->t);
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-int gs_load_arrivals(const struct gs_pod *pods, size_t n, int64_t cap_milli, double load_pct,
-		     enum gs_arrivals shape, uint64_t seed, int64_t *arrive, char *err,
-		     size_t err_len)
+int gs_load_arrivals(const struct gs_pod *pods, size_t n, size_t period, int64_t cap_milli,
+		     double load_pct, enum gs_arrivals shape, uint64_t seed, int64_t *arrive,
+		     char *err, size_t err_len)
 {
 	struct order *ord;
 	double *u, w, span;
 	size_t j;
 	int rc;
 
+	if (period == 0 || n % period) {
+		ERR("the pods are not whole copies of the trace");
+		return GS_EINVAL;
+	}
 	if (n < 2) {
 		ERR("a load needs at least two pods to space out");
 		return GS_EINVAL;
@@ -141,6 +148,7 @@ int gs_load_arrivals(const struct gs_pod *pods, size_t n, int64_t cap_milli, dou
 		return GS_ENOMEM;
 	}
 	for (j = 0; j < n; j++) {
+		ord[j].copy = j / period;
 		ord[j].t = pods[j].t_create_s < 0 ? 0 : pods[j].t_create_s;
 		ord[j].i = j;
 	}
@@ -148,16 +156,22 @@ int gs_load_arrivals(const struct gs_pod *pods, size_t n, int64_t cap_milli, dou
 	/* u[j]: where the j-th arrival falls in the window, from 0 to 1. */
 	u[0] = 0;
 	if (shape == GS_ARRIVALS_TRACE) {
-		span = (double)(ord[n - 1].t - ord[0].t);
-		if (span <= 0) {
+		/* One copy spans [0, span]; the next starts a mean gap later. */
+		double gap, end;
+
+		span = (double)(ord[period - 1].t - ord[0].t);
+		if (span <= 0 || period < 2) {
 			free(ord);
 			free(u);
 			ERR("all pods arrive at the same time: the trace has no gaps to scale "
 			    "(use Poisson arrivals)");
 			return GS_EINVAL;
 		}
+		gap = span / (double)(period - 1);
+		end = (double)(n / period - 1) * (span + gap) + span;
 		for (j = 1; j < n; j++)
-			u[j] = (double)(ord[j].t - ord[0].t) / span;
+			u[j] = ((double)ord[j].copy * (span + gap) + (double)(ord[j].t - ord[0].t)) /
+			       end;
 	} else {
 		struct gs_rng r;
 
@@ -173,4 +187,26 @@ int gs_load_arrivals(const struct gs_pod *pods, size_t n, int64_t cap_milli, dou
 	free(ord);
 	free(u);
 	return 0;
+}
+
+int gs_load_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t cap_milli,
+		  double load_pct, enum gs_arrivals shape, char *err, size_t err_len)
+{
+	size_t total = n * (size_t)(repeat > 0 ? repeat : 1), i;
+	struct gs_pod *all = malloc((total ? total : 1) * sizeof(*all));
+	int64_t *at = malloc((total ? total : 1) * sizeof(*at));
+	int rc;
+
+	if (!all || !at) {
+		free(all);
+		free(at);
+		return GS_ENOMEM;
+	}
+	for (i = 0; i < total; i++)
+		all[i] = pods[i % n];
+	rc = gs_load_arrivals(all, total, n ? n : 1, cap_milli, load_pct, shape, 0, at, err,
+			      err_len);
+	free(all);
+	free(at);
+	return rc;
 }

@@ -12,7 +12,12 @@
  * which is what it occupies once it runs.
  *
  * The pods keep the trace's arrival order (creation time, then file
- * order); only the times change. W is solved exactly: sum_i gpu_i *
+ * order); only the times change. With a repeat K > 1 the stream is the
+ * trace's pods K times over, copy after copy, each copy keeping each pod's
+ * request and duration: openb's 8152 pods together ask for 98% of the
+ * cluster's GPUs, so one copy of them cannot offer more than that, and
+ * any load near it squeezes them into a burst shorter than most of their
+ * durations; K copies spread over a K times longer window. W is solved exactly: sum_i gpu_i *
  * min(d_i, W) is piecewise linear in W. Two shapes of arrivals in [0, W]:
  *   GS_ARRIVALS_POISSON  a Poisson stream: gaps drawn exponential with the
  *                        run's seed, then scaled to sum to W (a Poisson
@@ -49,13 +54,25 @@ int gs_load_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, doubl
 /*
  * Writes into arrive[i] the arrival time of pods[i] (n >= 2) for load_pct
  * % of cap_milli, in the given shape; seed draws the Poisson gaps (a
- * stream of its own: the policies' random choices do not move it).
+ * stream of its own: the policies' random choices do not move it). pods
+ * is `period` pods repeated n / period times (period divides n; n for no
+ * repeat): copy k arrives after copy k - 1, each in the trace's order.
+ * With the trace's shape, copies are separated by the trace's mean gap.
  * Returns 0, GS_EINVAL (message in err: see gs_load_window(), fewer than
  * two pods, or GS_ARRIVALS_TRACE on a trace whose pods all arrive at
  * once) or GS_ENOMEM.
  */
-int gs_load_arrivals(const struct gs_pod *pods, size_t n, int64_t cap_milli, double load_pct,
-		     enum gs_arrivals shape, uint64_t seed, int64_t *arrive, char *err,
-		     size_t err_len);
+int gs_load_arrivals(const struct gs_pod *pods, size_t n, size_t period, int64_t cap_milli,
+		     double load_pct, enum gs_arrivals shape, uint64_t seed, int64_t *arrive,
+		     char *err, size_t err_len);
+
+/*
+ * Whether gs_load_arrivals() can serve load_pct for these n pods
+ * repeated `repeat` (>= 1) times: 0, or
+ * GS_EINVAL with its message in err, or GS_ENOMEM. For checking a command
+ * line before any run starts.
+ */
+int gs_load_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t cap_milli,
+		  double load_pct, enum gs_arrivals shape, char *err, size_t err_len);
 
 #endif

@@ -46,6 +46,7 @@ void gs_replay_opts_init(struct gs_replay_opts *o)
 	o->sample_interval_s = 0;
 	o->inflate = 1.3;
 	o->frag_coverage = 0.95;
+	o->load_repeat = 1;
 }
 
 const char *gs_pod_state_str(enum gs_pod_state s)
@@ -91,6 +92,12 @@ static int check_opts(const struct gs_replay_opts *o, char *err, size_t err_len)
 	}
 	if (o->load_pct > 0 && o->time_scale != 1.0) {
 		ERR("a load and a time scale both set the arrival times; give one of them");
+		return GS_EINVAL;
+	}
+	if (o->load_repeat < 1 || o->load_repeat > 1000000 ||
+	    (o->load_repeat > 1 && !(o->load_pct > 0))) {
+		ERR("a repeat must be from 1 to 1000000, and above 1 only with a load, not %lld",
+		    (long long)o->load_repeat);
 		return GS_EINVAL;
 	}
 	if (o->arrivals != GS_ARRIVALS_POISSON && o->arrivals != GS_ARRIVALS_TRACE) {
@@ -188,6 +195,14 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 			ERR("cannot inflate %s: %s", t->path ? t->path : "trace", gs_strerror(rc));
 			goto fail;
 		}
+	} else if (o->load_pct > 0 && o->load_repeat > 1) {
+		if (t->n_pods > (size_t)INT32_MAX / (size_t)o->load_repeat) {
+			ERR("%zu pods repeated %lld times are too many", t->n_pods,
+			    (long long)o->load_repeat);
+			rc = GS_EINVAL;
+			goto fail;
+		}
+		n = t->n_pods * (size_t)o->load_repeat;
 	} else {
 		n = t->n_pods;
 	}
@@ -199,7 +214,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		goto fail;
 	}
 	for (i = 0; i < n; i++) {
-		int32_t src = idx ? idx[i] : (int32_t)i;
+		int32_t src = idx ? idx[i] : (int32_t)(i % (t->n_pods ? t->n_pods : 1));
 
 		sim->pods[i] = t->pods[src];
 		sim->out[i].src = src;
@@ -250,8 +265,9 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		if (o->load_pct > 0) {
 			char msg[384];
 
-			rc = gs_load_arrivals(sim->pods, n, proto->gpu_milli, o->load_pct,
-					      o->arrivals, o->seed, sim->t_arrive, msg, sizeof(msg));
+			rc = gs_load_arrivals(sim->pods, n, t->n_pods ? t->n_pods : 1,
+					      proto->gpu_milli, o->load_pct, o->arrivals, o->seed,
+					      sim->t_arrive, msg, sizeof(msg));
 			if (rc) {
 				if (rc != GS_ENOMEM)
 					ERR("%s: load %g%%: %s", t->path ? t->path : "trace",

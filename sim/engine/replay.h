@@ -50,6 +50,7 @@ struct gs_replay_opts {
 	 */
 	double load_pct;
 	enum gs_arrivals arrivals;
+	int64_t load_repeat;        /* >= 1: with a load, the trace's pods this many times over */
 	int64_t max_wait_s;         /* -1: wait forever; else fail after waiting longer */
 	int64_t sample_every;       /* sample after every Nth event (>= 1) */
 	int64_t sample_interval_s;  /* > 0: also sample on this grid of sim time; 0: off */

@@ -689,7 +689,8 @@ int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out)
 	 */
 	if (ok && o->load_pct > 0)
 		ok = cJSON_AddNumberToObject(obj, "load", o->load_pct) &&
-		     cJSON_AddStringToObject(obj, "arrivals", gs_arrivals_str(o->arrivals));
+		     cJSON_AddStringToObject(obj, "arrivals", gs_arrivals_str(o->arrivals)) &&
+		     cJSON_AddNumberToObject(obj, "repeat", (double)o->load_repeat);
 	text = ok ? cJSON_PrintUnformatted(obj) : NULL;
 	cJSON_Delete(obj);
 	if (text) {

@@ -179,6 +179,17 @@ struct gs_run_row {
 	double unalloc_gpu_pct;       /* 100 - gpu_alloc_pct */
 	double frag_ratio_pct;        /* at arrived 100 %, when tracked */
 	bool pods_stored;             /* false: written with --no-pods, no pod rows */
+	/*
+	 * The time-mode figures of run_summary (schema 1.1; NAN in inflate
+	 * mode and for runs written by 1.0, except the peaks, which 1.0 took
+	 * from the samples). Counts are held as doubles for the NAN.
+	 */
+	double wait_p50_s, wait_p99_s, wait_max_s;
+	double completion_mean_s, completion_p99_s;
+	double slowdown_mean, slowdown_p99;
+	double pending_avg, peak_pending, peak_gpu_alloc_pct;
+	double offered_load_pct, load_pct;  /* load_pct: the --load given, NAN without */
+	double makespan_s, n_timed_out;
 };
 
 /*

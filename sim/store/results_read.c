@@ -48,7 +48,10 @@ static const char sql_run_rows[] =
 	" s.params_json, r.gpusim_version, r.started_at, s.wall_ms, r.n_nodes, r.gpu_count,"
 	" r.gpu_milli_capacity, r.cpu_milli_capacity, r.mem_mib_capacity, s.n_pods,"
 	" s.n_placed, s.n_failed, r.n_events, r.t_end_s, s.failed_pct, s.mean_wait_s,"
-	" s.gpu_alloc_pct, s.unalloc_gpu_pct, s.frag_ratio_pct, r.pods_stored"
+	" s.gpu_alloc_pct, s.unalloc_gpu_pct, s.frag_ratio_pct, r.pods_stored,"
+	" s.wait_p50_s, s.wait_p99_s, s.wait_max_s, s.completion_mean_s, s.completion_p99_s,"
+	" s.slowdown_mean, s.slowdown_p99, s.pending_avg, s.peak_pending, s.peak_gpu_alloc_pct,"
+	" s.offered_load_pct, s.load_pct, s.makespan_s, s.n_timed_out"
 	" FROM run_summary s JOIN runs r ON r.run_id = s.run_id";
 
 static bool read_run_row(sqlite3_stmt *st, struct gs_run_row *r)
@@ -83,6 +86,20 @@ static bool read_run_row(sqlite3_stmt *st, struct gs_run_row *r)
 	r->unalloc_gpu_pct = col_double(st, 24);
 	r->frag_ratio_pct = col_double(st, 25);
 	r->pods_stored = sqlite3_column_int(st, 26) != 0;
+	r->wait_p50_s = col_double(st, 27);
+	r->wait_p99_s = col_double(st, 28);
+	r->wait_max_s = col_double(st, 29);
+	r->completion_mean_s = col_double(st, 30);
+	r->completion_p99_s = col_double(st, 31);
+	r->slowdown_mean = col_double(st, 32);
+	r->slowdown_p99 = col_double(st, 33);
+	r->pending_avg = col_double(st, 34);
+	r->peak_pending = col_double(st, 35);
+	r->peak_gpu_alloc_pct = col_double(st, 36);
+	r->offered_load_pct = col_double(st, 37);
+	r->load_pct = col_double(st, 38);
+	r->makespan_s = col_double(st, 39);
+	r->n_timed_out = col_double(st, 40);
 	if (oom)
 		gs_run_row_release(r);
 	return !oom;
