@@ -94,7 +94,7 @@ static void make_h100(struct gs_cluster *c, const char *mode)
 
 	gs_cluster_init(c);
 	assert_int_equal(gs_cluster_add_node(c, "h0", 64000, 524288, 2, "H100"), 0);
-	if (gs_cluster_share_default(c, &cfg, err, sizeof(err)))
+	if (gs_cluster_share_default(c, &cfg, NULL, err, sizeof(err)))
 		fail_msg("%s", err);
 	c->check = true;
 }
@@ -299,7 +299,7 @@ static void test_mixed_node_and_copy(void **state)
 	assert_int_equal(gs_cluster_check(&d, err, sizeof(err)), 0);
 	/* An unset node gets the default; the default never overrides a set GPU. */
 	assert_int_equal(gs_cluster_add_node(&c, "u", 64000, 524288, 1, "H100"), 1);
-	assert_int_equal(gs_cluster_share_default(&c, (struct gs_share_cfg[]){ spec("mig") }, err,
+	assert_int_equal(gs_cluster_share_default(&c, (struct gs_share_cfg[]){ spec("mig") }, NULL, err,
 						  sizeof(err)), 0);
 	assert_int_equal(gs_cluster_node_mode(&c, 1), GS_SHARE_MIG);
 	assert_int_equal(gs_cluster_gpu_share(&c, 0, 0)->mode, GS_SHARE_EXCLUSIVE);
@@ -309,7 +309,7 @@ static void test_mixed_node_and_copy(void **state)
 	/* All ideal: no sharing state at all. */
 	gs_cluster_init(&c);
 	assert_int_equal(gs_cluster_add_node(&c, "i", 64000, 524288, 1, "H100"), 0);
-	assert_int_equal(gs_cluster_share_default(&c, (struct gs_share_cfg[]){ spec("ideal") }, err,
+	assert_int_equal(gs_cluster_share_default(&c, (struct gs_share_cfg[]){ spec("ideal") }, NULL, err,
 						  sizeof(err)), 0);
 	assert_null(c.share);
 	gs_cluster_release(&c);

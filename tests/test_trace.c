@@ -280,7 +280,7 @@ static void test_pod_file_errors(void **state)
 		  ":1: unrecognised header 'a,b'; a pod trace starts with openb's "
 		  "'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...' (11 or 5 columns) "
 		  "or gpusim's 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,"
-		  "creation_time,deletion_time', see traces/README.md");
+		  "creation_time,deletion_time[,class,gpu_need_milli]', see traces/README.md");
 
 	gs_test_path("no-such-file.csv", path, sizeof(path));
 	std_cluster(&c);
@@ -494,7 +494,7 @@ static void test_json_pod_errors(void **state)
 	pods_fail("p.json", JP("{\"name\": \"a\", \"cpu_mili\": 1, \"memory_mib\": 1}"),
 		  GS_EPARSE, ": pods[0]: unknown key 'cpu_mili' (expected name, cpu_milli, "
 		  "memory_mib, num_gpu, gpu_milli, gpu_mem_mib, gpu_spec, creation_time, "
-		  "deletion_time)");
+		  "deletion_time, class, gpu_need_milli)");
 	pods_fail("p.json", JP("{\"name\": \"a\", \"cpu_milli\": 1, \"cpu_milli\": 2, "
 			       "\"memory_mib\": 1}"),
 		  GS_EPARSE, ": pods[0]: key 'cpu_milli' appears twice");
@@ -630,7 +630,7 @@ static void test_node_errors(void **state)
 	nodes_fail("nodes.csv", "sn,cpu,memory_mib,gpu,model\n", GS_EPARSE,
 		   ":1: unrecognised header 'sn,cpu,memory_mib,gpu,model'; a cluster file starts "
 		   "with 'sn,cpu_milli,memory_mib,gpu,model' (openb) or "
-		   "'name,cpu_milli,memory_mib,num_gpu,gpu_model' (gpusim), see traces/README.md");
+		   "'name,cpu_milli,memory_mib,num_gpu,gpu_model[,sharing]' (gpusim), see traces/README.md");
 	/* The native format's column names appear in its messages. */
 	nodes_fail("nodes.csv", NN_HDR "n0,1,1,2,\n", GS_EPARSE,
 		   ":2: column gpu_model: missing (num_gpu is 2; a node with GPUs needs a model)");
@@ -695,7 +695,7 @@ static void test_json_cluster_errors(void **state)
 		   GS_EPARSE, ": nodes[3].cpu_milli: 'abc' is not an integer");
 	nodes_fail("cluster.json", JN("{\"name\": \"a\", \"cpus\": 1, \"memory_mib\": 1}"),
 		   GS_EPARSE, ": nodes[0]: unknown key 'cpus' (expected name, cpu_milli, memory_mib, "
-		   "num_gpu, gpu_model, count)");
+		   "num_gpu, gpu_model, count, sharing)");
 	nodes_fail("cluster.json", "{\"node\": []}", GS_EPARSE,
 		   ": unknown key 'node' (expected gpu_models, nodes)");
 	nodes_fail("cluster.json", "{\"gpu_models\": [{\"name\": \"X\", \"mem_mib\": 1}, "
@@ -828,6 +828,135 @@ static void test_write_cluster(void **state)
 	gs_cluster_release(&c);
 }
 
+/* --- sharing modes and workload classes ------------------------------------------ */
+
+#define NS_HDR "name,cpu_milli,memory_mib,num_gpu,gpu_model,sharing\n"
+
+static void test_sharing_columns(void **state)
+{
+	char in[PATH_LEN], out[PATH_LEN];
+	struct gs_cluster c, d;
+
+	(void)state;
+	/* CSV: one mode per node, one per GPU, or none (the run's default). */
+	gs_test_write("share.csv", NS_HDR
+		      "h0,64000,524288,2,H100,mig:layout=4g.40gb+3g.40gb\n"
+		      "h1,64000,524288,2,H100,exclusive|timeslice:replicas=2\n"
+		      "a0,64000,524288,1,A100-80G,\n"
+		      "c0,8000,16384,0,,\n", in, sizeof(in));
+	gs_cluster_init(&c);
+	assert_int_equal(gs_cluster_load(in, &c, NULL, err, sizeof(err)), 0);
+	assert_non_null(c.share);
+	assert_int_equal(gs_cluster_node_mode(&c, 0), GS_SHARE_MIG);
+	assert_int_equal(c.share[0].gpu[1].mig.n, 2);
+	assert_int_equal(gs_cluster_node_mode(&c, 1), GS_SHARE_MIXED);
+	assert_int_equal(gs_cluster_gpu_share(&c, 1, 1)->replicas, 2);
+	assert_int_equal(gs_cluster_node_mode(&c, 2), GS_SHARE_DEFAULT);
+	/* Written back as read; the JSON writer agrees. */
+	gs_test_path("share-out.csv", out, sizeof(out));
+	assert_int_equal(gs_cluster_write_csv(out, &c, err, sizeof(err)), 0);
+	assert_string_equal(read_all(out), NS_HDR
+			    "h0,64000,524288,2,H100,mig:layout=4g.40gb+3g.40gb\n"
+			    "h1,64000,524288,2,H100,exclusive|timeslice:replicas=2\n"
+			    "a0,64000,524288,1,A100-80G,\n"
+			    "c0,8000,16384,0,,\n");
+	gs_test_path("share-out.json", out, sizeof(out));
+	assert_int_equal(gs_cluster_write_json(out, &c, err, sizeof(err)), 0);
+	gs_cluster_init(&d);
+	assert_int_equal(gs_cluster_load(out, &d, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_cluster_node_mode(&d, 1), GS_SHARE_MIXED);
+	assert_string_equal(d.share_cfg[d.share[0].cfg].layout, "4g.40gb+3g.40gb");
+	gs_cluster_release(&d);
+	gs_cluster_release(&c);
+
+	/* JSON: a string, or an array with one spec per GPU; count replicates it. */
+	gs_test_write("share.json", "{\"nodes\": ["
+		      "{\"name\": \"h\", \"count\": 2, \"cpu_milli\": 1, \"memory_mib\": 1, "
+		      "\"num_gpu\": 2, \"gpu_model\": \"H100\", \"sharing\": \"mps:replicas=7\"},"
+		      "{\"name\": \"g\", \"cpu_milli\": 1, \"memory_mib\": 1, \"num_gpu\": 2, "
+		      "\"gpu_model\": \"H200\", \"sharing\": [\"mig\", \"vgpu:capped\"]}]}",
+		      in, sizeof(in));
+	gs_cluster_init(&c);
+	assert_int_equal(gs_cluster_load(in, &c, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_cluster_node_mode(&c, 1), GS_SHARE_MPS);
+	assert_int_equal(gs_cluster_gpu_share(&c, 1, 0)->replicas, 7);
+	assert_int_equal(gs_cluster_gpu_share(&c, 2, 0)->mode, GS_SHARE_MIG);
+	assert_int_equal(gs_cluster_gpu_share(&c, 2, 1)->elastic, 0);
+	gs_cluster_release(&c);
+
+	/* Errors name the line and column, or the element and key. */
+	nodes_fail("bad1.csv", NS_HDR "t,1,1,2,T4,mig\n", GS_EPARSE,
+		   ":2: column sharing: node t: GPU model T4 has no MIG profiles (MIG models: "
+		   "A100, A100-40G, A100-80G, H100, H200)");
+	nodes_fail("bad2.csv", NS_HDR "h,1,1,2,H100,mig|mig|mig\n", GS_EPARSE,
+		   ":2: column sharing: 'mig|mig|mig' has 3 modes for 2 GPUs (give one mode for "
+		   "every GPU, or one for the whole node)");
+	nodes_fail("bad3.csv", NS_HDR "h,1,1,2,H100,timeslice:replicas=0\n", GS_EPARSE,
+		   ":2: column sharing: sharing spec 'timeslice:replicas=0': replicas='0' is out "
+		   "of range (1 to 32)");
+	nodes_fail("bad4.csv", NS_HDR "c,1,1,0,,exclusive\n", GS_EPARSE,
+		   ":2: column sharing: 'exclusive' is not allowed on a node without GPUs");
+	nodes_fail("bad5.json", "{\"nodes\": [{\"name\": \"h\", \"cpu_milli\": 1, "
+		   "\"memory_mib\": 1, \"num_gpu\": 1, \"gpu_model\": \"H100\", "
+		   "\"sharing\": \"mig:layout=4g.40gb+4g.40gb\"}]}", GS_EPARSE,
+		   ": nodes[0].sharing: node h: layout '4g.40gb+4g.40gb' does not fit: no free "
+		   "valid start for 4g.40gb after the profiles before it");
+}
+
+#define NP11_HDR "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time," \
+		 "deletion_time,class,gpu_need_milli\n"
+
+static void test_classes_and_needs(void **state)
+{
+	char out[PATH_LEN];
+	struct gs_cluster c;
+	struct gs_trace t, u;
+
+	(void)state;
+	load_pods_ok("classes.csv", NP11_HDR
+		     "i0,1000,1024,1,142,8192,,0,100,inference,1000\n"
+		     "t0,1000,1024,2,1000,0,,0,100,training,\n"
+		     "i1,1000,1024,1,142,0,,5,,inference,\n"
+		     "c0,1000,1024,0,0,0,,5,9,,\n", &c, &t);
+	assert_int_equal(t.n_classes, 2);
+	assert_string_equal(gs_trace_class_name(&t, t.pods[0].wclass), "inference");
+	assert_string_equal(gs_trace_class_name(&t, t.pods[1].wclass), "training");
+	assert_int_equal(t.pods[2].wclass, t.pods[0].wclass);
+	assert_int_equal(t.pods[3].wclass, 0);
+	assert_int_equal(t.pods[0].need_milli, 1000);
+	assert_int_equal(gs_pod_need_milli(&t.pods[0]), 1000);
+	assert_int_equal(gs_pod_need_milli(&t.pods[2]), 142); /* unset: its request */
+	gs_test_path("classes-out.csv", out, sizeof(out));
+	assert_int_equal(gs_trace_write_csv(out, &t, &c, err, sizeof(err)), 0);
+	assert_string_equal(read_all(out), NP11_HDR
+			    "i0,1000,1024,1,142,8192,,0,100,inference,1000\n"
+			    "t0,1000,1024,2,1000,0,,0,100,training,\n"
+			    "i1,1000,1024,1,142,0,,5,,inference,\n"
+			    "c0,1000,1024,0,0,0,,5,9,,\n");
+	gs_trace_init(&u);
+	assert_int_equal(gs_trace_load(out, &c, &u, err, sizeof(err)), 0);
+	assert_memory_equal(u.pods, t.pods, t.n_pods * sizeof(*t.pods));
+	gs_trace_release(&u);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+
+	load_pods_ok("classes.json", "{\"pods\": [{\"name\": \"a\", \"cpu_milli\": 1, "
+		     "\"memory_mib\": 1, \"num_gpu\": 1, \"gpu_milli\": 100, \"class\": \"infer\", "
+		     "\"gpu_need_milli\": 700}]}", &c, &t);
+	assert_string_equal(t.classes[0], "infer");
+	assert_int_equal(t.pods[0].need_milli, 700);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+
+	pods_fail("badclass.csv", NP11_HDR "a,1,1,1,100,0,,0,1,Inference,\n", GS_EPARSE,
+		  ":2: column class: 'Inference' is not a workload class name (1 to 31 of a-z, "
+		  "0-9, '_', '.', '-')");
+	pods_fail("badneed.csv", NP11_HDR "a,1,1,0,0,0,,0,1,,500\n", GS_EPARSE,
+		  ":2: column gpu_need_milli: '500' is not allowed on a pod without GPUs");
+	pods_fail("badneed2.csv", NP11_HDR "a,1,1,1,100,0,,0,1,,1001\n", GS_EPARSE,
+		  ":2: column gpu_need_milli: '1001' is greater than 1000");
+}
+
 /* --- SHA-256 ------------------------------------------------------------------- */
 
 static void test_sha256_vectors(void **state)
@@ -918,6 +1047,8 @@ int main(void)
 		cmocka_unit_test(test_json_cluster_errors),
 		cmocka_unit_test(test_write_trace_round_trip),
 		cmocka_unit_test(test_write_cluster),
+		cmocka_unit_test(test_sharing_columns),
+		cmocka_unit_test(test_classes_and_needs),
 		cmocka_unit_test(test_sha256_vectors),
 		cmocka_unit_test(test_sha256_incremental),
 		cmocka_unit_test(test_sha256_file),

@@ -57,14 +57,26 @@ struct gs_node {
 /* A pod's request. Times are in seconds; -1 when the trace has none. */
 struct gs_pod {
 	int32_t cpu_milli;
+	int16_t wclass;        /* workload class: 0 = none, k = the trace's class k - 1 */
 	int64_t mem_mib;
 	int32_t num_gpu;
 	int32_t gpu_milli;     /* per GPU; below 1000 only when num_gpu == 1 */
 	int64_t gpu_mem_mib;   /* per GPU, 0 = not requested (gpushare aliyun.com/gpu-mem) */
 	uint32_t model_mask;   /* bit i: model i of the cluster allowed; 0 = any model */
+	/*
+	 * Share of each GPU the pod needs to run at the speed of its trace
+	 * duration, milli-GPU; 0 = gpu_milli (the sharing model's default).
+	 */
+	int32_t need_milli;
 	int64_t t_create_s;
 	int64_t t_delete_s;
 };
+
+/* A pod's need in milli-GPU per GPU (need_milli, or gpu_milli when unset). */
+static inline int32_t gs_pod_need_milli(const struct gs_pod *p)
+{
+	return p->need_milli ? p->need_milli : p->gpu_milli;
+}
 
 /*
  * Where a pod runs: the node and, for GPU pods, which GPUs. On a MIG GPU
@@ -250,13 +262,14 @@ int gs_cluster_set_share(struct gs_cluster *c, int32_t node, int gpu,
 
 /*
  * Gives every GPU whose mode is unset (all of them when the cluster file
- * set none) the run's default cfg. Afterwards no GPU is unset; when every
- * GPU is ideal the sharing state is dropped again. Returns 0 or the error
- * of gs_cluster_set_share() (a MIG default on a node without MIG profiles
- * names the node).
+ * set none) the run's default cfg. A default of mig gives GPUs whose model
+ * has no MIG profiles exclusive instead, as a real cluster leaves them
+ * whole; *n_exclusive (may be NULL) gets how many. Afterwards no GPU is
+ * unset; when every GPU is ideal the sharing state is dropped again.
+ * Returns 0 or the error of gs_cluster_set_share().
  */
-int gs_cluster_share_default(struct gs_cluster *c, const struct gs_share_cfg *cfg, char *err,
-			     size_t err_len);
+int gs_cluster_share_default(struct gs_cluster *c, const struct gs_share_cfg *cfg,
+			     int32_t *n_exclusive, char *err, size_t err_len);
 
 /* The settings of one GPU (the ideal config when the cluster has no sharing). */
 const struct gs_share_cfg *gs_cluster_gpu_share(const struct gs_cluster *c, int32_t node,
@@ -264,6 +277,14 @@ const struct gs_share_cfg *gs_cluster_gpu_share(const struct gs_cluster *c, int3
 
 /* The common mode of a node's GPUs, GS_SHARE_MIXED, or GS_SHARE_IDEAL without sharing. */
 int gs_cluster_node_mode(const struct gs_cluster *c, int32_t node);
+
+/*
+ * A node's modes as a cluster file writes them: "" when unset (or the
+ * cluster has no sharing), one spec when all its GPUs share it, else one
+ * spec per GPU joined by '|'. MIG layouts are the configured ones, not the
+ * instances of the moment. Returns buf.
+ */
+char *gs_cluster_node_share_text(const struct gs_cluster *c, int32_t node, char *buf, size_t len);
 
 /* The MIG table of a node's model, or NULL. */
 const struct gs_mig_table *gs_cluster_mig_table(const struct gs_cluster *c, int32_t node);

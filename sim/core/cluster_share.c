@@ -551,11 +551,16 @@ int gs_cluster_set_share(struct gs_cluster *c, int32_t node, int gpu,
 	return 0;
 }
 
-int gs_cluster_share_default(struct gs_cluster *c, const struct gs_share_cfg *cfg, char *err,
-			     size_t err_len)
+int gs_cluster_share_default(struct gs_cluster *c, const struct gs_share_cfg *cfg,
+			     int32_t *n_exclusive, char *err, size_t err_len)
 {
+	struct gs_share_cfg excl;
 	int32_t node;
 	int i, rc;
+
+	gs_share_cfg_init(&excl, GS_SHARE_EXCLUSIVE);
+	if (n_exclusive)
+		*n_exclusive = 0;
 
 	if (!c->share && cfg->mode == GS_SHARE_IDEAL)
 		return 0;
@@ -567,12 +572,18 @@ int gs_cluster_share_default(struct gs_cluster *c, const struct gs_share_cfg *cf
 	for (node = 0; node < c->n_nodes; node++) {
 		const struct gs_node_share *ns = &c->share[node];
 
+		/* A MIG default leaves GPUs without MIG whole, as a real cluster does. */
+		bool no_mig = cfg->mode == GS_SHARE_MIG && c->nodes[node].num_gpu &&
+			      !gs_mig_table_for_model(c->models.m[c->nodes[node].model].name);
+
 		for (i = 0; i < c->nodes[node].num_gpu; i++) {
 			if (ns->gpu[i].mode != GS_SHARE_DEFAULT)
 				continue;
-			rc = gs_cluster_set_share(c, node, i, cfg, err, err_len);
+			rc = gs_cluster_set_share(c, node, i, no_mig ? &excl : cfg, err, err_len);
 			if (rc)
 				return rc;
+			if (no_mig && n_exclusive)
+				(*n_exclusive)++;
 		}
 	}
 	/* Nothing but ideal GPUs: back to the plain allocator. */
@@ -597,6 +608,31 @@ int gs_cluster_node_mode(const struct gs_cluster *c, int32_t node)
 	if (!c->share)
 		return GS_SHARE_IDEAL;
 	return c->share[node].mode;
+}
+
+char *gs_cluster_node_share_text(const struct gs_cluster *c, int32_t node, char *buf, size_t len)
+{
+	const struct gs_node_share *ns;
+	char spec[GS_SHARE_SPEC_MAX];
+	size_t used = 0;
+	int i;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	if (!c->share || c->nodes[node].num_gpu == 0)
+		return buf;
+	ns = &c->share[node];
+	if (ns->mode == GS_SHARE_DEFAULT)
+		return buf;
+	if (ns->mode != GS_SHARE_MIXED)
+		return gs_share_format(&c->share_cfg[ns->cfg], buf, len);
+	for (i = 0; i < c->nodes[node].num_gpu && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "|" : "",
+					 ns->gpu[i].mode == GS_SHARE_DEFAULT ? "ideal"
+					 : gs_share_format(gpu_cfg(c, &ns->gpu[i]), spec,
+							   sizeof(spec)));
+	return buf;
 }
 
 const struct gs_mig_table *gs_cluster_mig_table(const struct gs_cluster *c, int32_t node)

@@ -30,6 +30,11 @@ void gs_heap_release(struct gs_heap *h)
 
 int gs_heap_push(struct gs_heap *h, int64_t t_s, int32_t kind, int32_t pod)
 {
+	return gs_heap_push_gen(h, t_s, kind, pod, 0);
+}
+
+int gs_heap_push_gen(struct gs_heap *h, int64_t t_s, int32_t kind, int32_t pod, uint32_t gen)
+{
 	struct gs_event ev, *a = gs_grow(h->a, &h->cap, h->n, sizeof(*a), 64);
 	size_t i;
 
@@ -40,6 +45,7 @@ int gs_heap_push(struct gs_heap *h, int64_t t_s, int32_t kind, int32_t pod)
 	ev.seq = h->next_seq++;
 	ev.kind = kind;
 	ev.pod = pod;
+	ev.gen = gen;
 
 	/* Sift up: move parents down until ev's slot is found. */
 	for (i = h->n++; i > 0; ) {

@@ -25,6 +25,7 @@ struct gs_event {
 	uint64_t seq;
 	int32_t kind;   /* enum gs_event_kind */
 	int32_t pod;
+	uint32_t gen;   /* DEPART under the sharing model: the pod's generation (engine/sharing.h) */
 };
 
 struct gs_heap {
@@ -36,8 +37,11 @@ struct gs_heap {
 void gs_heap_init(struct gs_heap *h);
 void gs_heap_release(struct gs_heap *h);
 
-/* Pushes an event; its seq is assigned here. Returns 0 or GS_ENOMEM. */
+/* Pushes an event (gen 0); its seq is assigned here. Returns 0 or GS_ENOMEM. */
 int gs_heap_push(struct gs_heap *h, int64_t t_s, int32_t kind, int32_t pod);
+
+/* The same with a generation, for events that may go stale. */
+int gs_heap_push_gen(struct gs_heap *h, int64_t t_s, int32_t kind, int32_t pod, uint32_t gen);
 
 /* Pops the earliest event into *out. Returns 0, or GS_ENOENT when empty. */
 int gs_heap_pop(struct gs_heap *h, struct gs_event *out);

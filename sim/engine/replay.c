@@ -35,9 +35,25 @@
 #include "engine/inflate.h"
 #include "engine/replay.h"
 
+const char *gs_fail_reason_str(enum gs_fail_reason r)
+{
+	switch (r) {
+	case GS_FAIL_NONE:
+		return "";
+	case GS_FAIL_NOFIT:
+		return "fits no node";
+	case GS_FAIL_TIMEOUT:
+		return "waited past --max-wait";
+	case GS_FAIL_GPU_MEM:
+		return "GPU memory oversubscribed at start";
+	}
+	return "unknown";
+}
+
 void gs_replay_opts_init(struct gs_replay_opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	gs_share_cfg_init(&o->sharing, GS_SHARE_IDEAL);
 	o->mode = GS_MODE_TIME;
 	o->seed = 42;
 	o->time_scale = 1.0;
@@ -188,6 +204,16 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 	if (rc)
 		goto fail;
 	sim->cluster.check = o->check;
+	{
+		char msg[256];
+
+		rc = gs_cluster_share_default(&sim->cluster, &o->sharing, &sim->n_whole, msg,
+					      sizeof(msg));
+		if (rc) {
+			ERR("--sharing: %s", msg);
+			goto fail;
+		}
+	}
 
 	if (o->mode == GS_MODE_INFLATE) {
 		rc = gs_inflate_order(t, o->seed, o->inflate, proto->gpu_milli, &idx, &n);
@@ -279,6 +305,21 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 				sim->t_arrive[i] = arrival_s(o, &sim->pods[i]);
 		}
 		gs_metrics_init(&sim->metrics, proto->gpu_milli, sim->frag_on);
+		if (sim->cluster.share) {
+			const struct gs_interference *tbl = o->interference;
+
+			if (!tbl) {
+				gs_interference_init(&sim->ifr_own);
+				rc = gs_interference_default(&sim->ifr_own, err, err_len);
+				if (rc)
+					goto fail;
+				tbl = &sim->ifr_own;
+			}
+			rc = gs_share_model_init(&sim->share, &sim->cluster, sim->pods, n, t, tbl);
+			if (rc)
+				goto fail;
+			sim->share_on = true;
+		}
 		/* Pushed in trace order, so equal arrival times keep it. */
 		for (i = 0; i < n; i++) {
 			rc = gs_heap_push(&sim->events, sim->t_arrive[i], GS_EV_ARRIVE, (int32_t)i);
@@ -314,6 +355,9 @@ void gs_sim_release(struct gs_sim *sim)
 	free(sim->pending);
 	free(sim->samples);
 	free(sim->t_arrive);
+	if (sim->share_on)
+		gs_share_model_release(&sim->share);
+	gs_interference_release(&sim->ifr_own);
 	memset(sim, 0, sizeof(*sim));
 }
 
@@ -341,12 +385,56 @@ static int take_sample(struct gs_sim *sim, int64_t t_s)
 	return 0;
 }
 
+/* The sharing model's callback: a pod's completion moved to t_done_s. */
+static int push_depart(void *arg, int32_t pod, int64_t t_done_s, uint32_t gen)
+{
+	struct gs_sim *sim = arg;
+
+	return gs_heap_push_gen(&sim->events, t_done_s, GS_EV_DEPART, pod, gen);
+}
+
+/*
+ * Time-slicing and MPS do not isolate GPU memory: a pod whose memory does
+ * not fit next to what the pods already on one of its GPUs asked for
+ * fails when it starts. True when pod i would.
+ */
+static bool oversubscribes(const struct gs_sim *sim, int32_t i, const struct gs_placement *pl)
+{
+	const struct gs_cluster *c = &sim->cluster;
+	const struct gs_pod *p = &sim->pods[i];
+	int64_t card;
+	int k;
+
+	if (!sim->share_on || p->gpu_mem_mib == 0 || pl->num_gpu == 0)
+		return false;
+	card = c->models.m[c->nodes[pl->node].model].mem_mib;
+	for (k = 0; k < pl->num_gpu; k++) {
+		int mode = gs_cluster_gpu_share(c, pl->node, pl->gpu[k])->mode;
+
+		if ((mode == GS_SHARE_TIMESLICE || mode == GS_SHARE_MPS) &&
+		    gs_share_model_gpu_mem(&sim->share, pl->node, pl->gpu[k]) + p->gpu_mem_mib > card)
+			return true;
+	}
+	return false;
+}
+
 /* Binds through the scheduler and keeps the fragmentation cache current. */
 static int bind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl, int64_t t_s)
 {
 	struct gs_pod_outcome *o = &sim->out[i];
-	int rc = gs_sched_bind(&sim->sched, &sim->cluster, &sim->pods[i], pl);
+	int rc;
 
+	if (oversubscribes(sim, i, pl)) {
+		/* Placed by the scheduler, then killed by an out-of-memory error. */
+		o->pl = *pl;
+		o->state = GS_POD_FAILED;
+		o->fail = GS_FAIL_GPU_MEM;
+		o->t_end_s = t_s;
+		sim->stats.failed++;
+		sim->oversubscribed++;
+		return 0;
+	}
+	rc = gs_sched_bind(&sim->sched, &sim->cluster, &sim->pods[i], pl);
 	if (rc)
 		return rc;
 	if (sim->frag_on)
@@ -359,6 +447,8 @@ static int bind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl, in
 	if (sim->opts.mode == GS_MODE_TIME) {
 		int64_t d = duration_s(&sim->pods[i]);
 
+		if (sim->share_on && pl->num_gpu)
+			return gs_share_model_start(&sim->share, i, &o->pl, t_s, d, push_depart, sim);
 		if (d >= 0)
 			return gs_heap_push(&sim->events, t_s + d, GS_EV_DEPART, i);
 	}
@@ -463,6 +553,13 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 					  GS_EV_TIMEOUT, ev->pod);
 		return rc;
 	case GS_EV_DEPART:
+		if (sim->share_on && o->pl.num_gpu) {
+			rc = gs_share_model_stop(&sim->share, ev->pod, &o->pl, ev->t_s, push_depart, sim);
+			if (rc)
+				return rc;
+			o->coloc = (float)(sim->share.p[ev->pod].coloc_s /
+					   (double)(ev->t_s > o->t_start_s ? ev->t_s - o->t_start_s : 1));
+		}
 		rc = gs_sched_unbind(&sim->sched, &sim->cluster, &sim->pods[ev->pod], &o->pl);
 		if (rc)
 			return rc;
@@ -477,6 +574,7 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 			return 0;
 		/* Left in the queue array; retry_pending drops it on its next pass. */
 		o->state = GS_POD_FAILED;
+		o->fail = GS_FAIL_TIMEOUT;
 		o->t_end_s = ev->t_s;
 		sim->stats.failed++;
 		sim->n_waiting--;
@@ -517,6 +615,11 @@ static int run_time(struct gs_sim *sim)
 	int rc;
 
 	while (gs_heap_pop(&sim->events, &ev) == 0) {
+		/* A completion the sharing model has moved since: not an event at all. */
+		if (ev.kind == GS_EV_DEPART && sim->share_on &&
+		    sim->out[ev.pod].pl.num_gpu &&
+		    !gs_share_model_current(&sim->share, ev.pod, ev.gen))
+			continue;
 		sim->stats.events++;
 		sim->stats.t_end_s = ev.t_s;
 		change = changes_state(sim, &ev);
@@ -556,6 +659,7 @@ static int run_inflate(struct gs_sim *sim)
 		rc = try_place(sim, p, (int64_t)i);
 		if (rc == GS_ENOFIT) {
 			sim->out[i].state = GS_POD_FAILED;
+			sim->out[i].fail = GS_FAIL_NOFIT;
 			sim->out[i].t_end_s = (int64_t)i;
 			sim->stats.failed++;
 		} else if (rc) {
@@ -584,6 +688,54 @@ static void metrics_pod(const void *arg, size_t i, struct gs_metrics_pod *p)
 	p->duration_s = duration_s(&sim->pods[i]);
 }
 
+/*
+ * The sharing figures of a finished time-mode run (gs_summary): useful
+ * work over the busy time, MIG idle and slack slices over the makespan.
+ * Without the rate model every placed pod ran at full speed, so its useful
+ * work is its need times its GPUs times the time it ran.
+ */
+static void finish_sharing(struct gs_sim *sim)
+{
+	const struct gs_time_metrics *tm = &sim->tm;
+	int64_t cap = sim->cluster.gpu_count, t_end = tm->t_end_s;
+	double useful = 0;
+	size_t i;
+
+	sim->eff_util_pct = sim->mig_idle_pct = sim->mig_slack_pct = NAN;
+	if (!tm->valid)
+		return;
+	if (sim->share_on) {
+		const struct gs_share_figures *f = gs_share_model_finish(&sim->share, t_end);
+
+		useful = f->useful_gpu_s;
+		for (i = 0; i < sim->n_pods; i++) {
+			struct gs_pod_outcome *o = &sim->out[i];
+
+			if (o->state == GS_POD_RUNNING && o->pl.num_gpu)
+				o->coloc = (float)(sim->share.p[i].coloc_s /
+						   (double)(t_end > o->t_start_s ? t_end - o->t_start_s
+										 : 1));
+		}
+		if (f->mig_slices > 0 && tm->makespan_s > 0) {
+			double room = (double)f->mig_slices * (double)tm->makespan_s;
+
+			sim->mig_idle_pct = 100.0 * f->mig_idle_slice_s / room;
+			sim->mig_slack_pct = 100.0 * f->mig_slack_slice_s / room;
+		}
+	} else {
+		for (i = 0; i < sim->n_pods; i++) {
+			const struct gs_pod_outcome *o = &sim->out[i];
+			int64_t end = o->state == GS_POD_DONE ? o->t_end_s : t_end;
+
+			if ((o->state == GS_POD_DONE || o->state == GS_POD_RUNNING) && end > o->t_start_s)
+				useful += gs_pod_need_milli(&sim->pods[i]) / 1000.0 *
+					  sim->pods[i].num_gpu * (double)(end - o->t_start_s);
+		}
+	}
+	if (cap > 0 && tm->busy_s > 0)
+		sim->eff_util_pct = 100.0 * useful / ((double)cap * (double)tm->busy_s);
+}
+
 int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 {
 	int rc;
@@ -603,6 +755,8 @@ int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 				       gs_offered_load_pct(sim->pods, sim->t_arrive, sim->n_pods,
 							   sim->cluster.gpu_milli),
 				       &sim->tm);
+	if (rc == 0 && sim->opts.mode == GS_MODE_TIME)
+		finish_sharing(sim);
 	if (rc == GS_ECHECK) {
 		char msg[256];
 
@@ -663,6 +817,10 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 
 	memset(out, 0, sizeof(*out));
 	out->pods = (int64_t)sim->n_pods;
+	out->eff_util_pct = sim->opts.mode == GS_MODE_TIME ? sim->eff_util_pct : NAN;
+	out->mig_idle_pct = sim->opts.mode == GS_MODE_TIME ? sim->mig_idle_pct : NAN;
+	out->mig_slack_pct = sim->opts.mode == GS_MODE_TIME ? sim->mig_slack_pct : NAN;
+	out->oversubscribed = sim->oversubscribed;
 	for (i = 0; i < sim->n_pods; i++) {
 		switch (sim->out[i].state) {
 		case GS_POD_RUNNING:

@@ -35,6 +35,8 @@
 #include "engine/heap.h"
 #include "engine/arrivals.h"
 #include "engine/metrics.h"
+#include "engine/sharing.h"
+#include "io/interference.h"
 #include "io/trace/trace.h"
 
 enum gs_mode { GS_MODE_TIME = 0, GS_MODE_INFLATE = 1 };
@@ -58,6 +60,13 @@ struct gs_replay_opts {
 	double frag_coverage;       /* typical-pod coverage for fragmentation, 0.95 */
 	bool frag;                  /* track fragmentation (always on in inflate mode) */
 	unsigned policy_flags;      /* GS_POLICY_* */
+	/*
+	 * The sharing mode of every GPU the cluster file leaves unset
+	 * (core/sharing.h; ideal by default), and the interference table of
+	 * the rate model (NULL: the built-in results/interference.csv).
+	 */
+	struct gs_share_cfg sharing;
+	const struct gs_interference *interference;
 	bool check;                 /* verify cluster invariants after every change */
 	/* Optional progress callback, called about every 1% of pods. */
 	void (*progress)(void *arg, size_t done, size_t total);
@@ -72,8 +81,18 @@ enum gs_pod_state {
 	GS_POD_PENDING,     /* arrived, waiting; at the end: never placed */
 	GS_POD_RUNNING,     /* placed, not deleted before the end */
 	GS_POD_DONE,        /* placed and deleted */
-	GS_POD_FAILED,      /* gave up: no fit (inflate) or waited past max_wait_s */
+	GS_POD_FAILED,      /* gave up: see gs_pod_outcome.fail */
 };
+
+/* Why a pod failed. */
+enum gs_fail_reason {
+	GS_FAIL_NONE = 0,
+	GS_FAIL_NOFIT,      /* inflate mode: fitted nowhere when it arrived */
+	GS_FAIL_TIMEOUT,    /* waited past max_wait_s */
+	GS_FAIL_GPU_MEM,    /* timeslice/mps: its GPU memory did not fit next to the pods already there */
+};
+
+const char *gs_fail_reason_str(enum gs_fail_reason r);
 
 const char *gs_pod_state_str(enum gs_pod_state s);
 
@@ -85,6 +104,8 @@ struct gs_pod_outcome {
 	int64_t t_start_s;          /* -1 if never placed */
 	int64_t t_end_s;            /* -1 if not ended */
 	struct gs_nofit why;        /* filter counts at the last failed attempt */
+	uint8_t fail;               /* enum gs_fail_reason, for FAILED pods */
+	float coloc;                /* sharing model: mean pods on its busiest GPU while it ran */
 };
 
 /* One point of the time series. Amounts are allocated (not free) resources. */
@@ -133,6 +154,13 @@ struct gs_sim {
 	int64_t n_waiting;                /* pending pods that have not given up */
 	struct gs_metrics metrics;        /* time mode: integrals fed at every event */
 	struct gs_time_metrics tm;        /* time mode: the figures, once the run ended */
+	/* The rate model (engine/sharing.h): time mode on a cluster with sharing modes. */
+	bool share_on;
+	struct gs_share_model share;
+	struct gs_interference ifr_own;   /* the built-in table, when opts.interference is NULL */
+	int64_t oversubscribed;           /* pods failed by GPU memory oversubscription */
+	int32_t n_whole;                  /* --sharing mig: GPUs without MIG, run exclusive */
+	double eff_util_pct, mig_idle_pct, mig_slack_pct; /* gs_summary's, once the run ended */
 	struct gs_sample *samples;        /* owned */
 	size_t n_samples, cap_samples;
 	int64_t next_sample_t_s;
@@ -192,6 +220,18 @@ struct gs_summary {
 	double frag_amount_pct;
 	/* Time mode: the figures from the events (metrics.h); tm.valid false otherwise. */
 	struct gs_time_metrics tm;
+	/*
+	 * Sharing (time mode): useful work delivered over the busy time, in
+	 * percent of capacity (need x GPUs x full-speed seconds; equal to the
+	 * allocation when sharing costs nothing), next to tm.gpu_alloc_busy_pct;
+	 * pods failed by GPU memory oversubscription; compute slices of MIG
+	 * GPUs held by idle instances of fixed layouts and reserved beyond
+	 * the requests of busy instances, in percent of the MIG slices over
+	 * the makespan (NAN without MIG GPUs).
+	 */
+	double eff_util_pct;
+	int64_t oversubscribed;
+	double mig_idle_pct, mig_slack_pct;
 };
 
 /* Computes the summary from the outcomes and samples of a finished run. */

@@ -127,6 +127,23 @@ int gs_trace_check_pod(const struct gs_where *w, const struct gs_pod *p, const c
  */
 int gs_trace_audit(struct gs_trace *t, const struct gs_cluster *c);
 
+/*
+ * A node's sharing column or key: "" (unset, the run's default), one spec
+ * for all its GPUs, or one per GPU joined by '|' (core/sharing.h). Gives
+ * the node its modes (gs_cluster_set_share()). Returns 0 or GS_EPARSE with
+ * a message for `field`.
+ */
+int gs_trace_node_sharing(const struct gs_where *w, const char *field, struct gs_cluster *c,
+			  int32_t node, const char *text);
+
+/* A pod's workload class (NULL or "" = none) into p->wclass. 0 or GS_EPARSE. */
+int gs_trace_pod_class(const struct gs_where *w, const char *field, struct gs_trace *t,
+		       struct gs_pod *p, const char *name);
+
+/* A pod's gpu_need_milli (0 = its gpu_milli; range-checked by the caller). 0 or GS_EPARSE. */
+int gs_trace_pod_need(const struct gs_where *w, const char *field, struct gs_pod *p,
+		      int64_t need_milli);
+
 /* The readers, called by gs_cluster_load() and gs_trace_load(). */
 int gs_openb_nodes_read(struct gs_csv *r, struct gs_cluster *c);
 int gs_openb_pods_read(struct gs_csv *r, bool multigpu, struct gs_cluster *c,
@@ -140,8 +157,8 @@ int gs_json_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t
 extern const char *const gs_openb_node_cols[5];
 extern const char *const gs_openb_pod_cols[11];
 extern const char *const gs_openb_multigpu_cols[5];
-extern const char *const gs_native_node_cols[5];
-extern const char *const gs_native_pod_cols[9];
+extern const char *const gs_native_node_cols[6];   /* the 6th, sharing, is optional */
+extern const char *const gs_native_pod_cols[11];   /* the last two are optional */
 
 /* --- JSON helpers (read_json.c), shared with the generator ----------- */
 

@@ -62,14 +62,15 @@ static const char *header_text(const struct gs_csv *r, char *buf, size_t len)
 
 static bool is_node_header(const struct gs_csv *r)
 {
-	return gs_csv_row_is(r, gs_openb_node_cols, 5) || gs_csv_row_is(r, gs_native_node_cols, 5);
+	return gs_csv_row_is(r, gs_openb_node_cols, 5) || gs_csv_row_is(r, gs_native_node_cols, 5) ||
+	       gs_csv_row_is(r, gs_native_node_cols, 6);
 }
 
 static bool is_pod_header(const struct gs_csv *r)
 {
 	return gs_csv_row_is(r, gs_openb_pod_cols, 11) ||
 	       gs_csv_row_is(r, gs_openb_multigpu_cols, 5) ||
-	       gs_csv_row_is(r, gs_native_pod_cols, 9);
+	       gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11);
 }
 
 static int first_row(struct gs_csv *r)
@@ -90,13 +91,13 @@ static int csv_cluster(struct gs_csv *r, struct gs_cluster *c)
 		return rc;
 	if (gs_csv_row_is(r, gs_openb_node_cols, 5))
 		return gs_openb_nodes_read(r, c);
-	if (gs_csv_row_is(r, gs_native_node_cols, 5))
+	if (gs_csv_row_is(r, gs_native_node_cols, 5) || gs_csv_row_is(r, gs_native_node_cols, 6))
 		return gs_native_nodes_read(r, c);
 	if (is_pod_header(r))
 		return gs_csv_errorf(r, -1, "this is a pod trace, not a cluster file");
 	return gs_csv_errorf(r, -1, "unrecognised header '%s'; a cluster file starts with "
 			     "'sn,cpu_milli,memory_mib,gpu,model' (openb) or "
-			     "'name,cpu_milli,memory_mib,num_gpu,gpu_model' (gpusim), see "
+			     "'name,cpu_milli,memory_mib,num_gpu,gpu_model[,sharing]' (gpusim), see "
 			     "traces/README.md", header_text(r, hbuf, sizeof(hbuf)));
 }
 
@@ -115,7 +116,7 @@ static int csv_pods(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 		t->format = "openb-multigpu";
 		return gs_openb_pods_read(r, true, c, t);
 	}
-	if (gs_csv_row_is(r, gs_native_pod_cols, 9)) {
+	if (gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11)) {
 		t->format = "csv";
 		return gs_native_pods_read(r, c, t);
 	}
@@ -124,7 +125,7 @@ static int csv_pods(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 	return gs_csv_errorf(r, -1, "unrecognised header '%s'; a pod trace starts with openb's "
 			     "'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...' (11 or 5 "
 			     "columns) or gpusim's 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,"
-			     "gpu_mem_mib,gpu_spec,creation_time,deletion_time', see "
+			     "gpu_mem_mib,gpu_spec,creation_time,deletion_time[,class,gpu_need_milli]', see "
 			     "traces/README.md", header_text(r, hbuf, sizeof(hbuf)));
 }
 

@@ -18,8 +18,8 @@
 const char *const gs_openb_node_cols[5] = {
 	"sn", "cpu_milli", "memory_mib", "gpu", "model",
 };
-const char *const gs_native_node_cols[5] = {
-	"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_model",
+const char *const gs_native_node_cols[6] = {
+	"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_model", "sharing",
 };
 const char *const gs_openb_pod_cols[11] = {
 	"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec", "qos",
@@ -28,13 +28,16 @@ const char *const gs_openb_pod_cols[11] = {
 const char *const gs_openb_multigpu_cols[5] = {
 	"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
 };
-const char *const gs_native_pod_cols[9] = {
+const char *const gs_native_pod_cols[11] = {
 	"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_mem_mib", "gpu_spec",
-	"creation_time", "deletion_time",
+	"creation_time", "deletion_time", "class", "gpu_need_milli",
 };
 
-/* Both node formats: name, cpu_milli, memory_mib, GPU count, model. */
-static int nodes_read(struct gs_csv *r, const char *const *cols,
+/*
+ * Both node formats: name, cpu_milli, memory_mib, GPU count, model; gpusim
+ * CSV may add a sixth column, sharing (ncols 6).
+ */
+static int nodes_read(struct gs_csv *r, const char *const *cols, int ncols,
 		      const struct gs_node_fields *f, struct gs_cluster *c)
 {
 	struct gs_nameset names;
@@ -42,17 +45,19 @@ static int nodes_read(struct gs_csv *r, const char *const *cols,
 	int64_t cpu, mem, ngpu;
 	int rc;
 
-	gs_csv_set_columns(r, cols, 5);
+	gs_csv_set_columns(r, cols, ncols);
 	gs_nameset_init(&names);
 	while ((rc = gs_csv_next(r)) == 1) {
 		gs_where_csv(&w, r);
-		if ((rc = gs_csv_expect_fields(r, 5)) ||
+		if ((rc = gs_csv_expect_fields(r, ncols)) ||
 		    (rc = gs_csv_int(r, 1, 0, INT32_MAX, &cpu)) ||
 		    (rc = gs_csv_int(r, 2, 0, INT64_MAX, &mem)) ||
 		    (rc = gs_csv_int(r, 3, 0, GS_MAX_GPUS, &ngpu)))
 			break;
 		rc = gs_trace_add_node(&w, f, c, &names, r->field[0], cpu, mem, ngpu,
 				       r->field[4]);
+		if (rc == 0 && ncols > 5)
+			rc = gs_trace_node_sharing(&w, "sharing", c, c->n_nodes - 1, r->field[5]);
 		if (rc)
 			break;
 	}
@@ -62,30 +67,35 @@ static int nodes_read(struct gs_csv *r, const char *const *cols,
 
 int gs_openb_nodes_read(struct gs_csv *r, struct gs_cluster *c)
 {
-	return nodes_read(r, gs_openb_node_cols, &gs_openb_node_fields, c);
+	return nodes_read(r, gs_openb_node_cols, 5, &gs_openb_node_fields, c);
 }
 
 int gs_native_nodes_read(struct gs_csv *r, struct gs_cluster *c)
 {
-	return nodes_read(r, gs_native_node_cols, &gs_native_node_fields, c);
+	int ncols = gs_csv_row_is(r, gs_native_node_cols, 6) ? 6 : 5;
+
+	return nodes_read(r, gs_native_node_cols, ncols, &gs_native_node_fields, c);
 }
 
 /* Column indices of one pod format; -1 where the format has no such column. */
 struct pod_map {
 	const char *const *cols;
 	int n_cols;
-	int gpu_mem, spec, create, del, sched;
+	int gpu_mem, spec, create, del, sched, wclass, need;
 	bool create_required;
 };
 
 static const struct pod_map openb_map = {
-	gs_openb_pod_cols, 11, -1, 5, 8, 9, 10, true,
+	gs_openb_pod_cols, 11, -1, 5, 8, 9, 10, -1, -1, true,
 };
 static const struct pod_map multigpu_map = {
-	gs_openb_multigpu_cols, 5, -1, -1, -1, -1, -1, false,
+	gs_openb_multigpu_cols, 5, -1, -1, -1, -1, -1, -1, -1, false,
 };
 static const struct pod_map native_map = {
-	gs_native_pod_cols, 9, 5, 6, 7, 8, -1, false,
+	gs_native_pod_cols, 9, 5, 6, 7, 8, -1, -1, -1, false,
+};
+static const struct pod_map native11_map = {
+	gs_native_pod_cols, 11, 5, 6, 7, 8, -1, 9, 10, false,
 };
 
 static int pod_row(struct gs_csv *r, const struct pod_map *m, struct gs_cluster *c,
@@ -93,7 +103,7 @@ static int pod_row(struct gs_csv *r, const struct pod_map *m, struct gs_cluster 
 {
 	struct gs_pod p;
 	struct gs_where w;
-	int64_t v[4], gmem = 0, create = -1, del = -1, sched;
+	int64_t v[4], gmem = 0, create = -1, del = -1, sched, need = 0;
 	const char *spec = "";
 	bool unknown = false;
 	char vbuf[80];
@@ -125,6 +135,8 @@ static int pod_row(struct gs_csv *r, const struct pod_map *m, struct gs_cluster 
 	/* Validated so that a damaged file is noticed, but the replay does not use it. */
 	if (m->sched >= 0 && (rc = gs_csv_int_opt(r, m->sched, 0, INT64_MAX, -1, &sched)))
 		return rc;
+	if (m->need >= 0 && (rc = gs_csv_int_opt(r, m->need, 0, GS_MILLI_PER_GPU, 0, &need)))
+		return rc;
 
 	memset(&p, 0, sizeof(p));
 	p.cpu_milli = (int32_t)v[0];
@@ -139,6 +151,10 @@ static int pod_row(struct gs_csv *r, const struct pod_map *m, struct gs_cluster 
 	if ((rc = gs_trace_check_pod(&w, &p, spec)))
 		return rc;
 	if ((rc = gs_trace_spec_parse(&w, spec, &c->models, node_mask, &p.model_mask, &unknown)))
+		return rc;
+	if (m->wclass >= 0 &&
+	    ((rc = gs_trace_pod_class(&w, "class", t, &p, r->field[m->wclass])) ||
+	     (rc = gs_trace_pod_need(&w, "gpu_need_milli", &p, need))))
 		return rc;
 
 	rc = gs_nameset_add(names, r->field[0], r->line, &prev);
@@ -180,5 +196,6 @@ int gs_openb_pods_read(struct gs_csv *r, bool multigpu, struct gs_cluster *c,
 
 int gs_native_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 {
-	return pods_read(r, &native_map, c, t);
+	return pods_read(r, gs_csv_row_is(r, gs_native_pod_cols, 11) ? &native11_map : &native_map,
+			 c, t);
 }

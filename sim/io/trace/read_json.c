@@ -354,10 +354,45 @@ static int models_parse(struct gs_where *w, const cJSON *arr, struct gs_models *
 	return rc;
 }
 
+/*
+ * A node's "sharing": a spec string for all its GPUs, or an array of one
+ * spec per GPU; gs_trace_node_sharing() takes them as one '|'-joined text.
+ */
+static int node_sharing(struct gs_where *w, const cJSON *e, struct gs_cluster *c, int32_t node)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, "sharing");
+	char text[GS_MAX_GPUS * GS_SHARE_SPEC_MAX];
+	const cJSON *g;
+	size_t used = 0;
+
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (cJSON_IsString(v))
+		return gs_trace_node_sharing(w, "sharing", c, node, v->valuestring);
+	if (!cJSON_IsArray(v))
+		return gs_where_errorf(w, "sharing", "is %s, not a sharing spec or an array of them",
+				       json_type(v));
+	text[0] = '\0';
+	for (g = v->child; g; g = g->next) {
+		if (!cJSON_IsString(g) || !*g->valuestring || strchr(g->valuestring, '|'))
+			return gs_where_errorf(w, "sharing", "every element must be one sharing spec "
+					       "(one per GPU)");
+		if (used + strlen(g->valuestring) + 2 >= sizeof(text))
+			return gs_where_errorf(w, "sharing", "too long");
+		used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s", used ? "|" : "",
+					 g->valuestring);
+	}
+	if (v->child && !v->child->next && c->nodes[node].num_gpu > 1)
+		return gs_where_errorf(w, "sharing", "an array of 1 mode for %d GPUs (give one per "
+				       "GPU, or a string for the whole node)",
+				       c->nodes[node].num_gpu);
+	return gs_trace_node_sharing(w, "sharing", c, node, text);
+}
+
 static int nodes_parse(struct gs_where *w, const cJSON *arr, struct gs_cluster *c)
 {
 	static const char *const keys[] = {
-		"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_model", "count", NULL,
+		"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_model", "count", "sharing", NULL,
 	};
 	struct gs_nameset names;
 	const cJSON *e;
@@ -382,6 +417,8 @@ static int nodes_parse(struct gs_where *w, const cJSON *arr, struct gs_cluster *
 		if (!replicate) {
 			rc = gs_trace_add_node(w, &gs_native_node_fields, c, &names, name, cpu, mem,
 					       ngpu, model ? model : "");
+			if (rc == 0)
+				rc = node_sharing(w, e, c, c->n_nodes - 1);
 			if (rc)
 				break;
 			continue;
@@ -395,6 +432,8 @@ static int nodes_parse(struct gs_where *w, const cJSON *arr, struct gs_cluster *
 			snprintf(full, sizeof(full), "%s-%" PRId64, name, k);
 			rc = gs_trace_add_node(w, &gs_native_node_fields, c, &names, full, cpu, mem,
 					       ngpu, model ? model : "");
+			if (rc == 0)
+				rc = node_sharing(w, e, c, c->n_nodes - 1);
 			if (rc)
 				break;
 		}
@@ -463,10 +502,10 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 {
 	static const char *const keys[] = {
 		"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_mem_mib",
-		"gpu_spec", "creation_time", "deletion_time", NULL,
+		"gpu_spec", "creation_time", "deletion_time", "class", "gpu_need_milli", NULL,
 	};
-	int64_t cpu, mem, ngpu, gmilli, gmem, create, del;
-	const char *name;
+	int64_t cpu, mem, ngpu, gmilli, gmem, create, del, need;
+	const char *name, *wclass;
 	char spec[512], vbuf[80];
 	bool unknown = false;
 	struct gs_pod p;
@@ -483,7 +522,10 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 			      ngpu > 0 ? GS_MILLI_PER_GPU : 0, &gmilli, NULL)) ||
 	    (rc = gs_json_int(w, e, "gpu_mem_mib", false, 0, INT64_MAX, 0, &gmem, NULL)) ||
 	    (rc = gs_json_int(w, e, "creation_time", false, 0, INT64_MAX, -1, &create, NULL)) ||
-	    (rc = gs_json_int(w, e, "deletion_time", false, 0, INT64_MAX, -1, &del, NULL)))
+	    (rc = gs_json_int(w, e, "deletion_time", false, 0, INT64_MAX, -1, &del, NULL)) ||
+	    (rc = gs_json_int(w, e, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0, &need,
+			      NULL)) ||
+	    (rc = gs_json_string(w, e, "class", false, &wclass)))
 		return rc;
 	memset(&p, 0, sizeof(p));
 	p.cpu_milli = (int32_t)cpu;
@@ -495,7 +537,9 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 	p.t_delete_s = del;
 	if ((rc = gs_json_spec(w, e, "gpu_spec", &c->models, node_mask, &p.model_mask, &unknown,
 			       spec, sizeof(spec))) ||
-	    (rc = gs_trace_check_pod(w, &p, spec)))
+	    (rc = gs_trace_check_pod(w, &p, spec)) ||
+	    (rc = gs_trace_pod_class(w, "class", t, &p, wclass)) ||
+	    (rc = gs_trace_pod_need(w, "gpu_need_milli", &p, need)))
 		return rc;
 	if (gs_nameset_find(names, name, &prev))
 		return gs_where_errorf(w, "name", "duplicate pod name '%s' (first at pods[%ld])",

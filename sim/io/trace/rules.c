@@ -386,3 +386,74 @@ int gs_trace_check_pod(const struct gs_where *w, const struct gs_pod *p, const c
 		return gs_where_errorf(w, NULL, "the allocator refuses this request");
 	return 0;
 }
+
+/* --- sharing modes and workload classes ------------------------------------ */
+
+int gs_trace_node_sharing(const struct gs_where *w, const char *field, struct gs_cluster *c,
+			  int32_t node, const char *text)
+{
+	char buf[GS_MAX_GPUS * GS_SHARE_SPEC_MAX], msg[256], vbuf[80];
+	struct gs_share_cfg cfg;
+	int32_t ngpu = c->nodes[node].num_gpu;
+	int parts = 1, gpu, rc;
+	char *tok, *save = NULL;
+	size_t len = strlen(text);
+	const char *p;
+
+	if (len == 0)
+		return 0; /* unset: the run's --sharing default applies */
+	if (len >= sizeof(buf))
+		return gs_where_errorf(w, field, "'%s' is too long",
+				       gs_csv_quote(text, vbuf, sizeof(vbuf)));
+	for (p = text; *p; p++)
+		parts += *p == '|';
+	if (parts > 1 && parts != ngpu)
+		return gs_where_errorf(w, field, "'%s' has %d modes for %d GPUs (give one mode for "
+				       "every GPU, or one for the whole node)",
+				       gs_csv_quote(text, vbuf, sizeof(vbuf)), parts, ngpu);
+	memcpy(buf, text, len + 1);
+	gpu = parts > 1 ? 0 : -1;
+	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save), gpu++) {
+		if ((rc = gs_share_parse(tok, &cfg, msg, sizeof(msg))))
+			return gs_where_errorf(w, field, "%s", msg);
+		if (ngpu == 0)
+			return gs_where_errorf(w, field, "'%s' is not allowed on a node without GPUs",
+					       gs_csv_quote(text, vbuf, sizeof(vbuf)));
+		rc = gs_cluster_set_share(c, node, gpu, &cfg, msg, sizeof(msg));
+		if (rc == GS_ENOMEM)
+			return rc;
+		if (rc)
+			return gs_where_errorf(w, field, "%s", msg);
+	}
+	return 0;
+}
+
+int gs_trace_pod_class(const struct gs_where *w, const char *field, struct gs_trace *t,
+		       struct gs_pod *p, const char *name)
+{
+	char vbuf[80];
+	int k;
+
+	if (!name || !*name)
+		return 0;
+	k = gs_trace_class(t, name);
+	if (k == GS_ERANGE)
+		return gs_where_errorf(w, field, "'%s' is one workload class too many (at most %d)",
+				       gs_csv_quote(name, vbuf, sizeof(vbuf)), GS_MAX_CLASSES);
+	if (k < 0)
+		return gs_where_errorf(w, field, "'%s' is not a workload class name (1 to %d of "
+				       "a-z, 0-9, '_', '.', '-')",
+				       gs_csv_quote(name, vbuf, sizeof(vbuf)), GS_CLASS_NAME_MAX - 1);
+	p->wclass = (int16_t)k;
+	return 0;
+}
+
+int gs_trace_pod_need(const struct gs_where *w, const char *field, struct gs_pod *p,
+		      int64_t need_milli)
+{
+	if (need_milli > 0 && gs_pod_cpu_only(p))
+		return gs_where_errorf(w, field, "'%" PRId64 "' is not allowed on a pod without GPUs",
+				       need_milli);
+	p->need_milli = (int32_t)need_milli;
+	return 0;
+}

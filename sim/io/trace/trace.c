@@ -80,6 +80,30 @@ int gs_trace_append(struct gs_trace *t, const char *name, const struct gs_pod *p
 	return gs_trace_append_spec(t, name, p, NULL);
 }
 
+int gs_trace_class(struct gs_trace *t, const char *name)
+{
+	size_t len = strlen(name);
+	int i;
+
+	if (len == 0 || len >= GS_CLASS_NAME_MAX ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_.-") != len)
+		return GS_EINVAL;
+	for (i = 0; i < t->n_classes; i++)
+		if (strcmp(t->classes[i], name) == 0)
+			return i + 1;
+	if (t->n_classes >= GS_MAX_CLASSES)
+		return GS_ERANGE;
+	memcpy(t->classes[t->n_classes], name, len + 1);
+	return ++t->n_classes;
+}
+
+const char *gs_trace_class_name(const struct gs_trace *t, int k)
+{
+	if (k < 1 || k > t->n_classes)
+		return "";
+	return t->classes[k - 1];
+}
+
 /* --- the audit ------------------------------------------------------------ */
 
 /* A node's shape: nodes of one shape accept exactly the same pods when empty. */

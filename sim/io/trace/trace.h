@@ -25,6 +25,9 @@ struct gs_trace_audit {
 	size_t unknown_model;          /* gpu_spec names a model no node has */
 };
 
+#define GS_MAX_CLASSES 32      /* distinct workload classes in one trace */
+#define GS_CLASS_NAME_MAX 32   /* with the NUL: [a-z0-9_.-], 1 to 31 characters */
+
 struct gs_trace {
 	struct gs_pod *pods;
 	char **pod_names;   /* one owned string per pod */
@@ -40,6 +43,9 @@ struct gs_trace {
 	char sha256[GS_SHA256_HEX]; /* of the file's bytes */
 	const char *format; /* static string: "openb", "openb-multigpu", "csv", "json", ... */
 	struct gs_trace_audit audit;
+	/* Workload classes named by the pods (gs_pod.wclass k is classes[k - 1]). */
+	char classes[GS_MAX_CLASSES][GS_CLASS_NAME_MAX];
+	int n_classes;
 };
 
 void gs_trace_init(struct gs_trace *t);
@@ -57,5 +63,15 @@ int gs_trace_append(struct gs_trace *t, const char *name, const struct gs_pod *p
  */
 int gs_trace_append_spec(struct gs_trace *t, const char *name, const struct gs_pod *p,
 			 const char *spec);
+
+/*
+ * The class number (1..) of the workload class called name, added to t's
+ * table when new. Returns it, GS_EINVAL for a bad name (empty, too long,
+ * characters outside [a-z0-9_.-]) or GS_ERANGE when the table is full.
+ */
+int gs_trace_class(struct gs_trace *t, const char *name);
+
+/* The name of class k of t ("" for 0, the unset class). */
+const char *gs_trace_class_name(const struct gs_trace *t, int k);
 
 #endif

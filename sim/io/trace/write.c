@@ -104,6 +104,7 @@ int gs_trace_write_csv(const char *path, const struct gs_trace *t, const struct 
 	struct out o;
 	size_t i;
 	int rc;
+	bool extra = false;
 
 	for (i = 0; i < t->n_pods; i++) {
 		if (!name_writable(t->pod_names[i]) || !t->pod_names[i][0]) {
@@ -117,11 +118,14 @@ int gs_trace_write_csv(const char *path, const struct gs_trace *t, const struct 
 			return GS_EINVAL;
 		}
 	}
+	for (i = 0; i < t->n_pods && !extra; i++)
+		extra = t->pods[i].wclass || t->pods[i].need_milli;
 	rc = out_open(&o, path, err, err_len);
 	if (rc)
 		return rc;
 	fputs("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time,"
-	      "deletion_time\n", o.f);
+	      "deletion_time", o.f);
+	fputs(extra ? ",class,gpu_need_milli\n" : "\n", o.f);
 	for (i = 0; i < t->n_pods; i++) {
 		const struct gs_pod *p = &t->pods[i];
 		char create[24], del[24];
@@ -138,7 +142,14 @@ int gs_trace_write_csv(const char *path, const struct gs_trace *t, const struct 
 				first = 0;
 			}
 		}
-		fprintf(o.f, ",%s,%s\n", create, del);
+		fprintf(o.f, ",%s,%s", create, del);
+		if (extra && p->need_milli)
+			fprintf(o.f, ",%s,%" PRId32 "\n", gs_trace_class_name(t, p->wclass),
+				p->need_milli);
+		else if (extra)
+			fprintf(o.f, ",%s,\n", gs_trace_class_name(t, p->wclass));
+		else
+			fputc('\n', o.f);
 	}
 	return out_close(&o, true, err, err_len);
 }
@@ -187,13 +198,19 @@ int gs_cluster_write_csv(const char *path, const struct gs_cluster *c, char *err
 	rc = out_open(&o, path, err, err_len);
 	if (rc)
 		return rc;
-	fputs("name,cpu_milli,memory_mib,num_gpu,gpu_model\n", o.f);
+	/* The sharing column only when some node has a mode. */
+	fputs(c->share ? "name,cpu_milli,memory_mib,num_gpu,gpu_model,sharing\n"
+		       : "name,cpu_milli,memory_mib,num_gpu,gpu_model\n", o.f);
 	for (i = 0; i < c->n_nodes; i++) {
 		const struct gs_node *n = &c->nodes[i];
+		char share[GS_MAX_GPUS * GS_SHARE_SPEC_MAX];
 
-		fprintf(o.f, "%s,%" PRId32 ",%" PRId64 ",%" PRId32 ",%s\n", c->node_names[i],
+		fprintf(o.f, "%s,%" PRId32 ",%" PRId64 ",%" PRId32 ",%s", c->node_names[i],
 			n->cpu_milli, n->mem_mib, n->num_gpu,
 			n->num_gpu > 0 ? c->models.m[n->model].name : "");
+		if (c->share)
+			fprintf(o.f, ",%s", gs_cluster_node_share_text(c, i, share, sizeof(share)));
+		fputc('\n', o.f);
 	}
 	return out_close(&o, true, err, err_len);
 }
@@ -227,8 +244,12 @@ int gs_cluster_write_json(const char *path, const struct gs_cluster *c, char *er
 		fprintf(o.f, "%s\n    {\"name\": \"%s\", \"cpu_milli\": %" PRId32 ", \"memory_mib\": "
 			"%" PRId64 ", \"num_gpu\": %" PRId32, i ? "," : "", c->node_names[i],
 			n->cpu_milli, n->mem_mib, n->num_gpu);
+		char share[GS_MAX_GPUS * GS_SHARE_SPEC_MAX];
+
 		if (n->num_gpu > 0)
 			fprintf(o.f, ", \"gpu_model\": \"%s\"", c->models.m[n->model].name);
+		if (*gs_cluster_node_share_text(c, i, share, sizeof(share)))
+			fprintf(o.f, ", \"sharing\": \"%s\"", share);
 		fputs("}", o.f);
 	}
 	fputs("\n  ]\n}\n", o.f);

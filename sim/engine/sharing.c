@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sharing.c - the rate model (see sharing.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "engine/sharing.h"
+
+#define N_IDX (GS_IFR_N_MAX + 1)
+
+int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
+			const struct gs_pod *pods, size_t n, const struct gs_trace *t,
+			const struct gs_interference *tbl)
+{
+	size_t i, n_eff;
+	int32_t node;
+	int64_t g = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->c = c;
+	m->pods = pods;
+	m->trace = t;
+	m->tbl = tbl;
+	m->n_pods = n;
+	m->p = calloc(n ? n : 1, sizeof(*m->p));
+	m->gpu_base = malloc(((size_t)c->n_nodes + 1) * sizeof(*m->gpu_base));
+	m->gpus = calloc((size_t)(c->gpu_count ? c->gpu_count : 1), sizeof(*m->gpus));
+	n_eff = (size_t)GS_SHARE__COUNT * (size_t)(c->models.n ? c->models.n : 1) *
+		(size_t)((t ? t->n_classes : 0) + 1) * N_IDX;
+	m->eff = malloc(n_eff * sizeof(*m->eff));
+	if (!m->p || !m->gpu_base || !m->gpus || !m->eff) {
+		gs_share_model_release(m);
+		return GS_ENOMEM;
+	}
+	for (i = 0; i < n_eff; i++)
+		m->eff[i] = NAN;
+	m->n_gpus = c->gpu_count;
+	for (node = 0; node < c->n_nodes; node++) {
+		const struct gs_node *nd = &c->nodes[node];
+		int k;
+
+		m->gpu_base[node] = (int32_t)g;
+		g += nd->num_gpu;
+		/* MIG capacity and the idle slices of fixed layouts at the start. */
+		for (k = 0; c->share && k < nd->num_gpu; k++) {
+			const struct gs_gpu_share *gs = &c->share[node].gpu[k];
+			const struct gs_mig_table *mt = gs_cluster_mig_table(c, node);
+			int j;
+
+			if (gs->mode != GS_SHARE_MIG || !mt)
+				continue;
+			m->fig.mig_slices += GS_MIG_COMPUTE_SLICES;
+			for (j = 0; j < gs->mig.n; j++)
+				if (!gs->mig.inst[j].busy)
+					m->mig_idle_slices += mt->p[gs->mig.inst[j].profile].compute;
+		}
+	}
+	m->gpu_base[c->n_nodes] = (int32_t)g;
+	m->t_last = -1;
+	return 0;
+}
+
+void gs_share_model_release(struct gs_share_model *m)
+{
+	int64_t g;
+
+	for (g = 0; m->gpus && g < m->n_gpus; g++)
+		free(m->gpus[g].pods);
+	free(m->gpus);
+	free(m->gpu_base);
+	free(m->p);
+	free(m->eff);
+	free(m->touched);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The table's efficiency, cached per (mode, model, class, n). */
+static double efficiency(struct gs_share_model *m, int mode, int model, int wclass, int n)
+{
+	int n_models = m->c->models.n ? m->c->models.n : 1;
+	int n_classes = (m->trace ? m->trace->n_classes : 0) + 1;
+	size_t idx;
+	double *slot;
+
+	if (n > GS_IFR_N_MAX)
+		n = GS_IFR_N_MAX;
+	if (n < 1)
+		n = 1;
+	if (model < 0 || model >= n_models || wclass < 0 || wclass >= n_classes)
+		return gs_interference_lookup(m->tbl, mode, NULL, NULL, n);
+	idx = (((size_t)mode * (size_t)n_models + (size_t)model) * (size_t)n_classes +
+	       (size_t)wclass) * N_IDX + (size_t)n;
+	slot = &m->eff[idx];
+	if (isnan(*slot))
+		*slot = gs_interference_lookup(m->tbl, mode, m->c->models.m[model].name,
+					       m->trace ? gs_trace_class_name(m->trace, wclass) : "",
+					       n);
+	return *slot;
+}
+
+/*
+ * The max-min fair water level of the GPU's time among the demands d of
+ * the pods on it (capacity 1): the L with sum(min(d_j, L)) = 1, or +inf
+ * when every demand fits.
+ */
+static double water_level(double *d, int n)
+{
+	double left = 1.0;
+	int i, j;
+
+	/* Insertion sort: a GPU holds few pods. */
+	for (i = 1; i < n; i++) {
+		double v = d[i];
+
+		for (j = i; j > 0 && d[j - 1] > v; j--)
+			d[j] = d[j - 1];
+		d[j] = v;
+	}
+	for (i = 0; i < n; i++) {
+		if (d[i] * (double)(n - i) > left)
+			return left / (double)(n - i);
+		left -= d[i];
+	}
+	return INFINITY;
+}
+
+static double need_of(const struct gs_pod *p)
+{
+	int32_t need = gs_pod_need_milli(p);
+
+	return (need > 0 ? need : 1) / 1000.0;
+}
+
+/* Pod i's rate on the k-th GPU of its placement. */
+static double gpu_rate(struct gs_share_model *m, int32_t i, int k)
+{
+	const struct gs_share_pod *sp = &m->p[i];
+	const struct gs_pod *p = &m->pods[i];
+	int32_t node = sp->pl.node;
+	int gpu = sp->pl.gpu[k];
+	const struct gs_share_gpu *G = &m->gpus[m->gpu_base[node] + gpu];
+	const struct gs_share_cfg *cfg = gs_cluster_gpu_share(m->c, node, gpu);
+	double need = need_of(p), recv, d[64], sum;
+	int n = G->n, nn = n, j, model = m->c->nodes[node].model;
+
+	switch (cfg->mode) {
+	case GS_SHARE_EXCLUSIVE:
+		recv = 1.0;
+		nn = 1;
+		break;
+	case GS_SHARE_TIMESLICE:
+	case GS_SHARE_MPS: {
+		double cap = cfg->mode == GS_SHARE_MPS ? gs_share_mps_thread_milli(cfg) / 1000.0
+						       : 1.0;
+		int cnt = n < 64 ? n : 64;
+
+		for (j = 0; j < cnt; j++)
+			d[j] = fmin(need_of(&m->pods[G->pods[j]]), cap);
+		recv = fmin(fmin(need, cap), water_level(d, cnt));
+		break;
+	}
+	case GS_SHARE_VGPU:
+		recv = p->gpu_milli / 1000.0;
+		if (cfg->elastic) {
+			for (sum = 0, j = 0; j < n; j++)
+				sum += m->pods[G->pods[j]].gpu_milli / 1000.0;
+			recv = sum > 0 ? recv / sum : 1.0;
+		}
+		break;
+	case GS_SHARE_MIG: {
+		const struct gs_mig_table *t = gs_cluster_mig_table(m->c, node);
+		const struct gs_gpu_share *gs = &m->c->share[node].gpu[gpu];
+		int inst = gs_mig_instance_at(&gs->mig, sp->pl.mig[k] - 1);
+
+		nn = inst >= 0 && t ? t->p[gs->mig.inst[inst].profile].compute : 1;
+		recv = nn / (double)GS_MIG_COMPUTE_SLICES;
+		break;
+	}
+	default: /* ideal */
+		return 1.0;
+	}
+	return fmin(1.0, fmin(1.0, recv / need) * efficiency(m, cfg->mode, model, p->wclass, nn));
+}
+
+/* Brings pod i's work and integrals to time t at its current rate. */
+static void advance(struct gs_share_model *m, int32_t i, int64_t t)
+{
+	struct gs_share_pod *sp = &m->p[i];
+	int64_t dt = t - sp->t_upd, done;
+
+	if (dt <= 0)
+		return;
+	if (sp->work >= 0) {
+		done = sp->rate * dt;
+		if (done > sp->work)
+			done = sp->work;
+		sp->work -= done;
+	} else {
+		done = sp->rate * dt; /* a pod that never ends still does work */
+	}
+	sp->work_done_s += (double)done / (double)GS_RATE_ONE;
+	m->fig.useful_gpu_s += need_of(&m->pods[i]) * m->pods[i].num_gpu *
+			       ((double)done / (double)GS_RATE_ONE);
+	sp->coloc_s += (double)sp->coloc * (double)dt;
+	sp->t_upd = t;
+}
+
+static void mig_advance(struct gs_share_model *m, int64_t t)
+{
+	if (m->t_last >= 0 && t > m->t_last) {
+		m->fig.mig_idle_slice_s += m->mig_idle_slices * (double)(t - m->t_last);
+		m->fig.mig_slack_slice_s += m->mig_slack_slices * (double)(t - m->t_last);
+	}
+	if (t > m->t_last)
+		m->t_last = t;
+}
+
+static int touch(struct gs_share_model *m, int32_t j)
+{
+	int32_t k, *a;
+
+	for (k = 0; k < m->n_touched; k++)
+		if (m->touched[k] == j)
+			return 0;
+	if (m->n_touched == m->cap_touched) {
+		int32_t cap = m->cap_touched ? 2 * m->cap_touched : 64;
+
+		a = realloc(m->touched, (size_t)cap * sizeof(*a));
+		if (!a)
+			return GS_ENOMEM;
+		m->touched = a;
+		m->cap_touched = cap;
+	}
+	m->touched[m->n_touched++] = j;
+	return 0;
+}
+
+/* Collects the pods on the GPUs of pl into m->touched. */
+static int touch_gpus(struct gs_share_model *m, const struct gs_placement *pl)
+{
+	int k, j, rc;
+
+	for (k = 0; k < pl->num_gpu; k++) {
+		const struct gs_share_gpu *G = &m->gpus[m->gpu_base[pl->node] + pl->gpu[k]];
+
+		for (j = 0; j < G->n; j++)
+			if ((rc = touch(m, G->pods[j])))
+				return rc;
+	}
+	return 0;
+}
+
+/* The completion time of pod i from time t at its rate; -1 for never. */
+static int64_t done_at(const struct gs_share_pod *sp, int64_t t)
+{
+	if (sp->work < 0)
+		return -1;
+	return t + (sp->work + sp->rate - 1) / sp->rate;
+}
+
+/* New rates for the touched pods (already advanced to t); pushes moved completions. */
+static int reschedule(struct gs_share_model *m, int32_t started, int64_t t, gs_share_push_fn push,
+		      void *arg)
+{
+	int32_t k;
+	int rc;
+
+	for (k = 0; k < m->n_touched; k++) {
+		int32_t i = m->touched[k];
+		struct gs_share_pod *sp = &m->p[i];
+		double r = 1.0;
+		int64_t rate;
+		int g, coloc = 0;
+
+		if (!sp->active)
+			continue;
+		for (g = 0; g < sp->pl.num_gpu; g++) {
+			const struct gs_share_gpu *G = &m->gpus[m->gpu_base[sp->pl.node] +
+							       sp->pl.gpu[g]];
+
+			r = fmin(r, gpu_rate(m, i, g));
+			if (G->n > coloc)
+				coloc = G->n;
+		}
+		/* Rounded up, so a rate of exactly k / 2^20 or more never finishes late. */
+		rate = (int64_t)ceil(r * (double)GS_RATE_ONE);
+		if (rate < 1)
+			rate = 1;
+		sp->coloc = coloc;
+		if (rate == sp->rate && i != started)
+			continue;
+		sp->rate = rate;
+		sp->gen++;
+		if (sp->work >= 0 && (rc = push(arg, i, done_at(sp, t), sp->gen)))
+			return rc;
+	}
+	return 0;
+}
+
+static int gpu_add(struct gs_share_gpu *G, int32_t i, int64_t mem)
+{
+	if (G->n == G->cap) {
+		int32_t cap = G->cap ? 2 * G->cap : 4;
+		int32_t *a = realloc(G->pods, (size_t)cap * sizeof(*a));
+
+		if (!a)
+			return GS_ENOMEM;
+		G->pods = a;
+		G->cap = cap;
+	}
+	G->pods[G->n++] = i;
+	G->mem_mib += mem;
+	return 0;
+}
+
+static void gpu_remove(struct gs_share_gpu *G, int32_t i, int64_t mem)
+{
+	int32_t j;
+
+	for (j = 0; j < G->n; j++) {
+		if (G->pods[j] == i) {
+			memmove(&G->pods[j], &G->pods[j + 1], (size_t)(G->n - j - 1) * sizeof(int32_t));
+			G->n--;
+			G->mem_mib -= mem;
+			return;
+		}
+	}
+}
+
+/* dir +1: pod i's MIG instances became busy; -1: they are about to be freed. */
+static void mig_change(struct gs_share_model *m, int32_t i, int dir)
+{
+	const struct gs_share_pod *sp = &m->p[i];
+	const struct gs_pod *p = &m->pods[i];
+	int k;
+
+	if (!m->c->share)
+		return;
+	for (k = 0; k < sp->pl.num_gpu; k++) {
+		int32_t node = sp->pl.node;
+		const struct gs_gpu_share *gs = &m->c->share[node].gpu[sp->pl.gpu[k]];
+		const struct gs_mig_table *t = gs_cluster_mig_table(m->c, node);
+		int inst;
+		double slices;
+
+		if (gs->mode != GS_SHARE_MIG || !t)
+			continue;
+		inst = gs_mig_instance_at(&gs->mig, sp->pl.mig[k] - 1);
+		if (inst < 0)
+			continue;
+		slices = t->p[gs->mig.inst[inst].profile].compute;
+		if (gs->mig.fixed)
+			m->mig_idle_slices -= dir * slices;
+		m->mig_slack_slices += dir * (slices - p->gpu_milli * GS_MIG_COMPUTE_SLICES / 1000.0);
+	}
+}
+
+int gs_share_model_start(struct gs_share_model *m, int32_t i, const struct gs_placement *pl,
+			 int64_t t, int64_t duration_s, gs_share_push_fn push, void *arg)
+{
+	struct gs_share_pod *sp = &m->p[i];
+	int k, rc;
+
+	mig_advance(m, t);
+	sp->pl = *pl;
+	sp->active = true;
+	sp->t_start = sp->t_upd = t;
+	sp->work = duration_s < 0 ? -1 : duration_s * GS_RATE_ONE;
+	sp->rate = 0;
+	sp->coloc = 0;
+	for (k = 0; k < pl->num_gpu; k++)
+		if ((rc = gpu_add(&m->gpus[m->gpu_base[pl->node] + pl->gpu[k]], i,
+				  m->pods[i].gpu_mem_mib)))
+			return rc;
+	mig_change(m, i, +1);
+	m->n_touched = 0;
+	if ((rc = touch_gpus(m, pl)))
+		return rc;
+	for (k = 0; k < m->n_touched; k++)
+		advance(m, m->touched[k], t);
+	return reschedule(m, i, t, push, arg);
+}
+
+int gs_share_model_stop(struct gs_share_model *m, int32_t i, const struct gs_placement *pl,
+			int64_t t, gs_share_push_fn push, void *arg)
+{
+	struct gs_share_pod *sp = &m->p[i];
+	int k, rc;
+
+	if (!sp->active)
+		return 0;
+	mig_advance(m, t);
+	advance(m, i, t);
+	mig_change(m, i, -1);
+	sp->active = false;
+	sp->gen++;
+	for (k = 0; k < pl->num_gpu; k++)
+		gpu_remove(&m->gpus[m->gpu_base[pl->node] + pl->gpu[k]], i, m->pods[i].gpu_mem_mib);
+	m->n_touched = 0;
+	if ((rc = touch_gpus(m, pl)))
+		return rc;
+	for (k = 0; k < m->n_touched; k++)
+		advance(m, m->touched[k], t);
+	return reschedule(m, -1, t, push, arg);
+}
+
+int64_t gs_share_model_gpu_mem(const struct gs_share_model *m, int32_t node, int gpu)
+{
+	return m->gpus[m->gpu_base[node] + gpu].mem_mib;
+}
+
+const struct gs_share_figures *gs_share_model_finish(struct gs_share_model *m, int64_t t)
+{
+	size_t i;
+
+	mig_advance(m, t);
+	for (i = 0; i < m->n_pods; i++)
+		if (m->p[i].active)
+			advance(m, (int32_t)i, t);
+	return &m->fig;
+}
+
+double gs_share_model_rate(const struct gs_share_model *m, int32_t i)
+{
+	return m->p[i].active ? (double)m->p[i].rate / (double)GS_RATE_ONE : 0.0;
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sharing.h - the rate model: how fast each running pod progresses under
+ * its GPUs' sharing modes, and when it completes.
+ *
+ * A pod's trace duration is its work at full speed. While it runs, on each
+ * of its GPUs
+ *
+ *   rate = min(1, min(1, received / needed) x efficiency(mode, model, n, class))
+ *
+ * where needed is the pod's gs_pod_need_milli() / 1000 and received is
+ *   exclusive  1
+ *   timeslice  its max-min fair share of the GPU's time among the pods on
+ *              it (equal slices; a pod needing less leaves the rest)
+ *   mps        the same, each client capped at its active-thread share
+ *   vgpu       capped: its gpu_milli / 1000; elastic: its gpu_milli over
+ *              the sum of the gpu_milli of the pods on the GPU (idle share
+ *              is lent out in proportion, as bench/cuda's library does)
+ *   mig        its instance's compute slices / 7
+ *   ideal      (no model: rate 1)
+ * and n is the number of pods on the GPU (every running pod is taken to be
+ * busy), or for mig the instance's compute slices (io/interference.h). A
+ * pod on several GPUs runs at the rate of its slowest GPU.
+ *
+ * Exactness: rates are fixed-point integers (GS_RATE_ONE = 2^20 is full
+ * speed, rounded up to the next 2^-20) and remaining work is in 2^-20 s, so advancing work is exact
+ * integer arithmetic; a pod's completion is the first integer second at
+ * which its work is done. A pod alone at rate 1 completes exactly after its
+ * duration. When the pods on a GPU change, only the pods on that GPU (and
+ * on the other GPUs of multi-GPU pods among them) are advanced at their old
+ * rate and given a new completion time: the cost of an event does not grow
+ * with the cluster. Completion events that moved are left in the event heap
+ * and recognised as stale by a generation counter per pod.
+ *
+ * Ownership: struct gs_share_model is caller-owned (_init/_release); it
+ * borrows the cluster, the pods and the table for its lifetime.
+ */
+#ifndef GS_ENGINE_SHARING_H
+#define GS_ENGINE_SHARING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/cluster.h"
+#include "io/interference.h"
+#include "io/trace/trace.h"
+
+#define GS_RATE_ONE (INT64_C(1) << 20)
+
+/* One GPU pod in the model. */
+struct gs_share_pod {
+	int64_t work;            /* remaining, in 2^-20 s; -1: never completes */
+	int64_t rate;            /* 1 .. GS_RATE_ONE */
+	int64_t t_upd;           /* when work and the integrals were last brought up to date */
+	int64_t t_start;
+	uint32_t gen;            /* completion events of other generations are stale */
+	int32_t coloc;           /* pods on its busiest GPU, itself included */
+	double coloc_s;          /* integral of coloc over its run, pod x s */
+	double work_done_s;      /* full-speed seconds done so far */
+	struct gs_placement pl;  /* where it runs */
+	bool active;
+};
+
+/* One GPU's pods. */
+struct gs_share_gpu {
+	int32_t *pods;           /* owned */
+	int32_t n, cap;
+	int64_t mem_mib;         /* GPU memory the pods on it asked for */
+};
+
+/* Run-level figures (gs_share_model_finish()). */
+struct gs_share_figures {
+	double useful_gpu_s;     /* need x GPUs x full-speed seconds delivered */
+	double mig_idle_slice_s; /* idle instances of fixed layouts, compute slices x s */
+	double mig_slack_slice_s;/* slices reserved beyond the requests of busy instances, x s */
+	int64_t mig_slices;      /* compute slices of all MIG GPUs */
+	int64_t oversubscribed;  /* pods failed at start: GPU memory past the card */
+};
+
+struct gs_share_model {
+	const struct gs_cluster *c;          /* borrowed: the run's cluster */
+	const struct gs_pod *pods;           /* borrowed */
+	const struct gs_trace *trace;        /* borrowed: class names */
+	const struct gs_interference *tbl;   /* borrowed */
+	struct gs_share_pod *p;              /* owned, one per pod */
+	size_t n_pods;
+	int32_t *gpu_base;                   /* owned: per node, its GPU 0 in gpus */
+	struct gs_share_gpu *gpus;           /* owned, one per GPU of the cluster */
+	int64_t n_gpus;
+	double *eff;                         /* owned cache: [mode][model][class][n], NAN = unset */
+	int32_t *touched;                    /* owned scratch: pods to reschedule */
+	int32_t n_touched, cap_touched;
+	/* Integrals of the MIG figures, brought up to t_last at every change. */
+	int64_t t_last;
+	double mig_idle_slices, mig_slack_slices; /* the current values */
+	struct gs_share_figures fig;
+};
+
+/*
+ * Prepares the model for n pods on cluster c (the run's own copy, with its
+ * sharing state). Returns 0 or GS_ENOMEM.
+ */
+int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
+			const struct gs_pod *pods, size_t n, const struct gs_trace *t,
+			const struct gs_interference *tbl);
+void gs_share_model_release(struct gs_share_model *m);
+
+/* Called for every pod whose completion moved: push a completion event. */
+typedef int (*gs_share_push_fn)(void *arg, int32_t pod, int64_t t_done_s, uint32_t gen);
+
+/*
+ * Pod i, just bound at placement pl at time t with duration_s of work (-1:
+ * never completes), starts. Every pod whose rate changes, i included, gets
+ * a new completion through push. Returns 0 or GS_ENOMEM / push's error.
+ */
+int gs_share_model_start(struct gs_share_model *m, int32_t i, const struct gs_placement *pl,
+			 int64_t t, int64_t duration_s, gs_share_push_fn push, void *arg);
+
+/*
+ * Pod i leaves its GPUs at time t (completed, or failed at start); the
+ * others on them are rescheduled. Call before the allocator unbinds it
+ * (the MIG instance must still be there). Returns 0 or push's error.
+ */
+int gs_share_model_stop(struct gs_share_model *m, int32_t i, const struct gs_placement *pl,
+			int64_t t, gs_share_push_fn push, void *arg);
+
+/* True when a completion event of pod i with generation gen is current. */
+static inline bool gs_share_model_current(const struct gs_share_model *m, int32_t i,
+					  uint32_t gen)
+{
+	return m->p[i].active && m->p[i].gen == gen;
+}
+
+/*
+ * The GPU memory already asked for by the pods on GPU gpu of node, and the
+ * card's memory, for the oversubscription check of timeslice and mps.
+ */
+int64_t gs_share_model_gpu_mem(const struct gs_share_model *m, int32_t node, int gpu);
+
+/* Brings the integrals to time t (the end of the run) and returns the figures. */
+const struct gs_share_figures *gs_share_model_finish(struct gs_share_model *m, int64_t t);
+
+/* The rate pod i would run at on GPU gpu of its placement now (for tests and inspect). */
+double gs_share_model_rate(const struct gs_share_model *m, int32_t i);
+
+#endif
