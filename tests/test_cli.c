@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "core/grow.h"
 #include "tmpdir.h"
 
 static char out[16384];
@@ -201,8 +202,8 @@ static char *dump(const char *db_name, const char *sql)
 			const char *v = (const char *)sqlite3_column_text(st, i);
 			size_t n = strlen(v ? v : "NULL") + 2;
 
-			if (len + n >= cap) {
-				buf = realloc(buf, cap *= 2);
+			while (len + n >= cap) {
+				buf = gs_grow(buf, &cap, len + n, 1, 0);
 				assert_non_null(buf);
 			}
 			len += (size_t)snprintf(buf + len, cap - len, "%s|", v ? v : "NULL");

@@ -22,6 +22,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "core/version.h"
 #include "policies/sched.h"
 #include "store/results.h"
@@ -416,7 +417,7 @@ static void test_summary_inflate_empty_100(void **state)
 
 	(void)state;
 	rf_build_inflate(&r);
-	grown = realloc(r.sim.samples, 6 * sizeof(*grown));
+	grown = gs_realloc_n(r.sim.samples, 6, sizeof(*grown));
 	assert_non_null(grown);
 	r.sim.samples = grown;
 	r.sim.n_samples = r.sim.cap_samples = 6;

@@ -26,12 +26,6 @@
 #include "io/trace/load.h"
 #include "io/trace/trace.h"
 
-#define ERR(...)                                             \
-	do {                                                 \
-		if (err && err_len)                          \
-			snprintf(err, err_len, __VA_ARGS__); \
-	} while (0)
-
 /* What the workers share. Everything but the marked fields is read-only. */
 struct shared {
 	const struct gs_sweep_spec *spec;
@@ -139,16 +133,16 @@ static int run_cell(struct shared *sh, struct gs_db *db, size_t cell, struct gs_
 	rc = gs_sim_init(&sim, &sh->clusters[tr_i], &sh->traces[tr_i], pol, &opts, msg,
 			 sizeof(msg));
 	if (rc) {
-		ERR("%s, %s, seed %llu: %s", spec->pods_paths[tr_i], pol->name,
-		    (unsigned long long)opts.seed, msg);
+		gs_errf(err, err_len, "%s, %s, seed %llu: %s", spec->pods_paths[tr_i], pol->name,
+			(unsigned long long)opts.seed, msg);
 		return rc;
 	}
 	rc = gs_sim_run(&sim, msg, sizeof(msg));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	clock_gettime(CLOCK_REALTIME, &ri.ended_at);
 	if (rc) {
-		ERR("%s, %s, seed %llu: %s", spec->pods_paths[tr_i], pol->name,
-		    (unsigned long long)opts.seed, msg);
+		gs_errf(err, err_len, "%s, %s, seed %llu: %s", spec->pods_paths[tr_i], pol->name,
+			(unsigned long long)opts.seed, msg);
 		gs_sim_release(&sim);
 		return rc;
 	}
@@ -164,7 +158,7 @@ static int run_cell(struct shared *sh, struct gs_db *db, size_t cell, struct gs_
 	ri.no_pods = spec->no_pods;
 	rc = gs_db_write_run(db, &ri, &sim, &out->run_id, msg, sizeof(msg));
 	if (rc) {
-		ERR("%s", msg);
+		gs_errf(err, err_len, "%s", msg);
 		gs_sim_release(&sim);
 		return rc;
 	}
@@ -266,7 +260,7 @@ static int load_inputs(const struct gs_sweep_spec *spec, struct gs_cluster *clus
 	for (t = 0; rc == 0 && t < spec->n_traces; t++) {
 		rc = gs_cluster_copy(&clusters[t], &proto);
 		if (rc) {
-			ERR("out of memory");
+			gs_errf(err, err_len, "out of memory");
 			break;
 		}
 		rc = gs_trace_load(spec->pods_paths[t], &clusters[t], &traces[t], err, err_len);
@@ -292,16 +286,17 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	memset(&sh, 0, sizeof(sh));
 	if (!spec->nodes_path || !spec->db_path || spec->n_traces == 0 || spec->n_policies == 0 ||
 	    spec->n_seeds == 0 || spec->jobs < 1) {
-		ERR("a sweep needs a cluster, a database, at least one trace, policy and seed, "
-		    "and at least one job");
+		gs_errf(err, err_len, "a sweep needs a cluster, a database, at least one trace, "
+			"policy and seed, and at least one job");
 		return GS_EINVAL;
 	}
 	if (spec->n_loads && spec->n_scales) {
-		ERR("a sweep takes a list of loads or a list of time scales, not both");
+		gs_errf(err, err_len,
+			"a sweep takes a list of loads or a list of time scales, not both");
 		return GS_EINVAL;
 	}
 	if ((spec->n_loads || spec->n_scales) && spec->opts.mode != GS_MODE_TIME) {
-		ERR("loads and time scales apply to time mode only");
+		gs_errf(err, err_len, "loads and time scales apply to time mode only");
 		return GS_EINVAL;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -315,7 +310,7 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	params = calloc(n_set, sizeof(*params));
 	if (!clusters || !traces || !out->cells || !out->trace_names || !todo || !out->settings ||
 	    !params) {
-		ERR("out of memory");
+		gs_errf(err, err_len, "out of memory");
 		rc = GS_ENOMEM;
 		goto done;
 	}
@@ -331,7 +326,7 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 		gs_trace_init(&traces[i]);
 		out->trace_names[i] = trace_name(spec->pods_paths[i]);
 		if (!out->trace_names[i]) {
-			ERR("out of memory");
+			gs_errf(err, err_len, "out of memory");
 			rc = GS_ENOMEM;
 			goto done;
 		}
@@ -348,7 +343,8 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 					   clusters[i].gpu_milli, spec->loads[j],
 					   spec->opts.arrivals, msg, sizeof(msg));
 			if (rc) {
-				ERR("load %g%%: %s: %s", spec->loads[j], spec->pods_paths[i], msg);
+				gs_errf(err, err_len, "load %g%%: %s: %s", spec->loads[j],
+					spec->pods_paths[i], msg);
 				goto done;
 			}
 		}
@@ -358,7 +354,7 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 
 		rc = gs_replay_params_json(&o, &params[j]);
 		if (rc) {
-			ERR("out of memory");
+			gs_errf(err, err_len, "out of memory");
 			goto done;
 		}
 	}
@@ -383,7 +379,8 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 			continue;
 		}
 		if (rc) {
-			ERR("%s: cannot look up earlier runs: %s", spec->db_path, gs_strerror(rc));
+			gs_errf(err, err_len, "%s: cannot look up earlier runs: %s", spec->db_path,
+				gs_strerror(rc));
 			goto done;
 		}
 		rc = gs_db_get_run(db, c->run_id, &row, err, err_len);
@@ -409,7 +406,7 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	n_threads = spec->jobs < (int)n_todo ? spec->jobs : (int)n_todo;
 	threads = calloc(n_threads ? (size_t)n_threads : 1, sizeof(*threads));
 	if (!threads) {
-		ERR("out of memory");
+		gs_errf(err, err_len, "out of memory");
 		rc = GS_ENOMEM;
 		pthread_mutex_destroy(&sh.lock);
 		goto done;
@@ -437,7 +434,7 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	out->n_ran = sh.done;
 	rc = sh.rc;
 	if (rc)
-		ERR("%s", sh.err);
+		gs_errf(err, err_len, "%s", sh.err);
 
 done:
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -15,6 +15,7 @@
 #include "core/cluster.h"
 #include "core/cluster_internal.h"
 #include "core/error.h"
+#include "core/grow.h"
 
 static const char *const fit_str[] = {
 #define GS_FIT_STR(name, msg) msg,
@@ -121,25 +122,29 @@ int gs_cluster_add_node(struct gs_cluster *c, const char *name, int32_t cpu_mill
 			return model_idx;
 	}
 	if (c->n_nodes == c->cap_nodes) {
-		int32_t cap = c->cap_nodes ? c->cap_nodes * 2 : 64;
-		struct gs_node *nodes = realloc(c->nodes, (size_t)cap * sizeof(*nodes));
+		/* Parallel arrays, one capacity, which must fit the int32_t node indices. */
+		size_t cap = gs_grow_cap((size_t)c->cap_nodes, 64);
+		struct gs_node *nodes;
 		char **names;
 
+		if (cap > INT32_MAX)
+			return GS_ENOMEM;
+		nodes = gs_realloc_n(c->nodes, cap, sizeof(*nodes));
 		if (!nodes)
 			return GS_ENOMEM;
 		c->nodes = nodes;
-		names = realloc(c->node_names, (size_t)cap * sizeof(*names));
+		names = gs_realloc_n(c->node_names, cap, sizeof(*names));
 		if (!names)
 			return GS_ENOMEM;
 		c->node_names = names;
 		if (c->share) {
-			struct gs_node_share *sh = realloc(c->share, (size_t)cap * sizeof(*sh));
+			struct gs_node_share *sh = gs_realloc_n(c->share, cap, sizeof(*sh));
 
 			if (!sh)
 				return GS_ENOMEM;
 			c->share = sh;
 		}
-		c->cap_nodes = cap;
+		c->cap_nodes = (int32_t)cap;
 	}
 	copy = strdup(name);
 	if (!copy)

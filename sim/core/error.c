@@ -2,7 +2,21 @@
 /*
  * error.c - names and messages for the GS_E* codes of error.h.
  */
+#include <stdarg.h>
+#include <stdio.h>
+
 #include "core/error.h"
+
+void gs_errf(char *err, size_t err_len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !err_len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, err_len, fmt, ap);
+	va_end(ap);
+}
 
 const char *gs_strerror(int err)
 {

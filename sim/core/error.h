@@ -11,6 +11,8 @@
 #ifndef GS_ERROR_H
 #define GS_ERROR_H
 
+#include <stddef.h>
+
 #define GS_ERRNO_MAP(X)                                                  \
 	X(EINVAL, "invalid argument")                                    \
 	X(ENOMEM, "out of memory")                                       \
@@ -40,5 +42,14 @@ const char *gs_strerror(int err);
 
 /* Returns the symbolic name of err, for example "GS_ENOFIT" (never NULL). */
 const char *gs_errname(int err);
+
+/*
+ * Writes a printf-style message into the caller's buffer err of err_len
+ * bytes, truncated to fit and always terminated; does nothing when err is
+ * NULL or err_len is 0. For the (char *err, size_t err_len) parameters
+ * through which gpusim functions explain a failure.
+ */
+void gs_errf(char *err, size_t err_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -1,14 +1,41 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * grow.h - room for one more element in a caller-owned array whose
- * capacity doubles. The allocator layer, the engine and the store all
- * keep such arrays; this is the one copy of the doubling.
+ * grow.h - room for more elements in caller-owned arrays whose capacity
+ * doubles. The allocator layer, the engine, the readers and the store all
+ * keep such arrays; this is the one copy of the doubling and of the
+ * overflow check, and the only place in sim/ that calls realloc:
+ *
+ *   gs_grow()        one array and its capacity (the common case)
+ *   gs_grow_cap()    the next capacity, for arrays that grow together
+ *                    (parallel arrays sharing one capacity) or keep a
+ *                    spare byte for a terminating NUL
+ *   gs_realloc_n()   realloc of n elements with the size checked, for
+ *                    those arrays and for exact-size resizes
  */
 #ifndef GS_GROW_H
 #define GS_GROW_H
 
 #include <stdint.h>
 #include <stdlib.h>
+
+/* Returns twice cap, or first when cap is 0; 0 when twice cap does not fit in a size_t. */
+static inline size_t gs_grow_cap(size_t cap, size_t first)
+{
+	if (cap == 0)
+		return first;
+	return cap > SIZE_MAX / 2 ? 0 : 2 * cap;
+}
+
+/*
+ * Returns realloc(items, n * elem). Returns NULL, leaving items as it was,
+ * when n is 0, the product overflows or the allocation fails.
+ */
+static inline void *gs_realloc_n(void *items, size_t n, size_t elem)
+{
+	if (n == 0 || elem == 0 || n > SIZE_MAX / elem)
+		return NULL;
+	return realloc(items, n * elem);
+}
 
 /*
  * Returns items when n < *cap. Otherwise reallocates items to twice *cap
@@ -23,10 +50,8 @@ static inline void *gs_grow(void *items, size_t *cap, size_t n, size_t elem, siz
 
 	if (n < *cap)
 		return items;
-	ncap = *cap ? 2 * *cap : first;
-	if (ncap < *cap || ncap > SIZE_MAX / elem)
-		return NULL;
-	p = realloc(items, ncap * elem);
+	ncap = gs_grow_cap(*cap, first);
+	p = gs_realloc_n(items, ncap, elem);
 	if (p)
 		*cap = ncap;
 	return p;

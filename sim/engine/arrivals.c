@@ -12,12 +12,6 @@
 #include "engine/arrivals.h"
 #include "engine/metrics.h"
 
-#define ERR(...)                                             \
-	do {                                                 \
-		if (err && err_len)                          \
-			snprintf(err, err_len, __VA_ARGS__); \
-	} while (0)
-
 /* A fixed offset so the arrival stream differs from the policies' stream of the same seed. */
 #define LOAD_STREAM 0x6c6f61642d617272ULL
 
@@ -45,7 +39,7 @@ int gs_load_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, doubl
 	size_t i, m = 0, k;
 
 	if (!(load_pct > 0) || !isfinite(load_pct) || cap_milli <= 0) {
-		ERR("load must be a positive percentage of a cluster with GPUs");
+		gs_errf(err, err_len, "load must be a positive percentage of a cluster with GPUs");
 		return GS_EINVAL;
 	}
 	it = malloc((n ? n : 1) * sizeof(*it));
@@ -70,8 +64,8 @@ int gs_load_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, doubl
 	target = load_pct / 100.0 * (double)cap_milli;
 	if (target <= never) {
 		free(it);
-		ERR("the pods that never leave already offer %.2f%% of the GPU capacity; "
-		    "the load must be above that", 100.0 * never / (double)cap_milli);
+		gs_errf(err, err_len, "the pods that never leave already offer %.2f%% of the GPU "
+			"capacity; the load must be above that", 100.0 * never / (double)cap_milli);
 		return GS_EINVAL;
 	}
 	qsort(it, m, sizeof(*it), cmp_item);
@@ -98,8 +92,9 @@ int gs_load_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, doubl
 		}
 	}
 	free(it);
-	ERR("the pods offer at most %.2f%% of the GPU capacity (every pod's request at once); "
-	    "the load must not be above that", 100.0 * all / (double)cap_milli);
+	gs_errf(err, err_len, "the pods offer at most %.2f%% of the GPU capacity (every pod's "
+		"request at once); the load must not be above that",
+		100.0 * all / (double)cap_milli);
 	return GS_EINVAL;
 }
 
@@ -130,11 +125,11 @@ int gs_load_arrivals(const struct gs_pod *pods, size_t n, size_t period, int64_t
 	int rc;
 
 	if (period == 0 || n % period) {
-		ERR("the pods are not whole copies of the trace");
+		gs_errf(err, err_len, "the pods are not whole copies of the trace");
 		return GS_EINVAL;
 	}
 	if (n < 2) {
-		ERR("a load needs at least two pods to space out");
+		gs_errf(err, err_len, "a load needs at least two pods to space out");
 		return GS_EINVAL;
 	}
 	rc = gs_load_window(pods, n, cap_milli, load_pct, &w, err, err_len);
@@ -163,8 +158,8 @@ int gs_load_arrivals(const struct gs_pod *pods, size_t n, size_t period, int64_t
 		if (span <= 0 || period < 2) {
 			free(ord);
 			free(u);
-			ERR("all pods arrive at the same time: the trace has no gaps to scale "
-			    "(use Poisson arrivals)");
+			gs_errf(err, err_len, "all pods arrive at the same time: the trace has no gaps "
+				"to scale (use Poisson arrivals)");
 			return GS_EINVAL;
 		}
 		gap = span / (double)(period - 1);

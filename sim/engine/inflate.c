@@ -22,6 +22,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "engine/inflate.h"
 
 int gs_inflate_order(const struct gs_trace *t, uint64_t seed, double factor,
@@ -72,17 +73,14 @@ int gs_inflate_order(const struct gs_trace *t, uint64_t seed, double factor,
 		while ((double)total < target) {
 			int32_t j = (int32_t)gsl_rng_uniform_int(r, (unsigned long)n);
 
-			if (len == cap) {
-				int32_t *grown = realloc(idx, 2 * cap * sizeof(*idx));
+			int32_t *grown = gs_grow(idx, &cap, len, sizeof(*idx), n);
 
-				if (!grown) {
-					free(idx);
-					gsl_rng_free(r);
-					return GS_ENOMEM;
-				}
-				idx = grown;
-				cap *= 2;
+			if (!grown) {
+				free(idx);
+				gsl_rng_free(r);
+				return GS_ENOMEM;
 			}
+			idx = grown;
 			idx[len++] = j;
 			total += gs_pod_gpu_milli(&t->pods[j]);
 		}

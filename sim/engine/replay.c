@@ -82,58 +82,57 @@ const char *gs_pod_state_str(enum gs_pod_state s)
 	return "unknown";
 }
 
-#define ERR(...)                                             \
-	do {                                                 \
-		if (err && err_len)                          \
-			snprintf(err, err_len, __VA_ARGS__); \
-	} while (0)
-
 static int check_opts(const struct gs_replay_opts *o, char *err, size_t err_len)
 {
 	if (o->mode != GS_MODE_TIME && o->mode != GS_MODE_INFLATE) {
-		ERR("unknown replay mode %d", (int)o->mode);
+		gs_errf(err, err_len, "unknown replay mode %d", (int)o->mode);
 		return GS_EINVAL;
 	}
 	if (!(o->time_scale > 0) || !isfinite(o->time_scale)) {
-		ERR("time scale must be a positive number, not %g", o->time_scale);
+		gs_errf(err, err_len, "time scale must be a positive number, not %g",
+			o->time_scale);
 		return GS_EINVAL;
 	}
 	if (o->load_pct != 0 && (!(o->load_pct > 0) || !isfinite(o->load_pct))) {
-		ERR("load must be a positive percentage, not %g", o->load_pct);
+		gs_errf(err, err_len, "load must be a positive percentage, not %g", o->load_pct);
 		return GS_EINVAL;
 	}
 	if (o->load_pct > 0 && o->mode != GS_MODE_TIME) {
-		ERR("a load applies to time mode only");
+		gs_errf(err, err_len, "a load applies to time mode only");
 		return GS_EINVAL;
 	}
 	if (o->load_pct > 0 && o->time_scale != 1.0) {
-		ERR("a load and a time scale both set the arrival times; give one of them");
+		gs_errf(err, err_len, "a load and a time scale both set the arrival times; "
+			"give one of them");
 		return GS_EINVAL;
 	}
 	if (o->load_repeat < 1 || o->load_repeat > 1000000 ||
 	    (o->load_repeat > 1 && !(o->load_pct > 0))) {
-		ERR("a repeat must be from 1 to 1000000, and above 1 only with a load, not %lld",
-		    (long long)o->load_repeat);
+		gs_errf(err, err_len, "a repeat must be from 1 to 1000000, and above 1 only with a "
+			"load, not %lld", (long long)o->load_repeat);
 		return GS_EINVAL;
 	}
 	if (o->arrivals != GS_ARRIVALS_POISSON && o->arrivals != GS_ARRIVALS_TRACE) {
-		ERR("unknown arrival shape %d", (int)o->arrivals);
+		gs_errf(err, err_len, "unknown arrival shape %d", (int)o->arrivals);
 		return GS_EINVAL;
 	}
 	if (o->sample_every < 1) {
-		ERR("sample-every must be at least 1, not %lld", (long long)o->sample_every);
+		gs_errf(err, err_len, "sample-every must be at least 1, not %lld",
+			(long long)o->sample_every);
 		return GS_EINVAL;
 	}
 	if (o->sample_interval_s < 0) {
-		ERR("sample interval must not be negative");
+		gs_errf(err, err_len, "sample interval must not be negative");
 		return GS_EINVAL;
 	}
 	if (o->mode == GS_MODE_INFLATE && (!(o->inflate > 0) || !isfinite(o->inflate))) {
-		ERR("inflate factor must be a positive number, not %g", o->inflate);
+		gs_errf(err, err_len, "inflate factor must be a positive number, not %g",
+			o->inflate);
 		return GS_EINVAL;
 	}
 	if (!(o->frag_coverage > 0 && o->frag_coverage <= 1)) {
-		ERR("fragmentation coverage must be in (0, 1], not %g", o->frag_coverage);
+		gs_errf(err, err_len, "fragmentation coverage must be in (0, 1], not %g",
+			o->frag_coverage);
 		return GS_EINVAL;
 	}
 	return 0;
@@ -194,7 +193,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 	if (rc)
 		return rc;
 	if (!pol) {
-		ERR("no policy given");
+		gs_errf(err, err_len, "no policy given");
 		return GS_EINVAL;
 	}
 	sim->opts = *o;
@@ -218,13 +217,14 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 	if (o->mode == GS_MODE_INFLATE) {
 		rc = gs_inflate_order(t, o->seed, o->inflate, proto->gpu_milli, &idx, &n);
 		if (rc) {
-			ERR("cannot inflate %s: %s", t->path ? t->path : "trace", gs_strerror(rc));
+			gs_errf(err, err_len, "cannot inflate %s: %s", t->path ? t->path : "trace",
+				gs_strerror(rc));
 			goto fail;
 		}
 	} else if (o->load_pct > 0 && o->load_repeat > 1) {
 		if (t->n_pods > (size_t)INT32_MAX / (size_t)o->load_repeat) {
-			ERR("%zu pods repeated %lld times are too many", t->n_pods,
-			    (long long)o->load_repeat);
+			gs_errf(err, err_len, "%zu pods repeated %lld times are too many",
+				t->n_pods, (long long)o->load_repeat);
 			rc = GS_EINVAL;
 			goto fail;
 		}
@@ -261,7 +261,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 	env.flags = o->policy_flags;
 	rc = gs_sched_init(&sim->sched, pol, &env);
 	if (rc) {
-		ERR("policy %s failed to start: %s", pol->name, gs_strerror(rc));
+		gs_errf(err, err_len, "policy %s failed to start: %s", pol->name, gs_strerror(rc));
 		goto fail;
 	}
 
@@ -277,7 +277,8 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		if (rc == 0)
 			rc = gs_frag_init(&sim->frag, &sim->cluster, &sim->workload);
 		if (rc) {
-			ERR("cannot compute the typical workload: %s", gs_strerror(rc));
+			gs_errf(err, err_len, "cannot compute the typical workload: %s",
+				gs_strerror(rc));
 			goto fail;
 		}
 	}
@@ -296,8 +297,8 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 					      sim->t_arrive, msg, sizeof(msg));
 			if (rc) {
 				if (rc != GS_ENOMEM)
-					ERR("%s: load %g%%: %s", t->path ? t->path : "trace",
-					    o->load_pct, msg);
+					gs_errf(err, err_len, "%s: load %g%%: %s",
+						t->path ? t->path : "trace", o->load_pct, msg);
 				goto fail;
 			}
 		} else {
@@ -336,7 +337,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 fail:
 	free(idx);
 	if (rc == GS_ENOMEM)
-		ERR("out of memory");
+		gs_errf(err, err_len, "out of memory");
 	gs_sim_release(sim);
 	return rc;
 }
@@ -741,7 +742,7 @@ int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 	int rc;
 
 	if (sim->ran) {
-		ERR("a simulation runs only once");
+		gs_errf(err, err_len, "a simulation runs only once");
 		return GS_EINVAL;
 	}
 	sim->ran = true;
@@ -762,10 +763,11 @@ int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 
 		if (gs_cluster_check(&sim->cluster, msg, sizeof(msg)) == 0)
 			snprintf(msg, sizeof(msg), "a pending pod fits a node but was not placed");
-		ERR("invariant violated after event %lld: %s", (long long)sim->stats.events, msg);
+		gs_errf(err, err_len, "invariant violated after event %lld: %s",
+			(long long)sim->stats.events, msg);
 	} else if (rc) {
-		ERR("simulation failed after event %lld: %s", (long long)sim->stats.events,
-		    gs_strerror(rc));
+		gs_errf(err, err_len, "simulation failed after event %lld: %s",
+			(long long)sim->stats.events, gs_strerror(rc));
 	}
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "io/sha256.h"
 
 static void csv_zero(struct gs_csv *r, char *err, size_t err_len)
@@ -50,8 +51,8 @@ static int csv_start(struct gs_csv *r, const char *name, char *buf, size_t len)
 int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len)
 {
 	struct stat st;
-	size_t cap, len = 0;
-	char *buf;
+	size_t cap, ncap, len = 0;
+	char *buf, *nbuf;
 	FILE *f;
 	int saved;
 
@@ -86,15 +87,16 @@ int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len)
 			}
 			break;
 		}
-		char *nbuf = realloc(buf, 2 * cap + 1);
-
+		/* cap bytes of data and one for the terminating NUL. */
+		ncap = gs_grow_cap(cap, 0);
+		nbuf = ncap ? gs_realloc_n(buf, ncap + 1, 1) : NULL;
 		if (!nbuf) {
 			free(buf);
 			fclose(f);
 			return GS_ENOMEM;
 		}
 		buf = nbuf;
-		cap *= 2;
+		cap = ncap;
 	}
 	fclose(f);
 	return csv_start(r, path, buf, len);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "io/kvline.h"
 
 static int bare_char(char c)
@@ -30,6 +31,7 @@ int gs_kvline_parse(const char *line, struct gs_kvline *out, char *err, size_t e
 	size_t len = strlen(line), cap = 8, i;
 	const char *s = line;
 	struct gs_kvline l;
+	struct gs_kv *more;
 	char *o;
 
 	memset(&l, 0, sizeof(l));
@@ -133,16 +135,12 @@ int gs_kvline_parse(const char *line, struct gs_kvline *out, char *err, size_t e
 				return fail(err, err_len, line, s, msg);
 			}
 		}
-		if (l.n == cap) {
-			struct gs_kv *more = realloc(l.kv, 2 * cap * sizeof(*more));
-
-			if (!more) {
-				gs_kvline_release(&l);
-				return GS_ENOMEM;
-			}
-			l.kv = more;
-			cap *= 2;
+		more = gs_grow(l.kv, &cap, l.n, sizeof(*more), 8);
+		if (!more) {
+			gs_kvline_release(&l);
+			return GS_ENOMEM;
 		}
+		l.kv = more;
 		l.kv[l.n++] = kv;
 	}
 	*out = l;

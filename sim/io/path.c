@@ -21,8 +21,7 @@ static int made(const char *dir, char *err, size_t err_len)
 		return 0;
 	if (errno == EEXIST)
 		errno = ENOTDIR;
-	if (err && err_len)
-		snprintf(err, err_len, "%s: cannot create: %s", dir, strerror(errno));
+	gs_errf(err, err_len, "%s: cannot create: %s", dir, strerror(errno));
 	return GS_EIO;
 }
 
@@ -32,8 +31,7 @@ int gs_mkdir_p(const char *dir, char *err, size_t err_len)
 	int rc = 0;
 
 	if (!dir || !*dir) {
-		if (err && err_len)
-			snprintf(err, err_len, "no directory given");
+		gs_errf(err, err_len, "no directory given");
 		return GS_EINVAL;
 	}
 	copy = strdup(dir);

@@ -17,9 +17,7 @@
  * GPU choice: the fitting GPU with the least free share; whole GPUs by index.
  */
 #include <stdbool.h>
-#include <stdlib.h>
 
-#include "core/error.h"
 #include "policies/gpu_pick.h"
 #include "policies/policy.h"
 
@@ -30,20 +28,12 @@ struct bestfit {
 	bool compat;
 };
 
-static int bestfit_init(const struct gs_policy_env *env, void **state_out)
+static int bestfit_init(void *state, const struct gs_policy_env *env)
 {
-	struct bestfit *b = malloc(sizeof(*b));
+	struct bestfit *b = state;
 
-	if (!b)
-		return GS_ENOMEM;
 	b->compat = (env->flags & GS_POLICY_COMPAT) != 0;
-	*state_out = b;
 	return 0;
-}
-
-static void bestfit_release(void *state)
-{
-	free(state);
 }
 
 static double bestfit_score(void *state, const struct gs_cluster *c, int32_t node,
@@ -62,18 +52,11 @@ static double bestfit_score(void *state, const struct gs_cluster *c, int32_t nod
 	return -left;
 }
 
-static void bestfit_pick(void *state, const struct gs_cluster *c, int32_t node,
-			 const struct gs_pod *p, struct gs_placement *pl)
-{
-	(void)state;
-	gs_pick_gpus_tightest(c, node, p, pl);
-}
-
 const struct gs_policy gs_policy_bestfit = {
 	.name = "bestfit",
 	.summary = "least CPU and GPU left over after placing, tightest GPU (FGD baseline)",
+	.state_size = sizeof(struct bestfit),
 	.init = bestfit_init,
-	.release = bestfit_release,
 	.score = bestfit_score,
-	.pick_gpus = bestfit_pick,
+	.pick_gpus = gs_pick_gpus_tightest,
 };

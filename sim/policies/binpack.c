@@ -27,16 +27,9 @@ static double binpack_score(void *state, const struct gs_cluster *c, int32_t nod
 	return gs_gpu_used_after(n, p) + GS_TIE_WEIGHT * gs_cpu_mem_used_after(n, p);
 }
 
-static void binpack_pick(void *state, const struct gs_cluster *c, int32_t node,
-			 const struct gs_pod *p, struct gs_placement *pl)
-{
-	(void)state;
-	gs_pick_gpus_tightest(c, node, p, pl);
-}
-
 const struct gs_policy gs_policy_binpack = {
 	.name = "binpack",
 	.summary = "fullest node first, tightest GPU inside it (gpushare/HAMi binpack)",
 	.score = binpack_score,
-	.pick_gpus = binpack_pick,
+	.pick_gpus = gs_pick_gpus_tightest,
 };

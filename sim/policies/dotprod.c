@@ -17,9 +17,7 @@
  * GPU choice: the fitting GPU with the least free share; whole GPUs by index.
  */
 #include <stdbool.h>
-#include <stdlib.h>
 
-#include "core/error.h"
 #include "policies/gpu_pick.h"
 #include "policies/policy.h"
 
@@ -30,20 +28,12 @@ struct dotprod {
 	bool compat;
 };
 
-static int dotprod_init(const struct gs_policy_env *env, void **state_out)
+static int dotprod_init(void *state, const struct gs_policy_env *env)
 {
-	struct dotprod *d = malloc(sizeof(*d));
+	struct dotprod *d = state;
 
-	if (!d)
-		return GS_ENOMEM;
 	d->compat = (env->flags & GS_POLICY_COMPAT) != 0;
-	*state_out = d;
 	return 0;
-}
-
-static void dotprod_release(void *state)
-{
-	free(state);
 }
 
 static double dotprod_score(void *state, const struct gs_cluster *c, int32_t node,
@@ -64,18 +54,11 @@ static double dotprod_score(void *state, const struct gs_cluster *c, int32_t nod
 	return score;
 }
 
-static void dotprod_pick(void *state, const struct gs_cluster *c, int32_t node,
-			 const struct gs_pod *p, struct gs_placement *pl)
-{
-	(void)state;
-	gs_pick_gpus_tightest(c, node, p, pl);
-}
-
 const struct gs_policy gs_policy_dotprod = {
 	.name = "dotprod",
 	.summary = "Tetris dot product of free and requested CPU/GPU, smallest wins (FGD baseline)",
+	.state_size = sizeof(struct dotprod),
 	.init = dotprod_init,
-	.release = dotprod_release,
 	.score = dotprod_score,
-	.pick_gpus = dotprod_pick,
+	.pick_gpus = gs_pick_gpus_tightest,
 };

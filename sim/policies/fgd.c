@@ -43,6 +43,7 @@
 
 #include "core/error.h"
 #include "core/frag.h"
+#include "core/grow.h"
 #include "policies/gpu_pick.h"
 #include "policies/policy.h"
 
@@ -88,8 +89,6 @@ static void fgd_release(void *state)
 {
 	struct fgd *s = state;
 
-	if (!s)
-		return;
 	gs_frag_release(&s->frag);
 	gs_workload_release(&s->w);
 	free(s->version);
@@ -97,16 +96,14 @@ static void fgd_release(void *state)
 	free(s->before_stamp);
 	free(s->shapes);
 	free(s->memo);
-	free(s);
 }
 
-static int fgd_init(const struct gs_policy_env *env, void **state_out)
+/* On error the scheduler calls fgd_release(), which frees what was allocated. */
+static int fgd_init(void *state, const struct gs_policy_env *env)
 {
-	struct fgd *s = calloc(1, sizeof(*s));
+	struct fgd *s = state;
 	int err;
 
-	if (!s)
-		return GS_ENOMEM;
 	s->compat = (env->flags & GS_POLICY_COMPAT) != 0;
 	gs_workload_init(&s->w);
 	err = gs_workload_typical_by(env->workload, env->workload_specs, env->n_workload,
@@ -125,12 +122,7 @@ static int fgd_init(const struct gs_policy_env *env, void **state_out)
 		if (!s->before || !s->before_stamp)
 			err = GS_ENOMEM;
 	}
-	if (err) {
-		fgd_release(s);
-		return err;
-	}
-	*state_out = s;
-	return 0;
+	return err;
 }
 
 static void fgd_on_change(void *state, const struct gs_cluster *c, const struct gs_pod *p,
@@ -242,18 +234,19 @@ static int32_t shape_of(struct fgd *s, const struct gs_pod *p)
 	if ((size_t)(s->n_shapes + 1) * (size_t)s->n_nodes > FGD_MEMO_MAX_ENTRIES)
 		return -1;
 	if (s->n_shapes == s->cap_shapes) {
-		int32_t cap = s->cap_shapes ? 2 * s->cap_shapes : 32;
-		struct fgd_shape *sh = realloc(s->shapes, (size_t)cap * sizeof(*sh));
+		/* Shapes and their memo rows, one capacity; the memo bound keeps it small. */
+		size_t cap = gs_grow_cap((size_t)s->cap_shapes, 32);
+		struct fgd_shape *sh = gs_realloc_n(s->shapes, cap, sizeof(*sh));
 		struct fgd_memo *m;
 
 		if (!sh)
 			return -1;
 		s->shapes = sh;
-		m = realloc(s->memo, (size_t)cap * (size_t)s->n_nodes * sizeof(*m));
+		m = gs_realloc_n(s->memo, cap * (size_t)s->n_nodes, sizeof(*m));
 		if (!m)
 			return -1;
 		s->memo = m;
-		s->cap_shapes = cap;
+		s->cap_shapes = (int32_t)cap;
 	}
 	i = s->n_shapes++;
 	s->shapes[i].cpu_milli = p->cpu_milli;
@@ -299,7 +292,7 @@ static void fgd_pick(void *state, const struct gs_cluster *c, int32_t node,
 	int32_t gpu;
 
 	if (p->num_gpu != 1 || p->gpu_milli >= GS_MILLI_PER_GPU) {
-		gs_pick_gpus_first(c, node, p, pl);
+		gs_pick_gpus_first(state, c, node, p, pl);
 		return;
 	}
 	gpu = fgd_lookup(state, c, node, p, &tmp)->gpu;
@@ -310,6 +303,7 @@ static void fgd_pick(void *state, const struct gs_cluster *c, int32_t node,
 const struct gs_policy gs_policy_fgd = {
 	.name = "fgd",
 	.summary = "least growth of expected GPU fragmentation, Weng et al. ATC 2023",
+	.state_size = sizeof(struct fgd),
 	.init = fgd_init,
 	.release = fgd_release,
 	.score = fgd_score,

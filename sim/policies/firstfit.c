@@ -18,16 +18,9 @@ static double firstfit_score(void *state, const struct gs_cluster *c, int32_t no
 	return 0.0;
 }
 
-static void firstfit_pick(void *state, const struct gs_cluster *c, int32_t node,
-			  const struct gs_pod *p, struct gs_placement *pl)
-{
-	(void)state;
-	gs_pick_gpus_first(c, node, p, pl);
-}
-
 const struct gs_policy gs_policy_firstfit = {
 	.name = "first-fit",
 	.summary = "first feasible node, first fitting GPU (baseline)",
 	.score = firstfit_score,
-	.pick_gpus = firstfit_pick,
+	.pick_gpus = gs_pick_gpus_first,
 };

@@ -48,30 +48,22 @@ static void clustering_release(void *state)
 {
 	struct clustering *s = state;
 
-	if (!s)
-		return;
 	free(s->count);
 	free(s->n_tags);
-	free(s);
 }
 
-static int clustering_init(const struct gs_policy_env *env, void **state_out)
+static int clustering_init(void *state, const struct gs_policy_env *env)
 {
-	struct clustering *s = calloc(1, sizeof(*s));
+	struct clustering *s = state;
 	size_t nodes = (size_t)env->cluster->n_nodes + 1;
 
-	if (!s)
-		return GS_ENOMEM;
 	s->compat = (env->flags & GS_POLICY_COMPAT) != 0;
 	s->n_nodes = env->cluster->n_nodes;
 	s->count = calloc(nodes * CLUSTERING_TAGS, sizeof(*s->count));
 	s->n_tags = calloc(nodes, sizeof(*s->n_tags));
-	if (!s->count || !s->n_tags) {
-		clustering_release(s);
-		return GS_ENOMEM;
-	}
+	if (!s->count || !s->n_tags)
+		return GS_ENOMEM;  /* the scheduler calls clustering_release() */
 	/* Counts start at zero: start the policy on an empty cluster and bind through it. */
-	*state_out = s;
 	return 0;
 }
 
@@ -130,20 +122,14 @@ static double clustering_score(void *state, const struct gs_cluster *c, int32_t 
 	return base + bonus;
 }
 
-static void clustering_pick(void *state, const struct gs_cluster *c, int32_t node,
-			    const struct gs_pod *p, struct gs_placement *pl)
-{
-	(void)state;
-	gs_pick_gpus_tightest(c, node, p, pl);
-}
-
 const struct gs_policy gs_policy_gpuclustering = {
 	.name = "gpuclustering",
 	.summary = "nodes holding pods of the same GPU shape first, then fuller ones (FGD baseline)",
+	.state_size = sizeof(struct clustering),
 	.init = clustering_init,
 	.release = clustering_release,
 	.score = clustering_score,
-	.pick_gpus = clustering_pick,
+	.pick_gpus = gs_pick_gpus_tightest,
 	.on_bind = clustering_on_bind,
 	.on_unbind = clustering_on_unbind,
 };

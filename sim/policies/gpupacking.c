@@ -18,9 +18,7 @@
  * GPU choice: the fitting GPU with the least free share; whole GPUs by index.
  */
 #include <stdbool.h>
-#include <stdlib.h>
 
-#include "core/error.h"
 #include "policies/gpu_pick.h"
 #include "policies/policy.h"
 
@@ -28,20 +26,12 @@ struct packing {
 	bool compat;
 };
 
-static int packing_init(const struct gs_policy_env *env, void **state_out)
+static int packing_init(void *state, const struct gs_policy_env *env)
 {
-	struct packing *s = malloc(sizeof(*s));
+	struct packing *s = state;
 
-	if (!s)
-		return GS_ENOMEM;
 	s->compat = (env->flags & GS_POLICY_COMPAT) != 0;
-	*state_out = s;
 	return 0;
-}
-
-static void packing_release(void *state)
-{
-	free(state);
 }
 
 static double max_d(double a, double b)
@@ -83,18 +73,11 @@ static double packing_score(void *state, const struct gs_cluster *c, int32_t nod
 	return max_d(100 - n->gpu_free_milli[best] / 100.0, 50);
 }
 
-static void packing_pick(void *state, const struct gs_cluster *c, int32_t node,
-			 const struct gs_pod *p, struct gs_placement *pl)
-{
-	(void)state;
-	gs_pick_gpus_tightest(c, node, p, pl);
-}
-
 const struct gs_policy gs_policy_gpupacking = {
 	.name = "gpupacking",
 	.summary = "partly used GPUs first, then used nodes, then small empty nodes (FGD baseline)",
+	.state_size = sizeof(struct packing),
 	.init = packing_init,
-	.release = packing_release,
 	.score = packing_score,
-	.pick_gpus = packing_pick,
+	.pick_gpus = gs_pick_gpus_tightest,
 };

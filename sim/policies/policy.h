@@ -7,8 +7,10 @@
  * policy to score each feasible node, keeps the best (the first in visit
  * order on ties) and then asks the policy which GPUs of that node to use.
  * Policies see the cluster read-only; only the allocator (core/cluster.h)
- * changes it. A policy that keeps private state gets init/release and is
- * told of every bind and unbind.
+ * changes it. A policy that keeps private state names its size; the
+ * scheduler allocates it zeroed, an optional init fills it, an optional
+ * release frees what init allocated inside it, and the policy may be told
+ * of every bind and unbind.
  *
  * Every policy is listed once in policies.def; the registry, the CLI,
  * `gpusim policies` and the test matrix all come from that list.
@@ -53,10 +55,19 @@ struct gs_policy {
 	const char *summary;   /* one line for `gpusim policies` */
 
 	/*
-	 * Optional. Creates private state in *state_out. Returns 0 or a
-	 * negative GS_E* code. The state is freed with release().
+	 * Bytes of private state. The scheduler allocates them zeroed for each
+	 * run, passes them as `state` to every function below and frees them
+	 * after release(). 0: no state, and state is NULL.
 	 */
-	int (*init)(const struct gs_policy_env *env, void **state_out);
+	size_t state_size;
+
+	/*
+	 * Optional. Fills the zeroed state from env, and may allocate inside
+	 * it. Returns 0 or a negative GS_E* code; on error the scheduler still
+	 * calls release(), so init leaves the state fit for it.
+	 */
+	int (*init)(void *state, const struct gs_policy_env *env);
+	/* Optional. Frees what init() allocated inside state (not state itself). */
 	void (*release)(void *state);
 
 	/*

@@ -7,27 +7,15 @@
  * the run's seed and the workload's identity (policy.h): same seed and
  * trace, same choices.
  */
-#include <stdlib.h>
 
-#include "core/error.h"
 #include "policies/gpu_pick.h"
 #include "policies/policy.h"
 
-static int random_init(const struct gs_policy_env *env, void **state_out)
+static int random_init(void *state, const struct gs_policy_env *env)
 {
-	struct gs_rng *r = malloc(sizeof(*r));
-
-	if (!r)
-		return GS_ENOMEM;
 	/* A stream of its own, apart from the compat node shuffle's, and per workload. */
-	gs_rng_seed(r, env->seed ^ env->workload_id ^ 0x72616e646f6dull);
-	*state_out = r;
+	gs_rng_seed(state, env->seed ^ env->workload_id ^ 0x72616e646f6dull);
 	return 0;
-}
-
-static void random_release(void *state)
-{
-	free(state);
 }
 
 static double random_score(void *state, const struct gs_cluster *c, int32_t node,
@@ -47,7 +35,7 @@ static void random_pick(void *state, const struct gs_cluster *c, int32_t node,
 	int32_t i, k = 0;
 
 	if (p->num_gpu != 1 || p->gpu_milli >= GS_MILLI_PER_GPU) {
-		gs_pick_gpus_first(c, node, p, pl);
+		gs_pick_gpus_first(state, c, node, p, pl);
 		return;
 	}
 	for (i = 0; i < n->num_gpu; i++)
@@ -60,8 +48,8 @@ static void random_pick(void *state, const struct gs_cluster *c, int32_t node,
 const struct gs_policy gs_policy_random = {
 	.name = "random",
 	.summary = "uniformly random feasible node and fitting GPU (seeded baseline)",
+	.state_size = sizeof(struct gs_rng),
 	.init = random_init,
-	.release = random_release,
 	.score = random_score,
 	.pick_gpus = random_pick,
 };

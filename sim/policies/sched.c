@@ -45,11 +45,18 @@ int gs_sched_init(struct gs_sched *s, const struct gs_policy *pol,
 		gs_rng_seed(&rng, env->seed ^ env->workload_id);
 		gs_rng_shuffle_i32(&rng, s->order, s->n_order);
 	}
-	if (pol->init) {
-		err = pol->init(env, &s->state);
-		if (err) {
+	if (pol->state_size) {
+		s->state = calloc(1, pol->state_size);
+		if (!s->state) {
 			free(s->order);
 			memset(s, 0, sizeof(*s));
+			return GS_ENOMEM;
+		}
+	}
+	if (pol->init) {
+		err = pol->init(s->state, env);
+		if (err) {
+			gs_sched_release(s);
 			return err;
 		}
 	}
@@ -60,6 +67,7 @@ void gs_sched_release(struct gs_sched *s)
 {
 	if (s->policy && s->policy->release)
 		s->policy->release(s->state);
+	free(s->state);
 	free(s->order);
 	memset(s, 0, sizeof(*s));
 }

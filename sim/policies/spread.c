@@ -23,16 +23,9 @@ static double spread_score(void *state, const struct gs_cluster *c, int32_t node
 	return 1.0 - gs_gpu_used_after(n, p) + GS_TIE_WEIGHT * (1.0 - gs_cpu_mem_used_after(n, p));
 }
 
-static void spread_pick(void *state, const struct gs_cluster *c, int32_t node,
-			const struct gs_pod *p, struct gs_placement *pl)
-{
-	(void)state;
-	gs_pick_gpus_loosest(c, node, p, pl);
-}
-
 const struct gs_policy gs_policy_spread = {
 	.name = "spread",
 	.summary = "emptiest node first, loosest GPU inside it (kube LeastAllocated, HAMi spread)",
 	.score = spread_score,
-	.pick_gpus = spread_pick,
+	.pick_gpus = gs_pick_gpus_loosest,
 };

@@ -51,12 +51,6 @@ const char *gs_plot_scripts_dir(void)
 	return GS_SCRIPTS_DIR;
 }
 
-#define ERR(...)                                             \
-	do {                                                 \
-		if (err && err_len)                          \
-			snprintf(err, err_len, __VA_ARGS__); \
-	} while (0)
-
 /* Buckets kept per run: arrived 0..GS_PLOT_PCT_MAX percent. */
 
 /* Paths go into gnuplot strings between single quotes. */
@@ -70,7 +64,7 @@ static int check_paths(const char *scripts_dir, const char *data_dir, const char
 {
 	if (quotable(data_dir) && quotable(out_dir) && quotable(scripts_dir))
 		return 0;
-	ERR("paths with a single quote cannot be passed to gnuplot");
+	gs_errf(err, err_len, "paths with a single quote cannot be passed to gnuplot");
 	return GS_EINVAL;
 }
 
@@ -83,27 +77,29 @@ static int run_gnuplot(const char *vars, const char *script, char *err, size_t e
 	int rc, status;
 
 	if (stat(script, &sb)) {
-		ERR("%s: cannot read the gnuplot script: %s", script, strerror(errno));
+		gs_errf(err, err_len, "%s: cannot read the gnuplot script: %s", script,
+			strerror(errno));
 		return GS_ENOENT;
 	}
 	rc = posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ);
 	if (rc) {
-		ERR("cannot run gnuplot: %s; install it (apt-get install gnuplot-nox)", strerror(rc));
+		gs_errf(err, err_len, "cannot run gnuplot: %s; install it (apt-get install gnuplot-nox)",
+			strerror(rc));
 		return GS_ENOENT;
 	}
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
-			ERR("waiting for gnuplot: %s", strerror(errno));
+			gs_errf(err, err_len, "waiting for gnuplot: %s", strerror(errno));
 			return GS_EIO;
 		}
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
-		ERR("cannot run gnuplot; install it (apt-get install gnuplot-nox)");
+		gs_errf(err, err_len, "cannot run gnuplot; install it (apt-get install gnuplot-nox)");
 		return GS_ENOENT;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		ERR("gnuplot failed on %s (status %d)", script,
-		    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		gs_errf(err, err_len, "gnuplot failed on %s (status %d)", script,
+			WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		return GS_EIO;
 	}
 	return 0;
@@ -125,12 +121,13 @@ static int word_list(char *const *names, size_t n, bool quote, char *buf, size_t
 	buf[0] = '\0';
 	for (i = 0; i < n; i++) {
 		if (strpbrk(names[i], "'\"\n")) {
-			ERR("'%s' has a quote or a line break; gnuplot cannot be given it", names[i]);
+			gs_errf(err, err_len, "'%s' has a quote or a line break; gnuplot cannot be given it",
+				names[i]);
 			return GS_EINVAL;
 		}
 		w = snprintf(buf + used, len - used, "%s%s%s%s", i ? " " : "", q, names[i], q);
 		if (w < 0 || (size_t)w >= len - used) {
-			ERR("too many names to pass to gnuplot (%zu)", n);
+			gs_errf(err, err_len, "too many names to pass to gnuplot (%zu)", n);
 			return GS_EINVAL;
 		}
 		used += (size_t)w;

@@ -20,10 +20,11 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "io/kvline.h"
+#include "io/sha256.h"
 #include "store/bench_import.h"
 #include "store/results.h"
-#include "io/sha256.h"
 
 #define RESULTS_FORMAT 1
 /* --- reading ------------------------------------------------------------------ */
@@ -205,14 +206,15 @@ static int do_run(struct import *im, sqlite3_stmt *st, const struct gs_kvline *l
 	if (rc)
 		return rc;
 	if (im->n_runs == im->cap_runs) {
-		size_t cap = im->cap_runs ? im->cap_runs * 2 : 64;
-		char **k = realloc(im->run_keys, cap * sizeof(*k));
+		/* Two arrays, one capacity. */
+		size_t cap = gs_grow_cap(im->cap_runs, 64);
+		char **k = gs_realloc_n(im->run_keys, cap, sizeof(*k));
 		int64_t *ids;
 
 		if (!k)
 			return GS_ENOMEM;
 		im->run_keys = k;
-		ids = realloc(im->run_ids, cap * sizeof(*ids));
+		ids = gs_realloc_n(im->run_ids, cap, sizeof(*ids));
 		if (!ids)
 			return GS_ENOMEM;
 		im->run_ids = ids;
@@ -234,7 +236,7 @@ static char *extra_json(const struct gs_kvline *l)
 		"wall_s", "alone", "factor", "slowdown", "share_req", "share", "overhead_pct",
 		"device", "driver", "cuda", NULL
 	};
-	size_t cap = 64, len = 0, i, k;
+	size_t cap = 64, len = 0, i, k, need;
 	char *buf = malloc(cap);
 
 	if (!buf)
@@ -248,16 +250,20 @@ static char *extra_json(const struct gs_kvline *l)
 		if (columns[k])
 			continue;
 		/* Worst case: every byte escaped as \u00XX, plus quotes, colon, comma. */
-		if (len + 6 * (strlen(l->kv[i].key) + strlen(l->kv[i].val)) + 8 > cap) {
+		need = len + 6 * (strlen(l->kv[i].key) + strlen(l->kv[i].val)) + 8;
+		if (need > cap) {
+			size_t ncap = cap;
 			char *more;
 
-			cap = 2 * cap + 6 * (strlen(l->kv[i].key) + strlen(l->kv[i].val)) + 8;
-			more = realloc(buf, cap);
+			while (ncap && ncap < need)
+				ncap = gs_grow_cap(ncap, 0);
+			more = ncap ? gs_realloc_n(buf, ncap, 1) : NULL;
 			if (!more) {
 				free(buf);
 				return NULL;
 			}
 			buf = more;
+			cap = ncap;
 		}
 		if (len > 1)
 			buf[len++] = ',';
@@ -477,7 +483,9 @@ static int read_file(const char *path, char **text_out, size_t *len_out, char *e
 	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
 		n += got;
 		if (n == cap) {
-			char *more = realloc(buf, 2 * cap + 1);
+			/* cap bytes of data and one for the terminating NUL. */
+			size_t ncap = gs_grow_cap(cap, 0);
+			char *more = ncap ? gs_realloc_n(buf, ncap + 1, 1) : NULL;
 
 			if (!more) {
 				free(buf);
@@ -485,7 +493,7 @@ static int read_file(const char *path, char **text_out, size_t *len_out, char *e
 				break;
 			}
 			buf = more;
-			cap *= 2;
+			cap = ncap;
 		}
 	}
 	if (!buf || ferror(f)) {

@@ -26,14 +26,9 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "store/plot_data.h"
 
-
-#define ERR(...)                                             \
-	do {                                                 \
-		if (err && err_len)                          \
-			snprintf(err, err_len, __VA_ARGS__); \
-	} while (0)
 
 /* Buckets kept per run: arrived 0..GS_PLOT_PCT_MAX percent. */
 #define GS_PLOT_PCT_MAX 200
@@ -104,7 +99,8 @@ static long intern(char ***list, size_t *n, const char *s)
 	for (i = 0; i < *n; i++)
 		if (!strcmp((*list)[i], s))
 			return (long)i;
-	grown = realloc(*list, (*n + 1) * sizeof(**list));
+	/* Exact size: these lists hold a few names (traces, policies, families). */
+	grown = gs_realloc_n(*list, *n + 1, sizeof(**list));
 	if (!grown)
 		return -1;
 	*list = grown;
@@ -187,7 +183,8 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 	int rc = 0, step;
 
 	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
-		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
+			sqlite3_errmsg(sq));
 		return GS_EDB;
 	}
 	sqlite3_bind_int(st, 1, compat);
@@ -195,16 +192,17 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 		char *tname = short_name((const char *)sqlite3_column_text(st, 2));
 
 		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 64;
-			struct run_ref *r = realloc(runs, ncap * sizeof(*r));
-			char **p = realloc(pol_of, ncap * sizeof(*p));
+			/* Three arrays, one capacity. */
+			size_t ncap = gs_grow_cap(cap, 64);
+			struct run_ref *r = gs_realloc_n(runs, ncap, sizeof(*r));
+			char **p = gs_realloc_n(pol_of, ncap, sizeof(*p));
 			char **t;
 
 			if (r)
 				runs = r;
 			if (p)
 				pol_of = p;
-			t = realloc(trace_of, ncap * sizeof(*t));
+			t = gs_realloc_n(trace_of, ncap, sizeof(*t));
 			if (t)
 				trace_of = t;
 			if (!r || !p || !t) {
@@ -227,13 +225,15 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 		n++;
 	}
 	if (!rc && step != SQLITE_DONE) {
-		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
+			sqlite3_errmsg(sq));
 		rc = GS_EDB;
 	}
 	sqlite3_finalize(st);
 	if (!rc && n == 0) {
-		ERR("%s: no complete inflate-mode runs%s to plot", sqlite3_db_filename(sq, "main"),
-		    compat == 1 ? " with --compat scoring" : compat == 0 ? " with --exact scoring" : "");
+		gs_errf(err, err_len, "%s: no complete inflate-mode runs%s to plot",
+			sqlite3_db_filename(sq, "main"),
+			compat == 1 ? " with --compat scoring" : compat == 0 ? " with --exact scoring" : "");
 		rc = GS_ENOENT;
 	}
 	if (!rc) {
@@ -244,7 +244,7 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 			runs[i].policy = (size_t)find(ix->policies, ix->n_policies, pol_of[i]);
 		}
 	} else if (rc == GS_ENOMEM) {
-		ERR("out of memory");
+		gs_errf(err, err_len, "out of memory");
 	}
 	for (i = 0; i < n; i++) {
 		free(pol_of[i]);
@@ -282,7 +282,8 @@ static int load_buckets(sqlite3 *sq, sqlite3_stmt *st, int64_t run_id, struct ru
 			b->frag_amount[pct] = sqlite3_column_double(st, 3);
 	}
 	if (step != SQLITE_DONE) {
-		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
+			sqlite3_errmsg(sq));
 		return GS_EDB;
 	}
 	return 0;
@@ -327,7 +328,7 @@ static FILE *open_data(const char *dir, const char *name, char *err, size_t err_
 	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
 	f = fopen(tmp, "w");
 	if (!f)
-		ERR("%s: cannot write: %s", tmp, strerror(errno));
+		gs_errf(err, err_len, "%s: cannot write: %s", tmp, strerror(errno));
 	return f;
 }
 
@@ -349,9 +350,9 @@ static int close_data(FILE *f, const char *dir, const char *name, char *err, siz
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	failed |= fclose(f);
 	if (failed)
-		ERR("%s: write error", tmp);
+		gs_errf(err, err_len, "%s: write error", tmp);
 	else if (rename(tmp, path))
-		ERR("%s: cannot write: %s", path, strerror(errno));
+		gs_errf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
 	else
 		return 0;
 	unlink(tmp);
@@ -480,13 +481,14 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 	at100 = calloc(cells, sizeof(*at100));
 	n_at100 = calloc(cells, sizeof(*n_at100));
 	if (!all || !group || !scratch || !at100 || !n_at100) {
-		ERR("out of memory");
+		gs_errf(err, err_len, "out of memory");
 		rc = GS_ENOMEM;
 		goto out;
 	}
 	if (sqlite3_prepare_v2(sq, sql_buckets, -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(sq, sql_at100, -1, &st100, NULL) != SQLITE_OK) {
-		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
+			sqlite3_errmsg(sq));
 		rc = GS_EDB;
 		goto out;
 	}
@@ -499,7 +501,7 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 		if (!at100[c]) {
 			at100[c] = malloc(n_runs * sizeof(**at100));
 			if (!at100[c]) {
-				ERR("out of memory");
+				gs_errf(err, err_len, "out of memory");
 				rc = GS_ENOMEM;
 				goto out;
 			}
@@ -512,7 +514,7 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 	ix->seeds_min = calloc(ix->n_traces, sizeof(*ix->seeds_min));
 	ix->seeds_max = calloc(ix->n_traces, sizeof(*ix->seeds_max));
 	if (!ix->seeds_min || !ix->seeds_max) {
-		ERR("out of memory");
+		gs_errf(err, err_len, "out of memory");
 		rc = GS_ENOMEM;
 		goto out;
 	}
@@ -544,7 +546,7 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 		if (t == ix->n_traces)
 			continue;
 		if (intern(&ix->families, &ix->n_families, family_names[f]) < 0) {
-			ERR("out of memory");
+			gs_errf(err, err_len, "out of memory");
 			rc = GS_ENOMEM;
 			goto out;
 		}
@@ -683,7 +685,8 @@ static int query_int(sqlite3 *sq, const char *sql, const char *sha, int64_t *out
 		}
 	}
 	if (rc)
-		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
+			sqlite3_errmsg(sq));
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -699,7 +702,8 @@ static int write_bench_csv(sqlite3 *sq, enum gs_plot_bench_fig fig, const char *
 	FILE *f;
 
 	if (sqlite3_prepare_v2(sq, q->sql, -1, &st, NULL) != SQLITE_OK) {
-		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
+			sqlite3_errmsg(sq));
 		return GS_EDB;
 	}
 	sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
@@ -723,12 +727,13 @@ static int write_bench_csv(sqlite3 *sq, enum gs_plot_bench_fig fig, const char *
 		if (!rc)
 			rc = intern_column(st, q->device_col, &b->devices, &b->n_devices);
 		if (rc) {
-			ERR("out of memory");
+			gs_errf(err, err_len, "out of memory");
 			break;
 		}
 	}
 	if (!rc && step != SQLITE_DONE) {
-		ERR("%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
+			sqlite3_errmsg(sq));
 		rc = GS_EDB;
 	}
 	sqlite3_finalize(st);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "io/trace/internal.h"
 
 void gs_trace_init(struct gs_trace *t)
@@ -43,18 +44,19 @@ int gs_trace_append_spec(struct gs_trace *t, const char *name, const struct gs_p
 	char *copy, *spec_copy = NULL;
 
 	if (t->n_pods == t->cap_pods) {
-		size_t cap = t->cap_pods ? 2 * t->cap_pods : 1024;
-		struct gs_pod *pods = realloc(t->pods, cap * sizeof(*pods));
+		/* Three arrays, one capacity. */
+		size_t cap = gs_grow_cap(t->cap_pods, 1024);
+		struct gs_pod *pods = gs_realloc_n(t->pods, cap, sizeof(*pods));
 		char **names, **specs;
 
 		if (!pods)
 			return GS_ENOMEM;
 		t->pods = pods;
-		names = realloc(t->pod_names, cap * sizeof(*names));
+		names = gs_realloc_n(t->pod_names, cap, sizeof(*names));
 		if (!names)
 			return GS_ENOMEM;
 		t->pod_names = names;
-		specs = realloc(t->pod_specs, cap * sizeof(*specs));
+		specs = gs_realloc_n(t->pod_specs, cap, sizeof(*specs));
 		if (!specs)
 			return GS_ENOMEM;
 		t->pod_specs = specs;
