@@ -26,7 +26,7 @@
 
 static int parse(const char *text, struct gs_json *v, char *err, size_t len)
 {
-	return gs_json_parse(text, strlen(text), v, err, len);
+	return gs_bench_json_parse(text, strlen(text), v, err, len);
 }
 
 static void test_json_values(void **state)

@@ -2,12 +2,15 @@
 /*
  * test_policies.c - the scheduler and the basic policies.
  *
- * Part 1: contract tests run for every policy in the registry (the list
- * comes from policies.def, so a new policy is covered automatically):
- * never over-commits, same seed gives the same placements, a pod that fits
- * nowhere is reported cleanly with per-reason counts.
- * Part 2: the choices of binpack, spread, first-fit and random on small
- * clusters built by hand, with the expected placements written out.
+ * Part 1: contract tests run for one policy, `test_policies SUFFIX` for the
+ * policy gs_policy_SUFFIX of policies.def: never over-commits, same seed
+ * gives the same placements, a pod that fits nowhere is reported cleanly
+ * with per-reason counts. tests/CMakeLists.txt registers one CTest entry
+ * per line of policies.def (test_policy_SUFFIX), so a new policy is
+ * covered automatically and a failure names the policy.
+ * Part 2 (no argument): the choices of binpack, spread, first-fit and
+ * random on small clusters built by hand, with the expected placements
+ * written out, and the registry against policies.def.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -347,12 +350,32 @@ static void test_compat_order_is_a_seeded_permutation(void **state)
 	gs_cluster_release(&c);
 }
 
+/* The policies by C symbol, in policies.def order, as CMake reads the list. */
+#define GS_POLICY(sym) extern const struct gs_policy sym;
+#include "policies/policies.def"
+#undef GS_POLICY
+
+static const struct {
+	const char *symbol;
+	const struct gs_policy *policy;
+} by_symbol[] = {
+#define GS_POLICY(sym) { #sym, &sym },
+#include "policies/policies.def"
+#undef GS_POLICY
+};
+
+#define N_BY_SYMBOL (sizeof(by_symbol) / sizeof(by_symbol[0]))
+
 static void test_registry(void **state)
 {
 	size_t i, j;
 
 	(void)state;
 	assert_true(gs_policies_count() >= 4);
+	/* The contract tests CMake registers cover exactly the registry. */
+	assert_int_equal(N_BY_SYMBOL, gs_policies_count());
+	for (i = 0; i < N_BY_SYMBOL; i++)
+		assert_ptr_equal(by_symbol[i].policy, gs_policy_at(i));
 	for (i = 0; i < gs_policies_count(); i++) {
 		const struct gs_policy *p = gs_policy_at(i);
 
@@ -368,22 +391,44 @@ static void test_registry(void **state)
 	assert_null(gs_policy_at(gs_policies_count()));
 }
 
-int main(void)
+/* Runs the contract tests of gs_policy_SUFFIX; 1 when there is no such policy. */
+static int run_contract(const char *suffix)
 {
-	struct CMUnitTest tests[128];
-	char names[64][2][80];
-	size_t n = 0, i;
+	const struct gs_policy *pol = NULL;
+	char symbol[128], group[160];
+	size_t i;
 
-	for (i = 0; i < gs_policies_count() && i < 64; i++) {
-		const struct gs_policy *p = gs_policy_at(i);
+	snprintf(symbol, sizeof(symbol), "gs_policy_%s", suffix);
+	for (i = 0; i < N_BY_SYMBOL && !pol; i++)
+		if (!strcmp(by_symbol[i].symbol, symbol))
+			pol = by_symbol[i].policy;
+	if (!pol) {
+		fprintf(stderr, "test_policies: %s is not in policies.def\n", symbol);
+		return 1;
+	}
+	{
+		const struct CMUnitTest tests[] = {
+			{ "never over-commits, deterministic",
+			  contract_never_overcommits_and_is_deterministic, NULL, NULL, (void *)pol },
+			{ "reports no fit", contract_reports_no_fit, NULL, NULL, (void *)pol },
+		};
 
-		snprintf(names[i][0], sizeof(names[i][0]), "%s: never over-commits, deterministic",
-			 p->name);
-		snprintf(names[i][1], sizeof(names[i][1]), "%s: reports no fit", p->name);
-		tests[n++] = (struct CMUnitTest){ names[i][0],
-			contract_never_overcommits_and_is_deterministic, NULL, NULL, (void *)p };
-		tests[n++] = (struct CMUnitTest){ names[i][1], contract_reports_no_fit, NULL, NULL,
-						  (void *)p };
+		snprintf(group, sizeof(group), "policy %s", pol->name);
+		return _cmocka_run_group_tests(group, tests, sizeof(tests) / sizeof(tests[0]), NULL,
+					       NULL);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct CMUnitTest tests[16];
+	size_t n = 0;
+
+	if (argc == 2)
+		return run_contract(argv[1]);
+	if (argc > 2) {
+		fprintf(stderr, "usage: test_policies [SUFFIX of gs_policy_SUFFIX]\n");
+		return 1;
 	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_binpack_choices);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_spread_choices);

@@ -426,7 +426,8 @@ static int parse_value(struct parser *p, struct gs_json *v)
 	return rc;
 }
 
-int gs_json_parse(const char *text, size_t len, struct gs_json *out, char *err, size_t err_len)
+int gs_bench_json_parse(const char *text, size_t len, struct gs_json *out, char *err,
+			size_t err_len)
 {
 	struct parser p;
 	struct gs_json v;

@@ -11,8 +11,9 @@
  * the line and column where it starts, so that the scenario checks can say
  * where a bad field is.
  *
- * Ownership: gs_json_parse() fills a caller-owned root; everything below
- * it is owned by the root and freed by gs_json_release(root).
+ * Ownership: gs_bench_json_parse() fills a caller-owned root; everything
+ * below it is owned by the root and freed by gs_json_release(root). (The
+ * parser is named apart from io/trace's cJSON-based gs_json_parse().)
  */
 #ifndef GS_BENCH_JSON_H
 #define GS_BENCH_JSON_H
@@ -47,7 +48,8 @@ struct gs_json {
  * "line L, column C: what" in err, or GS_ENOMEM. *out needs
  * gs_json_release() only on success.
  */
-int gs_json_parse(const char *text, size_t len, struct gs_json *out, char *err, size_t err_len);
+int gs_bench_json_parse(const char *text, size_t len, struct gs_json *out, char *err,
+			size_t err_len);
 
 void gs_json_release(struct gs_json *v);
 

@@ -243,7 +243,7 @@ int gs_scenario_parse(const char *path, const char *text, size_t len, struct gs_
 
 	memset(s, 0, sizeof(*s));
 	snprintf(s->path, sizeof(s->path), "%s", path);
-	rc = gs_json_parse(text, len, &root, jerr, sizeof(jerr));
+	rc = gs_bench_json_parse(text, len, &root, jerr, sizeof(jerr));
 	if (rc) {
 		snprintf(err, err_len, "%s: %s", path, jerr);
 		return rc;
