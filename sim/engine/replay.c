@@ -209,7 +209,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		rc = gs_cluster_share_default(&sim->cluster, &o->sharing, &sim->n_whole, msg,
 					      sizeof(msg));
 		if (rc) {
-			ERR("--sharing: %s", msg);
+			gs_errf(err, err_len, "--sharing: %s", msg);
 			goto fail;
 		}
 	}

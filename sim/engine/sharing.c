@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "engine/sharing.h"
 
 #define N_IDX (GS_IFR_N_MAX + 1)
@@ -226,13 +227,13 @@ static int touch(struct gs_share_model *m, int32_t j)
 		if (m->touched[k] == j)
 			return 0;
 	if (m->n_touched == m->cap_touched) {
-		int32_t cap = m->cap_touched ? 2 * m->cap_touched : 64;
+		size_t cap = gs_grow_cap((size_t)m->cap_touched, 64);
 
-		a = realloc(m->touched, (size_t)cap * sizeof(*a));
+		a = cap <= INT32_MAX ? gs_realloc_n(m->touched, cap, sizeof(*a)) : NULL;
 		if (!a)
 			return GS_ENOMEM;
 		m->touched = a;
-		m->cap_touched = cap;
+		m->cap_touched = (int32_t)cap;
 	}
 	m->touched[m->n_touched++] = j;
 	return 0;
@@ -303,13 +304,13 @@ static int reschedule(struct gs_share_model *m, int32_t started, int64_t t, gs_s
 static int gpu_add(struct gs_share_gpu *G, int32_t i, int64_t mem)
 {
 	if (G->n == G->cap) {
-		int32_t cap = G->cap ? 2 * G->cap : 4;
-		int32_t *a = realloc(G->pods, (size_t)cap * sizeof(*a));
+		size_t cap = gs_grow_cap((size_t)G->cap, 4);
+		int32_t *a = cap <= INT32_MAX ? gs_realloc_n(G->pods, cap, sizeof(*a)) : NULL;
 
 		if (!a)
 			return GS_ENOMEM;
 		G->pods = a;
-		G->cap = cap;
+		G->cap = (int32_t)cap;
 	}
 	G->pods[G->n++] = i;
 	G->mem_mib += mem;
