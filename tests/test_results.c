@@ -163,9 +163,9 @@ static void test_round_trip(void **state)
 	assert_string_equal(rows(db, "SELECT wait_total_s, pods_stored FROM runs"), "10|1");
 
 	assert_string_equal(rows(db, "SELECT * FROM run_nodes ORDER BY node_idx"),
-			    "1|0|node-a|64000|262144|4|V100M16|16384\n"
-			    "1|1|node-b|32000|131072|2|T4|15360\n"
-			    "1|2|node-c|16000|65536|0|NULL|0");
+			    "1|0|node-a|64000|262144|4|V100M16|16384|NULL\n"
+			    "1|1|node-b|32000|131072|2|T4|15360|NULL\n"
+			    "1|2|node-c|16000|65536|0|NULL|0|NULL");
 
 	assert_string_equal(rows(db, "SELECT pod_idx, src_idx, name, cpu_milli, memory_mib,"
 				     " num_gpu, gpu_milli, gpu_mem_mib, gpu_spec, state"
@@ -882,7 +882,7 @@ static void test_migrate_1_0(void **state)
 	raw_exec(path, dump);
 	free(dump);
 	assert_int_equal(gs_db_open(path, &db, err, sizeof(err)), 0);
-	assert_string_equal(rows(db, "PRAGMA user_version"), "1001");
+	assert_string_equal(rows(db, "PRAGMA user_version"), "1002");
 
 	/* The same columns, in the same order, as a database created by 1.1. */
 	fresh = open_new("migrate-fresh");

@@ -124,7 +124,8 @@ static void test_timeslice_two_whole_gpu_pods(void **state)
 		struct gs_summary s;
 
 		gs_sim_summarize(&sim, &s);
-		assert_true(fabs(s.eff_util_pct - 100.0) < 1e-9);
+		assert_true(fabs(s.eff_util_busy_pct - 100.0) < 1e-9);
+		assert_true(isnan(s.eff_util_pct)); /* both arrive at 0: no arrival window */
 		assert_true(fabs(s.tm.gpu_alloc_busy_pct - 75.0) < 1e-9);
 		assert_int_equal(s.tm.completion_max_s, 400);
 	}
@@ -377,7 +378,7 @@ static void test_mig_and_utilisation_figures(void **state)
 	gs_sim_summarize(&sim, &s);
 	assert_true(fabs(s.mig_idle_pct - 400.0 / 7) < 1e-9);
 	assert_true(fabs(s.mig_slack_pct - 90.0 / 7) < 1e-9);
-	assert_true(fabs(s.eff_util_pct - 30.0) < 1e-9);
+	assert_true(fabs(s.eff_util_busy_pct - 30.0) < 1e-9);
 	assert_true(fabs(s.tm.gpu_alloc_busy_pct - 42.8) < 1e-9); /* 428 milli */
 	gs_sim_release(&sim);
 
@@ -391,17 +392,21 @@ static void test_mig_and_utilisation_figures(void **state)
 
 	gs_trace_init(&t);
 	add(&t, "A", 250, 0, 0, 0, 100);
+	/* B arrives at 50 so that the arrival window is [0, 50]. */
+	add(&t, "B", 250, 0, 0, 50, 50);
 	run(&sim, &c, &t, "exclusive", NULL);
 	gs_sim_summarize(&sim, &s);
-	assert_true(fabs(s.eff_util_pct - 25.0) < 1e-9);
+	assert_true(fabs(s.eff_util_busy_pct - 25.0) < 1e-9);  /* (100 + 50) x 0.25 / 150 */
+	assert_true(fabs(s.eff_util_pct - 25.0) < 1e-9);       /* 50 x 0.25 / 50 */
 	assert_true(fabs(s.tm.gpu_alloc_busy_pct - 100.0) < 1e-9);
 	assert_true(isnan(s.mig_idle_pct));
 	gs_sim_release(&sim);
 	/* Without sharing the useful work is the allocation. */
 	run(&sim, &c, &t, "ideal", NULL);
 	gs_sim_summarize(&sim, &s);
+	assert_true(fabs(s.eff_util_pct - s.tm.gpu_alloc_arrival_pct) < 1e-9);
+	assert_true(fabs(s.eff_util_busy_pct - s.tm.gpu_alloc_busy_pct) < 1e-9);
 	assert_true(fabs(s.eff_util_pct - 25.0) < 1e-9);
-	assert_true(fabs(s.tm.gpu_alloc_busy_pct - 25.0) < 1e-9);
 	gs_sim_release(&sim);
 	gs_trace_release(&t);
 	gs_cluster_release(&c);

@@ -178,3 +178,55 @@ void gs_cli_numbers_release(void *field)
 	l->v = NULL;
 	l->n = 0;
 }
+
+int gs_cli_parse_sharing(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			 const char *value, void *field)
+{
+	struct gs_share_cfg cfg;
+	char err[256];
+
+	if (gs_share_parse(value, &cfg, err, sizeof(err))) {
+		gs_opt_err(cmd, o, "%s", err);
+		return GS_EINVAL;
+	}
+	*(struct gs_share_cfg *)field = cfg;
+	return 0;
+}
+
+int gs_cli_parse_sharings(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			  const char *value, void *field)
+{
+	struct gs_cli_sharings out = { .n = 0 };
+	const char *s = value;
+	char item[GS_SHARE_SPEC_MAX], err[256];
+	size_t i;
+
+	do {
+		size_t len = strcspn(s, ",");
+		struct gs_share_cfg cfg;
+
+		if (len == 0 || len >= sizeof(item)) {
+			gs_opt_err(cmd, o, "'%s' has an %s item", value, len ? "overlong" : "empty");
+			return GS_EINVAL;
+		}
+		memcpy(item, s, len);
+		item[len] = '\0';
+		if (gs_share_parse(item, &cfg, err, sizeof(err))) {
+			gs_opt_err(cmd, o, "%s", err);
+			return GS_EINVAL;
+		}
+		for (i = 0; i < out.n; i++)
+			if (gs_share_cfg_equal(&out.v[i], &cfg)) {
+				gs_opt_err(cmd, o, "'%s' is given twice", item);
+				return GS_EINVAL;
+			}
+		if (out.n == GS_CLI_MAX_SHARINGS) {
+			gs_opt_err(cmd, o, "more than %d sharing modes", GS_CLI_MAX_SHARINGS);
+			return GS_EINVAL;
+		}
+		out.v[out.n++] = cfg;
+		s += len;
+	} while (*s++ == ',');
+	*(struct gs_cli_sharings *)field = out;
+	return 0;
+}

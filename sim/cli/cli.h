@@ -41,6 +41,31 @@ extern const struct gs_opt_choice gs_cli_arrivals[];
 	"capacity (openb) needs K > 1 to offer a load near or above 100% over a window "       \
 	"longer than its pods' durations"
 
+#define GS_CLI_SHARING_HELP                                                                    \
+	"the GPU-sharing mechanism of every GPU the cluster file leaves unset: 'ideal' (shares " \
+	"accounted as asked, sharing costs nothing: gpusim before the sharing model), "        \
+	"'exclusive', 'timeslice[:replicas=N]', 'mps[:replicas=N;threads=PCT;pinned_mib=MIB]', " \
+	"'vgpu[:elastic|:capped]' or 'mig[:layout=P+P+...]' (README, \"Sharing mechanisms\"); " \
+	"under 'mig', GPUs without MIG run exclusive"
+#define GS_CLI_INTERFERENCE_HELP                                                               \
+	"the interference table of the rate model (mode,gpu_model,n,class,efficiency,source; "  \
+	"traces/README.md) instead of the built-in results/interference.csv"
+
+/* Converter for --sharing (field: struct gs_share_cfg): one spec (core/sharing.h). */
+int gs_cli_parse_sharing(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			 const char *value, void *field);
+
+/* Target of a --sharing list (sweep): n specs in the order given, each once. */
+#define GS_CLI_MAX_SHARINGS 16
+struct gs_cli_sharings {
+	struct gs_share_cfg v[GS_CLI_MAX_SHARINGS];
+	size_t n;
+};
+
+/* Converter for a comma-separated list of specs (field: struct gs_cli_sharings). */
+int gs_cli_parse_sharings(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			  const char *value, void *field);
+
 /* Most policies one --policy list may name. */
 #define GS_CLI_MAX_POLICIES 64
 

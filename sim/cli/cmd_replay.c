@@ -27,6 +27,7 @@ struct replay_args {
 	int mode;    /* enum gs_mode */
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
 	int arrivals; /* enum gs_arrivals */
+	const char *interference;
 	struct gs_replay_opts opts;
 };
 
@@ -75,6 +76,12 @@ static const struct gs_opt replay_opts[] = {
 	  .help = "a pod pending longer than S seconds fails (default: waits)" },
 	{ GS_OPT_FLAG_AT(S, opts.frag), .name = "frag",
 	  .help = "track fragmentation in time mode (always on in inflate)" },
+
+	{ GS_OPT_GROUP_HEADING("Sharing:") },
+	{ GS_OPT_CUSTOM_AT(S, opts.sharing, struct gs_share_cfg, gs_cli_parse_sharing, NULL),
+	  .name = "sharing", .arg = "SPEC", .def = "ideal", .help = GS_CLI_SHARING_HELP },
+	{ GS_OPT_STRING_AT(S, interference), .name = "interference", .arg = "FILE",
+	  .help = GS_CLI_INTERFERENCE_HELP },
 
 	{ GS_OPT_GROUP_HEADING("Output:") },
 	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "FILE",
@@ -196,17 +203,18 @@ static void print_header(enum gs_mode mode)
 		       "UNALLOC%", "FRAG%", "WALL(ms)", "RUN");
 		return;
 	}
-	printf("%-14s %6s %6s %6s %6s %9s %8s %8s %8s %9s %8s %7s %7s %6s %7s %7s %6s %6s %9s %5s\n",
+	printf("%-14s %6s %6s %6s %6s %9s %8s %8s %8s %9s %8s %7s %7s %6s %7s %7s %6s %6s %7s "
+	       "%5s %9s %5s\n",
 	       "POLICY", "PODS", "PLACED", "FAILED", "PEND", "WAIT(s)", "P50W", "P99W", "MAXW",
 	       "COMPL(s)", "P99C", "SLOWDN", "QUEUE", "PEAKQ", "ALLOC%", "PEAK%", "FRAG%", "LOAD%",
-	       "WALL(ms)", "RUN");
+	       "USEFUL%", "OOM", "WALL(ms)", "RUN");
 }
 
 static void print_row(const char *policy, const struct gs_sim *sim, const struct gs_summary *s,
 		      double wall_ms, int64_t run_id)
 {
 	const struct gs_time_metrics *m = &s->tm;
-	char frag[16], run[24], c[12][24];
+	char frag[16], run[24], c[13][24];
 
 	if (run_id > 0)
 		snprintf(run, sizeof(run), "%lld", (long long)run_id);
@@ -234,11 +242,29 @@ static void print_row(const char *policy, const struct gs_sim *sim, const struct
 	cell(c[9], sizeof(c[9]), m->gpu_alloc_peak_pct, 2);
 	cell(c[10], sizeof(c[10]), m->frag_avg_pct, 2);
 	cell(c[11], sizeof(c[11]), m->offered_load_pct, 1);
+	cell(c[12], sizeof(c[12]), s->eff_util_pct, 2);
 	printf("%-14s %6lld %6lld %6lld %6lld %9s %8s %8s %8s %9s %8s %7s %7s %6lld %7s %7s %6s "
-	       "%6s %9.1f %5s\n",
+	       "%6s %7s %5lld %9.1f %5s\n",
 	       policy, (long long)s->pods, (long long)s->placed, (long long)s->failed,
 	       (long long)s->pending, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
-	       (long long)s->peak_pending, c[8], c[9], c[10], c[11], wall_ms, run);
+	       (long long)s->peak_pending, c[8], c[9], c[10], c[11], c[12],
+	       (long long)s->oversubscribed, wall_ms, run);
+}
+
+/* One line on the sharing model before the table, when the run has one. */
+static void print_sharing(const struct gs_sim *sim, const char *table)
+{
+	char spec[GS_SHARE_SPEC_MAX];
+
+	if (!sim->cluster.share)
+		return;
+	printf("sharing: %s (GPUs the cluster file leaves unset), interference table: %s\n",
+	       gs_share_format(&sim->opts.sharing, spec, sizeof(spec)),
+	       table ? table : "built-in (results/interference.csv)");
+	if (sim->n_whole)
+		printf("sharing: %d GPUs of models without MIG run exclusive\n", (int)sim->n_whole);
+	printf("USEFUL%%: useful work over the busy time, next to ALLOC%%; OOM: pods failed by "
+	       "GPU memory oversubscription\n\n");
 }
 
 int gs_cmd_replay(int argc, char **argv)
@@ -248,6 +274,7 @@ int gs_cmd_replay(int argc, char **argv)
 	struct gs_cluster cluster;
 	struct gs_trace trace;
 	struct gs_db *db = NULL;
+	struct gs_interference ifr;
 	char nodes_sha[GS_SHA256_HEX], err[1024], *params = NULL;
 	size_t n_pols, i;
 	int rc, status = GS_EXIT_OK;
@@ -259,6 +286,7 @@ int gs_cmd_replay(int argc, char **argv)
 
 	gs_cluster_init(&cluster);
 	gs_trace_init(&trace);
+	gs_interference_init(&ifr);
 	rc = gs_cluster_load(a.nodes, &cluster, nodes_sha, err, sizeof(err));
 	if (rc == 0)
 		rc = gs_trace_load(a.pods, &cluster, &trace, err, sizeof(err));
@@ -281,6 +309,15 @@ int gs_cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (a.interference) {
+		rc = gs_interference_load(&ifr, a.interference, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "gpusim replay: --interference: %s\n", err);
+			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+			goto out;
+		}
+		a.opts.interference = &ifr;
+	}
 	if (gs_replay_params_json(&a.opts, &params)) {
 		fprintf(stderr, "gpusim replay: out of memory\n");
 		status = GS_EXIT_FAIL;
@@ -292,8 +329,6 @@ int gs_cmd_replay(int argc, char **argv)
 		goto out;
 	}
 
-	if (!a.quiet)
-		print_header(a.opts.mode);
 	for (i = 0; i < n_pols; i++) {
 		struct gs_progress bar;
 		struct gs_run_info ri;
@@ -311,6 +346,10 @@ int gs_cmd_replay(int argc, char **argv)
 			fprintf(stderr, "gpusim replay: %s: %s\n", pols[i]->name, err);
 			status = GS_EXIT_FAIL;
 			break;
+		}
+		if (i == 0 && !a.quiet) {
+			print_sharing(&sim, a.interference);
+			print_header(a.opts.mode);
 		}
 		gs_progress_init(&bar, stderr, pols[i]->name, sim.n_pods);
 		if (bar.on) {
@@ -358,6 +397,7 @@ int gs_cmd_replay(int argc, char **argv)
 		       a.db_path);
 out:
 	gs_db_close(db);
+	gs_interference_release(&ifr);
 	free(params);
 	gs_trace_release(&trace);
 	gs_cluster_release(&cluster);

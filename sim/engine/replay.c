@@ -443,6 +443,16 @@ static int bind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl, in
 	o->pl = *pl;
 	o->state = GS_POD_RUNNING;
 	o->t_start_s = t_s;
+	if (sim->cluster.share) {
+		int k;
+
+		for (k = 0; k < pl->num_gpu; k++) {
+			const struct gs_mig_gpu *g = &sim->cluster.share[pl->node].gpu[pl->gpu[k]].mig;
+			int inst = pl->mig[k] ? gs_mig_instance_at(g, pl->mig[k] - 1) : -1;
+
+			o->mig_prof[k] = (int8_t)(inst >= 0 ? g->inst[inst].profile : -1);
+		}
+	}
 	sim->stats.placed++;
 	sim->stats.wait_total_s += t_s - o->t_arrive_s;
 	if (sim->opts.mode == GS_MODE_TIME) {
@@ -540,6 +550,8 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 	switch (ev->kind) {
 	case GS_EV_ARRIVE:
 		gs_metrics_arrival(&sim->metrics, ev->t_s);
+		if (sim->share_on)
+			gs_share_model_arrival(&sim->share, ev->t_s);
 		o->t_arrive_s = ev->t_s;
 		sim->stats.arrived++;
 		sim->arrived_gpu_milli += gs_pod_gpu_milli(&sim->pods[ev->pod]);
@@ -699,16 +711,19 @@ static void finish_sharing(struct gs_sim *sim)
 {
 	const struct gs_time_metrics *tm = &sim->tm;
 	int64_t cap = sim->cluster.gpu_count, t_end = tm->t_end_s;
-	double useful = 0;
+	int64_t a0 = tm->t_first_arrival_s, a1 = tm->t_last_arrival_s;
+	double useful = 0, useful_arr = 0;
 	size_t i;
 
-	sim->eff_util_pct = sim->mig_idle_pct = sim->mig_slack_pct = NAN;
+	sim->eff_util_pct = sim->eff_util_busy_pct = NAN;
+	sim->mig_idle_pct = sim->mig_slack_pct = NAN;
 	if (!tm->valid)
 		return;
 	if (sim->share_on) {
 		const struct gs_share_figures *f = gs_share_model_finish(&sim->share, t_end);
 
 		useful = f->useful_gpu_s;
+		useful_arr = f->useful_arr_gpu_s;
 		for (i = 0; i < sim->n_pods; i++) {
 			struct gs_pod_outcome *o = &sim->out[i];
 
@@ -727,14 +742,21 @@ static void finish_sharing(struct gs_sim *sim)
 		for (i = 0; i < sim->n_pods; i++) {
 			const struct gs_pod_outcome *o = &sim->out[i];
 			int64_t end = o->state == GS_POD_DONE ? o->t_end_s : t_end;
+			double w = gs_pod_need_milli(&sim->pods[i]) / 1000.0 * sim->pods[i].num_gpu;
 
-			if ((o->state == GS_POD_DONE || o->state == GS_POD_RUNNING) && end > o->t_start_s)
-				useful += gs_pod_need_milli(&sim->pods[i]) / 1000.0 *
-					  sim->pods[i].num_gpu * (double)(end - o->t_start_s);
+			if (o->state != GS_POD_DONE && o->state != GS_POD_RUNNING)
+				continue;
+			if (end > o->t_start_s)
+				useful += w * (double)(end - o->t_start_s);
+			if ((end < a1 ? end : a1) > o->t_start_s)
+				useful_arr += w * (double)((end < a1 ? end : a1) - o->t_start_s);
 		}
 	}
+	/* Both windows start at the first arrival, before which nothing runs. */
+	if (cap > 0 && a1 > a0)
+		sim->eff_util_pct = 100.0 * useful_arr / ((double)cap * (double)(a1 - a0));
 	if (cap > 0 && tm->busy_s > 0)
-		sim->eff_util_pct = 100.0 * useful / ((double)cap * (double)tm->busy_s);
+		sim->eff_util_busy_pct = 100.0 * useful / ((double)cap * (double)tm->busy_s);
 }
 
 int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
@@ -820,6 +842,7 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 	memset(out, 0, sizeof(*out));
 	out->pods = (int64_t)sim->n_pods;
 	out->eff_util_pct = sim->opts.mode == GS_MODE_TIME ? sim->eff_util_pct : NAN;
+	out->eff_util_busy_pct = sim->opts.mode == GS_MODE_TIME ? sim->eff_util_busy_pct : NAN;
 	out->mig_idle_pct = sim->opts.mode == GS_MODE_TIME ? sim->mig_idle_pct : NAN;
 	out->mig_slack_pct = sim->opts.mode == GS_MODE_TIME ? sim->mig_slack_pct : NAN;
 	out->oversubscribed = sim->oversubscribed;

@@ -106,6 +106,7 @@ struct gs_pod_outcome {
 	struct gs_nofit why;        /* filter counts at the last failed attempt */
 	uint8_t fail;               /* enum gs_fail_reason, for FAILED pods */
 	float coloc;                /* sharing model: mean pods on its busiest GPU while it ran */
+	int8_t mig_prof[GS_MAX_GPUS]; /* MIG: the profile of its instance on gpu[i], -1 none */
 };
 
 /* One point of the time series. Amounts are allocated (not free) resources. */
@@ -160,7 +161,7 @@ struct gs_sim {
 	struct gs_interference ifr_own;   /* the built-in table, when opts.interference is NULL */
 	int64_t oversubscribed;           /* pods failed by GPU memory oversubscription */
 	int32_t n_whole;                  /* --sharing mig: GPUs without MIG, run exclusive */
-	double eff_util_pct, mig_idle_pct, mig_slack_pct; /* gs_summary's, once the run ended */
+	double eff_util_pct, eff_util_busy_pct, mig_idle_pct, mig_slack_pct; /* gs_summary's */
 	struct gs_sample *samples;        /* owned */
 	size_t n_samples, cap_samples;
 	int64_t next_sample_t_s;
@@ -221,15 +222,17 @@ struct gs_summary {
 	/* Time mode: the figures from the events (metrics.h); tm.valid false otherwise. */
 	struct gs_time_metrics tm;
 	/*
-	 * Sharing (time mode): useful work delivered over the busy time, in
-	 * percent of capacity (need x GPUs x full-speed seconds; equal to the
-	 * allocation when sharing costs nothing), next to tm.gpu_alloc_busy_pct;
+	 * Sharing (time mode): useful work delivered over the arrival window
+	 * and over the busy time, in percent of capacity (need x GPUs x
+	 * full-speed seconds; equal to the allocation when sharing costs
+	 * nothing and pods need what they ask), next to
+	 * tm.gpu_alloc_arrival_pct and tm.gpu_alloc_busy_pct;
 	 * pods failed by GPU memory oversubscription; compute slices of MIG
 	 * GPUs held by idle instances of fixed layouts and reserved beyond
 	 * the requests of busy instances, in percent of the MIG slices over
 	 * the makespan (NAN without MIG GPUs).
 	 */
-	double eff_util_pct;
+	double eff_util_pct, eff_util_busy_pct;
 	int64_t oversubscribed;
 	double mig_idle_pct, mig_slack_pct;
 };

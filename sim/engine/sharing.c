@@ -61,6 +61,7 @@ int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 	}
 	m->gpu_base[c->n_nodes] = (int32_t)g;
 	m->t_last = -1;
+	m->t_useful = INT64_MIN;
 	return 0;
 }
 
@@ -186,6 +187,29 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k)
 	return fmin(1.0, fmin(1.0, recv / need) * efficiency(m, cfg->mode, model, p->wclass, nn));
 }
 
+/* need x GPUs of pod i: what one unit of its rate is worth in useful GPU share. */
+static double weight(const struct gs_share_model *m, int32_t i)
+{
+	return need_of(&m->pods[i]) * m->pods[i].num_gpu;
+}
+
+/* Integrates the useful-work rate up to t. */
+static void useful_advance(struct gs_share_model *m, int64_t t)
+{
+	if (m->t_useful == INT64_MIN) {
+		m->t_useful = t;
+	} else if (t > m->t_useful) {
+		m->fig.useful_gpu_s += m->useful_rate * (double)(t - m->t_useful);
+		m->t_useful = t;
+	}
+}
+
+void gs_share_model_arrival(struct gs_share_model *m, int64_t t)
+{
+	useful_advance(m, t);
+	m->fig.useful_arr_gpu_s = m->fig.useful_gpu_s;
+}
+
 /* Brings pod i's work and integrals to time t at its current rate. */
 static void advance(struct gs_share_model *m, int32_t i, int64_t t)
 {
@@ -202,9 +226,11 @@ static void advance(struct gs_share_model *m, int32_t i, int64_t t)
 	} else {
 		done = sp->rate * dt; /* a pod that never ends still does work */
 	}
+	/* The integral counted rate x dt; a pod that finished within dt did less. */
+	if (sp->rate * dt > done)
+		m->fig.useful_gpu_s -= weight(m, i) * (double)(sp->rate * dt - done) /
+				       (double)GS_RATE_ONE;
 	sp->work_done_s += (double)done / (double)GS_RATE_ONE;
-	m->fig.useful_gpu_s += need_of(&m->pods[i]) * m->pods[i].num_gpu *
-			       ((double)done / (double)GS_RATE_ONE);
 	sp->coloc_s += (double)sp->coloc * (double)dt;
 	sp->t_upd = t;
 }
@@ -293,6 +319,7 @@ static int reschedule(struct gs_share_model *m, int32_t started, int64_t t, gs_s
 		sp->coloc = coloc;
 		if (rate == sp->rate && i != started)
 			continue;
+		m->useful_rate += weight(m, i) * (double)(rate - sp->rate) / (double)GS_RATE_ONE;
 		sp->rate = rate;
 		sp->gen++;
 		if (sp->work >= 0 && (rc = push(arg, i, done_at(sp, t), sp->gen)))
@@ -366,6 +393,7 @@ int gs_share_model_start(struct gs_share_model *m, int32_t i, const struct gs_pl
 	int k, rc;
 
 	mig_advance(m, t);
+	useful_advance(m, t);
 	sp->pl = *pl;
 	sp->active = true;
 	sp->t_start = sp->t_upd = t;
@@ -394,7 +422,9 @@ int gs_share_model_stop(struct gs_share_model *m, int32_t i, const struct gs_pla
 	if (!sp->active)
 		return 0;
 	mig_advance(m, t);
+	useful_advance(m, t);
 	advance(m, i, t);
+	m->useful_rate -= weight(m, i) * (double)sp->rate / (double)GS_RATE_ONE;
 	mig_change(m, i, -1);
 	sp->active = false;
 	sp->gen++;
@@ -418,6 +448,7 @@ const struct gs_share_figures *gs_share_model_finish(struct gs_share_model *m, i
 	size_t i;
 
 	mig_advance(m, t);
+	useful_advance(m, t);
 	for (i = 0; i < m->n_pods; i++)
 		if (m->p[i].active)
 			advance(m, (int32_t)i, t);

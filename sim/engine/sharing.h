@@ -72,6 +72,7 @@ struct gs_share_gpu {
 /* Run-level figures (gs_share_model_finish()). */
 struct gs_share_figures {
 	double useful_gpu_s;     /* need x GPUs x full-speed seconds delivered */
+	double useful_arr_gpu_s; /* the same up to the last arrival (gs_share_model_arrival()) */
 	double mig_idle_slice_s; /* idle instances of fixed layouts, compute slices x s */
 	double mig_slack_slice_s;/* slices reserved beyond the requests of busy instances, x s */
 	int64_t mig_slices;      /* compute slices of all MIG GPUs */
@@ -91,6 +92,9 @@ struct gs_share_model {
 	double *eff;                         /* owned cache: [mode][model][class][n], NAN = unset */
 	int32_t *touched;                    /* owned scratch: pods to reschedule */
 	int32_t n_touched, cap_touched;
+	/* Useful work: its rate now and the integral up to t_useful. */
+	double useful_rate;
+	int64_t t_useful;
 	/* Integrals of the MIG figures, brought up to t_last at every change. */
 	int64_t t_last;
 	double mig_idle_slices, mig_slack_slices; /* the current values */
@@ -124,6 +128,9 @@ int gs_share_model_start(struct gs_share_model *m, int32_t i, const struct gs_pl
  */
 int gs_share_model_stop(struct gs_share_model *m, int32_t i, const struct gs_placement *pl,
 			int64_t t, gs_share_push_fn push, void *arg);
+
+/* An arrival at t: the arrival window, which the useful-work figure is over, reaches t. */
+void gs_share_model_arrival(struct gs_share_model *m, int64_t t);
 
 /* True when a completion event of pod i with generation gen is current. */
 static inline bool gs_share_model_current(const struct gs_share_model *m, int32_t i,

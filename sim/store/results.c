@@ -76,6 +76,24 @@ static const char *const runs_columns_1_1[] = {
 #define N_RUNS_COLUMNS_1_1 (sizeof(runs_columns_1_1) / sizeof(runs_columns_1_1[0]))
 
 /*
+ * The columns schema 1.2 added: the GPU-sharing model (engine/sharing.h).
+ * Like 1.1's, spelled once for both new databases and the migration.
+ */
+static const char *const columns_1_2[] = {
+	"runs ADD COLUMN sharing TEXT NOT NULL DEFAULT 'ideal'",
+	"runs ADD COLUMN interference_sha256 TEXT",
+	"runs ADD COLUMN eff_util_pct REAL",
+	"runs ADD COLUMN eff_util_busy_pct REAL",
+	"runs ADD COLUMN n_oversubscribed INTEGER NOT NULL DEFAULT 0",
+	"runs ADD COLUMN mig_idle_pct REAL",
+	"runs ADD COLUMN mig_slack_pct REAL",
+	"run_nodes ADD COLUMN sharing TEXT",
+	"pods ADD COLUMN coloc REAL",
+	"pods ADD COLUMN mig TEXT",
+};
+#define N_COLUMNS_1_2 (sizeof(columns_1_2) / sizeof(columns_1_2[0]))
+
+/*
  * run_summary, schema 1.1. gpu_alloc_pct, the headline allocation of a
  * run, as gs_sim_summarize() computes it. Inflate mode: the mean over the
  * arrived = 100 % bucket (Weng et al., figure 7), or over 99..101 % when
@@ -129,7 +147,9 @@ static const char *const runs_columns_1_1[] = {
 	"  r.offered_load_pct, r.wait_p50_s, r.wait_p90_s, r.wait_p99_s, r.wait_max_s,"     \
 	"  r.completion_mean_s, r.completion_p50_s, r.completion_p90_s, r.completion_p99_s," \
 	"  r.completion_max_s, r.slowdown_mean, r.slowdown_p99, r.pending_avg, r.makespan_s," \
-	"  r.gpu_alloc_busy_pct, r.frag_avg_pct, r.n_timed_out"                            \
+	"  r.gpu_alloc_busy_pct, r.frag_avg_pct, r.n_timed_out,"                           \
+	"  r.sharing, r.eff_util_pct, r.eff_util_busy_pct, r.n_oversubscribed,"             \
+	"  r.mig_idle_pct, r.mig_slack_pct"                                                 \
 	" FROM runs r WHERE r.status = 'complete') x"
 
 /*
@@ -279,10 +299,12 @@ static const char *const schema_sql[] = {
  * when that minor changed only the bench tables); it runs inside the open
  * transaction, followed by gs_bench_schema_sql. Entry 0 has no
  * predecessor. 1.1 adds runs_columns_1_1 (added by add_runs_columns_1_1()
- * before this SQL runs) and the new run_summary.
+ * before this SQL runs) and the new run_summary; 1.2 adds columns_1_2
+ * (add_columns_1_2()) and shows them in run_summary.
  */
 static const char *const migration_sql[] = {
 	NULL,
+	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW,
 	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW,
 };
 _Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
@@ -407,6 +429,22 @@ static int add_runs_columns_1_1(struct gs_db *db, char *err, size_t err_len)
 	return 0;
 }
 
+/* ALTER TABLE for each column of 1.2. */
+static int add_columns_1_2(struct gs_db *db, char *err, size_t err_len)
+{
+	char sql[256];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < N_COLUMNS_1_2; i++) {
+		snprintf(sql, sizeof(sql), "ALTER TABLE %s", columns_1_2[i]);
+		rc = exec_sql(db, sql, err, err_len);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /*
  * Creates or migrates the schema inside one IMMEDIATE transaction, after
  * looking at the version again under the write lock: another connection
@@ -438,7 +476,11 @@ static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len
 			goto rollback;
 		}
 		for (i = 0; i < sizeof(schema_sql) / sizeof(schema_sql[0]); i++) {
-			rc = exec_sql(db, schema_sql[i], err, err_len);
+			/* run_summary is last: give the tables the columns of 1.2 before it. */
+			if (i + 1 == sizeof(schema_sql) / sizeof(schema_sql[0]))
+				rc = add_columns_1_2(db, err, err_len);
+			if (rc == 0)
+				rc = exec_sql(db, schema_sql[i], err, err_len);
 			/* runs is first: give it the columns of 1.1 before anything refers to them. */
 			if (rc == 0 && i == 0)
 				rc = add_runs_columns_1_1(db, err, err_len);
@@ -454,7 +496,8 @@ static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len
 		goto rollback;
 	} else {
 		for (i = (size_t)(version % 1000) + 1; i <= GS_DB_SCHEMA_MINOR; i++) {
-			rc = i == 1 ? add_runs_columns_1_1(db, err, err_len) : 0;
+			rc = i == 1 ? add_runs_columns_1_1(db, err, err_len)
+			     : i == 2 ? add_columns_1_2(db, err, err_len) : 0;
 			/* NULL: a minor that only added bench tables (below). */
 			if (rc == 0 && migration_sql[i])
 				rc = exec_sql(db, migration_sql[i], err, err_len);
@@ -691,6 +734,14 @@ int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out)
 		ok = cJSON_AddNumberToObject(obj, "load", o->load_pct) &&
 		     cJSON_AddStringToObject(obj, "arrivals", gs_arrivals_str(o->arrivals)) &&
 		     cJSON_AddNumberToObject(obj, "repeat", (double)o->load_repeat);
+	if (ok && o->sharing.mode != GS_SHARE_IDEAL) {
+		char spec[GS_SHARE_SPEC_MAX];
+
+		ok = cJSON_AddStringToObject(obj, "sharing",
+					     gs_share_format(&o->sharing, spec, sizeof(spec))) != NULL;
+	}
+	if (ok && o->interference)
+		ok = cJSON_AddStringToObject(obj, "interference", o->interference->sha256) != NULL;
 	text = ok ? cJSON_PrintUnformatted(obj) : NULL;
 	cJSON_Delete(obj);
 	if (text) {
@@ -714,16 +765,18 @@ static const char sql_insert_run[] =
 	" wait_p90_s, wait_p99_s, wait_max_s, n_completed, completion_mean_s, completion_p50_s,"
 	" completion_p90_s, completion_p99_s, completion_max_s, slowdown_mean, slowdown_p99,"
 	" pending_avg, pending_peak, gpu_alloc_arrival_pct, gpu_alloc_busy_pct,"
-	" gpu_alloc_peak_pct, frag_avg_pct, n_timed_out, offered_load_pct)"
+	" gpu_alloc_peak_pct, frag_avg_pct, n_timed_out, offered_load_pct, sharing,"
+	" interference_sha256, eff_util_pct, eff_util_busy_pct, n_oversubscribed, mig_idle_pct,"
+	" mig_slack_pct)"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
 	" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34,"
 	" ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51,"
-	" ?52)";
+	" ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59)";
 static const char sql_run_done[] =
 	"UPDATE runs SET status = 'complete' WHERE run_id = ?1";
 static const char sql_insert_node[] =
 	"INSERT INTO run_nodes (run_id, node_idx, name, cpu_milli, memory_mib, num_gpu,"
-	" gpu_model, gpu_mem_mib) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+	" gpu_model, gpu_mem_mib, sharing) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 /*
  * Pods and samples go in with multi-row INSERTs of ROWS_PER_INSERT rows
  * (the tail one row at a time): one statement per 32 rows instead of per
@@ -731,10 +784,11 @@ static const char sql_insert_node[] =
  * spelled once; both statements are generated from them.
  */
 #define ROWS_PER_INSERT 32
-#define N_POD_COLUMNS 18
+#define N_POD_COLUMNS 20
 static const char pod_columns[] =
 	"run_id, pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_mem_mib,"
-	" gpu_spec, state, node_idx, gpus, t_arrive_s, t_start_s, t_end_s, wait_s, fail_reason";
+	" gpu_spec, state, node_idx, gpus, t_arrive_s, t_start_s, t_end_s, wait_s, fail_reason,"
+	" coloc, mig";
 #define N_SAMPLE_COLUMNS 14
 static const char sample_columns[] =
 	"run_id, sample_idx, t_s, event, cpu_alloc_milli, mem_alloc_mib, gpu_alloc_milli,"
@@ -915,6 +969,24 @@ static bool format_spec(const struct gs_models *m, uint32_t mask, char *buf, siz
 	return true;
 }
 
+/* "3g.40gb@4,1g.10gb@0": the MIG instance on each GPU of a placed pod; false when none. */
+static bool format_mig(const struct gs_sim *sim, const struct gs_pod_outcome *o, char *buf,
+		       size_t len)
+{
+	const struct gs_mig_table *t = gs_cluster_mig_table(&sim->cluster, o->pl.node);
+	size_t used = 0;
+	int k;
+
+	buf[0] = '\0';
+	if (!t)
+		return false;
+	for (k = 0; k < o->pl.num_gpu && used < len; k++)
+		if (o->pl.mig[k] && o->mig_prof[k] >= 0 && o->mig_prof[k] < t->n)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s@%d", used ? "," : "",
+						 t->p[o->mig_prof[k]].name, o->pl.mig[k] - 1);
+	return buf[0] != '\0';
+}
+
 struct run_counts {
 	int64_t placed, failed, done, pending_end;
 	int64_t wait_total_s;     /* sum of the pods' wait_s, stored or not */
@@ -1065,6 +1137,19 @@ static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const stru
 	sqlite3_bind_int64(st, 26, cnt->wait_total_s);
 	sqlite3_bind_int64(st, 27, ri->no_pods ? 0 : 1);
 	bind_time_metrics(st, 28, sim);
+	{
+		char spec[GS_SHARE_SPEC_MAX];
+		bool time = sim->opts.mode == GS_MODE_TIME;
+
+		sqlite3_bind_text(st, 53, gs_share_format(&sim->opts.sharing, spec, sizeof(spec)), -1,
+				  SQLITE_TRANSIENT);
+		bind_text(st, 54, sim->share_on ? sim->share.tbl->sha256 : NULL);
+		bind_opt_real(st, 55, time ? sim->eff_util_pct : NAN);
+		bind_opt_real(st, 56, time ? sim->eff_util_busy_pct : NAN);
+		sqlite3_bind_int64(st, 57, sim->oversubscribed);
+		bind_opt_real(st, 58, time ? sim->mig_idle_pct : NAN);
+		bind_opt_real(st, 59, time ? sim->mig_slack_pct : NAN);
+	}
 	return step_once(st);
 }
 
@@ -1095,6 +1180,15 @@ static int insert_nodes(struct gs_db *db, int64_t run_id, const struct gs_cluste
 		sqlite3_bind_int64(st, 6, n->num_gpu);
 		bind_text(st, 7, m ? m->name : NULL);
 		sqlite3_bind_int64(st, 8, m ? m->mem_mib : 0);
+		{
+			char share[GS_MAX_GPUS * GS_SHARE_SPEC_MAX];
+
+			gs_cluster_node_share_text(c, i, share, sizeof(share));
+			if (share[0])
+				sqlite3_bind_text(st, 9, share, -1, SQLITE_TRANSIENT);
+			else
+				sqlite3_bind_null(st, 9);
+		}
 		if (step_once(st) != SQLITE_OK) {
 			char what[64];
 
@@ -1108,6 +1202,7 @@ static int insert_nodes(struct gs_db *db, int64_t run_id, const struct gs_cluste
 /* Text a pod row binds with SQLITE_STATIC: it must live until the statement steps. */
 struct pod_text {
 	char gpus[GS_MAX_GPUS * 4 + 1];
+	char mig[GS_MAX_GPUS * (GS_MIG_NAME_MAX + 4)];
 	char spec[GS_MAX_MODELS * GS_MODEL_NAME_MAX];
 	char reason[256];
 };
@@ -1161,8 +1256,17 @@ static int bind_pod(struct gs_db *db, sqlite3_stmt *st, int base, int64_t run_id
 		sqlite3_bind_int64(st, base + 17, o->t_start_s - o->t_arrive_s);
 	else
 		sqlite3_bind_null(st, base + 17);
-	bind_text(st, base + 18,
-		  unplaced ? gs_nofit_format(&o->why, txt->reason, sizeof(txt->reason)) : NULL);
+	if (o->state == GS_POD_FAILED && o->fail == GS_FAIL_GPU_MEM)
+		bind_text(st, base + 18, gs_fail_reason_str(GS_FAIL_GPU_MEM));
+	else
+		bind_text(st, base + 18, unplaced ? gs_nofit_format(&o->why, txt->reason,
+								    sizeof(txt->reason)) : NULL);
+	if (placed && sim->share_on && o->pl.num_gpu)
+		sqlite3_bind_double(st, base + 19, o->coloc);
+	else
+		sqlite3_bind_null(st, base + 19);
+	bind_text(st, base + 20, placed && format_mig(sim, o, txt->mig, sizeof(txt->mig))
+		  ? txt->mig : NULL);
 	return 0;
 }
 
