@@ -284,7 +284,7 @@ static void test_plot_bench(void **state)
 		expect_figure(name);
 	}
 	/* No simulator runs in a bench database: skipped, said, not an error. */
-	assert_non_null(strstr(out, "gpusim plot: skipped the simulator figures: "));
+	assert_non_null(strstr(out, "gpusim plot: skipped the inflate-mode figures: "));
 	assert_non_null(strstr(out, "no complete inflate-mode runs"));
 	assert_null(strstr(out, "skipped bench"));
 	/* The temporary data files are gone. */

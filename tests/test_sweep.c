@@ -30,6 +30,8 @@
 
 static char nodes_path[256], pods_path[256], db_path[256], timed_path[256];
 
+static int gpusim(const char *args, char *out, size_t out_len);
+
 /*
  * 45 nodes of 2, 4 and 8 GPUs (210 GPUs, so one percent of the capacity,
  * 2100 milli, is more than any pod asks and every arrived-workload bucket
@@ -387,6 +389,97 @@ static void test_time_sweep_loads(void **st)
 	gs_sweep_release(&a);
 }
 
+/*
+ * The time-mode figures from the database of test_time_sweep_loads (loads
+ * 50, 90 and 120, pods stored, and time-scale runs without a load): the
+ * data files say what is drawn, the three figures are written, and a
+ * database of runs without pod rows at one load skips the CDFs and the
+ * load curves.
+ */
+static void test_time_plot(void **st)
+{
+	const char *dir = gs_test_tmpdir();
+	char path[300], data[300], plots[300], file[700], err[1024], line[256], args[1024];
+	char out[8192];
+	struct gs_plot_time tm;
+	struct gs_db *db;
+	struct stat sb;
+	size_t p, lines;
+	FILE *f;
+
+	(void)st;
+	gs_test_path("time.db", path, sizeof(path));
+	assert_int_equal(gs_db_open_existing(path, &db, err, sizeof(err)), 0);
+	gs_test_path("time-data", data, sizeof(data));
+	assert_int_equal(mkdir(data, 0777), 0);
+	assert_int_equal(gs_plot_time_export(db, data, &tm, err, sizeof(err)), 0);
+	gs_db_close(db);
+	assert_int_equal(tm.n_traces, 1);
+	assert_string_equal(tm.traces[0], "timed");
+	assert_int_equal(tm.n_policies, 2);
+	assert_string_equal(tm.policies[0], "bestfit");   /* registry order */
+	assert_string_equal(tm.setting[0], "load 120%, 2 seeds");
+	for (p = 0; p < 2; p++) {
+		assert_true(tm.series[p]);
+		assert_true(tm.cdf[p]);
+		assert_true(tm.load[p]);
+	}
+	/* One line per load, in load order: 50, 90, 120, each over 2 seeds. */
+	snprintf(file, sizeof(file), "%s/timed.fgd.load.dat", data);
+	f = fopen(file, "r");
+	assert_non_null(f);
+	for (lines = 0; fgets(line, sizeof(line), f); lines++) {
+		static const char *const load[] = { "50\t", "90\t", "120\t" };
+
+		assert_true(lines < 3);
+		assert_int_equal(strncmp(line, load[lines], strlen(load[lines])), 0);
+		assert_non_null(strstr(line, "\t2\n"));
+	}
+	fclose(f);
+	assert_int_equal(lines, 3);
+	/* The wait CDF ends at 1 and starts at 1 s. */
+	snprintf(file, sizeof(file), "%s/timed.fgd.cdfw.dat", data);
+	f = fopen(file, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_int_equal(strncmp(line, "1\t", 2), 0);
+	while (fgets(line, sizeof(line), f))
+		;
+	assert_non_null(strstr(line, "\t1.000000"));
+	fclose(f);
+
+	gs_test_path("time-plots", plots, sizeof(plots));
+	assert_int_equal(mkdir(plots, 0777), 0);
+	if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+		assert_int_equal(gs_plot_time_render(&tm, GS_SOURCE_DIR "/scripts", data, plots,
+						     NULL, err, sizeof(err)),
+				 0);
+		snprintf(file, sizeof(file), "%s/time_series_timed.png", plots);
+		assert_int_equal(stat(file, &sb), 0);
+		assert_true(sb.st_size > 1000);
+		snprintf(file, sizeof(file), "%s/time_cdf_timed.svg", plots);
+		assert_int_equal(stat(file, &sb), 0);
+		snprintf(file, sizeof(file), "%s/time_load_timed.pdf", plots);
+		assert_int_equal(stat(file, &sb), 0);
+	}
+	gs_plot_time_release(&tm);
+
+	/* From the command line: runs without pod rows at one load skip two figures, saying why. */
+	if (access(GS_GPUSIM_BIN, X_OK) != 0 || system("command -v gnuplot >/dev/null 2>&1"))
+		return;
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --mode time --policy fgd "
+		 "--load 90 --repeat 3 --seeds 1 --jobs 1 --no-pods --db '%s/time-np.db' -q",
+		 nodes_path, timed_path, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	snprintf(args, sizeof(args), "plot --db '%s/time-np.db' --out '%s/np-plots'", dir, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "time_series_timed.png"));
+	assert_non_null(strstr(out, "skipped time_cdf_timed: its runs in"));
+	assert_non_null(strstr(out, "without pod rows"));
+	assert_non_null(strstr(out, "skipped time_load_timed: "));
+	assert_non_null(strstr(out, "fewer than two loads"));
+}
+
 static void test_sweep_errors(void **st)
 {
 	const char *missing[] = { "/nonexistent/pods.csv" };
@@ -621,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_sweep_deterministic),
 		cmocka_unit_test(test_sweep_errors),
 		cmocka_unit_test(test_time_sweep_loads),
+		cmocka_unit_test(test_time_plot),
 		cmocka_unit_test(test_cli),
 		cmocka_unit_test(test_plot),
 	};

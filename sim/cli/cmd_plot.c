@@ -5,6 +5,7 @@
  * for the figures and file names). Either kind may be missing from a
  * database: the command draws what there is and says what it skipped.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,13 @@ static const struct gs_cmd_spec plot_cmd = {
 		"                     a GPU, per kernel and mode, with the fair share 1/n\n"
 		"  bench_shares       achieved against requested compute share (%), per mode,\n"
 		"                     with the ideal diagonal and the 5-point target band\n"
+		"And from the time-mode runs (figures from the events, schema 1.1), per trace:\n"
+		"  time_series_TRACE  allocated GPU % and pending pods against time, per policy\n"
+		"                     (the lowest seed; the setting with the highest --load)\n"
+		"  time_cdf_TRACE     CDF of the wait and of the completion time, per policy\n"
+		"                     (all seeds of that setting; needs pod rows)\n"
+		"  time_load_TRACE    mean and p99 wait against --load, per policy, mean over\n"
+		"                     seeds with min-max bars (needs two loads or more)\n"
 		"A figure with nothing to draw is skipped with a note saying why. With neither\n"
 		"simulator runs nor bench results there is nothing to plot (exit status 2).\n",
 	.outro = "Needs gnuplot on PATH (Debian: gnuplot-nox).\n"
@@ -74,30 +82,49 @@ static const struct gs_cmd_spec plot_cmd = {
 	.opts = plot_opts,
 };
 
-/* Removes the exported data files and their directory. */
-static void remove_tree(const char *dir, const struct gs_plot_index *ix)
+/* Removes the exported data files and their directory (a directory of our own). */
+static void remove_tree(const char *dir)
 {
 	char path[4096];
-	size_t t, p, f;
+	struct dirent *e;
+	DIR *d = opendir(dir);
 
-	for (f = 0; f < GS_PLOT_BENCH_N; f++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, gs_plot_bench_figures[f].csv);
+	while (d && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		unlink(path);
 	}
-	for (t = 0; t < ix->n_traces; t++)
-		for (p = 0; p < ix->n_policies; p++) {
-			snprintf(path, sizeof(path), "%s/%s.%s.alloc.dat", dir, ix->traces[t],
-				 ix->policies[p]);
-			unlink(path);
-			snprintf(path, sizeof(path), "%s/%s.%s.frag.dat", dir, ix->traces[t],
-				 ix->policies[p]);
-			unlink(path);
-		}
-	for (f = 0; f < ix->n_families; f++) {
-		snprintf(path, sizeof(path), "%s/bars_%s.dat", dir, ix->families[f]);
-		unlink(path);
-	}
+	if (d)
+		closedir(d);
 	rmdir(dir);
+}
+
+/* Says which time-mode figures were skipped, and why, on stderr. */
+static void note_time_skipped(const char *db_path, const struct gs_plot_time *tm, int time_rc,
+			      const char *time_err)
+{
+	size_t t, p;
+
+	if (time_rc) {
+		fprintf(stderr, "gpusim plot: skipped the time-mode figures: %s\n", time_err);
+		return;
+	}
+	for (t = 0; t < tm->n_traces; t++) {
+		bool cdf = false, load = false;
+
+		for (p = 0; p < tm->n_policies; p++) {
+			cdf |= tm->cdf[t * tm->n_policies + p];
+			load |= tm->load[t * tm->n_policies + p];
+		}
+		if (!cdf)
+			fprintf(stderr, "gpusim plot: skipped time_cdf_%s: its runs in %s were stored "
+					"without pod rows (--no-pods)\n", tm->traces[t], db_path);
+		if (!load)
+			fprintf(stderr, "gpusim plot: skipped time_load_%s: its runs in %s are at "
+					"fewer than two loads (sweep --load LIST)\n", tm->traces[t],
+				db_path);
+	}
 }
 
 /* Says which bench figures there are none of, and why, on stderr. */
@@ -126,10 +153,12 @@ int gs_cmd_plot(int argc, char **argv)
 	const char *db_path, *out_dir, *scripts;
 	char tmpl[] = "/tmp/gpusim-plot-XXXXXX", err[1024], sim_err[1024];
 	struct gs_plot_index ix;
+	struct gs_plot_time tm;
 	struct gs_plot_bench bench;
 	struct gs_db *db = NULL;
 	struct plot_args a;
-	int compat, keep, quiet, rc, sim_rc, status;
+	char time_err[1024];
+	int compat, keep, quiet, rc, sim_rc, time_rc, status;
 	size_t f, bench_rows;
 
 	memset(&a, 0, sizeof(a));
@@ -166,6 +195,15 @@ int gs_cmd_plot(int argc, char **argv)
 		rmdir(tmpl);
 		return GS_EXIT_FAIL;
 	}
+	memset(&tm, 0, sizeof(tm));
+	time_rc = gs_plot_time_export(db, tmpl, &tm, time_err, sizeof(time_err));
+	if (time_rc && time_rc != GS_ENOENT) {
+		fprintf(stderr, "gpusim plot: %s\n", time_err);
+		gs_db_close(db);
+		gs_plot_index_release(&ix);
+		remove_tree(tmpl);
+		return GS_EXIT_FAIL;
+	}
 	rc = gs_plot_bench_export(db, NULL, tmpl, &bench, err, sizeof(err));
 	gs_db_close(db);
 	if (rc) {
@@ -175,8 +213,9 @@ int gs_cmd_plot(int argc, char **argv)
 	}
 	for (f = 0, bench_rows = 0; f < GS_PLOT_BENCH_N; f++)
 		bench_rows += bench.n_rows[f];
-	if (sim_rc && !bench_rows) {
+	if (sim_rc && time_rc && !bench_rows) {
 		fprintf(stderr, "gpusim plot: %s\n", sim_err);
+		fprintf(stderr, "gpusim plot: %s\n", time_err);
 		if (!quiet)
 			note_bench_skipped(db_path, &bench);
 		status = GS_EXIT_USAGE;
@@ -185,11 +224,17 @@ int gs_cmd_plot(int argc, char **argv)
 	status = GS_EXIT_OK;
 	if (sim_rc) {
 		if (!quiet)
-			fprintf(stderr, "gpusim plot: skipped the simulator figures: %s\n", sim_err);
+			fprintf(stderr, "gpusim plot: skipped the inflate-mode figures: %s\n",
+				sim_err);
 	} else {
 		rc = gs_plot_render(&ix, scripts, tmpl, out_dir, quiet ? NULL : stdout, err,
 				    sizeof(err));
 	}
+	if (!rc && !time_rc)
+		rc = gs_plot_time_render(&tm, scripts, tmpl, out_dir, quiet ? NULL : stdout, err,
+					 sizeof(err));
+	if (!rc && !quiet)
+		note_time_skipped(db_path, &tm, time_rc, time_err);
 	if (!rc)
 		rc = gs_plot_bench_render(&bench, scripts, tmpl, out_dir, quiet ? NULL : stdout, err,
 					  sizeof(err));
@@ -203,7 +248,8 @@ out:
 	if (keep)
 		fprintf(stderr, "gpusim plot: data files kept in %s\n", tmpl);
 	else
-		remove_tree(tmpl, &ix);
+		remove_tree(tmpl);
+	gs_plot_time_release(&tm);
 	gs_plot_bench_release(&bench);
 	gs_plot_index_release(&ix);
 	return status;

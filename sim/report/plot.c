@@ -236,6 +236,72 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 	return 0;
 }
 
+/*
+ * The policies of trace t whose flag is set, as a word list, and their
+ * line types (index in the index's policy list, from 1) as another.
+ */
+static size_t time_words(const struct gs_plot_time *ix, size_t t, const bool *flags, char *words,
+			 char *lts, size_t len)
+{
+	size_t p, n = 0, used = 0, lused = 0;
+
+	words[0] = lts[0] = '\0';
+	for (p = 0; p < ix->n_policies; p++) {
+		if (!flags[t * ix->n_policies + p])
+			continue;
+		used += (size_t)snprintf(words + used, len - used, "%s%s", n ? " " : "",
+					 ix->policies[p]);
+		lused += (size_t)snprintf(lts + lused, len - lused, "%s%zu", n ? " " : "", p + 1);
+		if (used >= len || lused >= len)
+			return 0;
+		n++;
+	}
+	return n;
+}
+
+int gs_plot_time_render(const struct gs_plot_time *ix, const char *scripts_dir,
+			const char *data_dir, const char *out_dir, FILE *log, char *err,
+			size_t err_len)
+{
+	static const struct {
+		const char *prefix, *script;
+	} figs[] = {
+		{ "time_series", "plot_time_series.gp" },
+		{ "time_cdf", "plot_time_cdf.gp" },
+		{ "time_load", "plot_time_load.gp" },
+	};
+	char words[2048], lts[1024], vars[8192], script[4096], base[512];
+	size_t t, f;
+	int rc;
+
+	rc = check_paths(scripts_dir, data_dir, out_dir, err, err_len);
+	for (t = 0; !rc && t < ix->n_traces; t++) {
+		if (strpbrk(ix->traces[t], "'\"\n") || strpbrk(ix->setting[t], "'\"\n")) {
+			gs_errf(err, err_len,
+				"'%s' has a quote or a line break; gnuplot cannot be given it",
+				ix->traces[t]);
+			return GS_EINVAL;
+		}
+		for (f = 0; !rc && f < sizeof(figs) / sizeof(figs[0]); f++) {
+			const bool *flags = f == 0 ? ix->series : f == 1 ? ix->cdf : ix->load;
+
+			if (!time_words(ix, t, flags, words, lts, sizeof(lts)))
+				continue;
+			snprintf(base, sizeof(base), "%s_%s", figs[f].prefix, ix->traces[t]);
+			snprintf(vars, sizeof(vars),
+				 "scriptdir='%s/'; datadir='%s'; trace='%s'; policies='%s';"
+				 " lts='%s'; out='%s/%s'; setting='%s'",
+				 scripts_dir, data_dir, ix->traces[t], words, lts, out_dir, base,
+				 ix->setting[t]);
+			snprintf(script, sizeof(script), "%s/%s", scripts_dir, figs[f].script);
+			rc = run_gnuplot(vars, script, err, err_len);
+			if (!rc)
+				log_files(log, out_dir, base);
+		}
+	}
+	return rc;
+}
+
 int gs_plot_bench_render(const struct gs_plot_bench *b, const char *scripts_dir,
 			 const char *data_dir, const char *out_dir, FILE *log, char *err,
 			 size_t err_len)

@@ -48,6 +48,25 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 		   const char *out_dir, FILE *log, char *err, size_t err_len);
 
 /*
+ * Runs gnuplot on scripts_dir/plot_time_{series,cdf,load}.gp for each
+ * trace of ix (gs_plot_time_export() in store/plot_data.h), writing into
+ * out_dir, as PNG, SVG and PDF:
+ *   time_series_<trace>  allocated GPU % and pending pods against hours,
+ *                        per policy (the lowest seed of the shown setting)
+ *   time_cdf_<trace>     CDFs of the wait and of the completion time, per
+ *                        policy (all seeds of the shown setting)
+ *   time_load_<trace>    mean and p99 wait against --load, per policy, mean
+ *                        over seeds with min-max bars
+ * A figure none of whose policies has data is not drawn; the caller says
+ * why (the flags of ix). Lists each file written on log (may be NULL).
+ * Returns 0, GS_EINVAL (a name gnuplot cannot be given), GS_ENOENT or
+ * GS_EIO, with a message.
+ */
+int gs_plot_time_render(const struct gs_plot_time *ix, const char *scripts_dir,
+			const char *data_dir, const char *out_dir, FILE *log, char *err,
+			size_t err_len);
+
+/*
  * Runs gnuplot on scripts_dir/plot_bench_*.gp for every figure whose CSV
  * file in data_dir has rows, writing NAME.png and NAME.svg into out_dir,
  * and lists each file written on log (may be NULL). Figures without rows

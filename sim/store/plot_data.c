@@ -74,8 +74,7 @@ void gs_plot_index_release(struct gs_plot_index *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
-/* "dir/openb_pod_list_gpushare40.csv" -> "gpushare40". */
-static char *short_name(const char *path)
+char *gs_plot_short_name(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	const char *prefix = "openb_pod_list_";
@@ -189,7 +188,7 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 	}
 	sqlite3_bind_int(st, 1, compat);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		char *tname = short_name((const char *)sqlite3_column_text(st, 2));
+		char *tname = gs_plot_short_name((const char *)sqlite3_column_text(st, 2));
 
 		if (n == cap) {
 			/* Three arrays, one capacity. */

@@ -35,6 +35,51 @@ struct gs_plot_index {
 
 void gs_plot_index_release(struct gs_plot_index *ix);
 
+/* "dir/openb_pod_list_gpushare40.csv" -> "gpushare40" (malloc'ed; NULL when out of memory). */
+char *gs_plot_short_name(const char *path);
+
+/*
+ * What gs_plot_time_export() found and wrote for the time-mode figures.
+ * Strings are owned; the flags are [trace * n_policies + policy].
+ */
+struct gs_plot_time {
+	char **traces;        /* short names, in name order */
+	size_t n_traces;
+	char **policies;      /* in the registry's order (gpusim policies) */
+	size_t n_policies;
+	char **setting;       /* per trace: the setting the series and CDFs show, for titles */
+	bool *series;         /* <trace>.<policy>.series.dat written */
+	bool *cdf;            /* <trace>.<policy>.cdfw.dat and .cdfc.dat written */
+	bool *load;           /* <trace>.<policy>.load.dat written (two loads or more) */
+};
+
+void gs_plot_time_release(struct gs_plot_time *t);
+
+/*
+ * Writes into dir (which must exist) the data of the time-mode figures,
+ * from the complete time-mode runs with figures from the events (schema
+ * 1.1), per trace and policy:
+ *   <trace>.<policy>.series.dat  hours since the first arrival, allocated
+ *                                GPU %, pending pods: the run of the shown
+ *                                setting with the lowest seed, over its
+ *                                arrival window and a quarter more; at most
+ *                                1000 points (beyond, bins: the mean
+ *                                allocation and the longest queue of each)
+ *   <trace>.<policy>.cdfw.dat    wait (s) and fraction of pods with at most
+ *   <trace>.<policy>.cdfc.dat    that wait / completion time, the pods of
+ *                                all seeds of the shown setting (runs with
+ *                                pod rows only), from (1 s, share below 1 s)
+ *   <trace>.<policy>.load.dat    load %, p99 wait mean, min, max over the
+ *                                seeds, mean wait mean, min, max, runs: one
+ *                                line per --load, when there are two or more
+ * The shown setting of a trace is the options of its run with the highest
+ * --load (runs without one count lowest; ties to the newest). Returns 0,
+ * GS_ENOENT (no such runs; err says so), GS_EIO (cannot write, err names
+ * the file), GS_EDB or GS_ENOMEM; fills *ix on success.
+ */
+int gs_plot_time_export(struct gs_db *db, const char *dir, struct gs_plot_time *ix, char *err,
+			size_t err_len);
+
 /*
  * Writes into dir, for every trace with complete inflate-mode runs
  * (compat: 1 only runs with compat scoring, 0 only exact, -1 both):

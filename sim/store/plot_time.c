@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * plot_time.c - the data of `gpusim plot`'s time-mode figures, read from
+ * the time-mode runs of a results database (the figures computed from the
+ * events, schema 1.1) and written as plain files for gnuplot. Contract in
+ * plot_data.h (gs_plot_time_export).
+ *
+ * Per trace, the "shown setting" is the options (params_json) of the run
+ * with the highest --load (runs without a load count lowest; ties to the
+ * newest run). The time series take, per policy, the run of that setting
+ * with the lowest seed; the CDFs pool the pods of all its seeds; the load
+ * curves use every run of the trace that has a load.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "core/error.h"
+#include "core/grow.h"
+#include "policies/policy.h"
+#include "store/plot_data.h"
+
+/* Points per time-series line and per CDF line at most. */
+#define SERIES_POINTS 1000
+#define CDF_POINTS 1000
+
+struct trun {
+	int64_t run_id;
+	size_t trace, policy;
+	int64_t seed;
+	char *params;
+	double load;            /* NAN without --load */
+	bool pods_stored;
+	int64_t t_first, t_last_arrival, t_end;
+	double cap;             /* GPU milli */
+	double wait_mean, wait_p99;
+};
+
+static void free_runs(struct trun *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; r && i < n; i++)
+		free(r[i].params);
+	free(r);
+}
+
+static void free_names(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+void gs_plot_time_release(struct gs_plot_time *t)
+{
+	size_t i;
+
+	free_names(t->traces, t->n_traces);
+	free_names(t->policies, t->n_policies);
+	for (i = 0; t->setting && i < t->n_traces; i++)
+		free(t->setting[i]);
+	free(t->setting);
+	free(t->series);
+	free(t->cdf);
+	free(t->load);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Index of s in list, appending a copy when absent; -1 when out of memory. */
+static long intern(char ***list, size_t *n, const char *s)
+{
+	char **grown;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*list)[i], s))
+			return (long)i;
+	grown = gs_realloc_n(*list, *n + 1, sizeof(*grown));
+	if (!grown)
+		return -1;
+	*list = grown;
+	grown[*n] = strdup(s);
+	if (!grown[*n])
+		return -1;
+	return (long)(*n)++;
+}
+
+/* Registry order; unknown names after, by name. */
+static int policy_rank(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < gs_policies_count(); i++)
+		if (!strcmp(gs_policy_at(i)->name, name))
+			return (int)i;
+	return (int)gs_policies_count();
+}
+
+static int cmp_policy(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	int rx = policy_rank(x), ry = policy_rank(y);
+
+	return rx != ry ? rx - ry : strcmp(x, y);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static long find(char **list, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return (long)i;
+	return -1;
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/* Reads the time-mode runs with event figures; fills the trace and policy names. */
+static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, size_t *n_out,
+		     char *err, size_t err_len)
+{
+	static const char sql[] =
+		"SELECT run_id, pods_path, policy, seed, params_json,"
+		" json_extract(params_json, '$.load'), pods_stored, t_first_arrival_s,"
+		" t_last_arrival_s, t_first_arrival_s + makespan_s, gpu_milli_capacity,"
+		" 1.0 * wait_total_s / NULLIF(n_placed, 0), wait_p99_s"
+		" FROM runs WHERE status = 'complete' AND mode = 'time' AND event_metrics = 1"
+		" AND pods_path IS NOT NULL AND t_first_arrival_s IS NOT NULL ORDER BY run_id";
+	struct trun *runs = NULL, *grown;
+	char **tnames = NULL, **pnames = NULL;
+	size_t n = 0, cap = 0, i, n_t = 0, n_p = 0;
+	sqlite3_stmt *st;
+	int step, rc = 0;
+
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		return GS_EDB;
+	}
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		char *tname = gs_plot_short_name((const char *)sqlite3_column_text(st, 1));
+		struct trun *r;
+
+		grown = gs_grow(runs, &cap, n, sizeof(*grown), 64);
+		if (!tname || !grown) {
+			free(tname);
+			rc = GS_ENOMEM;
+			break;
+		}
+		runs = grown;
+		r = &runs[n];
+		memset(r, 0, sizeof(*r));
+		r->run_id = sqlite3_column_int64(st, 0);
+		r->params = strdup((const char *)sqlite3_column_text(st, 4));
+		if (!r->params || intern(&tnames, &n_t, tname) < 0 ||
+		    intern(&pnames, &n_p, (const char *)sqlite3_column_text(st, 2)) < 0) {
+			free(tname);
+			free(r->params);
+			rc = GS_ENOMEM;
+			break;
+		}
+		/* Indices are resolved after sorting the names. */
+		r->trace = (size_t)find(tnames, n_t, tname);
+		r->policy = (size_t)find(pnames, n_p, (const char *)sqlite3_column_text(st, 2));
+		free(tname);
+		r->seed = sqlite3_column_int64(st, 3);
+		r->load = col_real(st, 5);
+		r->pods_stored = sqlite3_column_int(st, 6) != 0;
+		r->t_first = sqlite3_column_int64(st, 7);
+		r->t_last_arrival = sqlite3_column_int64(st, 8);
+		r->t_end = sqlite3_column_int64(st, 9);
+		r->cap = sqlite3_column_double(st, 10);
+		r->wait_mean = col_real(st, 11);
+		r->wait_p99 = col_real(st, 12);
+		n++;
+	}
+	if (!rc && step != SQLITE_DONE) {
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		rc = GS_EDB;
+	}
+	sqlite3_finalize(st);
+	if (rc) {
+		if (rc == GS_ENOMEM)
+			gs_errf(err, err_len, "out of memory");
+		free_runs(runs, n);
+		free_names(tnames, n_t);
+		free_names(pnames, n_p);
+		return rc;
+	}
+	/* Sorted names, and the runs' indices into them. */
+	{
+		char **ts = malloc((n_t ? n_t : 1) * sizeof(*ts));
+		char **ps = malloc((n_p ? n_p : 1) * sizeof(*ps));
+
+		if (!ts || !ps) {
+			free(ts);
+			free(ps);
+			free_runs(runs, n);
+			free_names(tnames, n_t);
+			free_names(pnames, n_p);
+			gs_errf(err, err_len, "out of memory");
+			return GS_ENOMEM;
+		}
+		memcpy(ts, tnames, n_t * sizeof(*ts));
+		memcpy(ps, pnames, n_p * sizeof(*ps));
+		qsort(ts, n_t, sizeof(*ts), cmp_str);
+		qsort(ps, n_p, sizeof(*ps), cmp_policy);
+		for (i = 0; i < n; i++) {
+			runs[i].trace = (size_t)find(ts, n_t, tnames[runs[i].trace]);
+			runs[i].policy = (size_t)find(ps, n_p, pnames[runs[i].policy]);
+		}
+		free(tnames);
+		free(pnames);
+		ix->traces = ts;
+		ix->n_traces = n_t;
+		ix->policies = ps;
+		ix->n_policies = n_p;
+	}
+	*out = runs;
+	*n_out = n;
+	return 0;
+}
+
+static FILE *open_data(const char *dir, const char *name, char *err, size_t err_len)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		gs_errf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
+	return f;
+}
+
+static int close_data(FILE *f, const char *dir, const char *name, char *err, size_t err_len)
+{
+	int failed = ferror(f);
+
+	failed |= fclose(f);
+	if (failed) {
+		gs_errf(err, err_len, "%s/%s: write error", dir, name);
+		return GS_EIO;
+	}
+	return 0;
+}
+
+/*
+ * The series of one run: hours since the first arrival, allocated GPU %,
+ * pending pods, over the arrival window and a quarter of it after (capped
+ * at the run's end). More samples than SERIES_POINTS are binned: the mean
+ * allocation and the longest queue of each bin.
+ */
+static int write_series(sqlite3 *sq, const struct trun *r, const char *dir, const char *name,
+			char *err, size_t err_len)
+{
+	static const char sql[] =
+		"SELECT t_s, gpu_alloc_milli, pods_pending FROM samples"
+		" WHERE run_id = ?1 AND t_s BETWEEN ?2 AND ?3 ORDER BY sample_idx";
+	int64_t lo = r->t_first, win = r->t_last_arrival - r->t_first;
+	int64_t hi = win > 0 ? r->t_last_arrival + win / 4 : r->t_end;
+	double width, bin_alloc = 0, bin_pending = 0;
+	int64_t bin = -1, in_bin = 0, count = 0;
+	sqlite3_stmt *st;
+	FILE *f;
+	int step, rc;
+
+	if (hi > r->t_end && r->t_end > lo)
+		hi = r->t_end;
+	if (hi <= lo)
+		hi = lo + 1;
+	width = (double)(hi - lo) / SERIES_POINTS;
+	if (sqlite3_prepare_v2(sq, "SELECT count(*) FROM samples WHERE run_id = ?1 AND t_s"
+				   " BETWEEN ?2 AND ?3", -1, &st, NULL) != SQLITE_OK)
+		goto sqlfail;
+	sqlite3_bind_int64(st, 1, r->run_id);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		count = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	f = open_data(dir, name, err, err_len);
+	if (!f)
+		return GS_EIO;
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
+		fclose(f);
+		goto sqlfail;
+	}
+	sqlite3_bind_int64(st, 1, r->run_id);
+	sqlite3_bind_int64(st, 2, lo);
+	sqlite3_bind_int64(st, 3, hi);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(st, 0);
+		double alloc = 100.0 * sqlite3_column_double(st, 1) / r->cap;
+		double pending = sqlite3_column_double(st, 2);
+		int64_t b;
+
+		if (count <= SERIES_POINTS) {
+			fprintf(f, "%.6f\t%.4f\t%.0f\n", (double)(t - lo) / 3600.0, alloc, pending);
+			continue;
+		}
+		b = (int64_t)((double)(t - lo) / width);
+		if (b != bin && in_bin) {
+			fprintf(f, "%.6f\t%.4f\t%.0f\n", ((double)bin + 0.5) * width / 3600.0,
+				bin_alloc / (double)in_bin, bin_pending);
+			in_bin = 0;
+			bin_alloc = bin_pending = 0;
+		}
+		bin = b;
+		bin_alloc += alloc;
+		if (pending > bin_pending)
+			bin_pending = pending;
+		in_bin++;
+	}
+	if (in_bin)
+		fprintf(f, "%.6f\t%.4f\t%.0f\n", ((double)bin + 0.5) * width / 3600.0,
+			bin_alloc / (double)in_bin, bin_pending);
+	sqlite3_finalize(st);
+	rc = close_data(f, dir, name, err, err_len);
+	if (!rc && step != SQLITE_DONE) {
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		rc = GS_EDB;
+	}
+	return rc;
+sqlfail:
+	gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+	return GS_EDB;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The CDF of the waits (what = 0) or completion times (1) of the pods of
+ * runs ids[0..n): at most CDF_POINTS (value, fraction) points, starting
+ * at (1 s, the share below 1 s) so that a log axis shows the pods that
+ * did not wait. Writes nothing and returns GS_ENOENT without values.
+ */
+static int write_cdf(sqlite3 *sq, const int64_t *ids, size_t n, int what, const char *dir,
+		     const char *name, char *err, size_t err_len)
+{
+	const char *sql = what == 0 ?
+		"SELECT wait_s FROM pods WHERE run_id = ?1 AND wait_s IS NOT NULL" :
+		"SELECT t_end_s - t_arrive_s FROM pods WHERE run_id = ?1 AND state = 'done'";
+	double *v = NULL, *g;
+	size_t nv = 0, cap = 0, i, below = 0;
+	sqlite3_stmt *st;
+	FILE *f;
+	int k, rc;
+
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		return GS_EDB;
+	}
+	for (i = 0; i < n; i++) {
+		sqlite3_bind_int64(st, 1, ids[i]);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			g = gs_grow(v, &cap, nv, sizeof(*v), 4096);
+			if (!g) {
+				free(v);
+				sqlite3_finalize(st);
+				gs_errf(err, err_len, "out of memory");
+				return GS_ENOMEM;
+			}
+			v = g;
+			v[nv++] = sqlite3_column_double(st, 0);
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (nv == 0) {
+		free(v);
+		return GS_ENOENT;
+	}
+	qsort(v, nv, sizeof(*v), cmp_double);
+	while (below < nv && v[below] < 1)
+		below++;
+	f = open_data(dir, name, err, err_len);
+	if (!f) {
+		free(v);
+		return GS_EIO;
+	}
+	fprintf(f, "1\t%.6f\n", (double)below / (double)nv);
+	for (k = 1; k <= CDF_POINTS; k++) {
+		size_t rank = (size_t)ceil((double)k * (double)nv / CDF_POINTS);
+
+		if (rank < 1)
+			rank = 1;
+		if (v[rank - 1] >= 1)
+			fprintf(f, "%.6g\t%.6f\n", v[rank - 1], (double)k / CDF_POINTS);
+	}
+	free(v);
+	rc = close_data(f, dir, name, err, err_len);
+	return rc;
+}
+
+/* The loads of one (trace, policy): load, mean, min, max of p99 wait and of mean wait, runs. */
+static int write_load(const struct trun *runs, size_t n, size_t trace, size_t policy,
+		      const char *dir, const char *name, size_t *n_loads, char *err,
+		      size_t err_len)
+{
+	double loads[256];
+	size_t nl = 0, i, j;
+	FILE *f;
+
+	for (i = 0; i < n; i++) {
+		if (runs[i].trace != trace || runs[i].policy != policy || isnan(runs[i].load))
+			continue;
+		for (j = 0; j < nl && loads[j] != runs[i].load; j++)
+			;
+		if (j == nl && nl < sizeof(loads) / sizeof(loads[0]))
+			loads[nl++] = runs[i].load;
+	}
+	*n_loads = nl;
+	if (nl == 0)
+		return 0;
+	qsort(loads, nl, sizeof(*loads), cmp_double);
+	f = open_data(dir, name, err, err_len);
+	if (!f)
+		return GS_EIO;
+	for (j = 0; j < nl; j++) {
+		double p_sum = 0, p_lo = INFINITY, p_hi = -INFINITY;
+		double w_sum = 0, w_lo = INFINITY, w_hi = -INFINITY;
+		size_t m = 0;
+
+		for (i = 0; i < n; i++) {
+			const struct trun *r = &runs[i];
+
+			if (r->trace != trace || r->policy != policy || r->load != loads[j] ||
+			    isnan(r->wait_p99) || isnan(r->wait_mean))
+				continue;
+			p_sum += r->wait_p99;
+			p_lo = fmin(p_lo, r->wait_p99);
+			p_hi = fmax(p_hi, r->wait_p99);
+			w_sum += r->wait_mean;
+			w_lo = fmin(w_lo, r->wait_mean);
+			w_hi = fmax(w_hi, r->wait_mean);
+			m++;
+		}
+		if (m)
+			fprintf(f, "%g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%zu\n", loads[j],
+				p_sum / (double)m, p_lo, p_hi, w_sum / (double)m, w_lo, w_hi, m);
+	}
+	return close_data(f, dir, name, err, err_len);
+}
+
+int gs_plot_time_export(struct gs_db *db, const char *dir, struct gs_plot_time *ix, char *err,
+			size_t err_len)
+{
+	sqlite3 *sq = gs_db_sqlite(db);
+	struct trun *runs = NULL;
+	size_t n = 0, t, p, i;
+	int64_t *ids = NULL;
+	int rc;
+
+	memset(ix, 0, sizeof(*ix));
+	rc = list_runs(sq, ix, &runs, &n, err, err_len);
+	if (rc)
+		return rc;
+	if (n == 0) {
+		gs_errf(err, err_len, "%s holds no time-mode runs with figures from the events (schema 1.1)",
+		    gs_db_path(db));
+		gs_plot_time_release(ix);
+		free_runs(runs, n);
+		return GS_ENOENT;
+	}
+	ix->setting = calloc(ix->n_traces, sizeof(*ix->setting));
+	ix->series = calloc(ix->n_traces * ix->n_policies, sizeof(*ix->series));
+	ix->cdf = calloc(ix->n_traces * ix->n_policies, sizeof(*ix->cdf));
+	ix->load = calloc(ix->n_traces * ix->n_policies, sizeof(*ix->load));
+	ids = malloc(n * sizeof(*ids));
+	if (!ix->setting || !ix->series || !ix->cdf || !ix->load || !ids) {
+		gs_errf(err, err_len, "out of memory");
+		rc = GS_ENOMEM;
+		goto out;
+	}
+	for (t = 0; t < ix->n_traces && !rc; t++) {
+		const struct trun *shown = NULL;
+		size_t seeds = 0;
+		char text[256];
+
+		/* The shown setting: the highest load, ties to the newest run. */
+		for (i = 0; i < n; i++) {
+			double l = isnan(runs[i].load) ? -1 : runs[i].load;
+
+			if (runs[i].trace == t &&
+			    (!shown || l >= (isnan(shown->load) ? -1 : shown->load)))
+				shown = &runs[i];
+		}
+		for (p = 0; p < ix->n_policies && !rc; p++) {
+			const struct trun *first = NULL;
+			size_t n_ids = 0, n_runs = 0, n_loads = 0, cell = t * ix->n_policies + p;
+			char name[1024];
+
+			for (i = 0; i < n; i++) {
+				const struct trun *r = &runs[i];
+
+				if (r->trace != t || r->policy != p || strcmp(r->params, shown->params))
+					continue;
+				if (!first || r->seed < first->seed ||
+				    (r->seed == first->seed && r->run_id > first->run_id))
+					first = r;
+				n_runs++;
+				if (r->pods_stored)
+					ids[n_ids++] = r->run_id;
+			}
+			if (first) {
+				snprintf(name, sizeof(name), "%s.%s.series.dat", ix->traces[t],
+					 ix->policies[p]);
+				rc = write_series(sq, first, dir, name, err, err_len);
+				ix->series[cell] = rc == 0;
+				if (n_runs > seeds)
+					seeds = n_runs;
+			}
+			if (!rc && n_ids) {
+				snprintf(name, sizeof(name), "%s.%s.cdfw.dat", ix->traces[t],
+					 ix->policies[p]);
+				rc = write_cdf(sq, ids, n_ids, 0, dir, name, err, err_len);
+				if (rc == 0) {
+					snprintf(name, sizeof(name), "%s.%s.cdfc.dat", ix->traces[t],
+						 ix->policies[p]);
+					rc = write_cdf(sq, ids, n_ids, 1, dir, name, err, err_len);
+				}
+				ix->cdf[cell] = rc == 0;
+				if (rc == GS_ENOENT)
+					rc = 0;
+			}
+			if (!rc) {
+				snprintf(name, sizeof(name), "%s.%s.load.dat", ix->traces[t],
+					 ix->policies[p]);
+				rc = write_load(runs, n, t, p, dir, name, &n_loads, err, err_len);
+				ix->load[cell] = n_loads >= 2;
+				if (n_loads == 1) {
+					char path[4096];
+
+					snprintf(path, sizeof(path), "%s/%s", dir, name);
+					unlink(path);
+				}
+			}
+		}
+		if (isnan(shown->load))
+			snprintf(text, sizeof(text), "trace times, %zu seed%s", seeds,
+				 seeds == 1 ? "" : "s");
+		else
+			snprintf(text, sizeof(text), "load %g%%, %zu seed%s", shown->load, seeds,
+				 seeds == 1 ? "" : "s");
+		ix->setting[t] = strdup(text);
+		if (!ix->setting[t] && !rc) {
+			gs_errf(err, err_len, "out of memory");
+			rc = GS_ENOMEM;
+		}
+	}
+out:
+	free(ids);
+	free_runs(runs, n);
+	if (rc)
+		gs_plot_time_release(ix);
+	return rc;
+}
