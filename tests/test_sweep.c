@@ -595,6 +595,21 @@ static void test_cli(void **st)
 	assert_non_null(strstr(out, "8 runs: 8 ran, 0 already in"));
 	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "8 runs: 0 ran, 8 already in"));
+	/* A sharing axis outside the loads; --sharing implies time mode; resumed too. */
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --policy binpack "
+		 "--sharing exclusive,timeslice:replicas=2 --load 50,120 --repeat 3 --seeds 1 "
+		 "--jobs 2 --db '%s/cli-share.db'", nodes_path, timed_path, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "SHARING"));
+	assert_non_null(strstr(out, "timeslice:replicas=2"));
+	assert_non_null(strstr(out, "USEFUL%"));
+	assert_non_null(strstr(out, "4 runs: 4 ran, 0 already in"));
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "4 runs: 0 ran, 4 already in"));
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --sharing mig,timeslot "
+		 "--db '%s/x.db'", nodes_path, timed_path, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+	assert_non_null(strstr(out, "--sharing: 'timeslot' is not a sharing mode"));
 	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --load 50 --db '%s/x.db'",
 		 nodes_path, timed_path, dir);
 	assert_int_equal(gpusim(args, out, sizeof(out)), 2);

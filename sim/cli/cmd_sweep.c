@@ -25,6 +25,8 @@ struct sweep_args {
 	struct gs_cli_policies policies;
 	struct gs_cli_seeds seeds;
 	struct gs_cli_numbers loads, scales;
+	struct gs_cli_sharings sharings;
+	const char *interference;
 	int arrivals; /* enum gs_arrivals */
 	int mode;    /* enum gs_mode */
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
@@ -50,7 +52,8 @@ static const struct gs_opt sweep_opts[] = {
 	  .name = "seeds", .short_name = 's', .arg = "LIST", .def = "42-51",
 	  .help = "seeds and ranges, e.g. 42-51 or 1,5,7-9" },
 	{ GS_OPT_ENUM_AT(S, mode, gs_cli_modes), .name = "mode", .short_name = 'm', .arg = "MODE",
-	  .def = "inflate", .help = "'inflate' or 'time', as in gpusim replay" },
+	  .help = "'inflate' or 'time', as in gpusim replay (default: time with --sharing, "
+		  "whose rate model needs time, else inflate)" },
 	{ GS_OPT_DOUBLE_AT(S, opts.inflate, 0, INFINITY), .flags = GS_OPT_GT_MIN,
 	  .name = "inflate", .arg = "X", .def = "1.3",
 	  .help = "inflate mode target, total GPU request / capacity" },
@@ -74,6 +77,12 @@ static const struct gs_opt sweep_opts[] = {
 	  .name = "time-scale", .arg = "LIST",
 	  .help = "time scales, e.g. 1,100,1000: one run per scale; each divides the arrival "
 		  "times and keeps the durations" },
+	{ GS_OPT_CUSTOM_AT(S, sharings, struct gs_cli_sharings, gs_cli_parse_sharings, NULL),
+	  .name = "sharing", .arg = "LIST",
+	  .help = "sharing modes, e.g. exclusive,timeslice,mps,vgpu,mig: one run per mode "
+		  "(outside the loads). Each is " GS_CLI_SHARING_HELP },
+	{ GS_OPT_STRING_AT(S, interference), .name = "interference", .arg = "FILE",
+	  .help = GS_CLI_INTERFERENCE_HELP },
 	{ GS_OPT_INT_AT(S, opts.max_wait_s, 0, INT64_MAX), .name = "max-wait", .arg = "S",
 	  .help = "a pod pending longer than S seconds fails (default: waits)" },
 	{ GS_OPT_FLAG_AT(S, opts.frag), .name = "frag",
@@ -101,7 +110,8 @@ static const struct gs_opt sweep_opts[] = {
 
 static const struct gs_cmd_spec sweep_cmd = {
 	.name = "sweep",
-	.intro = "Runs every combination of trace, policy, load (or time scale) and seed, in\n"
+	.intro = "Runs every combination of trace, policy, sharing mode, load (or time scale)\n"
+		 "and seed, in\n"
 		 "parallel, stores each run in a SQLite database (schema: results/SCHEMA.md) and\n"
 		 "prints the mean and standard deviation over seeds of the headline figures:\n"
 		 "unallocated GPU % at arrived workload 100% in inflate mode; the mean wait (the\n"
@@ -117,6 +127,7 @@ int gs_cmd_sweep(int argc, char **argv)
 {
 	struct gs_sweep_spec spec;
 	struct gs_sweep result;
+	struct gs_interference ifr;
 	struct sweep_args a;
 	char err[1024];
 	int status, rc;
@@ -125,14 +136,29 @@ int gs_cmd_sweep(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	gs_replay_opts_init(&a.opts);
 	a.compat = -1;
+	a.mode = -1;
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	a.jobs = ncpu > 0 ? ncpu : 1;
 	if (gs_opt_parse(&sweep_cmd, argc, argv, &a, &status))
 		return status;
 
 	memset(&spec, 0, sizeof(spec));
+	gs_interference_init(&ifr);
+	if (a.mode < 0)
+		a.mode = a.sharings.n ? GS_MODE_TIME : GS_MODE_INFLATE;
 	spec.opts = a.opts;
 	spec.opts.mode = (enum gs_mode)a.mode;
+	spec.sharings = a.sharings.v;
+	spec.n_sharings = a.sharings.n;
+	if (a.interference) {
+		rc = gs_interference_load(&ifr, a.interference, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "gpusim sweep: --interference: %s\n", err);
+			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+			goto out;
+		}
+		spec.opts.interference = &ifr;
+	}
 	spec.opts.arrivals = (enum gs_arrivals)a.arrivals;
 	spec.loads = a.loads.v;
 	spec.n_loads = a.loads.n;
@@ -185,6 +211,7 @@ int gs_cmd_sweep(int argc, char **argv)
 	gs_sweep_release(&result);
 	status = GS_EXIT_OK;
 out:
+	gs_interference_release(&ifr);
 	gs_opt_release(&sweep_cmd, &a);
 	return status;
 }

@@ -55,9 +55,15 @@ struct cell_ix {
 	size_t trace, policy, setting, seed;
 };
 
-static size_t n_settings(const struct gs_sweep_spec *spec)
+/* Loads or scales per sharing mode. */
+static size_t n_numbers(const struct gs_sweep_spec *spec)
 {
 	return spec->n_loads ? spec->n_loads : spec->n_scales ? spec->n_scales : 1;
+}
+
+static size_t n_settings(const struct gs_sweep_spec *spec)
+{
+	return n_numbers(spec) * (spec->n_sharings ? spec->n_sharings : 1);
 }
 
 static struct cell_ix cell_ix(const struct gs_sweep_spec *spec, size_t cell)
@@ -78,11 +84,14 @@ static struct cell_ix cell_ix(const struct gs_sweep_spec *spec, size_t cell)
 static struct gs_replay_opts setting_opts(const struct gs_sweep_spec *spec, size_t k)
 {
 	struct gs_replay_opts o = spec->opts;
+	size_t num = k % n_numbers(spec);
 
 	if (spec->n_loads)
-		o.load_pct = spec->loads[k];
+		o.load_pct = spec->loads[num];
 	else if (spec->n_scales)
-		o.time_scale = spec->scales[k];
+		o.time_scale = spec->scales[num];
+	if (spec->n_sharings)
+		o.sharing = spec->sharings[k / n_numbers(spec)];
 	return o;
 }
 
@@ -95,6 +104,9 @@ static void fill_figs(struct gs_sweep_cell *c, const struct gs_summary *s)
 	c->fig[GS_SWEEP_COMPL_P99] = s->tm.completion_p99_s;
 	c->fig[GS_SWEEP_SLOWDOWN] = s->tm.slowdown_mean;
 	c->fig[GS_SWEEP_ALLOC] = s->gpu_alloc_pct;
+	c->fig[GS_SWEEP_USEFUL] = s->eff_util_pct;
+	c->fig[GS_SWEEP_OOM] = (double)s->oversubscribed;
+	c->fig[GS_SWEEP_FAILED] = (double)s->failed;
 }
 
 static void fill_figs_row(struct gs_sweep_cell *c, const struct gs_run_row *r)
@@ -106,6 +118,9 @@ static void fill_figs_row(struct gs_sweep_cell *c, const struct gs_run_row *r)
 	c->fig[GS_SWEEP_COMPL_P99] = r->completion_p99_s;
 	c->fig[GS_SWEEP_SLOWDOWN] = r->slowdown_mean;
 	c->fig[GS_SWEEP_ALLOC] = r->gpu_alloc_pct;
+	c->fig[GS_SWEEP_USEFUL] = r->eff_util_pct;
+	c->fig[GS_SWEEP_OOM] = r->n_oversubscribed;
+	c->fig[GS_SWEEP_FAILED] = (double)r->n_failed;
 }
 
 /* Runs one cell; returns 0 or an error with a message in err. */
@@ -318,9 +333,10 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	out->n_policies = spec->n_policies;
 	out->n_settings = n_set;
 	out->n_seeds = spec->n_seeds;
+	out->n_numbers = n_numbers(spec);
 	for (j = 0; j < n_set; j++)
-		out->settings[j] = spec->n_loads ? spec->loads[j] :
-				   spec->n_scales ? spec->scales[j] : NAN;
+		out->settings[j] = spec->n_loads ? spec->loads[j % out->n_numbers] :
+				   spec->n_scales ? spec->scales[j % out->n_numbers] : NAN;
 	for (i = 0; i < spec->n_traces; i++) {
 		gs_cluster_init(&clusters[i]);
 		gs_trace_init(&traces[i]);
@@ -498,17 +514,27 @@ void gs_sweep_print_summary(FILE *f, const struct gs_sweep_spec *spec, const str
 {
 	const char *axis = spec->n_loads ? "LOAD%" : spec->n_scales ? "SCALE" : NULL;
 	bool time_mode = spec->opts.mode == GS_MODE_TIME;
-	size_t t, p, k, width = strlen("TRACE");
+	size_t t, p, k, width = strlen("TRACE"), sh_width = strlen("SHARING");
+	char spec_buf[GS_SHARE_SPEC_MAX];
+
+	for (k = 0; k < spec->n_sharings; k++) {
+		size_t w = strlen(gs_share_format(&spec->sharings[k], spec_buf, sizeof(spec_buf)));
+
+		if (w > sh_width)
+			sh_width = w;
+	}
 
 	for (t = 0; t < s->n_traces; t++)
 		if (strlen(s->trace_names[t]) > width)
 			width = strlen(s->trace_names[t]);
 	fprintf(f, "%-*s  %-14s ", (int)width, "TRACE", "POLICY");
+	if (spec->n_sharings)
+		fprintf(f, "%-*s ", (int)sh_width, "SHARING");
 	if (axis)
 		fprintf(f, "%7s ", axis);
 	if (time_mode)
-		fprintf(f, "%5s  %20s  %20s  %22s  %9s  %7s\n", "RUNS", "WAIT(s)", "P99W(s)",
-			"COMPL(s)", "P99C(s)", "SLOWDN");
+		fprintf(f, "%5s  %20s  %20s  %22s  %9s  %7s  %7s  %7s  %6s\n", "RUNS", "WAIT(s)",
+			"P99W(s)", "COMPL(s)", "P99C(s)", "SLOWDN", "ALLOC%", "USEFUL%", "FAILED");
 	else
 		fprintf(f, "%5s  %8s  %6s\n", "RUNS", "UNALLOC%", "SD");
 	for (t = 0; t < s->n_traces; t++) {
@@ -520,6 +546,10 @@ void gs_sweep_print_summary(FILE *f, const struct gs_sweep_spec *spec, const str
 
 				fprintf(f, "%-*s  %-14s ", (int)width, s->trace_names[t],
 					spec->policies[p]->name);
+				if (spec->n_sharings)
+					fprintf(f, "%-*s ", (int)sh_width,
+						gs_share_format(&spec->sharings[k / s->n_numbers],
+								spec_buf, sizeof(spec_buf)));
 				if (axis)
 					fprintf(f, "%7g ", s->settings[k]);
 				if (!time_mode) {
@@ -545,7 +575,13 @@ void gs_sweep_print_summary(FILE *f, const struct gs_sweep_spec *spec, const str
 				fprintf(f, "%20s  %20s  %22s  %9s  ", c[0], c[1], c[2], c[3]);
 				gs_sweep_stats(s, t, p, k, GS_SWEEP_SLOWDOWN, &mean, &sd, &n);
 				mean_sd(c[0], sizeof(c[0]), mean, NAN, 2);
-				fprintf(f, "%7s\n", c[0]);
+				gs_sweep_stats(s, t, p, k, GS_SWEEP_ALLOC, &mean, &sd, &n);
+				mean_sd(c[1], sizeof(c[1]), mean, NAN, 2);
+				gs_sweep_stats(s, t, p, k, GS_SWEEP_USEFUL, &mean, &sd, &n);
+				mean_sd(c[2], sizeof(c[2]), mean, NAN, 2);
+				gs_sweep_stats(s, t, p, k, GS_SWEEP_FAILED, &mean, &sd, &n);
+				mean_sd(c[3], sizeof(c[3]), mean, NAN, 0);
+				fprintf(f, "%7s  %7s  %7s  %6s\n", c[0], c[1], c[2], c[3]);
 			}
 		}
 	}

@@ -45,6 +45,13 @@ struct gs_sweep_spec {
 	size_t n_loads;
 	const double *scales;
 	size_t n_scales;
+	/*
+	 * The sharing axis (opts.sharing per setting): settings are every
+	 * sharing mode times every load or scale, modes outermost. None: the
+	 * opts as given.
+	 */
+	const struct gs_share_cfg *sharings;
+	size_t n_sharings;
 	int jobs;                               /* worker threads, >= 1 */
 	const char *db_path;
 	/*
@@ -64,6 +71,9 @@ enum gs_sweep_fig {
 	GS_SWEEP_COMPL_P99,
 	GS_SWEEP_SLOWDOWN,        /* mean bounded slowdown */
 	GS_SWEEP_ALLOC,           /* allocated GPU % (time mode: over the arrival window) */
+	GS_SWEEP_USEFUL,          /* useful work % over the arrival window (sharing model) */
+	GS_SWEEP_OOM,             /* pods failed by GPU memory oversubscription */
+	GS_SWEEP_FAILED,          /* pods failed, any reason */
 	GS_SWEEP_N_FIGS
 };
 
@@ -80,6 +90,7 @@ struct gs_sweep {
 	/* [((trace * n_policies + policy) * n_settings + setting) * n_seeds + seed] */
 	struct gs_sweep_cell *cells;
 	double *settings;             /* the load or time scale of each setting; NAN for none */
+	size_t n_numbers;             /* loads or scales per sharing mode (settings = modes x numbers) */
 	char **trace_names;           /* file names without directory and extension */
 	size_t n_ran, n_skipped;
 	double wall_s;                /* of the whole sweep */

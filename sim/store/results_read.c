@@ -51,7 +51,8 @@ static const char sql_run_rows[] =
 	" s.gpu_alloc_pct, s.unalloc_gpu_pct, s.frag_ratio_pct, r.pods_stored,"
 	" s.wait_p50_s, s.wait_p99_s, s.wait_max_s, s.completion_mean_s, s.completion_p99_s,"
 	" s.slowdown_mean, s.slowdown_p99, s.pending_avg, s.peak_pending, s.peak_gpu_alloc_pct,"
-	" s.offered_load_pct, s.load_pct, s.makespan_s, s.n_timed_out"
+	" s.offered_load_pct, s.load_pct, s.makespan_s, s.n_timed_out,"
+	" s.sharing, s.eff_util_pct, s.n_oversubscribed, s.mig_idle_pct, s.mig_slack_pct"
 	" FROM run_summary s JOIN runs r ON r.run_id = s.run_id";
 
 static bool read_run_row(sqlite3_stmt *st, struct gs_run_row *r)
@@ -100,6 +101,11 @@ static bool read_run_row(sqlite3_stmt *st, struct gs_run_row *r)
 	r->load_pct = col_double(st, 38);
 	r->makespan_s = col_double(st, 39);
 	r->n_timed_out = col_double(st, 40);
+	r->sharing = col_strdup(st, 41, &oom);
+	r->eff_util_pct = col_double(st, 42);
+	r->n_oversubscribed = col_double(st, 43);
+	r->mig_idle_pct = col_double(st, 44);
+	r->mig_slack_pct = col_double(st, 45);
 	if (oom)
 		gs_run_row_release(r);
 	return !oom;
@@ -117,6 +123,7 @@ void gs_run_row_release(struct gs_run_row *r)
 	free(r->params_json);
 	free(r->gpusim_version);
 	free(r->started_at);
+	free(r->sharing);
 	memset(r, 0, sizeof(*r));
 }
 
