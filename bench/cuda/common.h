@@ -38,6 +38,11 @@
 /* After every kernel launch: launch errors, then (in --check) execution errors. */
 #define CK_LAUNCH() CK(cudaGetLastError())
 
+/*
+ * Returns when e is cudaSuccess. Otherwise prints "file:line: what: ..." on
+ * stderr and exits the process: 77 (GS_EXIT_NODEV) without a driver or a
+ * device, 1 for any other error.
+ */
 static inline void gs_check(cudaError_t e, const char *what, const char *file, int line)
 {
 	if (e == cudaSuccess)
@@ -50,6 +55,7 @@ static inline void gs_check(cudaError_t e, const char *what, const char *file, i
 	exit(1);
 }
 
+/* Prints the formatted message and a newline on stderr and exits the process with 1. */
 __attribute__((format(printf, 1, 2))) static inline void gs_die(const char *fmt, ...)
 {
 	va_list ap;
@@ -61,6 +67,7 @@ __attribute__((format(printf, 1, 2))) static inline void gs_die(const char *fmt,
 	exit(1);
 }
 
+/* Seconds on CLOCK_MONOTONIC, for measuring intervals. */
 static inline double gs_now_s(void)
 {
 	struct timespec ts;
@@ -105,6 +112,7 @@ struct gs_opts {
 	"  --help               this text\n"                                                \
 	"Exit status: 0 ok, 1 failure, 2 bad flags, 77 no GPU.\n"
 
+/* The defaults of the common flags; kernel (borrowed) is the default --name. */
 static inline void gs_opts_init(struct gs_opts *o, const char *kernel)
 {
 	memset(o, 0, sizeof(*o));
@@ -114,6 +122,7 @@ static inline void gs_opts_init(struct gs_opts *o, const char *kernel)
 	o->seed = 1;
 }
 
+/* s as a number from lo to hi; otherwise prints why on stderr and exits the process with 2. */
 static inline double gs_parse_double(const char *flag, const char *s, double lo, double hi)
 {
 	char *end;
@@ -128,6 +137,7 @@ static inline double gs_parse_double(const char *flag, const char *s, double lo,
 	return v;
 }
 
+/* s as an integer from lo to hi; otherwise prints why on stderr and exits the process with 2. */
 static inline long long gs_parse_ll(const char *flag, const char *s, long long lo, long long hi)
 {
 	char *end;
@@ -143,7 +153,10 @@ static inline long long gs_parse_ll(const char *flag, const char *s, long long l
 	return v;
 }
 
-/* Handles a common flag; returns 0 when c is not one of them. */
+/*
+ * Handles a common flag (getopt's c and optarg); returns 1, or 0 when c is
+ * not one of them. A bad value exits the process with 2.
+ */
 static inline int gs_opts_parse(struct gs_opts *o, int c, const char *arg)
 {
 	switch (c) {
@@ -198,7 +211,7 @@ static inline void gs_wait_start(const struct gs_opts *o)
 		;
 }
 
-/* Selects the device and fills the identity fields of the report. */
+/* The identity fields of the report. */
 struct gs_device_info {
 	char name[256];
 	int driver;      /* CUDA version the driver supports, e.g. 12040 */
@@ -207,6 +220,11 @@ struct gs_device_info {
 	size_t mem_bytes;
 };
 
+/*
+ * Selects the device, creates its context and fills *d. Exits the process
+ * with 77 (GS_EXIT_NODEV) without a driver or a device, 2 when device is
+ * not on this machine, and 1 when a CUDA call fails (gs_check()).
+ */
 static inline void gs_device_open(int device, struct gs_device_info *d)
 {
 	cudaDeviceProp p;
@@ -264,6 +282,7 @@ static inline void gs_kv(FILE *f, const char *key, const char *val)
 	fputc('"', f);
 }
 
+/* gs_kv() with a formatted value (truncated to 511 bytes). */
 static inline void gs_kvf(FILE *f, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static inline void gs_kvf(FILE *f, const char *key, const char *fmt, ...)
@@ -292,6 +311,7 @@ static inline void gs_report_begin(const char *kernel, const struct gs_opts *o,
 	gs_kvf(stdout, "cuda_runtime", "%d", d->runtime);
 }
 
+/* Ends the report line and flushes stdout, so the harness reads it at once. */
 static inline void gs_report_end(void)
 {
 	putchar('\n');

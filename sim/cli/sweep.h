@@ -107,6 +107,7 @@ struct gs_sweep {
 int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *err,
 		 size_t err_len);
 
+/* Frees what gs_sweep_run() put in *s and empties it; safe on a zeroed struct. */
 void gs_sweep_release(struct gs_sweep *s);
 
 /* The cell of (trace, policy, setting, seed index). */

@@ -159,10 +159,12 @@ enum gs_fit {
 	GS_FIT__COUNT
 };
 
+/* A static, lower-case reason for f, as the "0/N nodes are available" text uses it; "unknown" out of range. */
 const char *gs_fit_str(enum gs_fit f);
 
 /* Lifecycle. _init fills the built-in model table and an empty node list. */
 void gs_cluster_init(struct gs_cluster *c);
+/* Frees the nodes, names and sharing state of c and leaves it as gs_cluster_init() does. */
 void gs_cluster_release(struct gs_cluster *c);
 
 /*

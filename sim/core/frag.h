@@ -33,7 +33,9 @@ struct gs_workload {
 	int32_t n;
 };
 
+/* Makes w an empty workload (no kinds, nothing owned). */
 void gs_workload_init(struct gs_workload *w);
+/* Frees w's kinds and empties it. */
 void gs_workload_release(struct gs_workload *w);
 
 /* How gs_workload_typical_by() tells pod kinds apart and orders equal counts. */
@@ -106,12 +108,19 @@ struct gs_frag {
 	int64_t *kind_total;  /* [kind], sum over nodes */
 };
 
+/*
+ * Computes every node's fragmentation of c for the kinds of w (borrowed for
+ * f's lifetime). Returns 0, GS_EINVAL (c or w NULL, or w malformed) or
+ * GS_ENOMEM; on error f holds nothing and needs no gs_frag_release().
+ */
 int gs_frag_init(struct gs_frag *f, const struct gs_cluster *c, const struct gs_workload *w);
+/* Recomputes node's amounts after its resources changed in c; ignores a node out of range. */
 void gs_frag_update(struct gs_frag *f, const struct gs_cluster *c, int32_t node);
 /* Sum over nodes of their expected fragmentation, in milli-GPU. */
 double gs_frag_total(const struct gs_frag *f);
 /* Expected fragmentation of one node from the cached amounts. */
 double gs_frag_node(const struct gs_frag *f, int32_t node);
+/* Frees f's arrays (not the borrowed workload) and zeroes it. */
 void gs_frag_release(struct gs_frag *f);
 
 #endif

@@ -49,6 +49,7 @@ struct gs_mig_table {
 
 /* The built-in tables (A100 40GB, A100 80GB, H100 80GB, H200 141GB). */
 int gs_mig_table_count(void);
+/* Table i of the built-in ones (static), or NULL when i is out of range. */
 const struct gs_mig_table *gs_mig_table_at(int i);
 
 /*

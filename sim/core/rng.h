@@ -18,7 +18,9 @@ struct gs_rng {
 	uint64_t s[4];
 };
 
+/* Seeds r from seed (any value, 0 included); the same seed gives the same stream. */
 void gs_rng_seed(struct gs_rng *r, uint64_t seed);
+/* The next 64 uniformly distributed bits of r's stream. */
 uint64_t gs_rng_next(struct gs_rng *r);
 /* Uniform integer in [0, n), without modulo bias. n must be > 0. */
 uint64_t gs_rng_below(struct gs_rng *r, uint64_t n);

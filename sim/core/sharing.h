@@ -101,6 +101,7 @@ int32_t gs_share_slot_milli(int replicas);
 
 /* MPS settings resolved against a card of card_mib: thread share in milli-GPU and pinned MiB. */
 int32_t gs_share_mps_thread_milli(const struct gs_share_cfg *cfg);
+/* MPS pinned memory in MiB: cfg's setting, or card_mib divided among the replicas. */
 int64_t gs_share_mps_pinned_mib(const struct gs_share_cfg *cfg, int64_t card_mib);
 
 #endif

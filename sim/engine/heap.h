@@ -34,7 +34,9 @@ struct gs_heap {
 	uint64_t next_seq;
 };
 
+/* Makes h an empty heap; nothing is allocated before the first push. */
 void gs_heap_init(struct gs_heap *h);
+/* Frees h's array and leaves it empty, as gs_heap_init() does. */
 void gs_heap_release(struct gs_heap *h);
 
 /* Pushes an event (gen 0); its seq is assigned here. Returns 0 or GS_ENOMEM. */
@@ -49,6 +51,7 @@ int gs_heap_pop(struct gs_heap *h, struct gs_event *out);
 /* The earliest event without removing it, or NULL when empty. */
 const struct gs_event *gs_heap_peek(const struct gs_heap *h);
 
+/* The number of events in h. */
 static inline size_t gs_heap_size(const struct gs_heap *h)
 {
 	return h->n;

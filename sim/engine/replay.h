@@ -92,8 +92,10 @@ enum gs_fail_reason {
 	GS_FAIL_GPU_MEM,    /* timeslice/mps: its GPU memory did not fit next to the pods already there */
 };
 
+/* A static description of r for pods.fail_reason; "" for GS_FAIL_NONE. */
 const char *gs_fail_reason_str(enum gs_fail_reason r);
 
+/* The static name of s as the pods table stores it ("pending", "done", ...). */
 const char *gs_pod_state_str(enum gs_pod_state s);
 
 struct gs_pod_outcome {
@@ -186,6 +188,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
  */
 int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len);
 
+/* Frees everything gs_sim_init() made (its cluster copy, events, policy state). */
 void gs_sim_release(struct gs_sim *sim);
 
 /*

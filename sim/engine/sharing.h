@@ -108,6 +108,7 @@ struct gs_share_model {
 int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 			const struct gs_pod *pods, size_t n, const struct gs_trace *t,
 			const struct gs_interference *tbl);
+/* Frees what gs_share_model_init() allocated in m and zeroes it. */
 void gs_share_model_release(struct gs_share_model *m);
 
 /* Called for every pod whose completion moved: push a completion event. */

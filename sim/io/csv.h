@@ -57,6 +57,7 @@ int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len);
 int gs_csv_open_mem(struct gs_csv *r, const char *name, const char *data, size_t len,
 		    char *err, size_t err_len);
 
+/* Frees r's buffer; harmless on a reader whose open failed or that was closed. */
 void gs_csv_close(struct gs_csv *r);
 
 /*

@@ -54,7 +54,9 @@ struct gs_interference {
 	char sha256[65];                     /* of its bytes */
 };
 
+/* Makes t an empty table (no rows, nothing owned). */
 void gs_interference_init(struct gs_interference *t);
+/* Frees t's rows and leaves it empty, as gs_interference_init() does. */
 void gs_interference_release(struct gs_interference *t);
 
 /*

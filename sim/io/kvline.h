@@ -39,6 +39,7 @@ struct gs_kvline {
  * "column C: what" in err (repeated keys are errors too), or GS_ENOMEM.
  */
 int gs_kvline_parse(const char *line, struct gs_kvline *out, char *err, size_t err_len);
+/* Frees what gs_kvline_parse() put in *l (its keys and values become invalid). */
 void gs_kvline_release(struct gs_kvline *l);
 
 /* The value of key, or NULL. */

@@ -24,7 +24,9 @@ struct gs_sha256 {
 	size_t n_block;       /* bytes used in block */
 };
 
+/* Starts a new digest in s. */
 void gs_sha256_init(struct gs_sha256 *s);
+/* Adds len bytes of data to the digest. */
 void gs_sha256_update(struct gs_sha256 *s, const void *data, size_t len);
 /* Finishes the digest; s must be re-initialised before reuse. */
 void gs_sha256_final(struct gs_sha256 *s, uint8_t digest_out[GS_SHA256_BYTES]);

@@ -16,11 +16,13 @@
  */
 #define GS_TIE_WEIGHT 1e-6
 
+/* used / cap, or 0 when cap is 0 (a node without that resource). */
 static inline double gs_ratio(int64_t used, int64_t cap)
 {
 	return cap > 0 ? (double)used / (double)cap : 0.0;
 }
 
+/* Fraction of n's GPU share (all its GPUs) in use after placing p; 0 on a node without GPUs. */
 static inline double gs_gpu_used_after(const struct gs_node *n, const struct gs_pod *p)
 {
 	int64_t cap = (int64_t)n->num_gpu * GS_MILLI_PER_GPU;

@@ -94,6 +94,7 @@ struct gs_policy {
 
 /* The registry. gs_policies_count() entries, in policies.def order. */
 size_t gs_policies_count(void);
+/* Policy i of the registry, or NULL when i >= gs_policies_count(). */
 const struct gs_policy *gs_policy_at(size_t i);
 /* Returns the policy with this name, or NULL. */
 const struct gs_policy *gs_policy_find(const char *name);

@@ -45,6 +45,7 @@ struct gs_sched {
  */
 int gs_sched_init(struct gs_sched *s, const struct gs_policy *pol,
 		  const struct gs_policy_env *env);
+/* Releases the policy's state and the node order, and zeroes s. */
 void gs_sched_release(struct gs_sched *s);
 
 /*
@@ -60,6 +61,7 @@ int gs_sched_pick(struct gs_sched *s, const struct gs_cluster *c, const struct g
  */
 int gs_sched_bind(struct gs_sched *s, struct gs_cluster *c, const struct gs_pod *p,
 		  const struct gs_placement *pl);
+/* Returns p's placement pl to the allocator and tells the policy; the allocator's status. */
 int gs_sched_unbind(struct gs_sched *s, struct gs_cluster *c, const struct gs_pod *p,
 		    const struct gs_placement *pl);
 

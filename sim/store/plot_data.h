@@ -33,6 +33,7 @@ struct gs_plot_index {
 	const char *scoring;  /* static: "compat", "exact" or "compat and exact" */
 };
 
+/* Frees what gs_plot_export() put in *ix; safe on a zeroed index. */
 void gs_plot_index_release(struct gs_plot_index *ix);
 
 /* "dir/openb_pod_list_gpushare40.csv" -> "gpushare40" (malloc'ed; NULL when out of memory). */
@@ -53,6 +54,7 @@ struct gs_plot_time {
 	bool *load;           /* <trace>.<policy>.load.dat written (two loads or more) */
 };
 
+/* Frees what gs_plot_time_export() put in *t and zeroes it; safe on a zeroed struct. */
 void gs_plot_time_release(struct gs_plot_time *t);
 
 /*
@@ -122,6 +124,7 @@ struct gs_plot_bench {
 	size_t n_devices;
 };
 
+/* Frees what gs_plot_bench_export() put in *b; safe on a zeroed struct. */
 void gs_plot_bench_release(struct gs_plot_bench *b);
 
 /*

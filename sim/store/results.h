@@ -207,7 +207,9 @@ int gs_db_list_runs(struct gs_db *db, struct gs_run_row **rows_out, size_t *n_ou
 int gs_db_get_run(struct gs_db *db, int64_t run_id, struct gs_run_row *out, char *err,
 		  size_t err_len);
 
+/* Frees the strings of one row (not r itself); NULL is allowed. */
 void gs_run_row_release(struct gs_run_row *r);
+/* Frees an array of n rows from gs_db_list_runs() and the array itself. */
 void gs_run_rows_free(struct gs_run_row *rows, size_t n);
 
 /* One row of run_nodes: a node of the cluster a run used. */
@@ -228,6 +230,7 @@ struct gs_db_node {
  */
 int gs_db_load_nodes(struct gs_db *db, int64_t run_id, struct gs_db_node **nodes_out,
 		     size_t *n_out, char *err, size_t err_len);
+/* Frees the n nodes from gs_db_load_nodes() and the array; NULL is allowed. */
 void gs_db_nodes_free(struct gs_db_node *nodes, size_t n);
 
 /* One row of pods. Times and indices are -1 where the column is NULL. */
@@ -255,6 +258,7 @@ struct gs_db_pod {
  */
 int gs_db_load_pods(struct gs_db *db, int64_t run_id, struct gs_db_pod **pods_out,
 		    size_t *n_out, char *err, size_t err_len);
+/* Frees the n pods from gs_db_load_pods() and the array; NULL is allowed. */
 void gs_db_pods_free(struct gs_db_pod *pods, size_t n);
 
 /*

@@ -47,7 +47,9 @@ struct gs_gen_spec {
 	size_t n_shapes;
 };
 
+/* Makes s an empty spec with an empty cluster. */
 void gs_gen_spec_init(struct gs_gen_spec *s);
+/* Frees what gs_gen_spec_load() put in s, its cluster included, and empties it. */
 void gs_gen_spec_release(struct gs_gen_spec *s);
 
 /*

@@ -62,7 +62,9 @@ struct gs_nameset {
 	size_t n;
 };
 
+/* Makes s an empty set; nothing is allocated before the first add. */
 void gs_nameset_init(struct gs_nameset *s);
+/* Frees s's table (not the borrowed names) and empties it. */
 void gs_nameset_release(struct gs_nameset *s);
 /*
  * Adds name with value val (the string must outlive the set). Returns 0, 1
@@ -144,13 +146,25 @@ int gs_trace_pod_class(const struct gs_where *w, const char *field, struct gs_tr
 int gs_trace_pod_need(const struct gs_where *w, const char *field, struct gs_pod *p,
 		      int64_t need_milli);
 
-/* The readers, called by gs_cluster_load() and gs_trace_load(). */
+/*
+ * The readers, called by gs_cluster_load() and gs_trace_load() with r at
+ * the file's first record. Each returns 0, or a negative GS_E* code
+ * (GS_EPARSE for bad input, GS_ENOMEM) with a "file:line: ..." message in
+ * r's error buffer; what it added to c or t is then for the caller to
+ * release.
+ */
+/* An openb node list (sn, cpu_milli, memory_mib, gpu, model) into c. */
 int gs_openb_nodes_read(struct gs_csv *r, struct gs_cluster *c);
+/* An openb pod list into t, checked against c; multigpu: the multi-GPU variant's columns. */
 int gs_openb_pods_read(struct gs_csv *r, bool multigpu, struct gs_cluster *c,
 		       struct gs_trace *t);
+/* A gpusim native CSV cluster into c. */
 int gs_native_nodes_read(struct gs_csv *r, struct gs_cluster *c);
+/* A gpusim native CSV pod trace into t, checked against c. */
 int gs_native_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t);
+/* A gpusim JSON cluster (r holds the whole file) into c. */
 int gs_json_cluster_read(struct gs_csv *r, struct gs_cluster *c);
+/* A gpusim JSON pod trace (r holds the whole file) into t, checked against c. */
 int gs_json_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t);
 
 /* Header lines, to detect the format from the first record. */

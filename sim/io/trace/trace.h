@@ -48,7 +48,9 @@ struct gs_trace {
 	int n_classes;
 };
 
+/* Makes t an empty trace (no pods, no path, nothing owned). */
 void gs_trace_init(struct gs_trace *t);
+/* Frees t's pods, names, specs and path and leaves it as gs_trace_init() does. */
 void gs_trace_release(struct gs_trace *t);
 
 /*

@@ -20,6 +20,7 @@
  */
 int gs_trace_write_csv(const char *path, const struct gs_trace *t, const struct gs_cluster *c,
 		       char *err, size_t err_len);
+/* The cluster in native CSV; same returns as gs_trace_write_csv(). */
 int gs_cluster_write_csv(const char *path, const struct gs_cluster *c, char *err, size_t err_len);
 /* The cluster in native JSON, with the memory of every model its nodes use. */
 int gs_cluster_write_json(const char *path, const struct gs_cluster *c, char *err,
