@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <cJSON.h>
+#include <math.h>
 #include <sqlite3.h>
 
 #include "core/grow.h"
@@ -217,6 +219,93 @@ static char *dump(const char *db_name, const char *sql)
 	return buf;
 }
 
+/* One column of run_summary for run 1 of db_name as a double; NAN for NULL. */
+static double summary_value(const char *db_name, const char *column, int64_t run_id)
+{
+	char path[512], sql[256];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	double v = NAN;
+
+	gs_test_path(db_name, path, sizeof(path));
+	snprintf(sql, sizeof(sql), "select %s from run_summary where run_id = %lld", column,
+		 (long long)run_id);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+/*
+ * --json: replay prints one object per run whose numbers are the stored
+ * run_summary's (the binpack run worked out in test_replay_table: mean wait
+ * 710 / 7, p99 360); it excludes -q; policies lists the registry.
+ */
+static void test_json(void **state)
+{
+	static const char *const keys[] = {
+		"n_pods", "n_placed", "n_failed", "failed_pct", "mean_wait_s", "gpu_alloc_pct",
+		"unalloc_gpu_pct", "peak_gpu_alloc_pct", "peak_pending", "offered_load_pct",
+		"wait_p50_s", "wait_p90_s", "wait_p99_s", "wait_max_s", "completion_mean_s",
+		"completion_p50_s", "completion_p90_s", "completion_p99_s", "completion_max_s",
+		"slowdown_mean", "slowdown_p99", "pending_avg", "makespan_s", "gpu_alloc_busy_pct",
+		"frag_avg_pct", "n_timed_out", "load_pct", "frag_ratio_pct", "eff_util_pct",
+		"n_oversubscribed", "mig_idle_pct", "mig_slack_pct",
+	};
+	cJSON *root, *o, *v;
+	size_t i, k;
+
+	(void)state;
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --policy binpack,spread "
+				"--db j.db --json"), 0);
+	root = cJSON_Parse(out);
+	assert_non_null(root);
+	assert_true(cJSON_IsArray(root));
+	assert_int_equal(cJSON_GetArraySize(root), 2);
+	o = cJSON_GetArrayItem(root, 0);
+	assert_string_equal(cJSON_GetObjectItem(o, "policy")->valuestring, "binpack");
+	assert_true(fabs(cJSON_GetObjectItem(o, "mean_wait_s")->valuedouble - 710.0 / 7) < 1e-9);
+	assert_true(cJSON_GetObjectItem(o, "wait_p99_s")->valuedouble == 360);
+	assert_false(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "params"), "frag")->valueint);
+	for (i = 0; i < 2; i++) {
+		o = cJSON_GetArrayItem(root, (int)i);
+		assert_true(cJSON_GetObjectItem(o, "run_id")->valuedouble == (double)(i + 1));
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			double want = summary_value("j.db", keys[k], (int64_t)i + 1);
+
+			v = cJSON_GetObjectItem(o, keys[k]);
+			if (!v)
+				fail_msg("run %zu: no key %s", i + 1, keys[k]);
+			if (isnan(want) ? !cJSON_IsNull(v) :
+					  !(fabs(v->valuedouble - want) <= 1e-9 * (1 + fabs(want))))
+				fail_msg("run %zu: %s is %s in JSON, %g in run_summary", i + 1, keys[k],
+					 cJSON_PrintUnformatted(v), want);
+		}
+	}
+	cJSON_Delete(root);
+	/* Without a database there is no run id. */
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --no-db --json"), 0);
+	root = cJSON_Parse(out);
+	assert_non_null(root);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(root, 0), "run_id")));
+	cJSON_Delete(root);
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --no-db --json -q"), 2);
+
+	assert_int_equal(gpusim("policies --json"), 0);
+	root = cJSON_Parse(out);
+	assert_non_null(root);
+	assert_true(cJSON_GetArraySize(root) >= 9);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(root, 0), "name")->valuestring,
+			    "binpack");
+	assert_non_null(cJSON_GetObjectItem(cJSON_GetArrayItem(root, 0), "summary"));
+	cJSON_Delete(root);
+}
+
 static void test_same_seed_same_rows(void **state)
 {
 	static const char *const queries[] = {
@@ -346,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_strict_refuses_impossible_pods),
 		cmocka_unit_test(test_same_seed_same_rows),
 		cmocka_unit_test(test_replay_table),
+		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_replay_no_pods),
 	};
 

@@ -548,7 +548,7 @@ static int gpusim(const char *args, char *out, size_t out_len)
 static void test_cli(void **st)
 {
 	const char *dir = gs_test_tmpdir();
-	char args[1024], out[8192];
+	char args[1024], out[65536];
 	const char *pol[] = { "random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd" };
 	size_t i;
 
@@ -610,6 +610,19 @@ static void test_cli(void **st)
 		 "--db '%s/x.db'", nodes_path, timed_path, dir);
 	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
 	assert_non_null(strstr(out, "--sharing: 'timeslot' is not a sharing mode"));
+	/* --json: the 8 runs, all found in the database this time; -q: the new ids only. */
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --mode time --policy bestfit,fgd "
+		 "--load 50,120 --repeat 3 --seeds 1-2 --jobs 2 --no-pods --db '%s/cli-time.db' "
+		 "--json", nodes_path, timed_path, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "\"skipped\":\ttrue"));
+	assert_null(strstr(out, "\"skipped\":\tfalse"));
+	assert_non_null(strstr(out, "\"load_pct\":\t120"));
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --mode time --policy bestfit,fgd "
+		 "--load 50,90,120 --repeat 3 --seeds 1-2 --jobs 1 --no-pods --db '%s/cli-time.db' "
+		 "-q", nodes_path, timed_path, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_string_equal(out, "9\n10\n11\n12\n");
 	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --load 50 --db '%s/x.db'",
 		 nodes_path, timed_path, dir);
 	assert_int_equal(gpusim(args, out, sizeof(out)), 2);

@@ -5,15 +5,21 @@
 #include <stdio.h>
 
 #include "cli/cmd.h"
+#include "cli/json_out.h"
 #include "cli/opt.h"
 #include "policies/policy.h"
 
-/* No options beyond --help and --version; a struct to hold none. */
 struct policies_args {
-	int unused;
+	bool json;
 };
 
-static const struct gs_opt policies_opts[] = { { 0 } };
+#define S struct policies_args
+static const struct gs_opt policies_opts[] = {
+	{ GS_OPT_FLAG_AT(S, json), .name = "json",
+	  .help = "print a JSON array, one object per policy: name and summary" },
+	{ 0 },
+};
+#undef S
 
 static const struct gs_cmd_spec policies_cmd = {
 	.name = "policies",
@@ -29,6 +35,23 @@ int gs_cmd_policies(int argc, char **argv)
 
 	if (gs_opt_parse(&policies_cmd, argc, argv, &a, &status))
 		return status;
+	if (a.json) {
+		cJSON *arr = cJSON_CreateArray();
+
+		for (i = 0; arr && i < gs_policies_count(); i++) {
+			cJSON *o = cJSON_CreateObject();
+
+			if (!o || !cJSON_AddStringToObject(o, "name", gs_policy_at(i)->name) ||
+			    !cJSON_AddStringToObject(o, "summary", gs_policy_at(i)->summary)) {
+				cJSON_Delete(o);
+				cJSON_Delete(arr);
+				arr = NULL;
+				break;
+			}
+			cJSON_AddItemToArray(arr, o);
+		}
+		return gs_json_print("policies", arr);
+	}
 	printf("%-14s %s\n", "NAME", "DESCRIPTION");
 	for (i = 0; i < gs_policies_count(); i++)
 		printf("%-14s %s\n", gs_policy_at(i)->name, gs_policy_at(i)->summary);

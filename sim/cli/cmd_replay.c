@@ -12,6 +12,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
+#include "cli/json_out.h"
 #include "core/error.h"
 #include "cli/progress.h"
 #include "engine/replay.h"
@@ -23,7 +24,7 @@
 struct replay_args {
 	const char *nodes, *pods, *db_path;
 	struct gs_cli_policies policies;
-	bool no_db, no_pods, quiet, strict;
+	bool no_db, no_pods, quiet, strict, json;
 	int mode;    /* enum gs_mode */
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
 	int arrivals; /* enum gs_arrivals */
@@ -98,6 +99,9 @@ static const struct gs_opt replay_opts[] = {
 	  .help = "verify the allocator's invariants after every change" },
 	{ GS_OPT_FLAG_AT(S, strict), .name = "strict",
 	  .help = "pods that fit no node even on an empty cluster are errors" },
+	{ GS_OPT_FLAG_AT(S, json), .name = "json", .conflicts = "quiet",
+	  .help = "print the runs as a JSON array, one object per run with the run_summary "
+		  "fields (results/SCHEMA.md; run_id null with --no-db), instead of the table" },
 	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
 	  .help = "print no table, only the id of each run stored, one per line" },
 	{ 0 },
@@ -274,6 +278,7 @@ int gs_cmd_replay(int argc, char **argv)
 	struct gs_cluster cluster;
 	struct gs_trace trace;
 	struct gs_db *db = NULL;
+	cJSON *runs = NULL;
 	struct gs_interference ifr;
 	char nodes_sha[GS_SHA256_HEX], err[1024], *params = NULL;
 	size_t n_pols, i;
@@ -328,6 +333,11 @@ int gs_cmd_replay(int argc, char **argv)
 		status = GS_EXIT_USAGE;
 		goto out;
 	}
+	if (a.json && !(runs = cJSON_CreateArray())) {
+		fprintf(stderr, "gpusim replay: out of memory\n");
+		status = GS_EXIT_FAIL;
+		goto out;
+	}
 
 	for (i = 0; i < n_pols; i++) {
 		struct gs_progress bar;
@@ -347,7 +357,7 @@ int gs_cmd_replay(int argc, char **argv)
 			status = GS_EXIT_FAIL;
 			break;
 		}
-		if (i == 0 && !a.quiet) {
+		if (i == 0 && !a.quiet && !a.json) {
 			print_sharing(&sim, a.interference);
 			print_header(a.opts.mode);
 		}
@@ -383,19 +393,29 @@ int gs_cmd_replay(int argc, char **argv)
 			break;
 		}
 		gs_sim_summarize(&sim, &sum);
-		if (!a.quiet)
+		if (a.json)
+			cJSON_AddItemToArray(runs, gs_json_run_summary(pols[i]->name, &sim, &sum, a.pods,
+								       params, run_id, ri.wall_ms));
+		else if (!a.quiet)
 			print_row(pols[i]->name, &sim, &sum, ri.wall_ms, run_id);
 		else if (run_id > 0)
 			printf("%lld\n", (long long)run_id);
 		gs_sim_release(&sim);
 	}
-	if (status == GS_EXIT_OK && db && !a.quiet && a.no_pods)
+	if (runs) {
+		/* The runs that finished, also when a later one failed. */
+		rc = gs_json_print("replay", runs);
+		runs = NULL;
+		if (rc && status == GS_EXIT_OK)
+			status = rc;
+	} else if (status == GS_EXIT_OK && db && !a.quiet && a.no_pods)
 		printf("\nstored in %s without pod rows (--no-pods); 'gpusim inspect --db %s' "
 		       "lists the runs\n", a.db_path, a.db_path);
 	else if (status == GS_EXIT_OK && db && !a.quiet)
 		printf("\nstored in %s; 'gpusim inspect --db %s --run ID' shows a run\n", a.db_path,
 		       a.db_path);
 out:
+	cJSON_Delete(runs);
 	gs_db_close(db);
 	gs_interference_release(&ifr);
 	free(params);

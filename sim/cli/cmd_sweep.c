@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
+#include "cli/json_out.h"
 #include "core/error.h"
 #include "cli/sweep.h"
 
@@ -31,7 +32,7 @@ struct sweep_args {
 	int mode;    /* enum gs_mode */
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
 	int64_t jobs;
-	bool no_pods, quiet;
+	bool no_pods, quiet, json;
 	struct gs_replay_opts opts;
 };
 
@@ -103,7 +104,12 @@ static const struct gs_opt sweep_opts[] = {
 	  .help = "store no per-pod rows (most of a run's size): counts, mean wait, samples "
 		  "and summary are kept, but 'gpusim inspect --run' cannot show the runs; not "
 		  "part of the resume key, a run stored either way is done" },
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q', .help = "print no table" },
+	{ GS_OPT_FLAG_AT(S, json), .name = "json", .conflicts = "quiet",
+	  .help = "print the matrix's runs as a JSON array, one object per run with the "
+		  "run_summary fields (results/SCHEMA.md) and \"skipped\" (already in the "
+		  "database), instead of the table" },
+	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
+	  .help = "print no table, only the id of each run this sweep added, one per line" },
 	{ 0 },
 };
 #undef S
@@ -122,6 +128,42 @@ static const struct gs_cmd_spec sweep_cmd = {
 		 "Exit status: 0 success, 1 a run failed, 2 bad input or usage.\n",
 	.opts = sweep_opts,
 };
+
+/* The runs of the matrix as a JSON array, read back from the database. */
+static int print_json(const struct gs_sweep_spec *spec, const struct gs_sweep *r)
+{
+	size_t i, n = r->n_traces * r->n_policies * r->n_settings * r->n_seeds;
+	cJSON *arr = cJSON_CreateArray();
+	struct gs_db *db = NULL;
+	char err[1024];
+	int rc;
+
+	rc = gs_db_open_existing(spec->db_path, &db, err, sizeof(err));
+	for (i = 0; !rc && arr && i < n; i++) {
+		struct gs_run_row row;
+		cJSON *o;
+
+		rc = gs_db_get_run(db, r->cells[i].run_id, &row, err, sizeof(err));
+		if (rc)
+			break;
+		o = gs_json_run_row(&row);
+		gs_run_row_release(&row);
+		if (!o) {
+			rc = GS_ENOMEM;
+			snprintf(err, sizeof(err), "out of memory");
+			break;
+		}
+		cJSON_AddBoolToObject(o, "skipped", r->cells[i].skipped);
+		cJSON_AddItemToArray(arr, o);
+	}
+	gs_db_close(db);
+	if (rc) {
+		fprintf(stderr, "gpusim sweep: %s\n", err);
+		cJSON_Delete(arr);
+		return GS_EXIT_FAIL;
+	}
+	return gs_json_print("sweep", arr);
+}
 
 int gs_cmd_sweep(int argc, char **argv)
 {
@@ -201,7 +243,19 @@ int gs_cmd_sweep(int argc, char **argv)
 			 GS_EXIT_USAGE : GS_EXIT_FAIL;
 		goto out;
 	}
-	if (!a.quiet) {
+	if (a.json) {
+		status = print_json(&spec, &result);
+		gs_sweep_release(&result);
+		goto out;
+	}
+	if (a.quiet) {
+		size_t i, n = result.n_traces * result.n_policies * result.n_settings *
+			      result.n_seeds;
+
+		for (i = 0; i < n; i++)
+			if (!result.cells[i].skipped)
+				printf("%lld\n", (long long)result.cells[i].run_id);
+	} else {
 		gs_sweep_print_summary(stdout, &spec, &result);
 		printf("\n%zu runs: %zu ran, %zu already in %s; %.1f s with %d jobs\n",
 		       result.n_traces * result.n_policies * result.n_settings * result.n_seeds,

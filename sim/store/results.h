@@ -190,6 +190,8 @@ struct gs_run_row {
 	double pending_avg, peak_pending, peak_gpu_alloc_pct;
 	double offered_load_pct, load_pct;  /* load_pct: the --load given, NAN without */
 	double makespan_s, n_timed_out;
+	double frag_amount_pct, wait_p90_s, completion_p50_s, completion_p90_s, completion_max_s;
+	double gpu_alloc_busy_pct, frag_avg_pct;
 	/* Schema 1.2: the sharing model ("ideal" and NAN for older runs). */
 	char *sharing;
 	double eff_util_pct, n_oversubscribed, mig_idle_pct, mig_slack_pct;

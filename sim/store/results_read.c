@@ -52,7 +52,9 @@ static const char sql_run_rows[] =
 	" s.wait_p50_s, s.wait_p99_s, s.wait_max_s, s.completion_mean_s, s.completion_p99_s,"
 	" s.slowdown_mean, s.slowdown_p99, s.pending_avg, s.peak_pending, s.peak_gpu_alloc_pct,"
 	" s.offered_load_pct, s.load_pct, s.makespan_s, s.n_timed_out,"
-	" s.sharing, s.eff_util_pct, s.n_oversubscribed, s.mig_idle_pct, s.mig_slack_pct"
+	" s.sharing, s.eff_util_pct, s.n_oversubscribed, s.mig_idle_pct, s.mig_slack_pct,"
+	" s.frag_amount_pct, s.wait_p90_s, s.completion_p50_s, s.completion_p90_s,"
+	" s.completion_max_s, s.gpu_alloc_busy_pct, s.frag_avg_pct"
 	" FROM run_summary s JOIN runs r ON r.run_id = s.run_id";
 
 static bool read_run_row(sqlite3_stmt *st, struct gs_run_row *r)
@@ -106,6 +108,13 @@ static bool read_run_row(sqlite3_stmt *st, struct gs_run_row *r)
 	r->n_oversubscribed = col_double(st, 43);
 	r->mig_idle_pct = col_double(st, 44);
 	r->mig_slack_pct = col_double(st, 45);
+	r->frag_amount_pct = col_double(st, 46);
+	r->wait_p90_s = col_double(st, 47);
+	r->completion_p50_s = col_double(st, 48);
+	r->completion_p90_s = col_double(st, 49);
+	r->completion_max_s = col_double(st, 50);
+	r->gpu_alloc_busy_pct = col_double(st, 51);
+	r->frag_avg_pct = col_double(st, 52);
 	if (oom)
 		gs_run_row_release(r);
 	return !oom;

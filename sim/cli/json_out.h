@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * json_out.h - the --json output of replay, sweep and policies: one object
+ * per run whose keys are the run_summary columns (results/SCHEMA.md), null
+ * where the column is NULL, built either from a finished simulation or
+ * from a stored run.
+ */
+#ifndef GS_JSON_OUT_H
+#define GS_JSON_OUT_H
+
+#include <stdint.h>
+
+#include <cJSON.h>
+
+#include "engine/replay.h"
+#include "store/results.h"
+
+/*
+ * The object of a run that just finished: policy, the summary s of sim
+ * (gs_sim_summarize()), pods_path (its file name is pods_file), params_json
+ * (parsed into "params"), run_id (null when 0: not stored) and wall_ms.
+ * Returns a new object (caller deletes) or NULL when out of memory.
+ */
+cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
+			   const struct gs_summary *s, const char *pods_path,
+			   const char *params_json, int64_t run_id, double wall_ms);
+
+/* The object of a stored run, from its row. Returns a new object or NULL when out of memory. */
+cJSON *gs_json_run_row(const struct gs_run_row *r);
+
+/*
+ * Prints root (an array, usually) on stdout, deletes it and returns 0, or
+ * prints "gpusim CMD: out of memory" and returns 1 when root is NULL or
+ * cannot be printed.
+ */
+int gs_json_print(const char *cmd, cJSON *root);
+
+#endif
