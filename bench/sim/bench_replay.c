@@ -44,11 +44,20 @@ int main(int argc, char **argv)
 	struct gs_trace t;
 	struct gs_replay_opts o;
 	char err[1024], *list, *save = NULL, *name;
-	int repeats, i, exact = argc > 6 && !strcmp(argv[6], "--exact");
+	int repeats, i, exact = 0, k;
+	const char *sharing = NULL;
 
-	if (argc < 6 || (argc > 6 && !exact)) {
+	for (k = 6; k < argc; k++) {
+		if (!strcmp(argv[k], "--exact"))
+			exact = 1;
+		else if (!strcmp(argv[k], "--sharing") && k + 1 < argc)
+			sharing = argv[++k];
+		else
+			break;
+	}
+	if (argc < 6 || k < argc) {
 		fprintf(stderr, "usage: bench_replay NODES PODS inflate|time REPEATS POLICY[,...] "
-				"[--exact]\n");
+				"[--exact] [--sharing SPEC]\n");
 		return 2;
 	}
 	repeats = atoi(argv[4]);
@@ -66,6 +75,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_replay: MODE must be 'inflate' or 'time', not '%s'\n", argv[3]);
 		return 2;
 	}
+	if (sharing && gs_share_parse(sharing, &o.sharing, err, sizeof(err))) {
+		fprintf(stderr, "bench_replay: --sharing: %s\n", err);
+		return 2;
+	}
 	gs_cluster_init(&c);
 	gs_trace_init(&t);
 	if (gs_cluster_load(argv[1], &c, NULL, err, sizeof(err)) ||
@@ -73,7 +86,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_replay: %s\n", err);
 		return 2;
 	}
-	printf("policy\tmode\tscoring\truns\tmedian_ms\tmin_ms\tmax_ms\tevents\tevents_per_s\n");
+	printf("policy\tmode\tscoring\truns\tmedian_ms\tmin_ms\tmax_ms\tevents\tevents_per_s%s\n",
+	       sharing ? "\tsharing" : "");
 	list = strdup(argv[5]);
 	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 		const struct gs_policy *pol = gs_policy_find(name);
@@ -99,9 +113,10 @@ int main(int argc, char **argv)
 		}
 		qsort(ms, (size_t)repeats, sizeof(*ms), cmp_double);
 		med = repeats % 2 ? ms[repeats / 2] : (ms[repeats / 2 - 1] + ms[repeats / 2]) / 2;
-		printf("%s\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%lld\t%.0f\n", name, argv[3],
+		printf("%s\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%lld\t%.0f%s%s\n", name, argv[3],
 		       o.policy_flags & GS_POLICY_COMPAT ? "compat" : "exact", repeats, med, ms[0],
-		       ms[repeats - 1], (long long)events, (double)events / (med / 1e3));
+		       ms[repeats - 1], (long long)events, (double)events / (med / 1e3),
+		       sharing ? "\t" : "", sharing ? sharing : "");
 		fflush(stdout);
 		free(ms);
 	}

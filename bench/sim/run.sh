@@ -5,9 +5,10 @@
 #   bench/sim/run.sh [BUILD_DIR]     (default build)
 #
 # 1. Wall time of one run per policy on openb's default trace, in inflate
-#    mode (the FGD experiment, compat scoring) and in time mode: the median
-#    of 5 runs and events per second (bench_replay: simulation only, the
-#    inflation and the policy set-up included, no database).
+#    mode (the FGD experiment, compat scoring), in time mode, and in time
+#    mode with each sharing mechanism (--sharing): the median of 5 runs and
+#    events per second (bench_replay: simulation only, the inflation and
+#    the policy set-up included, no database).
 # 2. The FGD paper's whole matrix with `gpusim sweep`: 17 traces x 6
 #    policies x seeds 42-51 = 1020 runs, --jobs 2, into a fresh database,
 #    every run stored.
@@ -40,6 +41,13 @@ echo "== one run per policy, openb_pod_list_default, median of $repeats"
 	"$repeats" "$policies"
 "$build/bench/sim/bench_replay" "$nodes" "$openb/openb_pod_list_default.csv" time \
 	"$repeats" "binpack,spread,first-fit,$policies" | tail -n +2
+# The sharing-aware replay (README, "Sharing mechanisms"): the rate model
+# on every GPU; openb has no MIG models, so 'mig' runs them exclusive.
+echo "== time mode with each sharing mechanism, openb_pod_list_default, median of $repeats"
+for sharing in exclusive timeslice mps vgpu mig; do
+	"$build/bench/sim/bench_replay" "$nodes" "$openb/openb_pod_list_default.csv" time \
+		"$repeats" "binpack,spread,first-fit,$policies" --sharing "$sharing" | tail -n +2
+done
 
 if [ "${BENCH_SWEEP:-1}" = 0 ]; then
 	exit 0

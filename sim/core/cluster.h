@@ -107,8 +107,11 @@ struct gs_node_share {
 	uint8_t cfg;               /* their common config (when not mixed) */
 	int8_t mig_table;          /* gs_mig_table_at() index of the node's model, -1 if none */
 	int8_t mig_cap_max;        /* largest mig_cap of the node's MIG GPUs, -1 if none */
+	uint8_t combo;             /* index into gs_cluster.share_combo; 0xff: mixed or no GPUs */
 	struct gs_gpu_share gpu[GS_MAX_GPUS];
 };
+
+#define GS_MAX_SHARE_COMBOS 64  /* distinct (config, GPU model) pairs of uniform nodes */
 
 struct gs_cluster {
 	struct gs_node *nodes;
@@ -132,6 +135,13 @@ struct gs_cluster {
 	struct gs_node_share *share;
 	struct gs_share_cfg share_cfg[GS_MAX_SHARE_CFGS];
 	int32_t n_share_cfg;
+	/*
+	 * The (config, model) pairs of nodes whose GPUs share one config, and
+	 * a node of each: a pod costs the same on all such nodes, so the
+	 * scheduler works it out once per pair (gs_cluster_share_demand()).
+	 */
+	int32_t share_combo_node[GS_MAX_SHARE_COMBOS];
+	int32_t n_share_combos;
 
 	bool check;  /* verify invariants after every bind/unbind */
 };
@@ -301,6 +311,35 @@ const struct gs_mig_table *gs_cluster_mig_table(const struct gs_cluster *c, int3
  */
 const struct gs_pod *gs_cluster_node_pod(const struct gs_cluster *c, int32_t node,
 					 const struct gs_pod *p, struct gs_pod *tmp);
+
+/*
+ * What pod p costs on the GPUs of nodes that share one sharing config and
+ * GPU model, the same on all of them: why no such GPU can ever take it (GS_FIT_OK
+ * when one can), the MIG profile (-1 elsewhere), and the request the
+ * policies see. The scheduler computes it once per combination
+ * (gs_cluster_share_combo()) and pick.
+ */
+struct gs_share_demand {
+	enum gs_fit why;
+	int prof;
+	struct gs_pod eff;
+};
+
+/* The combination index of a node (gs_cluster.share_combo_node), or -1 for mixed and CPU nodes. */
+static inline int gs_cluster_share_combo(const struct gs_cluster *c, int32_t node)
+{
+	uint8_t k = c->share[node].combo;
+
+	return k == 0xff ? -1 : k;
+}
+
+/* Fills *d for pod p on node (which must have a combination). */
+void gs_cluster_share_demand(const struct gs_cluster *c, int32_t node, const struct gs_pod *p,
+			     struct gs_share_demand *d);
+
+/* gs_cluster_fits() with the node's demand already computed. */
+enum gs_fit gs_cluster_fits_demand(const struct gs_cluster *c, int32_t node,
+				   const struct gs_pod *p, const struct gs_share_demand *d);
 
 /* True when the allocator itself chooses the GPUs on this node (MIG and mixed nodes). */
 bool gs_cluster_share_picks(const struct gs_cluster *c, int32_t node);

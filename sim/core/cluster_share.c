@@ -5,7 +5,7 @@
  *
  * What a GPU pod costs on one GPU, by mode (README, "Sharing mechanisms"):
  *   ideal, vgpu  its gpu_milli and gpu_mem_mib, as requested
- *   exclusive    the whole GPU: 1000 milli and the card's memory
+ *   exclusive    the whole GPU: 1000 milli (its memory is then free to no one)
  *   timeslice    one replica: floor(1000 / replicas) milli and no memory
  *                (time-slicing does not isolate memory; the replay fails a
  *                pod whose memory does not fit when it starts)
@@ -58,8 +58,12 @@ static enum gs_fit demand(const struct gs_cluster *c, const struct gs_node *n,
 	*prof = -1;
 	switch (cfg->mode) {
 	case GS_SHARE_EXCLUSIVE:
+		/*
+		 * The whole share is enough to keep others off the GPU; leaving
+		 * memory out keeps the filter on its fast path for whole GPUs.
+		 */
 		*milli = GS_MILLI_PER_GPU;
-		*mem = card_mib(c, n);
+		*mem = 0;
 		return GS_FIT_OK;
 	case GS_SHARE_TIMESLICE:
 		*milli = gs_share_slot_milli(cfg->replicas);
@@ -121,31 +125,72 @@ static void refresh_mig_cap(struct gs_node_share *ns, int num_gpu)
 
 /* --- the filter -------------------------------------------------------------- */
 
+void gs_cluster_share_demand(const struct gs_cluster *c, int32_t node, const struct gs_pod *p,
+			     struct gs_share_demand *d)
+{
+	const struct gs_node_share *ns = &c->share[node];
+	int32_t milli;
+	int64_t mem;
+
+	d->eff = *p;
+	d->why = demand(c, &c->nodes[node], ns, &c->share_cfg[ns->cfg], p, &milli, &mem, &d->prof);
+	if (d->why == GS_FIT_OK) {
+		d->eff.gpu_milli = milli;
+		d->eff.gpu_mem_mib = mem;
+	}
+}
+
+/* The GPU part of the filter on a node whose GPUs share one config, given its demand. */
+static enum gs_fit fits_uniform(const struct gs_cluster *c, int32_t node, const struct gs_pod *p,
+				const struct gs_share_demand *d)
+{
+	const struct gs_node *n = &c->nodes[node];
+	const struct gs_node_share *ns = &c->share[node];
+	int32_t i, ok = 0;
+
+	if (d->why != GS_FIT_OK)
+		return d->why;
+	if (ns->mode != GS_SHARE_MIG)
+		return gs__fits_gpus(n, &d->eff);
+	if (d->prof > ns->mig_cap_max)
+		return GS_FIT_MIG_SLOT;
+	for (i = 0; i < n->num_gpu && ok < p->num_gpu; i++)
+		ok += ns->gpu[i].mig_cap >= d->prof;
+	return ok >= p->num_gpu ? GS_FIT_OK : GS_FIT_MIG_SLOT;
+}
+
+enum gs_fit gs_cluster_fits_demand(const struct gs_cluster *c, int32_t node,
+				   const struct gs_pod *p, const struct gs_share_demand *d)
+{
+	const struct gs_node *n = &c->nodes[node];
+
+	if (p->cpu_milli > n->cpu_free_milli)
+		return GS_FIT_CPU;
+	if (p->mem_mib > n->mem_free_mib)
+		return GS_FIT_MEM;
+	if (gs_pod_cpu_only(p))
+		return GS_FIT_OK;
+	if (!gs_node_model_ok(n, p))
+		return GS_FIT_MODEL;
+	if (p->num_gpu > n->num_gpu)
+		return GS_FIT_GPU_COUNT;
+	return fits_uniform(c, node, p, d);
+}
+
 enum gs_fit gs__share_fits(const struct gs_cluster *c, int32_t node, const struct gs_pod *p)
 {
 	const struct gs_node *n = &c->nodes[node];
 	const struct gs_node_share *ns = &c->share[node];
-	struct gs_pod eff;
 	enum gs_fit f, worst = GS_FIT_GPU_SHARE;
 	int32_t milli, i, ok = 0;
 	int64_t mem;
 	int prof;
 
 	if (ns->mode != GS_SHARE_MIXED) {
-		f = demand(c, n, ns, &c->share_cfg[ns->cfg], p, &milli, &mem, &prof);
-		if (f != GS_FIT_OK)
-			return f;
-		if (ns->mode != GS_SHARE_MIG) {
-			eff = *p;
-			eff.gpu_milli = milli;
-			eff.gpu_mem_mib = mem;
-			return gs__fits_gpus(n, &eff);
-		}
-		if (prof > ns->mig_cap_max)
-			return GS_FIT_MIG_SLOT;
-		for (i = 0; i < n->num_gpu && ok < p->num_gpu; i++)
-			ok += ns->gpu[i].mig_cap >= prof;
-		return ok >= p->num_gpu ? GS_FIT_OK : GS_FIT_MIG_SLOT;
+		struct gs_share_demand d;
+
+		gs_cluster_share_demand(c, node, p, &d);
+		return fits_uniform(c, node, p, &d);
 	}
 
 	/* GPUs of different modes: each one on its own terms. */
@@ -408,6 +453,7 @@ int gs__share_add_node(struct gs_cluster *c, int32_t node)
 	c->share[node].mode = GS_SHARE_DEFAULT;
 	c->share[node].mig_table = -1;
 	c->share[node].mig_cap_max = -1;
+	c->share[node].combo = 0xff;
 	return 0;
 }
 
@@ -456,6 +502,24 @@ static int cfg_index(struct gs_cluster *c, const struct gs_share_cfg *cfg)
 	return c->n_share_cfg++;
 }
 
+/* The (config, model) combination of a uniform node, added when new; 0xff when full. */
+static uint8_t combo_of(struct gs_cluster *c, int32_t node)
+{
+	const struct gs_node_share *ns = &c->share[node];
+	int k;
+
+	for (k = 0; k < c->n_share_combos; k++) {
+		int32_t o = c->share_combo_node[k];
+
+		if (c->share[o].cfg == ns->cfg && c->nodes[o].model == c->nodes[node].model)
+			return (uint8_t)k;
+	}
+	if (c->n_share_combos == GS_MAX_SHARE_COMBOS)
+		return 0xff;
+	c->share_combo_node[c->n_share_combos] = node;
+	return (uint8_t)c->n_share_combos++;
+}
+
 static void refresh_node_mode(struct gs_cluster *c, int32_t node)
 {
 	struct gs_node_share *ns = &c->share[node];
@@ -467,6 +531,9 @@ static void refresh_node_mode(struct gs_cluster *c, int32_t node)
 		if (ns->gpu[i].cfg != ns->cfg)
 			ns->mode = GS_SHARE_MIXED;
 	refresh_mig_cap(ns, n);
+	ns->combo = 0xff;
+	if (n && ns->mode != GS_SHARE_MIXED)
+		ns->combo = combo_of(c, node);
 }
 
 int gs_cluster_set_share(struct gs_cluster *c, int32_t node, int gpu,
@@ -592,6 +659,7 @@ int gs_cluster_share_default(struct gs_cluster *c, const struct gs_share_cfg *cf
 			return 0;
 	free(c->share);
 	c->share = NULL;
+	c->n_share_combos = 0;
 	return 0;
 }
 

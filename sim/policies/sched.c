@@ -80,18 +80,34 @@ int gs_sched_pick(struct gs_sched *s, const struct gs_cluster *c, const struct g
 	double best_score = -INFINITY;
 	int32_t count[GS_FIT__COUNT] = { 0 };
 	struct gs_pod tmp;
+	/* Sharing: what p costs per (config, model) combination, computed once per pick. */
+	struct gs_share_demand dem[GS_MAX_SHARE_COMBOS];
+	int32_t k;
+
+	for (k = 0; c->share && k < c->n_share_combos; k++)
+		gs_cluster_share_demand(c, c->share_combo_node[k], p, &dem[k]);
 
 	for (i = 0; i < s->n_order; i++) {
 		int32_t node = s->order[i];
-		enum gs_fit f = gs_cluster_fits(c, node, p);
+		const struct gs_pod *pn = p;
+		enum gs_fit f;
 		double score;
 
+		if (!c->share) {
+			f = gs_cluster_fits(c, node, p);
+		} else {
+			int combo = gs_cluster_share_combo(c, node);
+			const struct gs_share_demand *d = combo >= 0 ? &dem[combo] : NULL;
+
+			f = d ? gs_cluster_fits_demand(c, node, p, d) : gs_cluster_fits(c, node, p);
+			/* The policy sees what the pod costs on this node. */
+			pn = d && d->why == GS_FIT_OK ? &d->eff : gs_cluster_node_pod(c, node, p, &tmp);
+		}
 		if (f != GS_FIT_OK) {
 			count[f]++;
 			continue;
 		}
-		/* With sharing modes, the policy sees what the pod costs on this node. */
-		score = pol->score(s->state, c, node, c->share ? gs_cluster_node_pod(c, node, p, &tmp) : p);
+		score = pol->score(s->state, c, node, pn);
 		if (best < 0 || score > best_score) {
 			best = node;
 			best_score = score;
