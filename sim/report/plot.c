@@ -68,8 +68,7 @@ static int check_paths(const char *scripts_dir, const char *data_dir, const char
 	return GS_EINVAL;
 }
 
-/* Runs `gnuplot -e vars script`; returns 0 or an error with a message. */
-static int run_gnuplot(const char *vars, const char *script, char *err, size_t err_len)
+int gs_plot_gnuplot(const char *vars, const char *script, char *err, size_t err_len)
 {
 	char *argv[] = { "gnuplot", "-e", (char *)vars, (char *)script, NULL };
 	struct stat sb;
@@ -178,7 +177,7 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 			 scripts_dir, data_dir, tr, words, out_dir, tr, seeds, hi,
 			 ix->scoring ? ix->scoring : "");
 		snprintf(script, sizeof(script), "%s/plot_alloc.gp", scripts_dir);
-		rc = run_gnuplot(vars, script, err, err_len);
+		rc = gs_plot_gnuplot(vars, script, err, err_len);
 		if (rc)
 			return rc;
 		snprintf(vars, sizeof(vars),
@@ -188,7 +187,7 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 			 scripts_dir, data_dir, tr, words, out_dir, tr, out_dir, tr, seeds, hi,
 			 ix->scoring ? ix->scoring : "");
 		snprintf(script, sizeof(script), "%s/plot_frag.gp", scripts_dir);
-		rc = run_gnuplot(vars, script, err, err_len);
+		rc = gs_plot_gnuplot(vars, script, err, err_len);
 		if (rc)
 			return rc;
 		if (log) {
@@ -228,7 +227,7 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 			 scripts_dir, data_dir, base, ix->families[f], words, out_dir, base, seeds,
 			 hi, ix->scoring ? ix->scoring : "");
 		snprintf(script, sizeof(script), "%s/plot_bars.gp", scripts_dir);
-		rc = run_gnuplot(vars, script, err, err_len);
+		rc = gs_plot_gnuplot(vars, script, err, err_len);
 		if (rc)
 			return rc;
 		log_files(log, out_dir, base);
@@ -294,7 +293,7 @@ int gs_plot_time_render(const struct gs_plot_time *ix, const char *scripts_dir,
 				 scripts_dir, data_dir, ix->traces[t], words, lts, out_dir, base,
 				 ix->setting[t]);
 			snprintf(script, sizeof(script), "%s/%s", scripts_dir, figs[f].script);
-			rc = run_gnuplot(vars, script, err, err_len);
+			rc = gs_plot_gnuplot(vars, script, err, err_len);
 			if (!rc)
 				log_files(log, out_dir, base);
 		}
@@ -328,7 +327,7 @@ int gs_plot_bench_render(const struct gs_plot_bench *b, const char *scripts_dir,
 			 " modes='%s'; devices='%s'",
 			 scripts_dir, data_dir, f->csv, out_dir, f->name, kernels, modes, devices);
 		snprintf(script, sizeof(script), "%s/%s", scripts_dir, f->script);
-		rc = run_gnuplot(vars, script, err, err_len);
+		rc = gs_plot_gnuplot(vars, script, err, err_len);
 		if (!rc)
 			log_files(log, out_dir, f->name);
 	}

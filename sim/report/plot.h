@@ -79,6 +79,13 @@ int gs_plot_bench_render(const struct gs_plot_bench *b, const char *scripts_dir,
 			 size_t err_len);
 
 /*
+ * Runs `gnuplot -e vars script` (gnuplot found on PATH) and waits for it.
+ * Returns 0, GS_ENOENT (the script or gnuplot missing) or GS_EIO (gnuplot
+ * failed), with a message in err.
+ */
+int gs_plot_gnuplot(const char *vars, const char *script, char *err, size_t err_len);
+
+/*
  * The directory of the gnuplot scripts: $GPUSIM_SCRIPTS when set, else
  * share/gpusim/scripts next to the installed program (<prefix>/bin/gpusim
  * looks in <prefix>/share/gpusim/scripts), else the source tree's scripts/
