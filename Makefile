@@ -9,6 +9,9 @@
 #   make asan     build and test under ASan+UBSan in build-asan/
 #   make repro    the FGD reproduction's statistical acceptance test (label "repro",
 #                 minutes); prints the table of all 78 published cells
+#   make regress  the regression check: the baseline's runs, compared with
+#                 results/baseline/; report and figures in results/ci/
+#   make baseline regenerate results/baseline/ (after an intended change of results)
 #   make install  install into PREFIX (default /usr/local), under DESTDIR if set
 #   make deb      a Debian package (CPack) in build/
 #   make test-install  install into a scratch DESTDIR and build, inspect and run the .deb
@@ -20,7 +23,7 @@ GPUSIM   = $(BUILD)/gpusim
 
 PREFIX   ?= /usr/local
 
-.PHONY: all deps build test demo bench bench-sim asan repro install deb test-install clean
+.PHONY: all deps build test demo bench bench-sim asan repro regress baseline install deb test-install clean
 
 all: build
 
@@ -57,13 +60,25 @@ repro: deps
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest --verbose -L repro
 
+regress: build
+	@scripts/regress.sh check $(BUILD)
+
+baseline: build
+	@scripts/regress.sh baseline $(BUILD)
+
 install: build
 	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 deb: build
 	cd $(BUILD) && cpack -G DEB
 
-test-install: build
+test-regress: build
+	@scripts/regress.sh check $(BUILD)
+
+baseline: build
+	@scripts/regress.sh baseline $(BUILD)
+
+install: build
 	@scripts/test-install.sh $(BUILD)
 
 clean:

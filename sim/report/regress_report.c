@@ -426,13 +426,28 @@ out:
 }
 
 /* wait_cdf_FAMILY and completion_cdf_FAMILY of a time family. */
+/* True when the curve of (family, policy) in s has a point above x = 0. */
+static bool above_zero(const struct gs_rset *s, size_t fam, const char *pol, const char *curve)
+{
+	size_t i;
+
+	for (i = 0; fam != NONE && i < s->n_points; i++) {
+		const struct gs_rpoint *p = &s->points[i];
+
+		if (p->family == fam && p->x > 0 && !strcmp(s->policies[p->policy], pol) &&
+		    !strcmp(s->curves[p->curve], curve))
+			return true;
+	}
+	return false;
+}
+
 static int fig_cdf(struct figs *g, const struct fig_family *ff, const char *curve,
 		   const char *what, const char *label, char *err, size_t err_len)
 {
 	const struct gs_regress *r = g->r;
-	char name[512], base[300], words[2048], lts[512], vars[8192];
+	char name[512], base[300], words[2048], lts[512], vars[8192], titles[4096];
 	bool *use = calloc(g->n_policies + 1, sizeof(*use));
-	size_t p, any = 0, sb = seeds_of(r->base, ff->base), sn = seeds_of(r->now, ff->now);
+	size_t tu = 0, p, any = 0, sb = seeds_of(r->base, ff->base), sn = seeds_of(r->now, ff->now);
 	int rc = 0;
 	FILE *f;
 
@@ -456,16 +471,24 @@ static int fig_cdf(struct figs *g, const struct fig_family *ff, const char *curv
 		rc = close_data(f, g, name, err, err_len);
 		use[p] = nb || nn;
 		any += nb || nn;
+		/* A policy whose pods all had 0 s has no line on the log axis: say so in the key. */
+		if (use[p] && tu + strlen(g->policies[p]) + 32 < sizeof(titles))
+			tu += (size_t)snprintf(titles + tu, sizeof(titles) - tu, "%s\"%s%s\"",
+					       tu ? " " : "", g->policies[p],
+					       above_zero(r->base, ff->base, g->policies[p], curve) ||
+							       above_zero(r->now, ff->now,
+									  g->policies[p], curve) ?
+						       "" : ": all 0 s");
 	}
 	if (!rc && any) {
 		policy_words(g, use, words, sizeof(words), lts, sizeof(lts));
 		snprintf(base, sizeof(base), "%s_cdf_%s", what, ff->name);
 		snprintf(vars, sizeof(vars),
 			 "scriptdir='%s/'; datadir='%s'; family='%s'; policies='%s'; lts='%s';"
-			 " what='%s'; label='%s'; out='%s/%s'; sub='%spods of %zu seed%s pooled"
-			 " (baseline: %zu)'",
-			 g->scripts, g->data, ff->name, words, lts, what, label, g->dir, base,
-			 scoring_of(ff->params), sn, sn == 1 ? "" : "s", sb);
+			 " titles='%s'; what='%s'; label='%s'; out='%s/%s'; sub='%spods of %zu"
+			 " seed%s pooled (baseline: %zu)'",
+			 g->scripts, g->data, ff->name, words, lts, titles, what, label, g->dir,
+			 base, scoring_of(ff->params), sn, sn == 1 ? "" : "s", sb);
 		draw(g, "plot_regress_cdf.gp", base, vars);
 	}
 	free(use);
