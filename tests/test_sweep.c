@@ -638,6 +638,23 @@ static void test_cli(void **st)
 	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
 	assert_non_null(strstr(out, "at most"));
 
+	/* --strict refuses a trace with a pod that fits on no node, before any run. */
+	{
+		char big[300];
+		FILE *f;
+
+		gs_test_path("big.csv", big, sizeof(big));
+		f = fopen(big, "w");
+		assert_non_null(f);
+		fprintf(f, "name,cpu_milli,memory_mib,num_gpu,gpu_milli\nhuge,1000,1024,16,1000\n"
+			   "small,1000,1024,1,500\n");
+		fclose(f);
+		snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --policy fgd --seeds 1 "
+			 "--strict --db '%s/strict.db'", nodes_path, big, dir);
+		assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+		assert_non_null(strstr(out, "1 pods fit on no node"));
+	}
+
 	/* --no-pods from the command line reaches the store. */
 	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --policy fgd --seeds 1 "
 		 "--jobs 1 --no-pods --db '%s/cli-nopods.db'", nodes_path, pods_path, dir);

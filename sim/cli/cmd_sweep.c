@@ -32,7 +32,7 @@ struct sweep_args {
 	int mode;    /* enum gs_mode */
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
 	int64_t jobs;
-	bool no_pods, quiet, json;
+	bool no_pods, quiet, json, strict;
 	struct gs_replay_opts opts;
 };
 
@@ -104,6 +104,8 @@ static const struct gs_opt sweep_opts[] = {
 	  .help = "store no per-pod rows (most of a run's size): counts, mean wait, samples "
 		  "and summary are kept, but 'gpusim inspect --run' cannot show the runs; not "
 		  "part of the resume key, a run stored either way is done" },
+	{ GS_OPT_FLAG_AT(S, strict), .name = "strict",
+	  .help = "a trace with pods that fit no node even on an empty cluster is an error" },
 	{ GS_OPT_FLAG_AT(S, json), .name = "json", .conflicts = "quiet",
 	  .help = "print the matrix's runs as a JSON array, one object per run with the "
 		  "run_summary fields (results/SCHEMA.md) and \"skipped\" (already in the "
@@ -232,6 +234,7 @@ int gs_cmd_sweep(int argc, char **argv)
 	spec.jobs = (int)a.jobs;
 	spec.db_path = a.db_path;
 	spec.no_pods = a.no_pods;
+	spec.strict = a.strict;
 	spec.progress = stderr;
 
 	rc = gs_sweep_run(&spec, &result, err, sizeof(err));

@@ -350,6 +350,15 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	rc = load_inputs(spec, clusters, traces, nodes_sha, err, err_len);
 	if (rc)
 		goto done;
+	for (i = 0; spec->strict && i < spec->n_traces; i++) {
+		if (traces[i].audit.larger_than_any_node) {
+			gs_errf(err, err_len, "%s: %zu pods fit on no node even when the cluster is "
+				"empty (--strict)", spec->pods_paths[i],
+				traces[i].audit.larger_than_any_node);
+			rc = GS_EINVAL;
+			goto done;
+		}
+	}
 	/* A load a trace cannot offer is the user's to fix, before any run. */
 	for (j = 0; j < spec->n_loads; j++) {
 		for (i = 0; i < spec->n_traces; i++) {

@@ -59,6 +59,8 @@ struct gs_sweep_spec {
 	 * resume key: it changes no result, so a run stored either way is done.
 	 */
 	bool no_pods;
+	/* Refuse a trace with pods that fit on no node even when the cluster is empty (GS_EINVAL). */
+	bool strict;
 	FILE *progress;                         /* a bar when it is a terminal; may be NULL */
 };
 
