@@ -389,6 +389,61 @@ static void test_bad_files(void **state)
 	assert_non_null(strstr(out, "gpusim bench-import: --db is required"));
 }
 
+/*
+ * The interference table from the benchmark results, worked out from the
+ * two files above: the fake GPU's time-slicing keeps each of n vecadd
+ * clients at 1/n (0.5 of 2 clients in two scenarios, 0.25 of 4), so
+ * efficiency n x factor = 1; the hook (vgpu) loses 2 %: 0.98 alone, 2 x
+ * 0.49 with two. The H100 file's hook pair gives the same for model H100.
+ * The exported table is valid and a replay can use it.
+ */
+static void test_interference_export(void **state)
+{
+	char path[256], buf[4096];
+	size_t n;
+	FILE *f;
+
+	(void)state;
+	gs_test_write("r.txt", good, NULL, 0);
+	gs_test_write("fake.txt", fake, NULL, 0);
+	assert_int_equal(gpusim("interference export --db b.db"), 2);
+	assert_non_null(strstr(out, "no benchmark slowdown results"));
+	assert_int_equal(gpusim("bench-import --db b.db r.txt"), 0);
+	assert_int_equal(gpusim("bench-import --db b.db fake.txt"), 0);
+	assert_int_equal(gpusim("interference export --db b.db --out t.csv"), 0);
+	gs_test_path("t.csv", path, sizeof(path));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	assert_non_null(strstr(buf, "mode,gpu_model,n,class,efficiency,source\n"
+				    "vgpu,*,1,launch,0.9800,make bench on Fake GPU (driver unknown; "
+				    "CUDA 13.0): 1 x the mean throughput factor 0.9800 against alone "
+				    "of 1 clients over 1 scenarios\n"));
+	assert_non_null(strstr(buf, "\nvgpu,*,2,vecadd,0.9800,"));
+	assert_non_null(strstr(buf, "\nvgpu,H100,2,vecadd,0.9800,make bench on NVIDIA H100 80GB "
+				    "HBM3 (driver 550.54.15; CUDA 12.4): 2 x the mean throughput "
+				    "factor 0.4900 against alone of 2 clients over 1 scenarios\n"));
+	assert_non_null(strstr(buf, "\nmps,*,1,mnist,1.0000,"));
+	assert_non_null(strstr(buf, "\nmps,*,2,vecadd,1.0000,"));
+	assert_non_null(strstr(buf, "\ntimeslice,*,2,vecadd,1.0000,make bench on Fake GPU "
+				    "(driver unknown; CUDA 13.0): 2 x the mean throughput factor 0.5000 "
+				    "against alone of 4 clients over 2 scenarios\n"));
+	assert_non_null(strstr(buf, "\ntimeslice,*,4,vecadd,1.0000,"));
+	assert_int_equal(gpusim("interference check t.csv"), 0);
+	assert_non_null(strstr(out, "t.csv: 13 rows, valid"));
+	/* The built-in table, and a broken one. */
+	assert_int_equal(gpusim("interference show --out d.csv"), 0);
+	assert_int_equal(gpusim("interference check d.csv"), 0);
+	gs_test_write("bad.csv", "mode,gpu_model,n,class,efficiency,source\nmps,*,two,*,1,x\n",
+		      NULL, 0);
+	assert_int_equal(gpusim("interference check bad.csv"), 2);
+	assert_non_null(strstr(out, "bad.csv:2: column n: 'two' is not an integer"));
+	assert_int_equal(gpusim("interference sing"), 2);
+	assert_non_null(strstr(out, "'sing' is not a verb"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +452,7 @@ int main(void)
 		GS_TMPDIR_TEST(test_bad_files, setup),
 		GS_TMPDIR_TEST(test_plot_bench, setup),
 		GS_TMPDIR_TEST(test_plot_bench_partial, setup),
+		GS_TMPDIR_TEST(test_interference_export, setup),
 	};
 
 	if (access(GS_GPUSIM_BIN, X_OK) != 0) {

@@ -22,7 +22,8 @@
 	X(sweep, "run traces x policies x seeds in parallel, resumable")           \
 	X(plot, "draw simulator and benchmark figures from a results database") \
 	X(bench_import, "load gpusim-bench results (make bench) into a results database") \
-	X(regress, "compare a results database with a baseline (CI regression checks)")
+	X(regress, "compare a results database with a baseline (CI regression checks)") \
+	X(interference, "show, check or export (from make bench) the interference table")
 
 #define GS_CMD_DECL(name, summary) int gs_cmd_##name(int argc, char **argv);
 GS_CMD_LIST(GS_CMD_DECL)

@@ -67,3 +67,24 @@ int gs_models_set(struct gs_models *m, const char *name, int64_t mem_mib)
 	m->m[i].mem_mib = mem_mib;
 	return i;
 }
+
+const char *gs_models_from_device(const char *device)
+{
+	if (!device)
+		return NULL;
+	if (strstr(device, "H200"))
+		return "H200";
+	if (strstr(device, "H100"))
+		return "H100";
+	if (strstr(device, "A100"))
+		return strstr(device, "80G") ? "A100-80G" : "A100";
+	if (strstr(device, "V100"))
+		return strstr(device, "32G") ? "V100M32" : "V100M16";
+	if (strstr(device, "A10"))
+		return "A10";
+	if (strstr(device, "P100"))
+		return "P100";
+	if (strstr(device, "T4"))
+		return "T4";
+	return NULL;
+}

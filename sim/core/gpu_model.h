@@ -46,4 +46,12 @@ int gs_models_find(const struct gs_models *m, const char *name);
  */
 int gs_models_set(struct gs_models *m, const char *name, int64_t mem_mib);
 
+/*
+ * gpusim's name of the built-in model an NVIDIA device name denotes
+ * ("NVIDIA H100 80GB HBM3" -> "H100", "NVIDIA A100-SXM4-80GB" ->
+ * "A100-80G", "Tesla V100-SXM2-32GB" -> "V100M32"), or NULL when none
+ * does. Static strings.
+ */
+const char *gs_models_from_device(const char *device);
+
 #endif
