@@ -487,7 +487,7 @@ static void test_json_pod_errors(void **state)
 	pods_fail("p.json", JP("{\"name\": \"a\", \"cpu_milli\": -1, \"memory_mib\": 1}"),
 		  GS_EPARSE, ": pods[0].cpu_milli: '-1' is negative");
 	pods_fail("p.json", JP("{\"name\": \"a\", \"cpu_milli\": 1, \"memory_mib\": 1e17}"),
-		  GS_EPARSE, ": pods[0].memory_mib: '1e+17' is out of range");
+		  GS_EPARSE, ": pods[0].memory_mib: '1e+17' is greater than 9007199254740991");
 	pods_fail("p.json", JP(J1 ", {\"name\": \"b\", \"cpu_milli\": 1, \"memory_mib\": 1, "
 			       "\"num_gpu\": 1, \"gpu_milli\": 1500}"),
 		  GS_EPARSE, ": pods[1].gpu_milli: '1500' is greater than 1000");

@@ -16,6 +16,7 @@
 #include "core/cluster_internal.h"
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/limits.h"
 
 static const char *const fit_str[] = {
 #define GS_FIT_STR(name, msg) msg,
@@ -105,12 +106,20 @@ int gs_cluster_add_node(struct gs_cluster *c, const char *name, int32_t cpu_mill
 {
 	struct gs_node *n;
 	int model_idx = -1;
+	int64_t mem_total;
 	int32_t i;
 	char *copy;
 
 	if (!name || !*name || cpu_milli < 0 || mem_mib < 0 || num_gpu < 0)
 		return GS_EINVAL;
-	if (num_gpu > GS_MAX_GPUS)
+	if (num_gpu > GS_MAX_GPUS || mem_mib > GS_MIB_MAX)
+		return GS_ERANGE;
+	/*
+	 * Each node's memory is in range, but enough of them overflow the
+	 * cluster's total; CPU (2^31 milli per node) and GPU totals cannot,
+	 * with at most 2^31 nodes.
+	 */
+	if (!gs_add_i64(c->mem_mib, mem_mib, &mem_total) || c->n_nodes == INT32_MAX)
 		return GS_ERANGE;
 	if (num_gpu > 0) {
 		if (!model || !*model)
@@ -166,7 +175,7 @@ int gs_cluster_add_node(struct gs_cluster *c, const char *name, int32_t cpu_mill
 
 	c->cpu_milli += cpu_milli;
 	c->cpu_free_milli += cpu_milli;
-	c->mem_mib += mem_mib;
+	c->mem_mib = mem_total;
 	c->mem_free_mib += mem_mib;
 	c->gpu_count += num_gpu;
 	c->gpu_milli += (int64_t)num_gpu * GS_MILLI_PER_GPU;
@@ -260,9 +269,13 @@ static int placement_valid(const struct gs_cluster *c, const struct gs_pod *p,
 	if (pl->num_gpu != want)
 		return GS_EINVAL;
 	for (i = 0; i < pl->num_gpu; i++) {
-		uint32_t bit = 1u << pl->gpu[i];
+		uint32_t bit;
 
-		if (pl->gpu[i] >= n->num_gpu || (seen & bit))
+		/* The index is checked before it is used as a shift count. */
+		if (pl->gpu[i] >= n->num_gpu)
+			return GS_EINVAL;
+		bit = 1u << pl->gpu[i];
+		if (seen & bit)
 			return GS_EINVAL;
 		seen |= bit;
 	}

@@ -188,8 +188,10 @@ int gs_cluster_copy(struct gs_cluster *dst, const struct gs_cluster *src);
  * Appends a node with all resources free. model may be NULL or "" only when
  * num_gpu == 0; an unknown model name is added to the table with 0 MiB of
  * memory per GPU (GPU memory requests then never fit: override the model's
- * memory from a cluster file). Returns the node index or GS_EINVAL /
- * GS_ERANGE / GS_ENOMEM. The name is copied.
+ * memory from a cluster file). Returns the node index, GS_EINVAL,
+ * GS_ERANGE (more than GS_MAX_GPUS GPUs, memory above GS_MIB_MAX, or a
+ * cluster whose total memory would pass INT64_MAX MiB) or GS_ENOMEM. The
+ * name is copied.
  */
 int gs_cluster_add_node(struct gs_cluster *c, const char *name, int32_t cpu_milli,
 			int64_t mem_mib, int32_t num_gpu, const char *model);

@@ -31,6 +31,13 @@ struct gs_models {
 	struct gs_gpu_model m[GS_MAX_MODELS];
 };
 
+/* The mask with a bit for each of the first n models (n up to GS_MAX_MODELS). */
+static inline uint32_t gs_models_mask(int n)
+{
+	/* Shifting a 32-bit value by 32 is undefined: the full table is all ones. */
+	return n >= GS_MAX_MODELS ? UINT32_MAX : n <= 0 ? 0 : (UINT32_C(1) << n) - 1;
+}
+
 /* Fills m with the built-in models only. */
 void gs_models_builtin(struct gs_models *m);
 

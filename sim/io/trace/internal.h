@@ -195,7 +195,8 @@ int gs_json_check_keys(const struct gs_where *w, const cJSON *obj, const char *c
 /*
  * Reads obj[key] as an integer in [min, max]. A missing key (or null, when
  * null_ok) stores dflt when !required, else fails with "missing key". The
- * value must be a JSON number without a fraction, within +-2^53. Returns 0
+ * value must be a JSON number without a fraction; max and min are capped at
+ * +-GS_JSON_INT_MAX (2^53-1, what a double holds exactly). Returns 0
  * or GS_EPARSE with the same wording as gs_csv_int(). *present_out (may be
  * NULL) tells whether the key held a number.
  */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "io/trace/internal.h"
 
 const char *const gs_openb_node_cols[5] = {
@@ -50,8 +51,8 @@ static int nodes_read(struct gs_csv *r, const char *const *cols, int ncols,
 	while ((rc = gs_csv_next(r)) == 1) {
 		gs_where_csv(&w, r);
 		if ((rc = gs_csv_expect_fields(r, ncols)) ||
-		    (rc = gs_csv_int(r, 1, 0, INT32_MAX, &cpu)) ||
-		    (rc = gs_csv_int(r, 2, 0, INT64_MAX, &mem)) ||
+		    (rc = gs_csv_int(r, 1, 0, GS_CPU_MILLI_MAX, &cpu)) ||
+		    (rc = gs_csv_int(r, 2, 0, GS_MIB_MAX, &mem)) ||
 		    (rc = gs_csv_int(r, 3, 0, GS_MAX_GPUS, &ngpu)))
 			break;
 		rc = gs_trace_add_node(&w, f, c, &names, r->field[0], cpu, mem, ngpu,
@@ -115,25 +116,25 @@ static int pod_row(struct gs_csv *r, const struct pod_map *m, struct gs_cluster 
 		return rc;
 	if ((rc = gs_check_name(&w, "name", r->field[0])))
 		return rc;
-	if ((rc = gs_csv_int(r, 1, 0, INT32_MAX, &v[0])) ||
-	    (rc = gs_csv_int(r, 2, 0, INT64_MAX, &v[1])) ||
+	if ((rc = gs_csv_int(r, 1, 0, GS_CPU_MILLI_MAX, &v[0])) ||
+	    (rc = gs_csv_int(r, 2, 0, GS_MIB_MAX, &v[1])) ||
 	    (rc = gs_csv_int(r, 3, 0, GS_MAX_GPUS, &v[2])) ||
 	    (rc = gs_csv_int(r, 4, 0, GS_MILLI_PER_GPU, &v[3])))
 		return rc;
-	if (m->gpu_mem >= 0 && (rc = gs_csv_int(r, m->gpu_mem, 0, INT64_MAX, &gmem)))
+	if (m->gpu_mem >= 0 && (rc = gs_csv_int(r, m->gpu_mem, 0, GS_MIB_MAX, &gmem)))
 		return rc;
 	if (m->create >= 0) {
 		if (m->create_required)
-			rc = gs_csv_int(r, m->create, 0, INT64_MAX, &create);
+			rc = gs_csv_int(r, m->create, 0, GS_TIME_MAX_S, &create);
 		else
-			rc = gs_csv_int_opt(r, m->create, 0, INT64_MAX, -1, &create);
+			rc = gs_csv_int_opt(r, m->create, 0, GS_TIME_MAX_S, -1, &create);
 		if (rc)
 			return rc;
 	}
-	if (m->del >= 0 && (rc = gs_csv_int_opt(r, m->del, 0, INT64_MAX, -1, &del)))
+	if (m->del >= 0 && (rc = gs_csv_int_opt(r, m->del, 0, GS_TIME_MAX_S, -1, &del)))
 		return rc;
 	/* Validated so that a damaged file is noticed, but the replay does not use it. */
-	if (m->sched >= 0 && (rc = gs_csv_int_opt(r, m->sched, 0, INT64_MAX, -1, &sched)))
+	if (m->sched >= 0 && (rc = gs_csv_int_opt(r, m->sched, 0, GS_TIME_MAX_S, -1, &sched)))
 		return rc;
 	if (m->need >= 0 && (rc = gs_csv_int_opt(r, m->need, 0, GS_MILLI_PER_GPU, 0, &need)))
 		return rc;

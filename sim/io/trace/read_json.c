@@ -17,17 +17,15 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/limits.h"
+#include "io/json.h"
 #include "io/trace/internal.h"
-
-/* Integers beyond 2^53 do not survive cJSON's doubles. */
-#define JSON_INT_MAX 9007199254740992.0
 
 cJSON *gs_json_parse(const char *file, const char *text, size_t len, char *err,
 		     size_t err_len)
 {
-	const char *end = NULL;
 	cJSON *root;
-	size_t off, i, n, start;
+	size_t off = 0, i, n, start;
 	long line = 1;
 	char near[32];
 
@@ -44,13 +42,9 @@ cJSON *gs_json_parse(const char *file, const char *text, size_t len, char *err,
 		snprintf(err, err_len, "%s: empty file", file);
 		return NULL;
 	}
-	/* The text is NUL-terminated; counting the NUL makes cJSON accept it. */
-	root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+	root = gs_cjson_parse(text, len, &off);
 	if (root)
 		return root;
-	off = end && end >= text ? (size_t)(end - text) : 0;
-	if (off > len)
-		off = len;
 	for (i = 0; i < off; i++)
 		line += text[i] == '\n';
 	/* cJSON points just past the token it choked on: show a little of each side. */
@@ -187,19 +181,22 @@ int gs_json_int(const struct gs_where *w, const cJSON *obj, const char *key, boo
 	}
 	if (!cJSON_IsNumber(v))
 		return not_a(w, key, v, "an integer");
+	/* cJSON keeps numbers as doubles: beyond 2^53-1 they are no longer exact. */
+	if (max > GS_JSON_INT_MAX)
+		max = GS_JSON_INT_MAX;
+	if (min < -GS_JSON_INT_MAX)
+		min = -GS_JSON_INT_MAX;
 	d = v->valuedouble;
 	if (!isfinite(d) || d != floor(d))
 		return not_a(w, key, v, "an integer");
-	if (fabs(d) > JSON_INT_MAX)
-		return gs_where_errorf(w, key, "'%.17g' is out of range", d);
-	i = (int64_t)d;
-	if (i < min) {
+	if (d < (double)min) {
 		if (min == 0)
-			return gs_where_errorf(w, key, "'%" PRId64 "' is negative", i);
-		return gs_where_errorf(w, key, "'%" PRId64 "' is less than %" PRId64, i, min);
+			return gs_where_errorf(w, key, "'%.17g' is negative", d);
+		return gs_where_errorf(w, key, "'%.17g' is less than %" PRId64, d, min);
 	}
-	if (i > max)
-		return gs_where_errorf(w, key, "'%" PRId64 "' is greater than %" PRId64, i, max);
+	if (d > (double)max)
+		return gs_where_errorf(w, key, "'%.17g' is greater than %" PRId64, d, max);
+	i = (int64_t)d;
 	*out = i;
 	if (present_out)
 		*present_out = true;
@@ -315,7 +312,7 @@ static int models_parse(struct gs_where *w, const cJSON *arr, struct gs_models *
 
 		if ((rc = gs_json_check_keys(w, e, keys)) ||
 		    (rc = gs_json_string(w, e, "name", true, &name)) ||
-		    (rc = gs_json_int(w, e, "mem_mib", true, 0, INT64_MAX, 0, &mem, NULL)))
+		    (rc = gs_json_int(w, e, "mem_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)))
 			break;
 		len = strlen(name);
 		if (len == 0 || len >= GS_MODEL_NAME_MAX) {
@@ -408,8 +405,8 @@ static int nodes_parse(struct gs_where *w, const cJSON *arr, struct gs_cluster *
 
 		if ((rc = gs_json_check_keys(w, e, keys)) ||
 		    (rc = gs_json_string(w, e, "name", true, &name)) ||
-		    (rc = gs_json_int(w, e, "cpu_milli", true, 0, INT32_MAX, 0, &cpu, NULL)) ||
-		    (rc = gs_json_int(w, e, "memory_mib", true, 0, INT64_MAX, 0, &mem, NULL)) ||
+		    (rc = gs_json_int(w, e, "cpu_milli", true, 0, GS_CPU_MILLI_MAX, 0, &cpu, NULL)) ||
+		    (rc = gs_json_int(w, e, "memory_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)) ||
 		    (rc = gs_json_int(w, e, "num_gpu", false, 0, GS_MAX_GPUS, 0, &ngpu, NULL)) ||
 		    (rc = gs_json_string(w, e, "gpu_model", false, &model)) ||
 		    (rc = gs_json_int(w, e, "count", false, 1, 1000000, 1, &count, &replicate)))
@@ -515,14 +512,14 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 	if ((rc = gs_json_check_keys(w, e, keys)) ||
 	    (rc = gs_json_string(w, e, "name", true, &name)) ||
 	    (rc = gs_check_name(w, "name", name)) ||
-	    (rc = gs_json_int(w, e, "cpu_milli", true, 0, INT32_MAX, 0, &cpu, NULL)) ||
-	    (rc = gs_json_int(w, e, "memory_mib", true, 0, INT64_MAX, 0, &mem, NULL)) ||
+	    (rc = gs_json_int(w, e, "cpu_milli", true, 0, GS_CPU_MILLI_MAX, 0, &cpu, NULL)) ||
+	    (rc = gs_json_int(w, e, "memory_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)) ||
 	    (rc = gs_json_int(w, e, "num_gpu", false, 0, GS_MAX_GPUS, 0, &ngpu, NULL)) ||
 	    (rc = gs_json_int(w, e, "gpu_milli", false, 0, GS_MILLI_PER_GPU,
 			      ngpu > 0 ? GS_MILLI_PER_GPU : 0, &gmilli, NULL)) ||
-	    (rc = gs_json_int(w, e, "gpu_mem_mib", false, 0, INT64_MAX, 0, &gmem, NULL)) ||
-	    (rc = gs_json_int(w, e, "creation_time", false, 0, INT64_MAX, -1, &create, NULL)) ||
-	    (rc = gs_json_int(w, e, "deletion_time", false, 0, INT64_MAX, -1, &del, NULL)) ||
+	    (rc = gs_json_int(w, e, "gpu_mem_mib", false, 0, GS_MIB_MAX, 0, &gmem, NULL)) ||
+	    (rc = gs_json_int(w, e, "creation_time", false, 0, GS_TIME_MAX_S, -1, &create, NULL)) ||
+	    (rc = gs_json_int(w, e, "deletion_time", false, 0, GS_TIME_MAX_S, -1, &del, NULL)) ||
 	    (rc = gs_json_int(w, e, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0, &need,
 			      NULL)) ||
 	    (rc = gs_json_string(w, e, "class", false, &wclass)))

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "io/trace/internal.h"
 
 const struct gs_node_fields gs_openb_node_fields = {
@@ -280,6 +281,9 @@ int gs_trace_add_node(const struct gs_where *w, const struct gs_node_fields *f,
 	rc = gs_cluster_add_node(c, name, (int32_t)cpu_milli, mem_mib, (int32_t)num_gpu, model);
 	if (rc == GS_ENOMEM)
 		return rc;
+	if (rc == GS_ERANGE && mem_mib <= GS_MIB_MAX)
+		return gs_where_errorf(w, f->memory_mib, "'%" PRId64 "' makes the cluster's memory "
+				       "add up to more than %" PRId64 " MiB", mem_mib, INT64_MAX);
 	if (rc < 0)
 		return gs_where_errorf(w, NULL, "the allocator refused node '%s': %s",
 				       gs_csv_quote(name, vbuf, sizeof(vbuf)), gs_strerror(rc));

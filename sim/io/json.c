@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * json.c - cJSON parsing behind one lock (see json.h).
+ */
+#include "io/json.h"
+
+#include <pthread.h>
+#include <string.h>
+
+static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
+
+cJSON *gs_cjson_parse(const char *text, size_t len, size_t *err_off_out)
+{
+	const char *end = NULL;
+	size_t off;
+	cJSON *root;
+
+	pthread_mutex_lock(&parse_lock);
+	/* Counting the NUL lets cJSON point at the very end of a truncated text. */
+	root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+	pthread_mutex_unlock(&parse_lock);
+	off = end && end >= text ? (size_t)(end - text) : 0;
+	if (off > len)
+		off = len;
+	if (root) {
+		/* Only whitespace may follow the value. */
+		while (off < len && strchr(" \t\r\n", text[off]) && text[off] != '\0')
+			off++;
+		if (off == len)
+			return root;
+		cJSON_Delete(root);
+		root = NULL;
+	}
+	if (err_off_out)
+		*err_off_out = off;
+	return NULL;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * json.h - the one way gpusim parses JSON text with cJSON.
+ *
+ * cJSON remembers where the last parse failed in a process-wide variable
+ * that every parse writes, cJSON_ParseWithLengthOpts() included, even when
+ * it succeeds and even when the caller asks for the position itself. Two
+ * threads parsing at once (sweep workers storing runs) race on it
+ * (helgrind). Every parse therefore goes through this function, which
+ * holds one lock for the parse and returns the error position to its
+ * caller, so nothing reads cJSON's global state.
+ */
+#ifndef GS_IO_JSON_H
+#define GS_IO_JSON_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+/*
+ * Parses the len bytes of text, which must be followed by a NUL
+ * (text[len] == '\0'); whitespace may follow the value, anything else,
+ * a NUL inside the text included, is an error. Returns the tree (caller frees it
+ * with cJSON_Delete()) or NULL; then *err_off_out (may be NULL) is the
+ * offset, at most len, near which parsing stopped. Thread-safe.
+ */
+cJSON *gs_cjson_parse(const char *text, size_t len, size_t *err_off_out);
+
+#endif
