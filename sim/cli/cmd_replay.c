@@ -323,6 +323,13 @@ int gs_cmd_replay(int argc, char **argv)
 		}
 		a.opts.interference = &ifr;
 	}
+	/* What the options make of these inputs is checked before anything is printed. */
+	rc = gs_sim_validate(&cluster, &trace, &a.opts, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "gpusim replay: %s\n", err);
+		status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+		goto out;
+	}
 	if (gs_replay_params_json(&a.opts, &params)) {
 		fprintf(stderr, "gpusim replay: out of memory\n");
 		status = GS_EXIT_FAIL;

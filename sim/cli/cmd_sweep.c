@@ -242,7 +242,7 @@ int gs_cmd_sweep(int argc, char **argv)
 		fprintf(stderr, "gpusim sweep: %s\n", err);
 		/* Unreadable inputs are the user's to fix; a run that breaks is ours. */
 		status = rc == GS_ENOENT || rc == GS_EIO || rc == GS_EPARSE || rc == GS_ESCHEMA ||
-				 rc == GS_EINVAL ?
+				 rc == GS_EINVAL || rc == GS_ERANGE ?
 			 GS_EXIT_USAGE : GS_EXIT_FAIL;
 		goto out;
 	}

@@ -377,6 +377,12 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	for (j = 0; j < n_set; j++) {
 		struct gs_replay_opts o = setting_opts(spec, j);
 
+		/* Refuse what the options make impossible before any run starts. */
+		for (i = 0; i < spec->n_traces; i++) {
+			rc = gs_sim_validate(&clusters[i], &traces[i], &o, err, err_len);
+			if (rc)
+				goto done;
+		}
 		rc = gs_replay_params_json(&o, &params[j]);
 		if (rc) {
 			gs_errf(err, err_len, "out of memory");

@@ -26,7 +26,8 @@
 	X(EDB, "database error")                                         \
 	X(EEXIST, "already exists")                                      \
 	X(EINTR, "interrupted")                                          \
-	X(ENODEV, "no device")
+	X(ENODEV, "no device")                                           \
+	X(ELIMIT, "beyond the numbers gpusim can count")
 
 enum {
 	GS_OK = 0,

@@ -25,6 +25,20 @@
 #include "core/grow.h"
 #include "engine/inflate.h"
 
+double gs_inflate_expected(const struct gs_trace *t, double factor, int64_t gpu_capacity_milli)
+{
+	double target = factor * (double)gpu_capacity_milli, total = 0;
+	size_t i;
+
+	for (i = 0; i < t->n_pods; i++)
+		total += (double)gs_pod_gpu_milli(&t->pods[i]);
+	if (!(factor > 0) || total >= target)
+		return (double)t->n_pods;
+	if (total == 0)
+		return INFINITY;
+	return (double)t->n_pods + (target - total) / (total / (double)t->n_pods);
+}
+
 int gs_inflate_order(const struct gs_trace *t, uint64_t seed, double factor,
 		     int64_t gpu_capacity_milli, int32_t **idx_out, size_t *n_out)
 {
@@ -45,6 +59,9 @@ int gs_inflate_order(const struct gs_trace *t, uint64_t seed, double factor,
 	if (total == 0 && target > 0)
 		return GS_EINVAL;
 
+	/* Checked as a double: a huge factor must not overflow the conversion. */
+	if (!(gs_inflate_expected(t, factor, gpu_capacity_milli) <= GS_INFLATE_MAX_PODS))
+		return GS_ERANGE;
 	cap = n;
 	if (factor > 0 && (double)total < target)
 		cap = n + (size_t)((target - (double)total) / ((double)total / (double)n)) + 16;
@@ -73,6 +90,12 @@ int gs_inflate_order(const struct gs_trace *t, uint64_t seed, double factor,
 		while ((double)total < target) {
 			int32_t j = (int32_t)gsl_rng_uniform_int(r, (unsigned long)n);
 
+			/* The draws can run past the mean: the limit holds for every seed. */
+			if (len == GS_INFLATE_MAX_PODS) {
+				free(idx);
+				gsl_rng_free(r);
+				return GS_ERANGE;
+			}
 			int32_t *grown = gs_grow(idx, &cap, len, sizeof(*idx), n);
 
 			if (!grown) {

@@ -32,6 +32,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/limits.h"
 #include "engine/inflate.h"
 #include "engine/replay.h"
 
@@ -130,6 +131,15 @@ static int check_opts(const struct gs_replay_opts *o, char *err, size_t err_len)
 			o->inflate);
 		return GS_EINVAL;
 	}
+	if (o->mode == GS_MODE_INFLATE && o->inflate > GS_INFLATE_MAX) {
+		gs_errf(err, err_len, "inflate factor %g is greater than %g (--inflate)", o->inflate, GS_INFLATE_MAX);
+		return GS_ERANGE;
+	}
+	if (o->max_wait_s < -1) {
+		gs_errf(err, err_len, "max wait must be -1 (forever) or a number of seconds, not %lld",
+		    (long long)o->max_wait_s);
+		return GS_EINVAL;
+	}
 	if (!(o->frag_coverage > 0 && o->frag_coverage <= 1)) {
 		gs_errf(err, err_len, "fragmentation coverage must be in (0, 1], not %g",
 			o->frag_coverage);
@@ -138,14 +148,74 @@ static int check_opts(const struct gs_replay_opts *o, char *err, size_t err_len)
 	return 0;
 }
 
-/* Arrival time of a pod in time mode: creation time divided by the scale. */
-static int64_t arrival_s(const struct gs_replay_opts *o, const struct gs_pod *p)
+/*
+ * Arrival time of a pod in time mode: creation time divided by the scale.
+ * Returns false when it lies past GS_TIME_MAX_S (a tiny scale stretches
+ * legal creation times beyond the legal range).
+ */
+static bool arrival_s(const struct gs_replay_opts *o, const struct gs_pod *p, int64_t *t_out)
 {
-	if (p->t_create_s < 0)
+	double t;
+
+	if (p->t_create_s < 0) {
+		*t_out = 0;
+		return true;
+	}
+	if (o->time_scale == 1.0) {
+		*t_out = p->t_create_s;
+		return p->t_create_s <= GS_TIME_MAX_S;
+	}
+	/* Compared as a double first: converting one beyond int64 is undefined. */
+	t = floor((double)p->t_create_s / o->time_scale);
+	if (!(t <= (double)GS_TIME_MAX_S))
+		return false;
+	*t_out = (int64_t)t;
+	return true;
+}
+
+int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
+		    const struct gs_replay_opts *o, char *err, size_t err_len)
+{
+	const char *name = t->path ? t->path : "trace";
+	double expected;
+	size_t i;
+	int64_t at;
+	int rc = check_opts(o, err, err_len);
+
+	if (rc)
+		return rc;
+	if (o->mode == GS_MODE_TIME) {
+		for (i = 0; i < t->n_pods; i++) {
+			if (arrival_s(o, &t->pods[i], &at))
+				continue;
+			gs_errf(err, err_len, "%s: pod '%s' would arrive at %g s (creation_time %lld divided by the "
+			    "time scale %g), past the last simulated second %lld (--time-scale)",
+			    name, t->pod_names ? t->pod_names[i] : "?",
+			    (double)t->pods[i].t_create_s / o->time_scale,
+			    (long long)t->pods[i].t_create_s, o->time_scale,
+			    (long long)GS_TIME_MAX_S);
+			return GS_ERANGE;
+		}
 		return 0;
-	if (o->time_scale == 1.0)
-		return p->t_create_s;
-	return (int64_t)floor((double)p->t_create_s / o->time_scale);
+	}
+	/* Inflate mode grows the trace by its GPU request until it fills the GPUs. */
+	if (proto->gpu_milli <= 0) {
+		gs_errf(err, err_len, "the cluster has no GPUs, and inflate mode fills GPU capacity (use --mode time)");
+		return GS_EINVAL;
+	}
+	expected = gs_inflate_expected(t, o->inflate, proto->gpu_milli);
+	if (isinf(expected)) {
+		gs_errf(err, err_len, "%s: no pod asks for a GPU, so inflate mode cannot grow it to %g times the "
+		    "GPU capacity (use --mode time)", name, o->inflate);
+		return GS_EINVAL;
+	}
+	if (!(expected <= GS_INFLATE_MAX_PODS)) {
+		gs_errf(err, err_len, "%s: inflating it to %g times the GPU capacity takes about %.3g pods, more "
+		    "than the %d a run may have (lower --inflate)", name, o->inflate, expected,
+		    GS_INFLATE_MAX_PODS);
+		return GS_ERANGE;
+	}
+	return 0;
 }
 
 /* How long a pod runs once placed; -1 for never leaving. */
@@ -189,7 +259,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 	gs_cluster_init(&sim->cluster);
 	gs_heap_init(&sim->events);
 	gs_workload_init(&sim->workload);
-	rc = check_opts(o, err, err_len);
+	rc = gs_sim_validate(proto, t, o, err, err_len);
 	if (rc)
 		return rc;
 	if (!pol) {
@@ -216,6 +286,14 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 
 	if (o->mode == GS_MODE_INFLATE) {
 		rc = gs_inflate_order(t, o->seed, o->inflate, proto->gpu_milli, &idx, &n);
+		if (rc == GS_ERANGE) {
+			gs_errf(err, err_len, "%s: inflating it to %g times the GPU capacity with seed %llu takes more "
+			    "than the %d pods a run may have (lower --inflate)",
+			    t->path ? t->path : "trace", o->inflate, (unsigned long long)o->seed,
+			    GS_INFLATE_MAX_PODS);
+			rc = GS_ELIMIT; /* validated as likely to fit: this seed's run failed */
+			goto fail;
+		}
 		if (rc) {
 			gs_errf(err, err_len, "cannot inflate %s: %s", t->path ? t->path : "trace",
 				gs_strerror(rc));
@@ -302,8 +380,9 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 				goto fail;
 			}
 		} else {
+			/* In range: gs_sim_validate() checked every arrival. */
 			for (i = 0; i < n; i++)
-				sim->t_arrive[i] = arrival_s(o, &sim->pods[i]);
+				(void)arrival_s(o, &sim->pods[i], &sim->t_arrive[i]);
 		}
 		gs_metrics_init(&sim->metrics, proto->gpu_milli, sim->frag_on);
 		if (sim->cluster.share) {
@@ -454,14 +533,33 @@ static int bind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl, in
 		}
 	}
 	sim->stats.placed++;
-	sim->stats.wait_total_s += t_s - o->t_arrive_s;
+	/*
+	 * Legal times keep one wait and one stay in range, but a pod that
+	 * starts late can run past int64's last second, and many long waits
+	 * can add up past it: refuse the run rather than wrap around.
+	 */
+	if (!gs_add_i64(sim->stats.wait_total_s, t_s - o->t_arrive_s, &sim->stats.wait_total_s)) {
+		snprintf(sim->fail_msg, sizeof(sim->fail_msg), "the waits of the placed pods add "
+			 "up to more than %lld s, which gpusim cannot count", (long long)INT64_MAX);
+		return GS_ELIMIT;
+	}
 	if (sim->opts.mode == GS_MODE_TIME) {
-		int64_t d = duration_s(&sim->pods[i]);
+		int64_t d = duration_s(&sim->pods[i]), end;
 
 		if (sim->share_on && pl->num_gpu)
 			return gs_share_model_start(&sim->share, i, &o->pl, t_s, d, push_depart, sim);
-		if (d >= 0)
-			return gs_heap_push(&sim->events, t_s + d, GS_EV_DEPART, i);
+		if (d < 0)
+			return 0;
+		if (!gs_add_i64(t_s, d, &end)) {
+			char *const *names = sim->trace->pod_names;
+
+			snprintf(sim->fail_msg, sizeof(sim->fail_msg), "pod '%s' starts at %lld s and "
+				 "runs for %lld s, past the last second gpusim can count (%lld)",
+				 names ? names[sim->out[i].src] : "?", (long long)t_s, (long long)d,
+				 (long long)INT64_MAX);
+			return GS_ELIMIT;
+		}
+		return gs_heap_push(&sim->events, end, GS_EV_DEPART, i);
 	}
 	return 0;
 }
@@ -545,6 +643,7 @@ static int retry_pending(struct gs_sim *sim, int32_t freed, int64_t t_s)
 static int handle(struct gs_sim *sim, const struct gs_event *ev)
 {
 	struct gs_pod_outcome *o = ev->pod >= 0 ? &sim->out[ev->pod] : NULL;
+	int64_t deadline, next;
 	int rc;
 
 	switch (ev->kind) {
@@ -561,9 +660,10 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 		o->state = GS_POD_PENDING;
 		sim->n_waiting++;
 		rc = pending_push(sim, ev->pod);
-		if (rc == 0 && sim->opts.max_wait_s >= 0)
-			rc = gs_heap_push(&sim->events, ev->t_s + sim->opts.max_wait_s,
-					  GS_EV_TIMEOUT, ev->pod);
+		/* A deadline past int64's last second never comes: no timeout. */
+		if (rc == 0 && sim->opts.max_wait_s >= 0 &&
+		    gs_add_i64(ev->t_s, sim->opts.max_wait_s, &deadline))
+			rc = gs_heap_push(&sim->events, deadline, GS_EV_TIMEOUT, ev->pod);
 		return rc;
 	case GS_EV_DEPART:
 		if (sim->share_on && o->pl.num_gpu) {
@@ -595,10 +695,13 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 		return 0;
 	case GS_EV_SAMPLE:
 		rc = take_sample(sim, ev->t_s);
-		/* The grid goes on only while something else is still to happen. */
-		if (rc == 0 && gs_heap_size(&sim->events) > 0)
-			rc = gs_heap_push(&sim->events, ev->t_s + sim->opts.sample_interval_s,
-					  GS_EV_SAMPLE, -1);
+		/*
+		 * The grid goes on only while something else is still to happen,
+		 * and ends at int64's last second.
+		 */
+		if (rc == 0 && gs_heap_size(&sim->events) > 0 &&
+		    gs_add_i64(ev->t_s, sim->opts.sample_interval_s, &next))
+			rc = gs_heap_push(&sim->events, next, GS_EV_SAMPLE, -1);
 		return rc;
 	}
 	return GS_EINVAL;
@@ -787,6 +890,9 @@ int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 			snprintf(msg, sizeof(msg), "a pending pod fits a node but was not placed");
 		gs_errf(err, err_len, "invariant violated after event %lld: %s",
 			(long long)sim->stats.events, msg);
+	} else if (rc == GS_ELIMIT && sim->fail_msg[0]) {
+		gs_errf(err, err_len, "simulation refused after event %lld: %s",
+			(long long)sim->stats.events, sim->fail_msg);
 	} else if (rc) {
 		gs_errf(err, err_len, "simulation failed after event %lld: %s",
 			(long long)sim->stats.events, gs_strerror(rc));

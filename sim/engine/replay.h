@@ -170,12 +170,25 @@ struct gs_sim {
 
 	struct gs_sim_stats stats;
 	bool ran;
+	char fail_msg[320];               /* why a run was refused (GS_ELIMIT), for gs_sim_run */
 };
 
 /*
+ * Checks, before anything runs or is printed, that trace t can be replayed
+ * on cluster proto with options o: the options themselves, every arrival
+ * within GS_TIME_MAX_S after the time scale (time mode), and in inflate
+ * mode a cluster with GPUs, a trace with a GPU request and at most
+ * GS_INFLATE_MAX_PODS arrivals expected. Returns 0, or GS_EINVAL or
+ * GS_ERANGE with a message naming the file or the option: bad input or
+ * usage, not a failed run. gs_sim_init() calls it too.
+ */
+int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
+		    const struct gs_replay_opts *o, char *err, size_t err_len);
+
+/*
  * Prepares a run of trace t on a copy of cluster proto with policy pol.
- * Returns 0, GS_EINVAL for bad options, GS_ENOMEM, or the policy's error;
- * err gets a message.
+ * Returns 0, GS_EINVAL or GS_ERANGE (gs_sim_validate), GS_ENOMEM, or the
+ * policy's error; err gets a message.
  */
 int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct gs_trace *t,
 		const struct gs_policy *pol, const struct gs_replay_opts *o, char *err,
@@ -183,8 +196,11 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 
 /*
  * Runs to completion and, in time mode, computes sim->tm. Returns 0, or
- * GS_ECHECK (with --check, an invariant broke; err says which) or
- * GS_ENOMEM.
+ * GS_ECHECK (with --check, an invariant broke; err says which), GS_ELIMIT
+ * (simulated time or the sum of waits would pass INT64_MAX seconds: a pod
+ * that starts late and runs for nearly GS_TIME_MAX_S; err names it) or
+ * GS_ENOMEM. A deadline (--max-wait) or a sampling point past INT64_MAX
+ * never comes, which is not an error.
  */
 int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len);
 
