@@ -134,7 +134,7 @@ static void test_distributions(void **state)
 	(void)state;
 	load_spec(big_spec, &s);
 	gs_trace_init(&t);
-	assert_int_equal(gs_gen_pods(&s, 7, &t), 0);
+	assert_int_equal(gs_gen_pods(&s, 7, &t, err, sizeof(err)), 0);
 	assert_int_equal(t.n_pods, 20000);
 	assert_string_equal(t.pod_names[0], "pod-00000");
 	assert_string_equal(t.pod_names[19999], "pod-19999");
@@ -187,7 +187,7 @@ static void test_deterministic(void **state)
 	load_spec(big_spec, &s);
 	for (k = 0; k < 3; k++) {
 		gs_trace_init(&t[k]);
-		assert_int_equal(gs_gen_pods(&s, seeds[k], &t[k]), 0);
+		assert_int_equal(gs_gen_pods(&s, seeds[k], &t[k], err, sizeof(err)), 0);
 		snprintf(pods[k], PATH_LEN, "%s/pods-%d.csv", dir, k);
 		assert_int_equal(gs_trace_write_csv(pods[k], &t[k], &s.cluster, err, sizeof(err)), 0);
 	}

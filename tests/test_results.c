@@ -939,7 +939,7 @@ static void test_bad_files(void **state)
 	FILE *f;
 
 	(void)state;
-	/* Not SQLite at all. */
+	/* Not SQLite at all: a foreign file is the user's input (GS_ESCHEMA, exit 2). */
 	path = rf_temp_db("text");
 	f = fopen(path, "w");
 	assert_non_null(f);
@@ -947,7 +947,7 @@ static void test_bad_files(void **state)
 	      "enough that SQLite reads a whole header from it...........................\n",
 	      f);
 	fclose(f);
-	assert_int_equal(gs_db_open(path, &db, err, sizeof(err)), GS_EDB);
+	assert_int_equal(gs_db_open(path, &db, err, sizeof(err)), GS_ESCHEMA);
 	snprintf(want, sizeof(want), "%s: not a SQLite database", path);
 	assert_string_equal(err, want);
 	assert_null(db);

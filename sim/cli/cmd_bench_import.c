@@ -71,7 +71,9 @@ int gs_cmd_bench_import(int argc, char **argv)
 	rc = gs_db_open(db_path, &db, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, CMD ": %s\n", err);
-		return rc == GS_ENOENT ? GS_EXIT_USAGE : GS_EXIT_FAIL;
+		/* Missing, foreign (not SQLite) or too new: the user's input. */
+		return rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ? GS_EXIT_USAGE :
+										 GS_EXIT_FAIL;
 	}
 	rc = gs_bench_import(db, path, &st, err, sizeof(err));
 	if (!rc && st.existing_runs)

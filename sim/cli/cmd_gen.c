@@ -61,6 +61,7 @@ int gs_cmd_gen(int argc, char **argv)
 {
 	struct gs_gen_spec spec;
 	struct gs_gen_load load;
+	struct gs_staged nodes_st = { NULL, NULL }, pods_st = { NULL, NULL };
 	struct gs_trace t;
 	struct gen_args a;
 	const char *spec_path, *nodes_out, *pods_out;
@@ -78,7 +79,7 @@ int gs_cmd_gen(int argc, char **argv)
 				"give a .csv name\n", pods_out);
 		return GS_EXIT_USAGE;
 	}
-	if (!strcmp(nodes_out, pods_out)) {
+	if (gs_output_same(nodes_out, pods_out)) {
 		fprintf(stderr, "gpusim gen: --nodes-out and --pods-out name the same file\n");
 		return GS_EXIT_USAGE;
 	}
@@ -93,18 +94,25 @@ int gs_cmd_gen(int argc, char **argv)
 		gs_gen_spec_release(&spec);
 		return rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 	}
-	rc = gs_gen_pods(&spec, a.seed, &t);
+	rc = gs_gen_pods(&spec, a.seed, &t, err, sizeof(err));
 	if (rc) {
-		fprintf(stderr, "gpusim gen: %s\n", gs_strerror(rc));
-		status = GS_EXIT_FAIL;
+		fprintf(stderr, "gpusim gen: %s: %s\n", spec_path, err);
+		status = rc == GS_ERANGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
 		goto out;
 	}
+	/* Both files or neither: each is staged, then both are renamed into place. */
 	if (ends_with_json(nodes_out))
-		rc = gs_cluster_write_json(nodes_out, &spec.cluster, err, sizeof(err));
+		rc = gs_cluster_stage_json(&nodes_st, nodes_out, &spec.cluster, err, sizeof(err));
 	else
-		rc = gs_cluster_write_csv(nodes_out, &spec.cluster, err, sizeof(err));
+		rc = gs_cluster_stage_csv(&nodes_st, nodes_out, &spec.cluster, err, sizeof(err));
 	if (!rc)
-		rc = gs_trace_write_csv(pods_out, &t, &spec.cluster, err, sizeof(err));
+		rc = gs_trace_stage_csv(&pods_st, pods_out, &t, &spec.cluster, err, sizeof(err));
+	if (!rc)
+		rc = gs_staged_commit(&nodes_st, err, sizeof(err));
+	if (!rc)
+		rc = gs_staged_commit(&pods_st, err, sizeof(err));
+	gs_staged_discard(&nodes_st);
+	gs_staged_discard(&pods_st);
 	if (rc) {
 		fprintf(stderr, "gpusim gen: %s\n", err);
 		status = rc == GS_EINVAL ? GS_EXIT_USAGE : GS_EXIT_FAIL;

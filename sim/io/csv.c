@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/limits.h"
 #include "io/sha256.h"
 
 static void csv_zero(struct gs_csv *r, char *err, size_t err_len)
@@ -48,13 +49,25 @@ static int csv_start(struct gs_csv *r, const char *name, char *buf, size_t len)
 	return 0;
 }
 
+/* "FILE:LINE: NUL byte ..." for a NUL at offset off of buf. */
+static int nul_error(const char *path, const char *buf, size_t off, char *err, size_t err_len)
+{
+	long line = 1;
+	size_t i;
+
+	for (i = 0; i < off; i++)
+		line += buf[i] == '\n';
+	snprintf(err, err_len, "%s:%ld: NUL byte in a line (is this a text file?)", path, line);
+	return GS_EPARSE;
+}
+
 int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len)
 {
 	struct stat st;
 	size_t cap, ncap, len = 0;
-	char *buf, *nbuf;
+	char *buf, *nbuf, *nul;
 	FILE *f;
-	int saved;
+	int saved, rc;
 
 	csv_zero(r, err, err_len);
 	f = fopen(path, "rb");
@@ -65,18 +78,45 @@ int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len)
 	}
 	/* The size is only a hint: pipes and /proc files report 0. */
 	cap = 65536;
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		cap = (size_t)st.st_size + 1;
+	if (fstat(fileno(f), &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(err, err_len, "%s: cannot read: Is a directory", path);
+			fclose(f);
+			return GS_EIO;
+		}
+		if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)GS_INPUT_MAX_BYTES)
+			goto too_large;
+		if (S_ISREG(st.st_mode) && st.st_size > 0)
+			cap = (size_t)st.st_size + 1;
+	}
 	buf = malloc(cap + 1);
 	if (!buf) {
 		fclose(f);
+		snprintf(err, err_len, "%s: out of memory", path);
 		return GS_ENOMEM;
 	}
 	for (;;) {
-		size_t n = fread(buf + len, 1, cap - len, f);
+		/* Never more than one byte past the limit, whatever the capacity. */
+		size_t want = cap - len < GS_INPUT_MAX_BYTES + 1 - len ? cap - len :
+			      GS_INPUT_MAX_BYTES + 1 - len;
+		size_t n = fread(buf + len, 1, want, f);
 
+		/*
+		 * A text file has no NUL byte: stop at the first one rather than
+		 * read on (/dev/zero never ends).
+		 */
+		if (n && (nul = memchr(buf + len, '\0', n))) {
+			rc = nul_error(path, buf, (size_t)(nul - buf), err, err_len);
+			free(buf);
+			fclose(f);
+			return rc;
+		}
 		len += n;
-		if (len < cap) {
+		if (len > GS_INPUT_MAX_BYTES) {
+			free(buf);
+			goto too_large;
+		}
+		if (n < want) {
 			if (ferror(f)) {
 				saved = errno;
 				snprintf(err, err_len, "%s: cannot read: %s", path,
@@ -93,13 +133,22 @@ int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len)
 		if (!nbuf) {
 			free(buf);
 			fclose(f);
+			snprintf(err, err_len, "%s: out of memory", path);
 			return GS_ENOMEM;
 		}
 		buf = nbuf;
 		cap = ncap;
 	}
 	fclose(f);
-	return csv_start(r, path, buf, len);
+	rc = csv_start(r, path, buf, len);
+	if (rc)
+		snprintf(err, err_len, "%s: out of memory", path);
+	return rc;
+too_large:
+	fclose(f);
+	snprintf(err, err_len, "%s: larger than %zu MiB, the most gpusim reads from one file",
+		 path, GS_INPUT_MAX_BYTES >> 20);
+	return GS_EPARSE;
 }
 
 int gs_csv_open_mem(struct gs_csv *r, const char *name, const char *data, size_t len,

@@ -45,8 +45,12 @@ struct gs_csv {
 
 /*
  * Reads the file at path. Returns 0, GS_ENOENT (no such file) or GS_EIO
- * (any other failure to read) with "PATH: cannot open: REASON" in err, or
- * GS_ENOMEM. On failure r needs no gs_csv_close() (calling it is harmless).
+ * (any other failure to read, a directory) with "PATH: cannot open: REASON"
+ * or "PATH: cannot read: REASON" in err, GS_EPARSE for a NUL byte ("PATH:
+ * LINE: NUL byte in a line ...", found while reading, so an endless
+ * /dev/zero stops at once) or more than GS_INPUT_MAX_BYTES, or GS_ENOMEM
+ * ("PATH: out of memory"). Every failure leaves a message. On failure r
+ * needs no gs_csv_close() (calling it is harmless).
  */
 int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len);
 

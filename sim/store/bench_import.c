@@ -21,6 +21,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "io/csv.h"
 #include "io/kvline.h"
 #include "io/sha256.h"
 #include "store/bench_import.h"
@@ -469,49 +470,18 @@ out:
 
 /* --- the import --------------------------------------------------------------------- */
 
-static int read_file(const char *path, char **text_out, size_t *len_out, char *err, size_t len)
+/*
+ * The file through the one bounded reader every input goes through (io/csv.h):
+ * a NUL byte, an endless stream or a file over GS_INPUT_MAX_BYTES is refused
+ * with a message, and the checksum comes with it.
+ */
+static int read_file(const char *path, struct gs_csv *r, char *err, size_t len)
 {
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, n = 0, got;
-	char *buf;
+	int rc = gs_csv_open(r, path, err, len);
 
-	if (!f) {
-		snprintf(err, len, "%s: %s", path, strerror(errno));
-		return errno == ENOENT ? GS_ENOENT : GS_EIO;
-	}
-	buf = malloc(cap + 1);
-	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap) {
-			/* cap bytes of data and one for the terminating NUL. */
-			size_t ncap = gs_grow_cap(cap, 0);
-			char *more = ncap ? gs_realloc_n(buf, ncap + 1, 1) : NULL;
-
-			if (!more) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = more;
-			cap = ncap;
-		}
-	}
-	if (!buf || ferror(f)) {
-		snprintf(err, len, "%s: cannot read: %s", path, buf ? strerror(errno) : "out of memory");
-		free(buf);
-		fclose(f);
-		return GS_EIO;
-	}
-	fclose(f);
-	if (memchr(buf, 0, n)) {
+	if (rc == GS_EPARSE && strstr(err, "NUL byte"))
 		snprintf(err, len, "%s: contains NUL bytes; not a gpusim-bench results file", path);
-		free(buf);
-		return GS_EPARSE;
-	}
-	buf[n] = 0;
-	*text_out = buf;
-	*len_out = n;
-	return 0;
+	return rc;
 }
 
 static int exec(sqlite3 *conn, const char *sql, struct import *im, const char *what)
@@ -529,9 +499,9 @@ int gs_bench_import(struct gs_db *db, const char *path, struct gs_bench_import_s
 		    char *err, size_t err_len)
 {
 	struct import im;
-	char *text = NULL;
+	struct gs_csv file;
 	sqlite3_stmt *st;
-	size_t len, i;
+	size_t i;
 	int rc, existing = 0;
 	time_t t;
 	struct tm tm;
@@ -541,10 +511,10 @@ int gs_bench_import(struct gs_db *db, const char *path, struct gs_bench_import_s
 	im.path = path;
 	im.err = err;
 	im.err_len = err_len;
-	rc = read_file(im.path, &text, &len, err, err_len);
+	rc = read_file(im.path, &file, err, err_len);
 	if (rc)
 		return rc;
-	gs_sha256_hex(text, len, im.sha);
+	memcpy(im.sha, file.sha256, sizeof(im.sha));
 	t = time(NULL);
 	gmtime_r(&t, &tm);
 	strftime(im.now, sizeof(im.now), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -563,7 +533,7 @@ int gs_bench_import(struct gs_db *db, const char *path, struct gs_bench_import_s
 		sqlite3_finalize(st);
 	}
 	if (!rc && !existing)
-		rc = import_text(&im, text);
+		rc = import_text(&im, file.buf + file.pos);
 	if (!rc)
 		rc = exec(im.conn, "COMMIT", &im, "committing the import");
 	else
@@ -579,6 +549,6 @@ int gs_bench_import(struct gs_db *db, const char *path, struct gs_bench_import_s
 		free(im.run_keys[i]);
 	free(im.run_keys);
 	free(im.run_ids);
-	free(text);
+	gs_csv_close(&file);
 	return rc;
 }

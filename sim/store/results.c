@@ -25,6 +25,7 @@
 
 #include "core/error.h"
 #include "core/version.h"
+#include "io/json.h"
 #include "io/path.h"
 #include "policies/sched.h"
 
@@ -365,7 +366,7 @@ static int read_user_version(struct gs_db *db, int *version_out, char *err, size
 			return 0;
 	}
 	if ((rc & 0xff) == SQLITE_NOTADB)
-		return gs_db_fail(err, err_len, GS_EDB, "%s: not a SQLite database", db->path);
+		return gs_db_fail(err, err_len, GS_ESCHEMA, "%s: not a SQLite database", db->path);
 	return gs_db_sqlfail(db, err, err_len, "cannot read the schema version");
 }
 
@@ -1390,7 +1391,8 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	rc = validate_run(db, ri, sim, &cnt, err, err_len);
 	if (rc)
 		return rc;
-	params = cJSON_Parse(ri->params_json);
+	params = ri->params_json ? gs_cjson_parse(ri->params_json, strlen(ri->params_json), NULL)
+				 : NULL;
 	if (!params)
 		return gs_db_fail(err, err_len, GS_EINVAL,
 				  "%s: run not written: params_json is not valid JSON", db->path);

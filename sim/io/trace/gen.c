@@ -20,6 +20,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "io/trace/gen.h"
 #include "io/trace/internal.h"
 
@@ -103,12 +104,12 @@ static int shape_parse(struct gs_where *w, const cJSON *e, struct gs_gen_spec *s
 	memset(sh, 0, sizeof(*sh));
 	if ((rc = gs_json_check_keys(w, e, keys)) ||
 	    (rc = positive(w, e, "weight", 1e12, &sh->weight, NULL)) ||
-	    (rc = gs_json_int(w, e, "cpu_milli", true, 0, INT32_MAX, 0, &cpu, NULL)) ||
-	    (rc = gs_json_int(w, e, "memory_mib", true, 0, INT64_MAX, 0, &mem, NULL)) ||
+	    (rc = gs_json_int(w, e, "cpu_milli", true, 0, GS_CPU_MILLI_MAX, 0, &cpu, NULL)) ||
+	    (rc = gs_json_int(w, e, "memory_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)) ||
 	    (rc = gs_json_int(w, e, "num_gpu", false, 0, GS_MAX_GPUS, 0, &ngpu, NULL)) ||
 	    (rc = gs_json_int(w, e, "gpu_milli", false, 0, GS_MILLI_PER_GPU,
 			      ngpu > 0 ? GS_MILLI_PER_GPU : 0, &gmilli, NULL)) ||
-	    (rc = gs_json_int(w, e, "gpu_mem_mib", false, 0, INT64_MAX, 0, &gmem, NULL)))
+	    (rc = gs_json_int(w, e, "gpu_mem_mib", false, 0, GS_MIB_MAX, 0, &gmem, NULL)))
 		return rc;
 	sh->req.cpu_milli = (int32_t)cpu;
 	sh->req.mem_mib = mem;
@@ -245,7 +246,8 @@ static int64_t draw_duration(gsl_rng *r, const struct gs_gen_duration *d)
 	return (int64_t)llround(x);
 }
 
-int gs_gen_pods(const struct gs_gen_spec *s, uint64_t seed, struct gs_trace *t)
+int gs_gen_pods(const struct gs_gen_spec *s, uint64_t seed, struct gs_trace *t, char *err,
+		size_t err_len)
 {
 	gsl_ran_discrete_t *table = NULL;
 	gsl_rng *r = NULL;
@@ -255,6 +257,8 @@ int gs_gen_pods(const struct gs_gen_spec *s, uint64_t seed, struct gs_trace *t)
 	size_t i, m;
 	int rc = GS_ENOMEM;
 
+	if (err && err_len)
+		err[0] = '\0';
 	for (m = s->n_pods > 0 ? s->n_pods - 1 : 0; m >= 10; m /= 10)
 		width++;
 	weights = malloc(s->n_shapes * sizeof(*weights));
@@ -272,21 +276,36 @@ int gs_gen_pods(const struct gs_gen_spec *s, uint64_t seed, struct gs_trace *t)
 		const struct gs_gen_shape *sh;
 		struct gs_pod p;
 		char name[96];
+		int64_t d;
 		size_t k;
 		int n;
 
 		now += gsl_ran_exponential(r, mean_gap_s);
 		k = gsl_ran_discrete(r, table);
 		sh = &s->shapes[k];
+		d = draw_duration(r, &sh->dur);
+		n = snprintf(name, sizeof(name), "%s-%0*zu", s->name_prefix, width, i);
+		if (n < 0 || (size_t)n >= sizeof(name))
+			goto out;
+		/* A slow rate and many pods can carry the clock past the legal range. */
+		if (!(now <= (double)(GS_TIME_MAX_S - d))) {
+			snprintf(err, err_len, "pod '%s' would arrive at %g s and leave %" PRId64
+				 " s later, past the last simulated second %" PRId64 "; raise "
+				 "pods.arrivals_per_hour or lower pods.count", name, now, d,
+				 GS_TIME_MAX_S);
+			rc = GS_ERANGE;
+			goto out;
+		}
 		p = sh->req;
 		p.t_create_s = (int64_t)floor(now);
-		p.t_delete_s = p.t_create_s + draw_duration(r, &sh->dur);
-		n = snprintf(name, sizeof(name), "%s-%0*zu", s->name_prefix, width, i);
-		if (n < 0 || (size_t)n >= sizeof(name) || gs_trace_append(t, name, &p))
+		p.t_delete_s = p.t_create_s + d;
+		if (gs_trace_append(t, name, &p))
 			goto out;
 	}
 	rc = 0;
 out:
+	if (rc == GS_ENOMEM && err && err_len)
+		snprintf(err, err_len, "out of memory");
 	if (rc)
 		gs_trace_release(t);
 	if (table)

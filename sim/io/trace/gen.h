@@ -64,9 +64,12 @@ int gs_gen_spec_load(const char *path, struct gs_gen_spec *s, char *err, size_t 
 
 /*
  * Draws s->n_pods pods with the given seed into t (initialised, empty),
- * sorted by creation time. Returns 0 or GS_ENOMEM (t is then empty).
+ * sorted by creation time. Returns 0, GS_ERANGE (a pod would arrive or
+ * leave after GS_TIME_MAX_S: a rate too slow for the count) or GS_ENOMEM,
+ * with a message in err; t is then empty.
  */
-int gs_gen_pods(const struct gs_gen_spec *s, uint64_t seed, struct gs_trace *t);
+int gs_gen_pods(const struct gs_gen_spec *s, uint64_t seed, struct gs_trace *t, char *err,
+		size_t err_len);
 
 /* Offered GPU load of a trace on a cluster, for the generator's report. */
 struct gs_gen_load {

@@ -20,74 +20,92 @@
  * Output goes to a temporary file next to the target, renamed over it only
  * when everything was written: a failed write never leaves half a file.
  */
-struct out {
-	FILE *f;
-	char *tmp;
-	const char *path;
-};
-
-static int out_open(struct out *o, const char *path, char *err, size_t err_len)
+static int stage_open(struct gs_staged *st, FILE **f_out, const char *path, char *err,
+		      size_t err_len)
 {
 	int fd;
 
-	o->path = path;
-	o->f = NULL;
-	o->tmp = malloc(strlen(path) + 8);
-	if (!o->tmp)
+	st->tmp = malloc(strlen(path) + 8);
+	st->path = strdup(path);
+	if (!st->tmp || !st->path) {
+		gs_staged_discard(st);
+		snprintf(err, err_len, "%s: cannot write: out of memory", path);
 		return GS_ENOMEM;
-	sprintf(o->tmp, "%s.XXXXXX", path);
-	fd = mkstemp(o->tmp);
+	}
+	sprintf(st->tmp, "%s.XXXXXX", path);
+	fd = mkstemp(st->tmp);
 	if (fd < 0) {
 		snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
-		free(o->tmp);
+		free(st->tmp);
+		st->tmp = NULL;
+		gs_staged_discard(st);
 		return GS_EIO;
 	}
 	/* mkstemp() makes the file private; outputs are ordinary files. */
 	(void)fchmod(fd, 0644);
-	o->f = fdopen(fd, "w");
-	if (!o->f) {
+	*f_out = fdopen(fd, "w");
+	if (!*f_out) {
 		snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
 		close(fd);
-		unlink(o->tmp);
-		free(o->tmp);
+		gs_staged_discard(st);
 		return GS_EIO;
 	}
 	return 0;
 }
 
-/* Commits (ok) or discards the file. Returns 0 or GS_EIO. */
-static int out_close(struct out *o, bool ok, char *err, size_t err_len)
+/* Closes the temporary file; on failure (or !ok) removes it. Returns 0 or rc/GS_EIO. */
+static int stage_close(struct gs_staged *st, FILE *f, int rc, char *err, size_t err_len)
 {
-	int rc = 0;
-
-	if (ok && (fflush(o->f) != 0 || ferror(o->f))) {
-		snprintf(err, err_len, "%s: cannot write: %s", o->path, strerror(errno));
-		ok = false;
+	if (rc == 0 && (fflush(f) != 0 || ferror(f))) {
+		snprintf(err, err_len, "%s: cannot write: %s", st->path, strerror(errno ? errno : EIO));
 		rc = GS_EIO;
 	}
-	if (fclose(o->f) != 0 && ok) {
-		snprintf(err, err_len, "%s: cannot write: %s", o->path, strerror(errno));
-		ok = false;
+	if (fclose(f) != 0 && rc == 0) {
+		snprintf(err, err_len, "%s: cannot write: %s", st->path, strerror(errno ? errno : EIO));
 		rc = GS_EIO;
 	}
-	if (ok && rename(o->tmp, o->path) != 0) {
-		snprintf(err, err_len, "%s: cannot write: %s", o->path, strerror(errno));
-		ok = false;
-		rc = GS_EIO;
-	}
-	if (!ok)
-		unlink(o->tmp);
-	free(o->tmp);
+	if (rc)
+		gs_staged_discard(st);
 	return rc;
 }
 
-/* Names that the native formats can carry without quoting or escaping. */
-static bool name_writable(const char *s)
+int gs_staged_commit(struct gs_staged *st, char *err, size_t err_len)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || strchr(",\"\\", *s))
-			return false;
-	return true;
+	int rc = 0;
+
+	if (!st->tmp)
+		return 0;
+	if (rename(st->tmp, st->path) != 0) {
+		snprintf(err, err_len, "%s: cannot write: %s", st->path, strerror(errno));
+		rc = GS_EIO;
+	} else {
+		free(st->tmp);
+		st->tmp = NULL;
+	}
+	gs_staged_discard(st);
+	return rc;
+}
+
+void gs_staged_discard(struct gs_staged *st)
+{
+	if (st->tmp) {
+		unlink(st->tmp);
+		free(st->tmp);
+	}
+	free(st->path);
+	st->tmp = NULL;
+	st->path = NULL;
+}
+
+/* The readers' own rule for names (internal.h), so whatever is written reads back. */
+static int check_name(const char *path, const char *what, size_t i, const char *name,
+		      char *err, size_t err_len)
+{
+	struct gs_where w = { path, 0, NULL, -1, err, err_len };
+	char field[64];
+
+	snprintf(field, sizeof(field), "%s %zu", what, i);
+	return gs_check_name(&w, field, name) ? GS_EINVAL : 0;
 }
 
 static void time_field(char *buf, size_t len, int64_t t_s)
@@ -98,34 +116,45 @@ static void time_field(char *buf, size_t len, int64_t t_s)
 		snprintf(buf, len, "%" PRId64, t_s);
 }
 
-int gs_trace_write_csv(const char *path, const struct gs_trace *t, const struct gs_cluster *c,
+/* What the pod CSV format cannot carry, checked before anything is written. */
+static int check_trace(const char *path, const struct gs_trace *t, const struct gs_cluster *c,
 		       char *err, size_t err_len)
 {
-	struct out o;
+	uint32_t known = gs_models_mask(c->models.n);
 	size_t i;
 	int rc;
-	bool extra = false;
 
+	if (t->n_pods == 0) {
+		snprintf(err, err_len, "%s: a trace needs a pod", path);
+		return GS_EINVAL;
+	}
 	for (i = 0; i < t->n_pods; i++) {
-		if (!name_writable(t->pod_names[i]) || !t->pod_names[i][0]) {
-			snprintf(err, err_len, "%s: pod %zu: name '%s' cannot be written to CSV", path,
-				 i, t->pod_names[i]);
-			return GS_EINVAL;
-		}
-		if (t->pods[i].model_mask >> c->models.n) {
+		if ((rc = check_name(path, "pod", i, t->pod_names[i], err, err_len)))
+			return rc;
+		if (t->pods[i].model_mask & ~known) {
 			snprintf(err, err_len, "%s: pod '%s' names a GPU model the cluster's table "
 				 "does not have", path, t->pod_names[i]);
 			return GS_EINVAL;
 		}
 	}
+	return 0;
+}
+
+int gs_trace_print_csv(FILE *f, const char *path, const struct gs_trace *t,
+		       const struct gs_cluster *c, char *err, size_t err_len)
+{
+	bool extra = false;
+	size_t i;
+	int rc;
+
+	if ((rc = check_trace(path, t, c, err, err_len)))
+		return rc;
+	/* The class and need columns only when some pod has them. */
 	for (i = 0; i < t->n_pods && !extra; i++)
 		extra = t->pods[i].wclass || t->pods[i].need_milli;
-	rc = out_open(&o, path, err, err_len);
-	if (rc)
-		return rc;
 	fputs("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time,"
-	      "deletion_time", o.f);
-	fputs(extra ? ",class,gpu_need_milli\n" : "\n", o.f);
+	      "deletion_time", f);
+	fputs(extra ? ",class,gpu_need_milli\n" : "\n", f);
 	for (i = 0; i < t->n_pods; i++) {
 		const struct gs_pod *p = &t->pods[i];
 		char create[24], del[24];
@@ -133,53 +162,54 @@ int gs_trace_write_csv(const char *path, const struct gs_trace *t, const struct 
 
 		time_field(create, sizeof(create), p->t_create_s);
 		time_field(del, sizeof(del), p->t_delete_s);
-		fprintf(o.f, "%s,%" PRId32 ",%" PRId64 ",%" PRId32 ",%" PRId32 ",%" PRId64 ",",
+		fprintf(f, "%s,%" PRId32 ",%" PRId64 ",%" PRId32 ",%" PRId32 ",%" PRId64 ",",
 			t->pod_names[i], p->cpu_milli, p->mem_mib, p->num_gpu, p->gpu_milli,
 			p->gpu_mem_mib);
 		for (m = 0; m < c->models.n; m++) {
 			if (p->model_mask & (1u << m)) {
-				fprintf(o.f, "%s%s", first ? "" : "|", c->models.m[m].name);
+				fprintf(f, "%s%s", first ? "" : "|", c->models.m[m].name);
 				first = 0;
 			}
 		}
-		fprintf(o.f, ",%s,%s", create, del);
+		fprintf(f, ",%s,%s", create, del);
 		if (extra && p->need_milli)
-			fprintf(o.f, ",%s,%" PRId32 "\n", gs_trace_class_name(t, p->wclass),
+			fprintf(f, ",%s,%" PRId32 "\n", gs_trace_class_name(t, p->wclass),
 				p->need_milli);
 		else if (extra)
-			fprintf(o.f, ",%s,\n", gs_trace_class_name(t, p->wclass));
+			fprintf(f, ",%s,\n", gs_trace_class_name(t, p->wclass));
 		else
-			fputc('\n', o.f);
+			fputc('\n', f);
 	}
-	return out_close(&o, true, err, err_len);
-}
-
-static int check_nodes_writable(const char *path, const struct gs_cluster *c, char *err,
-				size_t err_len)
-{
-	int32_t i;
-
-	for (i = 0; i < c->n_nodes; i++) {
-		if (!name_writable(c->node_names[i]) || !c->node_names[i][0]) {
-			snprintf(err, err_len, "%s: node %" PRId32 ": name '%s' cannot be written",
-				 path, i, c->node_names[i]);
-			return GS_EINVAL;
-		}
+	if (ferror(f)) {
+		snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
+		return GS_EIO;
 	}
 	return 0;
 }
 
-int gs_cluster_write_csv(const char *path, const struct gs_cluster *c, char *err, size_t err_len)
+static int check_nodes(const char *path, const struct gs_cluster *c, char *err, size_t err_len)
+{
+	int32_t i;
+	int rc;
+
+	if (c->n_nodes == 0) {
+		snprintf(err, err_len, "%s: a cluster needs a node", path);
+		return GS_EINVAL;
+	}
+	for (i = 0; i < c->n_nodes; i++)
+		if ((rc = check_name(path, "node", (size_t)i, c->node_names[i], err, err_len)))
+			return rc;
+	return 0;
+}
+
+/* CSV has no column for memory per GPU: only built-in figures survive. */
+static int check_csv_models(const char *path, const struct gs_cluster *c, char *err,
+			    size_t err_len)
 {
 	uint32_t used = gs_cluster_model_mask(c);
 	struct gs_models builtin;
-	struct out o;
-	int32_t i;
-	int m, rc;
+	int m;
 
-	if ((rc = check_nodes_writable(path, c, err, err_len)))
-		return rc;
-	/* CSV has no column for memory per GPU: only built-in figures survive. */
 	gs_models_builtin(&builtin);
 	for (m = 0; m < c->models.n; m++) {
 		int b;
@@ -195,63 +225,176 @@ int gs_cluster_write_csv(const char *path, const struct gs_cluster *c, char *err
 			return GS_EINVAL;
 		}
 	}
-	rc = out_open(&o, path, err, err_len);
-	if (rc)
+	return 0;
+}
+
+int gs_cluster_print_csv(FILE *f, const char *path, const struct gs_cluster *c, char *err,
+			 size_t err_len)
+{
+	int32_t i;
+	int rc;
+
+	if ((rc = check_nodes(path, c, err, err_len)) ||
+	    (rc = check_csv_models(path, c, err, err_len)))
 		return rc;
 	/* The sharing column only when some node has a mode. */
 	fputs(c->share ? "name,cpu_milli,memory_mib,num_gpu,gpu_model,sharing\n"
-		       : "name,cpu_milli,memory_mib,num_gpu,gpu_model\n", o.f);
+		       : "name,cpu_milli,memory_mib,num_gpu,gpu_model\n", f);
 	for (i = 0; i < c->n_nodes; i++) {
 		const struct gs_node *n = &c->nodes[i];
 		char share[GS_MAX_GPUS * GS_SHARE_SPEC_MAX];
 
-		fprintf(o.f, "%s,%" PRId32 ",%" PRId64 ",%" PRId32 ",%s", c->node_names[i],
+		fprintf(f, "%s,%" PRId32 ",%" PRId64 ",%" PRId32 ",%s", c->node_names[i],
 			n->cpu_milli, n->mem_mib, n->num_gpu,
 			n->num_gpu > 0 ? c->models.m[n->model].name : "");
 		if (c->share)
-			fprintf(o.f, ",%s", gs_cluster_node_share_text(c, i, share, sizeof(share)));
-		fputc('\n', o.f);
+			fprintf(f, ",%s", gs_cluster_node_share_text(c, i, share, sizeof(share)));
+		fputc('\n', f);
 	}
-	return out_close(&o, true, err, err_len);
+	if (ferror(f)) {
+		snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
+		return GS_EIO;
+	}
+	return 0;
+}
+
+int gs_cluster_print_json(FILE *f, const char *path, const struct gs_cluster *c, char *err,
+			  size_t err_len)
+{
+	uint32_t used = gs_cluster_model_mask(c);
+	int32_t i;
+	int m, rc, first = 1;
+
+	if ((rc = check_nodes(path, c, err, err_len)))
+		return rc;
+	/* Every model the nodes use, so the file does not depend on the built-ins. */
+	fputs("{\n  \"gpu_models\": [", f);
+	for (m = 0; m < c->models.n; m++) {
+		if (!(used & (1u << m)))
+			continue;
+		fprintf(f, "%s\n    {\"name\": \"%s\", \"mem_mib\": %" PRId64 "}",
+			first ? "" : ",", c->models.m[m].name, c->models.m[m].mem_mib);
+		first = 0;
+	}
+	fputs(first ? "],\n  \"nodes\": [" : "\n  ],\n  \"nodes\": [", f);
+	for (i = 0; i < c->n_nodes; i++) {
+		const struct gs_node *n = &c->nodes[i];
+
+		char share[GS_MAX_GPUS * GS_SHARE_SPEC_MAX];
+
+		fprintf(f, "%s\n    {\"name\": \"%s\", \"cpu_milli\": %" PRId32 ", \"memory_mib\": "
+			"%" PRId64 ", \"num_gpu\": %" PRId32, i ? "," : "", c->node_names[i],
+			n->cpu_milli, n->mem_mib, n->num_gpu);
+		if (n->num_gpu > 0)
+			fprintf(f, ", \"gpu_model\": \"%s\"", c->models.m[n->model].name);
+		if (*gs_cluster_node_share_text(c, i, share, sizeof(share)))
+			fprintf(f, ", \"sharing\": \"%s\"", share);
+		fputs("}", f);
+	}
+	fputs("\n  ]\n}\n", f);
+	if (ferror(f)) {
+		snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
+		return GS_EIO;
+	}
+	return 0;
+}
+
+int gs_trace_stage_csv(struct gs_staged *st, const char *path, const struct gs_trace *t,
+		       const struct gs_cluster *c, char *err, size_t err_len)
+{
+	FILE *f;
+	int rc;
+
+	/* Checked before the temporary file exists: GS_EINVAL leaves nothing behind. */
+	if ((rc = check_trace(path, t, c, err, err_len)) ||
+	    (rc = stage_open(st, &f, path, err, err_len)))
+		return rc;
+	return stage_close(st, f, gs_trace_print_csv(f, path, t, c, err, err_len), err, err_len);
+}
+
+int gs_cluster_stage_csv(struct gs_staged *st, const char *path, const struct gs_cluster *c,
+			 char *err, size_t err_len)
+{
+	FILE *f;
+	int rc;
+
+	if ((rc = check_nodes(path, c, err, err_len)) ||
+	    (rc = check_csv_models(path, c, err, err_len)) ||
+	    (rc = stage_open(st, &f, path, err, err_len)))
+		return rc;
+	return stage_close(st, f, gs_cluster_print_csv(f, path, c, err, err_len), err, err_len);
+}
+
+int gs_cluster_stage_json(struct gs_staged *st, const char *path, const struct gs_cluster *c,
+			  char *err, size_t err_len)
+{
+	FILE *f;
+	int rc;
+
+	if ((rc = check_nodes(path, c, err, err_len)) ||
+	    (rc = stage_open(st, &f, path, err, err_len)))
+		return rc;
+	return stage_close(st, f, gs_cluster_print_json(f, path, c, err, err_len), err, err_len);
+}
+
+int gs_trace_write_csv(const char *path, const struct gs_trace *t, const struct gs_cluster *c,
+		       char *err, size_t err_len)
+{
+	struct gs_staged st = { NULL, NULL };
+	int rc = gs_trace_stage_csv(&st, path, t, c, err, err_len);
+
+	return rc ? rc : gs_staged_commit(&st, err, err_len);
+}
+
+int gs_cluster_write_csv(const char *path, const struct gs_cluster *c, char *err, size_t err_len)
+{
+	struct gs_staged st = { NULL, NULL };
+	int rc = gs_cluster_stage_csv(&st, path, c, err, err_len);
+
+	return rc ? rc : gs_staged_commit(&st, err, err_len);
 }
 
 int gs_cluster_write_json(const char *path, const struct gs_cluster *c, char *err,
 			  size_t err_len)
 {
-	uint32_t used = gs_cluster_model_mask(c);
-	struct out o;
-	int32_t i;
-	int m, rc, first = 1;
+	struct gs_staged st = { NULL, NULL };
+	int rc = gs_cluster_stage_json(&st, path, c, err, err_len);
 
-	if ((rc = check_nodes_writable(path, c, err, err_len)))
-		return rc;
-	rc = out_open(&o, path, err, err_len);
-	if (rc)
-		return rc;
-	/* Every model the nodes use, so the file does not depend on the built-ins. */
-	fputs("{\n  \"gpu_models\": [", o.f);
-	for (m = 0; m < c->models.n; m++) {
-		if (!(used & (1u << m)))
-			continue;
-		fprintf(o.f, "%s\n    {\"name\": \"%s\", \"mem_mib\": %" PRId64 "}",
-			first ? "" : ",", c->models.m[m].name, c->models.m[m].mem_mib);
-		first = 0;
-	}
-	fputs(first ? "],\n  \"nodes\": [" : "\n  ],\n  \"nodes\": [", o.f);
-	for (i = 0; i < c->n_nodes; i++) {
-		const struct gs_node *n = &c->nodes[i];
+	return rc ? rc : gs_staged_commit(&st, err, err_len);
+}
 
-		fprintf(o.f, "%s\n    {\"name\": \"%s\", \"cpu_milli\": %" PRId32 ", \"memory_mib\": "
-			"%" PRId64 ", \"num_gpu\": %" PRId32, i ? "," : "", c->node_names[i],
-			n->cpu_milli, n->mem_mib, n->num_gpu);
-		char share[GS_MAX_GPUS * GS_SHARE_SPEC_MAX];
+/* The directory of path ("." when it has none) and where its last component starts. */
+static char *dir_of(const char *path, const char **base_out)
+{
+	const char *slash = strrchr(path, '/');
 
-		if (n->num_gpu > 0)
-			fprintf(o.f, ", \"gpu_model\": \"%s\"", c->models.m[n->model].name);
-		if (*gs_cluster_node_share_text(c, i, share, sizeof(share)))
-			fprintf(o.f, ", \"sharing\": \"%s\"", share);
-		fputs("}", o.f);
-	}
-	fputs("\n  ]\n}\n", o.f);
-	return out_close(&o, true, err, err_len);
+	*base_out = slash ? slash + 1 : path;
+	if (!slash)
+		return strdup(".");
+	return strndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+bool gs_output_same(const char *a, const char *b)
+{
+	const char *base_a, *base_b;
+	char *dir_a = dir_of(a, &base_a), *dir_b = dir_of(b, &base_b);
+	struct stat sa, sb;
+	bool same;
+
+	/*
+	 * The writers rename a temporary file over the directory entry, so
+	 * two paths are the same output when they name the same entry: the
+	 * same directory (by device and inode, whatever the spelling, links
+	 * included) and the same last component. Without the directories
+	 * (out of memory, missing) compare the strings; the write will fail
+	 * with its own message anyway.
+	 */
+	if (dir_a && dir_b && stat(dir_a, &sa) == 0 && stat(dir_b, &sb) == 0)
+		same = sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino &&
+		       strcmp(base_a, base_b) == 0;
+	else
+		same = strcmp(a, b) == 0;
+	free(dir_a);
+	free(dir_b);
+	return same;
 }
