@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_refusals.c - issue 14 as a user meets it: legal extremes on the
+ * command line give the right answer or a clear refusal, every refusal
+ * follows one rule (bad input or usage: exit 2 and a message naming the
+ * file or option; a run that fails: exit 1 and a message), and no message
+ * is empty. Each case here exited 0 with a wrong answer, or differed from
+ * its siblings, before its fix.
+ *
+ * GS_TEST_GPUSIM in the environment runs another gpusim binary (to show
+ * an older one failing these cases).
+ */
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "tmpdir.h"
+
+static char out[65536], errs[65536];
+
+static void slurp(const char *name, char *buf, size_t len)
+{
+	char path[1024];
+	FILE *f;
+	size_t n = 0;
+
+	gs_test_path(name, path, sizeof(path));
+	f = fopen(path, "r");
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+/*
+ * Runs `gpusim ARGS` in the test directory (at most 60 s) with stdout in
+ * out and stderr in errs; returns the exit status.
+ */
+static int gpusim(const char *fmt, ...)
+{
+	const char *bin = getenv("GS_TEST_GPUSIM");
+	char args[2048], cmd[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "cd %s && ulimit -v 4000000 && timeout 60 %s %s >stdout.txt "
+		 "2>stderr.txt", gs_test_tmpdir(), bin && *bin ? bin : GS_GPUSIM_BIN, args);
+	st = system(cmd);
+	slurp("stdout.txt", out, sizeof(out));
+	slurp("stderr.txt", errs, sizeof(errs));
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* True when the file name exists in the test directory. */
+static bool exists(const char *name)
+{
+	char path[1024];
+
+	gs_test_path(name, path, sizeof(path));
+	return access(path, F_OK) == 0;
+}
+
+/* The one rule for every refusal: "gpusim CMD: <something>" on stderr, never empty. */
+static void assert_refusal(const char *cmd)
+{
+	size_t n = strlen(cmd);
+
+	const char *msg = strstr(errs, ": ");
+
+	if (strncmp(errs, cmd, n) != 0)
+		fail_msg("stderr is '%s', expected it to start with '%s'", errs, cmd);
+	assert_non_null(msg);
+	assert_true(strlen(msg) > 3);           /* not an empty message */
+	assert_null(strstr(errs, ": \n"));      /* nor an empty part */
+	assert_non_null(strchr(errs, '\n'));
+}
+
+#define POD_HDR \
+	"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time," \
+	"deletion_time\n"
+#define NODE_HDR "name,cpu_milli,memory_mib,num_gpu,gpu_model\n"
+
+static int setup(void **state)
+{
+	(void)state;
+	if (gs_test_tmpdir_make("test-refusals"))
+		return -1;
+	gs_test_write("one.csv", NODE_HDR "n0,32000,65536,1,T4\n", NULL, 0);
+	gs_test_write("wait.csv", POD_HDR "a,1000,1024,1,1000,0,,0,100\nb,1000,1024,1,1000,0,,10,20\n",
+		      NULL, 0);
+	return 0;
+}
+
+/* Times: the issue's deletion time of 2^63-1 is outside the legal range now. */
+static void test_times_past_the_range(void **state)
+{
+	char text[4096];
+	size_t off;
+	int i;
+
+	(void)state;
+	gs_test_write("del.csv", POD_HDR "a,1000,1024,1,1000,0,,0,9223372036854775807\n"
+		      "b,1000,1024,1,1000,0,,1,9223372036854775807\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods del.csv --no-db"), 2);
+	assert_string_equal(errs, "gpusim replay: del.csv:2: column deletion_time: "
+				  "'9223372036854775807' is greater than 9007199254740991\n");
+	assert_string_equal(out, "");
+
+	/* Legal times whose waits add up past 2^63-1: refused, not a negative mean. */
+	off = (size_t)snprintf(text, sizeof(text), POD_HDR);
+	for (i = 0; i < 50; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off,
+					"p%d,1000,1024,1,1000,0,,0,9007199254740991\n", i);
+	gs_test_write("long.csv", text, NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods long.csv --no-db"), 1);
+	assert_string_equal(errs, "gpusim replay: binpack: simulation refused after event 95: the "
+				  "waits of the placed pods add up to more than 9223372036854775807 "
+				  "s, which gpusim cannot count\n");
+}
+
+/* --max-wait 2^63-1 waits forever; it used to fail the waiting pod at once. */
+static void test_max_wait_int64(void **state)
+{
+	(void)state;
+	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --no-db "
+				"--max-wait 9223372036854775807 --sample-interval "
+				"9223372036854775807"), 0);
+	/* Two pods, both placed, none failed, none pending; b waited 90 s: mean 45. */
+	assert_non_null(strstr(out, "binpack        time          2       2       0       0       "
+				    "45.0"));
+}
+
+/* --time-scale 1e-300 overflowed; now the arrival past the range is refused, naming both. */
+static void test_tiny_time_scale(void **state)
+{
+	(void)state;
+	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --no-db "
+				"--time-scale 1e-300"), 2);
+	assert_string_equal(errs, "gpusim replay: wait.csv: pod 'b' would arrive at 1e+301 s "
+				  "(creation_time 10 divided by the time scale 1e-300), past the "
+				  "last simulated second 9007199254740991 (--time-scale)\n");
+	assert_string_equal(out, "");
+}
+
+/* Two nodes of 2^63-1 MiB summed to -2 in the database. */
+static void test_node_memory(void **state)
+{
+	(void)state;
+	gs_test_write("big.csv", NODE_HDR "a,1000,9223372036854775807,1,T4\n"
+		      "b,1000,9223372036854775807,1,T4\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes big.csv --pods wait.csv --db r.db"), 2);
+	assert_string_equal(errs, "gpusim replay: big.csv:2: column memory_mib: "
+				  "'9223372036854775807' is greater than 9007199254740991\n");
+	assert_false(exists("r.db"));
+}
+
+/* A spec with 32 GPU models (the maximum) failed after writing the node file. */
+static void test_gen_32_models(void **state)
+{
+	char text[8192];
+	size_t off = 0;
+	int i;
+
+	(void)state;
+	off += (size_t)snprintf(text + off, sizeof(text) - off, "{\"gpu_models\": [");
+	for (i = 0; i < 20; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off,
+					"%s{\"name\": \"M%02d\", \"mem_mib\": 16384}", i ? ", " : "", i);
+	off += (size_t)snprintf(text + off, sizeof(text) - off, "], \"nodes\": [");
+	for (i = 0; i < 20; i++)
+		off += (size_t)snprintf(text + off, sizeof(text) - off,
+					"%s{\"name\": \"m%02d\", \"cpu_milli\": 8000, \"memory_mib\": "
+					"65536, \"num_gpu\": 2, \"gpu_model\": \"M%02d\"}",
+					i ? ", " : "", i, i);
+	snprintf(text + off, sizeof(text) - off,
+		 "], \"pods\": {\"count\": 20, \"arrivals_per_hour\": 60, \"duration\": "
+		 "{\"median_s\": 600, \"sigma\": 0.5}, \"mix\": [{\"weight\": 1, \"cpu_milli\": "
+		 "1000, \"memory_mib\": 1024, \"num_gpu\": 1, \"gpu_milli\": 500, \"gpu_spec\": "
+		 "\"M19\"}]}}");
+	gs_test_write("spec32.json", text, NULL, 0);
+	assert_int_equal(gpusim("gen --spec spec32.json --nodes-out n32.json --pods-out p32.csv "
+				"--quiet"), 0);
+	assert_string_equal(errs, "");
+	assert_int_equal(gpusim("replay --nodes n32.json --pods p32.csv --no-db --quiet"), 0);
+
+	/* A rate too slow for the count: the spec is refused, and nothing is written. */
+	gs_test_write("slow.json", "{\"nodes\": [{\"name\": \"n\", \"cpu_milli\": 8000, "
+		      "\"memory_mib\": 65536}], \"pods\": {\"count\": 20, \"arrivals_per_hour\": "
+		      "1e-300, \"duration\": {\"median_s\": 600, \"sigma\": 0.5}, \"mix\": "
+		      "[{\"weight\": 1, \"cpu_milli\": 1000, \"memory_mib\": 1024}]}}", NULL, 0);
+	assert_int_equal(gpusim("gen --spec slow.json --nodes-out ns.csv --pods-out ps.csv"), 2);
+	assert_refusal("gpusim gen: slow.json: pod 'pod-00' would arrive at ");
+	assert_false(exists("ns.csv"));
+}
+
+/* --nodes-out a.csv --pods-out ./a.csv: the pods overwrote the nodes. */
+static void test_gen_same_file(void **state)
+{
+	char spec[1024], path[1024];
+
+	(void)state;
+	snprintf(spec, sizeof(spec), "%s/traces/sample/spec.json", GS_SOURCE_DIR);
+	assert_int_equal(gpusim("gen --spec %s --nodes-out a.csv --pods-out ./a.csv", spec), 2);
+	assert_string_equal(errs, "gpusim gen: --nodes-out and --pods-out name the same file\n");
+	assert_false(exists("a.csv"));
+	gs_test_path("sub", path, sizeof(path));
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(gpusim("gen --spec %s --nodes-out sub/../b.csv --pods-out b.csv", spec),
+			 2);
+	/* The pods cannot be written: neither file is left behind. */
+	assert_int_equal(gpusim("gen --spec %s --nodes-out c.csv --pods-out nodir/c.csv", spec),
+			 1);
+	assert_refusal("gpusim gen: nodir/c.csv: cannot write: ");
+	assert_false(exists("c.csv"));
+}
+
+/* --inflate had no upper bound: a huge factor grew the clone list until memory ran out. */
+static void test_inflate_bound(void **state)
+{
+	(void)state;
+	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --no-db --mode inflate "
+				"--inflate 1e9"), 2);
+	assert_string_equal(errs, "gpusim replay: inflate factor 1e+09 is greater than 100 "
+				  "(--inflate)\n");
+	assert_string_equal(out, "");
+	assert_int_equal(gpusim("sweep --nodes one.csv --pods wait.csv --db s.db --seeds 1 "
+				"--policy binpack --inflate 1e9"), 2);
+	assert_refusal("gpusim sweep: inflate factor 1e+09 is greater than 100");
+}
+
+/* A CPU-only trace in inflate mode printed an empty table and "invalid argument", exit 1. */
+static void test_cpu_only_inflate(void **state)
+{
+	(void)state;
+	gs_test_write("cpu.csv", POD_HDR "c,1000,1024,0,0,0,,0,10\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods cpu.csv --no-db --mode inflate"), 2);
+	assert_string_equal(errs, "gpusim replay: cpu.csv: no pod asks for a GPU, so inflate mode "
+				  "cannot grow it to 1.3 times the GPU capacity (use --mode time)\n");
+	assert_string_equal(out, "");
+	assert_int_equal(gpusim("sweep --nodes one.csv --pods cpu.csv --db s.db --seeds 1 "
+				"--policy binpack"), 2);
+	assert_refusal("gpusim sweep: cpu.csv: no pod asks for a GPU");
+	assert_int_equal(gpusim("replay --nodes one.csv --pods cpu.csv --no-db --quiet"), 0);
+}
+
+/* --pods /dev/zero read until memory ran out, then exited 1 with an empty message. */
+static void test_dev_zero(void **state)
+{
+	(void)state;
+	assert_int_equal(gpusim("replay --nodes one.csv --pods /dev/zero --no-db"), 2);
+	assert_string_equal(errs, "gpusim replay: /dev/zero:1: NUL byte in a line (is this a text "
+				  "file?)\n");
+	assert_int_equal(gpusim("replay --nodes /dev/zero --pods wait.csv --no-db"), 2);
+	assert_refusal("gpusim replay: /dev/zero:1: NUL byte");
+	assert_int_equal(gpusim("gen --spec /dev/zero --nodes-out x.csv --pods-out y.csv"), 2);
+	assert_refusal("gpusim gen: /dev/zero:1: NUL byte");
+	assert_int_equal(gpusim("bench-import --db r.db /dev/zero"), 2);
+	assert_refusal("gpusim bench-import: /dev/zero: contains NUL bytes");
+}
+
+/* A file that is not SQLite as --db: replay said 2, sweep 1; now every command says 2. */
+static void test_not_a_database(void **state)
+{
+	(void)state;
+	gs_test_write("text.db", "this is a text file, not a database; long enough for SQLite "
+		      "to read a whole header from it ...........................................\n",
+		      NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --db text.db"), 2);
+	assert_string_equal(errs, "gpusim replay: text.db: not a SQLite database\n");
+	assert_int_equal(gpusim("sweep --nodes one.csv --pods wait.csv --db text.db --seeds 1 "
+				"--policy binpack"), 2);
+	assert_string_equal(errs, "gpusim sweep: text.db: not a SQLite database\n");
+	assert_int_equal(gpusim("inspect --db text.db"), 2);
+	assert_refusal("gpusim inspect: text.db: not a SQLite database");
+	assert_int_equal(gpusim("plot --db text.db --out plots"), 2);
+	assert_refusal("gpusim plot: text.db: not a SQLite database");
+	assert_int_equal(gpusim("bench-import --db text.db wait.csv"), 2);
+	assert_refusal("gpusim bench-import: text.db: not a SQLite database");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_times_past_the_range),
+		cmocka_unit_test(test_max_wait_int64),
+		cmocka_unit_test(test_tiny_time_scale),
+		cmocka_unit_test(test_node_memory),
+		cmocka_unit_test(test_gen_32_models),
+		cmocka_unit_test(test_gen_same_file),
+		cmocka_unit_test(test_inflate_bound),
+		cmocka_unit_test(test_cpu_only_inflate),
+		cmocka_unit_test(test_dev_zero),
+		cmocka_unit_test(test_not_a_database),
+	};
+
+	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);
+}
