@@ -150,19 +150,19 @@ int gs_metrics_finish(const struct gs_metrics *m, size_t n,
 	out->pending_peak = peak_pending;
 	out->n_timed_out = m->timed_out;
 	if (out->makespan_s > 0)
-		out->pending_avg = (double)m->pending_pod_s / (double)out->makespan_s;
+		out->pending_avg = m->pending_pod_s / (double)out->makespan_s;
 	else
 		out->pending_avg = (double)m->pending;
 	if (cap > 0) {
 		out->gpu_alloc_peak_pct = 100.0 * (double)peak_alloc / cap;
 		window = (double)(m->t_last_arrival - m->t_first_arrival);
 		if (window > 0) {
-			out->gpu_alloc_arrival_pct = 100.0 * (double)m->arr_alloc_milli_s / window / cap;
+			out->gpu_alloc_arrival_pct = 100.0 * m->arr_alloc_milli_s / window / cap;
 			if (m->frag_on)
 				out->frag_avg_pct = 100.0 * m->arr_frag_milli_s / window / cap;
 		}
 		if (m->busy_s > 0)
-			out->gpu_alloc_busy_pct = 100.0 * (double)m->alloc_milli_s /
+			out->gpu_alloc_busy_pct = 100.0 * m->alloc_milli_s /
 						  (double)m->busy_s / cap;
 	}
 	return 0;

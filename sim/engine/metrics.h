@@ -64,12 +64,12 @@ struct gs_metrics {
 	int64_t in_system;            /* pods running or waiting */
 	double frag_milli;
 	/* Integrals over [t_first_arrival, t_last]. */
-	int64_t alloc_milli_s;        /* milli-GPU x s */
-	int64_t pending_pod_s;        /* pods x s */
+	double alloc_milli_s;         /* milli-GPU x s (a double: 2^45 milli x 2^53 s pass int64) */
+	double pending_pod_s;         /* pods x s */
 	int64_t busy_s;
 	double frag_milli_s;
 	/* The same integrals over [t_first_arrival, t_last_arrival]. */
-	int64_t arr_alloc_milli_s;
+	double arr_alloc_milli_s;
 	double arr_frag_milli_s;
 	int64_t peak_alloc_milli;
 	int64_t peak_pending;
@@ -91,8 +91,8 @@ static inline void gs_metrics_advance(struct gs_metrics *m, int64_t t)
 		return;
 	dt = t - m->t_last;
 	if (dt > 0) {
-		m->alloc_milli_s += m->gpu_alloc_milli * dt;
-		m->pending_pod_s += m->pending * dt;
+		m->alloc_milli_s += (double)m->gpu_alloc_milli * (double)dt;
+		m->pending_pod_s += (double)m->pending * (double)dt;
 		if (m->in_system > 0)
 			m->busy_s += dt;
 		if (m->frag_on)

@@ -184,6 +184,18 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 
 	if (rc)
 		return rc;
+	if (o->mode == GS_MODE_TIME && o->load_pct > 0) {
+		/* The arrivals of a load do not depend on the policy: check them once here. */
+		char msg[384];
+
+		rc = gs_load_check(t->pods, t->n_pods, o->load_repeat, proto->gpu_milli, o->load_pct,
+				   o->arrivals, msg, sizeof(msg));
+		if (rc == GS_ENOMEM)
+			gs_errf(err, err_len, "out of memory");
+		else if (rc)
+			gs_errf(err, err_len, "%s: load %g%%: %s", name, o->load_pct, msg);
+		return rc;
+	}
 	if (o->mode == GS_MODE_TIME) {
 		for (i = 0; i < t->n_pods; i++) {
 			if (arrival_s(o, &t->pods[i], &at))
