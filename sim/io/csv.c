@@ -158,11 +158,14 @@ int gs_csv_open_mem(struct gs_csv *r, const char *name, const char *data, size_t
 
 	csv_zero(r, err, err_len);
 	buf = malloc(len + 1);
-	if (!buf)
-		return GS_ENOMEM;
-	if (len)
+	if (buf && len)
 		memcpy(buf, data, len);
-	return csv_start(r, name, buf, len);
+	/* csv_start() frees buf when it fails. */
+	if (!buf || csv_start(r, name, buf, len)) {
+		snprintf(err, err_len, "%s: out of memory", name);
+		return GS_ENOMEM;
+	}
+	return 0;
 }
 
 void gs_csv_close(struct gs_csv *r)
@@ -212,7 +215,8 @@ const char *gs_csv_quote(const char *value, char *buf, size_t buf_len)
 	return buf;
 }
 
-static void vput(struct gs_csv *r, size_t off, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void vput(struct gs_csv *r, size_t off,
+							 const char *fmt, va_list ap)
 {
 	if (!r->err || off >= r->err_len)
 		return;
@@ -235,6 +239,14 @@ static size_t put_prefix(struct gs_csv *r, int col)
 	return n < 0 ? 0 : (size_t)n;
 }
 
+void gs_csv_msg_clean(char *msg)
+{
+	/* Values are quoted with gs_csv_quote(); this catches any that were not. */
+	for (; *msg; msg++)
+		if ((unsigned char)*msg < 0x20 || *msg == 0x7f)
+			*msg = '?';
+}
+
 int gs_csv_errorf(struct gs_csv *r, int col, const char *fmt, ...)
 {
 	size_t off = put_prefix(r, col);
@@ -243,6 +255,8 @@ int gs_csv_errorf(struct gs_csv *r, int col, const char *fmt, ...)
 	va_start(ap, fmt);
 	vput(r, off, fmt, ap);
 	va_end(ap);
+	if (r->err && r->err_len)
+		gs_csv_msg_clean(r->err);
 	return GS_EPARSE;
 }
 
@@ -256,6 +270,8 @@ int gs_csv_file_errorf(struct gs_csv *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vput(r, n < 0 ? 0 : (size_t)n, fmt, ap);
 	va_end(ap);
+	if (r->err && r->err_len)
+		gs_csv_msg_clean(r->err);
 	return GS_EPARSE;
 }
 

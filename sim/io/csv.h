@@ -56,7 +56,9 @@ int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len);
 
 /*
  * Like gs_csv_open() on a copy of len bytes of data, reported as `name`.
- * Returns 0 or GS_ENOMEM. For tests and for data that is not in a file.
+ * Returns 0 or GS_ENOMEM ("NAME: out of memory"). A NUL byte is kept (the
+ * readers refuse it with its line). For tests and for data that is not in
+ * a file.
  */
 int gs_csv_open_mem(struct gs_csv *r, const char *name, const char *data, size_t len,
 		    char *err, size_t err_len);
@@ -114,6 +116,14 @@ int gs_csv_errorf(struct gs_csv *r, int col, const char *fmt, ...)
  */
 int gs_csv_file_errorf(struct gs_csv *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Replaces every control character left in a finished message with '?',
+ * so that no message spans lines or moves the terminal's cursor, whatever
+ * a value held. Every error function here and in the trace readers calls
+ * it; values should still be shown with gs_csv_quote(), which escapes.
+ */
+void gs_csv_msg_clean(char *msg);
 
 /*
  * A field value made fit for a one-line message: control characters

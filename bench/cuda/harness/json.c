@@ -49,6 +49,10 @@ __attribute__((format(printf, 3, 4))) static int fail(struct parser *p, const ch
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* The text quoted in msg may hold a newline or another control character. */
+	for (q = msg; *q; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			msg[q - msg] = '?';
 	snprintf(p->err, p->err_len, "line %d, column %d: %s", line, (int)(at - ls) + 1, msg);
 	p->rc = GS_EPARSE;
 	return GS_EPARSE;

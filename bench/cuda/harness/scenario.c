@@ -50,12 +50,16 @@ struct ctx {
 __attribute__((format(printf, 4, 5))) static int bad(const struct ctx *c, const struct gs_json *at,
 						     const char *field, const char *fmt, ...)
 {
-	char msg[256];
+	char msg[256], *q;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Values quoted in msg come from the file: no newline or other control character. */
+	for (q = msg; *q; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			*q = '?';
 	snprintf(c->err, c->err_len, "%s:%d:%d: %s: %s", c->path, at->line, at->col, field, msg);
 	return GS_EPARSE;
 }

@@ -200,21 +200,20 @@ static int workload_parse(const char *file, const cJSON *pods, struct gs_gen_spe
 	return 0;
 }
 
-int gs_gen_spec_load(const char *path, struct gs_gen_spec *s, char *err, size_t err_len)
+/* Parses the opened spec r into s (see gs_gen_spec_load); closes r. */
+static int spec_read(struct gs_csv *r, struct gs_gen_spec *s, char *err, size_t err_len)
 {
 	static const char *const extra[] = { "pods", NULL };
+	const char *path = r->name;
 	const cJSON *pods;
-	struct gs_csv r;
 	cJSON *root;
 	int rc;
 
-	rc = gs_csv_open(&r, path, err, err_len);
-	if (rc)
-		return rc;
-	root = gs_json_parse(path, r.buf + r.pos, r.len - r.pos, err, err_len);
-	gs_csv_close(&r);
-	if (!root)
+	root = gs_json_parse(path, r->buf + r->pos, r->len - r->pos, err, err_len);
+	if (!root) {
+		gs_csv_close(r);
 		return GS_EPARSE;
+	}
 	rc = gs_json_cluster_parse(path, root, extra, &s->cluster, err, err_len);
 	if (!rc) {
 		pods = cJSON_GetObjectItemCaseSensitive(root, "pods");
@@ -231,7 +230,25 @@ int gs_gen_spec_load(const char *path, struct gs_gen_spec *s, char *err, size_t 
 			snprintf(err, err_len, "%s: out of memory", path);
 		gs_gen_spec_release(s);
 	}
+	gs_csv_close(r);
 	return rc;
+}
+
+int gs_gen_spec_load(const char *path, struct gs_gen_spec *s, char *err, size_t err_len)
+{
+	struct gs_csv r;
+	int rc = gs_csv_open(&r, path, err, err_len);
+
+	return rc ? rc : spec_read(&r, s, err, err_len);
+}
+
+int gs_gen_spec_parse(const char *name, const char *text, size_t len, struct gs_gen_spec *s,
+		      char *err, size_t err_len)
+{
+	struct gs_csv r;
+	int rc = gs_csv_open_mem(&r, name, text, len, err, err_len);
+
+	return rc ? rc : spec_read(&r, s, err, err_len);
 }
 
 static int64_t draw_duration(gsl_rng *r, const struct gs_gen_duration *d)

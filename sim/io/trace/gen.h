@@ -62,6 +62,10 @@ void gs_gen_spec_release(struct gs_gen_spec *s);
  */
 int gs_gen_spec_load(const char *path, struct gs_gen_spec *s, char *err, size_t err_len);
 
+/* gs_gen_spec_load() on len bytes of text, reported as name. Same returns. */
+int gs_gen_spec_parse(const char *name, const char *text, size_t len, struct gs_gen_spec *s,
+		      char *err, size_t err_len);
+
 /*
  * Draws s->n_pods pods with the given seed into t (initialised, empty),
  * sorted by creation time. Returns 0, GS_ERANGE (a pod would arrive or

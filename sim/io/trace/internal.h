@@ -54,6 +54,13 @@ int gs_where_errorf(const struct gs_where *w, const char *field, const char *fmt
  */
 int gs_check_name(const struct gs_where *w, const char *field, const char *name);
 
+/*
+ * True when len bytes at name make a valid GPU model name: 1 to
+ * GS_MODEL_NAME_MAX-1 bytes, none a space, '|', comma, quote, backslash or
+ * control character (DEL included).
+ */
+bool gs_model_name_ok(const char *name, size_t len);
+
 /* A set of names with the index each was first seen at (open addressing). */
 struct gs_nameset {
 	const char **keys;    /* borrowed strings */

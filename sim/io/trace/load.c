@@ -129,10 +129,38 @@ static int csv_pods(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 			     "traces/README.md", header_text(r, hbuf, sizeof(hbuf)));
 }
 
+/* Reads the opened file r into c (see gs_cluster_load); closes r. */
+static int cluster_read(struct gs_csv *r, struct gs_cluster *c, char sha256_out[GS_SHA256_HEX])
+{
+	struct gs_cluster tmp;
+	int rc;
+
+	gs_cluster_init(&tmp);
+	tmp.models = c->models;
+	tmp.check = c->check;
+	if (is_json(r))
+		rc = gs_json_cluster_read(r, &tmp);
+	else
+		rc = csv_cluster(r, &tmp);
+	if (!rc && tmp.n_nodes == 0)
+		rc = gs_csv_file_errorf(r, "no nodes (only a header)");
+	if (rc) {
+		if (rc == GS_ENOMEM)
+			gs_csv_file_errorf(r, "out of memory");
+		gs_cluster_release(&tmp);
+	} else {
+		if (sha256_out)
+			memcpy(sha256_out, r->sha256, GS_SHA256_HEX);
+		gs_cluster_release(c);
+		*c = tmp;
+	}
+	gs_csv_close(r);
+	return rc;
+}
+
 int gs_cluster_load(const char *path, struct gs_cluster *c, char sha256_out[GS_SHA256_HEX],
 		    char *err, size_t err_len)
 {
-	struct gs_cluster tmp;
 	struct gs_csv r;
 	int rc;
 
@@ -143,34 +171,62 @@ int gs_cluster_load(const char *path, struct gs_cluster *c, char sha256_out[GS_S
 		return GS_EINVAL;
 	}
 	rc = gs_csv_open(&r, path, err, err_len);
-	if (rc)
-		return rc;
-	gs_cluster_init(&tmp);
-	tmp.models = c->models;
-	tmp.check = c->check;
-	if (is_json(&r))
-		rc = gs_json_cluster_read(&r, &tmp);
-	else
-		rc = csv_cluster(&r, &tmp);
-	if (!rc && tmp.n_nodes == 0)
-		rc = gs_csv_file_errorf(&r, "no nodes (only a header)");
-	if (rc) {
-		gs_cluster_release(&tmp);
-	} else {
-		if (sha256_out)
-			memcpy(sha256_out, r.sha256, GS_SHA256_HEX);
-		gs_cluster_release(c);
-		*c = tmp;
+	return rc ? rc : cluster_read(&r, c, sha256_out);
+}
+
+int gs_cluster_load_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
+			char sha256_out[GS_SHA256_HEX], char *err, size_t err_len)
+{
+	struct gs_csv r;
+	int rc;
+
+	if (err && err_len)
+		err[0] = '\0';
+	if (c->n_nodes) {
+		snprintf(err, err_len, "%s: the cluster to load into already has nodes", name);
+		return GS_EINVAL;
 	}
-	gs_csv_close(&r);
+	rc = gs_csv_open_mem(&r, name, data, len, err, err_len);
+	return rc ? rc : cluster_read(&r, c, sha256_out);
+}
+
+/* Reads the opened file r into t against c (see gs_trace_load); closes r. */
+static int trace_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
+{
+	struct gs_models saved = c->models;
+	struct gs_trace tmp;
+	int rc;
+
+	gs_trace_init(&tmp);
+	if (is_json(r)) {
+		tmp.format = "json";
+		rc = gs_json_pods_read(r, c, &tmp);
+	} else {
+		rc = csv_pods(r, c, &tmp);
+	}
+	if (!rc && tmp.n_pods == 0)
+		rc = gs_csv_file_errorf(r, "no pods (only a header)");
+	if (!rc) {
+		memcpy(tmp.sha256, r->sha256, GS_SHA256_HEX);
+		tmp.path = strdup(r->name);
+		rc = tmp.path ? gs_trace_audit(&tmp, c) : GS_ENOMEM;
+	}
+	if (rc) {
+		if (rc == GS_ENOMEM)
+			gs_csv_file_errorf(r, "out of memory");
+		c->models = saved;
+		gs_trace_release(&tmp);
+	} else {
+		gs_trace_release(t);
+		*t = tmp;
+	}
+	gs_csv_close(r);
 	return rc;
 }
 
 int gs_trace_load(const char *path, struct gs_cluster *c, struct gs_trace *t, char *err,
 		  size_t err_len)
 {
-	struct gs_models saved = c->models;
-	struct gs_trace tmp;
 	struct gs_csv r;
 	int rc;
 
@@ -181,31 +237,21 @@ int gs_trace_load(const char *path, struct gs_cluster *c, struct gs_trace *t, ch
 		return GS_EINVAL;
 	}
 	rc = gs_csv_open(&r, path, err, err_len);
-	if (rc)
-		return rc;
-	gs_trace_init(&tmp);
-	if (is_json(&r)) {
-		tmp.format = "json";
-		rc = gs_json_pods_read(&r, c, &tmp);
-	} else {
-		rc = csv_pods(&r, c, &tmp);
+	return rc ? rc : trace_read(&r, c, t);
+}
+
+int gs_trace_load_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
+		      struct gs_trace *t, char *err, size_t err_len)
+{
+	struct gs_csv r;
+	int rc;
+
+	if (err && err_len)
+		err[0] = '\0';
+	if (t->n_pods) {
+		snprintf(err, err_len, "%s: the trace to load into already has pods", name);
+		return GS_EINVAL;
 	}
-	if (!rc && tmp.n_pods == 0)
-		rc = gs_csv_file_errorf(&r, "no pods (only a header)");
-	if (!rc) {
-		memcpy(tmp.sha256, r.sha256, GS_SHA256_HEX);
-		tmp.path = strdup(path);
-		rc = tmp.path ? gs_trace_audit(&tmp, c) : GS_ENOMEM;
-	}
-	if (rc) {
-		if (rc == GS_ENOMEM && err && err_len)
-			snprintf(err, err_len, "%s: out of memory", path);
-		c->models = saved;
-		gs_trace_release(&tmp);
-	} else {
-		gs_trace_release(t);
-		*t = tmp;
-	}
-	gs_csv_close(&r);
-	return rc;
+	rc = gs_csv_open_mem(&r, name, data, len, err, err_len);
+	return rc ? rc : trace_read(&r, c, t);
 }

@@ -41,4 +41,15 @@ int gs_cluster_load(const char *path, struct gs_cluster *c, char sha256_out[GS_S
 int gs_trace_load(const char *path, struct gs_cluster *c, struct gs_trace *t, char *err,
 		  size_t err_len);
 
+/*
+ * gs_cluster_load() and gs_trace_load() on len bytes of data instead of a
+ * file, reported as name (whose extension still picks JSON). For tests,
+ * the fuzz targets (tests/fuzz) and data that is not in a file.
+ */
+int gs_cluster_load_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
+			char sha256_out[GS_SHA256_HEX], char *err, size_t err_len);
+/* gs_trace_load() on len bytes of data reported as name; same returns. */
+int gs_trace_load_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
+		      struct gs_trace *t, char *err, size_t err_len);
+
 #endif

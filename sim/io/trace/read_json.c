@@ -27,7 +27,7 @@ cJSON *gs_json_parse(const char *file, const char *text, size_t len, char *err,
 	cJSON *root;
 	size_t off = 0, i, n, start;
 	long line = 1;
-	char near[32];
+	char near[32], shown[80];
 
 	if (memchr(text, '\0', len)) {
 		off = (size_t)((const char *)memchr(text, '\0', len) - text);
@@ -58,7 +58,9 @@ cJSON *gs_json_parse(const char *file, const char *text, size_t len, char *err,
 		snprintf(err, err_len, "%s:%ld: JSON syntax error at the end of the file (a "
 			 "missing bracket, brace or quote?)", file, line);
 	else
-		snprintf(err, err_len, "%s:%ld: JSON syntax error near '%s'", file, line, near);
+		snprintf(err, err_len, "%s:%ld: JSON syntax error near '%s'", file, line,
+			 gs_csv_quote(near, shown, sizeof(shown)));
+	gs_csv_msg_clean(err);
 	return NULL;
 }
 
@@ -98,6 +100,7 @@ static const char *json_show(const cJSON *v, char *buf, size_t len)
 
 int gs_json_check_keys(const struct gs_where *w, const cJSON *obj, const char *const *allowed)
 {
+	char vbuf[80];
 	const cJSON *k, *j;
 	int i;
 
@@ -122,12 +125,12 @@ int gs_json_check_keys(const struct gs_where *w, const cJSON *obj, const char *c
 				off += (size_t)n;
 			}
 			return gs_where_errorf(w, NULL, "unknown key '%s' (expected %s)",
-					       k->string, list);
+					       gs_csv_quote(k->string, vbuf, sizeof(vbuf)), list);
 		}
 		for (j = obj->child; j != k; j = j->next)
 			if (strcmp(j->string, k->string) == 0)
 				return gs_where_errorf(w, NULL, "key '%s' appears twice",
-						       k->string);
+						       gs_csv_quote(k->string, vbuf, sizeof(vbuf)));
 	}
 	return 0;
 }
@@ -299,6 +302,7 @@ static int models_parse(struct gs_where *w, const cJSON *arr, struct gs_models *
 	const cJSON *e;
 	struct gs_nameset seen;
 	const char *name;
+	char vbuf[80];
 	int64_t mem;
 	long prev;
 	int rc = 0;
@@ -308,25 +312,23 @@ static int models_parse(struct gs_where *w, const cJSON *arr, struct gs_models *
 	w->index = 0;
 	for (e = arr->child; e; e = e->next, w->index++) {
 		size_t len;
-		size_t i;
 
 		if ((rc = gs_json_check_keys(w, e, keys)) ||
 		    (rc = gs_json_string(w, e, "name", true, &name)) ||
 		    (rc = gs_json_int(w, e, "mem_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)))
 			break;
 		len = strlen(name);
+		gs_csv_quote(name, vbuf, sizeof(vbuf));
 		if (len == 0 || len >= GS_MODEL_NAME_MAX) {
-			rc = gs_where_errorf(w, "name", "'%s' must have 1 to %d characters", name,
+			rc = gs_where_errorf(w, "name", "'%s' must have 1 to %d characters", vbuf,
 					     GS_MODEL_NAME_MAX - 1);
 			break;
 		}
-		for (i = 0; i < len; i++)
-			if (strchr("|, \"\\", name[i]) || (unsigned char)name[i] < 0x20)
-				break;
-		if (i < len) {
+		/* The same rule as for the models nodes and pods name (rules.c). */
+		if (!gs_model_name_ok(name, len)) {
 			rc = gs_where_errorf(w, "name", "'%s' has a character not allowed in model "
 					     "names (a space, '|', a comma, a quote, a backslash "
-					     "or a control character)", name);
+					     "or a control character)", vbuf);
 			break;
 		}
 		rc = gs_nameset_add(&seen, name, w->index, &prev);
@@ -334,13 +336,13 @@ static int models_parse(struct gs_where *w, const cJSON *arr, struct gs_models *
 			break;
 		if (rc == 1) {
 			rc = gs_where_errorf(w, "name", "duplicate model '%s' (first at "
-					     "gpu_models[%ld])", name, prev);
+					     "gpu_models[%ld])", vbuf, prev);
 			break;
 		}
 		rc = gs_models_set(models, name, mem);
 		if (rc == GS_ERANGE) {
 			rc = gs_where_errorf(w, "name", "'%s' is one model too many (at most %d)",
-					     name, GS_MAX_MODELS);
+					     vbuf, GS_MAX_MODELS);
 			break;
 		}
 		if (rc < 0)

@@ -62,6 +62,7 @@ int gs_where_errorf(const struct gs_where *w, const char *field, const char *fmt
 	va_start(ap, fmt);
 	vsnprintf(w->err + n, w->err_len - (size_t)n, fmt, ap);
 	va_end(ap);
+	gs_csv_msg_clean(w->err);
 	return GS_EPARSE;
 }
 
@@ -207,8 +208,7 @@ static bool bad_model_char(unsigned char ch)
 	return bad_name_char(ch) || ch == '|' || ch == ' ';
 }
 
-/* Checks the characters and length of a model name of len bytes. */
-static bool model_name_ok(const char *name, size_t len)
+bool gs_model_name_ok(const char *name, size_t len)
 {
 	size_t i;
 
@@ -266,7 +266,7 @@ int gs_trace_add_node(const struct gs_where *w, const struct gs_node_fields *f,
 			return gs_where_errorf(w, f->model, "'%s' is too long (at most %d "
 					       "characters)", gs_csv_quote(model, vbuf, sizeof(vbuf)),
 					       GS_MODEL_NAME_MAX - 1);
-		if (!model_name_ok(model, mlen))
+		if (!gs_model_name_ok(model, mlen))
 			return gs_where_errorf(w, f->model, "'%s' has a character not allowed in "
 					       "model names (a space, '|', a comma, a quote, a "
 					       "backslash or a control character)",
@@ -318,7 +318,7 @@ int gs_trace_spec_add(const struct gs_where *w, const char *spec, struct gs_mode
 	if (len >= GS_MODEL_NAME_MAX)
 		return gs_where_errorf(w, "gpu_spec", "'%s' has a model name longer than %d "
 				       "characters", vbuf, GS_MODEL_NAME_MAX - 1);
-	if (!model_name_ok(name, len))
+	if (!gs_model_name_ok(name, len))
 		return gs_where_errorf(w, "gpu_spec", "'%s' has a model name with a character not "
 				       "allowed in model names (a space, '|', a comma, a quote, "
 				       "a backslash or a control character)", vbuf);
