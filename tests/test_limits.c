@@ -369,6 +369,36 @@ static void test_max_wait_and_sample_interval_at_int64(void **state)
 }
 
 /*
+ * A sampling grid of one hour over a trace that spans 2^53 s would be 2.5e12
+ * samples: found by the fuzz replay, which ran out of memory on it. Now
+ * refused before the run; a grid of 10^12 s over the same trace is fine.
+ */
+static void test_sampling_grid_bounded(void **state)
+{
+	struct gs_replay_opts o = opts();
+	struct gs_cluster c;
+	struct gs_trace t;
+	struct gs_sim sim;
+
+	(void)state;
+	one_gpu(&c);
+	gs_trace_init(&t);
+	add(&t, "a", 0, GS_TIME_MAX_S);
+	o.sample_interval_s = 3600;
+	assert_int_equal(gs_sim_validate(&c, &t, &o, err, sizeof(err)), GS_ERANGE);
+	assert_string_equal(err, "--sample-interval 3600 over arrivals and stays up to "
+				 "9007199254740991 s takes about 2.5e+12 samples, more than the "
+				 "1000000 a run may have (--sample-interval)");
+	o.sample_interval_s = 1000000000000;
+	assert_int_equal(gs_sim_init(&sim, &c, &t, gs_policy_find("binpack"), &o, err, sizeof(err)),
+			 0);
+	assert_int_equal(gs_sim_run(&sim, err, sizeof(err)), 0);
+	gs_sim_release(&sim);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+}
+
+/*
  * --time-scale 1e-300 stretched a creation time of 5 s to 5e300 s and
  * converted that to int64 (undefined). Now the arrival is checked against
  * the legal range before the run; a trace whose pods all arrive at 0 is
@@ -625,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_departure_past_int64_is_refused),
 		cmocka_unit_test(test_wait_sum_past_int64_is_refused),
 		cmocka_unit_test(test_max_wait_and_sample_interval_at_int64),
+		cmocka_unit_test(test_sampling_grid_bounded),
 		cmocka_unit_test(test_tiny_time_scale),
 		cmocka_unit_test(test_inflate_bounds),
 		cmocka_unit_test(test_gen_with_32_models),

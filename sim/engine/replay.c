@@ -173,13 +173,43 @@ static bool arrival_s(const struct gs_replay_opts *o, const struct gs_pod *p, in
 	return true;
 }
 
+/*
+ * The sampling grid (--sample-interval) from 0 to the last arrival plus
+ * the longest stay must stay within GS_SAMPLE_GRID_MAX points: one hour
+ * over a trace that spans 2^53 s would be 2.5e12 samples. arrive holds
+ * the arrivals, or is NULL and every pod counts as arriving at arrive_last.
+ */
+static int check_grid(const struct gs_trace *t, const struct gs_replay_opts *o,
+		      const int64_t *arrive, double arrive_last, char *err, size_t err_len)
+{
+	double last = 0, points;
+	size_t i;
+
+	if (o->sample_interval_s <= 0)
+		return 0;
+	for (i = 0; i < t->n_pods; i++) {
+		int64_t d = gs_pod_duration_s(&t->pods[i]);
+		double end = (arrive ? (double)arrive[i] : arrive_last) + (double)(d > 0 ? d : 0);
+
+		if (end > last)
+			last = end;
+	}
+	points = last / (double)o->sample_interval_s;
+	if (points > GS_SAMPLE_GRID_MAX) {
+		gs_errf(err, err_len, "--sample-interval %lld over arrivals and stays up to %.0f s takes about %.3g "
+		    "samples, more than the %d a run may have (--sample-interval)",
+		    (long long)o->sample_interval_s, last, points, GS_SAMPLE_GRID_MAX);
+		return GS_ERANGE;
+	}
+	return 0;
+}
+
 int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 		    const struct gs_replay_opts *o, char *err, size_t err_len)
 {
 	const char *name = t->path ? t->path : "trace";
-	double expected;
+	double expected, w;
 	size_t i;
-	int64_t at;
 	int rc = check_opts(o, err, err_len);
 
 	if (rc)
@@ -194,11 +224,21 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 			gs_errf(err, err_len, "out of memory");
 		else if (rc)
 			gs_errf(err, err_len, "%s: load %g%%: %s", name, o->load_pct, msg);
+		else if (gs_load_window(t->pods, t->n_pods, proto->gpu_milli, o->load_pct, &w, msg,
+					sizeof(msg)) == 0)
+			rc = check_grid(t, o, NULL, w * (double)(o->load_repeat > 1 ? o->load_repeat : 1),
+					err, err_len);
 		return rc;
 	}
 	if (o->mode == GS_MODE_TIME) {
+		int64_t *arrive = malloc((t->n_pods ? t->n_pods : 1) * sizeof(*arrive));
+
+		if (!arrive) {
+			gs_errf(err, err_len, "out of memory");
+			return GS_ENOMEM;
+		}
 		for (i = 0; i < t->n_pods; i++) {
-			if (arrival_s(o, &t->pods[i], &at))
+			if (arrival_s(o, &t->pods[i], &arrive[i]))
 				continue;
 			gs_errf(err, err_len, "%s: pod '%s' would arrive at %g s (creation_time %lld divided by the "
 			    "time scale %g), past the last simulated second %lld (--time-scale)",
@@ -206,9 +246,12 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 			    (double)t->pods[i].t_create_s / o->time_scale,
 			    (long long)t->pods[i].t_create_s, o->time_scale,
 			    (long long)GS_TIME_MAX_S);
+			free(arrive);
 			return GS_ERANGE;
 		}
-		return 0;
+		rc = check_grid(t, o, arrive, 0, err, err_len);
+		free(arrive);
+		return rc;
 	}
 	/* Inflate mode grows the trace by its GPU request until it fills the GPUs. */
 	if (proto->gpu_milli <= 0) {
@@ -706,6 +749,14 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 		sim->metrics.timed_out++;
 		return 0;
 	case GS_EV_SAMPLE:
+		/* Waits can stretch a run past the grid gs_sim_validate() allowed. */
+		if (ev->t_s / sim->opts.sample_interval_s >= GS_SAMPLE_GRID_MAX) {
+			snprintf(sim->fail_msg, sizeof(sim->fail_msg), "the sampling grid of %lld s "
+				 "reached %d samples at %lld s; sample less often (--sample-interval)",
+				 (long long)sim->opts.sample_interval_s, GS_SAMPLE_GRID_MAX,
+				 (long long)ev->t_s);
+			return GS_ELIMIT;
+		}
 		rc = take_sample(sim, ev->t_s);
 		/*
 		 * The grid goes on only while something else is still to happen,

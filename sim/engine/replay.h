@@ -41,6 +41,9 @@
 
 enum gs_mode { GS_MODE_TIME = 0, GS_MODE_INFLATE = 1 };
 
+/* The most points of the sampling grid (--sample-interval) in one run. */
+#define GS_SAMPLE_GRID_MAX 1000000
+
 struct gs_replay_opts {
 	enum gs_mode mode;
 	uint64_t seed;
@@ -175,12 +178,13 @@ struct gs_sim {
 
 /*
  * Checks, before anything runs or is printed, that trace t can be replayed
- * on cluster proto with options o: the options themselves, every arrival
- * within GS_TIME_MAX_S after the time scale (time mode), and in inflate
- * mode a cluster with GPUs, a trace with a GPU request and at most
- * GS_INFLATE_MAX_PODS arrivals expected. Returns 0, or GS_EINVAL or
- * GS_ERANGE with a message naming the file or the option: bad input or
- * usage, not a failed run. gs_sim_init() calls it too.
+ * on cluster proto with options o: the options themselves; in time mode
+ * every arrival within GS_TIME_MAX_S after the time scale, a --load the
+ * trace can offer and a sampling grid of at most GS_SAMPLE_GRID_MAX
+ * points; in inflate mode a cluster with GPUs, a trace with a GPU request
+ * and at most GS_INFLATE_MAX_PODS arrivals expected. Returns 0, or
+ * GS_EINVAL or GS_ERANGE with a message naming the file or the option:
+ * bad input or usage, not a failed run. gs_sim_init() calls it too.
  */
 int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 		    const struct gs_replay_opts *o, char *err, size_t err_len);
