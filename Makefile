@@ -15,6 +15,8 @@
 #   make install  install into PREFIX (default /usr/local), under DESTDIR if set
 #   make deb      a Debian package (CPack) in build/
 #   make test-install  install into a scratch DESTDIR and build, inspect and run the .deb
+#   make fuzz     every reader's libFuzzer target, FUZZ_SECONDS (15) each, ASan+UBSan,
+#                 in build-fuzz/ (clang; tests/fuzz/README.md)
 
 BUILD    ?= build
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
@@ -23,7 +25,11 @@ GPUSIM   = $(BUILD)/gpusim
 
 PREFIX   ?= /usr/local
 
-.PHONY: all deps build test demo bench bench-sim asan repro regress baseline install deb test-install clean
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 15
+
+.PHONY: all deps build test demo bench bench-sim asan repro regress baseline install deb test-install \
+	fuzz clean
 
 all: build
 
@@ -72,14 +78,15 @@ install: build
 deb: build
 	cd $(BUILD) && cpack -G DEB
 
-test-regress: build
-	@scripts/regress.sh check $(BUILD)
-
-baseline: build
-	@scripts/regress.sh baseline $(BUILD)
-
-install: build
+test-install: build
 	@scripts/test-install.sh $(BUILD)
 
+fuzz:
+	@scripts/deps.sh --fuzz
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DGS_FUZZ=ON -DBUILD_TESTING=OFF -DGS_CUDA=OFF \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz-targets
+	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) build-asan
+	rm -rf $(BUILD) build-asan $(FUZZ_BUILD)

@@ -3,12 +3,26 @@
 # deps.sh - installs the Debian packages gpusim needs, only those missing.
 #
 #   scripts/deps.sh            build and test dependencies
-#   scripts/deps.sh --check    list what is missing, install nothing (exit 1 if any)
+#   scripts/deps.sh --fuzz     those, plus clang and its libFuzzer runtime (make fuzz) and
+#                              valgrind (scripts/check-threads.sh)
+#   scripts/deps.sh --check    list what is missing, install nothing (exit 1 if any);
+#                              --check --fuzz checks the fuzzing tools too
 #
 # Uses apt-get directly as root, through sudo otherwise.
 set -eu
 
 pkgs="build-essential cmake pkg-config libgsl-dev libsqlite3-dev libcjson-dev libcmocka-dev sqlite3 gnuplot-nox"
+check=0
+for arg in "$@"; do
+	case $arg in
+	--check) check=1 ;;
+	--fuzz) pkgs="$pkgs clang libclang-rt-dev valgrind" ;;
+	*)
+		echo "usage: scripts/deps.sh [--fuzz] [--check]" >&2
+		exit 2
+		;;
+	esac
+done
 
 missing=""
 for p in $pkgs; do
@@ -20,7 +34,7 @@ done
 if [ -z "$missing" ]; then
 	exit 0
 fi
-if [ "${1:-}" = "--check" ]; then
+if [ "$check" = 1 ]; then
 	echo "missing Debian packages:$missing" >&2
 	exit 1
 fi
