@@ -399,6 +399,49 @@ static void test_sampling_grid_bounded(void **state)
 }
 
 /*
+ * The sharing rate model counts work in 2^-20 s: a never-ending pod that
+ * ran 2^53 s overflowed rate x time when the next pod arrived, and a stay
+ * of 2^53 s overflowed the work itself (UBSan). Now the first is counted
+ * in doubles and the second is refused before the run.
+ */
+static void test_sharing_at_the_edge(void **state)
+{
+	struct gs_replay_opts o = opts();
+	struct gs_cluster c;
+	struct gs_trace t;
+	struct gs_sim sim;
+
+	(void)state;
+	one_gpu(&c);
+	gs_trace_init(&t);
+	{
+		struct gs_pod a = tu_pod(1000, 1024, 1, 500), b = a;
+
+		a.t_create_s = 0;
+		b.t_create_s = GS_TIME_MAX_S;
+		assert_int_equal(gs_trace_append(&t, "a", &a), 0);
+		assert_int_equal(gs_trace_append(&t, "b", &b), 0);
+	}
+	assert_int_equal(gs_share_parse("timeslice", &o.sharing, err, sizeof(err)), 0);
+	assert_int_equal(gs_sim_init(&sim, &c, &t, gs_policy_find("binpack"), &o, err, sizeof(err)),
+			 0);
+	assert_int_equal(gs_sim_run(&sim, err, sizeof(err)), 0);
+	assert_int_equal(sim.out[1].state, GS_POD_RUNNING);
+	assert_int_equal(sim.out[1].t_start_s, GS_TIME_MAX_S);
+	gs_sim_release(&sim);
+
+	t.pods[0].t_delete_s = GS_TIME_MAX_S;
+	assert_int_equal(gs_sim_validate(&c, &t, &o, err, sizeof(err)), GS_ERANGE);
+	assert_string_equal(err, "trace: pod 'a' stays 9007199254740991 s; with a sharing mode a "
+				 "pod may stay at most 4398046511104 s (--sharing)");
+	/* Without a sharing mode the same trace runs. */
+	gs_share_cfg_init(&o.sharing, GS_SHARE_DEFAULT);
+	assert_int_equal(gs_sim_validate(&c, &t, &o, err, sizeof(err)), 0);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+}
+
+/*
  * --time-scale 1e-300 stretched a creation time of 5 s to 5e300 s and
  * converted that to int64 (undefined). Now the arrival is checked against
  * the legal range before the run; a trace whose pods all arrive at 0 is
@@ -656,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_wait_sum_past_int64_is_refused),
 		cmocka_unit_test(test_max_wait_and_sample_interval_at_int64),
 		cmocka_unit_test(test_sampling_grid_bounded),
+		cmocka_unit_test(test_sharing_at_the_edge),
 		cmocka_unit_test(test_tiny_time_scale),
 		cmocka_unit_test(test_inflate_bounds),
 		cmocka_unit_test(test_gen_with_32_models),

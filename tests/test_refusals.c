@@ -196,6 +196,27 @@ static void test_tiny_time_scale(void **state)
 	assert_string_equal(out, "");
 }
 
+/*
+ * With a sharing mode, a never-ending pod followed by one at 2^53-1 s, and a
+ * stay of 2^53-1 s, overflowed the rate model (UBSan): the first now runs,
+ * the second is refused before the run, naming the pod and the option.
+ */
+static void test_sharing_long_stays(void **state)
+{
+	(void)state;
+	gs_test_write("ever.csv", POD_HDR "a,1000,1024,1,500,0,,0,\n"
+		      "b,1000,1024,1,500,0,,9007199254740991,\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods ever.csv --no-db --quiet "
+				"--sharing timeslice"), 0);
+	gs_test_write("stay.csv", POD_HDR "a,1000,1024,1,500,0,,0,9007199254740991\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods stay.csv --no-db --sharing "
+				"timeslice"), 2);
+	assert_string_equal(errs, "gpusim replay: stay.csv: pod 'a' stays 9007199254740991 s; with "
+				  "a sharing mode a pod may stay at most 4398046511104 s "
+				  "(--sharing)\n");
+	assert_string_equal(out, "");
+}
+
 /* Two nodes of 2^63-1 MiB summed to -2 in the database. */
 static void test_node_memory(void **state)
 {
@@ -338,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_times_past_the_range),
 		cmocka_unit_test(test_max_wait_int64),
 		cmocka_unit_test(test_tiny_time_scale),
+		cmocka_unit_test(test_sharing_long_stays),
 		cmocka_unit_test(test_node_memory),
 		cmocka_unit_test(test_gen_32_models),
 		cmocka_unit_test(test_gen_same_file),

@@ -85,10 +85,11 @@ int gs_load_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, doubl
 				free(it);
 				/* Arrivals are seconds: the window must stay in the legal range. */
 				if (!(w <= (double)GS_TIME_MAX_S)) {
-					gs_errf(err, err_len, "the pods offer %g%% of the GPU capacity only when their "
-					    "arrivals are spread over %g s, past the last simulated "
-					    "second %lld; ask for a higher load", load_pct, w,
-					    (long long)GS_TIME_MAX_S);
+					gs_errf(err, err_len, "the pods offer %g%% of the GPU "
+						"capacity only when their arrivals are spread over "
+						"%g s, past the last simulated second %lld; ask for "
+						"a higher load", load_pct, w,
+						(long long)GS_TIME_MAX_S);
 					return GS_ERANGE;
 				}
 				*window_out = w;

@@ -132,12 +132,13 @@ static int check_opts(const struct gs_replay_opts *o, char *err, size_t err_len)
 		return GS_EINVAL;
 	}
 	if (o->mode == GS_MODE_INFLATE && o->inflate > GS_INFLATE_MAX) {
-		gs_errf(err, err_len, "inflate factor %g is greater than %g (--inflate)", o->inflate, GS_INFLATE_MAX);
+		gs_errf(err, err_len, "inflate factor %g is greater than %g (--inflate)", o->inflate,
+			GS_INFLATE_MAX);
 		return GS_ERANGE;
 	}
 	if (o->max_wait_s < -1) {
 		gs_errf(err, err_len, "max wait must be -1 (forever) or a number of seconds, not %lld",
-		    (long long)o->max_wait_s);
+			(long long)o->max_wait_s);
 		return GS_EINVAL;
 	}
 	if (!(o->frag_coverage > 0 && o->frag_coverage <= 1)) {
@@ -196,9 +197,10 @@ static int check_grid(const struct gs_trace *t, const struct gs_replay_opts *o,
 	}
 	points = last / (double)o->sample_interval_s;
 	if (points > GS_SAMPLE_GRID_MAX) {
-		gs_errf(err, err_len, "--sample-interval %lld over arrivals and stays up to %.0f s takes about %.3g "
-		    "samples, more than the %d a run may have (--sample-interval)",
-		    (long long)o->sample_interval_s, last, points, GS_SAMPLE_GRID_MAX);
+		gs_errf(err, err_len, "--sample-interval %lld over arrivals and stays up to %.0f s "
+			"takes about %.3g samples, more than the %d a run may have "
+			"(--sample-interval)", (long long)o->sample_interval_s, last, points,
+			GS_SAMPLE_GRID_MAX);
 		return GS_ERANGE;
 	}
 	return 0;
@@ -214,6 +216,22 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 
 	if (rc)
 		return rc;
+	/* The rate model of a sharing run counts work in 2^-20 s: stays are bounded. */
+	if (o->mode == GS_MODE_TIME &&
+	    (proto->share || (o->sharing.mode != GS_SHARE_DEFAULT &&
+			      o->sharing.mode != GS_SHARE_IDEAL))) {
+		for (i = 0; i < t->n_pods; i++) {
+			int64_t d = gs_pod_duration_s(&t->pods[i]);
+
+			if (d <= GS_SHARE_WORK_MAX_S)
+				continue;
+			gs_errf(err, err_len, "%s: pod '%s' stays %lld s; with a sharing mode a pod "
+				"may stay at most %lld s (--sharing)", name,
+				t->pod_names ? t->pod_names[i] : "?", (long long)d,
+				(long long)GS_SHARE_WORK_MAX_S);
+			return GS_ERANGE;
+		}
+	}
 	if (o->mode == GS_MODE_TIME && o->load_pct > 0) {
 		/* The arrivals of a load do not depend on the policy: check them once here. */
 		char msg[384];
@@ -240,12 +258,13 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 		for (i = 0; i < t->n_pods; i++) {
 			if (arrival_s(o, &t->pods[i], &arrive[i]))
 				continue;
-			gs_errf(err, err_len, "%s: pod '%s' would arrive at %g s (creation_time %lld divided by the "
-			    "time scale %g), past the last simulated second %lld (--time-scale)",
-			    name, t->pod_names ? t->pod_names[i] : "?",
-			    (double)t->pods[i].t_create_s / o->time_scale,
-			    (long long)t->pods[i].t_create_s, o->time_scale,
-			    (long long)GS_TIME_MAX_S);
+			gs_errf(err, err_len, "%s: pod '%s' would arrive at %g s (creation_time "
+				"%lld divided by the time scale %g), past the last simulated "
+				"second %lld (--time-scale)", name,
+				t->pod_names ? t->pod_names[i] : "?",
+				(double)t->pods[i].t_create_s / o->time_scale,
+				(long long)t->pods[i].t_create_s, o->time_scale,
+				(long long)GS_TIME_MAX_S);
 			free(arrive);
 			return GS_ERANGE;
 		}
@@ -255,19 +274,20 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 	}
 	/* Inflate mode grows the trace by its GPU request until it fills the GPUs. */
 	if (proto->gpu_milli <= 0) {
-		gs_errf(err, err_len, "the cluster has no GPUs, and inflate mode fills GPU capacity (use --mode time)");
+		gs_errf(err, err_len, "the cluster has no GPUs, and inflate mode fills GPU capacity "
+			"(use --mode time)");
 		return GS_EINVAL;
 	}
 	expected = gs_inflate_expected(t, o->inflate, proto->gpu_milli);
 	if (isinf(expected)) {
-		gs_errf(err, err_len, "%s: no pod asks for a GPU, so inflate mode cannot grow it to %g times the "
-		    "GPU capacity (use --mode time)", name, o->inflate);
+		gs_errf(err, err_len, "%s: no pod asks for a GPU, so inflate mode cannot grow it to "
+			"%g times the GPU capacity (use --mode time)", name, o->inflate);
 		return GS_EINVAL;
 	}
 	if (!(expected <= GS_INFLATE_MAX_PODS)) {
-		gs_errf(err, err_len, "%s: inflating it to %g times the GPU capacity takes about %.3g pods, more "
-		    "than the %d a run may have (lower --inflate)", name, o->inflate, expected,
-		    GS_INFLATE_MAX_PODS);
+		gs_errf(err, err_len, "%s: inflating it to %g times the GPU capacity takes about %.3g "
+			"pods, more than the %d a run may have (lower --inflate)", name,
+			o->inflate, expected, GS_INFLATE_MAX_PODS);
 		return GS_ERANGE;
 	}
 	return 0;
@@ -342,10 +362,10 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 	if (o->mode == GS_MODE_INFLATE) {
 		rc = gs_inflate_order(t, o->seed, o->inflate, proto->gpu_milli, &idx, &n);
 		if (rc == GS_ERANGE) {
-			gs_errf(err, err_len, "%s: inflating it to %g times the GPU capacity with seed %llu takes more "
-			    "than the %d pods a run may have (lower --inflate)",
-			    t->path ? t->path : "trace", o->inflate, (unsigned long long)o->seed,
-			    GS_INFLATE_MAX_PODS);
+			gs_errf(err, err_len, "%s: inflating it to %g times the GPU capacity with seed "
+				"%llu takes more than the %d pods a run may have (lower --inflate)",
+				t->path ? t->path : "trace", o->inflate,
+				(unsigned long long)o->seed, GS_INFLATE_MAX_PODS);
 			rc = GS_ELIMIT; /* validated as likely to fit: this seed's run failed */
 			goto fail;
 		}

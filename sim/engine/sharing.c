@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/limits.h"
 #include "engine/sharing.h"
 
 #define N_IDX (GS_IFR_N_MAX + 1)
@@ -214,10 +215,30 @@ void gs_share_model_arrival(struct gs_share_model *m, int64_t t)
 static void advance(struct gs_share_model *m, int32_t i, int64_t t)
 {
 	struct gs_share_pod *sp = &m->p[i];
-	int64_t dt = t - sp->t_upd, done;
+	int64_t dt = t - sp->t_upd, done, full;
 
 	if (dt <= 0)
 		return;
+	/*
+	 * rate x dt passes int64 after 2^43 s at full speed (legal times reach
+	 * 2^53 s): then a finite pod surely finished, and the rest is counted
+	 * in doubles, as the integrals are.
+	 */
+	if (__builtin_mul_overflow(sp->rate, dt, &full)) {
+		if (sp->work >= 0) {
+			done = sp->work;
+			sp->work = 0;
+			m->fig.useful_gpu_s -= weight(m, i) *
+					       ((double)sp->rate * (double)dt - (double)done) /
+					       (double)GS_RATE_ONE;
+			sp->work_done_s += (double)done / (double)GS_RATE_ONE;
+		} else {
+			sp->work_done_s += (double)sp->rate * (double)dt / (double)GS_RATE_ONE;
+		}
+		sp->coloc_s += (double)sp->coloc * (double)dt;
+		sp->t_upd = t;
+		return;
+	}
 	if (sp->work >= 0) {
 		done = sp->rate * dt;
 		if (done > sp->work)
@@ -280,12 +301,15 @@ static int touch_gpus(struct gs_share_model *m, const struct gs_placement *pl)
 	return 0;
 }
 
-/* The completion time of pod i from time t at its rate; -1 for never. */
-static int64_t done_at(const struct gs_share_pod *sp, int64_t t)
+/*
+ * The completion time of pod i from time t at its rate into *out. False
+ * when it lies past INT64_MAX: at a low enough rate even a legal amount of
+ * work takes longer than int64 can count.
+ */
+static bool done_at(const struct gs_share_pod *sp, int64_t t, int64_t *out)
 {
-	if (sp->work < 0)
-		return -1;
-	return t + (sp->work + sp->rate - 1) / sp->rate;
+	/* work is at most GS_SHARE_WORK_MAX_S x GS_RATE_ONE: no overflow in the sum. */
+	return gs_add_i64(t, (sp->work + sp->rate - 1) / sp->rate, out);
 }
 
 /* New rates for the touched pods (already advanced to t); pushes moved completions. */
@@ -322,8 +346,14 @@ static int reschedule(struct gs_share_model *m, int32_t started, int64_t t, gs_s
 		m->useful_rate += weight(m, i) * (double)(rate - sp->rate) / (double)GS_RATE_ONE;
 		sp->rate = rate;
 		sp->gen++;
-		if (sp->work >= 0 && (rc = push(arg, i, done_at(sp, t), sp->gen)))
-			return rc;
+		if (sp->work >= 0) {
+			int64_t end;
+
+			if (!done_at(sp, t, &end))
+				return GS_ELIMIT;
+			if ((rc = push(arg, i, end, sp->gen)))
+				return rc;
+		}
 	}
 	return 0;
 }
@@ -397,6 +427,8 @@ int gs_share_model_start(struct gs_share_model *m, int32_t i, const struct gs_pl
 	sp->pl = *pl;
 	sp->active = true;
 	sp->t_start = sp->t_upd = t;
+	if (duration_s > GS_SHARE_WORK_MAX_S)
+		return GS_ELIMIT; /* gs_sim_validate() refuses such pods before the run */
 	sp->work = duration_s < 0 ? -1 : duration_s * GS_RATE_ONE;
 	sp->rate = 0;
 	sp->coloc = 0;

@@ -47,6 +47,13 @@
 #include "io/trace/trace.h"
 
 #define GS_RATE_ONE (INT64_C(1) << 20)
+/*
+ * The longest stay the rate model takes, in seconds: work is counted in
+ * 2^-20 s in an int64, so 2^42 s (139,000 years) leaves room for the sum
+ * with the rate. Longer pods are refused before a sharing run
+ * (gs_sim_validate()).
+ */
+#define GS_SHARE_WORK_MAX_S (INT64_C(1) << 42)
 
 /* One GPU pod in the model. */
 struct gs_share_pod {
@@ -117,7 +124,9 @@ typedef int (*gs_share_push_fn)(void *arg, int32_t pod, int64_t t_done_s, uint32
 /*
  * Pod i, just bound at placement pl at time t with duration_s of work (-1:
  * never completes), starts. Every pod whose rate changes, i included, gets
- * a new completion through push. Returns 0 or GS_ENOMEM / push's error.
+ * a new completion through push. Returns 0 or GS_ENOMEM / push's error, or
+ * GS_ELIMIT: a stay over GS_SHARE_WORK_MAX_S, or a completion after
+ * INT64_MAX seconds (a tiny rate).
  */
 int gs_share_model_start(struct gs_share_model *m, int32_t i, const struct gs_placement *pl,
 			 int64_t t, int64_t duration_s, gs_share_push_fn push, void *arg);

@@ -222,7 +222,7 @@ void fuzz_round_trip(const struct gs_cluster *c, const struct gs_trace *t, bool 
 }
 
 static void replay_mode(const struct gs_cluster *c, const struct gs_trace *t, enum gs_mode mode,
-			const char *policy)
+			const char *policy, const char *sharing)
 {
 	struct gs_replay_opts o;
 	struct gs_summary s;
@@ -236,6 +236,8 @@ static void replay_mode(const struct gs_cluster *c, const struct gs_trace *t, en
 	o.frag = true;
 	/* A sampling grid, where it stays small: the validation refuses a huge one. */
 	o.sample_interval_s = 3600;
+	if (sharing)
+		FUZZ_CHECK(gs_share_parse(sharing, &o.sharing, err, sizeof(err)) == 0, "%s", err);
 	rc = gs_sim_validate(c, t, &o, err, sizeof(err));
 	if (rc) {
 		/* Refused before the run: the options do not fit these inputs. Say so. */
@@ -266,9 +268,11 @@ void fuzz_replay(const struct gs_cluster *c, const struct gs_trace *t, size_t ma
 
 	if (t->n_pods > max_pods || c->n_nodes > 64)
 		return;
-	replay_mode(c, t, GS_MODE_TIME, "binpack");
+	replay_mode(c, t, GS_MODE_TIME, "binpack", NULL);
+	/* The rate model of the sharing mechanisms, at the same edges of time. */
+	replay_mode(c, t, GS_MODE_TIME, "spread", "timeslice:replicas=3");
 	gs_replay_opts_init(&o);
 	if (c->gpu_milli > 0 &&
 	    gs_inflate_expected(t, o.inflate, c->gpu_milli) <= (double)(4 * max_pods))
-		replay_mode(c, t, GS_MODE_INFLATE, "fgd");
+		replay_mode(c, t, GS_MODE_INFLATE, "fgd", NULL);
 }
