@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # demo.sh - what `make demo` runs: replays the bundled sample trace with
 # every policy, shows one run the way `kubectl inspect gpushare` would, and
-# queries the results database with sqlite3.
+# queries the results database with sqlite3; then runs the GPU-sharing
+# mechanisms side by side on the bundled H100 example (traces/h100-mixed).
 #
 #   scripts/demo.sh [path/to/gpusim]
 set -eu
@@ -33,6 +34,30 @@ sqlite3 -header -column "$db" \
 	        round(gpu_alloc_pct, 2) as alloc_pct
 	 from run_summary s order by mean_wait_s"
 
+echo
+echo "== gpusim sweep: the sharing mechanisms side by side on a small H100 cluster (traces/h100-mixed)"
+echo "   (ALLOC% is the GPU share the mechanism reserves, USEFUL% the work the pods get done;"
+echo "    FAILED under timeslice: GPU memory oversubscribed; PEND under mps: pods above its pinned limit)"
+sdb="$out/sharing.db"
+rm -f "$sdb" "$sdb-wal" "$sdb-shm"
+"$gpusim" sweep --nodes "$top/traces/h100-mixed/cluster.csv" --pods "$top/traces/h100-mixed/pods.csv" \
+	--sharing exclusive,timeslice,mps,vgpu,mig --policy binpack,spread --seeds 42 --db "$sdb"
+
+echo
+echo "== gpusim replay + inspect: a cluster file that gives each node its own mechanism"
+"$gpusim" replay --nodes "$top/traces/h100-mixed/cluster-mixed.csv" \
+	--pods "$top/traces/h100-mixed/pods.csv" --policy spread --seed 42 --db "$sdb" -q >/dev/null
+"$gpusim" inspect --db "$sdb" --run 11 --at peak
+
+echo
+echo "== sqlite3: the sharing figures of the sweep (run_summary)"
+sqlite3 -header -column "$sdb" \
+	"select sharing, policy, n_placed, n_failed, n_oversubscribed as oom,
+	        round(mean_wait_s, 1) as mean_wait_s, round(slowdown_mean, 2) as slowdown,
+	        round(gpu_alloc_pct, 2) as alloc_pct, round(eff_util_pct, 2) as useful_pct,
+	        round(mig_slack_pct, 2) as mig_slack_pct
+	 from run_summary where run_id <= 10 order by policy, sharing"
+
 openb="$top/../shared/traces/openb"
 if [ -f "$openb/openb_pod_list_default.csv" ]; then
 	echo
@@ -44,4 +69,4 @@ else
 	echo "(the openb trace is not in ../shared/traces/openb; scripts/fetch-openb.sh downloads it)"
 fi
 echo
-echo "results: $db"
+echo "results: $db, $sdb"

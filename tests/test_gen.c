@@ -232,7 +232,7 @@ static void test_spec_errors(void **state)
 		  ": pods.mix[1].gpu_milli: '1500' is greater than 1000");
 	spec_fail(SPEC(POD_OK("{\"wieght\": 1, \"cpu_milli\": 1, \"memory_mib\": 1}")),
 		  ": pods.mix[0]: unknown key 'wieght' (expected weight, cpu_milli, memory_mib, "
-		  "num_gpu, gpu_milli, gpu_mem_mib, gpu_spec, duration)");
+		  "num_gpu, gpu_milli, gpu_mem_mib, gpu_spec, duration, class, gpu_need_milli)");
 	spec_fail(SPEC(POD_OK("{\"weight\": 0, \"cpu_milli\": 1, \"memory_mib\": 1}")),
 		  ": pods.mix[0].weight: '0' is not greater than 0");
 	spec_fail(SPEC(POD_OK("{\"weight\": 1, \"cpu_milli\": 1, \"memory_mib\": 1, "
@@ -423,9 +423,50 @@ static void test_committed_sample(void **state)
 	assert_true(same_bytes(a, b));
 }
 
+/* traces/h100-mixed likewise; its shapes' classes and needs reach the pods. */
+static void test_committed_h100_mixed(void **state)
+{
+	const char *dir = gs_test_tmpdir();
+	char args[1024], a[PATH_LEN], b[PATH_LEN];
+	struct gs_gen_spec s;
+	struct gs_trace t;
+	size_t i, inference = 0;
+
+	(void)state;
+	snprintf(args, sizeof(args), "--spec %s/traces/h100-mixed/spec.json --seed 42 --nodes-out "
+		 "%s/hcluster.csv --pods-out %s/hpods.csv -q", GS_SOURCE_DIR, dir, dir);
+	assert_int_equal(run(args), 0);
+	gs_test_path("hcluster.csv", a, sizeof(a));
+	snprintf(b, sizeof(b), "%s/traces/h100-mixed/cluster.csv", GS_SOURCE_DIR);
+	assert_true(same_bytes(a, b));
+	gs_test_path("hpods.csv", a, sizeof(a));
+	snprintf(b, sizeof(b), "%s/traces/h100-mixed/pods.csv", GS_SOURCE_DIR);
+	assert_true(same_bytes(a, b));
+
+	gs_gen_spec_init(&s);
+	snprintf(a, sizeof(a), "%s/traces/h100-mixed/spec.json", GS_SOURCE_DIR);
+	assert_int_equal(gs_gen_spec_load(a, &s, err, sizeof(err)), 0);
+	assert_string_equal(s.shapes[0].wclass, "inference");
+	assert_int_equal(s.shapes[0].req.need_milli, 250);
+	assert_string_equal(s.shapes[5].wclass, "");
+	gs_trace_init(&t);
+	assert_int_equal(gs_gen_pods(&s, 42, &t, err, sizeof(err)), 0);
+	for (i = 0; i < t.n_pods; i++) {
+		if (strcmp(gs_trace_class_name(&t, t.pods[i].wclass), "inference") != 0)
+			continue;
+		assert_int_equal(t.pods[i].need_milli, 250);
+		assert_int_equal(t.pods[i].gpu_milli, 100);
+		inference++;
+	}
+	assert_true(inference > 0);
+	gs_trace_release(&t);
+	gs_gen_spec_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_committed_h100_mixed),
 		cmocka_unit_test(test_spec_parsed),
 		cmocka_unit_test(test_distributions),
 		cmocka_unit_test(test_deterministic),

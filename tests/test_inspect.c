@@ -356,6 +356,57 @@ static void test_inconsistent_run(void **state)
 	expect_err("gpusim inspect: run 2 at t=110: node node-a GPU 2 holds 1200 of 1000 milli");
 }
 
+/*
+ * Sharing modes in a stored run, worked out by hand. One H100 node, GPU 0
+ * cut into 4g.40gb (slices 0-3) + 3g.40gb (slices 4-7), GPU 1 time-sliced
+ * in 2 replicas. A (0.3 of a GPU, 3 slices) takes the smallest idle
+ * instance, the 3g; B (a whole GPU) fits no instance and takes a replica
+ * of GPU 1; C (0.5) could take the 4g (571 milli of room) or the other
+ * replica (500): the tighter, GPU 1. At t=50 GPU 0 holds 428 milli (the
+ * 3g), GPU 1 2 x 500; the 4g is idle.
+ */
+static void test_sharing_modes(void **state)
+{
+	char dir[600], cmd[2048];
+	FILE *f;
+	int st;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s.share", db_path);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/nodes.csv", dir);
+	f = fopen(cmd, "w");
+	assert_non_null(f);
+	fputs("name,cpu_milli,memory_mib,num_gpu,gpu_model,sharing\n"
+	      "h,64000,524288,2,H100,mig:layout=4g.40gb+3g.40gb|timeslice:replicas=2\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s/pods.csv", dir);
+	f = fopen(cmd, "w");
+	assert_non_null(f);
+	fputs("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time,"
+	      "deletion_time\n"
+	      "A,1000,1024,1,300,0,,0,100\nB,1000,1024,1,1000,0,,0,100\n"
+	      "C,1000,1024,1,500,0,,1,101\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' replay --nodes nodes.csv --pods pods.csv "
+		 "--db s.db -q >/dev/null 2>&1", dir, GS_GPUSIM_BIN);
+	st = system(cmd);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(cmd, sizeof(cmd), "--db '%s/s.db' --run 1 --at 50", dir);
+	assert_int_equal(inspect(cmd), 0);
+	expect_row("NAME", "NAME MODEL SHARING GPU0(Allocated/Total) GPU1(Allocated/Total) "
+			   "CPU milli(Allocated/Total) MEMORY MiB(Allocated/Total) PODS");
+	expect_row("h", "h H100 mig:layout=4g.40gb+3g.40gb|timeslice:replicas=2 428/1000 "
+			"1000/1000 3000/64000 3072/524288 3");
+	expect_out("MIG instances (profile@first memory slice):\n"
+		   "  h GPU0: 4g.40gb@0 idle, 3g.40gb@4 busy\n");
+	snprintf(cmd, sizeof(cmd), "--db '%s/s.db' --run 1 --at 50 --json", dir);
+	assert_int_equal(inspect(cmd), 0);
+	expect_out("\"sharing\":\t\"mig:layout=4g.40gb+3g.40gb|timeslice:replicas=2\"");
+	expect_out("\"4g.40gb@0 idle, 3g.40gb@4 busy\"");
+}
+
 static void test_newer_schema(void **state)
 {
 	const char *path = rf_temp_db("inspect-newer");
@@ -390,6 +441,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_inconsistent_run),
 		cmocka_unit_test(test_newer_schema),
+		cmocka_unit_test(test_sharing_modes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

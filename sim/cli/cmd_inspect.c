@@ -8,6 +8,12 @@
  * the manner of `kubectl inspect gpushare`. The rebuild reads only the
  * database, so any stored run can be looked at later, at any time, except
  * one stored with --no-pods, which has no pod rows to rebuild from.
+ *
+ * With sharing modes (run_nodes.sharing) each pod is counted as its GPU's
+ * mode counted it (a whole GPU under exclusive, a replica under timeslice
+ * and mps, its instance under mig), a SHARING column names each node's
+ * modes, and the MIG instances of every MIG GPU in use are listed below
+ * the table, idle instances of fixed layouts included.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,6 +28,8 @@
 #include "cli/opt.h"
 #include "cli/cmd.h"
 #include "core/error.h"
+#include "core/mig.h"
+#include "core/sharing.h"
 #include "store/results.h"
 
 enum at_kind { AT_END, AT_PEAK, AT_TIME };
@@ -215,7 +223,107 @@ struct node_alloc {
 	int64_t cpu_milli;
 	int64_t mem_mib;
 	int32_t pods;
+	/* Sharing: each GPU's mode and its MIG instances at t. */
+	bool shared;
+	struct gs_share_cfg cfg[GS_MAX_GPUS];
+	struct gs_mig_gpu mig[GS_MAX_GPUS];
+	int32_t gpu_pods[GS_MAX_GPUS];
 };
+
+/*
+ * Reads a node's run_nodes.sharing (one spec, or one per GPU joined by
+ * '|') into na->cfg and creates the fixed MIG layouts. Returns false for
+ * text gpusim did not write.
+ */
+static bool node_modes(const struct gs_db_node *nd, struct node_alloc *na)
+{
+	const struct gs_mig_table *t = gs_mig_table_for_model(nd->gpu_model);
+	const char *s = nd->sharing;
+	char spec[GS_SHARE_SPEC_MAX], msg[256];
+	int g, parts = 1;
+
+	if (!s)
+		return true;
+	for (g = 0; s[g]; g++)
+		parts += s[g] == '|';
+	for (g = 0; g < nd->num_gpu; g++) {
+		size_t len;
+
+		if (parts > 1 || g == 0) {
+			len = strcspn(s, "|");
+			if (len >= sizeof(spec))
+				return false;
+			memcpy(spec, s, len);
+			spec[len] = '\0';
+			s += len + (s[len] == '|');
+			if (gs_share_parse(spec, &na->cfg[g], msg, sizeof(msg)))
+				return false;
+		} else {
+			na->cfg[g] = na->cfg[0];
+		}
+		gs_mig_gpu_init(&na->mig[g]);
+		if (na->cfg[g].mode == GS_SHARE_MIG && na->cfg[g].layout[0] && t &&
+		    gs_mig_layout_parse(t, na->cfg[g].layout, &na->mig[g], msg, sizeof(msg)))
+			return false;
+	}
+	na->shared = true;
+	return true;
+}
+
+/*
+ * What the k-th GPU of pod p costs in milli-GPU under its GPU's mode, and
+ * (mig) the instance it holds, from pods.mig: its i-th entry belongs to
+ * the i-th MIG GPU of the pod. Returns -1 for text gpusim did not write.
+ */
+static int32_t gpu_cost(const struct gs_db_node *nd, struct node_alloc *na,
+			const struct gs_db_pod *p, int k, int *mig_seen)
+{
+	const struct gs_share_cfg *cfg = &na->cfg[p->gpus[k]];
+	const struct gs_mig_table *t;
+	const char *e = p->mig;
+	char name[GS_MIG_NAME_MAX];
+	int i, prof, start, inst;
+	size_t len;
+
+	if (!na->shared)
+		return p->gpu_milli;
+	switch (cfg->mode) {
+	case GS_SHARE_EXCLUSIVE:
+		return GS_MILLI_PER_GPU;
+	case GS_SHARE_TIMESLICE:
+	case GS_SHARE_MPS:
+		return gs_share_slot_milli(cfg->replicas);
+	case GS_SHARE_MIG:
+		break;
+	default:
+		return p->gpu_milli;
+	}
+	t = gs_mig_table_for_model(nd->gpu_model);
+	for (i = 0; e && i < *mig_seen; i++) {
+		e = strchr(e, ',');
+		e = e ? e + 1 : NULL;
+	}
+	(*mig_seen)++;
+	if (!t || !e)
+		return -1;
+	len = strcspn(e, "@");
+	if (len >= sizeof(name) || e[len] != '@')
+		return -1;
+	memcpy(name, e, len);
+	name[len] = '\0';
+	prof = gs_mig_profile_find(t, name);
+	start = atoi(e + len + 1);
+	if (prof < 0 || start < 0 || start >= GS_MIG_MEM_SLICES)
+		return -1;
+	/* Mark it busy: a fixed layout's instance, or one created for the pod. */
+	inst = gs_mig_instance_at(&na->mig[p->gpus[k]], start);
+	if (inst < 0)
+		inst = gs_mig_create(t, &na->mig[p->gpus[k]], prof, start);
+	if (inst < 0)
+		return -1;
+	na->mig[p->gpus[k]].inst[inst].busy = 1;
+	return gs_mig_profile_milli(&t->p[prof]);
+}
 
 /*
  * Adds up the pods that hold resources at t_s. A pod counts when it
@@ -228,9 +336,18 @@ static int rebuild(const struct gs_db_node *nodes, size_t n_nodes, const struct 
 	size_t i;
 	int g;
 
+	for (i = 0; i < n_nodes; i++) {
+		if (!node_modes(&nodes[i], &alloc[i])) {
+			fprintf(stderr, "gpusim inspect: run %" PRId64 " node %s: sharing '%s' is not "
+				"a sharing spec gpusim writes\n", run_id, nodes[i].name,
+				nodes[i].sharing);
+			return GS_EDB;
+		}
+	}
 	for (i = 0; i < n_pods; i++) {
 		const struct gs_db_pod *p = &pods[i];
 		struct node_alloc *na;
+		int mig_seen = 0;
 
 		if (p->t_start_s < 0 || p->t_start_s > t_s)
 			continue;
@@ -251,7 +368,18 @@ static int rebuild(const struct gs_db_node *nodes, size_t n_nodes, const struct 
 					nodes[p->node_idx].name, nodes[p->node_idx].num_gpu);
 				return GS_EDB;
 			}
-			na->gpu_milli[p->gpus[g]] += p->gpu_milli;
+			{
+				int32_t cost = gpu_cost(&nodes[p->node_idx], na, p, g, &mig_seen);
+
+				if (cost < 0) {
+					fprintf(stderr, "gpusim inspect: run %" PRId64 " pod %" PRId32
+						": MIG instance '%s' is not one gpusim writes\n",
+						run_id, p->pod_idx, p->mig ? p->mig : "");
+					return GS_EDB;
+				}
+				na->gpu_milli[p->gpus[g]] += cost;
+				na->gpu_pods[p->gpus[g]]++;
+			}
 		}
 		na->cpu_milli += p->cpu_milli;
 		na->mem_mib += p->memory_mib;
@@ -318,6 +446,20 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* "4g.40gb@0 busy, 3g.40gb@4 idle" for one MIG GPU. */
+static void mig_text(const struct gs_mig_table *t, const struct gs_mig_gpu *g, char *buf,
+		     size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < g->n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s@%d %s", i ? ", " : "",
+					 t->p[g->inst[i].profile].name, g->inst[i].start,
+					 g->inst[i].busy ? "busy" : "idle");
+}
+
 static int show_json(const struct inspect_args *a, const struct gs_run_row *run, int64_t t_s,
 		     const struct gs_db_node *nodes, size_t n_nodes,
 		     const struct node_alloc *alloc, const struct totals *t)
@@ -349,6 +491,20 @@ static int show_json(const struct inspect_args *a, const struct gs_run_row *run,
 		gpus = cJSON_AddArrayToObject(o, "gpu_alloc_milli");
 		for (g = 0; gpus && g < nodes[i].num_gpu; g++)
 			cJSON_AddItemToArray(gpus, cJSON_CreateNumber(alloc[i].gpu_milli[g]));
+		if (nodes[i].sharing)
+			cJSON_AddStringToObject(o, "sharing", nodes[i].sharing);
+		else
+			cJSON_AddNullToObject(o, "sharing");
+		if (alloc[i].shared && gs_mig_table_for_model(nodes[i].gpu_model)) {
+			cJSON *mig = cJSON_AddArrayToObject(o, "mig");
+			char buf[512];
+
+			for (g = 0; mig && g < nodes[i].num_gpu; g++) {
+				mig_text(gs_mig_table_for_model(nodes[i].gpu_model), &alloc[i].mig[g], buf,
+					 sizeof(buf));
+				cJSON_AddItemToArray(mig, cJSON_CreateString(buf));
+			}
+		}
 		cJSON_AddNumberToObject(o, "cpu_alloc_milli", (double)alloc[i].cpu_milli);
 		cJSON_AddNumberToObject(o, "cpu_milli", nodes[i].cpu_milli);
 		cJSON_AddNumberToObject(o, "mem_alloc_mib", (double)alloc[i].mem_mib);
@@ -388,11 +544,36 @@ static void print_cell(int64_t a, int64_t b, int width)
 	printf("  %-*s", width, buf);
 }
 
+/* The MIG instances of the MIG GPUs of the nodes shown. */
+static void show_mig(const struct inspect_args *a, const struct gs_db_node *nodes,
+		     size_t n_nodes, const struct node_alloc *alloc)
+{
+	char buf[512];
+	size_t i;
+	int g, first = 1;
+
+	for (i = 0; i < n_nodes; i++) {
+		const struct gs_mig_table *t = gs_mig_table_for_model(nodes[i].gpu_model);
+
+		if (!alloc[i].shared || !t || (!a->all_nodes && alloc[i].pods == 0))
+			continue;
+		for (g = 0; g < nodes[i].num_gpu; g++) {
+			if (alloc[i].cfg[g].mode != GS_SHARE_MIG || alloc[i].mig[g].n == 0)
+				continue;
+			if (first)
+				printf("\nMIG instances (profile@first memory slice):\n");
+			first = 0;
+			mig_text(t, &alloc[i].mig[g], buf, sizeof(buf));
+			printf("  %s GPU%d: %s\n", nodes[i].name, g, buf);
+		}
+	}
+}
+
 static void show_table(const struct inspect_args *a, const struct gs_run_row *run, int64_t t_s,
 		       const struct gs_db_node *nodes, size_t n_nodes,
 		       const struct node_alloc *alloc, const struct totals *t)
 {
-	int w_name = 4, w_model = 5, w_gpu = 0, w_cpu = 0, w_mem = 0, max_gpus = 0;
+	int w_name = 4, w_model = 5, w_gpu = 0, w_cpu = 0, w_mem = 0, max_gpus = 0, w_share = 0;
 	char head[48];
 	size_t i, shown = 0;
 	int g, w, rule;
@@ -419,8 +600,16 @@ static void show_table(const struct inspect_args *a, const struct gs_run_row *ru
 	w_cpu = w_cpu > 26 ? w_cpu : 26;    /* "CPU milli(Allocated/Total)" */
 	w_mem = w_mem > 27 ? w_mem : 27;    /* "MEMORY MiB(Allocated/Total)" */
 
+	for (i = 0; i < n_nodes; i++) {
+		if (!a->all_nodes && alloc[i].pods == 0)
+			continue;
+		if (nodes[i].sharing && (int)strlen(nodes[i].sharing) > w_share)
+			w_share = (int)strlen(nodes[i].sharing);
+	}
 	if (shown > 0) {
 		printf("%-*s  %-*s", w_name, "NAME", w_model, "MODEL");
+		if (w_share)
+			printf("  %-*s", w_share, "SHARING");
 		for (g = 0; g < max_gpus; g++) {
 			snprintf(head, sizeof(head), "GPU%d(Allocated/Total)", g);
 			printf("  %-*s", w_gpu, head);
@@ -432,6 +621,8 @@ static void show_table(const struct inspect_args *a, const struct gs_run_row *ru
 				continue;
 			printf("%-*s  %-*s", w_name, nodes[i].name, w_model,
 			       nodes[i].gpu_model ? nodes[i].gpu_model : "-");
+			if (w_share)
+				printf("  %-*s", w_share, nodes[i].sharing ? nodes[i].sharing : "-");
 			for (g = 0; g < max_gpus; g++) {
 				if (g < nodes[i].num_gpu)
 					print_cell(alloc[i].gpu_milli[g], GS_MILLI_PER_GPU, w_gpu);
@@ -442,7 +633,8 @@ static void show_table(const struct inspect_args *a, const struct gs_run_row *ru
 			print_cell(alloc[i].mem_mib, nodes[i].memory_mib, w_mem);
 			printf("  %" PRId32 "\n", alloc[i].pods);
 		}
-		rule = w_name + 2 + w_model + max_gpus * (w_gpu + 2) + w_cpu + w_mem + 4 + 6;
+		rule = w_name + 2 + w_model + max_gpus * (w_gpu + 2) + w_cpu + w_mem + 4 + 6 +
+		       (w_share ? w_share + 2 : 0);
 		for (g = 0; g < rule; g++)
 			putchar('-');
 		putchar('\n');
@@ -460,6 +652,11 @@ static void show_table(const struct inspect_args *a, const struct gs_run_row *ru
 	if (!a->all_nodes && t->idle_nodes > 0)
 		printf("; %zu idle nodes not shown (--nodes all shows them)", t->idle_nodes);
 	printf("\n");
+	if (w_share)
+		printf("GPU shares are counted as each GPU's sharing mode counts them: a whole GPU "
+		       "under exclusive, a replica under timeslice and mps, the instance under "
+		       "mig.\n");
+	show_mig(a, nodes, n_nodes, alloc);
 }
 
 static int show_run(struct gs_db *db, const struct inspect_args *a)

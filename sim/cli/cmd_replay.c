@@ -255,6 +255,47 @@ static void print_row(const char *policy, const struct gs_sim *sim, const struct
 	       (long long)s->oversubscribed, wall_ms, run);
 }
 
+/*
+ * Pods that fit no node of the empty cluster once the sharing modes are
+ * applied (the trace audit runs before them): an MPS pinned-memory limit
+ * below a pod's memory, a request no MIG profile covers. Reported like the
+ * audit, with the first such pod's reasons.
+ */
+static void report_share_audit(const struct gs_sim *sim)
+{
+	const struct gs_cluster *c = &sim->cluster;
+	struct gs_nofit nf;
+	size_t i, n = 0, first = 0;
+	char buf[512], spec[GS_SHARE_SPEC_MAX];
+	int32_t k;
+
+	for (i = 0; i < sim->n_pods; i++) {
+		memset(&nf, 0, sizeof(nf));
+		for (k = 0; k < c->n_nodes; k++) {
+			enum gs_fit f = gs_cluster_fits(c, k, &sim->pods[i]);
+
+			if (f == GS_FIT_OK)
+				break;
+			nf.count[f]++;
+		}
+		if (k < c->n_nodes)
+			continue;
+		if (n++ == 0)
+			first = i;
+	}
+	if (!n)
+		return;
+	memset(&nf, 0, sizeof(nf));
+	nf.nodes = c->n_nodes;
+	for (k = 0; k < c->n_nodes; k++)
+		nf.count[gs_cluster_fits(c, k, &sim->pods[first])]++;
+	fprintf(stderr, "gpusim replay: under --sharing %s, %zu pods fit on no node even when the "
+			"cluster is empty and will never be placed; the first, '%s': %s\n",
+		gs_share_format(&sim->opts.sharing, spec, sizeof(spec)), n,
+		sim->trace->pod_names[sim->out[first].src],
+		gs_nofit_format(&nf, buf, sizeof(buf)));
+}
+
 /* One line on the sharing model before the table, when the run has one. */
 static void print_sharing(const struct gs_sim *sim, const char *table)
 {
@@ -262,12 +303,13 @@ static void print_sharing(const struct gs_sim *sim, const char *table)
 
 	if (!sim->cluster.share)
 		return;
+	report_share_audit(sim);
 	printf("sharing: %s (GPUs the cluster file leaves unset), interference table: %s\n",
 	       gs_share_format(&sim->opts.sharing, spec, sizeof(spec)),
 	       table ? table : "built-in (results/interference.csv)");
 	if (sim->n_whole)
 		printf("sharing: %d GPUs of models without MIG run exclusive\n", (int)sim->n_whole);
-	printf("USEFUL%%: useful work over the busy time, next to ALLOC%%; OOM: pods failed by "
+	printf("USEFUL%%: useful work over the arrival window, next to ALLOC%%; OOM: pods failed by "
 	       "GPU memory oversubscription\n\n");
 }
 

@@ -107,6 +107,7 @@ static void fill_figs(struct gs_sweep_cell *c, const struct gs_summary *s)
 	c->fig[GS_SWEEP_USEFUL] = s->eff_util_pct;
 	c->fig[GS_SWEEP_OOM] = (double)s->oversubscribed;
 	c->fig[GS_SWEEP_FAILED] = (double)s->failed;
+	c->fig[GS_SWEEP_PENDING] = (double)s->pending;
 }
 
 static void fill_figs_row(struct gs_sweep_cell *c, const struct gs_run_row *r)
@@ -121,6 +122,7 @@ static void fill_figs_row(struct gs_sweep_cell *c, const struct gs_run_row *r)
 	c->fig[GS_SWEEP_USEFUL] = r->eff_util_pct;
 	c->fig[GS_SWEEP_OOM] = r->n_oversubscribed;
 	c->fig[GS_SWEEP_FAILED] = (double)r->n_failed;
+	c->fig[GS_SWEEP_PENDING] = (double)(r->n_pods - r->n_placed - r->n_failed);
 }
 
 /* Runs one cell; returns 0 or an error with a message in err. */
@@ -548,8 +550,9 @@ void gs_sweep_print_summary(FILE *f, const struct gs_sweep_spec *spec, const str
 	if (axis)
 		fprintf(f, "%7s ", axis);
 	if (time_mode)
-		fprintf(f, "%5s  %20s  %20s  %22s  %9s  %7s  %7s  %7s  %6s\n", "RUNS", "WAIT(s)",
-			"P99W(s)", "COMPL(s)", "P99C(s)", "SLOWDN", "ALLOC%", "USEFUL%", "FAILED");
+		fprintf(f, "%5s  %20s  %20s  %22s  %9s  %7s  %7s  %7s  %6s  %6s\n", "RUNS",
+			"WAIT(s)", "P99W(s)", "COMPL(s)", "P99C(s)", "SLOWDN", "ALLOC%", "USEFUL%",
+			"FAILED", "PEND");
 	else
 		fprintf(f, "%5s  %8s  %6s\n", "RUNS", "UNALLOC%", "SD");
 	for (t = 0; t < s->n_traces; t++) {
@@ -596,7 +599,10 @@ void gs_sweep_print_summary(FILE *f, const struct gs_sweep_spec *spec, const str
 				mean_sd(c[2], sizeof(c[2]), mean, NAN, 2);
 				gs_sweep_stats(s, t, p, k, GS_SWEEP_FAILED, &mean, &sd, &n);
 				mean_sd(c[3], sizeof(c[3]), mean, NAN, 0);
-				fprintf(f, "%7s  %7s  %7s  %6s\n", c[0], c[1], c[2], c[3]);
+				fprintf(f, "%7s  %7s  %7s  %6s  ", c[0], c[1], c[2], c[3]);
+				gs_sweep_stats(s, t, p, k, GS_SWEEP_PENDING, &mean, &sd, &n);
+				mean_sd(c[0], sizeof(c[0]), mean, NAN, 0);
+				fprintf(f, "%6s\n", c[0]);
 			}
 		}
 	}

@@ -76,6 +76,7 @@ enum gs_sweep_fig {
 	GS_SWEEP_USEFUL,          /* useful work % over the arrival window (sharing model) */
 	GS_SWEEP_OOM,             /* pods failed by GPU memory oversubscription */
 	GS_SWEEP_FAILED,          /* pods failed, any reason */
+	GS_SWEEP_PENDING,         /* pods still waiting at the end (never placed) */
 	GS_SWEEP_N_FIGS
 };
 

@@ -349,7 +349,8 @@ bool gs_cluster_share_picks(const struct gs_cluster *c, int32_t node);
 /*
  * Chooses the GPUs of a node that fits p, where gs_cluster_share_picks()
  * is true: for a 1-GPU pod the fitting GPU with the least room (MIG: the
- * smallest largest-placeable profile; others: the least free share), ties
+ * share of the largest instance it can still place; others: the free
+ * share), ties
  * to the lowest index; otherwise the first fitting GPUs by index. Fills
  * the MIG instance of each MIG GPU (gs_mig_choose()).
  */

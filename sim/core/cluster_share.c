@@ -260,7 +260,10 @@ static bool gpu_takes(const struct gs_cluster *c, const struct gs_node *n,
 	if (demand(c, n, ns, gpu_cfg(c, gs), p, &milli, &mem, &prof) != GS_FIT_OK)
 		return false;
 	if (gs->mode == GS_SHARE_MIG) {
-		*room = gs->mig_cap;
+		/* Room in milli-GPU, as for the other modes: the largest placeable instance. */
+		const struct gs_mig_table *t = node_table(ns);
+
+		*room = gs->mig_cap >= 0 && t ? gs_mig_profile_milli(&t->p[gs->mig_cap]) : 0;
 		return gs->mig_cap >= prof;
 	}
 	*room = n->gpu_free_milli[i];

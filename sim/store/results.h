@@ -223,6 +223,7 @@ struct gs_db_node {
 	int32_t num_gpu;
 	char *gpu_model;              /* owned; NULL for a node without GPUs */
 	int64_t gpu_mem_mib;          /* per card; 0 without GPUs */
+	char *sharing;                /* owned: run_nodes.sharing; NULL without modes */
 };
 
 /*
@@ -251,6 +252,8 @@ struct gs_db_pod {
 	uint8_t gpus[GS_MAX_GPUS];
 	int64_t t_arrive_s, t_start_s, t_end_s, wait_s;
 	char *fail_reason;            /* owned; NULL when none */
+	char *mig;                    /* owned: pods.mig, "3g.40gb@4,..."; NULL when none */
+	double coloc;                 /* pods.coloc; NAN when NULL */
 };
 
 /*

@@ -242,6 +242,7 @@ void gs_db_nodes_free(struct gs_db_node *nodes, size_t n)
 	for (i = 0; nodes && i < n; i++) {
 		free(nodes[i].name);
 		free(nodes[i].gpu_model);
+		free(nodes[i].sharing);
 	}
 	free(nodes);
 }
@@ -261,7 +262,8 @@ int gs_db_load_nodes(struct gs_db *db, int64_t run_id, struct gs_db_node **nodes
 		goto out;
 	if (sqlite3_prepare_v2(db->conn,
 			       "SELECT node_idx, name, cpu_milli, memory_mib, num_gpu, gpu_model,"
-			       " gpu_mem_mib FROM run_nodes WHERE run_id = ?1 ORDER BY node_idx",
+			       " gpu_mem_mib, sharing FROM run_nodes WHERE run_id = ?1"
+			       " ORDER BY node_idx",
 			       -1, &st, NULL) != SQLITE_OK) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's nodes");
 		goto out;
@@ -284,6 +286,7 @@ int gs_db_load_nodes(struct gs_db *db, int64_t run_id, struct gs_db_node **nodes
 		nd->num_gpu = sqlite3_column_int(st, 4);
 		nd->gpu_model = col_strdup(st, 5, &oom);
 		nd->gpu_mem_mib = sqlite3_column_int64(st, 6);
+		nd->sharing = col_strdup(st, 7, &oom);
 		if (oom) {
 			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
 			goto out;
@@ -310,6 +313,7 @@ void gs_db_pods_free(struct gs_db_pod *pods, size_t n)
 	for (i = 0; pods && i < n; i++) {
 		free(pods[i].name);
 		free(pods[i].fail_reason);
+		free(pods[i].mig);
 	}
 	free(pods);
 }
@@ -366,7 +370,7 @@ int gs_db_load_pods(struct gs_db *db, int64_t run_id, struct gs_db_pod **pods_ou
 	if (sqlite3_prepare_v2(db->conn,
 			       "SELECT pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu,"
 			       " gpu_milli, gpu_mem_mib, state, node_idx, gpus, t_arrive_s,"
-			       " t_start_s, t_end_s, wait_s, fail_reason"
+			       " t_start_s, t_end_s, wait_s, fail_reason, mig, coloc"
 			       " FROM pods WHERE run_id = ?1 ORDER BY pod_idx",
 			       -1, &st, NULL) != SQLITE_OK) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's pods");
@@ -400,6 +404,8 @@ int gs_db_load_pods(struct gs_db *db, int64_t run_id, struct gs_db_pod **pods_ou
 		p->t_end_s = col_opt_int(st, 13);
 		p->wait_s = col_opt_int(st, 14);
 		p->fail_reason = col_strdup(st, 15, &oom);
+		p->mig = col_strdup(st, 16, &oom);
+		p->coloc = col_double(st, 17);
 		if (oom) {
 			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
 			goto out;

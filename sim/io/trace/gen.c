@@ -91,10 +91,12 @@ static int shape_parse(struct gs_where *w, const cJSON *e, struct gs_gen_spec *s
 {
 	static const char *const keys[] = {
 		"weight", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_mem_mib",
-		"gpu_spec", "duration", NULL,
+		"gpu_spec", "duration", "class", "gpu_need_milli", NULL,
 	};
 	uint32_t node_mask = gs_cluster_model_mask(&s->cluster);
-	int64_t cpu, mem, ngpu, gmilli, gmem;
+	int64_t cpu, mem, ngpu, gmilli, gmem, need;
+	const char *wclass = NULL;
+	struct gs_trace scratch;
 	const cJSON *dur;
 	bool unknown = false;
 	char spec[512];
@@ -109,7 +111,10 @@ static int shape_parse(struct gs_where *w, const cJSON *e, struct gs_gen_spec *s
 	    (rc = gs_json_int(w, e, "num_gpu", false, 0, GS_MAX_GPUS, 0, &ngpu, NULL)) ||
 	    (rc = gs_json_int(w, e, "gpu_milli", false, 0, GS_MILLI_PER_GPU,
 			      ngpu > 0 ? GS_MILLI_PER_GPU : 0, &gmilli, NULL)) ||
-	    (rc = gs_json_int(w, e, "gpu_mem_mib", false, 0, GS_MIB_MAX, 0, &gmem, NULL)))
+	    (rc = gs_json_int(w, e, "gpu_mem_mib", false, 0, GS_MIB_MAX, 0, &gmem, NULL)) ||
+	    (rc = gs_json_int(w, e, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0, &need,
+			      NULL)) ||
+	    (rc = gs_json_string(w, e, "class", false, &wclass)))
 		return rc;
 	sh->req.cpu_milli = (int32_t)cpu;
 	sh->req.mem_mib = mem;
@@ -119,8 +124,18 @@ static int shape_parse(struct gs_where *w, const cJSON *e, struct gs_gen_spec *s
 	sh->req.t_create_s = sh->req.t_delete_s = -1;
 	if ((rc = gs_json_spec(w, e, "gpu_spec", &s->cluster.models, node_mask, &sh->req.model_mask,
 			       &unknown, spec, sizeof(spec))) ||
-	    (rc = gs_trace_check_pod(w, &sh->req, spec)))
+	    (rc = gs_trace_check_pod(w, &sh->req, spec)) ||
+	    (rc = gs_trace_pod_need(w, "gpu_need_milli", &sh->req, need)))
 		return rc;
+	/* The class is checked as a trace would check it; the generated trace gets it. */
+	gs_trace_init(&scratch);
+	rc = gs_trace_pod_class(w, "class", &scratch, &sh->req, wclass);
+	gs_trace_release(&scratch);
+	if (rc)
+		return rc;
+	sh->req.wclass = 0;
+	if (wclass)
+		snprintf(sh->wclass, sizeof(sh->wclass), "%s", wclass);
 	/* A generated trace should not contain pods that can never run. */
 	if (unknown)
 		return gs_where_errorf(w, "gpu_spec", "'%s' names a model no node of the spec has",
@@ -314,6 +329,13 @@ int gs_gen_pods(const struct gs_gen_spec *s, uint64_t seed, struct gs_trace *t, 
 			goto out;
 		}
 		p = sh->req;
+		if (sh->wclass[0]) {
+			int k2 = gs_trace_class(t, sh->wclass);
+
+			if (k2 < 0)
+				goto out;
+			p.wclass = (int16_t)k2;
+		}
 		p.t_create_s = (int64_t)floor(now);
 		p.t_delete_s = p.t_create_s + d;
 		if (gs_trace_append(t, name, &p))

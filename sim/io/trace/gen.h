@@ -33,6 +33,7 @@ struct gs_gen_duration {
 struct gs_gen_shape {
 	double weight;               /* > 0, relative */
 	struct gs_pod req;           /* times unset; model_mask against the spec's cluster */
+	char wclass[GS_CLASS_NAME_MAX]; /* workload class of its pods, "" for none */
 	struct gs_gen_duration dur;  /* the workload's, unless the shape has its own */
 };
 
