@@ -31,20 +31,17 @@ bool fuzz_is_json(const char *name, const uint8_t *data, size_t size)
 
 size_t fuzz_csv_data_lines(const uint8_t *data, size_t size)
 {
-	size_t i = 0, start, lines = 0;
+	size_t i = 0, lines = 0;
 
 	if (size >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0)
 		i = 3;
 	while (i < size) {
-		size_t len;
+		bool blank = true;
 
-		start = i;
-		while (i < size && data[i] != '\n')
-			i++;
-		len = i - start;
-		if (len && data[start + len - 1] == '\r')
-			len--;
-		lines += len > 0;
+		/* Only CRs is blank too: the reader ends at a run of CR and LF. */
+		for (; i < size && data[i] != '\n'; i++)
+			blank = blank && data[i] == '\r';
+		lines += !blank;
 		i++;
 	}
 	return lines ? lines - 1 : 0;

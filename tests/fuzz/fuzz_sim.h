@@ -18,8 +18,9 @@
 bool fuzz_is_json(const char *name, const uint8_t *data, size_t size);
 
 /*
- * The data lines of an accepted CSV text: its non-empty lines (a lone CR
- * is empty) after the header. An accepted CSV has one record per line.
+ * The data lines of an accepted CSV text: its lines with anything but CRs
+ * in them, after the header (a run of CR and LF ends a file). An accepted
+ * CSV has one record per line.
  */
 size_t fuzz_csv_data_lines(const uint8_t *data, size_t size);
 
