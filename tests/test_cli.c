@@ -125,7 +125,8 @@ static void test_option_table(void **state)
 	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --no-db --seed ' 5'"), 2);
 	assert_string_equal(out, "gpusim replay: --seed: ' 5' is not a non-negative integer\n");
 	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --no-db --inflate +1"), 2);
-	assert_string_equal(out, "gpusim replay: --inflate: '+1' is not a positive number\n");
+	assert_string_equal(out, "gpusim replay: --inflate: '+1' is not a number above 0 and at "
+				 "most 100\n");
 	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --compat --exact"), 2);
 	assert_string_equal(out, "gpusim replay: --compat and --exact cannot be used together\n");
 	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --db x.db --no-db"), 2);

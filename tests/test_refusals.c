@@ -295,12 +295,15 @@ static void test_inflate_bound(void **state)
 	(void)state;
 	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --no-db --mode inflate "
 				"--inflate 1e9"), 2);
-	assert_string_equal(errs, "gpusim replay: inflate factor 1e+09 is greater than 100 "
-				  "(--inflate)\n");
+	assert_string_equal(errs, "gpusim replay: --inflate: '1e9' is not a number above 0 and at "
+				  "most 100\n");
 	assert_string_equal(out, "");
 	assert_int_equal(gpusim("sweep --nodes one.csv --pods wait.csv --db s.db --seeds 1 "
 				"--policy binpack --inflate 1e9"), 2);
-	assert_refusal("gpusim sweep: inflate factor 1e+09 is greater than 100");
+	assert_refusal("gpusim sweep: --inflate: '1e9' is not a number above 0 and at most 100");
+	/* The largest factor is accepted. */
+	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --no-db --mode inflate "
+				"--inflate 100 --quiet"), 0);
 }
 
 /* A CPU-only trace in inflate mode printed an empty table and "invalid argument", exit 1. */

@@ -15,6 +15,7 @@
 #include "cli/json_out.h"
 #include "core/error.h"
 #include "cli/progress.h"
+#include "engine/inflate.h"
 #include "engine/replay.h"
 #include "store/results.h"
 #include "io/trace/load.h"
@@ -60,9 +61,9 @@ static const struct gs_opt replay_opts[] = {
 		  "leave at their deletion time; 'inflate': the FGD paper's experiment, pods "
 		  "shuffled and cloned to --inflate x GPU capacity, arrive one by one, never "
 		  "leave, fail when nothing fits" },
-	{ GS_OPT_DOUBLE_AT(S, opts.inflate, 0, INFINITY), .flags = GS_OPT_GT_MIN,
+	{ GS_OPT_DOUBLE_AT(S, opts.inflate, 0, GS_INFLATE_MAX), .flags = GS_OPT_GT_MIN,
 	  .name = "inflate", .arg = "X", .def = "1.3",
-	  .help = "inflate mode target, total GPU request / capacity" },
+	  .help = "inflate mode target, total GPU request / capacity, at most 100" },
 	{ GS_OPT_DOUBLE_AT(S, opts.time_scale, 0, INFINITY), .flags = GS_OPT_GT_MIN,
 	  .name = "time-scale", .arg = "X", .def = "1",
 	  .help = "divide arrival times by X, keep durations: X > 1 raises the offered load" },

@@ -18,6 +18,7 @@
 #include "cli/json_out.h"
 #include "core/error.h"
 #include "cli/sweep.h"
+#include "engine/inflate.h"
 
 /* What the command line says; the table below fills it. */
 struct sweep_args {
@@ -55,9 +56,9 @@ static const struct gs_opt sweep_opts[] = {
 	{ GS_OPT_ENUM_AT(S, mode, gs_cli_modes), .name = "mode", .short_name = 'm', .arg = "MODE",
 	  .help = "'inflate' or 'time', as in gpusim replay (default: time with --sharing, "
 		  "whose rate model needs time, else inflate)" },
-	{ GS_OPT_DOUBLE_AT(S, opts.inflate, 0, INFINITY), .flags = GS_OPT_GT_MIN,
+	{ GS_OPT_DOUBLE_AT(S, opts.inflate, 0, GS_INFLATE_MAX), .flags = GS_OPT_GT_MIN,
 	  .name = "inflate", .arg = "X", .def = "1.3",
-	  .help = "inflate mode target, total GPU request / capacity" },
+	  .help = "inflate mode target, total GPU request / capacity, at most 100" },
 	{ GS_OPT_SET_AT(S, compat, 1), .name = "compat", .conflicts = "exact",
 	  .help = "FGD reference scoring: integer scores, ties broken by a node order shuffled "
 		  "per seed and trace (default in inflate mode)" },
