@@ -882,7 +882,7 @@ static void test_migrate_1_0(void **state)
 	raw_exec(path, dump);
 	free(dump);
 	assert_int_equal(gs_db_open(path, &db, err, sizeof(err)), 0);
-	assert_string_equal(rows(db, "PRAGMA user_version"), "1002");
+	assert_string_equal(rows(db, "PRAGMA user_version"), "1003");
 
 	/* The same columns, in the same order, as a database created by 1.1. */
 	fresh = open_new("migrate-fresh");

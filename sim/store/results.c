@@ -94,6 +94,12 @@ static const char *const columns_1_2[] = {
 };
 #define N_COLUMNS_1_2 (sizeof(columns_1_2) / sizeof(columns_1_2[0]))
 
+/* Schema 1.3: each pod's duration in the trace, for slowdowns read back from pods. */
+static const char *const columns_1_3[] = {
+	"pods ADD COLUMN duration_s INTEGER",
+};
+#define N_COLUMNS_1_3 (sizeof(columns_1_3) / sizeof(columns_1_3[0]))
+
 /*
  * run_summary, schema 1.1. gpu_alloc_pct, the headline allocation of a
  * run, as gs_sim_summarize() computes it. Inflate mode: the mean over the
@@ -301,12 +307,13 @@ static const char *const schema_sql[] = {
  * transaction, followed by gs_bench_schema_sql. Entry 0 has no
  * predecessor. 1.1 adds runs_columns_1_1 (added by add_runs_columns_1_1()
  * before this SQL runs) and the new run_summary; 1.2 adds columns_1_2
- * (add_columns_1_2()) and shows them in run_summary.
+ * (add_columns_1_2()) and shows them in run_summary; 1.3 adds columns_1_3.
  */
 static const char *const migration_sql[] = {
 	NULL,
 	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW,
 	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW,
+	NULL,
 };
 _Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
 	       "one migration per minor schema version");
@@ -430,20 +437,32 @@ static int add_runs_columns_1_1(struct gs_db *db, char *err, size_t err_len)
 	return 0;
 }
 
-/* ALTER TABLE for each column of 1.2. */
-static int add_columns_1_2(struct gs_db *db, char *err, size_t err_len)
+/* ALTER TABLE for each of n column definitions. */
+static int add_columns(struct gs_db *db, const char *const *cols, size_t n, char *err,
+		       size_t err_len)
 {
 	char sql[256];
 	size_t i;
 	int rc;
 
-	for (i = 0; i < N_COLUMNS_1_2; i++) {
-		snprintf(sql, sizeof(sql), "ALTER TABLE %s", columns_1_2[i]);
+	for (i = 0; i < n; i++) {
+		snprintf(sql, sizeof(sql), "ALTER TABLE %s", cols[i]);
 		rc = exec_sql(db, sql, err, err_len);
 		if (rc)
 			return rc;
 	}
 	return 0;
+}
+
+/* The columns of 1.2, then those of 1.3. */
+static int add_columns_1_2(struct gs_db *db, char *err, size_t err_len)
+{
+	return add_columns(db, columns_1_2, N_COLUMNS_1_2, err, err_len);
+}
+
+static int add_columns_1_3(struct gs_db *db, char *err, size_t err_len)
+{
+	return add_columns(db, columns_1_3, N_COLUMNS_1_3, err, err_len);
 }
 
 /*
@@ -478,8 +497,11 @@ static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len
 		}
 		for (i = 0; i < sizeof(schema_sql) / sizeof(schema_sql[0]); i++) {
 			/* run_summary is last: give the tables the columns of 1.2 before it. */
-			if (i + 1 == sizeof(schema_sql) / sizeof(schema_sql[0]))
+			if (i + 1 == sizeof(schema_sql) / sizeof(schema_sql[0])) {
 				rc = add_columns_1_2(db, err, err_len);
+				if (rc == 0)
+					rc = add_columns_1_3(db, err, err_len);
+			}
 			if (rc == 0)
 				rc = exec_sql(db, schema_sql[i], err, err_len);
 			/* runs is first: give it the columns of 1.1 before anything refers to them. */
@@ -498,7 +520,8 @@ static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len
 	} else {
 		for (i = (size_t)(version % 1000) + 1; i <= GS_DB_SCHEMA_MINOR; i++) {
 			rc = i == 1 ? add_runs_columns_1_1(db, err, err_len)
-			     : i == 2 ? add_columns_1_2(db, err, err_len) : 0;
+			     : i == 2 ? add_columns_1_2(db, err, err_len)
+			     : i == 3 ? add_columns_1_3(db, err, err_len) : 0;
 			/* NULL: a minor that only added bench tables (below). */
 			if (rc == 0 && migration_sql[i])
 				rc = exec_sql(db, migration_sql[i], err, err_len);
@@ -785,11 +808,11 @@ static const char sql_insert_node[] =
  * spelled once; both statements are generated from them.
  */
 #define ROWS_PER_INSERT 32
-#define N_POD_COLUMNS 20
+#define N_POD_COLUMNS 21
 static const char pod_columns[] =
 	"run_id, pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_mem_mib,"
 	" gpu_spec, state, node_idx, gpus, t_arrive_s, t_start_s, t_end_s, wait_s, fail_reason,"
-	" coloc, mig";
+	" coloc, mig, duration_s";
 #define N_SAMPLE_COLUMNS 14
 static const char sample_columns[] =
 	"run_id, sample_idx, t_s, event, cpu_alloc_milli, mem_alloc_mib, gpu_alloc_milli,"
@@ -1268,6 +1291,7 @@ static int bind_pod(struct gs_db *db, sqlite3_stmt *st, int base, int64_t run_id
 		sqlite3_bind_null(st, base + 19);
 	bind_text(st, base + 20, placed && format_mig(sim, o, txt->mig, sizeof(txt->mig))
 		  ? txt->mig : NULL);
+	bind_opt_int(st, base + 21, gs_pod_duration_s(p));
 	return 0;
 }
 
