@@ -58,6 +58,13 @@ sqlite3 -header -column "$sdb" \
 	        round(mig_slack_pct, 2) as mig_slack_pct
 	 from run_summary where run_id <= 10 order by policy, sharing"
 
+if command -v gnuplot >/dev/null 2>&1; then
+	echo
+	echo "== gpusim plot: the sharing figures of the sweep (completion-time CDFs, slowdown"
+	echo "   against co-located pods, useful against allocated GPU %), with the time-mode ones"
+	"$gpusim" plot --db "$sdb" --out "$out/plots" 2>/dev/null | grep '\.png$'
+fi
+
 openb="$top/../shared/traces/openb"
 if [ -f "$openb/openb_pod_list_default.csv" ]; then
 	echo

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "core/error.h"
 #include "report/plot.h"
@@ -675,6 +676,148 @@ static void test_cli(void **st)
 	}
 }
 
+/*
+ * The sharing figures, from test_cli's sweep of exclusive and
+ * timeslice:replicas=2 at loads 50 and 120 with binpack: the data show the
+ * highest load, the mechanisms in the README's order, what run_summary
+ * says; exclusive pods run alone at full speed; the figures are drawn and
+ * `gpusim plot` lists them. A database with one mechanism has no sharing
+ * figures, and says why.
+ */
+static void test_sharing_plot(void **st)
+{
+	const char *dir = gs_test_tmpdir();
+	char path[300], data[300], plots[300], file[700], err[1024], line[512], args[1024];
+	char out[16384], want[256];
+	struct gs_plot_sharing sh;
+	struct gs_db *db;
+	struct stat sb;
+	size_t m, lines;
+	FILE *f;
+
+	(void)st;
+	gs_test_path("cli-share.db", path, sizeof(path));
+	if (access(path, R_OK) != 0)
+		skip();   /* test_cli could not run the binary */
+	assert_int_equal(gs_db_open_existing(path, &db, err, sizeof(err)), 0);
+	gs_test_path("share-data", data, sizeof(data));
+	assert_int_equal(mkdir(data, 0777), 0);
+	assert_int_equal(gs_plot_sharing_export(db, data, &sh, err, sizeof(err)), 0);
+	assert_int_equal(sh.n_traces, 1);
+	assert_string_equal(sh.traces[0], "timed");
+	assert_true(sh.load[0] == 120);
+	assert_int_equal(sh.n_sharings, 2);
+	assert_string_equal(sh.sharings[0], "exclusive");
+	assert_string_equal(sh.sharings[1], "timeslice:replicas=2");
+	assert_int_equal(sh.n_policies, 1);
+	assert_string_equal(sh.policies[0], "binpack");
+	for (m = 0; m < 2; m++) {
+		assert_true(sh.cdf[m]);
+		assert_true(sh.n_done[m] > 0);
+		assert_true(sh.coloc[m]);
+	}
+	/* The utilisation file holds run_summary's figures of the runs at load 120. */
+	{
+		sqlite3_stmt *q;
+
+		assert_int_equal(sqlite3_prepare_v2(gs_db_sqlite(db),
+						    "SELECT sharing, printf('%.4f\t%.4f', gpu_alloc_pct,"
+						    " eff_util_pct) FROM run_summary WHERE load_pct = 120"
+						    " ORDER BY sharing",
+						    -1, &q, NULL),
+				 SQLITE_OK);
+		snprintf(file, sizeof(file), "%s/timed.sharing_util.dat", data);
+		f = fopen(file, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(line, sizeof(line), f));
+		assert_int_equal(line[0], '#');
+		for (lines = 0; fgets(line, sizeof(line), f); lines++) {
+			assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+			snprintf(want, sizeof(want), "%s\t%s\n", sqlite3_column_text(q, 0),
+				 sqlite3_column_text(q, 1));
+			assert_string_equal(line, want);
+		}
+		assert_int_equal(lines, 2);
+		fclose(f);
+		sqlite3_finalize(q);
+	}
+	gs_db_close(db);
+	/* Exclusive: every pod alone on its GPUs, at full speed. */
+	snprintf(file, sizeof(file), "%s/timed.exclusive.sharing_coloc.dat", data);
+	f = fopen(file, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_int_equal(line[0], '#');
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_int_equal(strncmp(line, "1\t1.000000\t", 11), 0);
+	assert_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	/* Two pods time-sliced on a GPU run slower than alone. */
+	snprintf(file, sizeof(file), "%s/timed.timeslice_replicas_2.sharing_coloc.dat", data);
+	f = fopen(file, "r");
+	assert_non_null(f);
+	lines = 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "2\t", 2) == 0) {
+			assert_true(strtod(line + 2, NULL) > 1.0);
+			lines++;
+		}
+	fclose(f);
+	assert_int_equal(lines, 1);
+	/* The CDF ends at 1, its times ascending from at least 1 s. */
+	snprintf(file, sizeof(file), "%s/timed.binpack.exclusive.sharing_cdf.dat", data);
+	f = fopen(file, "r");
+	assert_non_null(f);
+	{
+		double prev = 1, x;
+
+		while (fgets(line, sizeof(line), f)) {
+			x = strtod(line, NULL);
+			assert_true(x >= prev);
+			prev = x;
+		}
+	}
+	assert_non_null(strstr(line, "\t1.000000"));
+	fclose(f);
+
+	gs_test_path("share-plots", plots, sizeof(plots));
+	assert_int_equal(mkdir(plots, 0777), 0);
+	if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+		static const char *const figs[] = { "sharing_util_timed", "sharing_cdf_timed",
+						    "sharing_coloc_timed" };
+
+		assert_int_equal(gs_plot_sharing_render(&sh, GS_SOURCE_DIR "/scripts", data, plots,
+							NULL, err, sizeof(err)),
+				 0);
+		for (m = 0; m < 3; m++) {
+			snprintf(file, sizeof(file), "%s/%s.png", plots, figs[m]);
+			assert_int_equal(stat(file, &sb), 0);
+			assert_true(sb.st_size > 1000);
+			snprintf(file, sizeof(file), "%s/%s.pdf", plots, figs[m]);
+			assert_int_equal(stat(file, &sb), 0);
+		}
+		snprintf(args, sizeof(args), "plot --db '%s' --out '%s/share-cli'", path, dir);
+		assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+		assert_non_null(strstr(out, "share-cli/sharing_util_timed.png"));
+		assert_non_null(strstr(out, "share-cli/sharing_cdf_timed.svg"));
+		assert_non_null(strstr(out, "share-cli/sharing_coloc_timed.pdf"));
+	}
+	gs_plot_sharing_release(&sh);
+
+	/* One mechanism only: no sharing figures, and the reason. */
+	gs_test_path("cli-time.db", path, sizeof(path));
+	assert_int_equal(gs_db_open_existing(path, &db, err, sizeof(err)), 0);
+	assert_int_equal(gs_plot_sharing_export(db, data, &sh, err, sizeof(err)), GS_ENOENT);
+	assert_non_null(strstr(err, "two sharing mechanisms or more"));
+	assert_null(sh.traces);
+	gs_db_close(db);
+	if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+		snprintf(args, sizeof(args), "plot --db '%s' --out '%s/time-cli'", path, dir);
+		assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+		assert_non_null(strstr(out, "skipped the sharing figures"));
+	}
+}
+
 static void test_plot(void **st)
 {
 	const char *dir = gs_test_tmpdir();
@@ -761,6 +904,7 @@ int main(void)
 		cmocka_unit_test(test_time_sweep_loads),
 		cmocka_unit_test(test_time_plot),
 		cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_sharing_plot),
 		cmocka_unit_test(test_plot),
 	};
 

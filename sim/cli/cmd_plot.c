@@ -75,6 +75,14 @@ static const struct gs_cmd_spec plot_cmd = {
 		"                     (all seeds of that setting; needs pod rows)\n"
 		"  time_load_TRACE    mean and p99 wait against --load, per policy, mean over\n"
 		"                     seeds with min-max bars (needs two loads or more)\n"
+		"And from the time-mode runs of a trace under two sharing mechanisms or more\n"
+		"at one load (gpusim sweep --sharing LIST; the highest such --load):\n"
+		"  sharing_util_TRACE   useful GPU % (work at full speed) inside allocated\n"
+		"                       GPU %, per mechanism and policy, mean over seeds\n"
+		"  sharing_cdf_TRACE    CDF of the completion time, one line per mechanism,\n"
+		"                       one panel per policy (all seeds; needs pod rows)\n"
+		"  sharing_coloc_TRACE  mean running time / duration against the pods on the\n"
+		"                       GPU, one line per mechanism (needs pod rows)\n"
 		"A figure with nothing to draw is skipped with a note saying why. With neither\n"
 		"simulator runs nor bench results there is nothing to plot (exit status 2).\n",
 	.outro = "Needs gnuplot on PATH (Debian: gnuplot-nox).\n"
@@ -128,6 +136,27 @@ static void note_time_skipped(const char *db_path, const struct gs_plot_time *tm
 }
 
 /* Says which bench figures there are none of, and why, on stderr. */
+/* Says which sharing figures were skipped, and why, on stderr. */
+static void note_sharing_skipped(const char *db_path, const struct gs_plot_sharing *sh, int sh_rc,
+				 const char *sh_err)
+{
+	size_t t, i, n;
+
+	if (sh_rc) {
+		fprintf(stderr, "gpusim plot: skipped the sharing figures: %s\n", sh_err);
+		return;
+	}
+	for (t = 0; t < sh->n_traces; t++) {
+		n = sh->n_sharings * sh->n_policies;
+		for (i = 0; i < n && !sh->cdf[t * n + i]; i++)
+			;
+		if (i == n)
+			fprintf(stderr, "gpusim plot: skipped sharing_cdf_%s and sharing_coloc_%s: its "
+					"runs in %s were stored without pod rows (--no-pods)\n",
+				sh->traces[t], sh->traces[t], db_path);
+	}
+}
+
 static void note_bench_skipped(const char *db_path, const struct gs_plot_bench *b)
 {
 	size_t f;
@@ -154,11 +183,12 @@ int gs_cmd_plot(int argc, char **argv)
 	char tmpl[] = "/tmp/gpusim-plot-XXXXXX", err[1024], sim_err[1024];
 	struct gs_plot_index ix;
 	struct gs_plot_time tm;
+	struct gs_plot_sharing sh;
 	struct gs_plot_bench bench;
 	struct gs_db *db = NULL;
 	struct plot_args a;
-	char time_err[1024];
-	int compat, keep, quiet, rc, sim_rc, time_rc, status;
+	char time_err[1024], sh_err[1024];
+	int compat, keep, quiet, rc, sim_rc, time_rc, sh_rc, status;
 	size_t f, bench_rows;
 
 	memset(&a, 0, sizeof(a));
@@ -204,6 +234,15 @@ int gs_cmd_plot(int argc, char **argv)
 		remove_tree(tmpl);
 		return GS_EXIT_FAIL;
 	}
+	sh_rc = gs_plot_sharing_export(db, tmpl, &sh, sh_err, sizeof(sh_err));
+	if (sh_rc && sh_rc != GS_ENOENT) {
+		fprintf(stderr, "gpusim plot: %s\n", sh_err);
+		gs_db_close(db);
+		gs_plot_index_release(&ix);
+		gs_plot_time_release(&tm);
+		remove_tree(tmpl);
+		return GS_EXIT_FAIL;
+	}
 	rc = gs_plot_bench_export(db, NULL, tmpl, &bench, err, sizeof(err));
 	gs_db_close(db);
 	if (rc) {
@@ -235,6 +274,11 @@ int gs_cmd_plot(int argc, char **argv)
 					 sizeof(err));
 	if (!rc && !quiet)
 		note_time_skipped(db_path, &tm, time_rc, time_err);
+	if (!rc && !sh_rc)
+		rc = gs_plot_sharing_render(&sh, scripts, tmpl, out_dir, quiet ? NULL : stdout, err,
+					    sizeof(err));
+	if (!rc && !quiet && !time_rc)
+		note_sharing_skipped(db_path, &sh, sh_rc, sh_err);
 	if (!rc)
 		rc = gs_plot_bench_render(&bench, scripts, tmpl, out_dir, quiet ? NULL : stdout, err,
 					  sizeof(err));
@@ -250,6 +294,7 @@ out:
 	else
 		remove_tree(tmpl);
 	gs_plot_time_release(&tm);
+	gs_plot_sharing_release(&sh);
 	gs_plot_bench_release(&bench);
 	gs_plot_index_release(&ix);
 	return status;

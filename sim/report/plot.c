@@ -301,6 +301,127 @@ int gs_plot_time_render(const struct gs_plot_time *ix, const char *scripts_dir,
 	return rc;
 }
 
+/*
+ * The mechanisms of trace t with a set flag (cdf per policy p, or coloc
+ * when p is SIZE_MAX), as a quoted word list, and their line types (index
+ * in the mechanism list, from 1, so a mechanism keeps its colour across
+ * the figures). Returns how many, 0 also when the lists do not fit.
+ */
+static size_t sharing_words(const struct gs_plot_sharing *ix, size_t t, size_t p, char *words,
+			    char *slugs, char *lts, size_t len)
+{
+	size_t m, n = 0, used = 0, sused = 0, lused = 0;
+	char slug[256];
+	bool on;
+
+	words[0] = slugs[0] = lts[0] = '\0';
+	for (m = 0; m < ix->n_sharings; m++) {
+		on = p == SIZE_MAX ? ix->coloc[t * ix->n_sharings + m]
+				   : ix->cdf[(t * ix->n_sharings + m) * ix->n_policies + p];
+		if (!on)
+			continue;
+		gs_plot_sharing_slug(ix->sharings[m], slug, sizeof(slug));
+		if (p == SIZE_MAX)
+			used += (size_t)snprintf(words + used, len - used, "%s\"%s\"", n ? " " : "",
+						 ix->sharings[m]);
+		else
+			used += (size_t)snprintf(words + used, len - used, "%s\"%s (%zu)\"",
+						 n ? " " : "", ix->sharings[m],
+						 ix->n_done[(t * ix->n_sharings + m) * ix->n_policies + p]);
+		sused += (size_t)snprintf(slugs + sused, len - sused, "%s%s", n ? " " : "", slug);
+		lused += (size_t)snprintf(lts + lused, len - lused, "%s%zu", n ? " " : "", m + 1);
+		if (used >= len || sused >= len || lused >= len)
+			return 0;
+		n++;
+	}
+	return n;
+}
+
+int gs_plot_sharing_render(const struct gs_plot_sharing *ix, const char *scripts_dir,
+			   const char *data_dir, const char *out_dir, FILE *log, char *err,
+			   size_t err_len)
+{
+	char words[2048], slugs[2048], lts[1024], policies[2048], sharings[2048], setting[64];
+	char vars[16384], pvars[12288], panels[2048], script[4096], base[512];
+	size_t t, p, n_panels, pused;
+	int rc;
+
+	rc = check_paths(scripts_dir, data_dir, out_dir, err, err_len);
+	if (!rc)
+		rc = word_list(ix->policies, ix->n_policies, false, policies, sizeof(policies), err,
+			       err_len);
+	if (!rc)
+		rc = word_list(ix->sharings, ix->n_sharings, true, sharings, sizeof(sharings), err,
+			       err_len);
+	for (t = 0; !rc && t < ix->n_traces; t++) {
+		if (!quotable(ix->traces[t]) || strchr(ix->traces[t], '"')) {
+			gs_errf(err, err_len,
+				"'%s' has a quote or a line break; gnuplot cannot be given it",
+				ix->traces[t]);
+			return GS_EINVAL;
+		}
+		if (isnan(ix->load[t]))
+			snprintf(setting, sizeof(setting), "no --load");
+		else
+			snprintf(setting, sizeof(setting), "--load %g", ix->load[t]);
+		/* Utilisation: every mechanism and policy of the index. */
+		snprintf(base, sizeof(base), "sharing_util_%s", ix->traces[t]);
+		snprintf(vars, sizeof(vars),
+			 "scriptdir='%s/'; datadir='%s'; trace='%s'; policies='%s'; sharings='%s';"
+			 " out='%s/%s'; setting='%s'",
+			 scripts_dir, data_dir, ix->traces[t], policies, sharings, out_dir, base,
+			 setting);
+		snprintf(script, sizeof(script), "%s/plot_sharing_util.gp", scripts_dir);
+		rc = gs_plot_gnuplot(vars, script, err, err_len);
+		if (!rc)
+			log_files(log, out_dir, base);
+		/* Completion-time CDFs: one panel per policy with data, its mechanisms. */
+		n_panels = 0;
+		pused = 0;
+		panels[0] = pvars[0] = '\0';
+		for (p = 0; !rc && p < ix->n_policies; p++) {
+			if (!sharing_words(ix, t, p, words, slugs, lts, sizeof(words)))
+				continue;
+			n_panels++;
+			pused += (size_t)snprintf(pvars + pused, sizeof(pvars) - pused,
+						  "; w%zu='%s'; s%zu='%s'; l%zu='%s'", n_panels, words,
+						  n_panels, slugs, n_panels, lts);
+			snprintf(panels + strlen(panels), sizeof(panels) - strlen(panels), "%s%s",
+				 n_panels > 1 ? " " : "", ix->policies[p]);
+			if (pused >= sizeof(pvars)) {
+				gs_errf(err, err_len, "too many mechanisms to pass to gnuplot");
+				return GS_EINVAL;
+			}
+		}
+		if (!rc && n_panels) {
+			snprintf(base, sizeof(base), "sharing_cdf_%s", ix->traces[t]);
+			snprintf(vars, sizeof(vars),
+				 "scriptdir='%s/'; datadir='%s'; trace='%s'; out='%s/%s';"
+				 " setting='%s'; panels='%s'%s",
+				 scripts_dir, data_dir, ix->traces[t], out_dir, base, setting, panels,
+				 pvars);
+			snprintf(script, sizeof(script), "%s/plot_sharing_cdf.gp", scripts_dir);
+			rc = gs_plot_gnuplot(vars, script, err, err_len);
+			if (!rc)
+				log_files(log, out_dir, base);
+		}
+		/* Slowdown against co-located pods: one line per mechanism with data. */
+		if (!rc && sharing_words(ix, t, SIZE_MAX, words, slugs, lts, sizeof(words))) {
+			snprintf(base, sizeof(base), "sharing_coloc_%s", ix->traces[t]);
+			snprintf(vars, sizeof(vars),
+				 "scriptdir='%s/'; datadir='%s'; trace='%s'; sharings='%s'; slugs='%s';"
+				 " lts='%s'; out='%s/%s'; setting='%s'",
+				 scripts_dir, data_dir, ix->traces[t], words, slugs, lts, out_dir, base,
+				 setting);
+			snprintf(script, sizeof(script), "%s/plot_sharing_coloc.gp", scripts_dir);
+			rc = gs_plot_gnuplot(vars, script, err, err_len);
+			if (!rc)
+				log_files(log, out_dir, base);
+		}
+	}
+	return rc;
+}
+
 int gs_plot_bench_render(const struct gs_plot_bench *b, const char *scripts_dir,
 			 const char *data_dir, const char *out_dir, FILE *log, char *err,
 			 size_t err_len)

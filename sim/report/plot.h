@@ -67,6 +67,25 @@ int gs_plot_time_render(const struct gs_plot_time *ix, const char *scripts_dir,
 			size_t err_len);
 
 /*
+ * Runs gnuplot on scripts_dir/plot_sharing_{util,cdf,coloc}.gp for each
+ * trace of ix (gs_plot_sharing_export() in store/plot_data.h), writing
+ * into out_dir, as PNG, SVG and PDF:
+ *   sharing_util_<trace>   useful GPU % inside allocated GPU %, per
+ *                          mechanism and policy (mean over seeds)
+ *   sharing_cdf_<trace>    CDF of the completion time, one line per
+ *                          mechanism, one panel per policy
+ *   sharing_coloc_<trace>  mean running time / duration against the pods
+ *                          on the GPU, one line per mechanism
+ * A CDF panel or line without data is left out, a figure without any is
+ * not drawn. Lists each file written on log (may be NULL). Returns 0,
+ * GS_EINVAL (a name gnuplot cannot be given), GS_ENOENT or GS_EIO, with a
+ * message.
+ */
+int gs_plot_sharing_render(const struct gs_plot_sharing *ix, const char *scripts_dir,
+			   const char *data_dir, const char *out_dir, FILE *log, char *err,
+			   size_t err_len);
+
+/*
  * Runs gnuplot on scripts_dir/plot_bench_*.gp for every figure whose CSV
  * file in data_dir has rows, writing NAME.png and NAME.svg into out_dir,
  * and lists each file written on log (may be NULL). Figures without rows

@@ -83,6 +83,65 @@ int gs_plot_time_export(struct gs_db *db, const char *dir, struct gs_plot_time *
 			size_t err_len);
 
 /*
+ * What gs_plot_sharing_export() found and wrote for the sharing figures.
+ * Strings are owned. A trace's mechanisms are the runs' --sharing specs
+ * (runs.sharing), "cluster file" for runs with the default (ideal) whose
+ * cluster file gave GPUs modes; the flags are cdf[(trace * n_sharings + sharing) *
+ * n_policies + policy] and coloc[trace * n_sharings + sharing].
+ */
+struct gs_plot_sharing {
+	char **traces;        /* short names (gs_plot_short_name), in pods_path order */
+	char **paths;         /* per trace: its runs' pods_path */
+	size_t n_traces;
+	char **sharings;      /* ideal, exclusive, timeslice, mps, vgpu, mig, then others */
+	size_t n_sharings;
+	char **policies;      /* in the registry's order (gpusim policies) */
+	size_t n_policies;
+	double *load;         /* per trace: the --load shown, NaN for runs without one */
+	bool *cdf;            /* <trace>.<policy>.<slug>.sharing_cdf.dat written */
+	size_t *n_done;       /* per cdf flag: the departed pods it shows (all seeds) */
+	bool *coloc;          /* <trace>.<slug>.sharing_coloc.dat has rows */
+};
+
+/* Frees what gs_plot_sharing_export() put in *s and zeroes it; safe on a zeroed struct. */
+void gs_plot_sharing_release(struct gs_plot_sharing *s);
+
+/*
+ * A sharing spec as a file-name word: lower-case letters, digits and dots
+ * kept, anything else '_' ("timeslice:replicas=7" -> "timeslice_replicas_7").
+ */
+void gs_plot_sharing_slug(const char *spec, char *buf, size_t len);
+
+/*
+ * Writes into dir (which must exist) the data of the sharing figures, from
+ * the complete time-mode runs, for each trace run under two sharing
+ * mechanisms or more at one --load (gpusim sweep --sharing LIST); the load
+ * shown is the highest such (runs without --load count lowest), all seeds
+ * pooled:
+ *   <trace>.sharing_util.dat     per mechanism (first column, its spec):
+ *                                allocated GPU % (run_summary.gpu_alloc_pct)
+ *                                and useful GPU % (eff_util_pct), the mean
+ *                                over seeds, two columns per policy in the
+ *                                index's order, NaN where there is no run
+ *   <trace>.<policy>.<slug>.sharing_cdf.dat
+ *                                completion time (departure - arrival, s,
+ *                                at least 1) and share of departed pods:
+ *                                at most 500 nearest-rank points; written
+ *                                when the runs have pod rows with departures
+ *   <trace>.<slug>.sharing_coloc.dat
+ *                                pods on the busiest GPU of a pod (pods.coloc
+ *                                rounded), the mean of its running time over
+ *                                its duration, pods: the departed pods of at
+ *                                least 10 s, policies pooled (no rows for
+ *                                the ideal mechanism, which has no coloc)
+ * <slug> is gs_plot_sharing_slug() of the mechanism's spec. Returns 0,
+ * GS_ENOENT (no such trace; err says so), GS_EIO (cannot write, err names
+ * the file), GS_EDB or GS_ENOMEM; fills *ix on success, zeroes it otherwise.
+ */
+int gs_plot_sharing_export(struct gs_db *db, const char *dir, struct gs_plot_sharing *ix,
+			   char *err, size_t err_len);
+
+/*
  * Writes into dir, for every trace with complete inflate-mode runs
  * (compat: 1 only runs with compat scoring, 0 only exact, -1 both):
  *   <trace>.<policy>.alloc.dat   arrived%  median  q25  q75  (unallocated GPU %)
