@@ -218,8 +218,11 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 			gs_errf(err, err_len, "out of memory");
 			return GS_ENOMEM;
 		}
-		memcpy(ts, tnames, n_t * sizeof(*ts));
-		memcpy(ps, pnames, n_p * sizeof(*ps));
+		/* No time-mode run at all leaves both lists empty (and NULL). */
+		if (n_t)
+			memcpy(ts, tnames, n_t * sizeof(*ts));
+		if (n_p)
+			memcpy(ps, pnames, n_p * sizeof(*ps));
 		qsort(ts, n_t, sizeof(*ts), cmp_str);
 		qsort(ps, n_p, sizeof(*ps), cmp_policy);
 		for (i = 0; i < n; i++) {
