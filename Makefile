@@ -6,6 +6,7 @@
 #   make demo     install missing packages, build, replay the bundled trace
 #   make bench    CUDA micro-benchmarks (needs a GPU and the CUDA toolkit)
 #   make bench-sim  simulator speed benchmarks (needs the openb trace)
+#   make bench-scale  time mode on synthetic clusters of 1k-100k nodes, 10k-1M pods (long)
 #   make asan     build and test under ASan+UBSan in build-asan/
 #   make repro    the FGD reproduction's statistical acceptance test (label "repro",
 #                 minutes); prints the table of all 78 published cells
@@ -28,7 +29,7 @@ PREFIX   ?= /usr/local
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build test demo bench bench-sim asan repro regress baseline install deb test-install \
+.PHONY: all deps build test demo bench bench-sim bench-scale asan repro regress baseline install deb test-install \
 	fuzz clean
 
 all: build
@@ -56,6 +57,10 @@ bench:
 bench-sim: deps
 	@$(MAKE) --no-print-directory build
 	@bench/sim/run.sh $(BUILD)
+
+bench-scale: deps
+	@$(MAKE) --no-print-directory build
+	@bench/sim/scale.sh $(BUILD)
 
 asan: deps
 	cmake -S . -B build-asan -DGS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)

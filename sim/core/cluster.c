@@ -335,6 +335,7 @@ int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct g
 	c->gpu_free_milli += n->gpu_free_total_milli - free_before;
 	c->gpus_in_use += node_gpus_in_use(n) - used_before;
 	c->n_pods++;
+	c->version++;
 
 	if (c->check)
 		return gs_cluster_check(c, NULL, 0);
@@ -389,6 +390,7 @@ int gs_cluster_unbind(struct gs_cluster *c, const struct gs_pod *p, const struct
 	c->gpu_free_milli += n->gpu_free_total_milli - free_before;
 	c->gpus_in_use += node_gpus_in_use(n) - used_before;
 	c->n_pods--;
+	c->version++;
 
 	if (c->check)
 		return gs_cluster_check(c, NULL, 0);

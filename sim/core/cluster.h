@@ -127,6 +127,7 @@ struct gs_cluster {
 	int64_t gpu_milli, gpu_free_milli;  /* gpu_milli = gpu_count * 1000 */
 	int64_t gpus_in_use;                /* GPUs with any allocation */
 	int64_t n_pods;
+	uint64_t version;  /* bumped by every successful bind and unbind */
 
 	/*
 	 * Sharing: NULL when every GPU is ideal; else one entry per node.

@@ -106,6 +106,14 @@ struct gs_frag {
 	int32_t n_nodes;
 	int64_t *node_kind;   /* [node * w->n + kind], milli-GPU */
 	int64_t *kind_total;  /* [kind], sum over nodes */
+	/*
+	 * The kinds' distinct GPU shares, ascending, and each GPU kind's index
+	 * among them (-1 for CPU-only kinds), so that a node's amounts for all
+	 * kinds take one pass over its sorted free shares.
+	 */
+	int32_t *share;       /* [n_share] */
+	int32_t n_share;
+	int32_t *share_of;    /* [kind] */
 };
 
 /*

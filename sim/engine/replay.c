@@ -18,9 +18,13 @@
  * on no node when it was last tried, and since then nodes only lost
  * resources except the one a departure just freed. So a pass after a
  * departure from node d filters every pending pod against d alone, and
- * runs the full scheduling cycle only for pods that now fit there. The
- * cost is O(pending) per departure instead of O(pending x nodes), with the
- * very same placements.
+ * runs the full scheduling cycle only for pods that now fit there. Pods
+ * with the same request fit d alike, so the queue is kept as one FIFO per
+ * request shape: the pass looks at the head of each FIFO and places the
+ * earliest head that fits, again and again until none fits. Since d only
+ * shrinks during the pass, that is the pod a walk of the whole queue in
+ * FIFO order would place next, so the placements are the same as for that
+ * walk, at O(shapes) per placement instead of O(pending) per departure.
  *
  * Inflate mode has no clock: pods arrive one per step in the inflated
  * order, never leave, and fail at once when nothing fits.
@@ -320,6 +324,75 @@ static uint64_t workload_id(const struct gs_trace *t)
 	return i == 16 ? id : 0;
 }
 
+static uint64_t request_hash(const struct gs_pod *p)
+{
+	uint64_t v[5], h = 0xcbf29ce484222325ull;
+	int k;
+
+	v[0] = (uint64_t)(uint32_t)p->cpu_milli;
+	v[1] = (uint64_t)p->mem_mib;
+	v[2] = (uint64_t)(uint32_t)p->num_gpu << 32 | (uint32_t)p->gpu_milli;
+	v[3] = (uint64_t)p->gpu_mem_mib;
+	v[4] = p->model_mask;
+	for (k = 0; k < 5; k++) {
+		h ^= v[k];
+		h *= 0x100000001b3ull;
+		h ^= h >> 31;
+	}
+	return h ^ (h >> 29);
+}
+
+static bool same_request(const struct gs_pod *a, const struct gs_pod *b)
+{
+	return a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib &&
+	       a->num_gpu == b->num_gpu && a->gpu_milli == b->gpu_milli &&
+	       a->gpu_mem_mib == b->gpu_mem_mib && a->model_mask == b->model_mask;
+}
+
+/*
+ * Numbers the distinct requests of the pods (sim->pod_shape) and makes one
+ * empty pending FIFO per request. Returns 0 or GS_ENOMEM.
+ */
+static int shape_pods(struct gs_sim *sim)
+{
+	size_t size = 64, i, mask;
+	int32_t *table, *first;
+	int rc = GS_ENOMEM;
+
+	while (size < 2 * sim->n_pods)
+		size *= 2;
+	mask = size - 1;
+	table = malloc(size * sizeof(*table));
+	first = malloc((sim->n_pods ? sim->n_pods : 1) * sizeof(*first));
+	sim->pod_shape = malloc((sim->n_pods ? sim->n_pods : 1) * sizeof(*sim->pod_shape));
+	if (!table || !first || !sim->pod_shape)
+		goto out;
+	memset(table, 0xff, size * sizeof(*table));
+	sim->n_shapes = 0;
+	for (i = 0; i < sim->n_pods; i++) {
+		size_t h = (size_t)request_hash(&sim->pods[i]) & mask;
+
+		while (table[h] >= 0 && !same_request(&sim->pods[first[table[h]]], &sim->pods[i]))
+			h = (h + 1) & mask;
+		if (table[h] < 0) {
+			table[h] = sim->n_shapes;
+			first[sim->n_shapes++] = (int32_t)i;
+		}
+		sim->pod_shape[i] = table[h];
+	}
+	sim->fifos = calloc((size_t)sim->n_shapes + 1, sizeof(*sim->fifos));
+	sim->active = malloc(((size_t)sim->n_shapes + 1) * sizeof(*sim->active));
+	if (!sim->fifos || !sim->active)
+		goto out;
+	for (i = 0; i < (size_t)sim->n_shapes; i++)
+		sim->fifos[i].active_at = -1;
+	rc = 0;
+out:
+	free(table);
+	free(first);
+	return rc;
+}
+
 int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct gs_trace *t,
 		const struct gs_policy *pol, const struct gs_replay_opts *o, char *err,
 		size_t err_len)
@@ -475,6 +548,9 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 				goto fail;
 			sim->share_on = true;
 		}
+		rc = shape_pods(sim);
+		if (rc)
+			goto fail;
 		/* Pushed in trace order, so equal arrival times keep it. */
 		for (i = 0; i < n; i++) {
 			rc = gs_heap_push(&sim->events, sim->t_arrive[i], GS_EV_ARRIVE, (int32_t)i);
@@ -507,7 +583,17 @@ void gs_sim_release(struct gs_sim *sim)
 	gs_heap_release(&sim->events);
 	free(sim->pods);
 	free(sim->out);
-	free(sim->pending);
+	if (sim->fifos) {
+		int32_t k;
+
+		for (k = 0; k < sim->n_shapes; k++) {
+			free(sim->fifos[k].pod);
+			free(sim->fifos[k].seq);
+		}
+	}
+	free(sim->fifos);
+	free(sim->pod_shape);
+	free(sim->active);
 	free(sim->samples);
 	free(sim->t_arrive);
 	if (sim->share_on)
@@ -526,6 +612,8 @@ static int take_sample(struct gs_sim *sim, int64_t t_s)
 		return GS_ENOMEM;
 	sim->samples = s;
 	s = &sim->samples[sim->n_samples++];
+	/* Zeroed first: the padding too, so that runs compare equal byte for byte. */
+	memset(s, 0, sizeof(*s));
 	s->t_s = t_s;
 	s->event = sim->stats.events;
 	s->cpu_alloc_milli = c->cpu_milli - c->cpu_free_milli;
@@ -650,15 +738,59 @@ static int try_place(struct gs_sim *sim, int32_t i, int64_t t_s)
 	return bind(sim, i, &pl, t_s);
 }
 
+/* Appends pod i to the pending queue (the FIFO of its shape). */
 static int pending_push(struct gs_sim *sim, int32_t i)
 {
-	int32_t *a = gs_grow(sim->pending, &sim->cap_pending, sim->n_pending, sizeof(*a), 256);
+	int32_t k = sim->pod_shape[i];
+	struct gs_pending_fifo *q = &sim->fifos[k];
 
-	if (!a)
-		return GS_ENOMEM;
-	sim->pending = a;
-	sim->pending[sim->n_pending++] = i;
+	if (q->head > 0 && q->n == q->cap) {
+		/* Reuse the room before the head rather than grow. */
+		memmove(q->pod, q->pod + q->head, (q->n - q->head) * sizeof(*q->pod));
+		memmove(q->seq, q->seq + q->head, (q->n - q->head) * sizeof(*q->seq));
+		q->n -= q->head;
+		q->head = 0;
+	}
+	if (q->n == q->cap) {
+		size_t cap = q->cap;
+		int32_t *pod = gs_grow(q->pod, &cap, q->n, sizeof(*pod), 16);
+		int64_t *seq;
+
+		if (!pod)
+			return GS_ENOMEM;
+		q->pod = pod;
+		cap = q->cap;
+		seq = gs_grow(q->seq, &cap, q->n, sizeof(*seq), 16);
+		if (!seq)
+			return GS_ENOMEM;
+		q->seq = seq;
+		q->cap = cap;
+	}
+	q->pod[q->n] = i;
+	q->seq[q->n++] = sim->pending_seq++;
+	if (q->active_at < 0) {
+		q->active_at = sim->n_active;
+		sim->active[sim->n_active++] = k;
+	}
+	sim->n_pending++;
 	return 0;
+}
+
+/* Drops the pods at the head of FIFO k that no longer wait; false when it is empty then. */
+static bool fifo_trim(struct gs_sim *sim, int32_t k)
+{
+	struct gs_pending_fifo *q = &sim->fifos[k];
+
+	while (q->head < q->n && sim->out[q->pod[q->head]].state != GS_POD_PENDING)
+		q->head++;
+	if (q->head < q->n)
+		return true;
+	q->head = q->n = 0;
+	/* Out of the active list: the last active shape takes its place. */
+	sim->active[q->active_at] = sim->active[--sim->n_active];
+	sim->fifos[sim->active[q->active_at]].active_at = q->active_at;
+	q->active_at = -1;
+	return false;
 }
 
 /*
@@ -667,49 +799,74 @@ static int pending_push(struct gs_sim *sim, int32_t i)
  */
 static int check_pending(const struct gs_sim *sim)
 {
+	int32_t a, n;
 	size_t r;
-	int32_t n;
 
-	for (r = 0; r < sim->n_pending; r++) {
-		int32_t i = sim->pending[r];
+	for (a = 0; a < sim->n_active; a++) {
+		const struct gs_pending_fifo *q = &sim->fifos[sim->active[a]];
 
-		if (sim->out[i].state != GS_POD_PENDING)
-			continue;
-		for (n = 0; n < sim->cluster.n_nodes; n++)
-			if (gs_cluster_fits(&sim->cluster, n, &sim->pods[i]) == GS_FIT_OK)
-				return GS_ECHECK;
+		for (r = q->head; r < q->n; r++) {
+			int32_t i = q->pod[r];
+
+			if (sim->out[i].state != GS_POD_PENDING)
+				continue;
+			for (n = 0; n < sim->cluster.n_nodes; n++)
+				if (gs_cluster_fits(&sim->cluster, n, &sim->pods[i]) == GS_FIT_OK)
+					return GS_ECHECK;
+		}
 	}
 	return 0;
 }
 
 /*
  * Retries the pending queue in FIFO order after node `freed` gained
- * resources (see the invariant at the top of this file). Pods that were
- * placed or have given up leave the queue; the rest keep their order.
+ * resources (see the invariant at the top of this file): places, again
+ * and again, the earliest queued pod that fits on `freed`, which is the
+ * earliest head of a shape's FIFO that fits there. Pods that have given up
+ * leave the queue; the rest keep their order.
  */
 static int retry_pending(struct gs_sim *sim, int32_t freed, int64_t t_s)
 {
-	size_t r, w = 0;
 	int rc = 0;
 
-	for (r = 0; r < sim->n_pending; r++) {
-		int32_t i = sim->pending[r];
+	for (;;) {
+		int32_t a, best = -1;
+		int64_t best_seq = 0;
+		struct gs_pending_fifo *q;
+		int32_t i;
 
-		if (sim->out[i].state != GS_POD_PENDING)
-			continue;
-		if (rc == 0 && gs_cluster_fits(&sim->cluster, freed, &sim->pods[i]) == GS_FIT_OK) {
-			sim->stats.retries++;
-			rc = try_place(sim, i, t_s);
-			if (rc == 0) {
-				sim->n_waiting--;
+		for (a = 0; a < sim->n_active; a++) {
+			int32_t k = sim->active[a];
+
+			if (!fifo_trim(sim, k)) {
+				a--; /* the last active shape moved here */
 				continue;
 			}
-			if (rc == GS_ENOFIT)
-				rc = 0;
+			q = &sim->fifos[k];
+			if ((best < 0 || q->seq[q->head] < best_seq) &&
+			    gs_cluster_fits(&sim->cluster, freed, &sim->pods[q->pod[q->head]]) ==
+				    GS_FIT_OK) {
+				best = k;
+				best_seq = q->seq[q->head];
+			}
 		}
-		sim->pending[w++] = i;
+		if (best < 0)
+			break;
+		q = &sim->fifos[best];
+		i = q->pod[q->head];
+		sim->stats.retries++;
+		rc = try_place(sim, i, t_s);
+		if (rc == GS_ENOFIT) {
+			/* It fits on `freed`, so the scheduler must find a node. */
+			rc = GS_ECHECK;
+		}
+		if (rc)
+			break;
+		q->head++;
+		sim->n_waiting--;
 	}
-	sim->n_pending = w;
+	/* The timed-out pods count no more, as when the pass used to sweep them out. */
+	sim->n_pending = (size_t)sim->n_waiting;
 	if (rc == 0 && sim->opts.check)
 		rc = check_pending(sim);
 	return rc;
@@ -760,7 +917,10 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 	case GS_EV_TIMEOUT:
 		if (o->state != GS_POD_PENDING)
 			return 0;
-		/* Left in the queue array; retry_pending drops it on its next pass. */
+		/*
+		 * Left in its FIFO, and counted in n_pending until the next retry
+		 * pass (the samples have always counted it so).
+		 */
 		o->state = GS_POD_FAILED;
 		o->fail = GS_FAIL_TIMEOUT;
 		o->t_end_s = ev->t_s;

@@ -137,6 +137,18 @@ struct gs_sim_stats {
 	int64_t t_end_s;            /* time of the last event */
 };
 
+/*
+ * One FIFO of the pending queue: the waiting pods of one request shape, in
+ * the order they joined the queue (seq). Pods that timed out stay in it
+ * until they reach its head.
+ */
+struct gs_pending_fifo {
+	int32_t *pod;                     /* owned; [head, n) are queued */
+	int64_t *seq;                     /* owned; position in the whole queue */
+	size_t head, n, cap;
+	int32_t active_at;                /* index in gs_sim.active, -1 when empty */
+};
+
 struct gs_sim {
 	struct gs_replay_opts opts;
 	const struct gs_trace *trace;     /* borrowed */
@@ -148,8 +160,19 @@ struct gs_sim {
 	size_t n_pods;
 
 	struct gs_heap events;
-	int32_t *pending;                 /* owned FIFO of pod indices */
-	size_t n_pending, cap_pending;
+	/*
+	 * The pending queue in FIFO order, kept as one FIFO per request shape
+	 * (see retry_pending in replay.c). n_pending counts the pods in it
+	 * as the samples report them: those that timed out since the last
+	 * retry included; n_waiting (below) only those still pending.
+	 */
+	struct gs_pending_fifo *fifos;    /* owned, one per shape */
+	int32_t *pod_shape;               /* owned, [n_pods] */
+	int32_t n_shapes;
+	int32_t *active;                  /* owned, shapes with queued pods */
+	int32_t n_active;
+	int64_t pending_seq;              /* pods ever queued */
+	size_t n_pending;
 
 	struct gs_workload workload;      /* typical pods, when fragmentation is tracked */
 	struct gs_frag frag;

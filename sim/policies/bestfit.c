@@ -59,4 +59,5 @@ const struct gs_policy gs_policy_bestfit = {
 	.init = bestfit_init,
 	.score = bestfit_score,
 	.pick_gpus = gs_pick_gpus_tightest,
+	.node_score = true,
 };

@@ -32,4 +32,5 @@ const struct gs_policy gs_policy_binpack = {
 	.summary = "fullest node first, tightest GPU inside it (gpushare/HAMi binpack)",
 	.score = binpack_score,
 	.pick_gpus = gs_pick_gpus_tightest,
+	.node_score = true,
 };

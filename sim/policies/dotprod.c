@@ -61,4 +61,5 @@ const struct gs_policy gs_policy_dotprod = {
 	.init = dotprod_init,
 	.score = dotprod_score,
 	.pick_gpus = gs_pick_gpus_tightest,
+	.node_score = true,
 };

@@ -192,8 +192,19 @@ static double fgd_eval(struct fgd *s, const struct gs_cluster *c, int32_t node,
 	if (p->num_gpu == 1 && p->gpu_milli < GS_MILLI_PER_GPU) {
 		for (i = 0; i < n->num_gpu; i++) {
 			double sc;
+			int32_t j;
 
 			if (!gs_gpu_fits(n, i, p))
+				continue;
+			/*
+			 * The amounts depend on the free shares as a set, so a GPU
+			 * with the free share of an earlier fitting one scores the
+			 * same, and ties go to the earlier one: skip it.
+			 */
+			for (j = 0; j < i; j++)
+				if (n->gpu_free_milli[j] == n->gpu_free_milli[i] && gs_gpu_fits(n, j, p))
+					break;
+			if (j < i)
 				continue;
 			after.gpu_free_milli[i] -= p->gpu_milli;
 			sc = to_score(s, frag_drop(s, c, node, &after));
@@ -310,4 +321,5 @@ const struct gs_policy gs_policy_fgd = {
 	.pick_gpus = fgd_pick,
 	.on_bind = fgd_on_change,
 	.on_unbind = fgd_on_change,
+	.node_score = true,
 };

@@ -23,4 +23,5 @@ const struct gs_policy gs_policy_firstfit = {
 	.summary = "first feasible node, first fitting GPU (baseline)",
 	.score = firstfit_score,
 	.pick_gpus = gs_pick_gpus_first,
+	.node_score = true,
 };

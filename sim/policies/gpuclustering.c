@@ -122,6 +122,24 @@ static double clustering_score(void *state, const struct gs_cluster *c, int32_t 
 	return base + bonus;
 }
 
+/* Which tags the node holds, one bit per tag: all that the score reads from the counts. */
+static uint64_t clustering_node_key(void *state, const struct gs_cluster *c, int32_t node)
+{
+	const struct clustering *s = state;
+	const int32_t *cnt;
+	uint64_t key = 0;
+	int tag;
+
+	(void)c;
+	if (node < 0 || node >= s->n_nodes)
+		return 0;
+	cnt = &s->count[(size_t)node * CLUSTERING_TAGS];
+	for (tag = 0; tag < CLUSTERING_TAGS; tag++)
+		if (cnt[tag] > 0)
+			key |= 1ull << tag;
+	return key;
+}
+
 const struct gs_policy gs_policy_gpuclustering = {
 	.name = "gpuclustering",
 	.summary = "nodes holding pods of the same GPU shape first, then fuller ones (FGD baseline)",
@@ -132,4 +150,6 @@ const struct gs_policy gs_policy_gpuclustering = {
 	.pick_gpus = gs_pick_gpus_tightest,
 	.on_bind = clustering_on_bind,
 	.on_unbind = clustering_on_unbind,
+	.node_score = true,
+	.node_key = clustering_node_key,
 };

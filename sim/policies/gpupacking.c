@@ -80,4 +80,5 @@ const struct gs_policy gs_policy_gpupacking = {
 	.init = packing_init,
 	.score = packing_score,
 	.pick_gpus = gs_pick_gpus_tightest,
+	.node_score = true,
 };

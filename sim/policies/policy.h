@@ -90,6 +90,23 @@ struct gs_policy {
 			const struct gs_placement *pl);
 	void (*on_unbind)(void *state, const struct gs_cluster *c, const struct gs_pod *p,
 			  const struct gs_placement *pl);
+
+	/*
+	 * Optional, a promise that lets the scheduler index nodes (sched.h):
+	 * score() returns a value other than NaN that depends only on the
+	 * node's entry c->nodes[node], node_key() (when given) and the pod's
+	 * request (everything but its times), never on which node it is or
+	 * on earlier calls. Equal nodes then score equally, and the scheduler
+	 * may compute a score once per node state and request shape, at any
+	 * time after the node last changed, instead of once per pick.
+	 */
+	bool node_score;
+	/*
+	 * Optional, with node_score: the part of the policy's own per-node
+	 * state that score() reads (gpuclustering: which pod tags the node
+	 * holds). Two nodes with equal entries and equal keys score equally.
+	 */
+	uint64_t (*node_key)(void *state, const struct gs_cluster *c, int32_t node);
 };
 
 /* The registry. gs_policies_count() entries, in policies.def order. */

@@ -12,6 +12,12 @@
  * node order after the trace-dependent inflation, so its tie orders differ
  * between workloads, and with the seed alone every workload would share the
  * same ten tie orders and their errors would be correlated.
+ *
+ * That loop visits every node for every pod, which grows with nodes x pods.
+ * The index (sched_index.c) answers the same question from per-shape
+ * verdicts and score trees kept up to date on bind and unbind; the loop
+ * stays for what the index cannot answer (sharing modes), and to check it
+ * under --check.
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +27,7 @@
 #include "core/error.h"
 #include "policies/policy.h"
 #include "policies/sched.h"
+#include "policies/sched_index.h"
 
 int gs_sched_init(struct gs_sched *s, const struct gs_policy *pol,
 		  const struct gs_policy_env *env)
@@ -60,11 +67,14 @@ int gs_sched_init(struct gs_sched *s, const struct gs_policy *pol,
 			return err;
 		}
 	}
+	/* Without memory for the index the scheduler still works, by scanning. */
+	s->index = gs_sched_index_new(c, s->order, pol, s->state);
 	return 0;
 }
 
 void gs_sched_release(struct gs_sched *s)
 {
+	gs_sched_index_free(s->index);
 	if (s->policy && s->policy->release)
 		s->policy->release(s->state);
 	free(s->state);
@@ -72,8 +82,9 @@ void gs_sched_release(struct gs_sched *s)
 	memset(s, 0, sizeof(*s));
 }
 
-int gs_sched_pick(struct gs_sched *s, const struct gs_cluster *c, const struct gs_pod *p,
-		  struct gs_placement *out, struct gs_nofit *why)
+/* The reference: filter and score every node in visit order. Returns the node or -1. */
+static int32_t scan(struct gs_sched *s, const struct gs_cluster *c, const struct gs_pod *p,
+		    struct gs_nofit *why)
 {
 	const struct gs_policy *pol = s->policy;
 	int32_t i, best = -1;
@@ -113,13 +124,55 @@ int gs_sched_pick(struct gs_sched *s, const struct gs_cluster *c, const struct g
 			best_score = score;
 		}
 	}
-	if (best < 0) {
-		if (why) {
-			why->nodes = c->n_nodes;
-			memcpy(why->count, count, sizeof(count));
-		}
-		return GS_ENOFIT;
+	if (best < 0 && why) {
+		why->nodes = c->n_nodes;
+		memcpy(why->count, count, sizeof(count));
 	}
+	return best;
+}
+
+static bool nofit_eq(const struct gs_nofit *a, const struct gs_nofit *b)
+{
+	return a->nodes == b->nodes && memcmp(a->count, b->count, sizeof(a->count)) == 0;
+}
+
+int gs_sched_pick(struct gs_sched *s, const struct gs_cluster *c, const struct gs_pod *p,
+		  struct gs_placement *out, struct gs_nofit *why)
+{
+	const struct gs_policy *pol = s->policy;
+	struct gs_nofit idx_why;
+	struct gs_pod tmp;
+	int32_t best = -1;
+	int rc = GS_SCHED_INDEX_SCAN;
+
+	if (s->index && c->check && gs_sched_index_check(s->index, c, p) == GS_ECHECK)
+		return GS_ECHECK;
+	if (s->index) {
+		memset(&idx_why, 0, sizeof(idx_why));
+		rc = gs_sched_index_pick(s->index, c, p, &best, &idx_why);
+	}
+	if (rc == GS_SCHED_INDEX_SCAN) {
+		best = scan(s, c, p, why);
+	} else if (c->check && pol->node_score) {
+		/*
+		 * Under --check the index must agree with the full scan, counts
+		 * included. (A policy without node_score, such as random, draws
+		 * from its generator as it scores: scanning twice would change
+		 * its choices, so only the verdicts are compared for it, above.)
+		 */
+		struct gs_nofit scan_why;
+		int32_t want;
+
+		memset(&scan_why, 0, sizeof(scan_why));
+		want = scan(s, c, p, &scan_why);
+		if (want != (rc == 0 ? best : -1) ||
+		    (rc == GS_ENOFIT && !nofit_eq(&scan_why, &idx_why)))
+			return GS_ECHECK;
+	}
+	if (rc == GS_ENOFIT && why)
+		*why = idx_why;
+	if (best < 0)
+		return GS_ENOFIT;
 	memset(out, 0, sizeof(*out));
 	out->node = best;
 	if (gs_pod_cpu_only(p))
@@ -140,6 +193,8 @@ int gs_sched_bind(struct gs_sched *s, struct gs_cluster *c, const struct gs_pod 
 
 	if (err == 0 && s->policy->on_bind)
 		s->policy->on_bind(s->state, c, p, pl);
+	if (err == 0)
+		gs_sched_index_touch(s->index, c, pl->node);
 	return err;
 }
 
@@ -150,6 +205,8 @@ int gs_sched_unbind(struct gs_sched *s, struct gs_cluster *c, const struct gs_po
 
 	if (err == 0 && s->policy->on_unbind)
 		s->policy->on_unbind(s->state, c, p, pl);
+	if (err == 0)
+		gs_sched_index_touch(s->index, c, pl->node);
 	return err;
 }
 

@@ -6,7 +6,9 @@
  * (gs_cluster_fits on every node, counting why nodes are rejected) and the
  * score (the policy's score on each feasible node, the best kept, ties to
  * the earlier node in the visit order). Binding goes through the allocator
- * and then tells the policy. Plain C, libc and libm only.
+ * and then tells the policy. An index over node states (sched_index.h)
+ * gives the same answers without visiting every node. Plain C, libc and
+ * libm only.
  */
 #ifndef GS_SCHED_H
 #define GS_SCHED_H
@@ -31,11 +33,14 @@ char *gs_nofit_format(const struct gs_nofit *nf, char *buf, size_t len);
  * A policy instance bound to one cluster: the policy, its state and the
  * order in which nodes are visited (ties go to the earlier node).
  */
+struct gs_sched_index;
+
 struct gs_sched {
 	const struct gs_policy *policy;
 	void *state;
 	int32_t *order;      /* owned; a permutation of node indices */
 	int32_t n_order;
+	struct gs_sched_index *index;  /* owned; NULL: filter and score every node */
 };
 
 /*
@@ -51,13 +56,18 @@ void gs_sched_release(struct gs_sched *s);
 /*
  * Chooses a placement for p. Returns 0 and fills *out, or GS_ENOFIT and,
  * when why is not NULL, the per-reason counts. Changes nothing in c.
+ * The choice is always that of filtering and scoring every node in visit
+ * order; an index (sched_index.h) finds it without visiting every node.
+ * With c->check set, every indexed choice is compared with that full scan
+ * and a difference returns GS_ECHECK.
  */
 int gs_sched_pick(struct gs_sched *s, const struct gs_cluster *c, const struct gs_pod *p,
 		  struct gs_placement *out, struct gs_nofit *why);
 
 /*
- * Binds/unbinds through the allocator and tells the policy. Return the
- * allocator's status.
+ * Binds/unbinds through the allocator and tells the policy and the index.
+ * Return the allocator's status. A cluster changed other than through
+ * these is noticed (by its version) and re-indexed at the next pick.
  */
 int gs_sched_bind(struct gs_sched *s, struct gs_cluster *c, const struct gs_pod *p,
 		  const struct gs_placement *pl);

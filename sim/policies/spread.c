@@ -28,4 +28,5 @@ const struct gs_policy gs_policy_spread = {
 	.summary = "emptiest node first, loosest GPU inside it (kube LeastAllocated, HAMi spread)",
 	.score = spread_score,
 	.pick_gpus = gs_pick_gpus_loosest,
+	.node_score = true,
 };

@@ -1,0 +1,728 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * sched_index.c - the scheduler's node index (see sched_index.h).
+ *
+ * Groups. Every node belongs to the group of its state: the whole struct
+ * gs_node except its pod count, plus the policy's node_key(). A group keeps,
+ * for each request shape, the filter's verdict and the policy's score,
+ * computed once on the first node of that state the index looks at. Groups
+ * nobody is in stay cached (a node often goes back to an earlier state,
+ * the empty one above all) until their slot is needed, oldest first; there
+ * are at least n + 1 slots, so a node always finds one.
+ *
+ * Shapes. A shape is a request (CPU, memory, GPU count and share, GPU
+ * memory, model set); a pod's times do not matter. Per shape the index
+ * holds each node's filter verdict in visit order, the number of nodes per
+ * verdict (the scheduler's "0/N nodes are available" counts) and, for
+ * policies with node_score, a max-tree over the visit order whose leaves
+ * are the scores of the nodes that fit and -infinity elsewhere. The
+ * scheduler keeps the first node in visit order among those with the best
+ * score; that is the leftmost leaf equal to the root, reached by going
+ * left whenever the left child holds the maximum. The same doubles are
+ * compared as in the scan, so the choice is the scan's to the bit.
+ *
+ * Laziness. A bind or unbind appends its node to a change log; a shape
+ * replays the log from its own cursor when it is next asked for, skipping
+ * all but each node's last entry, so shapes that are rare cost nothing in
+ * between. A shape too far behind (the log is compacted) or never built is
+ * rebuilt from scratch in O(nodes). The cluster's version counter catches
+ * changes that did not come through the scheduler: then every node is
+ * regrouped and every shape rebuilt.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/grow.h"
+#include "policies/sched_index.h"
+
+/* Memory the per-shape arrays may take in all; shapes beyond it are scanned. */
+#define INDEX_MAX_SHAPE_BYTES (512u << 20)
+#define INDEX_MAX_SHAPES 4096
+
+/* A node state: the node's entry with n_pods zeroed, and the policy's key. */
+struct group_key {
+	struct gs_node node;
+	uint64_t pkey;
+};
+
+struct shape {
+	struct gs_pod req;        /* the request; times are -1 */
+	uint8_t *g_fit;           /* [cap_groups] enum gs_fit, valid where g_gen matches */
+	uint32_t *g_gen;          /* [cap_groups] the group's gen when g_fit was computed */
+	double *g_score;          /* [cap_groups], valid where g_fit is GS_FIT_OK */
+	uint8_t *fit;             /* [n], by visit position */
+	double *tree;             /* [2 * leaves], root at 1, leaf of position i at leaves + i */
+	int32_t count[GS_FIT__COUNT];
+	int64_t cursor;           /* the log is applied up to here */
+	bool built;
+};
+
+struct gs_sched_index {
+	const struct gs_cluster *c;
+	const struct gs_policy *pol;
+	void *pol_state;
+	bool scored;              /* pol->node_score: keep score trees */
+	int32_t n;
+	int32_t leaves;           /* a power of two >= n */
+	const int32_t *order;     /* borrowed: visit position -> node */
+	int32_t *pos_of;          /* node -> visit position */
+	uint64_t version;         /* c->version when the index last saw the cluster */
+
+	/* Groups, and a hash table of their ids (open addressing, -1 empty). */
+	struct group_key *keys;
+	uint64_t *ghash;
+	int32_t *refs;            /* nodes in the group */
+	uint32_t *gen;            /* bumped when the slot takes a new state; never 0 */
+	int32_t *prev, *next;     /* the unreferenced groups, oldest first */
+	int32_t idle_head, idle_tail;
+	int32_t n_groups, cap_groups;
+	int32_t *table;
+	size_t table_mask;
+	int32_t *group_of;        /* [n] */
+
+	/* The change log: nodes in order of change, absolute positions. */
+	int32_t *log;
+	int64_t log_base, log_end, log_cap;
+	int64_t *last_log;        /* [n] position of the node's latest entry, -1 */
+
+	/* Shapes, and a hash table of their ids. */
+	struct shape *shapes;
+	int32_t n_shapes;
+	size_t cap_shapes;
+	int32_t *shape_table;
+	size_t shape_mask;
+	int32_t last_shape;
+	size_t shape_bytes;       /* what one shape's arrays take */
+};
+
+/* --- hashing ----------------------------------------------------------------- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v;
+	h *= 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+static uint64_t finish(uint64_t h)
+{
+	/* splitmix64's finaliser, so that low bits index a table well. */
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
+}
+
+static uint64_t key_hash(const struct group_key *k)
+{
+	const struct gs_node *n = &k->node;
+	uint64_t h = 0xcbf29ce484222325ull;
+	int32_t i;
+
+	h = mix(h, (uint64_t)(uint32_t)n->cpu_milli);
+	h = mix(h, (uint64_t)(uint32_t)n->cpu_free_milli);
+	h = mix(h, (uint64_t)n->mem_mib);
+	h = mix(h, (uint64_t)n->mem_free_mib);
+	h = mix(h, (uint64_t)(uint32_t)n->num_gpu << 32 | (uint32_t)n->model);
+	for (i = 0; i < n->num_gpu; i++) {
+		h = mix(h, (uint64_t)(uint32_t)n->gpu_free_milli[i]);
+		h = mix(h, (uint64_t)n->gpu_mem_free_mib[i]);
+	}
+	h = mix(h, k->pkey);
+	return finish(h);
+}
+
+static bool key_eq(const struct group_key *a, const struct group_key *b)
+{
+	const struct gs_node *x = &a->node, *y = &b->node;
+	int32_t i;
+
+	if (a->pkey != b->pkey || x->cpu_milli != y->cpu_milli ||
+	    x->cpu_free_milli != y->cpu_free_milli || x->mem_mib != y->mem_mib ||
+	    x->mem_free_mib != y->mem_free_mib || x->num_gpu != y->num_gpu || x->model != y->model)
+		return false;
+	for (i = 0; i < x->num_gpu; i++)
+		if (x->gpu_free_milli[i] != y->gpu_free_milli[i] ||
+		    x->gpu_mem_free_mib[i] != y->gpu_mem_free_mib[i])
+			return false;
+	/* The derived fields follow from the ones compared. */
+	return true;
+}
+
+static uint64_t shape_hash(const struct gs_pod *p)
+{
+	uint64_t h = 0x84222325cbf29ce4ull;
+
+	h = mix(h, (uint64_t)(uint32_t)p->cpu_milli);
+	h = mix(h, (uint64_t)p->mem_mib);
+	h = mix(h, (uint64_t)(uint32_t)p->num_gpu << 32 | (uint32_t)p->gpu_milli);
+	h = mix(h, (uint64_t)p->gpu_mem_mib);
+	h = mix(h, p->model_mask);
+	return finish(h);
+}
+
+static bool shape_eq(const struct gs_pod *a, const struct gs_pod *b)
+{
+	return a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib &&
+	       a->num_gpu == b->num_gpu && a->gpu_milli == b->gpu_milli &&
+	       a->gpu_mem_mib == b->gpu_mem_mib && a->model_mask == b->model_mask;
+}
+
+/* --- groups ------------------------------------------------------------------ */
+
+static void key_of(const struct gs_sched_index *x, const struct gs_cluster *c, int32_t node,
+		   struct group_key *k)
+{
+	k->node = c->nodes[node];
+	k->node.n_pods = 0;
+	k->pkey = x->pol->node_key ? x->pol->node_key(x->pol_state, c, node) : 0;
+}
+
+static int32_t group_find(const struct gs_sched_index *x, uint64_t h, const struct group_key *k)
+{
+	size_t i = (size_t)h & x->table_mask;
+
+	for (; x->table[i] >= 0; i = (i + 1) & x->table_mask) {
+		int32_t g = x->table[i];
+
+		if (x->ghash[g] == h && key_eq(&x->keys[g], k))
+			return g;
+	}
+	return -1;
+}
+
+static void table_insert(struct gs_sched_index *x, int32_t g)
+{
+	size_t i = (size_t)x->ghash[g] & x->table_mask;
+
+	while (x->table[i] >= 0)
+		i = (i + 1) & x->table_mask;
+	x->table[i] = g;
+}
+
+/* Deletes group g from the table, shifting later entries of its run back (linear probing). */
+static void table_remove(struct gs_sched_index *x, int32_t g)
+{
+	size_t i = (size_t)x->ghash[g] & x->table_mask, j;
+
+	while (x->table[i] != g)
+		i = (i + 1) & x->table_mask;
+	for (j = i;;) {
+		size_t home;
+
+		j = (j + 1) & x->table_mask;
+		if (x->table[j] < 0)
+			break;
+		home = (size_t)x->ghash[x->table[j]] & x->table_mask;
+		/* Move j into the hole at i unless its home lies cyclically in (i, j]. */
+		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+			continue;
+		x->table[i] = x->table[j];
+		i = j;
+	}
+	x->table[i] = -1;
+}
+
+static void idle_unlink(struct gs_sched_index *x, int32_t g)
+{
+	if (x->prev[g] >= 0)
+		x->next[x->prev[g]] = x->next[g];
+	else
+		x->idle_head = x->next[g];
+	if (x->next[g] >= 0)
+		x->prev[x->next[g]] = x->prev[g];
+	else
+		x->idle_tail = x->prev[g];
+	x->prev[g] = x->next[g] = -1;
+}
+
+static void idle_append(struct gs_sched_index *x, int32_t g)
+{
+	x->prev[g] = x->idle_tail;
+	x->next[g] = -1;
+	if (x->idle_tail >= 0)
+		x->next[x->idle_tail] = g;
+	else
+		x->idle_head = g;
+	x->idle_tail = g;
+}
+
+static void group_ref(struct gs_sched_index *x, int32_t g)
+{
+	if (x->refs[g]++ == 0)
+		idle_unlink(x, g);
+}
+
+static void group_unref(struct gs_sched_index *x, int32_t g)
+{
+	if (--x->refs[g] == 0)
+		idle_append(x, g);
+}
+
+/* A slot for a new state: a fresh one, or the group unreferenced longest. */
+static int32_t group_new(struct gs_sched_index *x, uint64_t h, const struct group_key *k)
+{
+	int32_t g, s;
+
+	if (x->n_groups < x->cap_groups) {
+		g = x->n_groups++;
+		x->prev[g] = x->next[g] = -1;
+		x->gen[g] = 0;
+	} else {
+		/* At most n groups are referenced and there are more slots than that. */
+		g = x->idle_head;
+		idle_unlink(x, g);
+		table_remove(x, g);
+	}
+	/* What the shapes computed for the slot's old state is stale now; 0 is "never". */
+	if (++x->gen[g] == 0) {
+		x->gen[g] = 1;
+		for (s = 0; s < x->n_shapes; s++)
+			x->shapes[s].g_gen[g] = 0;
+	}
+	x->keys[g] = *k;
+	x->ghash[g] = h;
+	x->refs[g] = 0;
+	idle_append(x, g);
+	table_insert(x, g);
+	return g;
+}
+
+/* Puts node into the group of its current state; false if that did not change. */
+static bool regroup(struct gs_sched_index *x, const struct gs_cluster *c, int32_t node)
+{
+	struct group_key k;
+	uint64_t h;
+	int32_t g = x->group_of[node];
+
+	key_of(x, c, node, &k);
+	h = key_hash(&k);
+	if (g >= 0 && x->ghash[g] == h && key_eq(&x->keys[g], &k))
+		return false;
+	if (g >= 0)
+		group_unref(x, g);
+	g = group_find(x, h, &k);
+	if (g < 0)
+		g = group_new(x, h, &k);
+	group_ref(x, g);
+	x->group_of[node] = g;
+	return true;
+}
+
+/* --- the change log ---------------------------------------------------------- */
+
+/* Makes room by dropping entries every built shape has applied; far-behind shapes get rebuilt. */
+static void log_compact(struct gs_sched_index *x)
+{
+	int64_t keep_from = x->log_end - x->log_cap / 2, base = x->log_end;
+	int32_t s;
+
+	for (s = 0; s < x->n_shapes; s++) {
+		struct shape *sh = &x->shapes[s];
+
+		if (sh->built && sh->cursor < keep_from)
+			sh->built = false;
+		if (sh->built && sh->cursor < base)
+			base = sh->cursor;
+	}
+	memmove(x->log, x->log + (base - x->log_base),
+		(size_t)(x->log_end - base) * sizeof(*x->log));
+	x->log_base = base;
+}
+
+static void log_append(struct gs_sched_index *x, int32_t node)
+{
+	if (x->log_end - x->log_base == x->log_cap)
+		log_compact(x);
+	x->log[x->log_end - x->log_base] = node;
+	x->last_log[node] = x->log_end++;
+}
+
+/* Regroups every node and forgets every shape's tree (the cluster changed behind us). */
+static void resync_all(struct gs_sched_index *x, const struct gs_cluster *c)
+{
+	int32_t i;
+
+	for (i = 0; i < x->n; i++)
+		regroup(x, c, i);
+	for (i = 0; i < x->n_shapes; i++)
+		x->shapes[i].built = false;
+	x->version = c->version;
+}
+
+void gs_sched_index_touch(struct gs_sched_index *x, const struct gs_cluster *c, int32_t node)
+{
+	if (!x || c != x->c || node < 0 || node >= x->n)
+		return;
+	if (c->version != x->version + 1) {
+		/* Not one change since we last looked: something bypassed the scheduler. */
+		resync_all(x, c);
+		return;
+	}
+	x->version = c->version;
+	if (regroup(x, c, node))
+		log_append(x, node);
+}
+
+/* --- shapes ------------------------------------------------------------------ */
+
+static void shape_free(struct shape *sh)
+{
+	free(sh->g_fit);
+	free(sh->g_gen);
+	free(sh->g_score);
+	free(sh->fit);
+	free(sh->tree);
+}
+
+static int shapes_rehash(struct gs_sched_index *x, size_t size)
+{
+	int32_t *t = malloc(size * sizeof(*t)), s;
+
+	if (!t)
+		return -1;
+	memset(t, 0xff, size * sizeof(*t));
+	free(x->shape_table);
+	x->shape_table = t;
+	x->shape_mask = size - 1;
+	for (s = 0; s < x->n_shapes; s++) {
+		size_t i = (size_t)shape_hash(&x->shapes[s].req) & x->shape_mask;
+
+		while (t[i] >= 0)
+			i = (i + 1) & x->shape_mask;
+		t[i] = s;
+	}
+	return 0;
+}
+
+/* The id of p's shape, added if new; -1 when the index is full or out of memory. */
+static int32_t shape_of(struct gs_sched_index *x, const struct gs_pod *p)
+{
+	struct shape *sh;
+	size_t i;
+	int32_t s;
+
+	if (x->last_shape >= 0 && shape_eq(&x->shapes[x->last_shape].req, p))
+		return x->last_shape;
+	i = (size_t)shape_hash(p) & x->shape_mask;
+	for (; (s = x->shape_table[i]) >= 0; i = (i + 1) & x->shape_mask)
+		if (shape_eq(&x->shapes[s].req, p))
+			return x->last_shape = s;
+
+	if (x->n_shapes >= INDEX_MAX_SHAPES ||
+	    (size_t)(x->n_shapes + 1) * x->shape_bytes > INDEX_MAX_SHAPE_BYTES)
+		return -1;
+	sh = gs_grow(x->shapes, &x->cap_shapes, (size_t)x->n_shapes, sizeof(*sh), 64);
+	if (!sh)
+		return -1;
+	x->shapes = sh;
+	if ((size_t)(x->n_shapes + 1) * 2 > x->shape_mask + 1 &&
+	    shapes_rehash(x, 2 * (x->shape_mask + 1)))
+		return -1;
+	sh = &x->shapes[x->n_shapes];
+	memset(sh, 0, sizeof(*sh));
+	sh->req.cpu_milli = p->cpu_milli;
+	sh->req.mem_mib = p->mem_mib;
+	sh->req.num_gpu = p->num_gpu;
+	sh->req.gpu_milli = p->gpu_milli;
+	sh->req.gpu_mem_mib = p->gpu_mem_mib;
+	sh->req.model_mask = p->model_mask;
+	sh->req.t_create_s = sh->req.t_delete_s = -1;
+	sh->g_fit = malloc((size_t)x->cap_groups);
+	sh->g_gen = calloc((size_t)x->cap_groups, sizeof(*sh->g_gen));
+	sh->fit = malloc((size_t)x->n + 1);
+	if (x->scored) {
+		sh->g_score = malloc((size_t)x->cap_groups * sizeof(*sh->g_score));
+		sh->tree = malloc(2 * (size_t)x->leaves * sizeof(*sh->tree));
+	}
+	if (!sh->g_fit || !sh->g_gen || !sh->fit || (x->scored && (!sh->g_score || !sh->tree))) {
+		shape_free(sh);
+		return -1;
+	}
+	s = x->n_shapes++;
+	i = (size_t)shape_hash(p) & x->shape_mask;
+	while (x->shape_table[i] >= 0)
+		i = (i + 1) & x->shape_mask;
+	x->shape_table[i] = s;
+	return x->last_shape = s;
+}
+
+/*
+ * The verdict of group g for shape sh, computed on node (which is in g
+ * now) the first time; the score too where the pod fits. A score that is
+ * not above -infinity is kept as the lowest finite number, so that -infinity
+ * in a tree means "does not fit" (the scan takes such a node if nothing
+ * better fits, and so does the tree).
+ */
+static uint8_t verdict(struct gs_sched_index *x, struct shape *sh, int32_t g, int32_t node)
+{
+	uint8_t f;
+
+	if (sh->g_gen[g] == x->gen[g])
+		return sh->g_fit[g];
+	f = (uint8_t)gs_cluster_fits(x->c, node, &sh->req);
+	if (x->scored && f == GS_FIT_OK) {
+		double v = x->pol->score(x->pol_state, x->c, node, &sh->req);
+
+		sh->g_score[g] = v > -INFINITY ? v : -DBL_MAX;
+	}
+	sh->g_fit[g] = f;
+	sh->g_gen[g] = x->gen[g];
+	return f;
+}
+
+static double max2(double a, double b)
+{
+	return a >= b ? a : b;
+}
+
+static void shape_build(struct gs_sched_index *x, struct shape *sh)
+{
+	int32_t pos, i;
+
+	memset(sh->count, 0, sizeof(sh->count));
+	for (pos = 0; pos < x->n; pos++) {
+		int32_t node = x->order[pos];
+		int32_t g = x->group_of[node];
+		uint8_t f = verdict(x, sh, g, node);
+
+		sh->fit[pos] = f;
+		sh->count[f]++;
+		if (x->scored)
+			sh->tree[x->leaves + pos] = f == GS_FIT_OK ? sh->g_score[g] : -INFINITY;
+	}
+	if (x->scored) {
+		for (i = x->leaves + x->n; i < 2 * x->leaves; i++)
+			sh->tree[i] = -INFINITY;
+		for (i = x->leaves - 1; i >= 1; i--)
+			sh->tree[i] = max2(sh->tree[2 * i], sh->tree[2 * i + 1]);
+	}
+	sh->cursor = x->log_end;
+	sh->built = true;
+}
+
+/* Brings node's leaf of shape sh up to date. */
+static void shape_update(struct gs_sched_index *x, struct shape *sh, int32_t node)
+{
+	int32_t pos = x->pos_of[node], g = x->group_of[node];
+	uint8_t f = verdict(x, sh, g, node), was = sh->fit[pos];
+	double v;
+	int32_t i;
+
+	if (f != was) {
+		sh->count[was]--;
+		sh->count[f]++;
+		sh->fit[pos] = f;
+	}
+	/* Not fitting before nor after: the leaf stays -infinity (most updates, on a full cluster). */
+	if (!x->scored || (f != GS_FIT_OK && was != GS_FIT_OK))
+		return;
+	v = f == GS_FIT_OK ? sh->g_score[g] : -INFINITY;
+	i = x->leaves + pos;
+	if (sh->tree[i] == v)
+		return;
+	sh->tree[i] = v;
+	for (i >>= 1; i >= 1; i >>= 1) {
+		double m = max2(sh->tree[2 * i], sh->tree[2 * i + 1]);
+
+		if (m == sh->tree[i])
+			break;
+		sh->tree[i] = m;
+	}
+}
+
+/* Applies the log to shape sh, or rebuilds it when that is cheaper or needed. */
+static void shape_sync(struct gs_sched_index *x, struct shape *sh)
+{
+	int64_t j;
+
+	/*
+	 * Skipping an entry costs a few instructions, rebuilding about n
+	 * verdict lookups and 2 x leaves tree steps: a shape more than 2n
+	 * entries behind is rebuilt (the log holds twice that).
+	 */
+	if (!sh->built || x->log_end - sh->cursor > 2 * (int64_t)x->n + 64) {
+		shape_build(x, sh);
+		return;
+	}
+	for (j = sh->cursor; j < x->log_end; j++) {
+		int32_t node = x->log[j - x->log_base];
+
+		if (x->last_log[node] == j)
+			shape_update(x, sh, node);
+	}
+	sh->cursor = x->log_end;
+}
+
+/* --- picking ----------------------------------------------------------------- */
+
+int gs_sched_index_pick(struct gs_sched_index *x, const struct gs_cluster *c,
+			const struct gs_pod *p, int32_t *node_out, struct gs_nofit *why)
+{
+	struct shape *sh;
+	int32_t s, i;
+
+	if (!x || c != x->c || c->n_nodes != x->n || c->share)
+		return GS_SCHED_INDEX_SCAN;
+	if (c->version != x->version)
+		resync_all(x, c);
+	s = shape_of(x, p);
+	if (s < 0)
+		return GS_SCHED_INDEX_SCAN;
+	sh = &x->shapes[s];
+	shape_sync(x, sh);
+	if (sh->count[GS_FIT_OK] == 0) {
+		if (why) {
+			why->nodes = x->n;
+			memcpy(why->count, sh->count, sizeof(why->count));
+		}
+		return GS_ENOFIT;
+	}
+	if (x->scored) {
+		double m = sh->tree[1];
+
+		for (i = 1; i < x->leaves;) {
+			i *= 2;
+			if (!(sh->tree[i] == m))
+				i++;
+		}
+		*node_out = x->order[i - x->leaves];
+		return 0;
+	}
+	/* A policy whose score is not a function of the node: score the fitting nodes in order. */
+	{
+		double best_score = -INFINITY;
+		int32_t best = -1, pos;
+
+		for (pos = 0; pos < x->n; pos++) {
+			int32_t node = x->order[pos];
+			double score;
+
+			if (sh->fit[pos] != GS_FIT_OK)
+				continue;
+			score = x->pol->score(x->pol_state, c, node, p);
+			if (best < 0 || score > best_score) {
+				best = node;
+				best_score = score;
+			}
+		}
+		*node_out = best;
+		return 0;
+	}
+}
+
+int gs_sched_index_check(struct gs_sched_index *x, const struct gs_cluster *c,
+			 const struct gs_pod *p)
+{
+	struct shape *sh;
+	int32_t s, pos, count[GS_FIT__COUNT] = { 0 };
+
+	if (!x || c != x->c || c->n_nodes != x->n || c->share)
+		return GS_SCHED_INDEX_SCAN;
+	if (c->version != x->version)
+		resync_all(x, c);
+	s = shape_of(x, p);
+	if (s < 0)
+		return GS_SCHED_INDEX_SCAN;
+	sh = &x->shapes[s];
+	shape_sync(x, sh);
+	for (pos = 0; pos < x->n; pos++) {
+		enum gs_fit f = gs_cluster_fits(c, x->order[pos], p);
+
+		if (sh->fit[pos] != f)
+			return GS_ECHECK;
+		count[f]++;
+	}
+	return memcmp(count, sh->count, sizeof(count)) ? GS_ECHECK : 0;
+}
+
+/* --- lifecycle --------------------------------------------------------------- */
+
+void gs_sched_index_free(struct gs_sched_index *x)
+{
+	int32_t s;
+
+	if (!x)
+		return;
+	for (s = 0; s < x->n_shapes; s++)
+		shape_free(&x->shapes[s]);
+	free(x->shapes);
+	free(x->shape_table);
+	free(x->pos_of);
+	free(x->keys);
+	free(x->ghash);
+	free(x->refs);
+	free(x->gen);
+	free(x->prev);
+	free(x->next);
+	free(x->table);
+	free(x->group_of);
+	free(x->log);
+	free(x->last_log);
+	free(x);
+}
+
+struct gs_sched_index *gs_sched_index_new(const struct gs_cluster *c, const int32_t *order,
+					  const struct gs_policy *pol, void *pol_state)
+{
+	struct gs_sched_index *x;
+	size_t n, cap, tsize;
+	int32_t i;
+
+	/* Sharing modes make a pod's cost depend on the node's GPU modes: not indexed. */
+	if (c->share)
+		return NULL;
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	n = (size_t)c->n_nodes;
+	x->c = c;
+	x->pol = pol;
+	x->pol_state = pol_state;
+	x->scored = pol->node_score;
+	x->n = c->n_nodes;
+	x->order = order;
+	x->version = c->version;
+	x->last_shape = -1;
+	x->idle_head = x->idle_tail = -1;
+	for (x->leaves = 1; (size_t)x->leaves < n; x->leaves *= 2)
+		;
+	/* More slots than nodes, so a new state always finds one; the rest cache old states. */
+	cap = n + n / 2 + 64;
+	x->cap_groups = (int32_t)cap;
+	for (tsize = 16; tsize < 2 * cap; tsize *= 2)
+		;
+	x->log_cap = (int64_t)(4 * n + 1024);
+	x->pos_of = malloc((n + 1) * sizeof(*x->pos_of));
+	x->group_of = malloc((n + 1) * sizeof(*x->group_of));
+	x->last_log = malloc((n + 1) * sizeof(*x->last_log));
+	x->keys = malloc(cap * sizeof(*x->keys));
+	x->ghash = malloc(cap * sizeof(*x->ghash));
+	x->refs = malloc(cap * sizeof(*x->refs));
+	x->gen = malloc(cap * sizeof(*x->gen));
+	x->prev = malloc(cap * sizeof(*x->prev));
+	x->next = malloc(cap * sizeof(*x->next));
+	x->table = malloc(tsize * sizeof(*x->table));
+	x->log = malloc((size_t)x->log_cap * sizeof(*x->log));
+	if (!x->pos_of || !x->group_of || !x->last_log || !x->keys || !x->ghash || !x->refs ||
+	    !x->gen || !x->prev || !x->next || !x->table || !x->log || shapes_rehash(x, 64)) {
+		gs_sched_index_free(x);
+		return NULL;
+	}
+	memset(x->table, 0xff, tsize * sizeof(*x->table));
+	x->table_mask = tsize - 1;
+	x->shape_bytes = cap * (1 + sizeof(uint32_t) + (x->scored ? sizeof(double) : 0)) + n + 1 +
+			 (x->scored ? 2 * (size_t)x->leaves * sizeof(double) : 0);
+	for (i = 0; i < x->n; i++) {
+		x->pos_of[order[i]] = i;
+		x->group_of[i] = -1;
+		x->last_log[i] = -1;
+	}
+	for (i = 0; i < x->n; i++)
+		regroup(x, c, i);
+	return x;
+}
