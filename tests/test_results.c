@@ -359,6 +359,7 @@ static void test_summary_inflate(void **state)
 	(void)state;
 	rf_build_inflate(&r);
 	db = open_new("suminflate");
+	r.info.arrival_samples = true;
 	assert_int_equal(write_ok(db, &r), 1);
 
 	assert_string_equal(rows(db, "SELECT arrived_pct FROM samples ORDER BY sample_idx"),
@@ -387,6 +388,29 @@ static void test_summary_inflate(void **state)
 	assert_near(real(db, "SELECT unalloc_gpu_pct FROM run_summary"), sum.unalloc_gpu_pct);
 	assert_near(real(db, "SELECT frag_ratio_pct FROM run_summary"), sum.frag_ratio_pct);
 	assert_near(real(db, "SELECT frag_amount_pct FROM run_summary"), sum.frag_amount_pct);
+
+	/*
+	 * Without --arrival-samples: only the first sample at the peak
+	 * allocation, which is the last one too (sample 4), is stored, yet the
+	 * summary and the buckets are the same to the last bit.
+	 */
+	r.info.arrival_samples = false;
+	assert_int_equal(write_ok(db, &r), 2);
+	assert_string_equal(rows(db, "SELECT run_id, samples_stored FROM runs"), "1|1\n2|0");
+	assert_string_equal(rows(db, "SELECT sample_idx, arrived_pct FROM samples WHERE run_id = 2"),
+			    "4|101");
+	assert_string_equal(rows(db, "SELECT printf('%!.17g %!.17g %!.17g %!.17g %!.17g', gpu_alloc_pct,"
+				     " unalloc_gpu_pct, frag_ratio_pct, frag_amount_pct,"
+				     " peak_gpu_alloc_pct) FROM run_summary WHERE run_id = 2"),
+			    rows(db, "SELECT printf('%!.17g %!.17g %!.17g %!.17g %!.17g', gpu_alloc_pct,"
+				     " unalloc_gpu_pct, frag_ratio_pct, frag_amount_pct,"
+				     " peak_gpu_alloc_pct) FROM run_summary WHERE run_id = 1"));
+	assert_string_equal(rows(db, "SELECT arrived_pct, n_samples, printf('%!.17g %!.17g %!.17g',"
+				     " gpu_alloc_pct, frag_ratio_pct, frag_amount_pct)"
+				     " FROM arrived_buckets WHERE run_id = 2 ORDER BY arrived_pct"),
+			    rows(db, "SELECT arrived_pct, n_samples, printf('%!.17g %!.17g %!.17g',"
+				     " gpu_alloc_pct, frag_ratio_pct, frag_amount_pct)"
+				     " FROM arrived_buckets WHERE run_id = 1 ORDER BY arrived_pct"));
 
 	close_and_remove(db);
 	rf_release(&r);
@@ -430,6 +454,7 @@ static void test_summary_inflate_empty_100(void **state)
 	}
 	r.sim.stats.t_end_s = 5;
 	db = open_new("empty100");
+	r.info.arrival_samples = true;
 	assert_int_equal(write_ok(db, &r), 1);
 	assert_string_equal(rows(db, "SELECT arrived_pct FROM samples ORDER BY sample_idx"),
 			    "98\n99\n99\n101\n101\n102");
@@ -443,6 +468,23 @@ static void test_summary_inflate_empty_100(void **state)
 	assert_near(real(db, "SELECT unalloc_gpu_pct FROM run_summary"), 15.0);
 	assert_near(real(db, "SELECT frag_ratio_pct FROM run_summary"), 30.0);
 	assert_near(real(db, "SELECT frag_amount_pct FROM run_summary"), 5.0);
+	/* As the 1.1 view computed it from the samples, in its index order, to the bit. */
+	assert_string_equal(rows(db, "SELECT printf('%!.17g', avg(gpu_alloc_pct)) FROM sample_metrics"
+				     " WHERE run_id = 1 AND arrived_pct BETWEEN 99 AND 101"),
+			    rows(db, "SELECT printf('%!.17g', gpu_alloc_pct) FROM run_summary"));
+	assert_string_equal(rows(db, "SELECT printf('%!.17g', avg(frag_ratio_pct)) FROM sample_metrics"
+				     " WHERE run_id = 1 AND arrived_pct BETWEEN 99 AND 101"),
+			    rows(db, "SELECT printf('%!.17g', frag_ratio_pct) FROM run_summary"));
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(db), "DELETE FROM runs WHERE run_id = 1", NULL,
+				      NULL, NULL),
+			 SQLITE_OK);
+	r.info.arrival_samples = false;
+	assert_int_equal(write_ok(db, &r), 1);
+	assert_near(real(db, "SELECT gpu_alloc_pct FROM run_summary"), 85.0);
+	assert_near(real(db, "SELECT frag_ratio_pct FROM run_summary"), 30.0);
+	/* The largest allocation (6000) is the last sample too: one sample stored. */
+	assert_string_equal(rows(db, "SELECT sample_idx FROM samples WHERE run_id = 1"), "5");
+	r.info.arrival_samples = true;
 
 	/* Nothing in 99..101 either: undefined, NAN in C and NULL in SQL. */
 	r.sim.samples[1] = r.sim.samples[0];
@@ -777,7 +819,8 @@ static void test_new_database(void **state)
 	assert_string_equal(rows(db, "PRAGMA foreign_keys"), "1");
 	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'"
 				     " ORDER BY name"),
-			    "bench_results\nbench_runs\nbench_slowdown\npods\nrun_nodes\nruns\nsamples");
+			    "arrived_stats\nbench_results\nbench_runs\nbench_slowdown\npods\nrun_nodes\n"
+			    "runs\nsamples");
 	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'view'"
 				     " ORDER BY name"),
 			    "arrived_buckets\nrun_summary\nsample_metrics");
@@ -866,7 +909,7 @@ static char *slurp(const char *path)
 /*
  * A database written by gpusim with schema 1.0 (tests/data/schema-1.0.sql,
  * a dump of two time-mode runs and one inflate-mode run of the three-pod
- * trace of test_replay) is migrated to 1.1 when opened: runs gains the new
+ * trace of test_replay) is migrated to 1.2 when opened: runs gains the new
  * columns exactly as a new database has them, the old runs keep their 1.0
  * figures (computed from the samples), and new runs get the event figures.
  */
@@ -882,7 +925,8 @@ static void test_migrate_1_0(void **state)
 	raw_exec(path, dump);
 	free(dump);
 	assert_int_equal(gs_db_open(path, &db, err, sizeof(err)), 0);
-	assert_string_equal(rows(db, "PRAGMA user_version"), "1003");
+	snprintf(want, sizeof(want), "%d", GS_DB_SCHEMA_VERSION);
+	assert_string_equal(rows(db, "PRAGMA user_version"), want);
 
 	/* The same columns, in the same order, as a database created by 1.1. */
 	fresh = open_new("migrate-fresh");
@@ -914,6 +958,22 @@ static void test_migrate_1_0(void **state)
 	/* Inflate mode is as before: run 3's one pod put 50 % of the GPU at arrived 50 %. */
 	assert_string_equal(rows(db, "SELECT gpu_alloc_pct FROM run_summary WHERE run_id = 3"),
 			    "NULL");
+	/*
+	 * 1.2: the old runs' buckets were computed from their samples and are
+	 * what the 1.1 view said, to the bit; run 3's only bucket is 50 %.
+	 */
+	assert_string_equal(rows(db, "SELECT run_id, arrived_pct, n_samples,"
+				     " printf('%!.17g %!.17g', gpu_alloc_pct, frag_ratio_pct)"
+				     " FROM arrived_buckets ORDER BY run_id, arrived_pct"),
+			    rows(db, "SELECT run_id, arrived_pct, count(*),"
+				     " printf('%!.17g %!.17g', avg(gpu_alloc_pct), avg(frag_ratio_pct))"
+				     " FROM sample_metrics WHERE arrived_pct IS NOT NULL"
+				     " GROUP BY run_id, arrived_pct ORDER BY run_id, arrived_pct"));
+	assert_string_equal(rows(db, "SELECT arrived_pct, n_samples, gpu_alloc_pct"
+				     " FROM arrived_buckets WHERE run_id = 3"),
+			    "50|1|50.0");
+	assert_string_equal(rows(db, "SELECT samples_stored, at100_n FROM runs WHERE run_id = 3"),
+			    "1|0");
 
 	/* A new run next to them has its event figures. */
 	rf_build_time(&r);

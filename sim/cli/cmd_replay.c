@@ -25,7 +25,7 @@
 struct replay_args {
 	const char *nodes, *pods, *db_path;
 	struct gs_cli_policies policies;
-	bool no_db, no_pods, quiet, strict, json;
+	bool no_db, no_pods, arrival_samples, quiet, strict, json;
 	int mode;    /* enum gs_mode */
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
 	int arrivals; /* enum gs_arrivals */
@@ -92,6 +92,9 @@ static const struct gs_opt replay_opts[] = {
 	{ GS_OPT_FLAG_AT(S, no_pods), .name = "no-pods",
 	  .help = "store no per-pod rows (most of a run's size): counts, mean wait, samples "
 		  "and summary are kept, but 'gpusim inspect --run' cannot show the run" },
+	{ GS_OPT_FLAG_AT(S, arrival_samples), .name = "arrival-samples",
+	  .help = "inflate mode: store one sample per arrival; without it a run stores its "
+		  "statistics per arrived percent and only the samples its summary reads" },
 	{ GS_OPT_INT_AT(S, opts.sample_every, 1, INT64_MAX), .name = "sample-every", .arg = "N",
 	  .def = "1", .help = "sample the time series every N events" },
 	{ GS_OPT_INT_AT(S, opts.sample_interval_s, 0, INT64_MAX), .name = "sample-interval",
@@ -436,6 +439,7 @@ int gs_cmd_replay(int argc, char **argv)
 		ri.params_json = params;
 		ri.wall_ms = elapsed_ms(&t0, &t1);
 		ri.no_pods = a.no_pods;
+		ri.arrival_samples = a.arrival_samples;
 		if (db && gs_db_write_run(db, &ri, &sim, &run_id, err, sizeof(err))) {
 			fprintf(stderr, "gpusim replay: %s\n", err);
 			gs_sim_release(&sim);

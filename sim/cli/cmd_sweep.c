@@ -33,7 +33,7 @@ struct sweep_args {
 	int mode;    /* enum gs_mode */
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
 	int64_t jobs;
-	bool no_pods, quiet, json, strict;
+	bool no_pods, arrival_samples, quiet, json, strict;
 	struct gs_replay_opts opts;
 };
 
@@ -105,6 +105,10 @@ static const struct gs_opt sweep_opts[] = {
 	  .help = "store no per-pod rows (most of a run's size): counts, mean wait, samples "
 		  "and summary are kept, but 'gpusim inspect --run' cannot show the runs; not "
 		  "part of the resume key, a run stored either way is done" },
+	{ GS_OPT_FLAG_AT(S, arrival_samples), .name = "arrival-samples",
+	  .help = "inflate mode: store one sample per arrival; without it a run stores its "
+		  "statistics per arrived percent and only the samples its summary reads "
+		  "(the figures are the same); not part of the resume key" },
 	{ GS_OPT_FLAG_AT(S, strict), .name = "strict",
 	  .help = "a trace with pods that fit no node even on an empty cluster is an error" },
 	{ GS_OPT_FLAG_AT(S, json), .name = "json", .conflicts = "quiet",
@@ -236,6 +240,7 @@ int gs_cmd_sweep(int argc, char **argv)
 	spec.db_path = a.db_path;
 	spec.no_pods = a.no_pods;
 	spec.strict = a.strict;
+	spec.arrival_samples = a.arrival_samples;
 	spec.progress = stderr;
 
 	rc = gs_sweep_run(&spec, &result, err, sizeof(err));

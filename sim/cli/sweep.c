@@ -173,6 +173,7 @@ static int run_cell(struct shared *sh, struct gs_db *db, size_t cell, struct gs_
 	ri.params_json = sh->params[x.setting];
 	ri.wall_ms = 1e3 * elapsed_s(&t0, &t1);
 	ri.no_pods = spec->no_pods;
+	ri.arrival_samples = spec->arrival_samples;
 	rc = gs_db_write_run(db, &ri, &sim, &out->run_id, msg, sizeof(msg));
 	if (rc) {
 		gs_errf(err, err_len, "%s", msg);

@@ -61,6 +61,7 @@ struct gs_sweep_spec {
 	bool no_pods;
 	/* Refuse a trace with pods that fit on no node even when the cluster is empty (GS_EINVAL). */
 	bool strict;
+	bool arrival_samples;                   /* gs_run_info.arrival_samples; not in the key */
 	FILE *progress;                         /* a bar when it is a terminal; may be NULL */
 };
 

@@ -37,6 +37,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/limits.h"
+#include "engine/arrived.h"
 #include "engine/inflate.h"
 #include "engine/replay.h"
 
@@ -1185,6 +1186,7 @@ static size_t arrived_means(const struct gs_sim *sim, int64_t cap, int64_t lo, i
 void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 {
 	const int64_t cap = sim->cluster.gpu_milli;
+	struct gs_arrived_stats st;
 	double alloc = 0, frag_ratio = 0, frag_amount = 0;
 	size_t i, n = 0;
 
@@ -1240,14 +1242,24 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 			out->peak_pending = s->pending;
 	}
 
-	n = arrived_means(sim, cap, 100, 100, &alloc, &frag_ratio, &frag_amount);
 	/*
 	 * On a small cluster one pod can jump over the 100 % bucket; then, as
 	 * the reference analysis does, the samples of 99..101 % stand in for
-	 * it. The run_summary view does the same.
+	 * it. The run_summary view does the same, from the figures the store
+	 * keeps (arrived.h), summed in their order; in sample order only if
+	 * there is no memory for that.
 	 */
-	if (n == 0)
-		n = arrived_means(sim, cap, 99, 101, &alloc, &frag_ratio, &frag_amount);
+	if (gs_arrived_stats_compute(sim->samples, sim->n_samples, cap, sim->frag_on, &st) == 0) {
+		n = (size_t)st.at100_n;
+		alloc = st.at100_gpu_alloc_pct;
+		frag_ratio = st.at100_frag_ratio_pct;
+		frag_amount = st.at100_frag_amount_pct;
+		gs_arrived_stats_release(&st);
+	} else {
+		n = arrived_means(sim, cap, 100, 100, &alloc, &frag_ratio, &frag_amount);
+		if (n == 0)
+			n = arrived_means(sim, cap, 99, 101, &alloc, &frag_ratio, &frag_amount);
+	}
 	if (n) {
 		out->gpu_alloc_pct = alloc;
 		out->frag_ratio_pct = sim->frag_on ? frag_ratio : NAN;

@@ -25,6 +25,7 @@
 
 #include "core/error.h"
 #include "core/version.h"
+#include "engine/arrived.h"
 #include "io/json.h"
 #include "io/path.h"
 #include "policies/sched.h"
@@ -101,12 +102,28 @@ static const char *const columns_1_3[] = {
 #define N_COLUMNS_1_3 (sizeof(columns_1_3) / sizeof(columns_1_3[0]))
 
 /*
- * run_summary, schema 1.1. gpu_alloc_pct, the headline allocation of a
+ * The columns schema 1.4 added to runs: whether every sample is stored
+ * (inflate runs keep their statistics in arrived_stats instead of one
+ * sample per arrival) and the inflate-mode figures "at arrived 100 %",
+ * computed by the engine (engine/arrived.h) exactly as the views used to
+ * compute them from the samples.
+ */
+static const char *const columns_1_4[] = {
+	"runs ADD COLUMN samples_stored INTEGER NOT NULL DEFAULT 1"
+	" CHECK (samples_stored IN (0, 1))",
+	"runs ADD COLUMN at100_n INTEGER",
+	"runs ADD COLUMN at100_gpu_alloc_pct REAL",
+	"runs ADD COLUMN at100_frag_ratio_pct REAL",
+	"runs ADD COLUMN at100_frag_amount_pct REAL",
+};
+#define N_COLUMNS_1_4 (sizeof(columns_1_4) / sizeof(columns_1_4[0]))
+
+/*
+ * run_summary, schema 1.4. gpu_alloc_pct, the headline allocation of a
  * run, as gs_sim_summarize() computes it. Inflate mode: the mean over the
  * arrived = 100 % bucket (Weng et al., figure 7), or over 99..101 % when
- * no sample fell in it (AT_100 below), read from sample_metrics rather
- * than arrived_buckets: SQLite cannot push an outer run_id into a GROUP BY
- * view, and would aggregate every run's samples for each row. Time mode,
+ * no sample fell in it, from the runs columns of 1.4 (the migration to 1.4
+ * filled them for older runs from their samples with AT_100). Time mode,
  * runs with event_metrics = 1: the mean over the arrival window from the
  * events; older runs (written by schema 1.0): the time-weighted mean of
  * the samples read as a step function (a value holds until the next
@@ -127,8 +144,7 @@ static const char *const columns_1_3[] = {
 	"  r.n_pods, r.n_placed, r.n_failed,"                                              \
 	"  100.0 * r.n_failed / NULLIF(r.n_pods, 0) AS failed_pct,"                        \
 	"  1.0 * r.wait_total_s / NULLIF(r.n_placed, 0) AS mean_wait_s,"                   \
-	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.gpu_alloc_pct) FROM sample_metrics m" \
-	"    WHERE" AT_100 ")"                                                             \
+	"  CASE WHEN r.mode = 'inflate' THEN r.at100_gpu_alloc_pct"                       \
 	"   WHEN r.event_metrics = 1 THEN r.gpu_alloc_arrival_pct"                         \
 	"   ELSE (SELECT CASE WHEN total(w.dt) > 0"                                        \
 	"     THEN 100.0 * total(w.gpu_alloc_milli * w.dt) / total(w.dt)"                  \
@@ -139,10 +155,8 @@ static const char *const columns_1_3[] = {
 	"     FROM samples s WHERE s.run_id = r.run_id"                                    \
 	"     WINDOW win AS (ORDER BY s.sample_idx)) w)"                                   \
 	"   END AS gpu_alloc_pct,"                                                         \
-	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.frag_ratio_pct) FROM sample_metrics m" \
-	"    WHERE" AT_100 ") END AS frag_ratio_pct,"                                      \
-	"  CASE WHEN r.mode = 'inflate' THEN (SELECT avg(m.frag_amount_pct) FROM sample_metrics m" \
-	"    WHERE" AT_100 ") END AS frag_amount_pct,"                                     \
+	"  CASE WHEN r.mode = 'inflate' THEN r.at100_frag_ratio_pct END AS frag_ratio_pct,"   \
+	"  CASE WHEN r.mode = 'inflate' THEN r.at100_frag_amount_pct END AS frag_amount_pct," \
 	"  CASE WHEN r.event_metrics = 1 THEN r.gpu_alloc_peak_pct"                        \
 	"   ELSE (SELECT 100.0 * max(s.gpu_alloc_milli) / r.gpu_milli_capacity FROM samples s" \
 	"    WHERE s.run_id = r.run_id) END AS peak_gpu_alloc_pct,"                        \
@@ -158,6 +172,60 @@ static const char *const columns_1_3[] = {
 	"  r.sharing, r.eff_util_pct, r.eff_util_busy_pct, r.n_oversubscribed,"             \
 	"  r.mig_idle_pct, r.mig_slack_pct"                                                 \
 	" FROM runs r WHERE r.status = 'complete') x"
+
+/*
+ * Weng et al., ATC 2023, section 5: the statistic per integer percent of
+ * arrived workload is the mean over the samples in that bucket. Schema 1.4
+ * keeps, per run and bucket, the count and the sums the means divide
+ * (engine/arrived.h forms them in the order SQLite summed the samples), so
+ * an inflate run needs no sample per arrival for its figures.
+ */
+#define ARRIVED_STATS_TABLE                                                     \
+	"CREATE TABLE arrived_stats ("                                          \
+	" run_id INTEGER NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,"  \
+	" arrived_pct INTEGER NOT NULL,"                                        \
+	" n_samples INTEGER NOT NULL,"                                          \
+	" gpu_alloc_pct_sum REAL NOT NULL,"                                     \
+	" unalloc_gpu_pct_sum REAL NOT NULL,"                                   \
+	" frag_ratio_pct_sum REAL,"                                             \
+	" frag_amount_pct_sum REAL,"                                            \
+	" PRIMARY KEY (run_id, arrived_pct)"                                    \
+	") WITHOUT ROWID"
+
+#define ARRIVED_BUCKETS_VIEW                                                    \
+	"CREATE VIEW arrived_buckets AS"                                        \
+	" SELECT a.run_id, a.arrived_pct, a.n_samples,"                         \
+	"  a.gpu_alloc_pct_sum / a.n_samples AS gpu_alloc_pct,"                 \
+	"  a.unalloc_gpu_pct_sum / a.n_samples AS unalloc_gpu_pct,"             \
+	"  a.frag_ratio_pct_sum / a.n_samples AS frag_ratio_pct,"               \
+	"  a.frag_amount_pct_sum / a.n_samples AS frag_amount_pct"              \
+	" FROM arrived_stats a JOIN runs r ON r.run_id = a.run_id"              \
+	" WHERE r.status = 'complete'"
+
+/*
+ * The migration to 1.4 computes, for the runs already stored, what the
+ * writer now stores: arrived_stats from the samples, with the grouping and
+ * the index order of the arrived_buckets view of 1.0 to 1.3 (sum instead
+ * of avg, so that sum / n is that avg to the bit), and the at100 columns
+ * with the subqueries run_summary used (AT_100).
+ */
+#define MIGRATE_1_4                                                             \
+	"INSERT INTO arrived_stats SELECT run_id, arrived_pct, count(*),"       \
+	"  sum(gpu_alloc_pct), sum(unalloc_gpu_pct), sum(frag_ratio_pct),"      \
+	"  sum(frag_amount_pct)"                                                \
+	" FROM sample_metrics WHERE arrived_pct IS NOT NULL"                    \
+	" GROUP BY run_id, arrived_pct; "                                       \
+	"UPDATE runs AS r SET"                                                  \
+	" at100_n = (SELECT count(*) FROM sample_metrics m WHERE" AT_100 "),"   \
+	" at100_gpu_alloc_pct = (SELECT avg(m.gpu_alloc_pct) FROM sample_metrics m" \
+	"  WHERE" AT_100 "),"                                                   \
+	" at100_frag_ratio_pct = (SELECT avg(m.frag_ratio_pct) FROM sample_metrics m" \
+	"  WHERE" AT_100 "),"                                                   \
+	" at100_frag_amount_pct = (SELECT avg(m.frag_amount_pct) FROM sample_metrics m" \
+	"  WHERE" AT_100 ")"                                                    \
+	" WHERE r.mode = 'inflate' AND r.status = 'complete'; "                 \
+	"DROP VIEW arrived_buckets; " ARRIVED_BUCKETS_VIEW "; "                 \
+	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW
 
 /*
  * Schema 1.1. Units are in the column names; NULL means "does not apply"
@@ -285,19 +353,8 @@ static const char *const schema_sql[] = {
 	" FROM samples s JOIN runs r ON r.run_id = s.run_id"
 	" WHERE r.status = 'complete'",
 
-	/*
-	 * Weng et al., ATC 2023, section 5: the statistic per integer percent
-	 * of arrived workload is the mean over the events in that bucket.
-	 */
-	"CREATE VIEW arrived_buckets AS"
-	" SELECT run_id, arrived_pct, count(*) AS n_samples,"
-	"  avg(gpu_alloc_pct) AS gpu_alloc_pct,"
-	"  avg(unalloc_gpu_pct) AS unalloc_gpu_pct,"
-	"  avg(frag_ratio_pct) AS frag_ratio_pct,"
-	"  avg(frag_amount_pct) AS frag_amount_pct"
-	" FROM sample_metrics WHERE arrived_pct IS NOT NULL"
-	" GROUP BY run_id, arrived_pct",
-
+	ARRIVED_STATS_TABLE,
+	ARRIVED_BUCKETS_VIEW,
 	RUN_SUMMARY_VIEW,
 };
 
@@ -307,13 +364,18 @@ static const char *const schema_sql[] = {
  * transaction, followed by gs_bench_schema_sql. Entry 0 has no
  * predecessor. 1.1 adds runs_columns_1_1 (added by add_runs_columns_1_1()
  * before this SQL runs) and the new run_summary; 1.2 adds columns_1_2
- * (add_columns_1_2()) and shows them in run_summary; 1.3 adds columns_1_3.
+ * (add_columns_1_2()) and shows them in run_summary; 1.3 adds columns_1_3;
+ * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
+ * run_summary views (a view is not checked when it is made, so the
+ * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
+ * 1.4 makes it anew).
  */
 static const char *const migration_sql[] = {
 	NULL,
 	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW,
 	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW,
 	NULL,
+	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
 };
 _Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
 	       "one migration per minor schema version");
@@ -465,6 +527,11 @@ static int add_columns_1_3(struct gs_db *db, char *err, size_t err_len)
 	return add_columns(db, columns_1_3, N_COLUMNS_1_3, err, err_len);
 }
 
+static int add_columns_1_4(struct gs_db *db, char *err, size_t err_len)
+{
+	return add_columns(db, columns_1_4, N_COLUMNS_1_4, err, err_len);
+}
+
 /*
  * Creates or migrates the schema inside one IMMEDIATE transaction, after
  * looking at the version again under the write lock: another connection
@@ -501,6 +568,8 @@ static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len
 				rc = add_columns_1_2(db, err, err_len);
 				if (rc == 0)
 					rc = add_columns_1_3(db, err, err_len);
+				if (rc == 0)
+					rc = add_columns_1_4(db, err, err_len);
 			}
 			if (rc == 0)
 				rc = exec_sql(db, schema_sql[i], err, err_len);
@@ -521,7 +590,8 @@ static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len
 		for (i = (size_t)(version % 1000) + 1; i <= GS_DB_SCHEMA_MINOR; i++) {
 			rc = i == 1 ? add_runs_columns_1_1(db, err, err_len)
 			     : i == 2 ? add_columns_1_2(db, err, err_len)
-			     : i == 3 ? add_columns_1_3(db, err, err_len) : 0;
+			     : i == 3 ? add_columns_1_3(db, err, err_len)
+			     : i == 4 ? add_columns_1_4(db, err, err_len) : 0;
 			/* NULL: a minor that only added bench tables (below). */
 			if (rc == 0 && migration_sql[i])
 				rc = exec_sql(db, migration_sql[i], err, err_len);
@@ -709,10 +779,12 @@ void gs_db_close(struct gs_db *db)
 	sqlite3_finalize(db->st_run);
 	sqlite3_finalize(db->st_run_done);
 	sqlite3_finalize(db->st_node);
+	sqlite3_finalize(db->st_nodes);
 	sqlite3_finalize(db->st_pod);
 	sqlite3_finalize(db->st_pods);
 	sqlite3_finalize(db->st_sample);
 	sqlite3_finalize(db->st_samples);
+	sqlite3_finalize(db->st_stat);
 	sqlite3_finalize(db->st_find);
 	sqlite3_close(db->conn);
 	pthread_mutex_destroy(&db->lock);
@@ -791,18 +863,19 @@ static const char sql_insert_run[] =
 	" pending_avg, pending_peak, gpu_alloc_arrival_pct, gpu_alloc_busy_pct,"
 	" gpu_alloc_peak_pct, frag_avg_pct, n_timed_out, offered_load_pct, sharing,"
 	" interference_sha256, eff_util_pct, eff_util_busy_pct, n_oversubscribed, mig_idle_pct,"
-	" mig_slack_pct)"
+	" mig_slack_pct, samples_stored, at100_n, at100_gpu_alloc_pct, at100_frag_ratio_pct,"
+	" at100_frag_amount_pct)"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
 	" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34,"
 	" ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51,"
-	" ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59)";
+	" ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, ?63, ?64)";
 static const char sql_run_done[] =
 	"UPDATE runs SET status = 'complete' WHERE run_id = ?1";
-static const char sql_insert_node[] =
-	"INSERT INTO run_nodes (run_id, node_idx, name, cpu_milli, memory_mib, num_gpu,"
-	" gpu_model, gpu_mem_mib, sharing) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+#define N_NODE_COLUMNS 9
+static const char node_columns[] =
+	"run_id, node_idx, name, cpu_milli, memory_mib, num_gpu, gpu_model, gpu_mem_mib, sharing";
 /*
- * Pods and samples go in with multi-row INSERTs of ROWS_PER_INSERT rows
+ * Nodes, pods and samples go in with multi-row INSERTs of ROWS_PER_INSERT rows
  * (the tail one row at a time): one statement per 32 rows instead of per
  * row roughly halves the cost of a run's write. The column lists are
  * spelled once; both statements are generated from them.
@@ -818,6 +891,10 @@ static const char sample_columns[] =
 	"run_id, sample_idx, t_s, event, cpu_alloc_milli, mem_alloc_mib, gpu_alloc_milli,"
 	" gpus_in_use, arrived_gpu_milli, pods_running, pods_pending, pods_failed, frag_milli,"
 	" arrived_pct";
+static const char sql_insert_stat[] =
+	"INSERT INTO arrived_stats (run_id, arrived_pct, n_samples, gpu_alloc_pct_sum,"
+	" unalloc_gpu_pct_sum, frag_ratio_pct_sum, frag_amount_pct_sum)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 static const char sql_find_run[] =
 	"SELECT run_id FROM runs WHERE pods_sha256 = ?1 AND policy = ?2 AND seed = ?3"
 	" AND nodes_sha256 = ?4 AND params_json = ?5 AND status = 'complete'"
@@ -875,7 +952,11 @@ static int prepare_writers(struct gs_db *db, char *err, size_t err_len)
 	if (!rc)
 		rc = prepare(db, sql_run_done, &db->st_run_done, err, err_len);
 	if (!rc)
-		rc = prepare(db, sql_insert_node, &db->st_node, err, err_len);
+		rc = prepare_insert(db, "run_nodes", node_columns, N_NODE_COLUMNS, 1, &db->st_node,
+				    err, err_len);
+	if (!rc)
+		rc = prepare_insert(db, "run_nodes", node_columns, N_NODE_COLUMNS, ROWS_PER_INSERT,
+				    &db->st_nodes, err, err_len);
 	if (!rc)
 		rc = prepare_insert(db, "pods", pod_columns, N_POD_COLUMNS, 1, &db->st_pod, err,
 				    err_len);
@@ -888,6 +969,8 @@ static int prepare_writers(struct gs_db *db, char *err, size_t err_len)
 	if (!rc)
 		rc = prepare_insert(db, "samples", sample_columns, N_SAMPLE_COLUMNS,
 				    ROWS_PER_INSERT, &db->st_samples, err, err_len);
+	if (!rc)
+		rc = prepare(db, sql_insert_stat, &db->st_stat, err, err_len);
 	return rc;
 }
 
@@ -1124,8 +1207,19 @@ static void bind_time_metrics(sqlite3_stmt *st, int base, const struct gs_sim *s
 	bind_opt_real(st, base + 24, m->offered_load_pct);
 }
 
+/*
+ * Which samples a run stores: all of them, or, for an inflate run without
+ * ri->arrival_samples, only the ones its summary reads (the first with the
+ * largest allocation, the first with the longest queue if that is not 0,
+ * and the last); the per-percent statistics stand in for the rest.
+ */
+static bool all_samples(const struct gs_run_info *ri, const struct gs_sim *sim)
+{
+	return sim->opts.mode != GS_MODE_INFLATE || ri->arrival_samples;
+}
+
 static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const struct gs_sim *sim,
-		      const struct run_counts *cnt)
+		      const struct run_counts *cnt, const struct gs_arrived_stats *stats)
 {
 	const struct gs_cluster *c = &sim->cluster;
 	sqlite3_stmt *st = db->st_run;
@@ -1174,51 +1268,77 @@ static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const stru
 		bind_opt_real(st, 58, time ? sim->mig_idle_pct : NAN);
 		bind_opt_real(st, 59, time ? sim->mig_slack_pct : NAN);
 	}
+	sqlite3_bind_int64(st, 60, all_samples(ri, sim) ? 1 : 0);
+	if (sim->opts.mode == GS_MODE_INFLATE) {
+		sqlite3_bind_int64(st, 61, stats->at100_n);
+		bind_opt_real(st, 62, stats->at100_gpu_alloc_pct);
+		bind_opt_real(st, 63, stats->at100_frag_ratio_pct);
+		bind_opt_real(st, 64, stats->at100_frag_amount_pct);
+	} else {
+		sqlite3_bind_null(st, 61);
+		sqlite3_bind_null(st, 62);
+		sqlite3_bind_null(st, 63);
+		sqlite3_bind_null(st, 64);
+	}
 	return step_once(st);
+}
+
+/* Binds node i to parameters base + 1 .. base + N_NODE_COLUMNS of st. */
+static int bind_node(struct gs_db *db, sqlite3_stmt *st, int base, int64_t run_id,
+		     const struct gs_cluster *c, int32_t i, char *err, size_t err_len)
+{
+	const struct gs_node *n = &c->nodes[i];
+	const struct gs_gpu_model *m = NULL;
+	char share[GS_MAX_GPUS * GS_SHARE_SPEC_MAX];
+
+	if (n->num_gpu > 0) {
+		if (n->model < 0 || n->model >= c->models.n)
+			return gs_db_fail(err, err_len, GS_EINVAL,
+					  "%s: run not written: node %" PRId32
+					  " has GPU model index %" PRId32 ", the table has %d",
+					  db->path, i, n->model, c->models.n);
+		m = &c->models.m[n->model];
+	}
+	sqlite3_bind_int64(st, base + 1, run_id);
+	sqlite3_bind_int64(st, base + 2, i);
+	bind_text(st, base + 3, c->node_names && c->node_names[i] ? c->node_names[i] : "");
+	sqlite3_bind_int64(st, base + 4, n->cpu_milli);
+	sqlite3_bind_int64(st, base + 5, n->mem_mib);
+	sqlite3_bind_int64(st, base + 6, n->num_gpu);
+	bind_text(st, base + 7, m ? m->name : NULL);
+	sqlite3_bind_int64(st, base + 8, m ? m->mem_mib : 0);
+	gs_cluster_node_share_text(c, i, share, sizeof(share));
+	if (share[0])
+		sqlite3_bind_text(st, base + 9, share, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, base + 9);
+	return 0;
 }
 
 static int insert_nodes(struct gs_db *db, int64_t run_id, const struct gs_cluster *c,
 			char *err, size_t err_len)
 {
-	sqlite3_stmt *st = db->st_node;
-	int32_t i;
+	int32_t i = 0, j, rows;
+	int rc;
 
-	for (i = 0; i < c->n_nodes; i++) {
-		const struct gs_node *n = &c->nodes[i];
-		const struct gs_gpu_model *m = NULL;
+	while (i < c->n_nodes) {
+		sqlite3_stmt *st;
 
-		if (n->num_gpu > 0) {
-			if (n->model < 0 || n->model >= c->models.n)
-				return gs_db_fail(err, err_len, GS_EINVAL,
-						  "%s: run not written: node %" PRId32
-						  " has GPU model index %" PRId32
-						  ", the table has %d",
-						  db->path, i, n->model, c->models.n);
-			m = &c->models.m[n->model];
-		}
-		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_int64(st, 2, i);
-		bind_text(st, 3, c->node_names && c->node_names[i] ? c->node_names[i] : "");
-		sqlite3_bind_int64(st, 4, n->cpu_milli);
-		sqlite3_bind_int64(st, 5, n->mem_mib);
-		sqlite3_bind_int64(st, 6, n->num_gpu);
-		bind_text(st, 7, m ? m->name : NULL);
-		sqlite3_bind_int64(st, 8, m ? m->mem_mib : 0);
-		{
-			char share[GS_MAX_GPUS * GS_SHARE_SPEC_MAX];
-
-			gs_cluster_node_share_text(c, i, share, sizeof(share));
-			if (share[0])
-				sqlite3_bind_text(st, 9, share, -1, SQLITE_TRANSIENT);
-			else
-				sqlite3_bind_null(st, 9);
+		rows = c->n_nodes - i >= ROWS_PER_INSERT ? ROWS_PER_INSERT : 1;
+		st = rows > 1 ? db->st_nodes : db->st_node;
+		for (j = 0; j < rows; j++) {
+			rc = bind_node(db, st, j * N_NODE_COLUMNS, run_id, c, i + j, err, err_len);
+			if (rc)
+				return rc;
 		}
 		if (step_once(st) != SQLITE_OK) {
 			char what[64];
 
-			snprintf(what, sizeof(what), "cannot write node %" PRId32, i);
+			snprintf(what, sizeof(what), "cannot write nodes %" PRId32 "-%" PRId32, i,
+				 i + rows - 1);
 			return gs_db_sqlfail(db, err, err_len, what);
 		}
+		i += rows;
 	}
 	return 0;
 }
@@ -1364,6 +1484,62 @@ static void bind_sample(sqlite3_stmt *st, int base, int64_t run_id, const struct
 		sqlite3_bind_null(st, base + 14);
 }
 
+/* The few samples an inflate run keeps without ri->arrival_samples (all_samples()). */
+static int insert_some_samples(struct gs_db *db, int64_t run_id, const struct gs_sim *sim,
+			       char *err, size_t err_len)
+{
+	size_t i, peak = 0, queue = 0, last;
+
+	if (sim->n_samples == 0)
+		return 0;
+	last = sim->n_samples - 1;
+	for (i = 1; i < sim->n_samples; i++) {
+		if (sim->samples[i].gpu_alloc_milli > sim->samples[peak].gpu_alloc_milli)
+			peak = i;
+		if (sim->samples[i].pending > sim->samples[queue].pending)
+			queue = i;
+	}
+	for (i = 0; i < sim->n_samples; i++) {
+		if (i != peak && i != last && (i != queue || sim->samples[queue].pending == 0))
+			continue;
+		bind_sample(db->st_sample, 0, run_id, sim, i);
+		if (step_once(db->st_sample) != SQLITE_OK) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "cannot write sample %zu", i);
+			return gs_db_sqlfail(db, err, err_len, what);
+		}
+	}
+	return 0;
+}
+
+static int insert_stats(struct gs_db *db, int64_t run_id, const struct gs_arrived_stats *stats,
+			char *err, size_t err_len)
+{
+	sqlite3_stmt *st = db->st_stat;
+	size_t i;
+
+	for (i = 0; i < stats->n_buckets; i++) {
+		const struct gs_arrived_bucket *b = &stats->buckets[i];
+
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, b->pct);
+		sqlite3_bind_int64(st, 3, b->n);
+		sqlite3_bind_double(st, 4, b->gpu_alloc_pct_sum);
+		sqlite3_bind_double(st, 5, b->unalloc_gpu_pct_sum);
+		bind_opt_real(st, 6, b->frag_ratio_pct_sum);
+		bind_opt_real(st, 7, b->frag_amount_pct_sum);
+		if (step_once(st) != SQLITE_OK) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "cannot write the statistics of %" PRId64 " %%",
+				 b->pct);
+			return gs_db_sqlfail(db, err, err_len, what);
+		}
+	}
+	return 0;
+}
+
 static int insert_samples(struct gs_db *db, int64_t run_id, const struct gs_sim *sim,
 			  char *err, size_t err_len)
 {
@@ -1394,7 +1570,7 @@ static int insert_samples(struct gs_db *db, int64_t run_id, const struct gs_sim 
 /* The run and node writers bound stack buffers with SQLITE_STATIC: drop those pointers. */
 static void clear_writer_bindings(struct gs_db *db)
 {
-	sqlite3_stmt *st[] = { db->st_run, db->st_run_done, db->st_node };
+	sqlite3_stmt *st[] = { db->st_run, db->st_run_done, db->st_node, db->st_nodes };
 	size_t i;
 
 	for (i = 0; i < sizeof(st) / sizeof(st[0]); i++)
@@ -1406,6 +1582,7 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 		    int64_t *run_id_out, char *err, size_t err_len)
 {
 	struct run_counts cnt;
+	struct gs_arrived_stats stats;
 	cJSON *params;
 	int64_t run_id;
 	int rc;
@@ -1421,6 +1598,10 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 		return gs_db_fail(err, err_len, GS_EINVAL,
 				  "%s: run not written: params_json is not valid JSON", db->path);
 	cJSON_Delete(params);
+	/* Outside the lock and the transaction: it only reads the run. */
+	if (gs_arrived_stats_compute(sim->samples, sim->n_samples, sim->cluster.gpu_milli,
+				     sim->frag_on, &stats))
+		return gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
 
 	pthread_mutex_lock(&db->lock);
 	rc = prepare_writers(db, err, err_len);
@@ -1431,7 +1612,7 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 		rc = gs_db_sqlfail(db, err, err_len, "cannot start the run's transaction");
 		goto unlock;
 	}
-	if (insert_run(db, ri, sim, &cnt) != SQLITE_OK) {
+	if (insert_run(db, ri, sim, &cnt, &stats) != SQLITE_OK) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot write the run");
 		goto rollback;
 	}
@@ -1442,7 +1623,11 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	rc = ri->no_pods ? 0 : insert_pods(db, run_id, sim, err, err_len);
 	if (rc)
 		goto rollback;
-	rc = insert_samples(db, run_id, sim, err, err_len);
+	rc = all_samples(ri, sim) ? insert_samples(db, run_id, sim, err, err_len) :
+				    insert_some_samples(db, run_id, sim, err, err_len);
+	if (rc)
+		goto rollback;
+	rc = insert_stats(db, run_id, &stats, err, err_len);
 	if (rc)
 		goto rollback;
 	/* Last: only now can anyone see this run as complete. */
@@ -1466,6 +1651,7 @@ rollback:
 unlock:
 	clear_writer_bindings(db);
 	pthread_mutex_unlock(&db->lock);
+	gs_arrived_stats_release(&stats);
 	return rc;
 }
 

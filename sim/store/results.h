@@ -43,7 +43,7 @@
 #include "engine/replay.h"
 
 #define GS_DB_SCHEMA_MAJOR 1
-#define GS_DB_SCHEMA_MINOR 3
+#define GS_DB_SCHEMA_MINOR 4
 #define GS_DB_SCHEMA_VERSION (GS_DB_SCHEMA_MAJOR * 1000 + GS_DB_SCHEMA_MINOR)
 #define GS_DB_BUSY_TIMEOUT_MS 60000
 
@@ -115,6 +115,14 @@ struct gs_run_info {
 	 * summary are whole; only gpusim inspect --run has nothing to show.
 	 */
 	bool no_pods;
+	/*
+	 * --arrival-samples: an inflate run stores one sample per arrival, as
+	 * before schema 1.2. Without it only the samples its summary reads are
+	 * stored (runs.samples_stored = 0); the figures come from the
+	 * per-percent statistics (arrived_stats), which every run stores.
+	 * Time-mode runs always store every sample.
+	 */
+	bool arrival_samples;
 };
 
 /*
@@ -130,7 +138,9 @@ int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out);
 
 /*
  * Writes one finished run: the runs row, the cluster's nodes, every pod's
- * outcome (none with ri->no_pods) and every sample, in one transaction
+ * outcome (none with ri->no_pods), its samples (for an inflate run without
+ * ri->arrival_samples only those its summary reads) and its per-percent
+ * statistics (engine/arrived.h), in one transaction
  * with prepared statements. On success stores the new run id in
  * *run_id_out (may be NULL) and returns 0. On any failure rolls back, so
  * no row of the run remains, leaves *run_id_out untouched and returns

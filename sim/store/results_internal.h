@@ -19,9 +19,11 @@ struct gs_db {
 	char *path;
 	pthread_mutex_t lock;
 	/* Writers, prepared on the first write and reused for every row. */
-	sqlite3_stmt *st_run, *st_run_done, *st_node, *st_find;
+	sqlite3_stmt *st_run, *st_run_done, *st_find;
+	sqlite3_stmt *st_node, *st_nodes;       /* one row, ROWS_PER_INSERT rows */
 	sqlite3_stmt *st_pod, *st_pods;         /* one row, ROWS_PER_INSERT rows */
 	sqlite3_stmt *st_sample, *st_samples;
+	sqlite3_stmt *st_stat;                  /* one arrived_stats row */
 };
 
 /*
