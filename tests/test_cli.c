@@ -427,6 +427,96 @@ static void test_replay_no_pods(void **state)
 	assert_int_equal(gpusim("inspect --db np.db --run 1"), 0);
 }
 
+/*
+ * --sharing and --interference from the command line. Two pods that each
+ * need a whole GPU for 100 s, time-sliced on one A100 (replicas=2), with a
+ * table that loses 20% to switching at two pods: each runs at
+ * 0.5 x 0.8 = 0.4, so both end at 100 / 0.4 = 250 s; the useful work,
+ * 2 x 100 GPU-s over 250 s of one GPU, is 80% of the busy time. The run
+ * stores its spec, each node's modes and the table's SHA-256. Bad specs and
+ * tables are exit status 2 with the file, line and column; inflate mode
+ * says the modes only decide placement.
+ */
+static void test_replay_sharing(void **state)
+{
+	static const char one[] = "sn,cpu_milli,memory_mib,gpu,model\na,64000,262144,1,A100-80G\n";
+	static const char two[] =
+		"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+		"deletion_time,scheduled_time\n"
+		"A,1000,1024,1,1000,,LS,Running,0,100,0\n"
+		"B,1000,1024,1,1000,,LS,Running,0,100,0\n";
+	static const char ts80[] = "mode,gpu_model,n,class,efficiency,source\n"
+				   "timeslice,*,1,*,1.0,test\n"
+				   "timeslice,*,2,*,0.8,test: 20% lost to switching\n";
+	static const char bad[] = "mode,gpu_model,n,class,efficiency,source\n"
+				  "mps,*,1,*,1.0,test\n"
+				  "mps,*,2,*,abc,test\n";
+	char *a;
+
+	(void)state;
+	gs_test_write("one.csv", one, NULL, 0);
+	gs_test_write("two.csv", two, NULL, 0);
+	gs_test_write("ts80.csv", ts80, NULL, 0);
+	gs_test_write("badtable.csv", bad, NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods two.csv --db share.db --policy binpack "
+				"--sharing timeslice:replicas=2 --interference ts80.csv"), 0);
+	assert_non_null(strstr(out, "sharing: timeslice:replicas=2 (GPUs the cluster file leaves "
+				    "unset), interference table: ts80.csv\n"));
+	assert_non_null(strstr(out, "USEFUL%"));
+	a = dump("share.db", "select name, t_start_s, t_end_s, coloc, duration_s from pods order by name");
+	assert_string_equal(a, "A|0|250|2.0|100|\nB|0|250|2.0|100|\n");
+	free(a);
+	a = dump("share.db", "select r.sharing, n.sharing, r.eff_util_busy_pct, r.n_oversubscribed,"
+			     " json_extract(r.params_json, '$.sharing') from runs r join run_nodes n"
+			     " using (run_id)");
+	assert_string_equal(a, "timeslice:replicas=2|timeslice:replicas=2|80.0|0|timeslice:replicas=2|\n");
+	free(a);
+	/* The SHA-256 of ts80.csv's bytes (sha256sum), not of the built-in table. */
+	a = dump("share.db", "select interference_sha256 from runs");
+	assert_string_equal(a, "985e1073ebffea8dd1ff3c59e5f42531cc119984cdafc31236a80acdd3948d81|\n");
+	free(a);
+	/* The built-in table: two time-sliced pods lose about 5% (nos, interpolated). */
+	assert_int_equal(gpusim("replay --nodes one.csv --pods two.csv --db share.db --policy binpack "
+				"--sharing timeslice:replicas=2 -q"), 0);
+	a = dump("share.db", "select count(*) from runs where run_id = 2 and interference_sha256"
+			     " <> (select interference_sha256 from runs where run_id = 1)");
+	assert_string_equal(a, "1|\n");
+	free(a);
+	a = dump("share.db", "select t_end_s > 200 and t_end_s < 220 from pods where run_id = 2");
+	assert_string_equal(a, "1|\n1|\n");
+	free(a);
+	/* Without --sharing: ideal, as before the model; no table, no modes. */
+	assert_int_equal(gpusim("replay --nodes one.csv --pods two.csv --db share.db --policy binpack -q"),
+			 0);
+	a = dump("share.db", "select r.sharing, r.interference_sha256 is null, n.sharing is null,"
+			     " json_extract(r.params_json, '$.sharing') is null from runs r"
+			     " join run_nodes n using (run_id) where run_id = 3");
+	assert_string_equal(a, "ideal|1|1|1|\n");
+	free(a);
+
+	assert_int_equal(gpusim("replay --nodes one.csv --pods two.csv --no-db --sharing bogus"), 2);
+	assert_string_equal(out, "gpusim replay: --sharing: 'bogus' is not a sharing mode (ideal, "
+				 "exclusive, timeslice, mps, vgpu, mig)\n");
+	assert_int_equal(gpusim("replay --nodes one.csv --pods two.csv --no-db "
+				"--sharing timeslice:replicas=0"), 2);
+	assert_non_null(strstr(out, "replicas='0' is out of range (1 to 32)"));
+	assert_int_equal(gpusim("replay --nodes one.csv --pods two.csv --no-db --sharing mps "
+				"--interference none.csv"), 2);
+	assert_non_null(strstr(out, "gpusim replay: --interference: none.csv: cannot open"));
+	assert_int_equal(gpusim("replay --nodes one.csv --pods two.csv --no-db --sharing mps "
+				"--interference badtable.csv"), 2);
+	assert_string_equal(out, "gpusim replay: --interference: badtable.csv:3: column efficiency: "
+				 "'abc' is not a decimal number\n");
+	/* MIG on GPUs without it: exclusive, and said so. */
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --no-db --sharing mig "
+				"--policy binpack"), 0);
+	assert_non_null(strstr(out, "sharing: 6 GPUs of models without MIG run exclusive\n"));
+	assert_int_equal(gpusim("replay --nodes one.csv --pods two.csv --no-db --sharing mig "
+				"--mode inflate --policy binpack"), 0);
+	assert_non_null(strstr(out, "inflate mode: the modes decide where pods fit"));
+	assert_null(strstr(out, "USEFUL%"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_replay_table),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_replay_no_pods),
+		cmocka_unit_test(test_replay_sharing),
 	};
 
 	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);

@@ -313,8 +313,12 @@ static void print_sharing(const struct gs_sim *sim, const char *table)
 	       table ? table : "built-in (results/interference.csv)");
 	if (sim->n_whole)
 		printf("sharing: %d GPUs of models without MIG run exclusive\n", (int)sim->n_whole);
-	printf("USEFUL%%: useful work over the arrival window, next to ALLOC%%; OOM: pods failed by "
-	       "GPU memory oversubscription\n\n");
+	if (sim->opts.mode == GS_MODE_INFLATE)
+		printf("inflate mode: the modes decide where pods fit; there is no time to slow "
+		       "them down\n\n");
+	else
+		printf("USEFUL%%: useful work over the arrival window, next to ALLOC%%; OOM: pods "
+		       "failed by GPU memory oversubscription\n\n");
 }
 
 int gs_cmd_replay(int argc, char **argv)
