@@ -405,6 +405,31 @@ static void test_sharing_modes(void **state)
 	assert_int_equal(inspect(cmd), 0);
 	expect_out("\"sharing\":\t\"mig:layout=4g.40gb+3g.40gb|timeslice:replicas=2\"");
 	expect_out("\"4g.40gb@0 idle, 3g.40gb@4 busy\"");
+
+	/* A mode shorter than its header keeps the columns under their headers. */
+	snprintf(cmd, sizeof(cmd), "%s/plain.csv", dir);
+	f = fopen(cmd, "w");
+	assert_non_null(f);
+	fputs("name,cpu_milli,memory_mib,num_gpu,gpu_model\nh,64000,524288,2,H100\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' replay --nodes plain.csv --pods pods.csv "
+		 "--sharing mig --db s.db -q >/dev/null 2>&1", dir, GS_GPUSIM_BIN);
+	st = system(cmd);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(cmd, sizeof(cmd), "--db '%s/s.db' --run 2 --at 50", dir);
+	assert_int_equal(inspect(cmd), 0);
+	{
+		const char *hdr = strstr(out, "NAME "), *row = strstr(out, "\nh ");
+		const char *gpu0 = hdr ? strstr(hdr, "GPU0(") : NULL;
+
+		assert_non_null(hdr);
+		assert_non_null(row);
+		assert_non_null(gpu0);
+		row++;
+		assert_int_equal(strncmp(row + (strstr(hdr, "SHARING") - hdr), "mig ", 4), 0);
+		assert_true(row[gpu0 - hdr - 1] == ' ' && row[gpu0 - hdr] >= '0' &&
+			    row[gpu0 - hdr] <= '9');
+	}
 }
 
 static void test_newer_schema(void **state)

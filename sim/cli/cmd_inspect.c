@@ -606,6 +606,8 @@ static void show_table(const struct inspect_args *a, const struct gs_run_row *ru
 		if (nodes[i].sharing && (int)strlen(nodes[i].sharing) > w_share)
 			w_share = (int)strlen(nodes[i].sharing);
 	}
+	if (w_share && w_share < 7)
+		w_share = 7;                    /* "SHARING" */
 	if (shown > 0) {
 		printf("%-*s  %-*s", w_name, "NAME", w_model, "MODEL");
 		if (w_share)
