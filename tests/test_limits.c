@@ -399,6 +399,35 @@ static void test_sampling_grid_bounded(void **state)
 }
 
 /*
+ * A load so low that the arrivals must spread over more than 2^53 s: the
+ * window went through llround() unchecked. Now refused before the run.
+ */
+static void test_load_window_bounded(void **state)
+{
+	struct gs_replay_opts o = opts();
+	struct gs_cluster c;
+	struct gs_trace t;
+	struct gs_pod p = tu_pod(1000, 1024, 1, 1);
+
+	(void)state;
+	one_gpu(&c);
+	gs_trace_init(&t);
+	p.t_create_s = 0;
+	p.t_delete_s = 1000000000000000;
+	assert_int_equal(gs_trace_append(&t, "a", &p), 0);
+	assert_int_equal(gs_trace_append(&t, "b", &p), 0);
+	o.load_pct = 0.0001;
+	o.load_repeat = 1;
+	assert_int_equal(gs_sim_validate(&c, &t, &o, err, sizeof(err)), GS_ERANGE);
+	assert_non_null(strstr(err, "trace: load 0.0001%: the pods offer 0.0001% of the GPU "
+				    "capacity only when their arrivals are spread over "));
+	assert_non_null(strstr(err, "past the last simulated second 9007199254740991; ask for a "
+				    "higher load"));
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+}
+
+/*
  * The sharing rate model counts work in 2^-20 s: a never-ending pod that
  * ran 2^53 s overflowed rate x time when the next pod arrived, and a stay
  * of 2^53 s overflowed the work itself (UBSan). Now the first is counted
@@ -700,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_max_wait_and_sample_interval_at_int64),
 		cmocka_unit_test(test_sampling_grid_bounded),
 		cmocka_unit_test(test_sharing_at_the_edge),
+		cmocka_unit_test(test_load_window_bounded),
 		cmocka_unit_test(test_tiny_time_scale),
 		cmocka_unit_test(test_inflate_bounds),
 		cmocka_unit_test(test_gen_with_32_models),
