@@ -7,6 +7,7 @@
 #   make bench    CUDA micro-benchmarks (needs a GPU and the CUDA toolkit)
 #   make bench-sim  simulator speed benchmarks (needs the openb trace)
 #   make bench-scale  time mode on synthetic clusters of 1k-100k nodes, 10k-1M pods (long)
+#   make test-slurm   sweep shards as a Slurm job array on this host (needs slurm-wlm, munge)
 #   make asan     build and test under ASan+UBSan in build-asan/
 #   make repro    the FGD reproduction's statistical acceptance test (label "repro",
 #                 minutes); prints the table of all 78 published cells
@@ -29,7 +30,7 @@ PREFIX   ?= /usr/local
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build test demo bench bench-sim bench-scale asan repro regress baseline install deb test-install \
+.PHONY: all deps build test test-slurm demo bench bench-sim bench-scale asan repro regress baseline install deb test-install \
 	fuzz clean
 
 all: build
@@ -45,7 +46,11 @@ build: $(BUILD)/CMakeCache.txt
 
 test: deps
 	@$(MAKE) --no-print-directory build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'repro'
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'repro|slurm'
+
+test-slurm:
+	@$(MAKE) --no-print-directory build
+	cd $(BUILD) && GS_TEST_SLURM=1 ctest --output-on-failure -L slurm
 
 demo: deps
 	@$(MAKE) --no-print-directory build

@@ -17,6 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "core/error.h"
 #include "engine/replay.h"
@@ -46,6 +49,12 @@ int main(int argc, char **argv)
 	char err[1024], *list, *save = NULL, *name;
 	int repeats, i, exact = 0, k;
 	const char *sharing = NULL;
+
+#ifdef __GLIBC__
+	/* As gpusim does (cli/main.c): freed memory stays for the next run. */
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
 
 	for (k = 6; k < argc; k++) {
 		if (!strcmp(argv[k], "--exact"))

@@ -20,6 +20,7 @@
 	X(policies, "list the placement policies")                                 \
 	X(gen, "generate a synthetic cluster and pod trace")                        \
 	X(sweep, "run traces x policies x seeds in parallel, resumable")           \
+	X(merge, "join results databases, e.g. the shards of a sweep (sweep --shard)") \
 	X(plot, "draw simulator and benchmark figures from a results database") \
 	X(bench_import, "load gpusim-bench results (make bench) into a results database") \
 	X(regress, "compare a results database with a baseline (CI regression checks)") \

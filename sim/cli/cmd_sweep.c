@@ -34,8 +34,28 @@ struct sweep_args {
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
 	int64_t jobs;
 	bool no_pods, arrival_samples, quiet, json, strict;
+	struct shard { size_t k, n; } shard;
+	int64_t claim_timeout_s;
 	struct gs_replay_opts opts;
 };
+
+/* --shard K/N: 1 <= K <= N, both whole numbers. */
+static int parse_shard(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+		       void *field)
+{
+	struct shard *sh = field;
+	unsigned long long k, n;
+	int used = 0;
+
+	if (sscanf(value, "%llu/%llu%n", &k, &n, &used) != 2 || value[used] != '\0' ||
+	    value[0] < '0' || value[0] > '9' || k < 1 || n < 1 || k > n || n > (1ull << 31)) {
+		gs_opt_err(cmd, o, "'%s' is not K/N with 1 <= K <= N, e.g. 3/8", value);
+		return GS_EINVAL;
+	}
+	sh->k = (size_t)k;
+	sh->n = (size_t)n;
+	return 0;
+}
 
 #define S struct sweep_args
 static const struct gs_opt sweep_opts[] = {
@@ -109,6 +129,14 @@ static const struct gs_opt sweep_opts[] = {
 	  .help = "inflate mode: store one sample per arrival; without it a run stores its "
 		  "statistics per arrived percent and only the samples its summary reads "
 		  "(the figures are the same); not part of the resume key" },
+	{ GS_OPT_CUSTOM_AT(S, shard, struct shard, parse_shard, NULL), .name = "shard",
+	  .arg = "K/N",
+	  .help = "run the K-th of N fixed shares of the matrix (the cells whose index is K-1 "
+		  "modulo N), for sweeps spread over hosts; gpusim merge joins the databases" },
+	{ GS_OPT_INT_AT(S, claim_timeout_s, 0, INT64_MAX), .name = "claim-timeout", .arg = "S",
+	  .def = "86400",
+	  .help = "a run another host claimed S seconds ago or more counts as abandoned and is "
+		  "run here (0: never); claims of this host's processes that are gone always do" },
 	{ GS_OPT_FLAG_AT(S, strict), .name = "strict",
 	  .help = "a trace with pods that fit no node even on an empty cluster is an error" },
 	{ GS_OPT_FLAG_AT(S, json), .name = "json", .conflicts = "quiet",
@@ -150,6 +178,9 @@ static int print_json(const struct gs_sweep_spec *spec, const struct gs_sweep *r
 		struct gs_run_row row;
 		cJSON *o;
 
+		/* Another shard's, or another sweep's: no run here to show. */
+		if (r->cells[i].run_id < 0)
+			continue;
 		rc = gs_db_get_run(db, r->cells[i].run_id, &row, err, sizeof(err));
 		if (rc)
 			break;
@@ -241,6 +272,9 @@ int gs_cmd_sweep(int argc, char **argv)
 	spec.no_pods = a.no_pods;
 	spec.strict = a.strict;
 	spec.arrival_samples = a.arrival_samples;
+	spec.shard_k = a.shard.k;
+	spec.shard_n = a.shard.n;
+	spec.claim_timeout_s = a.claim_timeout_s;
 	spec.progress = stderr;
 
 	rc = gs_sweep_run(&spec, &result, err, sizeof(err));
@@ -262,14 +296,19 @@ int gs_cmd_sweep(int argc, char **argv)
 			      result.n_seeds;
 
 		for (i = 0; i < n; i++)
-			if (!result.cells[i].skipped)
+			if (!result.cells[i].skipped && result.cells[i].run_id >= 0)
 				printf("%lld\n", (long long)result.cells[i].run_id);
 	} else {
 		gs_sweep_print_summary(stdout, &spec, &result);
-		printf("\n%zu runs: %zu ran, %zu already in %s; %.1f s with %d jobs\n",
-		       result.n_traces * result.n_policies * result.n_settings * result.n_seeds,
-		       result.n_ran,
-		       result.n_skipped, spec.db_path, result.wall_s, spec.jobs);
+		printf("\n%zu runs: %zu ran, %zu already in %s", result.n_traces *
+		       result.n_policies * result.n_settings * result.n_seeds, result.n_ran,
+		       result.n_skipped, spec.db_path);
+		if (spec.shard_n)
+			printf(", %zu left to the other shards of %zu", result.n_other_shards,
+			       spec.shard_n);
+		if (result.n_elsewhere)
+			printf(", %zu being run by another sweep", result.n_elsewhere);
+		printf("; %.1f s with %d jobs\n", result.wall_s, spec.jobs);
 	}
 	gs_sweep_release(&result);
 	status = GS_EXIT_OK;

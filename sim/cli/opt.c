@@ -481,7 +481,14 @@ static int check_line(const struct gs_cmd_spec *cmd, int argc, char **argv, void
 					takes_value(&opts[j]) ? opts[j].arg : "");
 				return -1;
 			}
-	if (cmd->operand) {
+	if (cmd->min_operands) {
+		if (argc - optind < (int)cmd->min_operands) {
+			cmd_err(cmd, "give %s; try 'gpusim %s --help'", cmd->operand, cmd->name);
+			return -1;
+		}
+		*(char ***)((char *)args + cmd->operands_offset) = argv + optind;
+		*(size_t *)((char *)args + cmd->n_operands_offset) = (size_t)(argc - optind);
+	} else if (cmd->operand) {
 		if (argc - optind != 1) {
 			cmd_err(cmd, "give exactly one %s; try 'gpusim %s --help'", cmd->operand,
 				cmd->name);

@@ -110,6 +110,14 @@ struct gs_cmd_spec {
 	const char *operand;   /* name of the one operand after the options ("FILE"), or
 				  NULL when the command takes none */
 	size_t operand_offset; /* const char * field that receives it */
+	/*
+	 * Instead, with min_operands > 0: at least that many operands, named
+	 * in the usage line by `operand` ("OUT IN..."), stored as a pointer
+	 * into argv (a char ** field at operands_offset) and their count (a
+	 * size_t field at n_operands_offset).
+	 */
+	size_t min_operands;
+	size_t operands_offset, n_operands_offset;
 };
 
 /*

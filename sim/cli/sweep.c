@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "cli/progress.h"
+#include "store/plan.h"
 #include "store/results.h"
 #include "cli/sweep.h"
 #include "io/trace/load.h"
@@ -35,10 +36,11 @@ struct shared {
 	const char *nodes_sha;
 	const size_t *todo;                  /* cell indices to run */
 	size_t n_todo;
+	const char *owner;                   /* this process, for run claims */
 
 	pthread_mutex_t lock;
 	/* Under lock: */
-	size_t next, done;
+	size_t next, done, seen;
 	int rc;                              /* first failure */
 	char err[1024];
 	struct gs_sweep_cell *cells;
@@ -188,6 +190,102 @@ static int run_cell(struct shared *sh, struct gs_db *db, size_t cell, struct gs_
 	return 0;
 }
 
+/* The key of cell i, as the plan and the claims spell it. */
+static struct gs_plan_cell plan_cell(const struct gs_sweep_spec *spec, const struct gs_trace *traces,
+				     const char *nodes_sha, char *const *params, size_t i)
+{
+	struct cell_ix x = cell_ix(spec, i);
+	struct gs_plan_cell c;
+
+	c.policy = spec->policies[x.policy]->name;
+	c.pods_path = spec->pods_paths[x.trace];
+	c.pods_sha256 = traces[x.trace].sha256;
+	c.nodes_path = spec->nodes_path;
+	c.nodes_sha256 = nodes_sha;
+	c.params_json = params[x.setting];
+	c.seed = spec->seeds[x.seed];
+	return c;
+}
+
+/*
+ * Claims cell i before running it (store/plan.h). Returns GS_CLAIM_OURS
+ * to run it; GS_CLAIM_DONE with *out filled from the run another sweep
+ * stored meanwhile; GS_CLAIM_TAKEN with *out marked elsewhere; or an
+ * error with a message in err.
+ */
+static int claim_cell(struct shared *sh, struct gs_db *db, size_t i, struct gs_sweep_cell *out,
+		      char *err, size_t err_len)
+{
+	struct gs_plan_cell key = plan_cell(sh->spec, sh->traces, sh->nodes_sha, sh->params, i);
+	struct gs_run_row row;
+	int f, rc;
+
+	for (f = 0; f < GS_SWEEP_N_FIGS; f++)
+		out->fig[f] = NAN;
+	out->wall_ms = NAN;
+	rc = gs_db_claim(db, &key, sh->owner, sh->spec->claim_timeout_s, &out->run_id, err,
+			 err_len);
+	if (rc == GS_CLAIM_TAKEN) {
+		out->elsewhere = true;
+		out->run_id = -1;
+	} else if (rc == GS_CLAIM_DONE) {
+		int r = gs_db_get_run(db, out->run_id, &row, err, err_len);
+
+		if (r)
+			return r;
+		fill_figs_row(out, &row);
+		gs_run_row_release(&row);
+		out->skipped = true;
+	}
+	return rc;
+}
+
+/*
+ * The runs another sweep on the database was running when their turn came:
+ * wait until it stores them (then report them like runs found done), or
+ * run them here if it let them go (it stopped, or died), so that the
+ * sweep ends with its matrix complete. Checks twice a second.
+ */
+static int wait_elsewhere(struct shared *sh, struct gs_db *db, char *err, size_t err_len)
+{
+	const struct timespec pause = { .tv_sec = 0, .tv_nsec = 500 * 1000 * 1000 };
+	size_t n_cells = sh->spec->n_traces * sh->spec->n_policies * n_settings(sh->spec) *
+			 sh->spec->n_seeds;
+	size_t i, left;
+	bool told = false;
+	int rc;
+
+	for (;;) {
+		left = 0;
+		for (i = 0; i < n_cells; i++) {
+			struct gs_sweep_cell cell;
+
+			if (!sh->cells[i].elsewhere)
+				continue;
+			memset(&cell, 0, sizeof(cell));
+			rc = claim_cell(sh, db, i, &cell, err, err_len);
+			if (rc == GS_CLAIM_OURS) {
+				rc = run_cell(sh, db, i, &cell, err, err_len);
+				if (rc)
+					return rc;
+				sh->done++;
+			} else if (rc < 0) {
+				return rc;
+			}
+			sh->cells[i] = cell;
+			left += cell.elsewhere;
+		}
+		if (!left)
+			return 0;
+		if (!told && sh->spec->progress) {
+			fprintf(sh->spec->progress, "gpusim sweep: waiting for %zu runs another sweep "
+				"on %s is running\n", left, sh->spec->db_path);
+			told = true;
+		}
+		nanosleep(&pause, NULL);
+	}
+}
+
 static void *worker(void *arg)
 {
 	struct shared *sh = arg;
@@ -218,7 +316,11 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&sh->lock);
 
 		memset(&cell, 0, sizeof(cell));
-		rc = run_cell(sh, db, job, &cell, err, sizeof(err));
+		rc = claim_cell(sh, db, job, &cell, err, sizeof(err));
+		if (rc == GS_CLAIM_OURS)
+			rc = run_cell(sh, db, job, &cell, err, sizeof(err));
+		else if (rc > 0)
+			rc = 0;
 
 		pthread_mutex_lock(&sh->lock);
 		if (rc) {
@@ -228,8 +330,10 @@ static void *worker(void *arg)
 			}
 		} else {
 			sh->cells[job] = cell;
-			sh->done++;
-			gs_progress_update(&sh->bar, sh->done);
+			if (!cell.skipped && !cell.elsewhere)
+				sh->done++;
+			sh->seen++;
+			gs_progress_update(&sh->bar, sh->seen);
 		}
 		pthread_mutex_unlock(&sh->lock);
 		if (rc)
@@ -296,7 +400,8 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	struct shared sh;
 	pthread_t *threads = NULL;
 	size_t *todo = NULL, n_cells, i, n_todo = 0, n_set = n_settings(spec), j;
-	char nodes_sha[GS_SHA256_HEX], **params = NULL;
+	char nodes_sha[GS_SHA256_HEX], **params = NULL, owner[512] = "";
+	struct gs_plan_cell *plan = NULL;
 	struct timespec t0, t1;
 	int rc = 0, n_threads = 0, k;
 
@@ -306,6 +411,11 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	    spec->n_seeds == 0 || spec->jobs < 1) {
 		gs_errf(err, err_len, "a sweep needs a cluster, a database, at least one trace, "
 			"policy and seed, and at least one job");
+		return GS_EINVAL;
+	}
+	if (spec->shard_n && (spec->shard_k < 1 || spec->shard_k > spec->shard_n)) {
+		gs_errf(err, err_len, "shard %zu/%zu: K must be 1 to N", spec->shard_k,
+			spec->shard_n);
 		return GS_EINVAL;
 	}
 	if (spec->n_loads && spec->n_scales) {
@@ -396,6 +506,24 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	if (rc)
 		goto done;
 
+	/*
+	 * The whole matrix is the plan, whichever shard this is: merged
+	 * shards compare what they hold with it (gpusim merge).
+	 */
+	plan = malloc(n_cells * sizeof(*plan));
+	if (!plan) {
+		gs_errf(err, err_len, "out of memory");
+		rc = GS_ENOMEM;
+		goto done;
+	}
+	for (i = 0; i < n_cells; i++)
+		plan[i] = plan_cell(spec, traces, nodes_sha, params, i);
+	gs_plan_id(plan, n_cells, out->plan_id);
+	rc = gs_db_add_plan(db, out->plan_id, plan, n_cells, err, err_len);
+	if (rc)
+		goto done;
+	gs_claim_owner(owner, sizeof(owner));
+
 	/* Resume: a cell with a complete run under the same key is not run again. */
 	for (i = 0; i < n_cells; i++) {
 		struct gs_sweep_cell *c = &out->cells[i];
@@ -406,6 +534,12 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 		for (f = 0; f < GS_SWEEP_N_FIGS; f++)
 			c->fig[f] = NAN;
 		c->wall_ms = NAN;
+		if (spec->shard_n && i % spec->shard_n != spec->shard_k - 1) {
+			c->other_shard = true;
+			c->run_id = -1;
+			out->n_other_shards++;
+			continue;
+		}
 		rc = gs_db_find_run(db, spec->policies[x.policy]->name, traces[x.trace].sha256,
 				    nodes_sha, spec->seeds[x.seed], params[x.setting], &c->run_id);
 		if (rc == GS_ENOENT) {
@@ -434,6 +568,7 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	sh.nodes_sha = nodes_sha;
 	sh.todo = todo;
 	sh.n_todo = n_todo;
+	sh.owner = owner;
 	sh.cells = out->cells;
 	pthread_mutex_init(&sh.lock, NULL);
 	gs_progress_init(&sh.bar, spec->progress, "sweep", n_todo);
@@ -465,10 +600,28 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	else if (sh.bar.on)
 		fputc('\n', spec->progress);
 	pthread_mutex_destroy(&sh.lock);
+	if (sh.rc == 0)
+		sh.rc = wait_elsewhere(&sh, db, sh.err, sizeof(sh.err));
 	out->n_ran = sh.done;
+	/* Cells found done or claimed when their turn came, as well as before. */
+	out->n_skipped = 0;
+	for (i = 0; i < n_cells; i++) {
+		out->n_elsewhere += out->cells[i].elsewhere;
+		out->n_skipped += out->cells[i].skipped;
+	}
 	rc = sh.rc;
 	if (rc)
 		gs_errf(err, err_len, "%s", sh.err);
+	/* A run that failed, or an interrupted one, leaves a claim: let it go. */
+	{
+		char msg[512];
+		int r = gs_db_release_claims(db, owner, msg, sizeof(msg));
+
+		if (r && !rc) {
+			gs_errf(err, err_len, "%s", msg);
+			rc = r;
+		}
+	}
 
 done:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -476,6 +629,7 @@ done:
 	gs_db_close(db);
 	free(threads);
 	free(todo);
+	free(plan);
 	if (params)
 		for (j = 0; j < n_set; j++)
 			free(params[j]);

@@ -13,6 +13,12 @@
  * parameters (params_json) hold the load or the time scale, so a sweep
  * resumes across those axes too.
  *
+ * Beyond one process (store/plan.h): the sweep records its whole matrix
+ * as a plan in the database, runs only its shard of it (--shard K/N, a
+ * fixed 1/N of the cells, so shards on many hosts cover the matrix once),
+ * and claims each run just before running it, so that two sweeps writing
+ * to one database never both run a run.
+ *
  * Ownership: struct gs_sweep_spec is the caller's and only read;
  * struct gs_sweep is caller-owned (_release) and owns its arrays.
  */
@@ -62,6 +68,17 @@ struct gs_sweep_spec {
 	/* Refuse a trace with pods that fit on no node even when the cluster is empty (GS_EINVAL). */
 	bool strict;
 	bool arrival_samples;                   /* gs_run_info.arrival_samples; not in the key */
+	/*
+	 * --shard K/N: run only the cells whose index is K - 1 modulo N
+	 * (1 <= K <= N); 0/0 runs them all. The whole matrix is recorded as
+	 * the database's plan either way (store/plan.h).
+	 */
+	size_t shard_k, shard_n;
+	/*
+	 * Claims of another host older than this are taken over (store/plan.h,
+	 * gs_db_claim); 0 never.
+	 */
+	int64_t claim_timeout_s;
 	FILE *progress;                         /* a bar when it is a terminal; may be NULL */
 };
 
@@ -87,6 +104,8 @@ struct gs_sweep_cell {
 	double fig[GS_SWEEP_N_FIGS]; /* NAN where undefined (time figures in inflate mode) */
 	double wall_ms;           /* of the simulation itself; NAN when skipped */
 	bool skipped;             /* found complete in the database */
+	bool other_shard;         /* another shard's: not run, no run_id */
+	bool elsewhere;           /* claimed by another sweep on the database: not run, no run_id */
 };
 
 struct gs_sweep {
@@ -97,6 +116,9 @@ struct gs_sweep {
 	size_t n_numbers;             /* loads or scales per sharing mode (settings = modes x numbers) */
 	char **trace_names;           /* file names without directory and extension */
 	size_t n_ran, n_skipped;
+	size_t n_other_shards;        /* cells left to other shards */
+	size_t n_elsewhere;           /* cells another sweep was running */
+	char plan_id[65];             /* the matrix's id in sweep_plans */
 	double wall_s;                /* of the whole sweep */
 };
 

@@ -228,6 +228,38 @@ static const char *const columns_1_4[] = {
 	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW
 
 /*
+ * Schema 1.5: what lets sweeps share a matrix (store/plan.h). A sweep
+ * records its whole matrix, every shard the same, so that merged shards
+ * can tell which runs are missing; and claims each run before it runs it,
+ * so that two sweeps on one database never run the same run.
+ */
+#define SWEEP_PLANS_TABLE                                                       \
+	"CREATE TABLE sweep_plans ("                                            \
+	" plan_id TEXT NOT NULL,"                                               \
+	" cell INTEGER NOT NULL,"                                               \
+	" pods_sha256 TEXT NOT NULL,"                                           \
+	" policy TEXT NOT NULL,"                                                \
+	" seed INTEGER NOT NULL,"                                               \
+	" nodes_sha256 TEXT NOT NULL,"                                          \
+	" params_json TEXT NOT NULL,"                                           \
+	" pods_path TEXT,"                                                      \
+	" nodes_path TEXT,"                                                     \
+	" PRIMARY KEY (plan_id, cell)"                                          \
+	") WITHOUT ROWID"
+
+#define RUN_CLAIMS_TABLE                                                        \
+	"CREATE TABLE run_claims ("                                             \
+	" pods_sha256 TEXT NOT NULL,"                                           \
+	" policy TEXT NOT NULL,"                                                \
+	" seed INTEGER NOT NULL,"                                               \
+	" nodes_sha256 TEXT NOT NULL,"                                          \
+	" params_json TEXT NOT NULL,"                                           \
+	" owner TEXT NOT NULL,"                                                 \
+	" claimed_unix INTEGER NOT NULL,"                                       \
+	" PRIMARY KEY (pods_sha256, policy, seed, nodes_sha256, params_json)"   \
+	") WITHOUT ROWID"
+
+/*
  * Schema 1.1. Units are in the column names; NULL means "does not apply"
  * or "never" (for example t_start_s of a pod that was never placed), so
  * SQL aggregates skip it. Child tables are WITHOUT ROWID with (run_id, idx)
@@ -354,6 +386,8 @@ static const char *const schema_sql[] = {
 	" WHERE r.status = 'complete'",
 
 	ARRIVED_STATS_TABLE,
+	SWEEP_PLANS_TABLE,
+	RUN_CLAIMS_TABLE,
 	ARRIVED_BUCKETS_VIEW,
 	RUN_SUMMARY_VIEW,
 };
@@ -366,7 +400,7 @@ static const char *const schema_sql[] = {
  * before this SQL runs) and the new run_summary; 1.2 adds columns_1_2
  * (add_columns_1_2()) and shows them in run_summary; 1.3 adds columns_1_3;
  * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
- * run_summary views (a view is not checked when it is made, so the
+ * run_summary views; 1.5 adds sweep_plans and run_claims (a view is not checked when it is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -376,6 +410,7 @@ static const char *const migration_sql[] = {
 	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW,
 	NULL,
 	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
+	SWEEP_PLANS_TABLE "; " RUN_CLAIMS_TABLE,
 };
 _Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
 	       "one migration per minor schema version");
@@ -785,6 +820,7 @@ void gs_db_close(struct gs_db *db)
 	sqlite3_finalize(db->st_sample);
 	sqlite3_finalize(db->st_samples);
 	sqlite3_finalize(db->st_stat);
+	sqlite3_finalize(db->st_unclaim);
 	sqlite3_finalize(db->st_find);
 	sqlite3_close(db->conn);
 	pthread_mutex_destroy(&db->lock);
@@ -895,6 +931,9 @@ static const char sql_insert_stat[] =
 	"INSERT INTO arrived_stats (run_id, arrived_pct, n_samples, gpu_alloc_pct_sum,"
 	" unalloc_gpu_pct_sum, frag_ratio_pct_sum, frag_amount_pct_sum)"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+static const char sql_unclaim[] =
+	"DELETE FROM run_claims WHERE pods_sha256 = ?1 AND policy = ?2 AND seed = ?3"
+	" AND nodes_sha256 = ?4 AND params_json = ?5";
 static const char sql_find_run[] =
 	"SELECT run_id FROM runs WHERE pods_sha256 = ?1 AND policy = ?2 AND seed = ?3"
 	" AND nodes_sha256 = ?4 AND params_json = ?5 AND status = 'complete'"
@@ -971,6 +1010,8 @@ static int prepare_writers(struct gs_db *db, char *err, size_t err_len)
 				    ROWS_PER_INSERT, &db->st_samples, err, err_len);
 	if (!rc)
 		rc = prepare(db, sql_insert_stat, &db->st_stat, err, err_len);
+	if (!rc)
+		rc = prepare(db, sql_unclaim, &db->st_unclaim, err, err_len);
 	return rc;
 }
 
@@ -1567,10 +1608,25 @@ static int insert_samples(struct gs_db *db, int64_t run_id, const struct gs_sim 
 	return 0;
 }
 
+static int drop_claim(struct gs_db *db, const struct gs_run_info *ri, char *err, size_t err_len)
+{
+	sqlite3_stmt *st = db->st_unclaim;
+
+	bind_text(st, 1, ri->pods_sha256);
+	bind_text(st, 2, ri->policy);
+	sqlite3_bind_int64(st, 3, (int64_t)ri->seed);
+	bind_text(st, 4, ri->nodes_sha256);
+	bind_text(st, 5, ri->params_json);
+	if (step_once(st) != SQLITE_OK)
+		return gs_db_sqlfail(db, err, err_len, "cannot drop the run's claim");
+	return 0;
+}
+
 /* The run and node writers bound stack buffers with SQLITE_STATIC: drop those pointers. */
 static void clear_writer_bindings(struct gs_db *db)
 {
-	sqlite3_stmt *st[] = { db->st_run, db->st_run_done, db->st_node, db->st_nodes };
+	sqlite3_stmt *st[] = { db->st_run, db->st_run_done, db->st_node, db->st_nodes,
+			       db->st_unclaim };
 	size_t i;
 
 	for (i = 0; i < sizeof(st) / sizeof(st[0]); i++)
@@ -1628,6 +1684,10 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	if (rc)
 		goto rollback;
 	rc = insert_stats(db, run_id, &stats, err, err_len);
+	if (rc)
+		goto rollback;
+	/* A sweep claimed the run before it ran it (store/plan.h): the claim ends here. */
+	rc = drop_claim(db, ri, err, err_len);
 	if (rc)
 		goto rollback;
 	/* Last: only now can anyone see this run as complete. */

@@ -24,6 +24,7 @@ struct gs_db {
 	sqlite3_stmt *st_pod, *st_pods;         /* one row, ROWS_PER_INSERT rows */
 	sqlite3_stmt *st_sample, *st_samples;
 	sqlite3_stmt *st_stat;                  /* one arrived_stats row */
+	sqlite3_stmt *st_unclaim;               /* drops a run's claim (store/plan.h) */
 };
 
 /*

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cmd_merge.c - `gpusim merge OUT IN...`: joins the results databases of a
+ * sweep's shards (or of any runs) into one (store/plan.h, gs_db_merge),
+ * then says, plan by plan, how much of each sweep's matrix OUT holds and
+ * which runs are missing.
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cmd.h"
+#include "cli/opt.h"
+#include "core/error.h"
+#include "store/plan.h"
+#include "store/results.h"
+
+#define CMD "gpusim merge"
+/* Missing runs listed by name; beyond that, only counted. */
+#define MERGE_LIST_MAX 20
+
+struct merge_args {
+	char **files;       /* OUT, then the inputs */
+	size_t n_files;
+	bool quiet;
+};
+
+#define S struct merge_args
+static const struct gs_opt merge_opts[] = {
+	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
+	  .help = "print only the missing runs, one per line" },
+	{ 0 },
+};
+#undef S
+
+static const struct gs_cmd_spec merge_cmd = {
+	.name = "merge",
+	.intro = "Copies every complete run of the databases IN into OUT (created when missing):\n"
+		 "the runs rows and their nodes, pods, samples and statistics, under new run\n"
+		 "ids, and the sweeps' plans. A run OUT already has (same policy, trace,\n"
+		 "cluster, seed and options) with the same results is not copied again; one\n"
+		 "with other results stops the merge and nothing of that IN is copied. A\n"
+		 "database of another major schema version is refused. Then, for each sweep\n"
+		 "plan in OUT (every sweep records its whole matrix, each --shard the same),\n"
+		 "prints how many of its runs OUT holds and lists the missing ones.\n",
+	.outro = "Exit status: 0 merged (missing runs are reported, not an error), 1 a run\n"
+		 "conflicts or a database error, 2 bad usage or a file that is not a\n"
+		 "gpusim database of this major version.\n",
+	.opts = merge_opts,
+	.operand = "OUT IN...",
+	.min_operands = 2,
+	.operands_offset = offsetof(struct merge_args, files),
+	.n_operands_offset = offsetof(struct merge_args, n_files),
+};
+
+struct missing_ctx {
+	bool quiet;
+	size_t listed, total;
+};
+
+static const char *base(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path ? path : "?";
+}
+
+static int print_missing(void *arg, const char *plan_id, int64_t cell,
+			 const struct gs_plan_cell *c)
+{
+	struct missing_ctx *m = arg;
+
+	m->total++;
+	if (!m->quiet && m->listed >= MERGE_LIST_MAX)
+		return 0;
+	m->listed++;
+	printf("%smissing: plan %.12s cell %" PRId64 ": %s, %s, seed %" PRIu64 ", %s\n",
+	       m->quiet ? "" : "  ", plan_id, cell, base(c->pods_path), c->policy, c->seed,
+	       c->params_json);
+	return 0;
+}
+
+int gs_cmd_merge(int argc, char **argv)
+{
+	struct merge_args a;
+	struct gs_db *out = NULL;
+	struct gs_plan_status *plans = NULL;
+	struct missing_ctx miss;
+	size_t i, n_plans = 0;
+	char err[1024] = "";
+	int rc, status = GS_EXIT_OK;
+
+	memset(&a, 0, sizeof(a));
+	if (gs_opt_parse(&merge_cmd, argc, argv, &a, &status))
+		return status;
+	rc = gs_db_open(a.files[0], &out, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, CMD ": %s\n", err);
+		status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ? GS_EXIT_USAGE :
+										   GS_EXIT_FAIL;
+		goto done;
+	}
+	for (i = 1; i < a.n_files; i++) {
+		struct gs_merge_stats st;
+
+		rc = gs_db_merge(out, a.files[i], &st, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, CMD ": %s\n", err);
+			status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ?
+					 GS_EXIT_USAGE : GS_EXIT_FAIL;
+			goto done;
+		}
+		if (!a.quiet)
+			printf("%s: %" PRId64 " runs: %" PRId64 " copied, %" PRId64
+			       " already in %s\n", a.files[i], st.runs, st.copied, st.identical,
+			       a.files[0]);
+	}
+	memset(&miss, 0, sizeof(miss));
+	miss.quiet = a.quiet;
+	rc = gs_db_plan_status(out, NULL, NULL, &plans, &n_plans, err, sizeof(err));
+	for (i = 0; !rc && i < n_plans; i++) {
+		if (!a.quiet)
+			printf("plan %.12s: %" PRId64 " runs, %" PRId64 " in %s, %" PRId64
+			       " missing\n", plans[i].plan_id, plans[i].cells, plans[i].present,
+			       a.files[0], plans[i].cells - plans[i].present);
+	}
+	if (!rc && n_plans)
+		rc = gs_db_plan_status(out, print_missing, &miss, NULL, NULL, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, CMD ": %s\n", err);
+		status = GS_EXIT_FAIL;
+		goto done;
+	}
+	if (!a.quiet && miss.total > miss.listed)
+		printf("  ... and %zu more missing\n", miss.total - miss.listed);
+done:
+	gs_plan_status_free(plans);
+	gs_db_close(out);
+	gs_opt_release(&merge_cmd, &a);
+	return status;
+}

@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * merge.c - copying the runs of one results database into another (plan.h,
+ * gs_db_merge), for sweeps that ran as shards on several hosts.
+ *
+ * The input is attached to the output's connection and every statement is
+ * an INSERT ... SELECT between the two, so rows are copied by SQLite as
+ * they are stored, floating-point values included. Columns are named
+ * explicitly, the ones both schemas have: an input of a newer minor may
+ * have columns this build does not know, and they are left out.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/error.h"
+#include "core/grow.h"
+#include "store/plan.h"
+#include "store/results_internal.h"
+
+/* The tables a run owns rows of, in an order that satisfies the foreign keys. */
+static const char *const child_tables[] = { "run_nodes", "pods", "samples", "arrived_stats" };
+#define N_CHILD (sizeof(child_tables) / sizeof(child_tables[0]))
+
+/* runs columns that say how or where a run was made or stored, not what it computed. */
+static const char *const not_results[] = {
+	"run_id", "status", "nodes_path", "pods_path", "gpusim_version", "started_at", "ended_at",
+	"wall_ms", "pods_stored", "samples_stored",
+};
+
+/* A growing SQL text. */
+struct sql {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct sql *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct sql *q, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (q->oom)
+		return;
+	for (;;) {
+		size_t room = q->cap - q->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(q->s ? q->s + q->len : NULL, q->s ? room : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			q->oom = true;
+			return;
+		}
+		if (q->s && (size_t)n < room) {
+			q->len += (size_t)n;
+			return;
+		}
+		{
+			size_t cap = q->cap ? 2 * q->cap : 1024;
+			char *s;
+
+			while (cap < q->len + (size_t)n + 1)
+				cap *= 2;
+			s = gs_realloc_n(q->s, cap, 1);
+			if (!s) {
+				q->oom = true;
+				return;
+			}
+			q->s = s;
+			q->cap = cap;
+		}
+	}
+}
+
+/* The columns table has in both main and src, in main's order, as a malloc'ed list. */
+static int common_columns(struct gs_db *db, const char *table, char ***cols_out, size_t *n_out)
+{
+	sqlite3_stmt *st = NULL;
+	char **cols = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db->conn,
+			       "SELECT m.name FROM pragma_table_info(?1, 'main') m"
+			       " WHERE m.name IN (SELECT s.name FROM pragma_table_info(?1, 'src') s)"
+			       " ORDER BY m.cid",
+			       -1, &st, NULL) != SQLITE_OK)
+		return GS_EDB;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char **c = gs_grow(cols, &cap, n, sizeof(*cols), 16);
+
+		if (!c || !(c[n] = strdup((const char *)sqlite3_column_text(st, 0)))) {
+			if (c)
+				cols = c;
+			rc = GS_ENOMEM;
+			break;
+		}
+		cols = c;
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (rc) {
+		while (n)
+			free(cols[--n]);
+		free(cols);
+		return rc;
+	}
+	*cols_out = cols;
+	*n_out = n;
+	return 0;
+}
+
+static void free_columns(char **cols, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(cols[i]);
+	free(cols);
+}
+
+static bool is_result(const char *col)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(not_results) / sizeof(not_results[0]); i++)
+		if (strcmp(col, not_results[i]) == 0)
+			return false;
+	return true;
+}
+
+/* The prepared statements of one merge. */
+struct merge {
+	struct gs_db *db;
+	sqlite3_stmt *src_runs;     /* the input's complete runs and their keys */
+	sqlite3_stmt *find;         /* a complete run of the output with a key */
+	sqlite3_stmt *same;         /* whether two runs' result columns agree */
+	sqlite3_stmt *stats_diff;   /* arrived_stats rows of one run not in the other's */
+	sqlite3_stmt *copy_run;
+	sqlite3_stmt *copy_child[N_CHILD];
+	sqlite3_stmt *copy_plans;
+};
+
+static void merge_finalize(struct merge *m)
+{
+	size_t i;
+
+	sqlite3_finalize(m->src_runs);
+	sqlite3_finalize(m->find);
+	sqlite3_finalize(m->same);
+	sqlite3_finalize(m->stats_diff);
+	sqlite3_finalize(m->copy_run);
+	for (i = 0; i < N_CHILD; i++)
+		sqlite3_finalize(m->copy_child[i]);
+	sqlite3_finalize(m->copy_plans);
+}
+
+static int prepare_sql(struct merge *m, struct sql *q, sqlite3_stmt **st)
+{
+	int rc;
+
+	if (q->oom) {
+		free(q->s);
+		memset(q, 0, sizeof(*q));
+		return GS_ENOMEM;
+	}
+	rc = sqlite3_prepare_v2(m->db->conn, q->s, -1, st, NULL) == SQLITE_OK ? 0 : GS_EDB;
+	free(q->s);
+	memset(q, 0, sizeof(*q));
+	return rc;
+}
+
+/*
+ * "INSERT INTO main.T (cols) SELECT cols FROM src.T WHERE run_id = ?2":
+ * runs gets a new run_id, a child table the one bound to ?1.
+ */
+static int prepare_copy(struct merge *m, const char *table, bool is_runs, sqlite3_stmt **st)
+{
+	struct sql q = { 0 };
+	char **cols;
+	size_t n, i;
+	bool first;
+	int rc = common_columns(m->db, table, &cols, &n);
+
+	if (rc)
+		return rc;
+	put(&q, "INSERT INTO main.\"%s\" (", table);
+	for (i = 0, first = true; i < n; i++) {
+		if (is_runs && strcmp(cols[i], "run_id") == 0)
+			continue;
+		put(&q, "%s\"%s\"", first ? "" : ", ", cols[i]);
+		first = false;
+	}
+	put(&q, ") SELECT ");
+	for (i = 0, first = true; i < n; i++) {
+		bool id = strcmp(cols[i], "run_id") == 0;
+
+		if (is_runs && id)
+			continue;
+		if (id)
+			put(&q, "%s?1", first ? "" : ", ");
+		else
+			put(&q, "%s\"%s\"", first ? "" : ", ", cols[i]);
+		first = false;
+	}
+	put(&q, " FROM src.\"%s\" WHERE run_id = ?2", table);
+	free_columns(cols, n);
+	return prepare_sql(m, &q, st);
+}
+
+/* "SELECT 1 FROM main.runs a, src.runs b WHERE a.run_id = ?1 AND b.run_id = ?2 AND a.c IS b.c ..." */
+static int prepare_same(struct merge *m)
+{
+	struct sql q = { 0 };
+	char **cols;
+	size_t n, i;
+	int rc = common_columns(m->db, "runs", &cols, &n);
+
+	if (rc)
+		return rc;
+	put(&q, "SELECT 1 FROM main.runs a, src.runs b WHERE a.run_id = ?1 AND b.run_id = ?2");
+	for (i = 0; i < n; i++)
+		if (is_result(cols[i]))
+			put(&q, " AND a.\"%s\" IS b.\"%s\"", cols[i], cols[i]);
+	free_columns(cols, n);
+	return prepare_sql(m, &q, &m->same);
+}
+
+static int merge_prepare(struct merge *m)
+{
+	static const char sql_src_runs[] =
+		"SELECT run_id, pods_sha256, policy, seed, nodes_sha256, params_json"
+		" FROM src.runs WHERE status = 'complete' ORDER BY run_id";
+	static const char sql_find[] =
+		"SELECT run_id FROM main.runs WHERE pods_sha256 = ?1 AND policy = ?2 AND seed = ?3"
+		" AND nodes_sha256 = ?4 AND params_json = ?5 AND status = 'complete'"
+		" ORDER BY run_id DESC LIMIT 1";
+	/* Both ways: rows of ?1 in main not in ?2 of src, plus the other way round. */
+	static const char sql_stats_diff[] =
+		"SELECT (SELECT count(*) FROM (SELECT arrived_pct, n_samples, gpu_alloc_pct_sum,"
+		"  unalloc_gpu_pct_sum, frag_ratio_pct_sum, frag_amount_pct_sum"
+		"  FROM main.arrived_stats WHERE run_id = ?1 EXCEPT"
+		"  SELECT arrived_pct, n_samples, gpu_alloc_pct_sum, unalloc_gpu_pct_sum,"
+		"  frag_ratio_pct_sum, frag_amount_pct_sum FROM src.arrived_stats WHERE run_id = ?2))"
+		" + (SELECT count(*) FROM (SELECT arrived_pct, n_samples, gpu_alloc_pct_sum,"
+		"  unalloc_gpu_pct_sum, frag_ratio_pct_sum, frag_amount_pct_sum"
+		"  FROM src.arrived_stats WHERE run_id = ?2 EXCEPT"
+		"  SELECT arrived_pct, n_samples, gpu_alloc_pct_sum, unalloc_gpu_pct_sum,"
+		"  frag_ratio_pct_sum, frag_amount_pct_sum FROM main.arrived_stats WHERE run_id = ?1))";
+	static const char sql_plans[] =
+		"INSERT OR IGNORE INTO main.sweep_plans (plan_id, cell, pods_sha256, policy, seed,"
+		" nodes_sha256, params_json, pods_path, nodes_path)"
+		" SELECT plan_id, cell, pods_sha256, policy, seed, nodes_sha256, params_json,"
+		" pods_path, nodes_path FROM src.sweep_plans";
+	size_t i;
+	int rc;
+
+	if (sqlite3_prepare_v2(m->db->conn, sql_src_runs, -1, &m->src_runs, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(m->db->conn, sql_find, -1, &m->find, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(m->db->conn, sql_stats_diff, -1, &m->stats_diff, NULL) !=
+		    SQLITE_OK ||
+	    sqlite3_prepare_v2(m->db->conn, sql_plans, -1, &m->copy_plans, NULL) != SQLITE_OK)
+		return GS_EDB;
+	rc = prepare_same(m);
+	if (!rc)
+		rc = prepare_copy(m, "runs", true, &m->copy_run);
+	for (i = 0; !rc && i < N_CHILD; i++)
+		rc = prepare_copy(m, child_tables[i], false, &m->copy_child[i]);
+	return rc;
+}
+
+static int step_done(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : GS_EDB;
+}
+
+/* Whether out's run a and src's run b computed the same (see plan.h). */
+static int same_results(struct merge *m, int64_t a, int64_t b, bool *same)
+{
+	int step;
+
+	sqlite3_bind_int64(m->same, 1, a);
+	sqlite3_bind_int64(m->same, 2, b);
+	step = sqlite3_step(m->same);
+	sqlite3_reset(m->same);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return GS_EDB;
+	*same = step == SQLITE_ROW;
+	if (!*same)
+		return 0;
+	sqlite3_bind_int64(m->stats_diff, 1, a);
+	sqlite3_bind_int64(m->stats_diff, 2, b);
+	step = sqlite3_step(m->stats_diff);
+	if (step == SQLITE_ROW)
+		*same = sqlite3_column_int64(m->stats_diff, 0) == 0;
+	sqlite3_reset(m->stats_diff);
+	return step == SQLITE_ROW ? 0 : GS_EDB;
+}
+
+static int copy_one(struct merge *m, int64_t old_id)
+{
+	int64_t new_id;
+	size_t i;
+	int rc;
+
+	sqlite3_bind_int64(m->copy_run, 2, old_id);
+	rc = step_done(m->copy_run);
+	if (rc)
+		return rc;
+	new_id = sqlite3_last_insert_rowid(m->db->conn);
+	for (i = 0; i < N_CHILD; i++) {
+		sqlite3_bind_int64(m->copy_child[i], 1, new_id);
+		sqlite3_bind_int64(m->copy_child[i], 2, old_id);
+		rc = step_done(m->copy_child[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Refuses merging a file into itself, which SQLite would only report as a lock. */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *st, char *err,
+		size_t err_len)
+{
+	struct merge m;
+	struct gs_db *in = NULL;
+	sqlite3_stmt *attach = NULL;
+	char why[512];
+	int rc, step;
+
+	memset(st, 0, sizeof(*st));
+	memset(&m, 0, sizeof(m));
+	m.db = out;
+	if (same_file(out->path, in_path))
+		return gs_db_fail(err, err_len, GS_EINVAL, "%s: is the output database itself",
+				  in_path);
+	/* Open it as every gpusim command does: refuse a foreign file or major, migrate a minor. */
+	rc = gs_db_open_existing(in_path, &in, err, err_len);
+	if (rc)
+		return rc;
+	gs_db_close(in);
+
+	pthread_mutex_lock(&out->lock);
+	if (sqlite3_prepare_v2(out->conn, "ATTACH DATABASE ?1 AS src", -1, &attach, NULL) !=
+		    SQLITE_OK ||
+	    (sqlite3_bind_text(attach, 1, in_path, -1, SQLITE_STATIC), sqlite3_step(attach)) !=
+		    SQLITE_DONE) {
+		rc = gs_db_sqlfail(out, err, err_len, "cannot attach the input");
+		sqlite3_finalize(attach);
+		pthread_mutex_unlock(&out->lock);
+		return rc;
+	}
+	sqlite3_finalize(attach);
+	rc = merge_prepare(&m);
+	if (rc) {
+		if (rc == GS_ENOMEM)
+			gs_db_fail(err, err_len, rc, "out of memory");
+		else
+			gs_db_sqlfail(out, err, err_len, "cannot prepare the merge");
+		goto detach;
+	}
+	if (sqlite3_exec(out->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = gs_db_sqlfail(out, err, err_len, "cannot start the merge's transaction");
+		goto detach;
+	}
+	while ((step = sqlite3_step(m.src_runs)) == SQLITE_ROW) {
+		int64_t old_id = sqlite3_column_int64(m.src_runs, 0), have;
+		bool same;
+		int i;
+
+		st->runs++;
+		for (i = 1; i <= 5; i++)
+			sqlite3_bind_value(m.find, i, sqlite3_column_value(m.src_runs, i));
+		step = sqlite3_step(m.find);
+		have = step == SQLITE_ROW ? sqlite3_column_int64(m.find, 0) : -1;
+		sqlite3_reset(m.find);
+		if (step != SQLITE_ROW && step != SQLITE_DONE) {
+			rc = gs_db_sqlfail(out, err, err_len, "cannot look up a run");
+			goto rollback;
+		}
+		if (have < 0) {
+			rc = copy_one(&m, old_id);
+			if (rc) {
+				snprintf(why, sizeof(why), "cannot copy run %" PRId64 " of %s", old_id,
+					 in_path);
+				rc = gs_db_sqlfail(out, err, err_len, why);
+				goto rollback;
+			}
+			st->copied++;
+			continue;
+		}
+		rc = same_results(&m, have, old_id, &same);
+		if (rc) {
+			rc = gs_db_sqlfail(out, err, err_len, "cannot compare two runs");
+			goto rollback;
+		}
+		if (!same) {
+			rc = gs_db_fail(err, err_len, GS_EEXIST,
+					"%s: run %" PRId64 " (%s, seed %lld) has the key of run %" PRId64
+					" of %s but other results; nothing was merged",
+					in_path, old_id,
+					(const char *)sqlite3_column_text(m.src_runs, 2),
+					(long long)sqlite3_column_int64(m.src_runs, 3), have,
+					out->path);
+			goto rollback;
+		}
+		st->identical++;
+	}
+	if (step != SQLITE_DONE) {
+		rc = gs_db_sqlfail(out, err, err_len, "cannot read the input's runs");
+		goto rollback;
+	}
+	if (step_done(m.copy_plans)) {
+		rc = gs_db_sqlfail(out, err, err_len, "cannot copy the input's plans");
+		goto rollback;
+	}
+	st->plan_cells = sqlite3_changes(out->conn);
+	if (sqlite3_exec(out->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = gs_db_sqlfail(out, err, err_len, "cannot commit the merge");
+		goto rollback;
+	}
+	rc = 0;
+	goto detach;
+rollback:
+	sqlite3_reset(m.src_runs);
+	sqlite3_exec(out->conn, "ROLLBACK", NULL, NULL, NULL);
+	memset(st, 0, sizeof(*st));
+detach:
+	merge_finalize(&m);
+	sqlite3_exec(out->conn, "DETACH DATABASE src", NULL, NULL, NULL);
+	pthread_mutex_unlock(&out->lock);
+	return rc;
+}

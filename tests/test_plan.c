@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_plan.c - sweeps beyond one process (store/plan.h): plans, claims,
+ * merging databases, and `gpusim sweep --shard` / `gpusim merge` end to
+ * end.
+ *
+ * Store level, with the runs of results_fixture.h: a plan's id; a claim
+ * that is ours, taken by a live process, taken over from a dead one or a
+ * stale one of another host, dropped when the run is stored; a merge that
+ * copies, recognises an identical run, refuses one with other results
+ * (and then copies nothing), and refuses another major schema; a plan's
+ * missing runs. Command line, on the bundled sample trace: three shards
+ * merged hold what one sweep makes, to the last digit; bad --shard values;
+ * two sweeps at once on one database run every run once.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "core/error.h"
+#include "store/plan.h"
+#include "store/results.h"
+#include "results_fixture.h"
+#include "tmpdir.h"
+
+/* The first column of the first row of sql, as text ("NULL" for NULL). */
+static const char *one(sqlite3 *db, const char *sql)
+{
+	static char buf[4096];
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		snprintf(buf, sizeof(buf), "%s", (const char *)sqlite3_column_text(st, 0));
+	else
+		snprintf(buf, sizeof(buf), "NULL");
+	sqlite3_finalize(st);
+	return buf;
+}
+
+static struct gs_db *open_db(const char *path)
+{
+	struct gs_db *db = NULL;
+	char err[512] = "";
+
+	if (gs_db_open(path, &db, err, sizeof(err)))
+		fail_msg("gs_db_open: %s", err);
+	return db;
+}
+
+static int64_t write_run(struct gs_db *db, struct rf_run *r)
+{
+	char err[512] = "";
+	int64_t id = -1;
+
+	if (gs_db_write_run(db, &r->info, &r->sim, &id, err, sizeof(err)))
+		fail_msg("gs_db_write_run: %s", err);
+	return id;
+}
+
+/* The key of the time-mode fixture with another seed. */
+static struct gs_plan_cell fixture_key(uint64_t seed)
+{
+	struct gs_plan_cell c;
+
+	memset(&c, 0, sizeof(c));
+	c.policy = "binpack";
+	c.pods_sha256 = RF_PODS_SHA;
+	c.nodes_sha256 = RF_NODES_SHA;
+	c.params_json = RF_PARAMS;
+	c.pods_path = RF_PODS_PATH;
+	c.seed = seed;
+	return c;
+}
+
+static void test_plan_id(void **state)
+{
+	struct gs_plan_cell a[2] = { fixture_key(1), fixture_key(2) }, b[2];
+	char x[65], y[65];
+
+	(void)state;
+	gs_plan_id(a, 2, x);
+	assert_int_equal(strlen(x), 64);
+	assert_int_equal(strspn(x, "0123456789abcdef"), 64);
+	/* Paths are not part of a run's key, nor of the plan's id. */
+	b[0] = a[0];
+	b[1] = a[1];
+	b[0].pods_path = "elsewhere/pods.csv";
+	gs_plan_id(b, 2, y);
+	assert_string_equal(x, y);
+	/* Another order, or another seed, is another matrix. */
+	b[0] = a[1];
+	b[1] = a[0];
+	gs_plan_id(b, 2, y);
+	assert_string_not_equal(x, y);
+	b[0] = a[0];
+	b[1] = fixture_key(3);
+	gs_plan_id(b, 2, y);
+	assert_string_not_equal(x, y);
+}
+
+/* A pid that ran here and is gone now. */
+static long dead_pid(void)
+{
+	pid_t p = fork();
+
+	if (p == 0)
+		_exit(0);
+	assert_true(p > 0);
+	waitpid(p, NULL, 0);
+	return (long)p;
+}
+
+static void test_claims(void **state)
+{
+	struct gs_db *db = open_db(rf_temp_db("claims"));
+	sqlite3 *sq = gs_db_sqlite(db);
+	struct gs_plan_cell k = fixture_key(42);
+	struct rf_run r;
+	char me[512], host[256], other[600], sql[1024], err[512];
+	int64_t id = 0;
+
+	(void)state;
+	gs_claim_owner(me, sizeof(me));
+	assert_int_equal(sscanf(me, "%255s", host), 1);
+	assert_int_equal(gs_db_claim(db, &k, me, 0, &id, err, sizeof(err)), GS_CLAIM_OURS);
+	assert_string_equal(one(sq, "SELECT count(*) FROM run_claims"), "1");
+	/* Ours again: a claim is not held against its owner. */
+	assert_int_equal(gs_db_claim(db, &k, me, 0, &id, err, sizeof(err)), GS_CLAIM_OURS);
+	/* Another process sees it taken: this one is alive. */
+	assert_int_equal(gs_db_claim(db, &k, "someone 1 1", 0, &id, err, sizeof(err)),
+			 GS_CLAIM_TAKEN);
+
+	/* A claim of a process of this host that is gone is taken over. */
+	snprintf(other, sizeof(other), "%s %ld 1", host, dead_pid());
+	snprintf(sql, sizeof(sql), "UPDATE run_claims SET owner = '%s'", other);
+	assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(gs_db_claim(db, &k, "someone 1 1", 0, &id, err, sizeof(err)),
+			 GS_CLAIM_OURS);
+	assert_string_equal(one(sq, "SELECT owner FROM run_claims"), "someone 1 1");
+
+	/* Another host's: held until it is older than the limit (0: forever). */
+	snprintf(sql, sizeof(sql), "UPDATE run_claims SET owner = 'far-away 7 7',"
+		 " claimed_unix = %lld", (long long)time(NULL) - 100);
+	assert_int_equal(sqlite3_exec(sq, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(gs_db_claim(db, &k, me, 0, &id, err, sizeof(err)), GS_CLAIM_TAKEN);
+	assert_int_equal(gs_db_claim(db, &k, me, 3600, &id, err, sizeof(err)), GS_CLAIM_TAKEN);
+	assert_int_equal(gs_db_claim(db, &k, me, 50, &id, err, sizeof(err)), GS_CLAIM_OURS);
+
+	/* Storing the run ends its claim; the next claimant finds it done. */
+	rf_build_time(&r);
+	r.info.seed = 42;
+	assert_int_equal(write_run(db, &r), 1);
+	assert_string_equal(one(sq, "SELECT count(*) FROM run_claims"), "0");
+	assert_int_equal(gs_db_claim(db, &k, "someone 1 1", 0, &id, err, sizeof(err)),
+			 GS_CLAIM_DONE);
+	assert_int_equal(id, 1);
+
+	/* A sweep that stops drops what it still holds, and only that. */
+	k.seed = 43;
+	assert_int_equal(gs_db_claim(db, &k, me, 0, &id, err, sizeof(err)), GS_CLAIM_OURS);
+	k.seed = 44;
+	assert_int_equal(gs_db_claim(db, &k, "someone 1 1", 0, &id, err, sizeof(err)),
+			 GS_CLAIM_OURS);
+	assert_int_equal(gs_db_release_claims(db, me, err, sizeof(err)), 0);
+	assert_string_equal(one(sq, "SELECT group_concat(seed) FROM run_claims"), "44");
+
+	rf_release(&r);
+	gs_db_close(db);
+}
+
+/* Which plan rows missing() was told of, as "cell,seed;" text. */
+static int note_missing(void *arg, const char *plan_id, int64_t cell,
+			const struct gs_plan_cell *c)
+{
+	char *buf = arg;
+
+	(void)plan_id;
+	snprintf(buf + strlen(buf), 256 - strlen(buf), "%lld,%llu;", (long long)cell,
+		 (unsigned long long)c->seed);
+	return 0;
+}
+
+static void test_merge(void **state)
+{
+	char a_path[512], b_path[512], c_path[512], err[1024] = "", plan_id[65], missing[256] = "";
+	struct gs_plan_cell plan[3] = { fixture_key(1), fixture_key(2), fixture_key(3) };
+	struct gs_plan_status *ps = NULL;
+	struct gs_merge_stats st;
+	struct gs_db *a, *b, *c;
+	struct rf_run r;
+	size_t n = 0;
+
+	(void)state;
+	snprintf(a_path, sizeof(a_path), "%s", rf_temp_db("merge-a"));
+	snprintf(b_path, sizeof(b_path), "%s", rf_temp_db("merge-b"));
+	a = open_db(a_path);
+	b = open_db(b_path);
+	rf_build_time(&r);
+	/* a: seed 1. b: seed 1 (the same run, computed again) and seed 2; its plan has 1, 2, 3. */
+	r.info.seed = 1;
+	write_run(a, &r);
+	write_run(b, &r);
+	r.info.seed = 2;
+	write_run(b, &r);
+	gs_plan_id(plan, 3, plan_id);
+	assert_int_equal(gs_db_add_plan(b, plan_id, plan, 3, err, sizeof(err)), 0);
+	/* Recording it again changes nothing. */
+	assert_int_equal(gs_db_add_plan(b, plan_id, plan, 3, err, sizeof(err)), 0);
+	assert_string_equal(one(gs_db_sqlite(b), "SELECT count(*) FROM sweep_plans"), "3");
+	gs_db_close(b);
+
+	assert_int_equal(gs_db_merge(a, b_path, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.runs, 2);
+	assert_int_equal(st.copied, 1);
+	assert_int_equal(st.identical, 1);
+	assert_int_equal(st.plan_cells, 3);
+	/* Every row of the copied run came along, under its new id. */
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT group_concat(run_id || ':' || seed)"
+						 " FROM (SELECT * FROM runs ORDER BY run_id)"),
+			    "1:1,2:2");
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT (SELECT count(*) FROM pods WHERE run_id = 2)"
+						 " || ',' || (SELECT count(*) FROM samples WHERE run_id = 2)"
+						 " || ',' || (SELECT count(*) FROM run_nodes WHERE run_id = 2)"
+						 " || ',' || (SELECT count(*) FROM arrived_stats"
+						 "  WHERE run_id = 2)"),
+			    one(gs_db_sqlite(a), "SELECT (SELECT count(*) FROM pods WHERE run_id = 1)"
+						 " || ',' || (SELECT count(*) FROM samples WHERE run_id = 1)"
+						 " || ',' || (SELECT count(*) FROM run_nodes WHERE run_id = 1)"
+						 " || ',' || (SELECT count(*) FROM arrived_stats"
+						 "  WHERE run_id = 1)"));
+	/* Merging it again copies nothing. */
+	assert_int_equal(gs_db_merge(a, b_path, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.copied, 0);
+	assert_int_equal(st.identical, 2);
+
+	/* The plan: seeds 1 and 2 present, cell 2 (seed 3) missing. */
+	assert_int_equal(gs_db_plan_status(a, note_missing, missing, &ps, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(ps[0].plan_id, plan_id);
+	assert_int_equal(ps[0].cells, 3);
+	assert_int_equal(ps[0].present, 2);
+	assert_string_equal(missing, "2,3;");
+	gs_plan_status_free(ps);
+
+	/* The same key with another result: refused, and nothing of b is copied. */
+	b = open_db(b_path);
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(b), "UPDATE runs SET n_events = n_events + 1"
+				      " WHERE seed = 1", NULL, NULL, NULL), SQLITE_OK);
+	r.info.seed = 5;
+	write_run(b, &r);
+	gs_db_close(b);
+	assert_int_equal(gs_db_merge(a, b_path, &st, err, sizeof(err)), GS_EEXIST);
+	assert_non_null(strstr(err, "has the key of run 1"));
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT count(*) FROM runs"), "2");
+
+	/* A database of another major version is refused. */
+	snprintf(c_path, sizeof(c_path), "%s", rf_temp_db("merge-c"));
+	c = open_db(c_path);
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(c), "PRAGMA user_version = 2000", NULL, NULL,
+				      NULL), SQLITE_OK);
+	gs_db_close(c);
+	assert_int_equal(gs_db_merge(a, c_path, &st, err, sizeof(err)), GS_ESCHEMA);
+	/* And so is the output itself. */
+	assert_int_equal(gs_db_merge(a, a_path, &st, err, sizeof(err)), GS_EINVAL);
+
+	rf_release(&r);
+	gs_db_close(a);
+	unlink(a_path);
+	unlink(b_path);
+	unlink(c_path);
+}
+
+/* --- the command line -------------------------------------------------------------- */
+
+/* Runs gpusim with args in the test's directory; returns the exit status, output in out. */
+static int gpusim(const char *args, char *out, size_t out_len)
+{
+	char cmd[4096];
+	FILE *f;
+	size_t n = 0;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s 2>&1", gs_test_tmpdir(), GS_GPUSIM_BIN,
+		 args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	if (out && out_len) {
+		n = fread(out, 1, out_len - 1, f);
+		out[n] = '\0';
+	} else {
+		char sink[4096];
+
+		while (fread(sink, 1, sizeof(sink), f) > 0)
+			;
+	}
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+#define SAMPLE "--nodes " GS_SOURCE_DIR "/traces/sample/cluster.csv --pods " \
+	       GS_SOURCE_DIR "/traces/sample/pods.csv --mode time --policy binpack,spread,fgd" \
+	       " --seeds 1-4"
+
+static const char summary_sql[] =
+	"SELECT group_concat(x, ';') FROM (SELECT policy || ',' || seed || ','"
+	" || printf('%!.17g,%!.17g,%!.17g', gpu_alloc_pct, mean_wait_s, slowdown_mean)"
+	" || ',' || peak_pending || ',' || wait_p99_s AS x FROM run_summary"
+	" ORDER BY policy, seed)";
+
+static char *summary(const char *path)
+{
+	sqlite3 *db;
+	char *s;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	s = strdup(one(db, summary_sql));
+	sqlite3_close(db);
+	return s;
+}
+
+static void test_cli_shards(void **state)
+{
+	char out[8192], p[512], *all, *merged;
+	int k;
+
+	(void)state;
+	assert_int_equal(gpusim("sweep " SAMPLE " --db all.db -q --jobs 2", out, sizeof(out)), 0);
+	for (k = 1; k <= 3; k++) {
+		char args[1024];
+
+		snprintf(args, sizeof(args), "sweep " SAMPLE " --shard %d/3 --db s%d.db --jobs 1", k,
+			 k);
+		assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+		/* 12 runs: cells k-1, k+2, k+5, k+8. */
+		assert_non_null(strstr(out, "12 runs: 4 ran, 0 already in"));
+		assert_non_null(strstr(out, "8 left to the other shards of 3"));
+	}
+	assert_int_equal(gpusim("merge merged.db s1.db s2.db", out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "12 runs, 8 in merged.db, 4 missing"));
+	assert_non_null(strstr(out, "missing: plan"));
+	assert_int_equal(gpusim("merge merged.db s3.db s2.db", out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "s3.db: 4 runs: 4 copied, 0 already in merged.db"));
+	assert_non_null(strstr(out, "s2.db: 4 runs: 0 copied, 4 already in merged.db"));
+	assert_non_null(strstr(out, "12 runs, 12 in merged.db, 0 missing"));
+	/* The merged shards hold what one sweep makes, to the last digit. */
+	gs_test_path("all.db", p, sizeof(p));
+	all = summary(p);
+	gs_test_path("merged.db", p, sizeof(p));
+	merged = summary(p);
+	assert_string_equal(merged, all);
+	assert_int_equal(strchr(all, ';') != NULL, 1);
+	free(all);
+	free(merged);
+	/* A sweep on the merged database has nothing left to do. */
+	assert_int_equal(gpusim("sweep " SAMPLE " --db merged.db", out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "12 runs: 0 ran, 12 already in merged.db"));
+}
+
+static void test_cli_errors(void **state)
+{
+	static const char *const bad[] = { "0/3", "4/3", "1/0", "x", "1/", "/2", "-1/2", "1/2x" };
+	char out[4096], args[1024];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(args, sizeof(args), "sweep " SAMPLE " --shard '%s' --db e.db", bad[i]);
+		assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+		assert_non_null(strstr(out, "is not K/N with 1 <= K <= N"));
+	}
+	assert_int_equal(gpusim("merge only.db", out, sizeof(out)), 2);
+	assert_non_null(strstr(out, "give OUT IN..."));
+	assert_int_equal(gpusim("merge out.db no-such.db", out, sizeof(out)), 2);
+}
+
+/* Two sweeps at once on one database: every run stored once, both complete. */
+static void test_cli_concurrent(void **state)
+{
+	static char oa[16384], ob[16384];
+	char cmd[4096], p[512];
+	sqlite3 *db;
+	FILE *a, *b;
+	int sa, sb;
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' sweep " SAMPLE " --seeds 1-8 --db both.db"
+		 " --jobs 1 2>&1", gs_test_tmpdir(), GS_GPUSIM_BIN);
+	a = popen(cmd, "r");
+	b = popen(cmd, "r");
+	assert_non_null(a);
+	assert_non_null(b);
+	oa[fread(oa, 1, sizeof(oa) - 1, a)] = '\0';
+	ob[fread(ob, 1, sizeof(ob) - 1, b)] = '\0';
+	sa = pclose(a);
+	sb = pclose(b);
+	if (!WIFEXITED(sa) || WEXITSTATUS(sa) != 0 || !WIFEXITED(sb) || WEXITSTATUS(sb) != 0)
+		fail_msg("sweeps exited %d and %d:\n%s\n%s", sa, sb, oa, ob);
+	gs_test_path("both.db", p, sizeof(p));
+	assert_int_equal(sqlite3_open(p, &db), SQLITE_OK);
+	assert_string_equal(one(db, "SELECT count(*) || ' ' || count(DISTINCT policy || seed)"
+				    " FROM runs WHERE status = 'complete'"), "24 24");
+	assert_string_equal(one(db, "SELECT count(*) FROM run_claims"), "0");
+	sqlite3_close(db);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return gs_test_tmpdir_make("test-plan");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan_id),
+		cmocka_unit_test(test_claims),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_cli_shards),
+		cmocka_unit_test(test_cli_errors),
+		cmocka_unit_test(test_cli_concurrent),
+	};
+
+	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);
+}
