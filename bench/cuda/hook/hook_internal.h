@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * hook_internal.h - what the files of libgpushare share: the table of real
+ * driver functions, the pod's state and the helpers every wrapper uses.
+ *
+ *   hook.c         the entry-point route (dlsym, cuGetProcAddress), loading
+ *                  the driver, the pod's state, logging, fork
+ *   hook_mem.c     every way to obtain device memory and give it back
+ *   hook_launch.c  work submission: heartbeats, the compute throttle
+ *
+ * Not a public header: nothing here leaves the library (hidden visibility).
+ * Include it first: it sets the feature macros cuda.h and libc need.
+ */
+#ifndef GS_HOOK_INTERNAL_H
+#define GS_HOOK_INTERNAL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* dlvsym, RTLD_NEXT */
+#endif
+#define __CUDA_API_VERSION_INTERNAL 1 /* the real export names, no _v2 renames */
+#include <cuda.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "config.h"
+#include "ptrmap.h"
+#include "region.h"
+#include "throttle.h"
+
+#define GS_EXPORT __attribute__((visibility("default")))
+#define GS_HIDDEN __attribute__((visibility("hidden")))
+
+/* --- generated from hooks.def -------------------------------------------- */
+
+#define GS_HOOK(ret, name, api, version, flavour, params) GS_EXPORT ret CUDAAPI name params;
+#include "hooks.def"
+
+#define GS_HOOK(ret, name, api, version, flavour, params) typedef ret(CUDAAPI *pfn_##name) params;
+#define GS_REAL(ret, name, params) typedef ret(CUDAAPI *pfn_##name) params;
+#include "hooks.def"
+
+/* The real driver, filled once by the first hooked call (hook.c). */
+struct gs_hook_real {
+#define GS_HOOK(ret, name, api, version, flavour, params) pfn_##name name;
+#define GS_REAL(ret, name, params) pfn_##name name;
+#include "hooks.def"
+};
+
+GS_HIDDEN extern struct gs_hook_real gs_real;
+
+#define CALL_REAL(fn, args) (gs_real.fn ? gs_real.fn args : CUDA_ERROR_NOT_INITIALIZED)
+
+/* --- the pod's state ----------------------------------------------------- */
+
+#define MAX_ORDINALS 64
+#define SAMPLE_PAIRS 8
+
+/* The throttle of one device (hook_launch.c). */
+struct dev_throttle {
+	int slot;                /* node region slot, -1 before the claim */
+	uint32_t gen;
+	uint64_t last_beat_ns;
+	uint64_t last_share_ns;
+	double allowed;
+	struct gs_bucket bucket;
+	uint8_t uuid[16];
+};
+
+/* Two events that time one launch (hook_launch.c). */
+struct sample_pair {
+	CUevent start, end;
+	uint64_t key;
+	int state;               /* 0 free, 1 being recorded, 2 pending */
+};
+
+struct gs_hook_state {
+	int ready;               /* atomic: share_init() finished */
+	CUresult refusal;        /* CUDA_SUCCESS, or what every hooked call returns */
+	struct gs_share_config cfg;
+	int limited;             /* compute_pct < 100 */
+	int pod_ok, node_ok;
+	struct gs_region pod, node;
+	int proc_slot;
+	struct gs_ptrmap ptrs;   /* device pointers */
+	struct gs_ptrmap handles; /* cuMemCreate handles */
+	int dev_index[MAX_ORDINALS]; /* ordinal -> pod device index; -1 unknown */
+	struct dev_throttle thr[MAX_ORDINALS];
+	CUcontext sample_ctx;
+	struct sample_pair pairs[SAMPLE_PAIRS];
+	int poll_next;
+	uint64_t last_beat_any_ns;
+	struct gs_cost_table costs;
+};
+
+/* Everything below gs_state_lock guards, but for ready/refusal/cfg (set once). */
+GS_HIDDEN extern struct gs_hook_state gs_st;
+GS_HIDDEN extern pthread_mutex_t gs_state_lock;
+
+/* The first calls of gs_hook_enter(): loads the driver, reads the limits. */
+GS_HIDDEN CUresult gs_hook_enter_slow(void);
+GS_HIDDEN extern int gs_driver_ready;   /* atomic: the driver is loaded */
+
+/*
+ * Everything a hooked call needs before it runs: the driver loaded and the
+ * pod's limits read. Returns CUDA_SUCCESS, or what every hooked call
+ * returns when the library refused to run (the reason was logged).
+ * Inline, since every launch passes here: two loads once started.
+ */
+static inline CUresult gs_hook_enter(void)
+{
+	if (__atomic_load_n(&gs_driver_ready, __ATOMIC_ACQUIRE) &&
+	    __atomic_load_n(&gs_st.ready, __ATOMIC_ACQUIRE))
+		return gs_st.refusal;
+	return gs_hook_enter_slow();
+}
+
+/* One line "gpushare: ..." on stderr if level is at most GPUSHARE_LOG. */
+GS_HIDDEN __attribute__((format(printf, 2, 3))) void gs_log(int level, const char *fmt, ...);
+
+static inline uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+#endif
