@@ -587,6 +587,32 @@ static void test_report(void **state)
 	}
 }
 
+/*
+ * A time family in which no pod waits: the wait CDF has nothing right of 0
+ * on its log axis. It is named as not drawn, with the reason; gnuplot is
+ * not asked (it refuses an empty log range), and the other figures are.
+ */
+static void test_report_zero_waits(void **state)
+{
+	char path[512];
+	struct stat sb;
+
+	(void)state;
+	assert_int_equal(gpusim("replay -q --nodes " SAMPLE "/cluster.csv --pods " SAMPLE
+				"/pods.csv --policy binpack --load 5 --seed 7 --db idle.db"), 0);
+	assert_int_equal(gpusim("regress --db idle.db --write-baseline idle"), 0);
+	assert_int_equal(gpusim("regress --db idle.db --baseline idle --out idlerep"), 0);
+	if (system("gnuplot -V >/dev/null 2>&1") != 0)
+		return;
+	if (strstr(out, "gnuplot failed"))
+		fail_msg("gnuplot was asked to draw an empty log axis:\n%s", out);
+	expect_line("figures left out:", "wait_cdf_time-sample (every pod at 0 s", NULL);
+	sh("grep -q '^Not drawn: wait_cdf_time-sample (every pod at 0 s: nothing to draw on a"
+	   " log axis)' idlerep/report.md");
+	gs_test_path("idlerep/completion_cdf_time-sample.png", path, sizeof(path));
+	assert_int_equal(stat(path, &sb), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -604,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_inputs_and_families),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_report_zero_waits),
 	};
 
 	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);

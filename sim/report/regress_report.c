@@ -49,6 +49,7 @@ struct figs {
 	struct fig_family *fams;
 	size_t n_fams;
 	char note[512];             /* why figures are missing, empty when none */
+	char skipped[2048];         /* figures with nothing to draw, each with the reason */
 	char (*drawn)[256];         /* base names of the figures drawn, for the report */
 	size_t n_drawn;
 };
@@ -447,7 +448,7 @@ static int fig_cdf(struct figs *g, const struct fig_family *ff, const char *curv
 	const struct gs_regress *r = g->r;
 	char name[512], base[300], words[2048], lts[512], vars[8192], titles[4096];
 	bool *use = calloc(g->n_policies + 1, sizeof(*use));
-	size_t tu = 0, p, any = 0, sb = seeds_of(r->base, ff->base), sn = seeds_of(r->now, ff->now);
+	size_t tu = 0, p, any = 0, positive = 0, sb = seeds_of(r->base, ff->base), sn = seeds_of(r->now, ff->now);
 	int rc = 0;
 	FILE *f;
 
@@ -471,6 +472,8 @@ static int fig_cdf(struct figs *g, const struct fig_family *ff, const char *curv
 		rc = close_data(f, g, name, err, err_len);
 		use[p] = nb || nn;
 		any += nb || nn;
+		positive += above_zero(r->base, ff->base, g->policies[p], curve) ||
+			    above_zero(r->now, ff->now, g->policies[p], curve);
 		/* A policy whose pods all had 0 s has no line on the log axis: say so in the key. */
 		if (use[p] && tu + strlen(g->policies[p]) + 32 < sizeof(titles))
 			tu += (size_t)snprintf(titles + tu, sizeof(titles) - tu, "%s\"%s%s\"",
@@ -480,9 +483,15 @@ static int fig_cdf(struct figs *g, const struct fig_family *ff, const char *curv
 									  g->policies[p], curve) ?
 						       "" : ": all 0 s");
 	}
-	if (!rc && any) {
+	snprintf(base, sizeof(base), "%s_cdf_%s", what, ff->name);
+	if (!rc && any && !positive) {
+		/* Every pod at 0 s: a log axis has nothing to show, and gnuplot refuses it. */
+		size_t u = strlen(g->skipped);
+
+		snprintf(g->skipped + u, sizeof(g->skipped) - u, "%s%s (every pod at 0 s: nothing to"
+			 " draw on a log axis)", u ? "; " : "", base);
+	} else if (!rc && any) {
 		policy_words(g, use, words, sizeof(words), lts, sizeof(lts));
-		snprintf(base, sizeof(base), "%s_cdf_%s", what, ff->name);
 		snprintf(vars, sizeof(vars),
 			 "scriptdir='%s/'; datadir='%s'; family='%s'; policies='%s'; lts='%s';"
 			 " titles='%s'; what='%s'; label='%s'; out='%s/%s'; sub='%spods of %zu"
@@ -656,6 +665,8 @@ static void md_figures(FILE *f, const struct figs *g)
 	fprintf(f, "## Figures\n\n");
 	if (g->note[0])
 		fprintf(f, "Figures left out: %s.\n\n", g->note);
+	if (g->skipped[0])
+		fprintf(f, "Not drawn: %s.\n\n", g->skipped);
 	if (!g->n_drawn && !g->note[0])
 		fprintf(f, "No family has curves to draw.\n\n");
 	for (i = 0; i < g->n_drawn; i++)
@@ -729,7 +740,8 @@ int gs_regress_report(const struct gs_regress *r, const char *base_name, const c
 	if (rc == GS_ENOMEM)
 		gs_errf(err, err_len, "out of memory");
 	if (figure_note && note_len)
-		snprintf(figure_note, note_len, "%s", g.note);
+		snprintf(figure_note, note_len, "%s%s%s", g.note, g.note[0] && g.skipped[0] ? "; " : "",
+			 g.skipped);
 	free(g.policies);
 	free(g.fams);
 	free(g.drawn);
