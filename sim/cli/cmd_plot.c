@@ -261,6 +261,8 @@ int gs_cmd_plot(int argc, char **argv)
 		goto out;
 	}
 	status = GS_EXIT_OK;
+	if (!quiet)
+		fprintf(stderr, "gpusim plot: gnuplot scripts from %s\n", scripts);
 	if (sim_rc) {
 		if (!quiet)
 			fprintf(stderr, "gpusim plot: skipped the inflate-mode figures: %s\n",
