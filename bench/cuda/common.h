@@ -122,6 +122,18 @@ static inline void gs_opts_init(struct gs_opts *o, const char *kernel)
 	o->seed = 1;
 }
 
+/*
+ * True when s looks like a decimal number as written by hand: it starts
+ * with a digit, '-' or '.', and holds only digits, '.', '-', '+', 'e' and
+ * 'E'. strtod() and strtoll() also take leading blanks, '+', hex, "inf"
+ * and "nan", which a flag's value never means (" 5" is a quoting mistake).
+ */
+static inline int gs_number_start(const char *s)
+{
+	return ((*s >= '0' && *s <= '9') || *s == '-' || *s == '.') &&
+	       s[strspn(s, "0123456789.-+eE")] == 0;
+}
+
 /* s as a number from lo to hi; otherwise prints why on stderr and exits the process with 2. */
 static inline double gs_parse_double(const char *flag, const char *s, double lo, double hi)
 {
@@ -130,7 +142,7 @@ static inline double gs_parse_double(const char *flag, const char *s, double lo,
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+	if (!gs_number_start(s) || errno || end == s || *end || !(v >= lo && v <= hi)) {
 		fprintf(stderr, "--%s '%s': expected a number from %g to %g\n", flag, s, lo, hi);
 		exit(2);
 	}
@@ -145,7 +157,7 @@ static inline long long gs_parse_ll(const char *flag, const char *s, long long l
 
 	errno = 0;
 	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
+	if (!gs_number_start(s) || *s == '.' || errno || end == s || *end || v < lo || v > hi) {
 		fprintf(stderr, "--%s '%s': expected an integer from %lld to %lld\n", flag, s, lo,
 			hi);
 		exit(2);
@@ -285,6 +297,7 @@ static inline void gs_kv(FILE *f, const char *key, const char *val)
 /* gs_kv() with a formatted value (truncated to 511 bytes). */
 static inline void gs_kvf(FILE *f, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Writes " key=value" with value formatted from fmt, quoted as gs_kv() does. */
 static inline void gs_kvf(FILE *f, const char *key, const char *fmt, ...)
 {
 	char buf[512];

@@ -94,6 +94,7 @@ struct gs_bench_run {
 int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host *h,
 		      const struct gs_scenario *s, const int *placement, enum gs_bench_mode m,
 		      int repeat, struct gs_bench_run *run);
+/* Frees the reports gs_bench_run_mode() parsed into run; a zeroed run is a no-op. */
 void gs_bench_run_release(struct gs_bench_run *run);
 
 /* Kills running clients and stops a private MPS daemon; for signal handlers. */

@@ -51,6 +51,7 @@ struct gs_json {
 int gs_bench_json_parse(const char *text, size_t len, struct gs_json *out, char *err,
 			size_t err_len);
 
+/* Frees every value under v and zeroes it (v itself is the caller's); a zeroed v is a no-op. */
 void gs_json_release(struct gs_json *v);
 
 /* The value of key in an object, or NULL (also when v is not an object). */

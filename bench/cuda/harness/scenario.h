@@ -49,6 +49,7 @@ enum gs_bench_mode {
 	GS_MODE__COUNT
 };
 
+/* The mode's name as scenarios and results spell it ("mps"); a static string. */
 const char *gs_bench_mode_name(enum gs_bench_mode m);
 
 /* What a scenario measures: decides which derived numbers are computed. */
@@ -65,6 +66,7 @@ enum gs_bench_measure {
 	GS_MEASURE__COUNT
 };
 
+/* The measure's name as scenarios spell it ("overhead"); a static string. */
 const char *gs_bench_measure_name(enum gs_bench_measure m);
 
 /* The client programs the harness knows; each is a binary of that name. */
@@ -111,6 +113,7 @@ int gs_scenario_load(const char *path, struct gs_scenario *s, char *err, size_t 
 int gs_scenario_parse(const char *path, const char *text, size_t len, struct gs_scenario *s,
 		      char *err, size_t err_len);
 
+/* Frees the client arguments gs_scenario_parse() or gs_scenario_variant() put in s; s is left with no clients. */
 void gs_scenario_release(struct gs_scenario *s);
 
 /*
@@ -121,6 +124,7 @@ void gs_scenario_release(struct gs_scenario *s);
  * 0 or GS_ENOMEM.
  */
 int gs_scenario_variants(const struct gs_scenario *s);
+/* Fills out with variant v (0 <= v < gs_scenario_variants(s)); see above. */
 int gs_scenario_variant(const struct gs_scenario *s, int v, struct gs_scenario *out);
 
 #endif

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_bench_common.c - the CUDA clients' flag parsing (bench/cuda/common.h),
+ * compiled against a stub cuda_runtime.h so it runs without the toolkit:
+ * numbers in range are taken, everything else (blanks, '+', trailing
+ * text, out of range) exits the process with 2 and names the flag.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../bench/cuda/common.h"
+
+/* Runs gs_parse_ll (integer) or gs_parse_double in a child; its exit status, its stderr in msg. */
+static int parse_in_child(int integer, const char *s, char *msg, size_t len)
+{
+	int fds[2], status = -1;
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		if (integer)
+			gs_parse_ll("iters", s, 1, 1000);
+		else
+			gs_parse_double("duration-s", s, 0.01, 86400);
+		_exit(0);
+	}
+	close(fds[1]);
+	n = read(fds[0], msg, len - 1);
+	msg[n > 0 ? n : 0] = 0;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_good_numbers(void **state)
+{
+	(void)state;
+	assert_int_equal(gs_parse_ll("iters", "5", 1, 1000), 5);
+	assert_int_equal(gs_parse_ll("start-at-ns", "-3", -10, 10), -3);
+	assert_float_equal(gs_parse_double("duration-s", "0.5", 0.01, 86400), 0.5, 0);
+	assert_float_equal(gs_parse_double("duration-s", ".5", 0.01, 86400), 0.5, 0);
+	assert_float_equal(gs_parse_double("warmup-s", "0", 0, 3600), 0, 0);
+	assert_float_equal(gs_parse_double("duration-s", "1e3", 0.01, 86400), 1000, 0);
+}
+
+static void test_bad_numbers(void **state)
+{
+	const char *ints[] = { " 5", "+5", "5x", "", "0", "1001", "5.0", ".5", "-", "\t7" };
+	const char *dbls[] = { " 5", "+5", "5s", "", "0", "nan", "inf", "-1", "1e999", "0x10" };
+	char msg[512], want[128];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ints) / sizeof(*ints); i++) {
+		assert_int_equal(parse_in_child(1, ints[i], msg, sizeof(msg)), 2);
+		snprintf(want, sizeof(want), "--iters '%s': expected an integer from 1 to 1000\n",
+			 ints[i]);
+		assert_string_equal(msg, want);
+	}
+	for (i = 0; i < sizeof(dbls) / sizeof(*dbls); i++) {
+		assert_int_equal(parse_in_child(0, dbls[i], msg, sizeof(msg)), 2);
+		snprintf(want, sizeof(want),
+			 "--duration-s '%s': expected a number from 0.01 to 86400\n", dbls[i]);
+		assert_string_equal(msg, want);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good_numbers),
+		cmocka_unit_test(test_bad_numbers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
