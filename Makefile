@@ -6,6 +6,7 @@
 #   make demo     install missing packages, build, replay the bundled trace
 #   make bench    CUDA micro-benchmarks (needs a GPU and the CUDA toolkit)
 #   make bench-sim  simulator speed benchmarks (needs the openb trace)
+#   make bench-hook   libgpushare's cost on an unthrottled launch, on the fake driver
 #   make bench-scale  time mode on synthetic clusters of 1k-100k nodes, 10k-1M pods (long)
 #   make test-slurm   sweep shards as a Slurm job array on this host (needs slurm-wlm, munge)
 #   make asan     build and test under ASan+UBSan in build-asan/
@@ -30,7 +31,7 @@ PREFIX   ?= /usr/local
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build test test-slurm demo bench bench-sim bench-scale asan repro regress baseline install deb test-install \
+.PHONY: all deps build test test-slurm demo bench bench-sim bench-hook bench-scale asan repro regress baseline install deb test-install \
 	fuzz clean
 
 all: build
@@ -62,6 +63,10 @@ bench:
 bench-sim: deps
 	@$(MAKE) --no-print-directory build
 	@bench/sim/run.sh $(BUILD)
+
+bench-hook:
+	@$(MAKE) --no-print-directory build
+	@bench/cuda/hook/bench_launch.sh $(BUILD)
 
 bench-scale: deps
 	@$(MAKE) --no-print-directory build

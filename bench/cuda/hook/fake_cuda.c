@@ -44,6 +44,7 @@ static struct {
 	int n_devs;
 	uint64_t mem_bytes;
 	uint64_t pitch;
+	uint64_t block_ns;       /* GPU time of one block of gridDimX */
 	uint64_t used[MAX_DEVS];
 	uint64_t busy_until_ns[MAX_DEVS];
 	uint64_t next_ptr;
@@ -148,6 +149,7 @@ EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
 			fk.n_devs = 2;
 		fk.mem_bytes = env_u64("FAKECUDA_MEM_MIB", 16384) << 20;
 		fk.pitch = env_u64("FAKECUDA_PITCH", 512);
+		fk.block_ns = env_u64("FAKECUDA_KERNEL_NS", 1000);
 		fk.next_ptr = 0x7f0000000000ull;
 		fk.initialised = 1;
 	}
@@ -434,12 +436,12 @@ static CUresult run_kernel(uint64_t dur_ns)
 	((void)hStream, (void)kernelParams, (void)sharedMemBytes,                         \
 	 f && gridDimX && gridDimY && gridDimZ && blockDimX && blockDimY && blockDimZ)
 
-LAUNCH_PAIR(cuLaunchKernel, KERNEL_ARGS, KERNEL_OK && ((void)extra, 1), gridDimX * 1000ull)
-LAUNCH_PAIR(cuLaunchCooperativeKernel, COOP_ARGS, KERNEL_OK, gridDimX * 1000ull)
+LAUNCH_PAIR(cuLaunchKernel, KERNEL_ARGS, KERNEL_OK && ((void)extra, 1), gridDimX * fk.block_ns)
+LAUNCH_PAIR(cuLaunchCooperativeKernel, COOP_ARGS, KERNEL_OK, gridDimX * fk.block_ns)
 LAUNCH_PAIR(cuLaunchKernelEx,
 	    (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra),
 	    ((void)kernelParams, (void)extra, config && f && config->gridDimX),
-	    config->gridDimX * 1000ull)
+	    config->gridDimX * fk.block_ns)
 LAUNCH_PAIR(cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream),
 	    ((void)hStream, hGraphExec != NULL), 100000ull)
 

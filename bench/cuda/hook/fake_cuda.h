@@ -11,7 +11,9 @@
  *   FAKECUDA_GPA_DISTINCT 1: cuGetProcAddress answers with addresses other
  *                         than the exports for cuMemAlloc and cuLaunchKernel,
  *                         as a driver may
- * A kernel launched with gridDimX = n takes n microseconds of a simulated
+ *   FAKECUDA_KERNEL_NS    GPU time of one block of gridDimX in ns (default
+ *                         1000; 0 for launch-cost benchmarks)
+ * A kernel launched with gridDimX = n takes n microseconds (by default) of a simulated
  * GPU timeline per device; events are stamped on that timeline, so kernel
  * timing with events behaves as on a GPU that runs one kernel at a time.
  * Memory is counted per process: one fake GPU per process is enough to
