@@ -550,6 +550,14 @@ static int proc_address_route(void *arg)
 	/* An ABI we do not wrap (the 32-bit cuMemAlloc of CUDA 2.x) is left alone. */
 	CHECK_EQ(gpa2("cuMemAlloc", &p, 2000, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
 	CHECK(p == fakecuda_self("cuMemAlloc"));
+	/*
+	 * A CUDA newer than the hook's cuda.h: the same ABI is still wrapped,
+	 * a newer one (the fake has a cuMemAlloc for CUDA 99.0) is not.
+	 */
+	CHECK_EQ(gpa2("cuMemAlloc", &p, 98000, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
+	CHECK(p == ours);
+	CHECK_EQ(gpa2("cuMemAlloc", &p, 99000, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
+	CHECK(p == fakecuda_self("fake_cuMemAlloc_v99"));
 	/* Per-thread default stream: the _ptsz wrapper; legacy: the plain one. */
 	CHECK_EQ(gpa2("cuLaunchKernel", &p, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
 		      &status), CUDA_SUCCESS);
@@ -568,11 +576,28 @@ static int proc_address_route(void *arg)
 	CHECK_EQ(status, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND);
 	CHECK_EQ(gpa2("cuMemCreate", &p, 10000, 0, &status), CUDA_ERROR_NOT_FOUND);
 	CHECK_EQ(status, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
+	/*
+	 * What the runtime asks with: flags 0 (default) or 2 (per-thread), never
+	 * 1. With FAKECUDA_GPA_DISTINCT the driver answers flags 0 with an
+	 * internal address, unlike flags 1 and 2: still wrapped.
+	 */
+	CHECK_EQ(gpa2("cuLaunchKernel", &p, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status),
+		 CUDA_SUCCESS);
+	CHECK(p == dlsym(RTLD_DEFAULT, "cuLaunchKernel"));
+	CHECK_EQ(gpa1("cuLaunchKernel", &p, 12000, CU_GET_PROC_ADDRESS_DEFAULT), CUDA_SUCCESS);
+	CHECK(p == dlsym(RTLD_DEFAULT, "cuLaunchKernel"));
+	CHECK_EQ(gpa2("cuMemAlloc", &p, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+		      &status), CUDA_SUCCESS);
+	CHECK(p == ours);
+	CHECK_EQ(gpa2("cuLaunchKernelEx", &p, 12000, CU_GET_PROC_ADDRESS_DEFAULT, &status),
+		 CUDA_SUCCESS);
+	CHECK(p == dlsym(RTLD_DEFAULT, "cuLaunchKernelEx"));
 	if (distinct) {
-		/* The driver answered with an internal address: still wrapped. */
 		void *q;
 
-		CHECK_EQ(gpa2("cuLaunchKernel", &q, 12000, 0, &status), CUDA_SUCCESS);
+		/* The driver's own answer for flags 0 really differs here. */
+		CHECK_EQ(gpa2("cuLaunchKernel", &q, 12000, CU_GET_PROC_ADDRESS_LEGACY_STREAM,
+			      &status), CUDA_SUCCESS);
 		CHECK(q == dlsym(RTLD_DEFAULT, "cuLaunchKernel"));
 	}
 
@@ -618,8 +643,16 @@ static int exec_distinct(void *arg)
 
 static void test_proc_address_distinct_pointers(void **state)
 {
+	static const char *const env[] = { "GPUSHARE_POD_ID", "p", "GPUSHARE_MEM_LIMIT_MIB", "100",
+					   "GPUSHARE_LOG", "2", NULL };
+
 	(void)state;
-	assert_int_equal(run_child(exec_distinct, NULL, limit_100), 0);
+	assert_int_equal(run_child(exec_distinct, NULL, env), 0);
+	/* At start-up, how many entry points the hook wraps. */
+	if (!strstr(child_stderr, "gpushare: wrapping ") ||
+	    !strstr(child_stderr, " CUDA driver entry points"))
+		fail_msg("stderr '%s' does not say how many entry points are wrapped",
+			 child_stderr);
 }
 
 /* --- compute ---------------------------------------------------------------- */

@@ -457,6 +457,12 @@ static CUresult CUDAAPI gpa_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 	return cuMemAlloc_v2(dptr, bytesize);
 }
 
+/* An ABI of cuMemAlloc from a future CUDA, which the hook cannot know. */
+static CUresult CUDAAPI fake_cuMemAlloc_v99(CUdeviceptr *dptr, size_t bytesize)
+{
+	return cuMemAlloc_v2(dptr, bytesize);
+}
+
 EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
 	struct event *e;
@@ -556,6 +562,7 @@ static const struct proc procs[] = {
 	P("cuMemGetInfo", 3020, ANY, cuMemGetInfo_v2),
 	P("cuMemAlloc", 2000, ANY, cuMemAlloc),
 	P("cuMemAlloc", 3020, ANY, cuMemAlloc_v2),
+	P("cuMemAlloc", 99000, ANY, fake_cuMemAlloc_v99),
 	P("cuMemAllocManaged", 6000, ANY, cuMemAllocManaged),
 	P("cuMemAllocPitch", 3020, ANY, cuMemAllocPitch_v2),
 	P("cuMemFree", 3020, ANY, cuMemFree_v2),
@@ -625,8 +632,11 @@ static CUresult gpa(const char *symbol, void **pfn, int cudaVersion, cuuint64_t 
 		return CUDA_ERROR_NOT_FOUND;
 	}
 	*pfn = best->fn;
-	/* Read here: the hook asks before cuInit. */
-	if (env_u64("FAKECUDA_GPA_DISTINCT", 0)) {
+	/*
+	 * Read here: the hook asks before cuInit. Only for flags 0, what the
+	 * runtime asks with: flags 1 and 2 get the exports.
+	 */
+	if (flags == CU_GET_PROC_ADDRESS_DEFAULT && env_u64("FAKECUDA_GPA_DISTINCT", 0)) {
 		if (best->fn == (void *)cuMemAlloc_v2)
 			*pfn = (void *)gpa_cuMemAlloc_v2;
 		else if (best->fn == (void *)cuLaunchKernel)

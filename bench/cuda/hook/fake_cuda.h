@@ -8,9 +8,10 @@
  *   FAKECUDA_DEVICES      number of devices (default 2, at most 8)
  *   FAKECUDA_MEM_MIB      memory per device in MiB (default 16384)
  *   FAKECUDA_PITCH        pitch alignment of cuMemAllocPitch (default 512)
- *   FAKECUDA_GPA_DISTINCT 1: cuGetProcAddress answers with addresses other
- *                         than the exports for cuMemAlloc and cuLaunchKernel,
- *                         as a driver may
+ *   FAKECUDA_GPA_DISTINCT 1: cuGetProcAddress with flags 0 answers with
+ *                         addresses other than the exports (and other than
+ *                         what flags 1 and 2 answer) for cuMemAlloc and
+ *                         cuLaunchKernel, as a driver may
  *   FAKECUDA_KERNEL_NS    GPU time of one block of gridDimX in ns (default
  *                         1000; 0 for launch-cost benchmarks)
  * A kernel launched with gridDimX = n takes n microseconds (by default) of a simulated

@@ -10,12 +10,16 @@
  * libcuda alone, not the global scope), and fetches every other entry
  * point through cuGetProcAddress (CUDA >= 11.3). So we also export dlsym:
  * a lookup in libcuda of a symbol we hook returns our wrapper, and our
- * cuGetProcAddress returns our wrapper whenever the driver's answer is an
- * entry point we hook. The driver's answer is matched by identity, against
- * the address dlsym gives for the export and the address the driver's own
- * cuGetProcAddress gives for our (api, version, flavour): a version or
- * flavour we do not know (a future cuMemAlloc_v3, say) never gets a
- * wrapper with the wrong ABI, it passes through untouched.
+ * cuGetProcAddress returns our wrapper whenever what was asked names an
+ * entry point we hook: the API's name, a CUDA version at least that of our
+ * ABI (hooks.def) and the flags (0, what the runtime asks with, or 2 for
+ * the per-thread default stream; 1 is legacy). The driver's answer is never
+ * compared with other addresses, since a driver may answer each flag with
+ * a pointer of its own. A version past that of the cuda.h we were built
+ * with may name an ABI we do not know (a future cuMemAlloc_v3, say): then
+ * the answer must be the one the driver gives for our own version with the
+ * same flags, or it passes through untouched rather than get a wrapper of
+ * the wrong ABI.
  * dlsym(RTLD_NEXT, ...) passes straight through, so it keeps its meaning
  * for its caller.
  *
@@ -28,8 +32,8 @@
  * never overshoot together, and an allocation that would cross the limit
  * fails with CUDA_ERROR_OUT_OF_MEMORY without reaching the driver.
  * Compute: see throttle.h. The wrappers live in hook_mem.c and
- * hook_launch.c; hook_internal.h is what the three files share. Refusals (bad variables, a region of another
- * layout version) print one line on stderr and make every hooked call
+ * hook_launch.c; hook_internal.h is what the three files share. Refusals
+ * (bad variables, a region of another layout version) print one line on stderr and make every hooked call
  * return CUDA_ERROR_OPERATING_SYSTEM: running without the limits the pod
  * asked for would be worse than not running.
  */
@@ -77,10 +81,11 @@ static const struct hook_entry hooks[HOOK__COUNT] = {
 #include "hooks.def"
 };
 
-/* Addresses compared and returned by dlsym and cuGetProcAddress. */
+/* What dlsym and cuGetProcAddress answer with, and what dlsym checks. */
 static void *wrapper_addr[HOOK__COUNT];
 static void *real_addr[HOOK__COUNT];   /* dlsym of the export */
-static void *gpa_addr[HOOK__COUNT];    /* the driver's cuGetProcAddress for our triple */
+static int n_in_driver;                /* hooked entry points the driver has */
+static char not_in_driver[256];        /* the first of those it lacks, for the log */
 
 /* --- logging --------------------------------------------------------------- */
 
@@ -173,17 +178,22 @@ static void load_driver(void)
 	wrapper_addr[HOOK_##name] = (void *)name;           \
 	real_addr[HOOK_##name] = (void *)gs_real.name;
 #include "hooks.def"
+	/* Counted for the start-up log: exported, or answered for our triple. */
 	for (i = 0; i < HOOK__COUNT; i++) {
 		static const cuuint64_t flags[] = {
 			[FL_ANY] = CU_GET_PROC_ADDRESS_DEFAULT,
 			[FL_LEGACY] = CU_GET_PROC_ADDRESS_LEGACY_STREAM,
 			[FL_PTSZ] = CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
 		};
+		size_t len = strlen(not_in_driver);
 		void *p = NULL;
 
-		if (real_gpa(hooks[i].api, &p, hooks[i].version, flags[hooks[i].flavour]) ==
-		    CUDA_SUCCESS)
-			gpa_addr[i] = p;
+		if (real_addr[i] || (real_gpa(hooks[i].api, &p, hooks[i].version,
+					      flags[hooks[i].flavour]) == CUDA_SUCCESS && p))
+			n_in_driver++;
+		else if (len + strlen(hooks[i].name) + 6 < sizeof(not_in_driver))
+			snprintf(not_in_driver + len, sizeof(not_in_driver) - len, "%s%s",
+				 len ? ", " : "", hooks[i].name);
 	}
 	in_driver_load = 0;
 	__atomic_store_n(&gs_driver_ready, 1, __ATOMIC_RELEASE);
@@ -200,14 +210,25 @@ static int hook_by_name(const char *name)
 	return -1;
 }
 
-static int hook_by_addr(const void *p)
+/*
+ * The hook that cuGetProcAddress(symbol, version, flags) asks for, or -1:
+ * of the entries for this API whose flavour fits the flags, the newest ABI
+ * not newer than version, as the driver itself chooses.
+ */
+static int hook_by_request(const char *symbol, int version, cuuint64_t flags)
 {
-	int i;
+	int ptsz = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) != 0, best = -1, i;
 
-	for (i = 0; p && i < HOOK__COUNT; i++)
-		if (p == real_addr[i] || p == gpa_addr[i])
-			return i;
-	return -1;
+	for (i = 0; i < HOOK__COUNT; i++) {
+		const struct hook_entry *h = &hooks[i];
+
+		if (h->version > version || (h->flavour == FL_PTSZ && !ptsz) ||
+		    (h->flavour == FL_LEGACY && ptsz) || strcmp(h->api, symbol))
+			continue;
+		if (best < 0 || h->version > hooks[best].version)
+			best = i;
+	}
+	return best;
 }
 
 /*
@@ -291,7 +312,7 @@ GS_NO_SANITIZE void *gs_dlsym_impl(void *handle, const char *name)
 		return sym;
 	load_driver();
 	i = hook_by_name(name);
-	if (i >= 0 && (sym == real_addr[i] || sym == gpa_addr[i]))
+	if (i >= 0 && sym == real_addr[i])
 		return wrapper_addr[i];
 	return sym;
 }
@@ -370,6 +391,8 @@ static void share_init(void)
 	} else {
 		gs_st.node_ok = 1;
 	}
+	gs_log(GS_SHARE_LOG_INFO, "wrapping %d of %d CUDA driver entry points%s%s", n_in_driver,
+	       HOOK__COUNT, not_in_driver[0] ? "; not in this driver: " : "", not_in_driver);
 	gs_log(GS_SHARE_LOG_INFO, "pod %s: memory limit %llu MiB (%s), compute share %d%%",
 	       gs_st.cfg.pod_id, (unsigned long long)(gs_st.cfg.mem_limit_bytes >> 20),
 	       gs_st.cfg.mem_source, gs_st.cfg.compute_pct);
@@ -436,13 +459,30 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
 	return gs_real.cuInit(Flags);
 }
 
-/* Swaps the driver's answer for our wrapper when it is an entry point we hook. */
-static void swap_for_wrapper(void **pfn)
+/* Swaps the driver's answer for our wrapper when what was asked is an entry point we hook. */
+static void swap_for_wrapper(const char *symbol, int version, cuuint64_t flags, void **pfn)
 {
-	int i = hook_by_addr(*pfn);
+	void *ours = NULL;
+	int i;
 
-	if (i >= 0)
-		*pfn = wrapper_addr[i];
+	if (!symbol || !*pfn)
+		return;
+	i = hook_by_request(symbol, version, flags);
+	if (i < 0)
+		return;
+	/*
+	 * Up to CUDA_VERSION, hooks.def has the newest ABI of every API it
+	 * names (checked against cudaTypedefs.h). Past it, the driver may have
+	 * a newer one: wrap only what it answers for our own version too.
+	 */
+	if (version > CUDA_VERSION &&
+	    (real_gpa(symbol, &ours, hooks[i].version, flags) != CUDA_SUCCESS || ours != *pfn)) {
+		gs_log(GS_SHARE_LOG_WARN, "%s for CUDA %d is an ABI newer than libgpushare knows "
+					  "(built for CUDA %d): not wrapped",
+		       symbol, version, CUDA_VERSION);
+		return;
+	}
+	*pfn = wrapper_addr[i];
 }
 
 CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
@@ -455,7 +495,7 @@ CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersio
 		return CUDA_ERROR_NOT_FOUND;
 	rc = gs_real.cuGetProcAddress(symbol, pfn, cudaVersion, flags);
 	if (rc == CUDA_SUCCESS && pfn)
-		swap_for_wrapper(pfn);
+		swap_for_wrapper(symbol, cudaVersion, flags, pfn);
 	return rc;
 }
 
@@ -469,6 +509,6 @@ CUresult CUDAAPI cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVer
 		return CUDA_ERROR_NOT_FOUND;
 	rc = gs_real.cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus);
 	if (rc == CUDA_SUCCESS && pfn)
-		swap_for_wrapper(pfn);
+		swap_for_wrapper(symbol, cudaVersion, flags, pfn);
 	return rc;
 }
