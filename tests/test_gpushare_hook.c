@@ -812,6 +812,181 @@ static void test_compute_against_unlimited_pod(void **state)
 		fail_msg("the unlimited pod got %.3f, expected all of its GPU", b);
 }
 
+/* --- graph capture ------------------------------------------------------------- */
+
+#define CAPTURE_STREAM ((CUstream)(uintptr_t)0x5000)
+
+/*
+ * Makes this pod compete on fake device 0: another open of the node region
+ * (so another open file description, which the hook sees as another
+ * process) claims a slot for pod "other" with a 70 % share, active for a
+ * minute.
+ */
+static void compete_with_other_pod(struct gs_region *r)
+{
+	uint8_t uuid[16] = { 'f', 'a', 'k', 'e', 'g', 'p', 'u' };
+	char err[256];
+	uint32_t gen;
+	int slot;
+
+	CHECK_EQ(gs_region_open(r, gs_test_tmpdir(), GS_REGION_NODE, "node", err, sizeof(err)), 0);
+	slot = gs_node_claim(r, "other", uuid, 1, 70, mono_ns(), &gen);
+	CHECK(slot >= 0);
+	gs_node_beat(r, slot, mono_ns() + 60000000000ull);
+}
+
+static CUresult launch_us(unsigned int us, CUfunction f, CUstream s)
+{
+	return cuLaunchKernel(f, us, 1, 1, 128, 1, 1, 0, s, NULL, NULL);
+}
+
+/* Lets the hook time kernel f (2 ms) so that it knows its cost. */
+static void learn_cost(CUfunction f)
+{
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		CHECK_EQ(launch_us(2000, f, NULL), CUDA_SUCCESS);
+		usleep(3000);
+	}
+}
+
+/*
+ * A throttled pod captures a graph in global mode (the default, and
+ * torch.cuda.graph's) while the timing of an earlier launch is pending:
+ * the hook's own cuEventQuery must not break the capture, and the
+ * captured launches (50 x 2 ms of known cost, over a second of sleep at
+ * 30 %) are neither charged nor slept.
+ */
+static int capture_while_timing(void *arg)
+{
+	struct gs_region other;
+	CUgraph g = NULL;
+	uint64_t t;
+	int i;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	compete_with_other_pod(&other);
+	learn_cost((CUfunction)0x42);
+	/* A new kernel is timed: its pair is pending for 3 ms. */
+	CHECK_EQ(launch_us(3000, (CUfunction)0x43, NULL), CUDA_SUCCESS);
+	CHECK_EQ(cuStreamBeginCapture_v2(CAPTURE_STREAM, CU_STREAM_CAPTURE_MODE_GLOBAL),
+		 CUDA_SUCCESS);
+	t = mono_ns();
+	for (i = 0; i < 50; i++)
+		CHECK_EQ(launch_us(2000, (CUfunction)0x42, CAPTURE_STREAM), CUDA_SUCCESS);
+	t = mono_ns() - t;
+	CHECK_EQ(cuStreamEndCapture(CAPTURE_STREAM, &g), CUDA_SUCCESS);
+	CHECK_EQ(fakecuda_graph_nodes(g), 50);
+	if (t > 100000000ull) {
+		fprintf(stderr, "50 captured launches took %.1f ms: they were slept\n", t / 1e6);
+		return 1;
+	}
+	/* Outside the capture, the same launches are still throttled. */
+	t = mono_ns();
+	for (i = 0; i < 50; i++)
+		CHECK_EQ(launch_us(2000, (CUfunction)0x42, NULL), CUDA_SUCCESS);
+	t = mono_ns() - t;
+	if (t < 200000000ull) {
+		fprintf(stderr, "50 launches of 2 ms at 30 %% took only %.1f ms\n", t / 1e6);
+		return 1;
+	}
+	gs_region_close(&other);
+	return 0;
+}
+
+static void test_capture_while_timing(void **state)
+{
+	static const char *const env[] = { "GPUSHARE_POD_ID", "a", "GPUSHARE_COMPUTE_PERCENT",
+					   "30", "GPUSHARE_ACTIVE_WINDOW_MS", "10000", NULL };
+
+	(void)state;
+	assert_int_equal(run_child(capture_while_timing, NULL, env), 0);
+}
+
+struct capturer {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stage;              /* 1: capturing, 2: may end */
+	CUresult end_rc;
+};
+
+static void stage_wait(struct capturer *c, int stage)
+{
+	pthread_mutex_lock(&c->mu);
+	while (c->stage < stage)
+		pthread_cond_wait(&c->cv, &c->mu);
+	pthread_mutex_unlock(&c->mu);
+}
+
+static void stage_set(struct capturer *c, int stage)
+{
+	pthread_mutex_lock(&c->mu);
+	c->stage = stage;
+	pthread_cond_broadcast(&c->cv);
+	pthread_mutex_unlock(&c->mu);
+}
+
+static void *capture_thread(void *arg)
+{
+	struct capturer *c = arg;
+	CUgraph g;
+
+	fakecuda_set_device(0);
+	if (cuStreamBeginCapture_v2(CAPTURE_STREAM, CU_STREAM_CAPTURE_MODE_GLOBAL)) {
+		c->end_rc = CUDA_ERROR_UNKNOWN;
+		stage_set(c, 1);
+		return NULL;
+	}
+	launch_us(100, (CUfunction)0x44, CAPTURE_STREAM);
+	stage_set(c, 1);
+	stage_wait(c, 2);
+	c->end_rc = cuStreamEndCapture(CAPTURE_STREAM, &g);
+	return NULL;
+}
+
+/*
+ * Another thread captures in global mode while this one launches with
+ * timings pending: the hook's calls on this thread must not invalidate
+ * that capture (as torch.compile's and inference servers' capture threads
+ * meet it while other threads keep launching).
+ */
+static int capture_on_other_thread(void *arg)
+{
+	struct capturer c = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
+	struct gs_region other;
+	pthread_t th;
+	int i;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	compete_with_other_pod(&other);
+	learn_cost((CUfunction)0x42);
+	CHECK_EQ(pthread_create(&th, NULL, capture_thread, &c), 0);
+	stage_wait(&c, 1);
+	/* New kernels, each timed: pairs pending, then polled. */
+	for (i = 0; i < 8; i++) {
+		CHECK_EQ(launch_us(500, (CUfunction)(uintptr_t)(0x100 + i % 4), NULL),
+			 CUDA_SUCCESS);
+		usleep(1000);
+	}
+	stage_set(&c, 2);
+	CHECK_EQ(pthread_join(th, NULL), 0);
+	CHECK_EQ(c.end_rc, CUDA_SUCCESS);
+	gs_region_close(&other);
+	return 0;
+}
+
+static void test_capture_on_other_thread(void **state)
+{
+	static const char *const env[] = { "GPUSHARE_POD_ID", "a", "GPUSHARE_COMPUTE_PERCENT",
+					   "30", "GPUSHARE_ACTIVE_WINDOW_MS", "10000", NULL };
+
+	(void)state;
+	assert_int_equal(run_child(capture_on_other_thread, NULL, env), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -831,6 +1006,8 @@ int main(int argc, char **argv)
 		GS_TMPDIR_TEST(test_compute_share_10_90, make_dir),
 		GS_TMPDIR_TEST(test_compute_elastic_when_alone, make_dir),
 		GS_TMPDIR_TEST(test_compute_against_unlimited_pod, make_dir),
+		GS_TMPDIR_TEST(test_capture_while_timing, make_dir),
+		GS_TMPDIR_TEST(test_capture_on_other_thread, make_dir),
 	};
 
 	self_path = argv[0];

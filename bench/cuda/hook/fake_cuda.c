@@ -233,6 +233,217 @@ EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
 	return CUDA_SUCCESS;
 }
 
+/* --- stream capture -------------------------------------------------------------------- */
+
+/*
+ * The driver's rules for "potentially unsafe" calls (cuEventQuery, a
+ * synchronous allocation or free, a synchronisation) during stream capture:
+ * a thread whose capture interaction mode (cuThreadExchangeStreamCaptureMode,
+ * default global) is not relaxed may not make them while it has a capture
+ * of its own that is not relaxed, nor, in global mode, while any thread has
+ * a capture begun in global mode. Such a call fails with
+ * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates those captures:
+ * their cuStreamEndCapture fails with CUDA_ERROR_STREAM_CAPTURE_INVALIDATED.
+ * Work launched into a capturing stream becomes a node of the graph and
+ * does not run.
+ */
+#define MAX_CAPTURES 16
+
+struct capture {
+	CUstream stream;
+	CUstreamCaptureMode mode;
+	pthread_t thread;
+	int active;
+	int invalidated;
+	int nodes;
+};
+
+static struct capture captures[MAX_CAPTURES];
+static int n_captures;   /* active ones; atomic, read without the lock */
+static __thread CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+struct fake_graph {
+	int nodes;
+};
+
+/* With the lock held: the capture of stream s, or NULL. */
+static struct capture *capture_of(CUstream s)
+{
+	int i;
+
+	for (i = 0; i < MAX_CAPTURES; i++)
+		if (captures[i].active && captures[i].stream == s)
+			return &captures[i];
+	return NULL;
+}
+
+/* Every "potentially unsafe" call starts here. */
+static CUresult unsafe_call(void)
+{
+	CUresult rc = CUDA_SUCCESS;
+	pthread_t self = pthread_self();
+	int i;
+
+	if (!__atomic_load_n(&n_captures, __ATOMIC_ACQUIRE) ||
+	    thread_mode == CU_STREAM_CAPTURE_MODE_RELAXED)
+		return CUDA_SUCCESS;
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_CAPTURES; i++) {
+		struct capture *c = &captures[i];
+		int own = pthread_equal(c->thread, self);
+
+		if (!c->active || c->mode == CU_STREAM_CAPTURE_MODE_RELAXED)
+			continue;
+		if (own || (thread_mode == CU_STREAM_CAPTURE_MODE_GLOBAL &&
+			    c->mode == CU_STREAM_CAPTURE_MODE_GLOBAL)) {
+			c->invalidated = 1;
+			rc = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+#define UNSAFE()                                   \
+	do {                                       \
+		CUresult cap_ = unsafe_call();     \
+		if (cap_)                          \
+			return cap_;               \
+	} while (0)
+
+/*
+ * A launch (or event record) into stream s: CUDA_SUCCESS and *captured = 1
+ * when it became a node of a capture, an error when that capture is
+ * invalidated, CUDA_SUCCESS and *captured = 0 when it runs.
+ */
+static CUresult into_stream(CUstream s, int *captured)
+{
+	struct capture *c;
+	CUresult rc = CUDA_SUCCESS;
+
+	*captured = 0;
+	if (!__atomic_load_n(&n_captures, __ATOMIC_ACQUIRE))
+		return CUDA_SUCCESS;
+	pthread_mutex_lock(&lock);
+	c = capture_of(s);
+	if (c) {
+		*captured = 1;
+		if (c->invalidated)
+			rc = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+		else
+			c->nodes++;
+	}
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode)
+{
+	int i;
+
+	if (!s || s == CU_STREAM_LEGACY)
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL && mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+	    mode != CU_STREAM_CAPTURE_MODE_RELAXED)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lock);
+	if (capture_of(s)) {
+		pthread_mutex_unlock(&lock);
+		return CUDA_ERROR_ILLEGAL_STATE;
+	}
+	for (i = 0; i < MAX_CAPTURES && captures[i].active; i++)
+		;
+	if (i == MAX_CAPTURES) {
+		pthread_mutex_unlock(&lock);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	captures[i] = (struct capture){ s, mode, pthread_self(), 1, 0, 0 };
+	__atomic_add_fetch(&n_captures, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lock);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
+{
+	ENTER("cuStreamBeginCapture_v2");
+	return begin_capture(hStream, mode);
+}
+
+EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
+{
+	ENTER("cuStreamBeginCapture_v2_ptsz");
+	return begin_capture(hStream ? hStream : CU_STREAM_PER_THREAD, mode);
+}
+
+EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
+{
+	struct fake_graph *g = NULL;
+	struct capture *c;
+	CUresult rc = CUDA_SUCCESS;
+
+	ENTER("cuStreamEndCapture");
+	if (!phGraph)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lock);
+	c = capture_of(hStream);
+	if (!c) {
+		rc = CUDA_ERROR_ILLEGAL_STATE;
+	} else if (c->mode != CU_STREAM_CAPTURE_MODE_RELAXED &&
+		   !pthread_equal(c->thread, pthread_self())) {
+		rc = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+	} else {
+		if (c->invalidated) {
+			rc = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+		} else {
+			g = calloc(1, sizeof(*g));
+			if (!g)
+				rc = CUDA_ERROR_OUT_OF_MEMORY;
+			else
+				g->nodes = c->nodes;
+		}
+		c->active = 0;
+		__atomic_sub_fetch(&n_captures, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&lock);
+	*phGraph = (CUgraph)g;
+	return rc;
+}
+
+EXPORT CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+	CUstreamCaptureMode old;
+
+	ENTER("cuThreadExchangeStreamCaptureMode");
+	if (!mode || (*mode != CU_STREAM_CAPTURE_MODE_GLOBAL &&
+		      *mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+		      *mode != CU_STREAM_CAPTURE_MODE_RELAXED))
+		return CUDA_ERROR_INVALID_VALUE;
+	old = thread_mode;
+	thread_mode = *mode;
+	*mode = old;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
+{
+	ENTER("cuStreamSynchronize");
+	UNSAFE();
+	(void)hStream;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
+{
+	ENTER("cuCtxSynchronize");
+	UNSAFE();
+	return CUDA_SUCCESS;
+}
+
+EXPORT int fakecuda_graph_nodes(CUgraph g)
+{
+	return g ? ((struct fake_graph *)g)->nodes : -1;
+}
+
 /* --- memory --------------------------------------------------------------------- */
 
 static CUresult do_alloc(uint64_t *key_out, uint64_t bytes, int dev, int is_handle)
@@ -298,6 +509,7 @@ EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
 EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	ENTER("cuMemAlloc_v2");
+	UNSAFE();
 	return do_alloc((uint64_t *)dptr, bytesize, cur_dev, 0);
 }
 
@@ -317,6 +529,7 @@ EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
 	ENTER("cuMemAllocManaged");
+	UNSAFE();
 	if (!flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	return do_alloc((uint64_t *)dptr, bytesize, cur_dev, 0);
@@ -329,6 +542,7 @@ EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, si
 	CUresult rc;
 
 	ENTER("cuMemAllocPitch_v2");
+	UNSAFE();
 	if (!pPitch || !WidthInBytes || !Height ||
 	    (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
 		return CUDA_ERROR_INVALID_VALUE;
@@ -342,6 +556,7 @@ EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, si
 EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
 	ENTER("cuMemFree_v2");
+	UNSAFE();
 	return do_free(dptr, 0);
 }
 
@@ -384,13 +599,17 @@ EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 
 /* --- the simulated GPU timeline ---------------------------------------------------- */
 
-static CUresult run_kernel(uint64_t dur_ns)
+static CUresult run_kernel(CUstream s, uint64_t dur_ns)
 {
 	uint64_t t = now_ns(), start, wait = 0;
-	int d = cur_dev;
+	int d = cur_dev, captured;
+	CUresult rc;
 
 	if (d < 0 || d >= fk.n_devs)
 		return CUDA_ERROR_INVALID_CONTEXT;
+	rc = into_stream(s, &captured);
+	if (rc || captured)
+		return rc;
 	pthread_mutex_lock(&lock);
 	start = fk.busy_until_ns[d] > t ? fk.busy_until_ns[d] : t;
 	fk.busy_until_ns[d] = start + dur_ns;
@@ -408,20 +627,20 @@ static CUresult run_kernel(uint64_t dur_ns)
 	return CUDA_SUCCESS;
 }
 
-#define LAUNCH_PAIR(name, args_decl, check, dur)                              \
+#define LAUNCH_PAIR(name, args_decl, check, stream, dur)                      \
 	EXPORT CUresult CUDAAPI name args_decl                                \
 	{                                                                     \
 		ENTER(#name);                                                 \
 		if (!(check))                                                 \
 			return CUDA_ERROR_INVALID_VALUE;                      \
-		return run_kernel(dur);                                       \
+		return run_kernel(stream, dur);                               \
 	}                                                                     \
 	EXPORT CUresult CUDAAPI name##_ptsz args_decl                         \
 	{                                                                     \
 		ENTER(#name "_ptsz");                                         \
 		if (!(check))                                                 \
 			return CUDA_ERROR_INVALID_VALUE;                      \
-		return run_kernel(dur);                                       \
+		return run_kernel((stream) ? (stream) : CU_STREAM_PER_THREAD, dur); \
 	}
 
 #define KERNEL_ARGS                                                                  \
@@ -436,14 +655,15 @@ static CUresult run_kernel(uint64_t dur_ns)
 	((void)hStream, (void)kernelParams, (void)sharedMemBytes,                         \
 	 f && gridDimX && gridDimY && gridDimZ && blockDimX && blockDimY && blockDimZ)
 
-LAUNCH_PAIR(cuLaunchKernel, KERNEL_ARGS, KERNEL_OK && ((void)extra, 1), gridDimX * fk.block_ns)
-LAUNCH_PAIR(cuLaunchCooperativeKernel, COOP_ARGS, KERNEL_OK, gridDimX * fk.block_ns)
+LAUNCH_PAIR(cuLaunchKernel, KERNEL_ARGS, KERNEL_OK && ((void)extra, 1), hStream,
+	    gridDimX * fk.block_ns)
+LAUNCH_PAIR(cuLaunchCooperativeKernel, COOP_ARGS, KERNEL_OK, hStream, gridDimX * fk.block_ns)
 LAUNCH_PAIR(cuLaunchKernelEx,
 	    (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra),
-	    ((void)kernelParams, (void)extra, config && f && config->gridDimX),
+	    ((void)kernelParams, (void)extra, config && f && config->gridDimX), config->hStream,
 	    config->gridDimX * fk.block_ns)
-LAUNCH_PAIR(cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream),
-	    ((void)hStream, hGraphExec != NULL), 100000ull)
+LAUNCH_PAIR(cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream), hGraphExec != NULL,
+	    hStream, 100000ull)
 
 /* A launch through cuGetProcAddress when FAKECUDA_GPA_DISTINCT is set. */
 static CUresult CUDAAPI gpa_cuLaunchKernel KERNEL_ARGS
@@ -489,10 +709,15 @@ EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 	struct event *e = (struct event *)hEvent;
 	uint64_t t = now_ns();
 
+	CUresult rc;
+	int captured;
+
 	ENTER("cuEventRecord");
-	(void)hStream;
 	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
+	rc = into_stream(hStream, &captured);
+	if (rc || captured)
+		return rc;
 	pthread_mutex_lock(&lock);
 	e->t_ns = fk.busy_until_ns[cur_dev] > t ? fk.busy_until_ns[cur_dev] : t;
 	e->recorded = 1;
@@ -505,6 +730,7 @@ EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 	struct event *e = (struct event *)hEvent;
 
 	ENTER("cuEventQuery");
+	UNSAFE();
 	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
 	return now_ns() >= e->t_ns ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
@@ -526,11 +752,17 @@ EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
 
 EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
+	struct capture *c;
+
 	ENTER("cuStreamIsCapturing");
-	(void)hStream;
 	if (!captureStatus)
 		return CUDA_ERROR_INVALID_VALUE;
-	*captureStatus = CU_STREAM_CAPTURE_STATUS_NONE;
+	pthread_mutex_lock(&lock);
+	c = capture_of(hStream);
+	*captureStatus = !c ? CU_STREAM_CAPTURE_STATUS_NONE
+			    : c->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
+					     : CU_STREAM_CAPTURE_STATUS_ACTIVE;
+	pthread_mutex_unlock(&lock);
 	return CUDA_SUCCESS;
 }
 
@@ -588,6 +820,12 @@ static const struct proc procs[] = {
 	P("cuEventQuery", 2000, ANY, cuEventQuery),
 	P("cuEventElapsedTime", 2000, ANY, cuEventElapsedTime),
 	P("cuStreamIsCapturing", 10000, LEGACY, cuStreamIsCapturing),
+	P("cuStreamBeginCapture", 10010, LEGACY, cuStreamBeginCapture_v2),
+	P("cuStreamBeginCapture", 10010, PTSZ, cuStreamBeginCapture_v2_ptsz),
+	P("cuStreamEndCapture", 10000, LEGACY, cuStreamEndCapture),
+	P("cuThreadExchangeStreamCaptureMode", 10010, ANY, cuThreadExchangeStreamCaptureMode),
+	P("cuStreamSynchronize", 2000, LEGACY, cuStreamSynchronize),
+	P("cuCtxSynchronize", 2000, ANY, cuCtxSynchronize),
 };
 #undef P
 

@@ -17,6 +17,10 @@
  * A kernel launched with gridDimX = n takes n microseconds (by default) of a simulated
  * GPU timeline per device; events are stamped on that timeline, so kernel
  * timing with events behaves as on a GPU that runs one kernel at a time.
+ * Stream capture follows the driver's rules for "potentially unsafe"
+ * calls (fake_cuda.c says which): one made where the driver forbids it
+ * fails with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the
+ * capture. Launches into a capturing stream become graph nodes.
  * Memory is counted per process: one fake GPU per process is enough to
  * test a pod's limit, which the hook enforces above the driver.
  *
@@ -26,6 +30,8 @@
 #define GS_FAKE_CUDA_H
 
 #include <stdint.h>
+
+#include <cuda.h>
 
 /* Makes ordinal the calling thread's current device (its primary context). */
 void fakecuda_set_device(int ordinal);
@@ -38,6 +44,9 @@ void fakecuda_fail_next(const char *name, int rc);
 
 /* The fake's own address of an export (what dlsym in the real libcuda returns). */
 void *fakecuda_self(const char *name);
+
+/* The number of nodes a graph made by cuStreamEndCapture has (-1 for NULL). */
+int fakecuda_graph_nodes(CUgraph g);
 
 /* Kernel time launched so far in this process, over all devices, and launches. */
 uint64_t fakecuda_kernel_ns(void);

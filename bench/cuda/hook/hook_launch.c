@@ -52,10 +52,61 @@ static struct dev_throttle *throttle_of(CUdevice ordinal, uint64_t now)
 	return t;
 }
 
+/*
+ * The hook's own driver calls (event queries and records, event creation)
+ * must be legal whatever the program captures, on whichever thread: in
+ * global mode, the CUDA default, a cuEventQuery from any thread during a
+ * capture fails and invalidates that capture. Relaxed is the mode in
+ * which no call is forbidden; relax() switches the calling thread to it
+ * and returns the mode to put back with unrelax(). Drivers before CUDA
+ * 10.1 have no capture modes (and no global capture): nothing to do.
+ */
+static CUstreamCaptureMode relax(void)
+{
+	CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+
+	if (!gs_real.cuThreadExchangeStreamCaptureMode ||
+	    gs_real.cuThreadExchangeStreamCaptureMode(&mode) != CUDA_SUCCESS)
+		return CU_STREAM_CAPTURE_MODE_RELAXED;
+	return mode;
+}
+
+static void unrelax(CUstreamCaptureMode mode)
+{
+	if (mode != CU_STREAM_CAPTURE_MODE_RELAXED && gs_real.cuThreadExchangeStreamCaptureMode)
+		gs_real.cuThreadExchangeStreamCaptureMode(&mode);
+}
+
+/* Records an event for a timing, legal during any capture. */
+static CUresult record_relaxed(CUevent ev, CUstream stream)
+{
+	CUstreamCaptureMode mode = relax();
+	CUresult rc = gs_real.cuEventRecord(ev, stream);
+
+	unrelax(mode);
+	return rc;
+}
+
+/*
+ * True when work launched into stream becomes part of a graph being
+ * captured (or the driver cannot tell): it does not run now, so it is
+ * neither charged nor timed. cuStreamIsCapturing is legal during capture.
+ */
+static int capturing(CUstream stream)
+{
+	CUstreamCaptureStatus cap;
+
+	return gs_real.cuStreamIsCapturing &&
+	       (gs_real.cuStreamIsCapturing(stream, &cap) != CUDA_SUCCESS ||
+		cap != CU_STREAM_CAPTURE_STATUS_NONE);
+}
+
 /* Collects the timing of one finished sample, if any, without waiting. */
 static void poll_samples(void)
 {
+	CUstreamCaptureMode mode;
 	struct sample_pair *p;
+	CUresult rc;
 	float ms;
 	int i;
 
@@ -67,24 +118,21 @@ static void poll_samples(void)
 	if (i == SAMPLE_PAIRS)
 		return;
 	gs_st.poll_next = (int)((p - gs_st.pairs) + 1) % SAMPLE_PAIRS;
-	switch (gs_real.cuEventQuery(p->end)) {
-	case CUDA_ERROR_NOT_READY:
-		return;
-	case CUDA_SUCCESS:
-		if (gs_real.cuEventElapsedTime(&ms, p->start, p->end) == CUDA_SUCCESS)
-			gs_cost_record(&gs_st.costs, p->key, (double)ms * 1e6);
-		break;
-	default:
-		break;
-	}
-	p->state = 0;
+	mode = relax();
+	rc = gs_real.cuEventQuery(p->end);
+	if (rc == CUDA_SUCCESS && gs_real.cuEventElapsedTime(&ms, p->start, p->end) == CUDA_SUCCESS)
+		gs_cost_record(&gs_st.costs, p->key, (double)ms * 1e6);
+	unrelax(mode);
+	if (rc != CUDA_ERROR_NOT_READY)
+		p->state = 0;
 }
 
 /* A free pair of events in the current context, or NULL (then: no timing). */
-static struct sample_pair *take_pair(CUstream stream)
+static struct sample_pair *take_pair(void)
 {
-	CUstreamCaptureStatus cap;
+	CUstreamCaptureMode mode;
 	CUcontext ctx = NULL;
+	CUresult rc;
 	int i;
 
 	if (!gs_real.cuEventCreate || !gs_real.cuEventRecord || !gs_real.cuEventQuery ||
@@ -96,20 +144,21 @@ static struct sample_pair *take_pair(CUstream stream)
 		gs_st.sample_ctx = ctx;
 	if (ctx != gs_st.sample_ctx)
 		return NULL; /* the pool belongs to the first context; others go untimed */
-	/* An event recorded into a graph being captured cannot be timed. */
-	if (gs_real.cuStreamIsCapturing &&
-	    (gs_real.cuStreamIsCapturing(stream, &cap) != CUDA_SUCCESS ||
-	     cap != CU_STREAM_CAPTURE_STATUS_NONE))
-		return NULL;
 	for (i = 0; i < SAMPLE_PAIRS; i++) {
 		struct sample_pair *p = &gs_st.pairs[i];
 
 		if (p->state)
 			continue;
-		if (!p->start && (gs_real.cuEventCreate(&p->start, CU_EVENT_DEFAULT) ||
-				  gs_real.cuEventCreate(&p->end, CU_EVENT_DEFAULT))) {
-			p->start = p->end = NULL;
-			return NULL;
+		if (!p->start) {
+			mode = relax();
+			rc = gs_real.cuEventCreate(&p->start, CU_EVENT_DEFAULT);
+			if (rc == CUDA_SUCCESS)
+				rc = gs_real.cuEventCreate(&p->end, CU_EVENT_DEFAULT);
+			unrelax(mode);
+			if (rc) {
+				p->start = p->end = NULL; /* a leaked event at worst */
+				return NULL;
+			}
 		}
 		p->state = 1;
 		return p;
@@ -175,6 +224,9 @@ static void launch_begin(struct launch *l, uintptr_t fn, uint64_t grid, uint64_t
 	poll_samples();
 	if (t->allowed >= 1.0)
 		goto out; /* alone on the device: elastic, use all of it */
+	/* Captured work runs when its graph is launched, and is charged then. */
+	if (capturing(l->stream))
+		goto out;
 	key = gs_cost_key(fn, grid, block, smem);
 	e = gs_cost_launch(&gs_st.costs, key, &sample);
 	l->sleep_ns = gs_bucket_charge(&t->bucket, gs_cost_estimate(&gs_st.costs, e), now,
@@ -185,7 +237,7 @@ static void launch_begin(struct launch *l, uintptr_t fn, uint64_t grid, uint64_t
 		t->last_beat_ns = now + l->sleep_ns;
 	}
 	if (sample) {
-		l->pair = take_pair(l->stream);
+		l->pair = take_pair();
 		if (l->pair)
 			l->pair->key = key;
 	}
@@ -199,7 +251,7 @@ out:
 			;
 	}
 	/* Start timing after the sleep, right before the kernel is queued. */
-	if (l->pair && gs_real.cuEventRecord(l->pair->start, l->stream) != CUDA_SUCCESS) {
+	if (l->pair && record_relaxed(l->pair->start, l->stream) != CUDA_SUCCESS) {
 		pthread_mutex_lock(&gs_state_lock);
 		l->pair->state = 0;
 		pthread_mutex_unlock(&gs_state_lock);
@@ -212,7 +264,7 @@ static CUresult launch_end(struct launch *l, CUresult rc)
 	if (!l->pair)
 		return rc;
 	pthread_mutex_lock(&gs_state_lock);
-	if (rc == CUDA_SUCCESS && gs_real.cuEventRecord(l->pair->end, l->stream) == CUDA_SUCCESS)
+	if (rc == CUDA_SUCCESS && record_relaxed(l->pair->end, l->stream) == CUDA_SUCCESS)
 		l->pair->state = 2;
 	else
 		l->pair->state = 0;
