@@ -162,6 +162,22 @@ static void test_config_errors(void **state)
 	expect_error(e11, "GPUSHARE_MEM_LIMIT_MIB='99999999999999999999'");
 }
 
+static void test_config_context_reserve(void **state)
+{
+	static const char *const none[] = { NULL };
+	static const char *const some[] = { "GPUSHARE_CONTEXT_RESERVE_MIB", "300", NULL };
+	static const char *const bad[] = { "GPUSHARE_CONTEXT_RESERVE_MIB", "300M", NULL };
+	struct gs_share_config c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(read_with(none, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.ctx_reserve_bytes, 0);
+	assert_int_equal(read_with(some, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.ctx_reserve_bytes, 300 * MIB);
+	expect_error(bad, "GPUSHARE_CONTEXT_RESERVE_MIB='300M': not an integer from 0 to");
+}
+
 /* --- the allocation map ------------------------------------------------------ */
 
 static void test_ptrmap_against_reference(void **state)
@@ -200,6 +216,27 @@ static void test_ptrmap_against_reference(void **state)
 			n_live++;
 		}
 		assert_int_equal(m.n, n_live);
+		/* find sees exactly the live keys, and entries change in place. */
+		if (live[i]) {
+			struct gs_ptrmap_entry *f = gs_ptrmap_find(&m, keys[i]);
+
+			assert_non_null(f);
+			f->refs++;
+			assert_int_equal(gs_ptrmap_find(&m, keys[i])->refs, 1);
+			f->refs--;
+		} else {
+			assert_null(gs_ptrmap_find(&m, keys[i]));
+		}
+	}
+	/* put_entry replaces, with every field. */
+	{
+		struct gs_ptrmap_entry in = { keys[0], 7, 3, 2, 99, 5 };
+
+		assert_int_equal(gs_ptrmap_put_entry(&m, &in), 0);
+		live[0] = 1;
+		assert_int_equal(gs_ptrmap_find(&m, keys[0])->owner, 99);
+		assert_int_equal(gs_ptrmap_put(&m, keys[0], 1, 0), 0);
+		assert_int_equal(gs_ptrmap_find(&m, keys[0])->owner, 0);
 	}
 	for (i = 0; i < N; i++)
 		assert_int_equal(gs_ptrmap_take(&m, keys[i], &e), live[i] ? 0 : GS_ENOENT);
@@ -618,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_config_own_variables),
 		cmocka_unit_test(test_config_gpushare_plugin),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_config_context_reserve),
 		cmocka_unit_test(test_ptrmap_against_reference),
 		cmocka_unit_test(test_throttle_allowed),
 		cmocka_unit_test(test_bucket_long_run_rate),

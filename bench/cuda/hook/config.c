@@ -171,6 +171,18 @@ int gs_share_config_read(struct gs_share_config *cfg, gs_share_getenv_fn get, ch
 		c.active_window_ms = (int)v;
 	}
 
+	/*
+	 * The driver's own memory of each context (hundreds of MiB on recent
+	 * GPUs), which no allocation call shows: charged when one is created.
+	 */
+	s = get("GPUSHARE_CONTEXT_RESERVE_MIB");
+	if (s && *s) {
+		if (parse_u64(s, 0, MAX_LIMIT_MIB, &v))
+			return fail(err, err_len, "GPUSHARE_CONTEXT_RESERVE_MIB", s,
+				    "not an integer from 0 to 1073741824 (MiB)");
+		c.ctx_reserve_bytes = v * MIB;
+	}
+
 	s = get("GPUSHARE_LOG");
 	if (s && *s) {
 		if (parse_u64(s, 0, 2, &v))

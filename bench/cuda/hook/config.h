@@ -36,6 +36,7 @@ struct gs_share_config {
 	int active_window_ms;            /* a pod that launched within this is competing */
 	int log_level;                   /* enum gs_share_log */
 	const char *mem_source;          /* which variable set the memory limit, static */
+	uint64_t ctx_reserve_bytes;      /* charged per context created, 0 = none */
 };
 
 /* Looks a variable up; getenv in the library, a table in the tests. */

@@ -56,17 +56,41 @@ static int grow(struct gs_ptrmap *m)
 	return 0;
 }
 
-int gs_ptrmap_put(struct gs_ptrmap *m, uint64_t key, uint64_t bytes, int32_t dev)
+struct gs_ptrmap_entry *gs_ptrmap_find(struct gs_ptrmap *m, uint64_t key)
 {
-	struct gs_ptrmap_entry ent = { key, bytes, dev };
+	size_t i;
 
-	if (!key)
+	if (!key || !m->cap)
+		return NULL;
+	for (i = slot_of(m, key); m->e[i].key; i = (i + 1) & (m->cap - 1))
+		if (m->e[i].key == key)
+			return &m->e[i];
+	return NULL;
+}
+
+int gs_ptrmap_put_entry(struct gs_ptrmap *m, const struct gs_ptrmap_entry *ent)
+{
+	struct gs_ptrmap_entry *old;
+
+	if (!ent->key)
 		return GS_EINVAL;
+	old = gs_ptrmap_find(m, ent->key);
+	if (old) {
+		*old = *ent;
+		return 0;
+	}
 	/* Keep the load factor under 1/2: probes stay short. */
 	if ((m->n + 1) * 2 > m->cap && grow(m))
 		return GS_ENOMEM;
-	insert(m, &ent);
+	insert(m, ent);
 	return 0;
+}
+
+int gs_ptrmap_put(struct gs_ptrmap *m, uint64_t key, uint64_t bytes, int32_t dev)
+{
+	struct gs_ptrmap_entry ent = { key, bytes, dev, 0, 0, 0 };
+
+	return gs_ptrmap_put_entry(m, &ent);
 }
 
 int gs_ptrmap_take(struct gs_ptrmap *m, uint64_t key, struct gs_ptrmap_entry *out)
