@@ -11,7 +11,7 @@
 # Uses apt-get directly as root, through sudo otherwise.
 set -eu
 
-pkgs="build-essential cmake pkg-config libgsl-dev libsqlite3-dev libcjson-dev libcmocka-dev sqlite3 gnuplot-nox"
+pkgs="build-essential cmake pkg-config libgsl-dev libsqlite3-dev libcjson-dev libsmartcols-dev libcmocka-dev sqlite3 gnuplot-nox"
 check=0
 for arg in "$@"; do
 	case $arg in

@@ -2,122 +2,245 @@
 /*
  * cmd_inspect.c - `gpusim inspect`: what is in a results database.
  *
- * Without --run it lists the stored runs with their headline numbers. With
- * --run it rebuilds the cluster's allocation at one simulated time from the
- * run's pods table and prints it one node per row, one column per GPU, in
- * the manner of `kubectl inspect gpushare`. The rebuild reads only the
- * database, so any stored run can be looked at later, at any time, except
- * one stored with --no-pods, which has no pod rows to rebuild from.
+ * Without --run it lists the stored runs with what tells them apart (mode,
+ * load or time scale, scoring, sharing) and their headline number. With
+ * --run it rebuilds the cluster's allocation at one simulated time from
+ * the run's pods table (inspect_alloc.c) and shows it one node per row in
+ * the manner of `kubectl inspect gpushare` (inspect_show.c). The rebuild
+ * reads only the database, so any stored run can be looked at later, at
+ * any time, except one stored with --no-pods, which has no pod rows.
  *
- * With sharing modes (run_nodes.sharing) each pod is counted as its GPU's
- * mode counted it (a whole GPU under exclusive, a replica under timeslice
- * and mps, its instance under mig), a SHARING column names each node's
- * modes, and the MIG instances of every MIG GPU in use are listed below
- * the table, idle instances of fixed layouts included.
+ * Tables go through libsmartcols (util-linux), which fits them to the
+ * terminal, selects columns (-o) and writes --raw; --json writes one cJSON
+ * document, the same whatever the columns.
  */
-#include <errno.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cJSON.h>
+#include <libsmartcols/libsmartcols.h>
 
-#include "cli/opt.h"
 #include "cli/cmd.h"
+#include "cli/inspect_internal.h"
+#include "cli/opt.h"
 #include "core/error.h"
-#include "core/mig.h"
-#include "core/sharing.h"
+#include "policies/policy.h"
 #include "store/results.h"
-
-enum at_kind { AT_END, AT_PEAK, AT_TIME };
-
-/* Target of --at. */
-struct at_spec {
-	enum at_kind kind;
-	int64_t t_s;   /* AT_TIME */
-};
-
-struct inspect_args {
-	const char *db_path;
-	int64_t run_id;          /* -1: list runs */
-	struct at_spec at;
-	int all_nodes;           /* --nodes all */
-	bool json;
-};
 
 /* Converter of --at: 'end', 'peak' or a time in seconds. */
 static int parse_at(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
 		    void *field)
 {
-	struct at_spec *at = field;
+	struct gs_inspect_at *at = field;
+	const char *c = value;
 
 	if (!strcmp(value, "end")) {
-		at->kind = AT_END;
-	} else if (!strcmp(value, "peak")) {
-		at->kind = AT_PEAK;
-	} else {
-		if (gs_opt_int(cmd, o, value, 0, INT64_MAX, &at->t_s))
-			return GS_EINVAL;
-		at->kind = AT_TIME;
+		at->kind = GS_AT_END;
+		return 0;
 	}
+	if (!strcmp(value, "peak")) {
+		at->kind = GS_AT_PEAK;
+		return 0;
+	}
+	if (*c == '-')
+		c++;
+	if (!*c || c[strspn(c, "0123456789")]) {
+		gs_opt_err(cmd, o, "'%s' is not 'end', 'peak' or a time in seconds", value);
+		return GS_EINVAL;
+	}
+	if (gs_opt_int(cmd, o, value, 0, INT64_MAX, &at->t_s))
+		return GS_EINVAL;
+	at->kind = GS_AT_TIME;
 	return 0;
 }
 
 static const struct gs_opt_choice node_sets[] = { { "used", 0 }, { "all", 1 }, { NULL, 0 } };
+static const struct gs_opt_choice sorts[] = {
+	{ "free", GS_SORT_FREE }, { "frag", GS_SORT_FRAG }, { "pods", GS_SORT_PODS },
+	{ "name", GS_SORT_NAME }, { NULL, 0 }
+};
+static const struct gs_opt_choice modes[] = { { "time", 0 }, { "inflate", 1 }, { NULL, 0 } };
 
-#define S struct inspect_args
+#define S struct gs_inspect_args
 static const struct gs_opt inspect_opts[] = {
-	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "FILE",
-	  .flags = GS_OPT_REQUIRED, .help = "results database written by gpusim replay" },
+	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .arg = "FILE", .flags = GS_OPT_REQUIRED,
+	  .help = "results database written by gpusim replay (no -d here: -d is --details, as in "
+		  "kubectl inspect gpushare)" },
 	{ GS_OPT_INT_AT(S, run_id, 0, INT64_MAX), .name = "run", .short_name = 'r', .arg = "ID",
 	  .help = "the run to show (ids from the list)" },
-	{ GS_OPT_CUSTOM_AT(S, at, struct at_spec, parse_at, NULL), .name = "at", .short_name = 't',
-	  .arg = "T", .requires = "run",
-	  .help = "simulated time in seconds (inflate mode: the arrival index); 'end' (default) "
-		  "after the last event, 'peak' the sampled time of the highest GPU allocation" },
+	{ GS_OPT_GROUP_HEADING("Output, for the list and for --run:") },
+	{ GS_OPT_STRING_AT(S, output), .name = "output", .short_name = 'o', .arg = "COLS",
+	  .help = "columns to show, comma-separated, case ignored; '+COLS' adds to the default "
+		  "columns. The columns are listed below" },
+	{ GS_OPT_FLAG_AT(S, raw), .name = "raw", .conflicts = "json",
+	  .help = "one line per row, values separated by one space, no alignment and no "
+		  "truncation; GPU cells joined by commas" },
+	{ GS_OPT_FLAG_AT(S, json), .name = "json", .short_name = 'j',
+	  .help = "print one JSON document instead of tables (every field, whatever --output)" },
+	{ GS_OPT_GROUP_HEADING("The run list (without --run):") },
+	{ GS_OPT_LIST_AT(S, policies, 0), .name = "policy", .short_name = 'p', .arg = "LIST",
+	  .conflicts = "run", .help = "only runs of these policies" },
+	{ GS_OPT_ENUM_AT(S, mode, modes), .name = "mode", .short_name = 'm', .arg = "MODE",
+	  .conflicts = "run", .help = "only 'time' or only 'inflate' runs" },
+	{ GS_OPT_STRING_AT(S, trace), .name = "trace", .arg = "GLOB", .conflicts = "run",
+	  .help = "only runs whose pods file (its name or its path as given) matches GLOB, a "
+		  "shell pattern (fnmatch)" },
+	{ GS_OPT_INT_AT(S, limit, 1, INT64_MAX), .name = "limit", .short_name = 'l', .arg = "N",
+	  .conflicts = "run", .help = "only the N newest runs that pass the filters" },
+	{ GS_OPT_GROUP_HEADING("One run (--run):") },
+	{ GS_OPT_CUSTOM_AT(S, at, struct gs_inspect_at, parse_at, NULL), .name = "at",
+	  .short_name = 't', .arg = "T", .requires = "run",
+	  .help = "simulated time in seconds (inflate mode: the arrival index); 'peak' the "
+		  "sampled time of the highest GPU allocation (the default in time mode); 'end' "
+		  "after the last event (the default in inflate mode)" },
 	{ GS_OPT_ENUM_AT(S, all_nodes, node_sets), .name = "nodes", .short_name = 'n',
-	  .arg = "WHICH",
+	  .arg = "WHICH", .requires = "run",
 	  .help = "'used' (default): nodes with any pod at T, and a count of the idle ones; "
 		  "'all': every node" },
-	{ GS_OPT_FLAG_AT(S, json), .name = "json", .short_name = 'j',
-	  .help = "print JSON instead of a table" },
+	{ GS_OPT_ENUM_AT(S, sort, sorts), .name = "sort", .short_name = 's', .arg = "KEY",
+	  .requires = "run",
+	  .help = "row order: 'free' most free GPU share first, 'frag' most fragmented first, "
+		  "'pods' most pods first, 'name' by name; ties, and the default, in node order" },
+	{ GS_OPT_LIST_AT(S, models, 0), .name = "model", .short_name = 'M', .arg = "LIST",
+	  .requires = "run", .help = "only nodes of these GPU models ('-' for nodes without GPUs)" },
+	{ GS_OPT_STRING_AT(S, node_glob), .name = "node", .short_name = 'N', .arg = "GLOB",
+	  .requires = "run",
+	  .help = "only nodes whose name matches GLOB, a shell pattern (fnmatch: 'node-1*')" },
+	{ GS_OPT_INT_AT(S, min_free, 0, INT64_MAX), .name = "min-free", .short_name = 'f',
+	  .arg = "MILLI", .requires = "run",
+	  .help = "only nodes with at least MILLI milli-GPU free in all (1000 = one whole GPU)" },
+	{ GS_OPT_FLAG_AT(S, details), .name = "details", .short_name = 'd', .requires = "run",
+	  .help = "under each node, its pods: what each holds on each GPU, its CPU and memory" },
 	{ 0 },
 };
 #undef S
 
 static const struct gs_cmd_spec inspect_cmd = {
 	.name = "inspect",
-	.intro = "Without --run, lists the complete runs stored in FILE: policy, mode, seed,\n"
-		 "pods file, placed and failed pods and unallocated GPU share in percent\n"
-		 "(inflate mode: at arrived workload 100%; time mode: time-weighted).\n"
+	.intro = "Without --run, lists the complete runs stored in FILE with what tells them\n"
+		 "apart: mode, load (time mode with --load), time scale (time mode without)\n"
+		 "or inflation factor, scoring (exact, or compat: the FGD reference's),\n"
+		 "sharing mode, placed and failed pods, and the headline number: the\n"
+		 "unallocated GPU share at arrived workload 100% for inflate runs, the mean\n"
+		 "wait for time-mode runs.\n"
 		 "\n"
 		 "With --run, shows the allocation of each node at simulated time T, rebuilt\n"
 		 "from the run's pods: a pod counts when it started at or before T and had\n"
-		 "not ended by T. GPU columns are the compute share in milli-GPU, allocated\n"
-		 "over total (1000 = one whole GPU); CPU is in milli-cores, memory in MiB.\n"
+		 "not ended by T. Then subtotals per GPU model over the nodes the filters\n"
+		 "select (idle ones too), and totals over the whole cluster.\n"
+		 "\n"
+		 "Tables fit the width in $COLUMNS, else the terminal's; written to a pipe or\n"
+		 "a file without $COLUMNS they are not cut. Names and sharing modes are\n"
+		 "truncated first; --raw and --json never truncate.\n"
 		 "A run stored with --no-pods has no pod rows and cannot be shown this way.\n",
-	.outro = "Exit status: 0 success, 1 the database is inconsistent or unreadable,\n"
-		 "2 bad usage, a missing database, an unknown run id or a run stored with\n"
-		 "--no-pods.\n",
+	.outro = "Columns of the run list (default: ID,POLICY,MODE,SEED,TRACE,LOAD,SCORING,SHARING,\n"
+		 "PLACED,FAILED,UNALLOC%,WAIT):\n"
+		 "  ID, POLICY, MODE, SEED, TRACE (pods file), LOAD (load N%, scale N or inflate\n"
+		 "  N), SCORING (exact or compat), SHARING, PODS, PLACED, FAILED, UNALLOC%\n"
+		 "  (inflate runs), WAIT (mean wait in s, time-mode runs), WAIT99 (its 99th\n"
+		 "  percentile), WALL (simulation wall time in s).\n"
+		 "Columns of a run's nodes (default: NAME,MODEL,SHARING when the run has modes,\n"
+		 "GPUS,FREE,GPUMEM,CPU,MEM,FRAG,PODS):\n"
+		 "  IDX node index; NAME; MODEL GPU model; SHARING the node's modes; GPUS the\n"
+		 "  share each GPU holds, GPU 0 first, in milli-GPU (1000 = whole GPU; under\n"
+		 "  sharing modes as the mode counts it: a whole GPU under exclusive, a replica\n"
+		 "  under timeslice and mps, the instance under mig); FREE milli-GPU left on\n"
+		 "  the node; GPUMEM GPU memory asked for/total in MiB (0 when the trace asks\n"
+		 "  none); CPU cores allocated/total; MEM memory allocated/total in GiB; FRAG\n"
+		 "  the node's FGD fragmentation in milli-GPU: the free share the trace's\n"
+		 "  typical pods could not use there, expected over those pods (Weng et al.,\n"
+		 "  ATC'23); PODS pods on the node.\n"
+		 "\n"
+		 "Exit status: 0 success, 1 the database is inconsistent or unreadable,\n"
+		 "2 bad usage (the message names the option and the value), a missing\n"
+		 "database, an unknown run id or a run stored with --no-pods.\n",
 	.opts = inspect_opts,
 };
 
-/* Exit status for a store error: bad input unless we ran out of memory or SQLite failed. */
-static int exit_for(int rc)
+int gs_inspect_exit_for(int rc)
 {
 	return rc == GS_ENOMEM || rc == GS_EDB ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 }
 
-/* "12.3" or "-" for NULL, into buf. */
-static const char *fmt_pct(double v, char *buf, size_t len)
+/* --- the run list ----------------------------------------------------------- */
+
+enum list_col {
+	L_ID, L_POLICY, L_MODE, L_SEED, L_TRACE, L_LOAD, L_SCORING, L_SHARING, L_PODS, L_PLACED,
+	L_FAILED, L_UNALLOC, L_WAIT, L_WAIT99, L_WALL, L_N
+};
+
+static const struct gs_inspect_col list_cols[] = {
+	[L_ID] = { "ID", 3, 0, true },
+	[L_POLICY] = { "POLICY", 7, 0, true },
+	[L_MODE] = { "MODE", 7, 0, true },
+	[L_SEED] = { "SEED", 4, SCOLS_FL_RIGHT, true },
+	[L_TRACE] = { "TRACE", 12, SCOLS_FL_TRUNC, true },
+	[L_LOAD] = { "LOAD", 8, 0, true },
+	[L_SCORING] = { "SCORING", 7, 0, true },
+	[L_SHARING] = { "SHARING", 7, SCOLS_FL_TRUNC, true },
+	[L_PODS] = { "PODS", 6, SCOLS_FL_RIGHT, false },
+	[L_PLACED] = { "PLACED", 6, SCOLS_FL_RIGHT, true },
+	[L_FAILED] = { "FAILED", 6, SCOLS_FL_RIGHT, true },
+	[L_UNALLOC] = { "UNALLOC%", 8, SCOLS_FL_RIGHT, true },
+	[L_WAIT] = { "WAIT", 6, SCOLS_FL_RIGHT, true },
+	[L_WAIT99] = { "WAIT99", 6, SCOLS_FL_RIGHT, false },
+	[L_WALL] = { "WALL", 6, SCOLS_FL_RIGHT, false },
+};
+
+/* What a run's params_json says beyond the run_summary columns. */
+struct run_params {
+	double time_scale, inflate, load;  /* NAN when absent */
+	bool compat;
+};
+
+static double json_num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static void read_params(const char *json, struct run_params *p)
+{
+	cJSON *root = json ? cJSON_Parse(json) : NULL;
+
+	p->time_scale = json_num(root, "time_scale");
+	p->inflate = json_num(root, "inflate");
+	p->load = json_num(root, "load");
+	p->compat = cJSON_IsTrue(cJSON_GetObjectItem(root, "compat"));
+	cJSON_Delete(root);
+}
+
+/* "load 80%", "scale 1000" or "inflate 1.3": what drove the run's arrivals. */
+static const char *load_text(const struct gs_run_row *r, const struct run_params *p, char *buf,
+			     size_t len)
+{
+	if (!strcmp(r->mode, "inflate") && !isnan(p->inflate))
+		snprintf(buf, len, "inflate %g", p->inflate);
+	else if (!strcmp(r->mode, "inflate"))
+		snprintf(buf, len, "-");
+	else if (!isnan(p->load))
+		snprintf(buf, len, "load %g%%", p->load);
+	else if (!isnan(p->time_scale))
+		snprintf(buf, len, "scale %g", p->time_scale);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* v with `decimals` decimals, "-" for NAN. */
+static const char *fmt_num(double v, int decimals, char *buf, size_t len)
 {
 	if (isnan(v))
 		snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, "%.2f", v);
+		snprintf(buf, len, "%.*f", decimals, v);
 	return buf;
 }
 
@@ -129,7 +252,7 @@ static void json_number_or_null(cJSON *obj, const char *key, double v)
 		cJSON_AddNumberToObject(obj, key, v);
 }
 
-static int print_json(cJSON *root)
+int gs_inspect_print_json(cJSON *root)
 {
 	char *text = root ? cJSON_Print(root) : NULL;
 
@@ -143,12 +266,14 @@ static int print_json(cJSON *root)
 	return GS_EXIT_OK;
 }
 
-static cJSON *run_json(const struct gs_run_row *r)
+cJSON *gs_inspect_run_json(const struct gs_run_row *r)
 {
 	cJSON *o = cJSON_CreateObject();
+	struct run_params p;
 
 	if (!o)
 		return NULL;
+	read_params(r->params_json, &p);
 	cJSON_AddNumberToObject(o, "run_id", (double)r->run_id);
 	cJSON_AddStringToObject(o, "policy", r->policy);
 	cJSON_AddStringToObject(o, "mode", r->mode);
@@ -157,6 +282,14 @@ static cJSON *run_json(const struct gs_run_row *r)
 		cJSON_AddStringToObject(o, "pods_file", r->pods_file);
 	else
 		cJSON_AddNullToObject(o, "pods_file");
+	json_number_or_null(o, "load_pct", p.load);
+	json_number_or_null(o, "time_scale", p.time_scale);
+	json_number_or_null(o, "inflate", p.inflate);
+	cJSON_AddStringToObject(o, "scoring", p.compat ? "compat" : "exact");
+	if (r->sharing)
+		cJSON_AddStringToObject(o, "sharing", r->sharing);
+	else
+		cJSON_AddNullToObject(o, "sharing");
 	cJSON_AddNumberToObject(o, "n_pods", (double)r->n_pods);
 	cJSON_AddNumberToObject(o, "n_placed", (double)r->n_placed);
 	cJSON_AddNumberToObject(o, "n_failed", (double)r->n_failed);
@@ -164,515 +297,194 @@ static cJSON *run_json(const struct gs_run_row *r)
 	json_number_or_null(o, "unalloc_gpu_pct", r->unalloc_gpu_pct);
 	json_number_or_null(o, "frag_ratio_pct", r->frag_ratio_pct);
 	json_number_or_null(o, "mean_wait_s", r->mean_wait_s);
+	json_number_or_null(o, "wait_p99_s", r->wait_p99_s);
 	json_number_or_null(o, "wall_ms", r->wall_ms);
 	cJSON_AddNumberToObject(o, "t_end_s", (double)r->t_end_s);
 	cJSON_AddBoolToObject(o, "pods_stored", r->pods_stored);
 	return o;
 }
 
-static int list_runs(struct gs_db *db, const struct inspect_args *a)
+/* Does run r pass the list's filters? */
+static bool run_selected(const struct gs_inspect_args *a, const struct gs_run_row *r)
 {
-	struct gs_run_row *rows = NULL;
-	size_t n = 0, i;
-	char err[1024], pct[32];
-	int w_pol = 6, w_pods = 4, rc;
+	size_t i;
+	bool ok;
 
+	if (a->policies.n) {
+		for (ok = false, i = 0; i < a->policies.n; i++)
+			ok = ok || !strcmp(a->policies.v[i], r->policy);
+		if (!ok)
+			return false;
+	}
+	if (a->mode >= 0 && strcmp(r->mode, a->mode ? "inflate" : "time") != 0)
+		return false;
+	if (a->trace) {
+		ok = (r->pods_file && fnmatch(a->trace, r->pods_file, 0) == 0) ||
+		     (r->pods_path && fnmatch(a->trace, r->pods_path, 0) == 0);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static void list_line(struct libscols_table *tb, const struct gs_inspect_colset *cs,
+		      const struct gs_run_row *r)
+{
+	struct libscols_line *ln = scols_table_new_line(tb, NULL);
+	struct run_params p;
+	char buf[128];
+	size_t k;
+
+	if (!ln)
+		return;
+	read_params(r->params_json, &p);
+	for (k = 0; k < cs->n; k++) {
+		const char *v = buf;
+
+		switch (cs->id[k]) {
+		case L_ID:
+			snprintf(buf, sizeof(buf), "%" PRId64, r->run_id);
+			break;
+		case L_POLICY:
+			v = r->policy;
+			break;
+		case L_MODE:
+			v = r->mode;
+			break;
+		case L_SEED:
+			snprintf(buf, sizeof(buf), "%" PRIu64, r->seed);
+			break;
+		case L_TRACE:
+			v = r->pods_file ? r->pods_file : "-";
+			break;
+		case L_LOAD:
+			load_text(r, &p, buf, sizeof(buf));
+			break;
+		case L_SCORING:
+			v = p.compat ? "compat" : "exact";
+			break;
+		case L_SHARING:
+			v = r->sharing ? r->sharing : "-";
+			break;
+		case L_PODS:
+			snprintf(buf, sizeof(buf), "%" PRId64, r->n_pods);
+			break;
+		case L_PLACED:
+			snprintf(buf, sizeof(buf), "%" PRId64, r->n_placed);
+			break;
+		case L_FAILED:
+			snprintf(buf, sizeof(buf), "%" PRId64, r->n_failed);
+			break;
+		case L_UNALLOC:
+			/* Time mode's time-weighted share is no headline: its mean wait is. */
+			fmt_num(strcmp(r->mode, "inflate") ? NAN : r->unalloc_gpu_pct, 2, buf,
+				sizeof(buf));
+			break;
+		case L_WAIT:
+			fmt_num(strcmp(r->mode, "time") ? NAN : r->mean_wait_s, 1, buf,
+				sizeof(buf));
+			break;
+		case L_WAIT99:
+			fmt_num(strcmp(r->mode, "time") ? NAN : r->wait_p99_s, 0, buf,
+				sizeof(buf));
+			break;
+		case L_WALL:
+			fmt_num(r->wall_ms / 1000.0, 2, buf, sizeof(buf));
+			break;
+		default:
+			v = "";
+		}
+		scols_line_set_data(ln, k, v);
+	}
+}
+
+static int list_runs(struct gs_db *db, const struct gs_inspect_args *a)
+{
+	struct gs_inspect_colset cs;
+	struct libscols_table *tb = NULL;
+	struct gs_run_row *rows = NULL;
+	size_t n = 0, i, n_sel = 0, skip;
+	char err[1024];
+	int rc, status = GS_EXIT_OK;
+
+	if (a->policies.n) {
+		for (i = 0; i < a->policies.n; i++) {
+			if (!gs_policy_find(a->policies.v[i])) {
+				fprintf(stderr, "gpusim inspect: --policy: '%s' is not a policy; "
+					"'gpusim policies' lists them\n", a->policies.v[i]);
+				return GS_EXIT_USAGE;
+			}
+		}
+	}
+	if (gs_inspect_colset_parse(&cs, list_cols, L_N, a->output, "run list", 0))
+		return GS_EXIT_USAGE;
 	rc = gs_db_list_runs(db, &rows, &n, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpusim inspect: %s\n", err);
-		return exit_for(rc);
+		return gs_inspect_exit_for(rc);
 	}
+	for (i = 0; i < n; i++)
+		n_sel += run_selected(a, &rows[i]);
+	/* --limit N: the newest N, still printed oldest first. */
+	skip = a->limit > 0 && (uint64_t)a->limit < n_sel ? n_sel - (size_t)a->limit : 0;
 	if (a->json) {
 		cJSON *root = cJSON_CreateObject();
 		cJSON *arr = cJSON_AddArrayToObject(root, "runs");
 
-		for (i = 0; arr && i < n; i++)
-			cJSON_AddItemToArray(arr, run_json(&rows[i]));
+		for (i = 0; arr && i < n; i++) {
+			if (!run_selected(a, &rows[i]))
+				continue;
+			if (skip) {
+				skip--;
+				continue;
+			}
+			cJSON_AddItemToArray(arr, gs_inspect_run_json(&rows[i]));
+		}
 		gs_run_rows_free(rows, n);
-		return print_json(root);
+		return gs_inspect_print_json(root);
 	}
-	if (n == 0) {
-		printf("%s: no complete runs\n", a->db_path);
-		return GS_EXIT_OK;
+	if (n_sel == 0) {
+		printf(n ? "%s: no run matches the filters\n" : "%s: no complete runs\n", a->db_path);
+		goto out;
+	}
+	tb = gs_inspect_table_new(a, &cs, list_cols, "runs");
+	if (!tb) {
+		status = GS_EXIT_FAIL;
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		int lp = (int)strlen(rows[i].policy);
-		int lf = rows[i].pods_file ? (int)strlen(rows[i].pods_file) : 1;
-
-		w_pol = lp > w_pol ? lp : w_pol;
-		w_pods = lf > w_pods ? lf : w_pods;
+		if (!run_selected(a, &rows[i]))
+			continue;
+		if (skip) {
+			skip--;
+			continue;
+		}
+		list_line(tb, &cs, &rows[i]);
 	}
-	printf("%-5s  %-*s  %-7s  %-6s  %-*s  %8s  %8s  %9s\n", "ID", w_pol, "POLICY", "MODE",
-	       "SEED", w_pods, "PODS", "PLACED", "FAILED", "UNALLOC%");
-	for (i = 0; i < n; i++) {
-		const struct gs_run_row *r = &rows[i];
-
-		printf("%-5" PRId64 "  %-*s  %-7s  %-6" PRIu64 "  %-*s  %8" PRId64 "  %8" PRId64
-		       "  %9s\n",
-		       r->run_id, w_pol, r->policy, r->mode, r->seed, w_pods,
-		       r->pods_file ? r->pods_file : "-", r->n_placed, r->n_failed,
-		       fmt_pct(r->unalloc_gpu_pct, pct, sizeof(pct)));
-	}
+	scols_print_table(tb);
+	if (a->limit > 0 && (uint64_t)a->limit < n_sel && !a->raw)
+		printf("(%" PRId64 " newest of %zu runs)\n", a->limit, n_sel);
+out:
+	scols_unref_table(tb);
 	gs_run_rows_free(rows, n);
-	return GS_EXIT_OK;
+	return status;
 }
 
-/* Allocation of one node at the inspected time. */
-struct node_alloc {
-	int32_t gpu_milli[GS_MAX_GPUS];
-	int64_t cpu_milli;
-	int64_t mem_mib;
-	int32_t pods;
-	/* Sharing: each GPU's mode and its MIG instances at t. */
-	bool shared;
-	struct gs_share_cfg cfg[GS_MAX_GPUS];
-	struct gs_mig_gpu mig[GS_MAX_GPUS];
-	int32_t gpu_pods[GS_MAX_GPUS];
-};
+/* --- one run ---------------------------------------------------------------- */
 
-/*
- * Reads a node's run_nodes.sharing (one spec, or one per GPU joined by
- * '|') into na->cfg and creates the fixed MIG layouts. Returns false for
- * text gpusim did not write.
- */
-static bool node_modes(const struct gs_db_node *nd, struct node_alloc *na)
-{
-	const struct gs_mig_table *t = gs_mig_table_for_model(nd->gpu_model);
-	const char *s = nd->sharing;
-	char spec[GS_SHARE_SPEC_MAX], msg[256];
-	int g, parts = 1;
-
-	if (!s)
-		return true;
-	for (g = 0; s[g]; g++)
-		parts += s[g] == '|';
-	for (g = 0; g < nd->num_gpu; g++) {
-		size_t len;
-
-		if (parts > 1 || g == 0) {
-			len = strcspn(s, "|");
-			if (len >= sizeof(spec))
-				return false;
-			memcpy(spec, s, len);
-			spec[len] = '\0';
-			s += len + (s[len] == '|');
-			if (gs_share_parse(spec, &na->cfg[g], msg, sizeof(msg)))
-				return false;
-		} else {
-			na->cfg[g] = na->cfg[0];
-		}
-		gs_mig_gpu_init(&na->mig[g]);
-		if (na->cfg[g].mode == GS_SHARE_MIG && na->cfg[g].layout[0] && t &&
-		    gs_mig_layout_parse(t, na->cfg[g].layout, &na->mig[g], msg, sizeof(msg)))
-			return false;
-	}
-	na->shared = true;
-	return true;
-}
-
-/*
- * What the k-th GPU of pod p costs in milli-GPU under its GPU's mode, and
- * (mig) the instance it holds, from pods.mig: its i-th entry belongs to
- * the i-th MIG GPU of the pod. Returns -1 for text gpusim did not write.
- */
-static int32_t gpu_cost(const struct gs_db_node *nd, struct node_alloc *na,
-			const struct gs_db_pod *p, int k, int *mig_seen)
-{
-	const struct gs_share_cfg *cfg = &na->cfg[p->gpus[k]];
-	const struct gs_mig_table *t;
-	const char *e = p->mig;
-	char name[GS_MIG_NAME_MAX];
-	int i, prof, start, inst;
-	size_t len;
-
-	if (!na->shared)
-		return p->gpu_milli;
-	switch (cfg->mode) {
-	case GS_SHARE_EXCLUSIVE:
-		return GS_MILLI_PER_GPU;
-	case GS_SHARE_TIMESLICE:
-	case GS_SHARE_MPS:
-		return gs_share_slot_milli(cfg->replicas);
-	case GS_SHARE_MIG:
-		break;
-	default:
-		return p->gpu_milli;
-	}
-	t = gs_mig_table_for_model(nd->gpu_model);
-	for (i = 0; e && i < *mig_seen; i++) {
-		e = strchr(e, ',');
-		e = e ? e + 1 : NULL;
-	}
-	(*mig_seen)++;
-	if (!t || !e)
-		return -1;
-	len = strcspn(e, "@");
-	if (len >= sizeof(name) || e[len] != '@')
-		return -1;
-	memcpy(name, e, len);
-	name[len] = '\0';
-	prof = gs_mig_profile_find(t, name);
-	start = atoi(e + len + 1);
-	if (prof < 0 || start < 0 || start >= GS_MIG_MEM_SLICES)
-		return -1;
-	/* Mark it busy: a fixed layout's instance, or one created for the pod. */
-	inst = gs_mig_instance_at(&na->mig[p->gpus[k]], start);
-	if (inst < 0)
-		inst = gs_mig_create(t, &na->mig[p->gpus[k]], prof, start);
-	if (inst < 0)
-		return -1;
-	na->mig[p->gpus[k]].inst[inst].busy = 1;
-	return gs_mig_profile_milli(&t->p[prof]);
-}
-
-/*
- * Adds up the pods that hold resources at t_s. A pod counts when it
- * started at or before t_s and had not ended by then (no end: still
- * running). Returns 0, or GS_EDB after printing what is inconsistent.
- */
-static int rebuild(const struct gs_db_node *nodes, size_t n_nodes, const struct gs_db_pod *pods,
-		   size_t n_pods, int64_t run_id, int64_t t_s, struct node_alloc *alloc)
-{
-	size_t i;
-	int g;
-
-	for (i = 0; i < n_nodes; i++) {
-		if (!node_modes(&nodes[i], &alloc[i])) {
-			fprintf(stderr, "gpusim inspect: run %" PRId64 " node %s: sharing '%s' is not "
-				"a sharing spec gpusim writes\n", run_id, nodes[i].name,
-				nodes[i].sharing);
-			return GS_EDB;
-		}
-	}
-	for (i = 0; i < n_pods; i++) {
-		const struct gs_db_pod *p = &pods[i];
-		struct node_alloc *na;
-		int mig_seen = 0;
-
-		if (p->t_start_s < 0 || p->t_start_s > t_s)
-			continue;
-		if (p->t_end_s >= 0 && p->t_end_s <= t_s)
-			continue;
-		if (p->node_idx < 0 || (size_t)p->node_idx >= n_nodes) {
-			fprintf(stderr, "gpusim inspect: run %" PRId64 " pod %" PRId32
-				" ran on node %" PRId32 ", the run has %zu nodes\n",
-				run_id, p->pod_idx, p->node_idx, n_nodes);
-			return GS_EDB;
-		}
-		na = &alloc[p->node_idx];
-		for (g = 0; g < p->n_gpus; g++) {
-			if (p->gpus[g] >= nodes[p->node_idx].num_gpu) {
-				fprintf(stderr, "gpusim inspect: run %" PRId64 " pod %" PRId32
-					" holds GPU %u of node %s, which has %" PRId32 "\n",
-					run_id, p->pod_idx, (unsigned)p->gpus[g],
-					nodes[p->node_idx].name, nodes[p->node_idx].num_gpu);
-				return GS_EDB;
-			}
-			{
-				int32_t cost = gpu_cost(&nodes[p->node_idx], na, p, g, &mig_seen);
-
-				if (cost < 0) {
-					fprintf(stderr, "gpusim inspect: run %" PRId64 " pod %" PRId32
-						": MIG instance '%s' is not one gpusim writes\n",
-						run_id, p->pod_idx, p->mig ? p->mig : "");
-					return GS_EDB;
-				}
-				na->gpu_milli[p->gpus[g]] += cost;
-				na->gpu_pods[p->gpus[g]]++;
-			}
-		}
-		na->cpu_milli += p->cpu_milli;
-		na->mem_mib += p->memory_mib;
-		na->pods++;
-	}
-	/* The engine never over-commits; a stored run that does is not to be trusted. */
-	for (i = 0; i < n_nodes; i++) {
-		for (g = 0; g < nodes[i].num_gpu; g++) {
-			if (alloc[i].gpu_milli[g] > GS_MILLI_PER_GPU) {
-				fprintf(stderr, "gpusim inspect: run %" PRId64 " at t=%" PRId64
-					": node %s GPU %d holds %" PRId32 " of %d milli\n",
-					run_id, t_s, nodes[i].name, g, alloc[i].gpu_milli[g],
-					GS_MILLI_PER_GPU);
-				return GS_EDB;
-			}
-		}
-		if (alloc[i].cpu_milli > nodes[i].cpu_milli ||
-		    alloc[i].mem_mib > nodes[i].memory_mib) {
-			fprintf(stderr, "gpusim inspect: run %" PRId64 " at t=%" PRId64
-				": node %s is over-committed (cpu %" PRId64 "/%" PRId32
-				" milli, memory %" PRId64 "/%" PRId64 " MiB)\n",
-				run_id, t_s, nodes[i].name, alloc[i].cpu_milli, nodes[i].cpu_milli,
-				alloc[i].mem_mib, nodes[i].memory_mib);
-			return GS_EDB;
-		}
-	}
-	return 0;
-}
-
-struct totals {
-	int64_t gpu_alloc_milli, gpu_milli;
-	int64_t cpu_alloc_milli, cpu_milli;
-	int64_t mem_alloc_mib, mem_mib;
-	int64_t gpus_in_use, gpus;
-	int64_t pods;
-	size_t idle_nodes;
-};
-
-static void add_up(const struct gs_db_node *nodes, size_t n_nodes,
-		   const struct node_alloc *alloc, struct totals *t)
-{
-	size_t i;
-	int g;
-
-	memset(t, 0, sizeof(*t));
-	for (i = 0; i < n_nodes; i++) {
-		for (g = 0; g < nodes[i].num_gpu; g++) {
-			t->gpu_alloc_milli += alloc[i].gpu_milli[g];
-			t->gpus_in_use += alloc[i].gpu_milli[g] > 0;
-		}
-		t->gpus += nodes[i].num_gpu;
-		t->gpu_milli += (int64_t)nodes[i].num_gpu * GS_MILLI_PER_GPU;
-		t->cpu_alloc_milli += alloc[i].cpu_milli;
-		t->cpu_milli += nodes[i].cpu_milli;
-		t->mem_alloc_mib += alloc[i].mem_mib;
-		t->mem_mib += nodes[i].memory_mib;
-		t->pods += alloc[i].pods;
-		t->idle_nodes += alloc[i].pods == 0;
-	}
-}
-
-static double pct(int64_t part, int64_t whole)
-{
-	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
-}
-
-/* "4g.40gb@0 busy, 3g.40gb@4 idle" for one MIG GPU. */
-static void mig_text(const struct gs_mig_table *t, const struct gs_mig_gpu *g, char *buf,
-		     size_t len)
-{
-	size_t used = 0;
-	int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < g->n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s@%d %s", i ? ", " : "",
-					 t->p[g->inst[i].profile].name, g->inst[i].start,
-					 g->inst[i].busy ? "busy" : "idle");
-}
-
-static int show_json(const struct inspect_args *a, const struct gs_run_row *run, int64_t t_s,
-		     const struct gs_db_node *nodes, size_t n_nodes,
-		     const struct node_alloc *alloc, const struct totals *t)
-{
-	cJSON *root = cJSON_CreateObject();
-	cJSON *arr, *tot;
-	size_t i;
-	int g;
-
-	if (!root)
-		return print_json(NULL);
-	cJSON_AddItemToObject(root, "run", run_json(run));
-	cJSON_AddNumberToObject(root, "t_s", (double)t_s);
-	arr = cJSON_AddArrayToObject(root, "nodes");
-	for (i = 0; arr && i < n_nodes; i++) {
-		cJSON *o, *gpus;
-
-		if (!a->all_nodes && alloc[i].pods == 0)
-			continue;
-		o = cJSON_CreateObject();
-		if (!o)
-			break;
-		cJSON_AddNumberToObject(o, "idx", nodes[i].idx);
-		cJSON_AddStringToObject(o, "name", nodes[i].name);
-		if (nodes[i].gpu_model)
-			cJSON_AddStringToObject(o, "gpu_model", nodes[i].gpu_model);
-		else
-			cJSON_AddNullToObject(o, "gpu_model");
-		gpus = cJSON_AddArrayToObject(o, "gpu_alloc_milli");
-		for (g = 0; gpus && g < nodes[i].num_gpu; g++)
-			cJSON_AddItemToArray(gpus, cJSON_CreateNumber(alloc[i].gpu_milli[g]));
-		if (nodes[i].sharing)
-			cJSON_AddStringToObject(o, "sharing", nodes[i].sharing);
-		else
-			cJSON_AddNullToObject(o, "sharing");
-		if (alloc[i].shared && gs_mig_table_for_model(nodes[i].gpu_model)) {
-			cJSON *mig = cJSON_AddArrayToObject(o, "mig");
-			char buf[512];
-
-			for (g = 0; mig && g < nodes[i].num_gpu; g++) {
-				mig_text(gs_mig_table_for_model(nodes[i].gpu_model), &alloc[i].mig[g], buf,
-					 sizeof(buf));
-				cJSON_AddItemToArray(mig, cJSON_CreateString(buf));
-			}
-		}
-		cJSON_AddNumberToObject(o, "cpu_alloc_milli", (double)alloc[i].cpu_milli);
-		cJSON_AddNumberToObject(o, "cpu_milli", nodes[i].cpu_milli);
-		cJSON_AddNumberToObject(o, "mem_alloc_mib", (double)alloc[i].mem_mib);
-		cJSON_AddNumberToObject(o, "memory_mib", (double)nodes[i].memory_mib);
-		cJSON_AddNumberToObject(o, "pods", alloc[i].pods);
-		cJSON_AddItemToArray(arr, o);
-	}
-	tot = cJSON_AddObjectToObject(root, "cluster");
-	if (tot) {
-		cJSON_AddNumberToObject(tot, "gpu_alloc_milli", (double)t->gpu_alloc_milli);
-		cJSON_AddNumberToObject(tot, "gpu_milli", (double)t->gpu_milli);
-		cJSON_AddNumberToObject(tot, "gpus_in_use", (double)t->gpus_in_use);
-		cJSON_AddNumberToObject(tot, "gpus", (double)t->gpus);
-		cJSON_AddNumberToObject(tot, "cpu_alloc_milli", (double)t->cpu_alloc_milli);
-		cJSON_AddNumberToObject(tot, "cpu_milli", (double)t->cpu_milli);
-		cJSON_AddNumberToObject(tot, "mem_alloc_mib", (double)t->mem_alloc_mib);
-		cJSON_AddNumberToObject(tot, "memory_mib", (double)t->mem_mib);
-		cJSON_AddNumberToObject(tot, "pods", (double)t->pods);
-		cJSON_AddNumberToObject(tot, "idle_nodes", (double)t->idle_nodes);
-	}
-	return print_json(root);
-}
-
-/* Width of "a/b" for the widest values of a column. */
-static int cell_width(int64_t a, int64_t b)
-{
-	char buf[48];
-
-	return snprintf(buf, sizeof(buf), "%" PRId64 "/%" PRId64, a, b);
-}
-
-static void print_cell(int64_t a, int64_t b, int width)
-{
-	char buf[48];
-
-	snprintf(buf, sizeof(buf), "%" PRId64 "/%" PRId64, a, b);
-	printf("  %-*s", width, buf);
-}
-
-/* The MIG instances of the MIG GPUs of the nodes shown. */
-static void show_mig(const struct inspect_args *a, const struct gs_db_node *nodes,
-		     size_t n_nodes, const struct node_alloc *alloc)
-{
-	char buf[512];
-	size_t i;
-	int g, first = 1;
-
-	for (i = 0; i < n_nodes; i++) {
-		const struct gs_mig_table *t = gs_mig_table_for_model(nodes[i].gpu_model);
-
-		if (!alloc[i].shared || !t || (!a->all_nodes && alloc[i].pods == 0))
-			continue;
-		for (g = 0; g < nodes[i].num_gpu; g++) {
-			if (alloc[i].cfg[g].mode != GS_SHARE_MIG || alloc[i].mig[g].n == 0)
-				continue;
-			if (first)
-				printf("\nMIG instances (profile@first memory slice):\n");
-			first = 0;
-			mig_text(t, &alloc[i].mig[g], buf, sizeof(buf));
-			printf("  %s GPU%d: %s\n", nodes[i].name, g, buf);
-		}
-	}
-}
-
-static void show_table(const struct inspect_args *a, const struct gs_run_row *run, int64_t t_s,
-		       const struct gs_db_node *nodes, size_t n_nodes,
-		       const struct node_alloc *alloc, const struct totals *t)
-{
-	int w_name = 4, w_model = 5, w_gpu = 0, w_cpu = 0, w_mem = 0, max_gpus = 0, w_share = 0;
-	char head[48];
-	size_t i, shown = 0;
-	int g, w, rule;
-
-	printf("run %" PRId64 ": %s, %s mode, seed %" PRIu64 ", pods %s, at t=%" PRId64
-	       " (end t=%" PRId64 ")\n\n",
-	       run->run_id, run->policy, run->mode, run->seed,
-	       run->pods_file ? run->pods_file : "-", t_s, run->t_end_s);
-	for (i = 0; i < n_nodes; i++) {
-		if (!a->all_nodes && alloc[i].pods == 0)
-			continue;
-		shown++;
-		w = (int)strlen(nodes[i].name);
-		w_name = w > w_name ? w : w_name;
-		w = nodes[i].gpu_model ? (int)strlen(nodes[i].gpu_model) : 1;
-		w_model = w > w_model ? w : w_model;
-		max_gpus = nodes[i].num_gpu > max_gpus ? nodes[i].num_gpu : max_gpus;
-		w = cell_width(alloc[i].cpu_milli, nodes[i].cpu_milli);
-		w_cpu = w > w_cpu ? w : w_cpu;
-		w = cell_width(alloc[i].mem_mib, nodes[i].memory_mib);
-		w_mem = w > w_mem ? w : w_mem;
-	}
-	w_gpu = (int)strlen("GPU0(Allocated/Total)") + (max_gpus > 10);
-	w_cpu = w_cpu > 26 ? w_cpu : 26;    /* "CPU milli(Allocated/Total)" */
-	w_mem = w_mem > 27 ? w_mem : 27;    /* "MEMORY MiB(Allocated/Total)" */
-
-	for (i = 0; i < n_nodes; i++) {
-		if (!a->all_nodes && alloc[i].pods == 0)
-			continue;
-		if (nodes[i].sharing && (int)strlen(nodes[i].sharing) > w_share)
-			w_share = (int)strlen(nodes[i].sharing);
-	}
-	if (w_share && w_share < 7)
-		w_share = 7;                    /* "SHARING" */
-	if (shown > 0) {
-		printf("%-*s  %-*s", w_name, "NAME", w_model, "MODEL");
-		if (w_share)
-			printf("  %-*s", w_share, "SHARING");
-		for (g = 0; g < max_gpus; g++) {
-			snprintf(head, sizeof(head), "GPU%d(Allocated/Total)", g);
-			printf("  %-*s", w_gpu, head);
-		}
-		printf("  %-*s  %-*s  %s\n", w_cpu, "CPU milli(Allocated/Total)", w_mem,
-		       "MEMORY MiB(Allocated/Total)", "PODS");
-		for (i = 0; i < n_nodes; i++) {
-			if (!a->all_nodes && alloc[i].pods == 0)
-				continue;
-			printf("%-*s  %-*s", w_name, nodes[i].name, w_model,
-			       nodes[i].gpu_model ? nodes[i].gpu_model : "-");
-			if (w_share)
-				printf("  %-*s", w_share, nodes[i].sharing ? nodes[i].sharing : "-");
-			for (g = 0; g < max_gpus; g++) {
-				if (g < nodes[i].num_gpu)
-					print_cell(alloc[i].gpu_milli[g], GS_MILLI_PER_GPU, w_gpu);
-				else
-					printf("  %-*s", w_gpu, "");
-			}
-			print_cell(alloc[i].cpu_milli, nodes[i].cpu_milli, w_cpu);
-			print_cell(alloc[i].mem_mib, nodes[i].memory_mib, w_mem);
-			printf("  %" PRId32 "\n", alloc[i].pods);
-		}
-		rule = w_name + 2 + w_model + max_gpus * (w_gpu + 2) + w_cpu + w_mem + 4 + 6 +
-		       (w_share ? w_share + 2 : 0);
-		for (g = 0; g < rule; g++)
-			putchar('-');
-		putchar('\n');
-	}
-	printf("Allocated/Total GPU share in cluster: %" PRId64 "/%" PRId64
-	       " milli-GPU (%.1f%%), GPUs in use: %" PRId64 "/%" PRId64 "\n",
-	       t->gpu_alloc_milli, t->gpu_milli, pct(t->gpu_alloc_milli, t->gpu_milli),
-	       t->gpus_in_use, t->gpus);
-	printf("Allocated/Total CPU in cluster: %" PRId64 "/%" PRId64 " milli (%.1f%%)\n",
-	       t->cpu_alloc_milli, t->cpu_milli, pct(t->cpu_alloc_milli, t->cpu_milli));
-	printf("Allocated/Total memory in cluster: %" PRId64 "/%" PRId64 " MiB (%.1f%%)\n",
-	       t->mem_alloc_mib, t->mem_mib, pct(t->mem_alloc_mib, t->mem_mib));
-	printf("Pods running: %" PRId64 " on %zu of %zu nodes", t->pods, n_nodes - t->idle_nodes,
-	       n_nodes);
-	if (!a->all_nodes && t->idle_nodes > 0)
-		printf("; %zu idle nodes not shown (--nodes all shows them)", t->idle_nodes);
-	printf("\n");
-	if (w_share)
-		printf("GPU shares are counted as each GPU's sharing mode counts them: a whole GPU "
-		       "under exclusive, a replica under timeslice and mps, the instance under "
-		       "mig.\n");
-	show_mig(a, nodes, n_nodes, alloc);
-}
-
-static int show_run(struct gs_db *db, const struct inspect_args *a)
+static int show_run(struct gs_db *db, const struct gs_inspect_args *a)
 {
 	struct gs_run_row run;
 	struct gs_db_node *nodes = NULL;
 	struct gs_db_pod *pods = NULL;
-	struct node_alloc *alloc = NULL;
-	struct totals t;
+	struct gs_inspect in;
 	size_t n_nodes = 0, n_pods = 0;
+	enum gs_at_kind at = a->at.kind;
 	char err[1024];
 	int64_t t_s;
 	int rc, status;
 
+	memset(&in, 0, sizeof(in));
 	rc = gs_db_get_run(db, a->run_id, &run, err, sizeof(err));
 	if (rc == GS_ENOENT) {
 		fprintf(stderr, "gpusim inspect: run %" PRId64 " not found in %s; "
@@ -682,7 +494,7 @@ static int show_run(struct gs_db *db, const struct inspect_args *a)
 	}
 	if (rc) {
 		fprintf(stderr, "gpusim inspect: %s\n", err);
-		return exit_for(rc);
+		return gs_inspect_exit_for(rc);
 	}
 	if (!run.pods_stored) {
 		/* Rebuilt from no pods, the cluster would look empty, which it was not. */
@@ -692,12 +504,15 @@ static int show_run(struct gs_db *db, const struct inspect_args *a)
 		status = GS_EXIT_USAGE;
 		goto out;
 	}
-	t_s = a->at.kind == AT_TIME ? a->at.t_s : run.t_end_s;
-	if (a->at.kind == AT_PEAK) {
+	/* Time mode ends with an empty cluster, which says nothing: its default is the peak. */
+	if (at == GS_AT_DEFAULT)
+		at = strcmp(run.mode, "time") ? GS_AT_END : GS_AT_PEAK;
+	t_s = at == GS_AT_TIME ? a->at.t_s : run.t_end_s;
+	if (at == GS_AT_PEAK) {
 		rc = gs_db_peak_time(db, a->run_id, &t_s, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim inspect: %s\n", err);
-			status = exit_for(rc);
+			status = gs_inspect_exit_for(rc);
 			goto out;
 		}
 	}
@@ -709,50 +524,72 @@ static int show_run(struct gs_db *db, const struct inspect_args *a)
 		status = GS_EXIT_FAIL;
 		goto out;
 	}
-	alloc = calloc(n_nodes ? n_nodes : 1, sizeof(*alloc));
-	if (!alloc) {
-		fprintf(stderr, "gpusim inspect: out of memory\n");
+	rc = gs_inspect_rebuild(&in, a->run_id, t_s, nodes, n_nodes, pods, n_pods);
+	if (!rc)
+		rc = gs_inspect_frag(&in, run.params_json);
+	if (rc) {
+		if (rc == GS_ENOMEM)
+			fprintf(stderr, "gpusim inspect: out of memory\n");
 		status = GS_EXIT_FAIL;
 		goto out;
 	}
-	if (rebuild(nodes, n_nodes, pods, n_pods, a->run_id, t_s, alloc)) {
-		status = GS_EXIT_FAIL;
-		goto out;
-	}
-	add_up(nodes, n_nodes, alloc, &t);
-	if (a->json) {
-		status = show_json(a, &run, t_s, nodes, n_nodes, alloc, &t);
-	} else {
-		show_table(a, &run, t_s, nodes, n_nodes, alloc, &t);
-		status = GS_EXIT_OK;
-	}
+	status = gs_inspect_show(a, &run, at == GS_AT_PEAK ? "peak" : at == GS_AT_END ? "end" : NULL,
+				 &in);
 out:
-	free(alloc);
+	gs_inspect_release(&in);
 	gs_db_pods_free(pods, n_pods);
 	gs_db_nodes_free(nodes, n_nodes);
 	gs_run_row_release(&run);
 	return status;
 }
 
+/*
+ * `-d FILE`, which gives the database to every other command, means
+ * --details here; say so rather than call FILE an unexpected argument.
+ */
+static bool d_given_a_file(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i + 1 < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "-d") && argv[i + 1][0] != '-' &&
+		    strstr(argv[i + 1], ".db")) {
+			fprintf(stderr, "gpusim inspect: -d is --details here, as in kubectl inspect "
+				"gpushare -d; give the database with --db %s\n", argv[i + 1]);
+			return true;
+		}
+	}
+	return false;
+}
+
 int gs_cmd_inspect(int argc, char **argv)
 {
-	struct inspect_args a;
+	struct gs_inspect_args a;
 	struct gs_db *db;
 	char err[1024];
 	int rc, status;
 
 	memset(&a, 0, sizeof(a));
 	a.run_id = -1;
-	a.at.kind = AT_END;
+	a.at.kind = GS_AT_DEFAULT;
+	a.mode = -1;
+	a.min_free = -1;
+	a.sort = GS_SORT_INDEX;
+	if (d_given_a_file(argc, argv))
+		return GS_EXIT_USAGE;
 	if (gs_opt_parse(&inspect_cmd, argc, argv, &a, &status))
 		return status;
 	rc = gs_db_open_existing(a.db_path, &db, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpusim inspect: %s\n", err);
+		gs_opt_release(&inspect_cmd, &a);
 		/* A missing, foreign or too new file is the user's input. */
 		return rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 	}
 	status = a.run_id < 0 ? list_runs(db, &a) : show_run(db, &a);
 	gs_db_close(db);
+	gs_opt_release(&inspect_cmd, &a);
 	return status;
 }

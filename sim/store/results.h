@@ -264,6 +264,7 @@ struct gs_db_pod {
 	char *fail_reason;            /* owned; NULL when none */
 	char *mig;                    /* owned: pods.mig, "3g.40gb@4,..."; NULL when none */
 	double coloc;                 /* pods.coloc; NAN when NULL */
+	char *gpu_spec;               /* owned: pods.gpu_spec, "V100M16|V100M32"; NULL for any */
 };
 
 /*

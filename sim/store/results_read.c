@@ -314,6 +314,7 @@ void gs_db_pods_free(struct gs_db_pod *pods, size_t n)
 		free(pods[i].name);
 		free(pods[i].fail_reason);
 		free(pods[i].mig);
+		free(pods[i].gpu_spec);
 	}
 	free(pods);
 }
@@ -370,7 +371,7 @@ int gs_db_load_pods(struct gs_db *db, int64_t run_id, struct gs_db_pod **pods_ou
 	if (sqlite3_prepare_v2(db->conn,
 			       "SELECT pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu,"
 			       " gpu_milli, gpu_mem_mib, state, node_idx, gpus, t_arrive_s,"
-			       " t_start_s, t_end_s, wait_s, fail_reason, mig, coloc"
+			       " t_start_s, t_end_s, wait_s, fail_reason, mig, coloc, gpu_spec"
 			       " FROM pods WHERE run_id = ?1 ORDER BY pod_idx",
 			       -1, &st, NULL) != SQLITE_OK) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's pods");
@@ -406,6 +407,7 @@ int gs_db_load_pods(struct gs_db *db, int64_t run_id, struct gs_db_pod **pods_ou
 		p->fail_reason = col_strdup(st, 15, &oom);
 		p->mig = col_strdup(st, 16, &oom);
 		p->coloc = col_double(st, 17);
+		p->gpu_spec = col_strdup(st, 18, &oom);
 		if (oom) {
 			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
 			goto out;
