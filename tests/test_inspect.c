@@ -7,6 +7,7 @@
  * for real whose placements, fragmentation, sort orders, filters, subtotals,
  * pod details, column choice and widths are worked out by hand.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -186,6 +187,13 @@ static int teardown(void **state)
 	unlink(side);
 	unlink(out_path);
 	unlink(err_path);
+	{
+		char cmd[1300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s.small' '%s.share'", db_path, db_path);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cannot remove %s.small\n", db_path);
+	}
 	return 0;
 }
 
@@ -447,8 +455,9 @@ static void test_sharing_modes(void **state)
 		assert_non_null(gpu0);
 		row++;
 		assert_int_equal(strncmp(row + (strstr(hdr, "SHARING") - hdr), "mig ", 4), 0);
-		assert_true(row[gpu0 - hdr - 1] == ' ' && row[gpu0 - hdr] >= '0' &&
-			    row[gpu0 - hdr] <= '9');
+		/* GPU 0's cell: a number right-aligned in the first four characters. */
+		assert_true(row[gpu0 - hdr - 1] == ' ' && row[gpu0 - hdr + 3] >= '0' &&
+			    row[gpu0 - hdr + 3] <= '9');
 	}
 }
 
@@ -474,6 +483,300 @@ static void test_newer_schema(void **state)
 	unlink(path);
 }
 
+/*
+ * A small cluster replayed for real, worked out by hand. Three nodes, one
+ * per model, listed out of name order: c-v100 (2 x V100M16), a-t4
+ * (4 x T4), b-p100 (2 x P100); every pod names its model, so where it goes
+ * is decided: on c-v100, A (500, 4096 MiB of GPU memory) takes GPU 0 and
+ * binpack puts B (300, 2048 MiB) next to it, 800 in all; on a-t4, C (2
+ * whole GPUs) takes GPUs 0 and 1 and D (250, 1024 MiB) GPU 2; on b-p100, F
+ * takes GPU 0 whole and G (600) GPU 1 until it leaves at t = 10.
+ *
+ * At t = 50, free shares: c-v100 200 + 1000, a-t4 0 + 0 + 750 + 1000,
+ * b-p100 0 + 1000. The six pods are six kinds of p = 1/6. Fragmentation:
+ *   c-v100: A and B fit and waste GPU 0's 200 each, the four others (other
+ *           models) all 1200: (400 + 4800) / 6 = 866.7;
+ *   a-t4:   C does not fit (one whole GPU free) and the four of other
+ *           models waste all 1750, D fits and wastes nothing: 8750 / 6 =
+ *           1458.3;
+ *   b-p100: F and G fit and waste nothing, the four others 1000: 666.7.
+ */
+static char small_db[700];
+
+static void make_small(void)
+{
+	char dir[600], cmd[2048];
+	FILE *f;
+	int st;
+
+	if (small_db[0])
+		return;
+	snprintf(dir, sizeof(dir), "%s.small", db_path);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/nodes.csv", dir);
+	f = fopen(cmd, "w");
+	assert_non_null(f);
+	fputs("name,cpu_milli,memory_mib,num_gpu,gpu_model\n"
+	      "c-v100,32000,131072,2,V100M16\na-t4,32000,131072,4,T4\nb-p100,16000,65536,2,P100\n",
+	      f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s/pods.csv", dir);
+	f = fopen(cmd, "w");
+	assert_non_null(f);
+	fputs("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time,"
+	      "deletion_time\n"
+	      "A,2000,4096,1,500,4096,V100M16,0,100\nB,1000,2048,1,300,2048,V100M16,0,100\n"
+	      "C,8000,16384,2,1000,0,T4,0,100\nD,1000,1024,1,250,1024,T4,0,100\n"
+	      "F,4000,8192,1,1000,0,P100,0,100\nG,500,512,1,600,0,P100,0,10\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' replay --nodes nodes.csv --pods pods.csv "
+		 "--policy binpack --db s.db -q >/dev/null 2>&1 && '%s' replay --nodes nodes.csv "
+		 "--pods pods.csv --policy spread --mode inflate --db s.db -q >/dev/null 2>&1",
+		 dir, GS_GPUSIM_BIN, GS_GPUSIM_BIN);
+	st = system(cmd);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(small_db, sizeof(small_db), "%s/s.db", dir);
+}
+
+static int inspect_small(const char *fmt, ...)
+{
+	char rest[1024], args[1800];
+	va_list ap;
+
+	make_small();
+	va_start(ap, fmt);
+	vsnprintf(rest, sizeof(rest), fmt, ap);
+	va_end(ap);
+	snprintf(args, sizeof(args), "--db '%s' %s", small_db, rest);
+	return inspect(args);
+}
+
+/* The rows whose first words are given, in this order, and no other node row. */
+static void expect_order(const char *a, const char *b, const char *c)
+{
+	const char *pa = strstr(out, a), *pb = strstr(out, b), *pc = strstr(out, c);
+
+	if (!pa || !pb || !pc || !(pa < pb && pb < pc))
+		fail_msg("rows not in the order %s, %s, %s:\n%s", a, b, c, out);
+}
+
+static void test_small_by_hand(void **state)
+{
+	(void)state;
+	assert_int_equal(inspect_small("--run 1 --at 50"), 0);
+	expect_out("run 1: binpack, time mode, seed 42, pods pods.csv, at t=50 (end t=100)\n");
+	expect_row("c-v100", "c-v100 V100M16 800 0 1200 6144/32768 3/32 6/128 867 2");
+	expect_row("a-t4", "a-t4 T4 1000 1000 250 0 1750 1024/65536 9/32 17/128 1458 2");
+	expect_row("b-p100", "b-p100 P100 1000 0 1000 0/32768 4/16 8/64 667 1");
+	/* Subtotals per model, by name, and all of them. */
+	expect_out("Per GPU model (every node, idle ones too; ALLOC, FREE, FRAG in milli-GPU):\n");
+	expect_row("MODEL", "MODEL NODES GPUS ALLOC ALLOC% FREE FRAG FRAG%FREE PODS");
+	expect_row("P100", "P100 1 2 1000/2000 50.0 1000 667 66.7 1");
+	expect_row("T4", "T4 1 4 2250/4000 56.2 1750 1458 83.3 2");
+	expect_row("V100M16", "V100M16 1 2 800/2000 40.0 1200 867 72.2 2");
+	expect_row("all", "all 3 8 4050/8000 50.6 3950 2992 75.7 5");
+	expect_out("Allocated/Total GPU memory in cluster: 7168/131072 MiB (5.5%)\n");
+	expect_out("Fragmentation in cluster: 2992 milli-GPU, 75.7% of the free share\n");
+	/* At t = 5 G still holds 600 of b-p100's GPU 1; the peak is t = 0. */
+	assert_int_equal(inspect_small("--run 1 --at 5 -o name,gpus,free"), 0);
+	expect_row("b-p100", "b-p100 1000 600 400");
+	assert_int_equal(inspect_small("--run 1 -o name,gpus"), 0);
+	expect_out("at t=0 (peak; end t=100)\n");
+	expect_row("b-p100", "b-p100 1000 600");
+}
+
+/* -d: each pod under its node, its share on the GPUs it holds and '-' on the others. */
+static void test_details(void **state)
+{
+	(void)state;
+	assert_int_equal(inspect_small("--run 1 --at 50 -d -o name,gpus,gpumem,cpu,mem"), 0);
+	expect_row("c-v100", "c-v100 800 0 6144/32768 3/32 6/128");
+	expect_row("|-A", "|-A 500 - 4096 2 4");
+	expect_row("`-B", "`-B 300 - 2048 1 2");
+	expect_row("|-C", "|-C 1000 1000 - - 0 8 16");
+	expect_row("`-D", "`-D - - 250 - 1024 1 1");
+	expect_row("`-F", "`-F 1000 - 0 4 8");
+	expect_no_row("`-G");
+	/* The same in JSON. */
+	assert_int_equal(inspect_small("--run 1 --at 50 -d --json"), 0);
+	{
+		cJSON *root = cJSON_Parse(out), *n0, *pods, *p1;
+
+		assert_non_null(root);
+		n0 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "nodes"), 0);
+		assert_string_equal(cJSON_GetObjectItem(n0, "name")->valuestring, "c-v100");
+		assert_int_equal(cJSON_GetObjectItem(n0, "gpu_mem_alloc_mib")->valueint, 6144);
+		assert_true(fabs(cJSON_GetObjectItem(n0, "frag_milli")->valuedouble - 5200.0 / 6) <
+			    1e-9);
+		pods = cJSON_GetObjectItem(n0, "pod_list");
+		assert_int_equal(cJSON_GetArraySize(pods), 2);
+		p1 = cJSON_GetArrayItem(pods, 1);
+		assert_string_equal(cJSON_GetObjectItem(p1, "name")->valuestring, "B");
+		assert_int_equal(
+			cJSON_GetArrayItem(cJSON_GetObjectItem(p1, "gpu_alloc_milli"), 0)->valueint,
+			300);
+		assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root, "models")), 3);
+		assert_string_equal(cJSON_GetObjectItem(root, "at")->valuestring == NULL
+					    ? "null" : "x", "null");
+		cJSON_Delete(root);
+	}
+}
+
+static void test_sort(void **state)
+{
+	(void)state;
+	/* Node order by default; FREE 1200, 1750, 1000; FRAG 867, 1458, 667; PODS 2, 2, 1. */
+	assert_int_equal(inspect_small("--run 1 --at 50"), 0);
+	expect_order("\nc-v100", "\na-t4", "\nb-p100");
+	assert_int_equal(inspect_small("--run 1 --at 50 --sort free"), 0);
+	expect_order("\na-t4", "\nc-v100", "\nb-p100");
+	assert_int_equal(inspect_small("--run 1 --at 50 --sort frag"), 0);
+	expect_order("\na-t4", "\nc-v100", "\nb-p100");
+	/* A tie keeps node order. */
+	assert_int_equal(inspect_small("--run 1 --at 50 -s pods"), 0);
+	expect_order("\nc-v100", "\na-t4", "\nb-p100");
+	assert_int_equal(inspect_small("--run 1 --at 50 --sort name"), 0);
+	expect_order("\na-t4", "\nb-p100", "\nc-v100");
+	assert_int_equal(inspect_small("--run 1 --at 50 --sort name --json"), 0);
+	expect_order("\"a-t4\"", "\"b-p100\"", "\"c-v100\"");
+}
+
+static void test_filters(void **state)
+{
+	(void)state;
+	assert_int_equal(inspect_small("--run 1 --at 50 --model T4,P100"), 0);
+	expect_no_row("c-v100");
+	expect_row("a-t4", "a-t4 T4 1000 1000 250 0 1750 1024/65536 9/32 17/128 1458 2");
+	expect_row("b-p100", "b-p100 P100 1000 0 1000 0/32768 4/16 8/64 667 1");
+	/* Subtotals of the selected nodes; the cluster's totals stay whole. */
+	expect_out("Per GPU model (the nodes the filters select, idle ones too;");
+	expect_row("selected", "selected 2 6 3250/6000 54.2 2750 2125 77.3 3");
+	expect_no_row("V100M16");
+	expect_out("Allocated/Total GPU share in cluster: 4050/8000 milli-GPU (50.6%)");
+	expect_out("; 2 nodes shown of the 2 the filters select\n");
+	assert_int_equal(inspect_small("--run 1 --at 50 --node '?-[tp]*'"), 0);
+	expect_no_row("c-v100");
+	expect_out("\na-t4 ");
+	expect_out("\nb-p100 ");
+	/* At least 1200 milli free: a-t4 (1750) and c-v100 (1200), not b-p100 (1000). */
+	assert_int_equal(inspect_small("--run 1 --at 50 --min-free 1200"), 0);
+	expect_out("\nc-v100 ");
+	expect_out("\na-t4 ");
+	expect_no_row("b-p100");
+	/* Filters together. */
+	assert_int_equal(inspect_small("--run 1 --at 50 -M V100M16 -N 'c-*' -f 1300"), 0);
+	expect_out("(no node to show)\n");
+	expect_out("; 0 nodes shown of the 0 the filters select\n");
+}
+
+/* -o, '+', --raw and --json; every line within $COLUMNS. */
+static void test_output_and_width(void **state)
+{
+	const char *line;
+	cJSON *root;
+
+	(void)state;
+	assert_int_equal(inspect_small("--run 1 --at 50 -o NAME,frag,Pods"), 0);
+	expect_row("NAME", "NAME FRAG PODS");
+	expect_row("a-t4", "a-t4 1458 2");
+	assert_int_equal(inspect_small("--run 1 --at 50 -o +idx"), 0);
+	expect_row("NAME", "NAME MODEL GPUS FREE GPUMEM CPU MEM FRAG PODS IDX");
+	expect_row("b-p100", "b-p100 P100 1000 0 1000 0/32768 4/16 8/64 667 1 2");
+	/* Raw: one line per node, GPU cells joined by commas, no header line or totals. */
+	assert_int_equal(inspect_small("--run 1 --at 50 --raw -o name,gpus,gpubar"), 0);
+	assert_string_equal(out, "NAME GPUS GPUBAR\nc-v100 800,0 8.\na-t4 1000,1000,250,0 ##2.\n"
+				 "b-p100 1000,0 #.\n");
+	/* The run list as JSON, with what tells runs apart. */
+	assert_int_equal(inspect_small("--json"), 0);
+	root = cJSON_Parse(out);
+	assert_non_null(root);
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(root, "runs")), 2);
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "runs"),
+								     1),
+						 "scoring")->valuestring,
+			    "compat");
+	cJSON_Delete(root);
+
+	/*
+	 * COLUMNS=70: the numbers would take 72 characters, so one character
+	 * per GPU; every line, the texts broken at spaces, within 70.
+	 */
+	setenv("COLUMNS", "70", 1);
+	assert_int_equal(inspect_small("--run 1 --at 50"), 0);
+	unsetenv("COLUMNS");
+	expect_row("a-t4", "a-t4 T4 ##2. 1750 1024/65536 9/32 17/128 1458 2");
+	expect_out("GPUBAR one character per GPU: '.' idle, 0-9 tenths held, '#' whole;\n  FREE");
+	for (line = out; *line;) {
+		size_t len = strcspn(line, "\n");
+
+		if (len > 70)
+			fail_msg("a line of %zu characters at COLUMNS=70:\n%s", len, out);
+		line += len + (line[len] == '\n');
+	}
+	/* Wide enough: the numbers. */
+	setenv("COLUMNS", "120", 1);
+	assert_int_equal(inspect_small("--run 1 --at 50"), 0);
+	unsetenv("COLUMNS");
+	expect_row("a-t4", "a-t4 T4 1000 1000 250 0 1750 1024/65536 9/32 17/128 1458 2");
+}
+
+static void test_list_filters(void **state)
+{
+	(void)state;
+	assert_int_equal(inspect_small(""), 0);
+	expect_row("1", "1 binpack time 42 pods.csv scale 1 exact ideal 6 0 - 0.0");
+	/* An inflate run's headline is UNALLOC% (none here: the clones never fill the cluster). */
+	expect_row("2", "2 spread inflate 42 pods.csv inflate 1.3 compat ideal 10 5 - -");
+	assert_int_equal(inspect_small("--policy spread"), 0);
+	expect_no_row("1");
+	expect_out("\n2 ");
+	assert_int_equal(inspect_small("--mode time -o id,policy,mode"), 0);
+	assert_string_equal(out, "ID POLICY  MODE\n1  binpack time\n");
+	assert_int_equal(inspect_small("--trace 'pod*.csv' --limit 1 -o id,policy"), 0);
+	assert_string_equal(out, "ID POLICY\n2  spread\n(1 newest of 2 runs)\n");
+	assert_int_equal(inspect_small("--trace 'x*' -o id"), 0);
+	expect_out(": no run matches the filters\n");
+	assert_int_equal(inspect_small("--policy binpack --raw -o policy,wait,unalloc%%"), 0);
+	assert_string_equal(out, "POLICY WAIT UNALLOC%\nbinpack 0.0 -\n");
+}
+
+/* Bad values: exit 2, and the message names the option and the value. */
+static void test_bad_values(void **state)
+{
+	(void)state;
+	assert_int_equal(inspect_small("--run 1 --at later"), 2);
+	expect_err("gpusim inspect: --at: 'later' is not 'end', 'peak' or a time in seconds\n");
+	assert_int_equal(inspect_small("--run 1 --sort size"), 2);
+	expect_err("--sort: 'size' is not 'free', 'frag', 'pods' or 'name'");
+	assert_int_equal(inspect_small("--run 1 --model A100"), 2);
+	expect_err("gpusim inspect: --model: no node of run 1 has GPU model 'A100'; its models "
+		   "are V100M16, T4, P100\n");
+	assert_int_equal(inspect_small("--run 1 -o name,gpu"), 2);
+	expect_err("gpusim inspect: --output: 'gpu' is not a column of the node table; its "
+		   "columns are IDX, NAME, MODEL, SHARING, GPUS, GPUBAR, FREE, GPUMEM, CPU, MEM, "
+		   "FRAG, PODS\n");
+	assert_int_equal(inspect_small("-o name"), 2);
+	expect_err("--output: 'name' is not a column of the run list");
+	assert_int_equal(inspect_small("--run 1 --min-free -5"), 2);
+	expect_err("--min-free: '-5'");
+	assert_int_equal(inspect_small("--limit 0"), 2);
+	expect_err("--limit: '0'");
+	assert_int_equal(inspect_small("--policy fdg"), 2);
+	expect_err("gpusim inspect: --policy: 'fdg' is not a policy; 'gpusim policies' lists them\n");
+	assert_int_equal(inspect_small("--mode batch"), 2);
+	expect_err("--mode: 'batch' is not 'time' or 'inflate'");
+	assert_int_equal(inspect_small("--run 1 --policy fgd"), 2);
+	assert_int_equal(inspect_small("--sort free"), 2);
+	expect_err("--sort needs --run ID");
+	assert_int_equal(inspect_small("--run 1 --raw --json"), 2);
+	/* -d is --details here, as in kubectl: a database after it gets a pointed message. */
+	assert_int_equal(inspect("-d x.db --run 1"), 2);
+	expect_err("gpusim inspect: -d is --details here, as in kubectl inspect gpushare -d; give "
+		   "the database with --db x.db\n");
+	assert_string_equal(out, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +790,13 @@ int main(void)
 		cmocka_unit_test(test_inconsistent_run),
 		cmocka_unit_test(test_newer_schema),
 		cmocka_unit_test(test_sharing_modes),
+		cmocka_unit_test(test_small_by_hand),
+		cmocka_unit_test(test_details),
+		cmocka_unit_test(test_sort),
+		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_output_and_width),
+		cmocka_unit_test(test_list_filters),
+		cmocka_unit_test(test_bad_values),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
