@@ -93,8 +93,12 @@ run_all() {
 # the bundled H100 example (a folder traces/*h100*/ with cluster.* or
 # nodes.*, and pods.*) once it is there.
 run_sharing() {
-	local db=$1 dir nodes pods
-	if ! "$G" sweep --help 2>&1 | grep -qE '^ +(-[a-zA-Z], )?--sharing '; then
+	local db=$1 dir nodes pods help
+	# Read the help whole first: grep -q stops at the first match, and under
+	# pipefail the SIGPIPE of a help longer than one stdio buffer would read
+	# as "no --sharing".
+	help=$("$G" sweep --help 2>&1)
+	if ! grep -qE '^ +(-[a-zA-Z], )?--sharing ' <<<"$help"; then
 		echo "regress.sh: sharing matrix skipped: this gpusim's sweep has no --sharing"
 		return 0
 	fi
