@@ -358,7 +358,8 @@ static void test_errors(void **state)
 	assert_int_equal(inspect("--run 1"), 2);
 	expect_err("gpusim inspect: --db is required; try 'gpusim inspect --help'");
 	assert_int_equal(inspect_db("--run 1 --at -3"), 2);
-	expect_err("--at: '-3' is not a non-negative integer");
+	expect_err("--at: '-3' is not 'end', 'peak' or a time in seconds (a non-negative "
+		   "integer)");
 	assert_int_equal(inspect_db("--run x"), 2);
 	expect_err("--run: 'x' is not a non-negative integer");
 	assert_int_equal(inspect_db("--run 1 --nodes some"), 2);
@@ -746,7 +747,8 @@ static void test_bad_values(void **state)
 {
 	(void)state;
 	assert_int_equal(inspect_small("--run 1 --at later"), 2);
-	expect_err("gpusim inspect: --at: 'later' is not 'end', 'peak' or a time in seconds\n");
+	expect_err("gpusim inspect: --at: 'later' is not 'end', 'peak' or a time in seconds (a "
+		   "non-negative integer)\n");
 	assert_int_equal(inspect_small("--run 1 --sort size"), 2);
 	expect_err("--sort: 'size' is not 'free', 'frag', 'pods' or 'name'");
 	assert_int_equal(inspect_small("--run 1 --model A100"), 2);

@@ -48,10 +48,9 @@ static int parse_at(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const
 		at->kind = GS_AT_PEAK;
 		return 0;
 	}
-	if (*c == '-')
-		c++;
-	if (!*c || c[strspn(c, "0123456789")]) {
-		gs_opt_err(cmd, o, "'%s' is not 'end', 'peak' or a time in seconds", value);
+	if (!*c || *c == '-' || c[strspn(c, "0123456789")]) {
+		gs_opt_err(cmd, o, "'%s' is not 'end', 'peak' or a time in seconds (a "
+			   "non-negative integer)", value);
 		return GS_EINVAL;
 	}
 	if (gs_opt_int(cmd, o, value, 0, INT64_MAX, &at->t_s))
@@ -139,8 +138,8 @@ static const struct gs_cmd_spec inspect_cmd = {
 		 "a file without $COLUMNS they are not cut. Names and sharing modes are\n"
 		 "truncated first; --raw and --json never truncate.\n"
 		 "A run stored with --no-pods has no pod rows and cannot be shown this way.\n",
-	.outro = "Columns of the run list (default: ID,POLICY,MODE,SEED,TRACE,LOAD,SCORING,SHARING,\n"
-		 "PLACED,FAILED,UNALLOC%,WAIT):\n"
+	.outro = "Columns of the run list (default: ID,POLICY,MODE,SEED,TRACE,LOAD,SCORING,\n"
+		 "SHARING,PLACED,FAILED,UNALLOC%,WAIT):\n"
 		 "  ID, POLICY, MODE, SEED, TRACE (pods file), LOAD (load N%, scale N or inflate\n"
 		 "  N), SCORING (exact or compat), SHARING, PODS, PLACED, FAILED, UNALLOC%\n"
 		 "  (inflate runs), WAIT (mean wait in s, time-mode runs), WAIT99 (its 99th\n"
@@ -150,7 +149,9 @@ static const struct gs_cmd_spec inspect_cmd = {
 		 "  IDX node index; NAME; MODEL GPU model; SHARING the node's modes; GPUS the\n"
 		 "  share each GPU holds, GPU 0 first, in milli-GPU (1000 = whole GPU; under\n"
 		 "  sharing modes as the mode counts it: a whole GPU under exclusive, a replica\n"
-		 "  under timeslice and mps, the instance under mig); FREE milli-GPU left on\n"
+		 "  under timeslice and mps, the instance under mig); GPUBAR the same, one\n"
+		 "  character per GPU ('.' idle, 0-9 tenths held, '#' whole), shown instead of\n"
+		 "  GPUS when the numbers do not fit the width; FREE milli-GPU left on\n"
 		 "  the node; GPUMEM GPU memory asked for/total in MiB (0 when the trace asks\n"
 		 "  none); CPU cores allocated/total; MEM memory allocated/total in GiB; FRAG\n"
 		 "  the node's FGD fragmentation in milli-GPU: the free share the trace's\n"
