@@ -2,7 +2,8 @@
 /*
  * test_opt.c - the table-driven option parser (cli/opt.h) on a made-up
  * command: values and their ranges, the strict number syntax, lists,
- * conflicts, required options, defaults, operands and --help.
+ * conflicts, required options, defaults, operands and --help; a list
+ * that takes the arguments after it (GS_OPT_MULTI).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -188,6 +189,111 @@ static void test_help_text(void **state)
 	assert_non_null(strstr(buf, "\nThe end.\n"));
 }
 
+/* A command with a GS_OPT_MULTI list and operands, as `sweep --pods a.csv b.csv` is. */
+struct margs {
+	struct gs_opt_list files;
+	bool verbose;
+	char **ops;
+	size_t n_ops;
+};
+
+#define S struct margs
+static const struct gs_opt mopts[] = {
+	{ GS_OPT_LIST_AT(S, files, 4), .name = "files", .short_name = 'f', .arg = "FILE...",
+	  .flags = GS_OPT_MULTI, .help = "files" },
+	{ GS_OPT_FLAG_AT(S, verbose), .name = "verbose", .short_name = 'v', .help = "talk" },
+	{ 0 },
+};
+#undef S
+
+static const struct gs_cmd_spec mcmd = {
+	.name = "multi",
+	.opts = mopts,
+	.operand = "OP...",
+	.min_operands = 1,
+	.operands_offset = offsetof(struct margs, ops),
+	.n_operands_offset = offsetof(struct margs, n_ops),
+};
+
+/* As parse(), for mcmd: "multi LINE" split at spaces. */
+static int parse_multi(const char *line, struct margs *a, int *status)
+{
+	static char buf[512];
+	static char *argv[32];
+	char *save = NULL, *tok;
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "multi %s", line);
+	for (tok = strtok_r(buf, " ", &save); tok && argc < 31; tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	memset(a, 0, sizeof(*a));
+	return gs_opt_parse(&mcmd, argc, argv, a, status);
+}
+
+/* Expects the items of a.files to be want (space-separated), in order. */
+static void expect_files(const struct margs *a, const char *want)
+{
+	char got[256] = "";
+	size_t i;
+
+	for (i = 0; i < a->files.n; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", i ? " " : "",
+			 a->files.v[i]);
+	assert_string_equal(got, want);
+}
+
+static void test_multi(void **state)
+{
+	struct margs a;
+	int status = -7;
+
+	(void)state;
+	/* The arguments after the value are items too, up to the next option; commas split. */
+	assert_int_equal(parse_multi("op1 --files a b,c d -v op2", &a, &status), 0);
+	expect_files(&a, "a b c d");
+	assert_true(a.verbose);
+	/* The operands keep their order, around the list and after "--". */
+	assert_int_equal(a.n_ops, 2);
+	assert_string_equal(a.ops[0], "op1");
+	assert_string_equal(a.ops[1], "op2");
+	gs_opt_release(&mcmd, &a);
+	assert_int_equal(parse_multi("--files=x y -- -z w", &a, &status), 0);
+	expect_files(&a, "x y");
+	assert_int_equal(a.n_ops, 2);
+	assert_string_equal(a.ops[0], "-z");
+	assert_string_equal(a.ops[1], "w");
+	gs_opt_release(&mcmd, &a);
+	/* Repeating the option starts the list again, as for any list. */
+	assert_int_equal(parse_multi("--files a b -v op --files c", &a, &status), 0);
+	expect_files(&a, "c");
+	assert_int_equal(a.n_ops, 1);
+	gs_opt_release(&mcmd, &a);
+	/* The items together obey the list's rules. */
+	assert_int_equal(parse_multi("op --files a b a", &a, &status), -1);
+	assert_int_equal(status, 2);
+	assert_null(a.files.v);
+	assert_int_equal(parse_multi("op --files a b,,c", &a, &status), -1);
+	assert_int_equal(status, 2);
+	assert_int_equal(parse_multi("op --files a b c d e", &a, &status), -1);
+	assert_int_equal(status, 2);
+	assert_null(a.files.v);
+}
+
+/* Without a GS_OPT_MULTI option, a word after a list's value is an operand, as before. */
+static void test_list_without_multi(void **state)
+{
+	struct args a;
+	int status;
+
+	(void)state;
+	assert_int_equal(parse("-i x --tags a f", &a, &status), 0);
+	assert_int_equal(a.tags.n, 1);
+	assert_string_equal(a.file, "f");
+	gs_opt_release(&cmd, &a);
+	expect_usage_error("-i x --tags a b f");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +301,8 @@ int main(void)
 		cmocka_unit_test(test_numbers_are_strict),
 		cmocka_unit_test(test_line_errors),
 		cmocka_unit_test(test_help_text),
+		cmocka_unit_test(test_multi),
+		cmocka_unit_test(test_list_without_multi),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

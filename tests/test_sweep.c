@@ -677,6 +677,65 @@ static void test_cli(void **st)
 }
 
 /*
+ * `sweep --pods` takes the files the shell's glob gives (--pods DIR/STAR.csv)
+ * as it takes a comma list: the same matrix, so the second form finds
+ * every run done; a missing one is named, exit 2; an argument after
+ * another option is not a trace.
+ */
+static void test_cli_pods_glob(void **st)
+{
+	const char *dir = gs_test_tmpdir();
+	char args[2048], out[65536], glob_dir[300], path[400];
+	const char *names[] = { "a.csv", "b.csv", "c.csv" };
+	size_t i;
+
+	(void)st;
+	if (access(GS_GPUSIM_BIN, X_OK) != 0)
+		skip();
+	gs_test_path("glob", glob_dir, sizeof(glob_dir));
+	assert_int_equal(mkdir(glob_dir, 0777), 0);
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", glob_dir, names[i]);
+		/* Other pods in each (a run is known by its inputs' checksums). */
+		snprintf(args, sizeof(args), "head -n %zu '%s' >'%s'", 100 + 10 * i, pods_path, path);
+		assert_int_equal(system(args), 0);
+	}
+	/* gpusim() runs the line through sh, which expands the glob: the files in its order. */
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s'/*.csv --policy fgd --seeds 1 "
+		 "--jobs 2 --db '%s/glob.db'", nodes_path, glob_dir, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "3 runs: 3 ran, 0 already in"));
+	for (i = 0; i < 3; i++) {
+		char row[64];
+
+		snprintf(row, sizeof(row), "%-5.1s  %-14s", names[i], "fgd");
+		assert_non_null(strstr(out, row));
+	}
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods %s/a.csv,%s/b.csv,%s/c.csv "
+		 "--policy fgd --seeds 1 --db '%s/glob.db'", nodes_path, glob_dir, glob_dir, glob_dir,
+		 dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "3 runs: 0 ran, 3 already in"));
+
+	/* A missing file among them is named, before any run. */
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods %s/a.csv %s/missing.csv --policy fgd "
+		 "--seeds 1 --db '%s/glob.db'", nodes_path, glob_dir, glob_dir, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+	assert_non_null(strstr(out, "missing.csv"));
+	/* Given twice (a.csv and a.csv again): refused like a repeated comma item. */
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods %s/a.csv %s/a.csv --db '%s/x.db'",
+		 nodes_path, glob_dir, glob_dir, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+	assert_non_null(strstr(out, "is given twice"));
+	/* After another option, a file is not a trace. */
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods %s/a.csv --seeds 1 %s/b.csv "
+		 "--db '%s/x.db'", nodes_path, glob_dir, glob_dir, dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 2);
+	assert_non_null(strstr(out, "unexpected argument"));
+	assert_non_null(strstr(out, "b.csv"));
+}
+
+/*
  * The sharing figures, from test_cli's sweep of exclusive and
  * timeslice:replicas=2 at loads 50 and 120 with binpack: the data show the
  * highest load, the mechanisms in the README's order, what run_summary
@@ -904,6 +963,7 @@ int main(void)
 		cmocka_unit_test(test_time_sweep_loads),
 		cmocka_unit_test(test_time_plot),
 		cmocka_unit_test(test_cli),
+		cmocka_unit_test(test_cli_pods_glob),
 		cmocka_unit_test(test_sharing_plot),
 		cmocka_unit_test(test_plot),
 	};

@@ -62,8 +62,10 @@ static const struct gs_opt sweep_opts[] = {
 	{ GS_OPT_GROUP_HEADING("Inputs:") },
 	{ GS_OPT_STRING_AT(S, nodes), .name = "nodes", .short_name = 'n', .arg = "FILE",
 	  .flags = GS_OPT_REQUIRED, .help = "cluster: openb node list, gpusim CSV or JSON" },
-	{ GS_OPT_LIST_AT(S, pods, 256), .name = "pods", .short_name = 'p', .arg = "LIST",
-	  .flags = GS_OPT_REQUIRED, .help = "comma-separated pod traces" },
+	{ GS_OPT_LIST_AT(S, pods, 256), .name = "pods", .short_name = 'p', .arg = "FILE...",
+	  .flags = GS_OPT_REQUIRED | GS_OPT_MULTI,
+	  .help = "pod traces: comma-separated, or one argument each up to the next option, "
+		  "as the shell's glob gives them (--pods traces/*.csv)" },
 
 	{ GS_OPT_GROUP_HEADING("Matrix:") },
 	{ GS_OPT_CUSTOM_AT(S, policies, struct gs_cli_policies, gs_cli_parse_policies, NULL),
@@ -152,13 +154,13 @@ static const struct gs_opt sweep_opts[] = {
 static const struct gs_cmd_spec sweep_cmd = {
 	.name = "sweep",
 	.intro = "Runs every combination of trace, policy, sharing mode, load (or time scale)\n"
-		 "and seed, in\n"
-		 "parallel, stores each run in a SQLite database (schema: results/SCHEMA.md) and\n"
-		 "prints the mean and standard deviation over seeds of the headline figures:\n"
-		 "unallocated GPU % at arrived workload 100% in inflate mode; the mean wait (the\n"
-		 "one to rank by), p99 wait and completion times in time mode. Runs already\n"
-		 "complete in the database with the same inputs and options (load and time scale\n"
-		 "included) are skipped, so an interrupted sweep resumes.\n",
+		 "and seed, in parallel, stores each run in a SQLite database (schema:\n"
+		 "results/SCHEMA.md) and prints the mean and standard deviation over seeds of\n"
+		 "the headline figures: unallocated GPU % at arrived workload 100% in inflate\n"
+		 "mode; the mean wait (the one to rank by), p99 wait and completion times in\n"
+		 "time mode. Runs already complete in the database with the same inputs and\n"
+		 "options (load and time scale included) are skipped, so an interrupted sweep\n"
+		 "resumes.\n",
 	.outro = "A progress bar is drawn on stderr when it is a terminal.\n"
 		 "Exit status: 0 success, 1 a run failed, 2 bad input or usage.\n",
 	.opts = sweep_opts,

@@ -23,7 +23,7 @@
 /* Lines of --help are wrapped to this many columns. */
 #define HELP_WIDTH 79
 
-static bool takes_value(const struct gs_opt *o)
+bool gs_opt_takes_value(const struct gs_opt *o)
 {
 	switch (o->kind) {
 	case GS_OPT_INT:
@@ -39,7 +39,7 @@ static bool takes_value(const struct gs_opt *o)
 	}
 }
 
-static bool is_option(const struct gs_opt *o)
+bool gs_opt_is_option(const struct gs_opt *o)
 {
 	return o->kind != GS_OPT_GROUP && o->kind != GS_OPT_END;
 }
@@ -222,50 +222,93 @@ static void list_release(struct gs_opt_list *l)
 	l->n = 0;
 }
 
-/* Splits s at commas into one block: the pointer array, then a copy of s. */
-static int parse_list(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *s,
-		      struct gs_opt_list *out)
+/*
+ * Makes *out one block, the pointer array then a copy of each item, from
+ * the n items given: none twice, at most .max. Returns 0, or GS_EINVAL or
+ * GS_ENOMEM (printed) with *out untouched.
+ */
+static int list_build(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+		      const char *const *items, size_t n, struct gs_opt_list *out)
 {
-	size_t n = 1, len = strlen(s), i, j;
+	size_t bytes = 0, i, j;
 	const char **v;
-	char *copy, *p;
+	char *p;
 
-	for (p = (char *)s; *p; p++)
-		n += *p == ',';
 	if (o->max > 0 && n > (uint64_t)o->max) {
 		gs_opt_err(cmd, o, "more than %" PRId64 " items", o->max);
 		return GS_EINVAL;
 	}
-	v = malloc(n * sizeof(*v) + len + 1);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i; j++)
+			if (!strcmp(items[j], items[i])) {
+				gs_opt_err(cmd, o, "'%s' is given twice", items[i]);
+				return GS_EINVAL;
+			}
+		bytes += strlen(items[i]) + 1;
+	}
+	v = malloc(n * sizeof(*v) + bytes);
 	if (!v) {
 		gs_opt_err(cmd, o, "out of memory");
 		return GS_ENOMEM;
 	}
-	copy = (char *)(v + n);
-	memcpy(copy, s, len + 1);
+	p = (char *)(v + n);
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(items[i]) + 1;
+
+		memcpy(p, items[i], len);
+		v[i] = p;
+		p += len;
+	}
+	out->v = v;
+	out->n = n;
+	return 0;
+}
+
+/*
+ * Splits s at commas into the items of *out: in place of what it held, or
+ * after it when append (the arguments after a GS_OPT_MULTI option's value).
+ */
+static int parse_list(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *s,
+		      struct gs_opt_list *out, bool append)
+{
+	size_t n_old = append ? out->n : 0, n = 1, i;
+	struct gs_opt_list fresh = { NULL, 0 };
+	const char **items;
+	char *copy, *p;
+	int rc = GS_ENOMEM;
+
+	for (p = (char *)s; *p; p++)
+		n += *p == ',';
+	items = malloc((n_old + n) * sizeof(*items));
+	copy = strdup(s);
+	if (!items || !copy) {
+		gs_opt_err(cmd, o, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n_old; i++)
+		items[i] = out->v[i];
 	for (i = 0, p = copy; i < n; i++) {
 		char *comma = strchr(p, ',');
 
 		if (comma)
 			*comma = '\0';
-		v[i] = p;
 		if (!*p) {
 			gs_opt_err(cmd, o, "'%s' has an empty item", s);
-			free(v);
-			return GS_EINVAL;
+			rc = GS_EINVAL;
+			goto out;
 		}
-		for (j = 0; j < i; j++)
-			if (!strcmp(v[j], p)) {
-				gs_opt_err(cmd, o, "'%s' is given twice", p);
-				free(v);
-				return GS_EINVAL;
-			}
+		items[n_old + i] = p;
 		p = comma ? comma + 1 : p + strlen(p);
 	}
-	list_release(out);
-	out->v = v;
-	out->n = n;
-	return 0;
+	rc = list_build(cmd, o, items, n_old + n, &fresh);
+	if (!rc) {
+		list_release(out);
+		*out = fresh;
+	}
+out:
+	free(items);
+	free(copy);
+	return rc;
 }
 
 /* Converts value into the option's field. Returns 0, GS_EINVAL or GS_ENOMEM (printed). */
@@ -291,7 +334,7 @@ static int set_value(const struct gs_cmd_spec *cmd, const struct gs_opt *o, cons
 		*(const char **)f = value;
 		return 0;
 	case GS_OPT_LIST:
-		return parse_list(cmd, o, value, f);
+		return parse_list(cmd, o, value, f, false);
 	case GS_OPT_ENUM:
 		return parse_enum(cmd, o, value, f);
 	case GS_OPT_CUSTOM:
@@ -323,7 +366,7 @@ static bool names(const char *list, const char *name)
 static const char *long_name(const struct gs_cmd_spec *cmd, size_t n, size_t i)
 {
 	if (i < n)
-		return is_option(&cmd->opts[i]) ? cmd->opts[i].name : NULL;
+		return gs_opt_is_option(&cmd->opts[i]) ? cmd->opts[i].name : NULL;
 	return i == n ? "help" : "version";
 }
 
@@ -362,29 +405,43 @@ static void bad_long(const struct gs_cmd_spec *cmd, const char *token)
 static int parse_options(const struct gs_cmd_spec *cmd, int argc, char **argv, void *args,
 			 bool *seen, int *status_out)
 {
-	size_t n = count_rows(cmd->opts), i, k = 0;
+	size_t n = count_rows(cmd->opts), i, k = 0, n_rest = 0;
 	struct option *longopts = calloc(n + 3, sizeof(*longopts));
-	char *shorts = malloc(2 * n + 4), *s = shorts;
+	char *shorts = malloc(2 * n + 5), *s = shorts, **rest = NULL;
 	int c, rc = -1, val_help = VAL_ROW0 + (int)n, val_version = val_help + 1;
+	const struct gs_opt *multi = NULL; /* the GS_OPT_MULTI option the next arguments extend */
+	bool in_order = false;
 
 	*status_out = 2;
-	if (!longopts || !shorts) {
+	for (i = 0; i < n; i++)
+		in_order |= cmd->opts[i].kind == GS_OPT_LIST && (cmd->opts[i].flags & GS_OPT_MULTI);
+	/*
+	 * With a GS_OPT_MULTI option, getopt_long returns the other arguments
+	 * where they stand (as option 1) instead of moving them to the end, so
+	 * that they can be given to the option they follow; the operands among
+	 * them are kept in rest and put back where getopt would have moved them.
+	 */
+	if (in_order)
+		rest = malloc((size_t)argc * sizeof(*rest));
+	if (!longopts || !shorts || (in_order && !rest)) {
 		cmd_err(cmd, "out of memory");
 		*status_out = 1;
 		goto out;
 	}
+	if (in_order)
+		*s++ = '-';
 	*s++ = ':'; /* report a missing value as ':' and print nothing */
 	*s++ = 'h';
 	for (i = 0; i < n; i++) {
 		const struct gs_opt *o = &cmd->opts[i];
 
-		if (!is_option(o))
+		if (!gs_opt_is_option(o))
 			continue;
-		longopts[k++] = (struct option){ o->name, takes_value(o) ? required_argument :
+		longopts[k++] = (struct option){ o->name, gs_opt_takes_value(o) ? required_argument :
 						 no_argument, NULL, VAL_ROW0 + (int)i };
 		if (o->short_name) {
 			*s++ = o->short_name;
-			if (takes_value(o))
+			if (gs_opt_takes_value(o))
 				*s++ = ':';
 		}
 	}
@@ -398,6 +455,16 @@ static int parse_options(const struct gs_cmd_spec *cmd, int argc, char **argv, v
 		const struct gs_opt *o = NULL;
 		int err;
 
+		if (c == 1) {
+			err = multi ? parse_list(cmd, multi, optarg, field_of(args, multi), true) : 0;
+			if (err) {
+				*status_out = err == GS_ENOMEM ? 1 : 2;
+				goto out;
+			}
+			if (!multi)
+				rest[n_rest++] = optarg;
+			continue;
+		}
 		if (c == 'h' || c == val_help) {
 			gs_opt_usage(cmd, stdout);
 			*status_out = 0;
@@ -415,7 +482,7 @@ static int parse_options(const struct gs_cmd_spec *cmd, int argc, char **argv, v
 			const char *token = argv[optind - 1];
 
 			for (i = 0; !bad && optopt > 0 && i < n; i++)
-				if (is_option(&cmd->opts[i]) && cmd->opts[i].short_name == optopt)
+				if (gs_opt_is_option(&cmd->opts[i]) && cmd->opts[i].short_name == optopt)
 					bad = &cmd->opts[i];
 			if (c == ':' && bad)
 				cmd_err(cmd, "--%s needs a value; try 'gpusim %s --help'", bad->name,
@@ -434,7 +501,7 @@ static int parse_options(const struct gs_cmd_spec *cmd, int argc, char **argv, v
 			o = &cmd->opts[c - VAL_ROW0];
 		} else {
 			for (i = 0; i < n && !o; i++)
-				if (is_option(&cmd->opts[i]) && cmd->opts[i].short_name == c)
+				if (gs_opt_is_option(&cmd->opts[i]) && cmd->opts[i].short_name == c)
 					o = &cmd->opts[i];
 		}
 		if (!o) {
@@ -447,11 +514,17 @@ static int parse_options(const struct gs_cmd_spec *cmd, int argc, char **argv, v
 			goto out;
 		}
 		seen[o - cmd->opts] = true;
+		multi = o->kind == GS_OPT_LIST && (o->flags & GS_OPT_MULTI) ? o : NULL;
 	}
+	/* The operands, in order, before those after "--", where check_line() reads them. */
+	optind -= (int)n_rest;
+	for (i = 0; i < n_rest; i++)
+		argv[optind + (int)i] = rest[i];
 	rc = 0;
 out:
 	free(longopts);
 	free(shorts);
+	free(rest);
 	return rc;
 }
 
@@ -475,10 +548,10 @@ static int check_line(const struct gs_cmd_spec *cmd, int argc, char **argv, void
 			}
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n && seen[i] && opts[i].requires; j++)
-			if (!seen[j] && is_option(&opts[j]) && names(opts[i].requires, opts[j].name)) {
+			if (!seen[j] && gs_opt_is_option(&opts[j]) && names(opts[i].requires, opts[j].name)) {
 				cmd_err(cmd, "--%s needs --%s%s%s", opts[i].name, opts[j].name,
-					takes_value(&opts[j]) ? " " : "",
-					takes_value(&opts[j]) ? opts[j].arg : "");
+					gs_opt_takes_value(&opts[j]) ? " " : "",
+					gs_opt_takes_value(&opts[j]) ? opts[j].arg : "");
 				return -1;
 			}
 	if (cmd->min_operands) {
@@ -500,14 +573,14 @@ static int check_line(const struct gs_cmd_spec *cmd, int argc, char **argv, void
 		return -1;
 	}
 	for (i = 0; i < n; i++)
-		n_req += is_option(&opts[i]) && (opts[i].flags & GS_OPT_REQUIRED);
+		n_req += gs_opt_is_option(&opts[i]) && (opts[i].flags & GS_OPT_REQUIRED);
 	for (i = 0; i < n; i++) {
-		if (!is_option(&opts[i]) || !(opts[i].flags & GS_OPT_REQUIRED) || seen[i])
+		if (!gs_opt_is_option(&opts[i]) || !(opts[i].flags & GS_OPT_REQUIRED) || seen[i])
 			continue;
 		/* One message names every required option, missing or not. */
 		fprintf(stderr, "gpusim %s: ", cmd->name);
 		for (j = 0, k = 0; j < n; j++) {
-			if (!is_option(&opts[j]) || !(opts[j].flags & GS_OPT_REQUIRED))
+			if (!gs_opt_is_option(&opts[j]) || !(opts[j].flags & GS_OPT_REQUIRED))
 				continue;
 			k++;
 			fprintf(stderr, "%s--%s", k == 1 ? "" : k < n_req ? ", " : " and ",
@@ -538,7 +611,7 @@ int gs_opt_parse(const struct gs_cmd_spec *cmd, int argc, char **argv, void *arg
 	if (check_line(cmd, argc, argv, args, seen))
 		goto fail;
 	for (i = 0; i < n; i++) {
-		if (seen[i] || !cmd->opts[i].def || !is_option(&cmd->opts[i]))
+		if (seen[i] || !cmd->opts[i].def || !gs_opt_is_option(&cmd->opts[i]))
 			continue;
 		err = set_value(cmd, &cmd->opts[i], cmd->opts[i].def, args);
 		if (err) {
@@ -632,18 +705,18 @@ void gs_opt_usage(const struct gs_cmd_spec *cmd, FILE *f)
 	int col = 6 + (int)strlen("--version") + 2, w;
 
 	for (o = cmd->opts; o->kind != GS_OPT_END; o++) {
-		if (!is_option(o))
+		if (!gs_opt_is_option(o))
 			continue;
-		w = 6 + left_column(o->name, takes_value(o) ? o->arg : NULL, left, sizeof(left)) + 2;
+		w = 6 + left_column(o->name, gs_opt_takes_value(o) ? o->arg : NULL, left, sizeof(left)) + 2;
 		col = w > col ? w : col;
 	}
 	col = col > 30 ? 30 : col;
 
 	fprintf(f, "usage: gpusim %s", cmd->name);
 	for (o = cmd->opts; o->kind != GS_OPT_END; o++)
-		if (is_option(o) && (o->flags & GS_OPT_REQUIRED))
-			fprintf(f, " --%s%s%s", o->name, takes_value(o) ? " " : "",
-				takes_value(o) ? o->arg : "");
+		if (gs_opt_is_option(o) && (o->flags & GS_OPT_REQUIRED))
+			fprintf(f, " --%s%s%s", o->name, gs_opt_takes_value(o) ? " " : "",
+				gs_opt_takes_value(o) ? o->arg : "");
 	fprintf(f, " [OPTIONS]%s%s\n", cmd->operand ? " " : "", cmd->operand ? cmd->operand : "");
 	if (cmd->intro)
 		fprintf(f, "\n%s", cmd->intro);
@@ -653,7 +726,7 @@ void gs_opt_usage(const struct gs_cmd_spec *cmd, FILE *f)
 			fprintf(f, "%s%s\n", o == cmd->opts ? "" : "\n", o->help);
 			continue;
 		}
-		option_line(f, o->short_name, o->name, takes_value(o) ? o->arg : NULL, o->help,
+		option_line(f, o->short_name, o->name, gs_opt_takes_value(o) ? o->arg : NULL, o->help,
 			    o->def, col);
 	}
 	option_line(f, 'h', "help", NULL, "this text", NULL, col);

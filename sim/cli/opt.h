@@ -43,7 +43,8 @@ enum gs_opt_kind {
 	GS_OPT_UINT,    /* uint64_t from 0 to .umax */
 	GS_OPT_DOUBLE,  /* finite double from .dmin to .dmax (GS_OPT_GT_MIN: above .dmin) */
 	GS_OPT_STRING,  /* const char *, pointing into argv */
-	GS_OPT_LIST,    /* struct gs_opt_list: comma-separated, no empty or repeated item */
+	GS_OPT_LIST,    /* struct gs_opt_list: comma-separated, no empty or repeated item
+			   (GS_OPT_MULTI: also the arguments after it) */
 	GS_OPT_ENUM,    /* int: the .value of the .choices entry named */
 	GS_OPT_CUSTOM,  /* .parse converts the value; .release frees what it keeps */
 };
@@ -51,6 +52,13 @@ enum gs_opt_kind {
 /* Flags of an option. */
 #define GS_OPT_REQUIRED 0x1 /* must be given; listed in the usage line */
 #define GS_OPT_GT_MIN 0x2   /* GS_OPT_DOUBLE: the value must be above .dmin, not equal */
+/*
+ * GS_OPT_LIST: the arguments that follow the value, up to the next option,
+ * are items too, so that `--pods a.csv b.csv` (what the shell makes of
+ * `--pods *.csv`) means `--pods a.csv,b.csv`. (In a command that takes
+ * operands, they would have to come before such an option, or after "--".)
+ */
+#define GS_OPT_MULTI 0x4
 
 /* One name of a GS_OPT_ENUM option; a table of them ends with { NULL, 0 }. */
 struct gs_opt_choice {
@@ -157,6 +165,12 @@ int gs_opt_parse(const struct gs_cmd_spec *cmd, int argc, char **argv, void *arg
 
 /* Frees what the table's LIST and CUSTOM options keep in args; args stays valid to release again. */
 void gs_opt_release(const struct gs_cmd_spec *cmd, void *args);
+
+/* Whether row o takes a value (every kind but FLAG, SET, GROUP and END). */
+bool gs_opt_takes_value(const struct gs_opt *o);
+
+/* Whether row o is an option (not a GROUP heading nor the END row). */
+bool gs_opt_is_option(const struct gs_opt *o);
 
 /* Writes the --help text of cmd to f. */
 void gs_opt_usage(const struct gs_cmd_spec *cmd, FILE *f);
