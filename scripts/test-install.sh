@@ -5,8 +5,12 @@
 # tree, the way a user gets it:
 #   1. `cmake --install` into a scratch DESTDIR: the installed gpusim replays
 #      the installed sample and `gpusim plot` finds the installed gnuplot
-#      scripts (no path of the build tree is used);
-#   2. `cpack -G DEB`: the package holds the binaries, scripts and docs,
+#      scripts (no path of the build tree is used); a man page per command is
+#      installed and renders (groff, man), and so are the bash and zsh
+#      completions (zsh's in vendor-completions under /usr, as Debian's
+#      packages do, and in site-functions under any other prefix);
+#   2. `cpack -G DEB`: the package holds the binaries, scripts, docs, man
+#      pages and completions,
 #      declares its library dependencies, and (as root with dpkg, e.g. in
 #      CI) installs with dpkg, runs, and is removed again.
 #
@@ -29,6 +33,24 @@ for f in bin/gpusim share/gpusim/scripts/plot_common.gp share/gpusim/traces/samp
 	share/doc/gpusim/SCHEMA.md share/doc/gpusim/LICENSE; do
 	[ -e "$root/$f" ] || fail "$f is not installed"
 done
+
+check_docs() { # PREFIX_ROOT ZSH_DIR: a man page per command that renders, and completions
+	for c in gpusim $("$1/bin/gpusim" --help |
+		awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print "gpusim-" $1 } /^$/ { on = 0 }'); do
+		page=$1/share/man/man1/$c.1
+		[ -s "$page" ] || fail "man page $c.1 is not installed"
+		if command -v groff >/dev/null 2>&1; then
+			warn=$(groff -man -Tutf8 -ww -z "$page" 2>&1) && [ -z "$warn" ] ||
+				fail "$c.1 does not render cleanly: $warn"
+		fi
+		if command -v man >/dev/null 2>&1; then
+			MANWIDTH=80 man -l "$page" 2>&1 | grep -q "^NAME" || fail "man -l $c.1 shows no NAME"
+		fi
+	done
+	[ -s "$1/share/bash-completion/completions/gpusim" ] || fail "the bash completion is not installed"
+	[ -s "$1/share/zsh/$2/_gpusim" ] || fail "the zsh completion is not in share/zsh/$2"
+	bash -n "$1/share/bash-completion/completions/gpusim" || fail "the bash completion is not bash"
+}
 
 run_installed() { # PREFIX_ROOT: replay the installed sample, then plot from a neutral directory
 	bin=$1/bin/gpusim
@@ -56,7 +78,12 @@ run_installed() { # PREFIX_ROOT: replay the installed sample, then plot from a n
 	rm -rf "$work"
 }
 run_installed "$root"
-echo "   installed gpusim replays, and plots with the installed scripts"
+check_docs "$root" vendor-completions
+echo "   installed gpusim replays, plots with the installed scripts; its man pages render"
+echo "== make install into $scratch/local (prefix /usr/local)"
+DESTDIR="$scratch/local" cmake --install "$build" --prefix /usr/local >/dev/null
+check_docs "$scratch/local/usr/local" site-functions
+echo "   man pages and completions installed (zsh: share/zsh/site-functions)"
 
 if ! command -v cpack >/dev/null 2>&1 || ! command -v dpkg-deb >/dev/null 2>&1; then
 	echo "== no cpack or dpkg-deb: the package is not checked"
@@ -71,8 +98,12 @@ grep -q 'Depends:.*libsqlite3' "$scratch/info" || fail "the package does not dep
 grep -q '\./usr/bin/gpusim$' "$scratch/contents" || fail "the package has no /usr/bin/gpusim"
 grep -q '\./usr/share/gpusim/scripts/plot_common.gp' "$scratch/contents" ||
 	fail "the package has no gnuplot scripts"
+grep -q '\./usr/share/man/man1/gpusim-sweep\.1' "$scratch/contents" || fail "the package has no man pages"
+grep -q '\./usr/share/bash-completion/completions/gpusim$' "$scratch/contents" ||
+	fail "the package has no bash completion"
 dpkg-deb -x "$deb" "$scratch/x"
 run_installed "$scratch/x/usr"
+check_docs "$scratch/x/usr" vendor-completions
 echo "   $(basename "$deb"): contents and dependencies right; unpacked, it replays and plots"
 
 if [ "$(id -u)" -eq 0 ] && [ "${CI:-}" = true ] && ! dpkg-query -W -f='${Status}' gpusim 2>/dev/null | grep -q 'ok installed'; then

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/sweep.h"
 #include "core/error.h"
+#include "core/sharing.h"
 
 const struct gs_opt_choice gs_cli_modes[] = {
 	{ "time", GS_MODE_TIME },
@@ -229,4 +230,37 @@ int gs_cli_parse_sharings(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 	} while (*s++ == ',');
 	*(struct gs_cli_sharings *)field = out;
 	return 0;
+}
+
+const char *gs_cli_value(const struct gs_opt *o, size_t i)
+{
+	size_t n;
+
+	if (o->kind == GS_OPT_ENUM) {
+		for (n = 0; o->choices[n].name; n++)
+			;
+		return i < n ? o->choices[i].name : NULL;
+	}
+	if (o->kind != GS_OPT_CUSTOM)
+		return NULL;
+	if (o->parse == gs_cli_parse_policies) {
+		n = gs_policies_count();
+		if (i < n)
+			return gs_policy_at(i)->name;
+		return i == n ? "all" : i == n + 1 ? "paper" : NULL;
+	}
+	if (o->parse == gs_cli_parse_sharing || o->parse == gs_cli_parse_sharings) {
+		/* Every mode but "default", which the spec of a GPU leaves unset. */
+		i += GS_SHARE_DEFAULT + 1;
+		return i < GS_SHARE__COUNT ? gs_share_mode_str((int)i) : NULL;
+	}
+	return NULL;
+}
+
+bool gs_cli_is_list(const struct gs_opt *o)
+{
+	return o->kind == GS_OPT_LIST ||
+	       (o->kind == GS_OPT_CUSTOM &&
+		(o->parse == gs_cli_parse_policies || o->parse == gs_cli_parse_sharings ||
+		 o->parse == gs_cli_parse_seeds || o->parse == gs_cli_parse_numbers));
 }

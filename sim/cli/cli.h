@@ -9,6 +9,7 @@
 #ifndef GS_CLI_H
 #define GS_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -119,5 +120,17 @@ int gs_cli_parse_numbers(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 
 /* Frees a struct gs_cli_numbers filled by gs_cli_parse_numbers() and empties it. */
 void gs_cli_numbers_release(void *field);
+
+/*
+ * Word i of those option o accepts as its value (or as each item of its
+ * list), for shell completion: the choices of a GS_OPT_ENUM option, the
+ * registry's policies then "all" and "paper" for the --policy converter,
+ * the sharing modes for the --sharing converters. Returns a static string,
+ * or NULL past the last word and for an option whose values are free.
+ */
+const char *gs_cli_value(const struct gs_opt *o, size_t i);
+
+/* Whether o takes a comma-separated list (GS_OPT_LIST, or a list converter of this file). */
+bool gs_cli_is_list(const struct gs_opt *o);
 
 #endif

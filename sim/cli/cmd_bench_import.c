@@ -103,3 +103,6 @@ int gs_cmd_bench_import(int argc, char **argv)
 		return GS_EXIT_OK;
 	return rc == GS_EPARSE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
 }
+
+/* The option tables of this command, for the man pages and completion (cmd.h). */
+const struct gs_cmd_spec *const gs_cmd_bench_import_specs[] = { &bench_import_cmd, NULL };

@@ -132,3 +132,6 @@ out:
 	gs_gen_spec_release(&spec);
 	return status;
 }
+
+/* The option tables of this command, for the man pages and completion (cmd.h). */
+const struct gs_cmd_spec *const gs_cmd_gen_specs[] = { &gen_cmd, NULL };

@@ -594,3 +594,6 @@ int gs_cmd_inspect(int argc, char **argv)
 	gs_opt_release(&inspect_cmd, &a);
 	return status;
 }
+
+/* The option tables of this command, for the man pages and completion (cmd.h). */
+const struct gs_cmd_spec *const gs_cmd_inspect_specs[] = { &inspect_cmd, NULL };

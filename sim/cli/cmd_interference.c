@@ -156,3 +156,7 @@ int gs_cmd_interference(int argc, char **argv)
 	gs_opt_release(cmd, &a);
 	return status;
 }
+
+/* The option tables of this command, for the man pages and completion (cmd.h). */
+const struct gs_cmd_spec *const gs_cmd_interference_specs[] = { &show_cmd, &export_cmd, &check_cmd,
+								      NULL };

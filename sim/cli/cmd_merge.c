@@ -140,3 +140,6 @@ done:
 	gs_opt_release(&merge_cmd, &a);
 	return status;
 }
+
+/* The option tables of this command, for the man pages and completion (cmd.h). */
+const struct gs_cmd_spec *const gs_cmd_merge_specs[] = { &merge_cmd, NULL };

@@ -301,3 +301,6 @@ out:
 	gs_plot_index_release(&ix);
 	return status;
 }
+
+/* The option tables of this command, for the man pages and completion (cmd.h). */
+const struct gs_cmd_spec *const gs_cmd_plot_specs[] = { &plot_cmd, NULL };

@@ -57,3 +57,6 @@ int gs_cmd_policies(int argc, char **argv)
 		printf("%-14s %s\n", gs_policy_at(i)->name, gs_policy_at(i)->summary);
 	return GS_EXIT_OK;
 }
+
+/* The option tables of this command, for the man pages and completion (cmd.h). */
+const struct gs_cmd_spec *const gs_cmd_policies_specs[] = { &policies_cmd, NULL };

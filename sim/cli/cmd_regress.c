@@ -223,3 +223,6 @@ out:
 	gs_rset_release(&now);
 	return status;
 }
+
+/* The option tables of this command, for the man pages and completion (cmd.h). */
+const struct gs_cmd_spec *const gs_cmd_regress_specs[] = { &regress_cmd, NULL };

@@ -482,3 +482,6 @@ out:
 	gs_opt_release(&replay_cmd, &a);
 	return status;
 }
+
+/* The option tables of this command, for the man pages and completion (cmd.h). */
+const struct gs_cmd_spec *const gs_cmd_replay_specs[] = { &replay_cmd, NULL };

@@ -319,3 +319,6 @@ out:
 	gs_opt_release(&sweep_cmd, &a);
 	return status;
 }
+
+/* The option tables of this command, for the man pages and completion (cmd.h). */
+const struct gs_cmd_spec *const gs_cmd_sweep_specs[] = { &sweep_cmd, NULL };

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * main.c - the gpusim program: dispatches `gpusim COMMAND ...` to the
- * subcommands listed in cmd.h.
+ * subcommands listed in cmd.h, whose registry (gs_commands) it defines.
+ *
+ * Two options are for the build, not for users, and --help does not list
+ * them: `gpusim --man DIR` writes the man pages into DIR and `gpusim
+ * --completion bash|zsh [FILE]` writes a completion script (docgen.h).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef __GLIBC__
@@ -10,26 +15,13 @@
 #endif
 
 #include "cli/cmd.h"
+#include "cli/docgen.h"
 #include "core/version.h"
 
-struct command {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *summary;
-};
-
-/* Subcommand names use '-' where the C name has '_' (bench_import). */
-#define GS_CMD_ENTRY(name, summary) { #name, gs_cmd_##name, summary },
-static const struct command commands[] = { GS_CMD_LIST(GS_CMD_ENTRY) };
+#define GS_CMD_ENTRY(name, typed, summary) { typed, gs_cmd_##name, summary, gs_cmd_##name##_specs },
+const struct gs_command gs_commands[] = { GS_CMD_LIST(GS_CMD_ENTRY) };
 #undef GS_CMD_ENTRY
-
-static int same_name(const char *typed, const char *c_name)
-{
-	for (; *typed && *c_name; typed++, c_name++)
-		if (*typed != *c_name && !(*typed == '-' && *c_name == '_'))
-			return 0;
-	return *typed == *c_name;
-}
+const size_t gs_n_commands = sizeof(gs_commands) / sizeof(gs_commands[0]);
 
 static void usage(FILE *f)
 {
@@ -38,19 +30,40 @@ static void usage(FILE *f)
 	fprintf(f, "usage: gpusim COMMAND [OPTIONS]\n\n"
 		   "Simulate and benchmark GPU-sharing placement policies.\n\n"
 		   "Commands:\n");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		char name[32];
-		size_t j;
-
-		snprintf(name, sizeof(name), "%s", commands[i].name);
-		for (j = 0; name[j]; j++)
-			if (name[j] == '_')
-				name[j] = '-';
-		fprintf(f, "  %-14s %s\n", name, commands[i].summary);
-	}
+	for (i = 0; i < gs_n_commands; i++)
+		fprintf(f, "  %-14s %s\n", gs_commands[i].name, gs_commands[i].summary);
 	fprintf(f, "\nRun 'gpusim COMMAND --help' for a command's options.\n"
 		   "Version %s. Documentation: README.md, results/SCHEMA.md, "
 		   "traces/README.md.\n", gs_version());
+}
+
+/* gpusim --man DIR, gpusim --completion bash|zsh [FILE]. */
+static int write_docs(int argc, char **argv)
+{
+	FILE *f = stdout;
+	int rc;
+
+	if (!strcmp(argv[1], "--man")) {
+		if (argc != 3) {
+			fprintf(stderr, "usage: gpusim --man DIR\n");
+			return GS_EXIT_USAGE;
+		}
+		return gs_man_write_all(argv[2]);
+	}
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: gpusim --completion bash|zsh [FILE]\n");
+		return GS_EXIT_USAGE;
+	}
+	if (argc == 4 && !(f = fopen(argv[3], "w"))) {
+		fprintf(stderr, "gpusim: %s: cannot create: %s\n", argv[3], strerror(errno));
+		return GS_EXIT_FAIL;
+	}
+	rc = gs_complete_write(argv[2], f);
+	if (f != stdout && fclose(f) != 0 && !rc) {
+		fprintf(stderr, "gpusim: %s: cannot write\n", argv[3]);
+		rc = GS_EXIT_FAIL;
+	}
+	return rc;
 }
 
 /*
@@ -88,9 +101,11 @@ int main(int argc, char **argv)
 		printf("gpusim %s\n", gs_version());
 		return GS_EXIT_OK;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (same_name(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--man") || !strcmp(argv[1], "--completion"))
+		return write_docs(argc, argv);
+	for (i = 0; i < gs_n_commands; i++)
+		if (!strcmp(argv[1], gs_commands[i].name))
+			return gs_commands[i].run(argc - 1, argv + 1);
 	fprintf(stderr, "gpusim: '%s' is not a gpusim command; see 'gpusim --help'\n", argv[1]);
 	return GS_EXIT_USAGE;
 }

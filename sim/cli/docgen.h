@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * docgen.h - the man pages and shell completion of gpusim, generated from
+ * the commands' option tables (cmd.h's registry, opt.h's rows), so they
+ * list exactly the options --help lists. The build runs
+ * `gpusim --man DIR` and `gpusim --completion bash|zsh` (main.c), and
+ * installs what they write.
+ */
+#ifndef GS_DOCGEN_H
+#define GS_DOCGEN_H
+
+#include <stdio.h>
+
+/*
+ * Writes gpusim.1 and one gpusim-NAME.1 per command into dir, which must
+ * exist. Returns 0, or 1 after a message on stderr naming the file that
+ * could not be written.
+ */
+int gs_man_write_all(const char *dir);
+
+/*
+ * Writes the completion script of shell, "bash" or "zsh", to f. Returns
+ * 0, or 2 after a message on stderr for another shell.
+ */
+int gs_complete_write(const char *shell, FILE *f);
+
+#endif
