@@ -254,9 +254,9 @@ static int error_paths(void *arg)
 	CHECK_EQ(cuMemAlloc_v2(NULL, 10), CUDA_ERROR_INVALID_VALUE);
 	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
 	CHECK_EQ(free_b, limit);
-	/* A device that does not exist is not charged. */
+	/* No current device: refused with the context's error, nothing charged. */
 	fakecuda_set_device(7);
-	CHECK_EQ(cuMemAlloc_v2(&a, 10), CUDA_ERROR_INVALID_DEVICE);
+	CHECK_EQ(cuMemAlloc_v2(&a, 10), CUDA_ERROR_INVALID_CONTEXT);
 	fakecuda_set_device(0);
 	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
 	CHECK_EQ(free_b, limit);

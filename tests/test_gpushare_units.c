@@ -396,13 +396,17 @@ static void test_region_shared_between_opens(void **state)
 	struct gs_region a, b;
 	char err[512];
 	static const uint8_t uuid[16] = { 1, 2, 3 };
+	int slot;
 
 	(void)state;
 	assert_int_equal(gs_region_open(&a, dir, GS_REGION_POD, "p", err, sizeof(err)), 0);
 	assert_int_equal(gs_region_open(&b, dir, GS_REGION_POD, "p", err, sizeof(err)), 0);
 	assert_int_equal(gs_region_pod(&a)->hdr.version, GS_REGION_VERSION);
-	assert_int_equal(gs_pod_dev_index(&a, uuid), 0);
-	assert_int_equal(gs_pod_dev_index(&b, uuid), 0);
+	assert_int_equal(gs_pod_dev_index(&b, -1, uuid, 0), GS_ENOENT); /* look only */
+	assert_int_equal(gs_pod_attach(&a, getpid(), 0, &slot, err, sizeof(err)), 0);
+	assert_int_equal(gs_pod_dev_index(&a, slot, uuid, 0), 0);
+	assert_int_equal(gs_pod_dev_index(&b, -1, uuid, 0), 0);
+	assert_int_equal(gs_region_check(&a, err, sizeof(err)), 0);
 	gs_region_close(&a);
 	gs_region_close(&b);
 }
@@ -529,7 +533,7 @@ static void test_pod_reclaims_only_dead(void **state)
 		close(go[1]);
 		if (gs_region_open(&c, dir, GS_REGION_POD, "p", err, sizeof(err)) ||
 		    gs_pod_attach(&c, getpid(), limit, &s, err, sizeof(err)) ||
-		    (d = gs_pod_dev_index(&c, uuid)) < 0 || gs_pod_reserve(&c, s, d, 60 * MIB, limit))
+		    (d = gs_pod_dev_index(&c, s, uuid, limit)) < 0 || gs_pod_reserve(&c, s, d, 60 * MIB, limit))
 			_exit(3);
 		if (write(ready[1], "x", 1) != 1 || read(go[0], &ch, 1) != 1)
 			_exit(4);
@@ -544,7 +548,7 @@ static void test_pod_reclaims_only_dead(void **state)
 
 		if (gs_region_open(&c, dir, GS_REGION_POD, "p", err, sizeof(err)) ||
 		    gs_pod_attach(&c, getpid(), limit, &s, err, sizeof(err)) ||
-		    (d = gs_pod_dev_index(&c, uuid)) < 0 || gs_pod_reserve(&c, s, d, 30 * MIB, limit))
+		    (d = gs_pod_dev_index(&c, s, uuid, limit)) < 0 || gs_pod_reserve(&c, s, d, 30 * MIB, limit))
 			_exit(3);
 		raise(SIGKILL); /* no cleanup of any kind */
 	}
@@ -558,7 +562,7 @@ static void test_pod_reclaims_only_dead(void **state)
 	assert_non_null(strstr(err, "this process's memory limit is 200 MiB but the pod's other "
 				    "processes run with 100 MiB"));
 	assert_int_equal(gs_pod_attach(&r, getpid(), limit, &slot, err, sizeof(err)), 0);
-	dev = gs_pod_dev_index(&r, uuid);
+	dev = gs_pod_dev_index(&r, slot, uuid, limit);
 	assert_int_equal(dev, 0);
 	/* The dead child's 30 MiB were reclaimed at attach; the live one's 60 remain. */
 	assert_int_equal(gs_pod_used(&r, dev), 60 * MIB);
@@ -579,6 +583,106 @@ static void test_pod_reclaims_only_dead(void **state)
 	close(go[1]);
 	close(ready[0]);
 	close(ready[1]);
+}
+
+/* The device table: full of devices in use, refused; freed once nobody uses them. */
+static void test_pod_device_table(void **state)
+{
+	const char *dir = gs_test_tmpdir();
+	struct gs_region r;
+	uint8_t uuid[16];
+	char err[512], ch;
+	int slot, i, go[2], ready[2], status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(ready), 0);
+	memset(uuid, 0, sizeof(uuid));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct gs_region c;
+		int s;
+
+		close(go[1]);
+		if (gs_region_open(&c, dir, GS_REGION_POD, "p", err, sizeof(err)) ||
+		    gs_pod_attach(&c, getpid(), 0, &s, err, sizeof(err)))
+			_exit(3);
+		for (i = 0; i < GS_REGION_MAX_DEVS; i++) {
+			uuid[0] = (uint8_t)i;
+			if (gs_pod_dev_index(&c, s, uuid, 0) != i)
+				_exit(4);
+		}
+		if (write(ready[1], "x", 1) != 1 || read(go[0], &ch, 1) != 1)
+			_exit(5);
+		_exit(0);
+	}
+	assert_int_equal(read(ready[0], &ch, 1), 1);
+	assert_int_equal(gs_region_open(&r, dir, GS_REGION_POD, "p", err, sizeof(err)), 0);
+	assert_int_equal(gs_pod_attach(&r, getpid(), 0, &slot, err, sizeof(err)), 0);
+	uuid[0] = 200;
+	/* Every entry belongs to a live process. */
+	assert_int_equal(gs_pod_dev_index(&r, slot, uuid, 0), GS_ENOMEM);
+	/* One the other process uses is shared, not duplicated. */
+	uuid[0] = 3;
+	assert_int_equal(gs_pod_dev_index(&r, slot, uuid, 0), 3);
+	/* A limit other than the one a live process runs under is refused. */
+	uuid[0] = 4;
+	assert_int_equal(gs_pod_dev_index(&r, slot, uuid, 100 * MIB), GS_EINVAL);
+	assert_int_equal(write(go[1], "x", 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(WEXITSTATUS(status), 0);
+	/* It exited: the entries only it used are free again; ours (3) stays. */
+	uuid[0] = 200;
+	i = gs_pod_dev_index(&r, slot, uuid, 0);
+	assert_true(i >= 0 && i != 3);
+	uuid[0] = 3;
+	assert_int_equal(gs_pod_dev_index(&r, slot, uuid, 0), 3);
+	/* Alone now, this process may set another limit. */
+	assert_int_equal(gs_pod_dev_index(&r, slot, uuid, 100 * MIB), 3);
+	assert_int_equal(gs_region_pod(&r)->dev[3].limit_bytes, 100 * MIB);
+	gs_region_close(&r);
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+}
+
+/* gs_region_check: deleted, replaced, truncated, zeroed. */
+static void test_region_check(void **state)
+{
+	const char *dir = gs_test_tmpdir();
+	char err[512], path[GS_REGION_PATH_MAX];
+	struct gs_region r, o;
+	uint64_t zero = 0;
+	int fd;
+
+	(void)state;
+	gs_region_path(path, sizeof(path), dir, GS_REGION_POD, "p");
+	assert_int_equal(gs_region_open(&r, dir, GS_REGION_POD, "p", err, sizeof(err)), 0);
+	assert_int_equal(gs_region_check(&r, err, sizeof(err)), 0);
+	/* Zeroing the epoch alone is seen. */
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &zero, sizeof(zero), offsetof(struct gs_region_hdr, epoch)),
+			 sizeof(zero));
+	assert_int_equal(gs_region_check(&r, err, sizeof(err)), GS_ESCHEMA);
+	assert_non_null(strstr(err, "was zeroed or re-initialised"));
+	/* Truncated: seen without touching the mapping (no SIGBUS here). */
+	assert_int_equal(ftruncate(fd, 100), 0);
+	assert_int_equal(gs_region_check(&r, err, sizeof(err)), GS_ESCHEMA);
+	assert_non_null(strstr(err, "was truncated to 100 bytes"));
+	close(fd);
+	/* Deleted, then made anew by another process: a different file. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(gs_region_check(&r, err, sizeof(err)), GS_ENOENT);
+	assert_non_null(strstr(err, "was deleted or replaced"));
+	assert_int_equal(gs_region_open(&o, dir, GS_REGION_POD, "p", err, sizeof(err)), 0);
+	assert_int_equal(gs_region_check(&r, err, sizeof(err)), GS_ENOENT);
+	assert_int_equal(gs_region_check(&o, err, sizeof(err)), 0);
+	gs_region_close(&o);
+	gs_region_close(&r);
 }
 
 static void test_node_slots_and_peers(void **state)
@@ -665,6 +769,8 @@ int main(void)
 		GS_TMPDIR_TEST(test_region_refuses_other_layouts, make_dir),
 		GS_TMPDIR_TEST(test_region_robust_mutex, make_dir),
 		GS_TMPDIR_TEST(test_pod_reclaims_only_dead, make_dir),
+		GS_TMPDIR_TEST(test_pod_device_table, make_dir),
+		GS_TMPDIR_TEST(test_region_check, make_dir),
 		GS_TMPDIR_TEST(test_node_slots_and_peers, make_dir),
 	};
 

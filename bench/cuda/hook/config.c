@@ -194,6 +194,17 @@ int gs_share_config_read(struct gs_share_config *cfg, gs_share_getenv_fn get, ch
 	return 0;
 }
 
+uint64_t gs_share_config_mem_limit(const struct gs_share_config *cfg, int ordinal)
+{
+	(void)ordinal;
+	return cfg->mem_limit_bytes;
+}
+
+int gs_share_config_mem_limited(const struct gs_share_config *cfg)
+{
+	return cfg->mem_limit_bytes != 0;
+}
+
 int gs_share_config_unlimited(const struct gs_share_config *cfg)
 {
 	return cfg->mem_limit_bytes == 0 && cfg->compute_pct >= 100;

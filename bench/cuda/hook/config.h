@@ -52,6 +52,12 @@ typedef const char *(*gs_share_getenv_fn)(const char *name);
 int gs_share_config_read(struct gs_share_config *cfg, gs_share_getenv_fn get, char *err,
 			 size_t err_len);
 
+/* The memory limit on device ordinal (a CUDA ordinal of this process), 0 = none. */
+uint64_t gs_share_config_mem_limit(const struct gs_share_config *cfg, int ordinal);
+
+/* True when some device has a memory limit. */
+int gs_share_config_mem_limited(const struct gs_share_config *cfg);
+
 /* True when the configuration limits neither memory nor compute. */
 int gs_share_config_unlimited(const struct gs_share_config *cfg);
 

@@ -45,6 +45,7 @@ static struct {
 	uint64_t mem_bytes;
 	uint64_t pitch;
 	uint64_t block_ns;       /* GPU time of one block of gridDimX */
+	int uuid_base;
 	uint64_t used[MAX_DEVS];
 	uint64_t busy_until_ns[MAX_DEVS];
 	uint64_t next_ptr;
@@ -150,6 +151,7 @@ EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
 		fk.mem_bytes = env_u64("FAKECUDA_MEM_MIB", 16384) << 20;
 		fk.pitch = env_u64("FAKECUDA_PITCH", 512);
 		fk.block_ns = env_u64("FAKECUDA_KERNEL_NS", 1000);
+		fk.uuid_base = (int)env_u64("FAKECUDA_UUID_BASE", 0);
 		fk.next_ptr = 0x7f0000000000ull;
 		fk.initialised = 1;
 	}
@@ -200,7 +202,7 @@ EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 		return CUDA_ERROR_INVALID_VALUE;
 	memset(uuid->bytes, 0, sizeof(uuid->bytes));
 	memcpy(uuid->bytes, "fakegpu", 7);
-	uuid->bytes[15] = (char)dev;
+	uuid->bytes[15] = (char)(dev + fk.uuid_base);
 	return CUDA_SUCCESS;
 }
 

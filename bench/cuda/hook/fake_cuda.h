@@ -8,6 +8,8 @@
  *   FAKECUDA_DEVICES      number of devices (default 2, at most 8)
  *   FAKECUDA_MEM_MIB      memory per device in MiB (default 16384)
  *   FAKECUDA_PITCH        pitch alignment of cuMemAllocPitch (default 512)
+ *   FAKECUDA_UUID_BASE    added to the last byte of every device's UUID
+ *                         (default 0), so that processes can see other GPUs
  *   FAKECUDA_GPA_DISTINCT 1: cuGetProcAddress with flags 0 answers with
  *                         addresses other than the exports (and other than
  *                         what flags 1 and 2 answer) for cuMemAlloc and

@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "hook_pod.h"
 
 /*
  * For what a sanitizer runtime may call while it initialises (its own
@@ -336,14 +337,11 @@ static void reset_state(void)
 {
 	int i;
 
-	for (i = 0; i < MAX_ORDINALS; i++) {
-		gs_st.dev_index[i] = -1;
+	for (i = 0; i < MAX_ORDINALS; i++)
 		gs_st.thr[i].slot = -1;
-	}
 	gs_ptrmap_init(&gs_st.ptrs);
 	gs_ptrmap_init(&gs_st.handles);
-	gs_st.pod.fd = gs_st.node.fd = -1;
-	gs_st.proc_slot = -1;
+	gs_st.node.fd = -1;
 }
 
 static void share_init(void)
@@ -364,19 +362,11 @@ static void share_init(void)
 	}
 	log_level = gs_st.cfg.log_level;
 	gs_st.limited = gs_st.cfg.compute_pct < 100;
-	if (gs_st.cfg.mem_limit_bytes) {
-		rc = gs_region_open(&gs_st.pod, gs_st.cfg.shm_dir, GS_REGION_POD, gs_st.cfg.pod_id, err,
-				    sizeof(err));
-		if (!rc)
-			rc = gs_pod_attach(&gs_st.pod, (int32_t)getpid(), gs_st.cfg.mem_limit_bytes,
-					   &gs_st.proc_slot, err, sizeof(err));
-		if (rc) {
-			gs_log(GS_SHARE_LOG_QUIET, "%s", err);
-			gs_region_close(&gs_st.pod);
-			gs_st.refusal = CUDA_ERROR_OPERATING_SYSTEM;
-			goto out;
-		}
-		gs_st.pod_ok = 1;
+	rc = gs_hook_pod_open(&gs_st.cfg, err, sizeof(err));
+	if (rc) {
+		gs_log(GS_SHARE_LOG_QUIET, "%s", err);
+		gs_st.refusal = CUDA_ERROR_OPERATING_SYSTEM;
+		goto out;
 	}
 	rc = gs_region_open(&gs_st.node, gs_st.cfg.shm_dir, GS_REGION_NODE, gs_st.cfg.node_id, err,
 			    sizeof(err));
@@ -409,19 +399,20 @@ out:
 static void atfork_prepare(void)
 {
 	pthread_mutex_lock(&init_lock);
+	gs_hook_pod_atfork_prepare();
 	pthread_mutex_lock(&gs_state_lock);
 }
 
 static void atfork_parent(void)
 {
 	pthread_mutex_unlock(&gs_state_lock);
+	gs_hook_pod_atfork_parent();
 	pthread_mutex_unlock(&init_lock);
 }
 
 static void atfork_child(void)
 {
-	if (gs_st.pod.fd >= 0 || gs_st.pod.map)
-		gs_region_close(&gs_st.pod);
+	gs_hook_pod_atfork_child();
 	if (gs_st.node.fd >= 0 || gs_st.node.map)
 		gs_region_close(&gs_st.node);
 	gs_ptrmap_release(&gs_st.ptrs);

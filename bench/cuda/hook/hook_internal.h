@@ -7,6 +7,7 @@
  *                  the driver, the pod's state, logging, fork
  *   hook_mem.c     every way to obtain device memory and give it back
  *   hook_launch.c  work submission: heartbeats, the compute throttle
+ *   hook_pod.c     the pod's memory in the pod region, failing closed
  *
  * Not a public header: nothing here leaves the library (hidden visibility).
  * Include it first: it sets the feature macros cuda.h and libc need.
@@ -79,12 +80,10 @@ struct gs_hook_state {
 	CUresult refusal;        /* CUDA_SUCCESS, or what every hooked call returns */
 	struct gs_share_config cfg;
 	int limited;             /* compute_pct < 100 */
-	int pod_ok, node_ok;
-	struct gs_region pod, node;
-	int proc_slot;
-	struct gs_ptrmap ptrs;   /* device pointers */
-	struct gs_ptrmap handles; /* cuMemCreate handles */
-	int dev_index[MAX_ORDINALS]; /* ordinal -> pod device index; -1 unknown */
+	int node_ok;
+	struct gs_region node;   /* the pod region is hook_pod.c's */
+	struct gs_ptrmap ptrs;   /* device pointers; dev = CUDA ordinal */
+	struct gs_ptrmap handles; /* cuMemCreate handles; dev = CUDA ordinal */
 	struct dev_throttle thr[MAX_ORDINALS];
 	CUcontext sample_ctx;
 	struct sample_pair pairs[SAMPLE_PAIRS];

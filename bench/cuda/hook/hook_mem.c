@@ -11,70 +11,22 @@
 #include <string.h>
 
 #include "core/error.h"
-
-static int device_index_of(CUdevice ordinal)
-{
-	CUuuid uuid;
-	int i;
-
-	if (ordinal < 0 || ordinal >= MAX_ORDINALS)
-		return -1;
-	if (gs_st.dev_index[ordinal] >= 0)
-		return gs_st.dev_index[ordinal];
-	if (!gs_real.cuDeviceGetUuid || gs_real.cuDeviceGetUuid(&uuid, ordinal) != CUDA_SUCCESS)
-		return -1;
-	i = gs_pod_dev_index(&gs_st.pod, (const uint8_t *)uuid.bytes);
-	if (i < 0) {
-		gs_log(GS_SHARE_LOG_WARN, "%s: no room for another device", gs_st.pod.path);
-		return -1;
-	}
-	gs_st.dev_index[ordinal] = i;
-	return i;
-}
-
-static int current_device_index(void)
-{
-	CUdevice d;
-
-	if (!gs_real.cuCtxGetDevice || gs_real.cuCtxGetDevice(&d) != CUDA_SUCCESS)
-		return -1;
-	return device_index_of(d);
-}
+#include "hook_pod.h"
 
 /*
- * Reserves bytes on a device before the driver is asked. *dev_out is -1
- * when nothing is accounted (no memory limit, or no device to charge: the
- * driver will then fail the call itself).
+ * Reserves bytes on a device (ordinal, or -1 for the current one) before
+ * the driver is asked. *dev_out is the ordinal to give back to, -1 when
+ * nothing is accounted (no limit); a device that cannot be accounted is
+ * refused (hook_pod.h).
  */
 static CUresult mem_reserve(uint64_t bytes, int ordinal, int *dev_out)
 {
-	int dev, rc;
-
-	*dev_out = -1;
-	if (!gs_st.pod_ok || !bytes)
-		return CUDA_SUCCESS;
-	pthread_mutex_lock(&gs_state_lock);
-	dev = ordinal >= 0 ? device_index_of(ordinal) : current_device_index();
-	pthread_mutex_unlock(&gs_state_lock);
-	if (dev < 0)
-		return CUDA_SUCCESS;
-	rc = gs_pod_reserve(&gs_st.pod, gs_st.proc_slot, dev, bytes, gs_st.cfg.mem_limit_bytes);
-	if (rc == GS_ENOMEM) {
-		gs_log(GS_SHARE_LOG_INFO, "pod %s: %llu bytes would cross the %llu MiB limit",
-		       gs_st.cfg.pod_id, (unsigned long long)bytes,
-		       (unsigned long long)(gs_st.cfg.mem_limit_bytes >> 20));
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	if (rc)
-		return CUDA_ERROR_OPERATING_SYSTEM;
-	*dev_out = dev;
-	return CUDA_SUCCESS;
+	return gs_hook_pod_reserve(bytes, ordinal, dev_out);
 }
 
 static void mem_cancel(uint64_t bytes, int dev)
 {
-	if (dev >= 0)
-		gs_pod_unreserve(&gs_st.pod, gs_st.proc_slot, dev, bytes);
+	gs_hook_pod_cancel(bytes, dev);
 }
 
 /* The driver said yes: remember what to give back on free. */
@@ -100,7 +52,7 @@ static void mem_release(struct gs_ptrmap *map, uint64_t key)
 	struct gs_ptrmap_entry e;
 	int rc;
 
-	if (!gs_st.pod_ok)
+	if (!gs_hook_pod_on())
 		return;
 	pthread_mutex_lock(&gs_state_lock);
 	rc = gs_ptrmap_take(map, key, &e);
@@ -223,8 +175,9 @@ CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t Wi
 	}
 	got = (uint64_t)*pPitch * Height;
 	if (dev >= 0 && got > want) {
-		if (gs_pod_reserve(&gs_st.pod, gs_st.proc_slot, dev, got - want,
-				   gs_st.cfg.mem_limit_bytes)) {
+		int dev2;
+
+		if (mem_reserve(got - want, dev, &dev2) != CUDA_SUCCESS) {
 			if (gs_real.cuMemFree_v2)
 				gs_real.cuMemFree_v2(*dptr);
 			mem_cancel(want, dev);
@@ -321,20 +274,19 @@ CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
 {
 	CUresult rc = gs_hook_enter();
-	uint64_t limit = gs_st.cfg.mem_limit_bytes, used, left;
-	int dev;
+	uint64_t limit, used, left;
 
 	if (rc)
 		return rc;
 	if (!gs_real.cuMemGetInfo_v2)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = gs_real.cuMemGetInfo_v2(free_bytes, total_bytes);
-	if (rc != CUDA_SUCCESS || !gs_st.pod_ok || !free_bytes || !total_bytes)
+	if (rc != CUDA_SUCCESS || !free_bytes || !total_bytes)
 		return rc;
-	pthread_mutex_lock(&gs_state_lock);
-	dev = current_device_index();
-	pthread_mutex_unlock(&gs_state_lock);
-	used = dev >= 0 ? gs_pod_used(&gs_st.pod, dev) : 0;
+	/* Dead peers are reclaimed first, so a peer's exit shows at once. */
+	gs_hook_pod_info(-1, &limit, &used);
+	if (!limit)
+		return CUDA_SUCCESS;
 	left = used < limit ? limit - used : 0;
 	if (*total_bytes > limit)
 		*total_bytes = (size_t)limit;
@@ -352,7 +304,8 @@ CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 	if (!gs_real.cuDeviceTotalMem_v2)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = gs_real.cuDeviceTotalMem_v2(bytes, dev);
-	if (rc == CUDA_SUCCESS && bytes && gs_st.pod_ok && *bytes > gs_st.cfg.mem_limit_bytes)
-		*bytes = (size_t)gs_st.cfg.mem_limit_bytes;
+	if (rc == CUDA_SUCCESS && bytes && gs_hook_pod_limit(dev) &&
+	    *bytes > gs_hook_pod_limit(dev))
+		*bytes = (size_t)gs_hook_pod_limit(dev);
 	return rc;
 }

@@ -21,7 +21,7 @@
 struct gs_ptrmap_entry {
 	uint64_t key;          /* 0 = empty; the driver never returns 0 */
 	uint64_t bytes;
-	int32_t dev;           /* index in the pod region's device table */
+	int32_t dev;           /* the CUDA ordinal the bytes are accounted on (hook_pod.c) */
 	int32_t refs;          /* the caller's: e.g. references to a memory handle */
 	uint64_t owner;        /* the caller's: e.g. the pool a pointer came from */
 	uint64_t aux;          /* the caller's: e.g. mappings of a memory handle */

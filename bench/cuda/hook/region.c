@@ -9,7 +9,9 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -74,6 +76,20 @@ static int init_mutex(pthread_mutex_t *m)
 	return rc ? GS_EIO : 0;
 }
 
+/* A new epoch: random, never 0 (a zeroed header reads 0). */
+static uint64_t new_epoch(void)
+{
+	struct timespec ts;
+	uint64_t e = 0;
+
+	if (getrandom(&e, sizeof(e), GRND_NONBLOCK) != (ssize_t)sizeof(e)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		e = ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec) ^
+		    ((uint64_t)getpid() << 32);
+	}
+	return e ? e : 1;
+}
+
 /*
  * Checks an existing region's header against this build. The messages say
  * what to do, because the fix is always outside this process.
@@ -99,11 +115,11 @@ static int check_header(const struct gs_region_hdr *h, size_t file_bytes,
 	if (h->kind != (uint32_t)kind || h->size_bytes != kind_size(kind) ||
 	    file_bytes != kind_size(kind)) {
 		snprintf(err, len,
-			 "%s is a %llu-byte region of kind %u, this library expects a "
-			 "%zu-byte %s region: refusing to share it; stop every process "
-			 "using it and remove the file",
-			 path, (unsigned long long)h->size_bytes, h->kind, kind_size(kind),
-			 kind_name(kind));
+			 "%s is a %zu-byte file holding a %llu-byte region of kind %u, this "
+			 "library expects a %zu-byte %s region: refusing to share it; stop "
+			 "every process using it and remove the file",
+			 path, file_bytes, (unsigned long long)h->size_bytes, h->kind,
+			 kind_size(kind), kind_name(kind));
 		return GS_ESCHEMA;
 	}
 	return 0;
@@ -165,6 +181,7 @@ int gs_region_open(struct gs_region *r, const char *dir, enum gs_region_kind kin
 		h->version = GS_REGION_VERSION;
 		h->size_bytes = want;
 		h->kind = kind;
+		h->epoch = new_epoch();
 		if (init_mutex(&h->lock)) {
 			snprintf(err, err_len, "cannot initialise the mutex of %s", r->path);
 			rc = GS_EIO;
@@ -181,6 +198,9 @@ int gs_region_open(struct gs_region *r, const char *dir, enum gs_region_kind kin
 	r->map = map;
 	r->size_bytes = want;
 	r->kind = kind;
+	r->epoch = h->epoch;
+	r->st_dev = (uint64_t)st.st_dev;
+	r->st_ino = (uint64_t)st.st_ino;
 	return 0;
 
 out_unmap:
@@ -188,6 +208,38 @@ out_unmap:
 out_close:
 	close(fd);
 	return rc;
+}
+
+int gs_region_check(struct gs_region *r, char *why, size_t why_len)
+{
+	const struct gs_region_hdr *h = r->map;
+	struct stat at_path, ours;
+
+	if (fstat(r->fd, &ours)) {
+		snprintf(why, why_len, "cannot stat %s: %s", r->path, strerror(errno));
+		return GS_EIO;
+	}
+	if (stat(r->path, &at_path) || (uint64_t)at_path.st_dev != r->st_dev ||
+	    (uint64_t)at_path.st_ino != r->st_ino) {
+		snprintf(why, why_len, "%s was deleted or replaced while this process used it",
+			 r->path);
+		return GS_ENOENT;
+	}
+	/* Checked before the mapping is read: pages past the end raise SIGBUS. */
+	if ((size_t)ours.st_size < r->size_bytes) {
+		snprintf(why, why_len, "%s was truncated to %lld bytes (of %zu) while this "
+			 "process used it", r->path, (long long)ours.st_size, r->size_bytes);
+		return GS_ESCHEMA;
+	}
+	if (__atomic_load_n(&h->epoch, __ATOMIC_ACQUIRE) != r->epoch ||
+	    h->magic != GS_REGION_MAGIC || h->version != GS_REGION_VERSION ||
+	    h->kind != (uint32_t)r->kind || h->size_bytes != r->size_bytes ||
+	    (size_t)ours.st_size != r->size_bytes) {
+		snprintf(why, why_len, "%s was zeroed or re-initialised while this process used it",
+			 r->path);
+		return GS_ESCHEMA;
+	}
+	return 0;
 }
 
 void gs_region_close(struct gs_region *r)
@@ -339,27 +391,68 @@ int gs_pod_attach(struct gs_region *r, int32_t pid, uint64_t limit_bytes, int *s
 	return 0;
 }
 
-int gs_pod_dev_index(struct gs_region *r, const uint8_t uuid[16])
+/* Whether a live process other than self marks device entry i as used. */
+static int dev_used_locked(const struct gs_pod_region *p, int i, int self)
+{
+	int k;
+
+	for (k = 0; k < GS_REGION_MAX_PROCS; k++)
+		if (k != self && p->proc[k].in_use && (p->proc[k].dev_mask & (1u << i)))
+			return 1;
+	return 0;
+}
+
+int gs_pod_dev_index(struct gs_region *r, int proc, const uint8_t uuid[16],
+		     uint64_t limit_bytes)
 {
 	struct gs_pod_region *p = gs_region_pod(r);
-	int i, free_i = -1;
+	int i, found = -1, free_i = -1, rc;
 
 	if (gs_region_lock(r))
 		return GS_EIO;
 	for (i = 0; i < GS_REGION_MAX_DEVS; i++) {
 		if (p->dev[i].in_use && !memcmp(p->dev[i].uuid, uuid, 16)) {
-			gs_region_unlock(r);
-			return i;
+			found = i;
+			break;
 		}
 		if (!p->dev[i].in_use && free_i < 0)
 			free_i = i;
 	}
-	if (free_i >= 0) {
-		memcpy(p->dev[free_i].uuid, uuid, 16);
-		p->dev[free_i].in_use = 1;
+	if (proc < 0) {
+		gs_region_unlock(r);
+		return found >= 0 ? found : GS_ENOENT;
 	}
+	if (found < 0 && free_i < 0) {
+		/* Full: free the entries that no live process uses any more. */
+		gs_pod_reclaim_locked(r, proc);
+		for (i = 0; i < GS_REGION_MAX_DEVS; i++) {
+			if (!(p->proc[proc].dev_mask & (1u << i)) && !dev_used_locked(p, i, -1)) {
+				memset(&p->dev[i], 0, sizeof(p->dev[i]));
+				if (free_i < 0)
+					free_i = i;
+			}
+		}
+	}
+	if (found >= 0 && p->dev[found].limit_bytes != limit_bytes) {
+		/* A new limit only once nobody else runs under the old one. */
+		gs_pod_reclaim_locked(r, proc);
+		if (dev_used_locked(p, found, proc)) {
+			gs_region_unlock(r);
+			return GS_EINVAL;
+		}
+		p->dev[found].limit_bytes = limit_bytes;
+	}
+	if (found < 0 && free_i >= 0) {
+		memcpy(p->dev[free_i].uuid, uuid, 16);
+		p->dev[free_i].limit_bytes = limit_bytes;
+		p->dev[free_i].in_use = 1;
+		found = free_i;
+	}
+	rc = found >= 0 ? found : GS_ENOMEM;
+	if (found >= 0)
+		p->proc[proc].dev_mask |= 1u << found;
 	gs_region_unlock(r);
-	return free_i >= 0 ? free_i : GS_ENOMEM;
+	return rc;
 }
 
 static uint64_t used_locked(const struct gs_pod_region *p, int dev)
@@ -379,6 +472,7 @@ uint64_t gs_pod_used(struct gs_region *r, int dev)
 
 	if (gs_region_lock(r))
 		return 0;
+	gs_pod_reclaim_locked(r, -1);
 	used = used_locked(gs_region_pod(r), dev);
 	gs_region_unlock(r);
 	return used;

@@ -30,6 +30,15 @@
  * process's slot, and the memory it held, is reclaimed exactly. This works
  * across PID namespaces, where kill(pid, 0) would lie.
  *
+ * Failing closed. Someone may delete, replace, truncate or zero a region
+ * while processes use it (`rm /dev/shm/gpushare.pod.x`, a cleanup job, a
+ * full tmpfs). gs_region_check() tells, without touching the mapping
+ * beyond what fstat says exists, whether the region is still the one this
+ * process opened: the same file at its path, of its full size, with its
+ * header and the epoch (a random number drawn at each initialisation)
+ * unchanged. The hook checks before every accounting step and never
+ * grants memory it could not account (hook.c).
+ *
  * Ownership: struct gs_region is caller-owned (_open/_close); it owns its
  * descriptor and its mapping.
  */
@@ -41,7 +50,7 @@
 #include <stdint.h>
 
 #define GS_REGION_MAGIC 0x50485347u /* "GSHP" */
-#define GS_REGION_VERSION 1u
+#define GS_REGION_VERSION 2u
 #define GS_REGION_MAX_DEVS 16
 #define GS_REGION_MAX_PROCS 128
 #define GS_REGION_NODE_SLOTS 256
@@ -59,6 +68,8 @@ struct gs_region_hdr {
 	uint64_t size_bytes;      /* of the whole region */
 	uint32_t kind;            /* enum gs_region_kind */
 	uint32_t ready;           /* 1 once the creator finished */
+	uint32_t pad;
+	uint64_t epoch;           /* random, drawn at each initialisation; never 0 */
 	pthread_mutex_t lock;     /* robust, process-shared */
 };
 
@@ -67,12 +78,15 @@ struct gs_pod_dev {
 	uint8_t uuid[16];
 	uint32_t in_use;
 	uint32_t pad;
+	uint64_t limit_bytes;     /* the pod's limit on this device, 0 = none */
 };
 
 /* A process of the pod and the bytes it holds on each device. */
 struct gs_pod_proc {
 	int32_t pid;              /* in its own PID namespace: for messages only */
 	uint32_t in_use;
+	uint32_t dev_mask;        /* bit i: this process uses device entry i */
+	uint32_t pad;
 	uint64_t used_bytes[GS_REGION_MAX_DEVS];
 };
 
@@ -106,6 +120,8 @@ struct gs_region {
 	enum gs_region_kind kind;
 	char path[GS_REGION_PATH_MAX];   /* for messages, e.g. /dev/shm/gpushare.pod.x */
 	uint8_t held[GS_REGION_NODE_SLOTS / 8]; /* slots this process holds through fd */
+	uint64_t epoch;                  /* the header's epoch when opened */
+	uint64_t st_dev, st_ino;         /* the file opened, to tell it from a replacement */
 };
 
 /*
@@ -120,6 +136,17 @@ int gs_region_open(struct gs_region *r, const char *dir, enum gs_region_kind kin
 
 /* Unmaps and closes. Drops every slot lock this process holds through r. */
 void gs_region_close(struct gs_region *r);
+
+/*
+ * Whether r is still the region this process opened and intact: its path
+ * names the same file, the file has the region's full size (so touching
+ * the mapping cannot raise SIGBUS), and magic, version, kind, size and
+ * epoch are unchanged (a zeroed or re-initialised region has another
+ * epoch). Returns 0, or GS_ENOENT (deleted or replaced) or GS_ESCHEMA
+ * (truncated, zeroed, re-initialised) with a message in why. A few
+ * system calls, no lock; the mapping is read only when the size is right.
+ */
+int gs_region_check(struct gs_region *r, char *why, size_t why_len);
 
 /* Removes the region's name (what `rm /dev/shm/gpushare.pod.x` does). */
 int gs_region_unlink(const char *dir, enum gs_region_kind kind, const char *id);
@@ -169,8 +196,18 @@ static inline struct gs_node_region *gs_region_node(struct gs_region *r)
 int gs_pod_attach(struct gs_region *r, int32_t pid, uint64_t limit_bytes, int *slot_out,
 		  char *err, size_t err_len);
 
-/* Finds or adds the device with this UUID. Returns its index or GS_ENOMEM. */
-int gs_pod_dev_index(struct gs_region *r, const uint8_t uuid[16]);
+/*
+ * Finds or adds the device with this UUID for process slot proc (-1: look
+ * only, add nothing, mark nothing) and marks it as used by proc. A new
+ * entry records limit_bytes, the pod's limit on that device; an existing
+ * entry with another limit is refused (GS_EINVAL) while a live process
+ * other than proc uses it, and takes the new limit otherwise. When the
+ * table is full, entries that no live process uses are freed first.
+ * Returns the index, GS_ENOMEM (full of devices in use), GS_ENOENT (proc
+ * -1 and no such device) or GS_EIO.
+ */
+int gs_pod_dev_index(struct gs_region *r, int proc, const uint8_t uuid[16],
+		     uint64_t limit_bytes);
 
 /*
  * Reserves bytes on device dev for process slot proc if the pod's total
@@ -182,7 +219,10 @@ int gs_pod_reserve(struct gs_region *r, int proc, int dev, uint64_t bytes, uint6
 /* Returns bytes reserved by gs_pod_reserve(); clamps at zero. */
 void gs_pod_unreserve(struct gs_region *r, int proc, int dev, uint64_t bytes);
 
-/* The pod's bytes on device dev, over live and not yet reclaimed processes. */
+/*
+ * The pod's bytes on device dev, over live processes: the slots of dead
+ * ones are reclaimed first, so a peer that died is not counted.
+ */
 uint64_t gs_pod_used(struct gs_region *r, int dev);
 
 /*
