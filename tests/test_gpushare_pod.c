@@ -490,6 +490,33 @@ static void test_meminfo_after_peer_died(void **state)
 	assert_int_equal(agent_stop(&b), 0);
 }
 
+/* --- HAMi's variables ------------------------------------------------------------- */
+
+static void test_hami_limits_per_device(void **state)
+{
+	static const char *const env[] = { "CUDA_DEVICE_MEMORY_LIMIT", "100m",
+					   "CUDA_DEVICE_MEMORY_LIMIT_1", "50m", NULL };
+	static const char *const bad[] = { "CUDA_DEVICE_MEMORY_LIMIT", "4x", NULL };
+	struct agent a;
+	struct reply r;
+
+	(void)state;
+	agent_start(&a, "a", env);
+	assert_int_equal(agent_alloc(&a, 0, 100 * MIB + 1), CUDA_ERROR_OUT_OF_MEMORY);
+	assert_int_equal(agent_alloc(&a, 0, 100 * MIB), CUDA_SUCCESS);
+	assert_int_equal(agent_alloc(&a, 1, 50 * MIB + 1), CUDA_ERROR_OUT_OF_MEMORY);
+	assert_int_equal(agent_alloc(&a, 1, 30 * MIB), CUDA_SUCCESS);
+	assert_int_equal(agent_do(&a, OP_INFO, 1, 0, &r), CUDA_SUCCESS);
+	assert_int_equal(r.a, 20 * MIB);
+	assert_int_equal(r.b, 50 * MIB);
+	assert_int_equal(agent_stop(&a), 0);
+	/* A value that does not parse: the library refuses to run, naming it. */
+	agent_start(&a, "bad", bad);
+	assert_int_equal(agent_alloc(&a, 0, 1), -999);
+	assert_int_equal(agent_stop(&a), 3); /* cuInit failed */
+	expect_logged(&a, "gpushare: CUDA_DEVICE_MEMORY_LIMIT='4x': not a size");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +526,7 @@ int main(void)
 		GS_TMPDIR_TEST(test_device_table_full, make_dir),
 		GS_TMPDIR_TEST(test_unidentified_device_refused, make_dir),
 		GS_TMPDIR_TEST(test_meminfo_after_peer_died, make_dir),
+		GS_TMPDIR_TEST(test_hami_limits_per_device, make_dir),
 	};
 
 	if (!getenv("LD_PRELOAD") || !strstr(getenv("LD_PRELOAD"), "libgpushare")) {

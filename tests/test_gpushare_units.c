@@ -116,6 +116,82 @@ static void test_config_gpushare_plugin(void **state)
 	assert_int_equal(c.mem_limit_bytes, 3000 * MIB);
 }
 
+/* HAMi's variables: sizes with k, m, g; a limit per device; the SM share. */
+static void test_config_hami(void **state)
+{
+	static const char *const global[] = { "CUDA_DEVICE_MEMORY_LIMIT", "4g", NULL };
+	static const char *const units[][2] = {
+		{ "4096m", "4096" }, { "4G", "4096" }, { "1048576k", "1024" },
+		{ "1073741824", "1024" }, { "2M", "2" }, { "0", "0" },
+	};
+	static const char *const per_dev[] = { "CUDA_DEVICE_MEMORY_LIMIT", "4g",
+					       "CUDA_DEVICE_MEMORY_LIMIT_1", "2048m",
+					       "CUDA_DEVICE_MEMORY_LIMIT_15", "1g", NULL };
+	static const char *const only_dev[] = { "CUDA_DEVICE_MEMORY_LIMIT_1", "512m", NULL };
+	static const char *const ours_win[] = { "GPUSHARE_MEM_LIMIT_MIB", "1000",
+						"CUDA_DEVICE_MEMORY_LIMIT", "4g",
+						"CUDA_DEVICE_MEMORY_LIMIT_1", "2g",
+						"GPUSHARE_COMPUTE_PERCENT", "40",
+						"CUDA_DEVICE_SM_LIMIT", "30",
+						"CUDA_DEVICE_SM_LIMIT_1", "20", NULL };
+	static const char *const over_plugin[] = { "CUDA_DEVICE_MEMORY_LIMIT", "1g",
+						   "ALIYUN_COM_GPU_MEM_CONTAINER", "3", NULL };
+	static const char *const sm[] = { "CUDA_DEVICE_SM_LIMIT", "30", "CUDA_DEVICE_SM_LIMIT_1",
+					  "50", NULL };
+	static const char *const sm_none[] = { "CUDA_DEVICE_SM_LIMIT", "0",
+					       "CUDA_DEVICE_SM_LIMIT_2", "100", NULL };
+	const char *env[3] = { "CUDA_DEVICE_MEMORY_LIMIT", NULL, NULL };
+	struct gs_share_config c;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(read_with(global, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.mem_limit_bytes, 4 * GIB);
+	assert_string_equal(c.mem_source, "CUDA_DEVICE_MEMORY_LIMIT");
+	assert_int_equal(gs_share_config_mem_limit(&c, 0), 4 * GIB);
+	assert_int_equal(gs_share_config_mem_limit(&c, 7), 4 * GIB);
+	assert_true(gs_share_config_mem_limited(&c));
+	/* HAMi's units are binary: 1g is 1 GiB; a plain number is bytes; 0 no limit. */
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		env[1] = units[i][0];
+		assert_int_equal(read_with(env, &c, err, sizeof(err)), 0);
+		assert_int_equal(c.mem_limit_bytes, strtoull(units[i][1], NULL, 10) * MIB);
+	}
+	assert_false(gs_share_config_mem_limited(&c));
+	/* Per device: CUDA_DEVICE_MEMORY_LIMIT_<i> for ordinal i, the global one elsewhere. */
+	assert_int_equal(read_with(per_dev, &c, err, sizeof(err)), 0);
+	assert_int_equal(gs_share_config_mem_limit(&c, 0), 4 * GIB);
+	assert_int_equal(gs_share_config_mem_limit(&c, 1), 2 * GIB);
+	assert_int_equal(gs_share_config_mem_limit(&c, 15), 1 * GIB);
+	assert_int_equal(gs_share_config_mem_limit(&c, 40), 4 * GIB);
+	assert_int_equal(read_with(only_dev, &c, err, sizeof(err)), 0);
+	assert_int_equal(gs_share_config_mem_limit(&c, 0), 0);
+	assert_int_equal(gs_share_config_mem_limit(&c, 1), 512 * MIB);
+	assert_true(gs_share_config_mem_limited(&c));
+	assert_string_equal(c.mem_source, "CUDA_DEVICE_MEMORY_LIMIT_<i>");
+	assert_false(gs_share_config_unlimited(&c));
+	/* Ours win over HAMi's on every device; HAMi's over the device plugin's. */
+	assert_int_equal(read_with(ours_win, &c, err, sizeof(err)), 0);
+	assert_int_equal(gs_share_config_mem_limit(&c, 0), 1000 * MIB);
+	assert_int_equal(gs_share_config_mem_limit(&c, 1), 1000 * MIB);
+	assert_string_equal(c.mem_source, "GPUSHARE_MEM_LIMIT_MIB");
+	assert_int_equal(gs_share_config_compute_pct(&c, 0), 40);
+	assert_int_equal(gs_share_config_compute_pct(&c, 1), 40);
+	assert_int_equal(read_with(over_plugin, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.mem_limit_bytes, GIB);
+	/* The SM share: a percentage, per device too; 0 and 100 mean none. */
+	assert_int_equal(read_with(sm, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.compute_pct, 30);
+	assert_int_equal(gs_share_config_compute_pct(&c, 0), 30);
+	assert_int_equal(gs_share_config_compute_pct(&c, 1), 50);
+	assert_true(gs_share_config_compute_limited(&c));
+	assert_int_equal(read_with(sm_none, &c, err, sizeof(err)), 0);
+	assert_int_equal(gs_share_config_compute_pct(&c, 0), 100);
+	assert_int_equal(gs_share_config_compute_pct(&c, 2), 100);
+	assert_false(gs_share_config_compute_limited(&c));
+}
+
 static void expect_error(const char *const *env, const char *needle)
 {
 	struct gs_share_config c, before;
@@ -176,6 +252,31 @@ static void test_config_context_reserve(void **state)
 	assert_int_equal(read_with(some, &c, err, sizeof(err)), 0);
 	assert_int_equal(c.ctx_reserve_bytes, 300 * MIB);
 	expect_error(bad, "GPUSHARE_CONTEXT_RESERVE_MIB='300M': not an integer from 0 to");
+}
+
+static void test_config_hami_errors(void **state)
+{
+	static const char *const e1[] = { "CUDA_DEVICE_MEMORY_LIMIT", "4x", NULL };
+	static const char *const e2[] = { "CUDA_DEVICE_MEMORY_LIMIT", "4.5g", NULL };
+	static const char *const e3[] = { "CUDA_DEVICE_MEMORY_LIMIT", "g", NULL };
+	static const char *const e4[] = { "CUDA_DEVICE_MEMORY_LIMIT", "-1g", NULL };
+	static const char *const e5[] = { "CUDA_DEVICE_MEMORY_LIMIT", "99999999999g", NULL };
+	static const char *const e6[] = { "CUDA_DEVICE_MEMORY_LIMIT_3", " 4g", NULL };
+	static const char *const e7[] = { "CUDA_DEVICE_SM_LIMIT", "101", NULL };
+	static const char *const e8[] = { "CUDA_DEVICE_SM_LIMIT_1", "half", NULL };
+	static const char *const e9[] = { "CUDA_DEVICE_MEMORY_LIMIT", "4gb", NULL };
+
+	(void)state;
+	expect_error(e1, "CUDA_DEVICE_MEMORY_LIMIT='4x': not a size (bytes, or an integer "
+			 "followed by k, m or g, as in 4g or 4096m)");
+	expect_error(e2, "CUDA_DEVICE_MEMORY_LIMIT='4.5g': not a size");
+	expect_error(e3, "CUDA_DEVICE_MEMORY_LIMIT='g': not a size");
+	expect_error(e4, "CUDA_DEVICE_MEMORY_LIMIT='-1g': not a size");
+	expect_error(e5, "CUDA_DEVICE_MEMORY_LIMIT='99999999999g': not a size");
+	expect_error(e6, "CUDA_DEVICE_MEMORY_LIMIT_3=' 4g': not a size");
+	expect_error(e7, "CUDA_DEVICE_SM_LIMIT='101': not an integer from 0 to 100");
+	expect_error(e8, "CUDA_DEVICE_SM_LIMIT_1='half': not an integer from 0 to 100");
+	expect_error(e9, "CUDA_DEVICE_MEMORY_LIMIT='4gb': not a size");
 }
 
 /* --- the allocation map ------------------------------------------------------ */
@@ -760,6 +861,8 @@ int main(void)
 		cmocka_unit_test(test_config_gpushare_plugin),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_config_context_reserve),
+		cmocka_unit_test(test_config_hami),
+		cmocka_unit_test(test_config_hami_errors),
 		cmocka_unit_test(test_ptrmap_against_reference),
 		cmocka_unit_test(test_throttle_allowed),
 		cmocka_unit_test(test_bucket_long_run_rate),

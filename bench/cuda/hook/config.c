@@ -36,6 +36,37 @@ static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 	return 0;
 }
 
+/*
+ * Parses a size the way HAMi documents it: an integer of bytes, or one
+ * followed by k, m or g (K, M, G), binary units: 4g = 4096m = 4 GiB.
+ * Nothing else: no blanks, signs, fractions or "gb". 0 is allowed (HAMi:
+ * no limit).
+ */
+static int parse_size(const char *s, uint64_t *out)
+{
+	uint64_t v, mul = 1;
+	size_t n = s ? strlen(s) : 0;
+	char digits[32];
+
+	if (!n || n >= sizeof(digits))
+		return GS_EINVAL;
+	memcpy(digits, s, n + 1);
+	switch (digits[n - 1]) {
+	case 'k': case 'K': mul = (uint64_t)1 << 10; break;
+	case 'm': case 'M': mul = MIB; break;
+	case 'g': case 'G': mul = GIB; break;
+	default: break;
+	}
+	if (mul != 1)
+		digits[--n] = 0;
+	if (parse_u64(digits, 0, MAX_LIMIT_MIB * MIB / mul, &v))
+		return GS_EINVAL;
+	*out = v * mul;
+	return 0;
+}
+
+#define SIZE_WANT "not a size (bytes, or an integer followed by k, m or g, as in 4g or 4096m)"
+
 static int valid_id(const char *s)
 {
 	size_t n = 0;
@@ -56,6 +87,66 @@ static int fail(char *err, size_t err_len, const char *var, const char *val, con
 	return GS_EINVAL;
 }
 
+/*
+ * HAMi's memory variables. Returns 1 when they set a limit on some
+ * device, 0 when not, or GS_EINVAL.
+ */
+static int read_hami_mem(struct gs_share_config *c, gs_share_getenv_fn get, char *err,
+			 size_t len)
+{
+	const char *s = get("CUDA_DEVICE_MEMORY_LIMIT");
+	char name[48];
+	uint64_t v;
+	int i, any = 0;
+
+	if (s && *s) {
+		if (parse_size(s, &v))
+			return fail(err, len, "CUDA_DEVICE_MEMORY_LIMIT", s, SIZE_WANT);
+		c->mem_limit_bytes = v;
+		any = v != 0;
+	}
+	for (i = 0; i < GS_SHARE_MAX_DEVS; i++) {
+		snprintf(name, sizeof(name), "CUDA_DEVICE_MEMORY_LIMIT_%d", i);
+		s = get(name);
+		if (!s || !*s)
+			continue;
+		if (parse_size(s, &v))
+			return fail(err, len, name, s, SIZE_WANT);
+		c->dev_mem_limit_bytes[i] = v;
+		if (v && !any)
+			any = 2;
+	}
+	if (any)
+		c->mem_source = any == 1 ? "CUDA_DEVICE_MEMORY_LIMIT" : "CUDA_DEVICE_MEMORY_LIMIT_<i>";
+	return any != 0;
+}
+
+/* HAMi's SM share, global and per device: 0 and 100 mean none. */
+static int read_hami_sm(struct gs_share_config *c, gs_share_getenv_fn get, char *err,
+			size_t len)
+{
+	const char *s = get("CUDA_DEVICE_SM_LIMIT");
+	char name[48];
+	uint64_t v;
+	int i;
+
+	if (s && *s) {
+		if (parse_u64(s, 0, 100, &v))
+			return fail(err, len, "CUDA_DEVICE_SM_LIMIT", s, "not an integer from 0 to 100");
+		c->compute_pct = v ? (int)v : 100;
+	}
+	for (i = 0; i < GS_SHARE_MAX_DEVS; i++) {
+		snprintf(name, sizeof(name), "CUDA_DEVICE_SM_LIMIT_%d", i);
+		s = get(name);
+		if (!s || !*s)
+			continue;
+		if (parse_u64(s, 0, 100, &v))
+			return fail(err, len, name, s, "not an integer from 0 to 100");
+		c->dev_compute_pct[i] = v ? (int)v : 100;
+	}
+	return 0;
+}
+
 static int read_mem(struct gs_share_config *c, gs_share_getenv_fn get, char *err, size_t len)
 {
 	const char *own = get("GPUSHARE_MEM_LIMIT_MIB");
@@ -63,6 +154,7 @@ static int read_mem(struct gs_share_config *c, gs_share_getenv_fn get, char *err
 	const char *dev = get("ALIYUN_COM_GPU_MEM_DEV");
 	const char *unit = get("GPUSHARE_MEM_UNIT");
 	uint64_t v, dv, unit_bytes = GIB;
+	int rc;
 
 	if (own && *own) {
 		if (parse_u64(own, 1, MAX_LIMIT_MIB, &v))
@@ -72,6 +164,9 @@ static int read_mem(struct gs_share_config *c, gs_share_getenv_fn get, char *err
 		c->mem_source = "GPUSHARE_MEM_LIMIT_MIB";
 		return 0;
 	}
+	rc = read_hami_mem(c, get, err, len);
+	if (rc)
+		return rc < 0 ? rc : 0;
 	if (!ctr || !*ctr)
 		return 0;
 	/*
@@ -128,6 +223,10 @@ int gs_share_config_read(struct gs_share_config *cfg, gs_share_getenv_fn get, ch
 			return fail(err, err_len, "GPUSHARE_COMPUTE_PERCENT", s,
 				    "not an integer from 1 to 100");
 		c.compute_pct = (int)v;
+	} else {
+		rc = read_hami_sm(&c, get, err, err_len);
+		if (rc)
+			return rc;
 	}
 
 	s = get("GPUSHARE_POD_ID");
@@ -196,16 +295,39 @@ int gs_share_config_read(struct gs_share_config *cfg, gs_share_getenv_fn get, ch
 
 uint64_t gs_share_config_mem_limit(const struct gs_share_config *cfg, int ordinal)
 {
-	(void)ordinal;
+	if (ordinal >= 0 && ordinal < GS_SHARE_MAX_DEVS && cfg->dev_mem_limit_bytes[ordinal])
+		return cfg->dev_mem_limit_bytes[ordinal];
 	return cfg->mem_limit_bytes;
 }
 
 int gs_share_config_mem_limited(const struct gs_share_config *cfg)
 {
+	int i;
+
+	for (i = 0; i < GS_SHARE_MAX_DEVS; i++)
+		if (cfg->dev_mem_limit_bytes[i])
+			return 1;
 	return cfg->mem_limit_bytes != 0;
+}
+
+int gs_share_config_compute_pct(const struct gs_share_config *cfg, int ordinal)
+{
+	if (ordinal >= 0 && ordinal < GS_SHARE_MAX_DEVS && cfg->dev_compute_pct[ordinal])
+		return cfg->dev_compute_pct[ordinal];
+	return cfg->compute_pct;
+}
+
+int gs_share_config_compute_limited(const struct gs_share_config *cfg)
+{
+	int i;
+
+	for (i = 0; i < GS_SHARE_MAX_DEVS; i++)
+		if (cfg->dev_compute_pct[i] && cfg->dev_compute_pct[i] < 100)
+			return 1;
+	return cfg->compute_pct < 100;
 }
 
 int gs_share_config_unlimited(const struct gs_share_config *cfg)
 {
-	return cfg->mem_limit_bytes == 0 && cfg->compute_pct >= 100;
+	return !gs_share_config_mem_limited(cfg) && !gs_share_config_compute_limited(cfg);
 }

@@ -2,10 +2,14 @@
 /*
  * config.h - the limits of libgpushare, read from the environment.
  *
- * A pod's limits come from the gpushare device plugin's variables
- * (ALIYUN_COM_GPU_MEM_CONTAINER, ALIYUN_COM_GPU_MEM_DEV) or from our own
- * GPUSHARE_* variables, which win when both are set. bench/cuda/README.md
- * lists every variable. Parsing is strict: a value that does not parse is
+ * A pod's limits come from our own GPUSHARE_* variables, from HAMi's
+ * (CUDA_DEVICE_MEMORY_LIMIT[_<i>], CUDA_DEVICE_SM_LIMIT[_<i>]) or from the
+ * gpushare device plugin's (ALIYUN_COM_GPU_MEM_CONTAINER,
+ * ALIYUN_COM_GPU_MEM_DEV), in that order of precedence: the first family
+ * that sets a memory limit (or a compute share) decides it on every
+ * device. HAMi's per-device variables name CUDA ordinals of the process
+ * (0 to GS_SHARE_MAX_DEVS - 1) and fall back to the family's global one.
+ * bench/cuda/README.md lists every variable. Parsing is strict: a value that does not parse is
  * an error that names the variable and the value, never a silent default,
  * because a typo in a limit would otherwise run a pod without one.
  *
@@ -20,6 +24,7 @@
 
 #define GS_SHARE_ID_MAX 64      /* pod and node ids, including the NUL */
 #define GS_SHARE_DIR_MAX 256    /* GPUSHARE_SHM_DIR, including the NUL */
+#define GS_SHARE_MAX_DEVS 16    /* per-device variables read: _0 to _15 */
 
 enum gs_share_log {
 	GS_SHARE_LOG_QUIET = 0, /* errors only */
@@ -30,6 +35,9 @@ enum gs_share_log {
 struct gs_share_config {
 	uint64_t mem_limit_bytes;        /* per device, 0 = no memory limit */
 	int compute_pct;                 /* 1..100, 100 = no compute limit */
+	/* Per CUDA ordinal, overriding the two above; 0 = as above. */
+	uint64_t dev_mem_limit_bytes[GS_SHARE_MAX_DEVS];
+	int dev_compute_pct[GS_SHARE_MAX_DEVS];
 	char pod_id[GS_SHARE_ID_MAX];    /* names the pod's shared region */
 	char node_id[GS_SHARE_ID_MAX];   /* names the node's shared region */
 	char shm_dir[GS_SHARE_DIR_MAX];  /* "" = POSIX shm (shm_open) */
@@ -57,6 +65,12 @@ uint64_t gs_share_config_mem_limit(const struct gs_share_config *cfg, int ordina
 
 /* True when some device has a memory limit. */
 int gs_share_config_mem_limited(const struct gs_share_config *cfg);
+
+/* The compute share on device ordinal, 1..100 (100 = none). */
+int gs_share_config_compute_pct(const struct gs_share_config *cfg, int ordinal);
+
+/* True when some device has a compute share below 100. */
+int gs_share_config_compute_limited(const struct gs_share_config *cfg);
 
 /* True when the configuration limits neither memory nor compute. */
 int gs_share_config_unlimited(const struct gs_share_config *cfg);

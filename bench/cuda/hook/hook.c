@@ -347,7 +347,7 @@ static void reset_state(void)
 static void share_init(void)
 {
 	char err[512];
-	int rc;
+	int rc, i;
 
 	if (__atomic_load_n(&gs_st.ready, __ATOMIC_ACQUIRE))
 		return;
@@ -361,7 +361,7 @@ static void share_init(void)
 		goto out;
 	}
 	log_level = gs_st.cfg.log_level;
-	gs_st.limited = gs_st.cfg.compute_pct < 100;
+	gs_st.limited = gs_share_config_compute_limited(&gs_st.cfg);
 	rc = gs_hook_pod_open(&gs_st.cfg, err, sizeof(err));
 	if (rc) {
 		gs_log(GS_SHARE_LOG_QUIET, "%s", err);
@@ -386,6 +386,12 @@ static void share_init(void)
 	gs_log(GS_SHARE_LOG_INFO, "pod %s: memory limit %llu MiB (%s), compute share %d%%",
 	       gs_st.cfg.pod_id, (unsigned long long)(gs_st.cfg.mem_limit_bytes >> 20),
 	       gs_st.cfg.mem_source, gs_st.cfg.compute_pct);
+	for (i = 0; i < GS_SHARE_MAX_DEVS; i++)
+		if (gs_st.cfg.dev_mem_limit_bytes[i] || gs_st.cfg.dev_compute_pct[i])
+			gs_log(GS_SHARE_LOG_INFO, "pod %s: device %d: memory limit %llu MiB, "
+			       "compute share %d%%", gs_st.cfg.pod_id, i,
+			       (unsigned long long)(gs_share_config_mem_limit(&gs_st.cfg, i) >> 20),
+			       gs_share_config_compute_pct(&gs_st.cfg, i));
 out:
 	__atomic_store_n(&gs_st.ready, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&init_lock);

@@ -66,6 +66,7 @@ struct dev_throttle {
 	double allowed;
 	struct gs_bucket bucket;
 	uint8_t uuid[16];
+	int pct;                 /* this device's compute share, 100 = none */
 };
 
 /* Two events that time one launch (hook_launch.c). */
@@ -79,7 +80,7 @@ struct gs_hook_state {
 	int ready;               /* atomic: share_init() finished */
 	CUresult refusal;        /* CUDA_SUCCESS, or what every hooked call returns */
 	struct gs_share_config cfg;
-	int limited;             /* compute_pct < 100 */
+	int limited;             /* some device has a compute share below 100 */
 	int node_ok;
 	struct gs_region node;   /* the pod region is hook_pod.c's */
 	struct gs_ptrmap ptrs;   /* device pointers; dev = CUDA ordinal */

@@ -37,11 +37,12 @@ static struct dev_throttle *throttle_of(CUdevice ordinal, uint64_t now)
 		if (!gs_real.cuDeviceGetUuid || gs_real.cuDeviceGetUuid(&uuid, ordinal) != CUDA_SUCCESS)
 			return NULL;
 		memcpy(t->uuid, uuid.bytes, 16);
+		t->pct = gs_share_config_compute_pct(&gs_st.cfg, ordinal);
 		t->allowed = 1.0;
 		gs_bucket_init(&t->bucket, BURST_NS, 1.0, now);
 	}
 	slot = gs_node_claim(&gs_st.node, gs_st.cfg.pod_id, t->uuid, (int32_t)getpid(),
-			     gs_st.cfg.compute_pct, now, &t->gen);
+			     t->pct, now, &t->gen);
 	if (slot < 0) {
 		gs_log(GS_SHARE_LOG_WARN, "%s: no free slot; launches are not seen by other pods",
 		       gs_st.node.path);
@@ -201,13 +202,13 @@ static void launch_begin(struct launch *l, uintptr_t fn, uint64_t grid, uint64_t
 		t->last_beat_ns = now;
 		__atomic_store_n(&gs_st.last_beat_any_ns, now, __ATOMIC_RELAXED);
 	}
-	if (!gs_st.limited)
+	if (t->pct >= 100)
 		goto out;
 	if (now - t->last_share_ns >= SHARE_EVERY_NS) {
 		double allowed;
 
 		n = gs_node_peers(&gs_st.node, t->uuid, peers, GS_REGION_NODE_SLOTS);
-		allowed = gs_throttle_allowed(gs_st.cfg.pod_id, gs_st.cfg.compute_pct, peers,
+		allowed = gs_throttle_allowed(gs_st.cfg.pod_id, t->pct, peers,
 					      n > 0 ? n : 0, now,
 					      (uint64_t)gs_st.cfg.active_window_ms * 1000000ull);
 		if (allowed != t->allowed) {
