@@ -176,20 +176,22 @@ static int every_allocator(void *arg)
 	CUmemAllocationProp prop;
 	CUmemGenericAllocationHandle h;
 	CUdeviceptr a, b, c, d, e;
+	CUmemoryPool pool;
 	size_t pitch, free_b, total_b;
 
 	(void)arg;
 	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	CHECK_EQ(cuDeviceGetDefaultMemPool(&pool, 0), CUDA_SUCCESS);
 	CHECK_EQ(cuMemAllocManaged(&a, 20 * MIB, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
 	CHECK_EQ(cuMemAllocAsync(&b, 20 * MIB, NULL), CUDA_SUCCESS);
 	CHECK_EQ(cuMemAllocAsync_ptsz(&c, 20 * MIB, NULL), CUDA_SUCCESS);
-	CHECK_EQ(cuMemAllocFromPoolAsync(&d, 20 * MIB, NULL, NULL), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAllocFromPoolAsync(&d, 20 * MIB, pool, NULL), CUDA_SUCCESS);
 	memset(&prop, 0, sizeof(prop));
 	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
 	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 	prop.location.id = 0;
 	CHECK_EQ(cuMemCreate(&h, 20 * MIB, &prop, 0), CUDA_SUCCESS);
-	CHECK_EQ(cuMemAllocFromPoolAsync_ptsz(&e, 1, NULL, NULL), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(cuMemAllocFromPoolAsync_ptsz(&e, 1, pool, NULL), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK_EQ(cuMemCreate(&h, 1, &prop, 0), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
 	CHECK_EQ(free_b, 0);
@@ -461,6 +463,299 @@ static void test_crashed_process_reclaimed(void **state)
 	(void)state;
 	assert_int_equal(run_child(crash_holding_memory, NULL, limit_100), 128 + SIGKILL);
 	assert_int_equal(run_child(alloc_full_limit, NULL, limit_100), 0);
+}
+
+/* --- routes past the limit ------------------------------------------------------ */
+
+static CUDA_ARRAY3D_DESCRIPTOR desc3(size_t w, size_t h, size_t d, CUarray_format fmt,
+				     unsigned int channels, unsigned int flags)
+{
+	CUDA_ARRAY3D_DESCRIPTOR a;
+
+	memset(&a, 0, sizeof(a));
+	a.Width = w;
+	a.Height = h;
+	a.Depth = d;
+	a.Format = fmt;
+	a.NumChannels = channels;
+	a.Flags = flags;
+	return a;
+}
+
+static uint64_t pod_free(void)
+{
+	size_t free_b = 0, total_b = 0;
+
+	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
+	return free_b;
+}
+
+/* CUDA arrays (cudaMallocArray, cudaMalloc3DArray, mipmapped arrays) count. */
+static int arrays(void *arg)
+{
+	CUDA_ARRAY_DESCRIPTOR d2;
+	CUDA_ARRAY3D_DESCRIPTOR d3;
+	CUarray a2, a3;
+	CUmipmappedArray m;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	memset(&d2, 0, sizeof(d2));
+	d2.Width = 2048;
+	d2.Height = 2048;
+	d2.Format = CU_AD_FORMAT_FLOAT;
+	d2.NumChannels = 1;
+	CHECK_EQ(cuArrayCreate_v2(&a2, &d2), CUDA_SUCCESS); /* 16 MiB */
+	CHECK(pod_free() <= 84 * MIB);
+	/* 128 MiB of RGBA bytes: over the limit, refused before the driver. */
+	d3 = desc3(1024, 1024, 32, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0);
+	CHECK_EQ(cuArray3DCreate_v2(&a3, &d3), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(fakecuda_used_bytes(0), 16 * MIB);
+	/* 16 layers of 1024 x 512 float2: 64 MiB. */
+	d3 = desc3(1024, 512, 16, CU_AD_FORMAT_FLOAT, 2, CUDA_ARRAY3D_LAYERED);
+	CHECK_EQ(cuArray3DCreate_v2(&a3, &d3), CUDA_SUCCESS);
+	CHECK(pod_free() <= 20 * MIB);
+	/* A full mip chain of 4096^2 floats is 64 MiB and a third. */
+	d3 = desc3(4096, 4096, 0, CU_AD_FORMAT_FLOAT, 1, 0);
+	CHECK_EQ(cuMipmappedArrayCreate(&m, &d3, 13), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(cuArrayDestroy(a3), CUDA_SUCCESS);
+	CHECK(pod_free() <= 84 * MIB && pod_free() >= 80 * MIB);
+	CHECK_EQ(cuMipmappedArrayCreate(&m, &d3, 13), CUDA_ERROR_OUT_OF_MEMORY); /* 16 + 85 */
+	CHECK_EQ(cuArrayDestroy(a2), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(cuMipmappedArrayCreate(&m, &d3, 13), CUDA_SUCCESS);
+	CHECK(pod_free() <= 100 * MIB - 85 * MIB);
+	CHECK_EQ(cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
+	/* Each destroy gave back exactly what was charged. */
+	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(fakecuda_used_bytes(0), 0);
+	return 0;
+}
+
+static void test_arrays(void **state)
+{
+	(void)state;
+	assert_int_equal(run_child(arrays, NULL, limit_100), 0);
+}
+
+/*
+ * NVIDIA's VMM samples release a handle right after mapping it: the
+ * memory lives until the last unmap, and so does its charge.
+ */
+static int vmm_release_after_map(void *arg)
+{
+	const CUdeviceptr va = 0x200000000000ull, va2 = 0x210000000000ull;
+	CUmemAllocationProp prop;
+	CUmemGenericAllocationHandle h, h2, again;
+	CUdeviceptr p;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	memset(&prop, 0, sizeof(prop));
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	CHECK_EQ(cuMemCreate(&h, 60 * MIB, &prop, 0), CUDA_SUCCESS);
+	CHECK_EQ(cuMemMap(va, 60 * MIB, 0, h, 0), CUDA_SUCCESS);
+	CHECK_EQ(cuMemRelease(h), CUDA_SUCCESS);
+	/* Still mapped, so still held: nothing past the limit. */
+	CHECK_EQ(cuMemCreate(&h2, 60 * MIB, &prop, 0), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(cuMemAlloc_v2(&p, 41 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK(fakecuda_used_bytes(0) <= 100 * MIB);
+	CHECK_EQ(cuMemUnmap(va, 60 * MIB), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 100 * MIB);
+	/* A handle retained from its mapping is one more reference to release. */
+	CHECK_EQ(cuMemCreate(&h2, 60 * MIB, &prop, 0), CUDA_SUCCESS);
+	CHECK_EQ(cuMemMap(va2, 60 * MIB, 0, h2, 0), CUDA_SUCCESS);
+	CHECK_EQ(cuMemRetainAllocationHandle(&again, (void *)(uintptr_t)(va2 + 4096)), CUDA_SUCCESS);
+	CHECK_EQ(again, h2);
+	CHECK_EQ(cuMemRelease(h2), CUDA_SUCCESS);
+	CHECK_EQ(cuMemUnmap(va2, 60 * MIB), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 40 * MIB);
+	CHECK_EQ(cuMemRelease(again), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(fakecuda_used_bytes(0), 0);
+	return 0;
+}
+
+static void test_vmm_release_after_map(void **state)
+{
+	(void)state;
+	assert_int_equal(run_child(vmm_release_after_map, NULL, limit_100), 0);
+}
+
+/*
+ * Stream-ordered pools keep freed memory up to their release threshold
+ * (PyTorch's cudaMallocAsync backend sets it to the maximum): the pod is
+ * charged what the pool holds, not what is live.
+ */
+static int pools_keep_memory(void *arg)
+{
+	cuuint64_t max = UINT64_MAX, forty = 40 * MIB;
+	CUmemoryPool dflt, own;
+	CUmemPoolProps props;
+	CUdeviceptr a, b;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	/* The default threshold (0): freed memory goes back, as before. */
+	CHECK_EQ(cuMemAllocAsync(&a, 80 * MIB, NULL), CUDA_SUCCESS);
+	CHECK_EQ(cuMemFreeAsync(a, NULL), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 100 * MIB);
+	/* Threshold at the maximum: the pool keeps its high-water mark. */
+	CHECK_EQ(cuDeviceGetDefaultMemPool(&dflt, 0), CUDA_SUCCESS);
+	CHECK_EQ(cuMemPoolSetAttribute(dflt, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &max),
+		 CUDA_SUCCESS);
+	CHECK_EQ(cuMemAllocAsync(&a, 80 * MIB, NULL), CUDA_SUCCESS);
+	CHECK_EQ(cuMemFreeAsync(a, NULL), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 20 * MIB);
+	CHECK_EQ(cuMemAlloc_v2(&b, 50 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK(fakecuda_used_bytes(0) <= 100 * MIB);
+	/* Memory the pool holds is reused without a new charge. */
+	CHECK_EQ(cuMemAllocAsync_ptsz(&a, 30 * MIB, NULL), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAllocFromPoolAsync(&b, 50 * MIB, dflt, NULL), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 20 * MIB);
+	CHECK_EQ(cuMemFreeAsync_ptsz(a, NULL), CUDA_SUCCESS);
+	CHECK_EQ(cuMemFree_v2(b), CUDA_SUCCESS); /* a synchronous free of pool memory */
+	CHECK_EQ(pod_free(), 20 * MIB);
+	/* Trimming gives back what the pool lets go. */
+	CHECK_EQ(cuMemPoolTrimTo(dflt, 10 * MIB), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 90 * MIB);
+	CHECK_EQ(cuMemPoolTrimTo(dflt, 0), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 100 * MIB);
+	/* A pool of one's own with a threshold of 40 MiB keeps 40 of 80. */
+	memset(&props, 0, sizeof(props));
+	props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	props.location.id = 0;
+	CHECK_EQ(cuMemPoolCreate(&own, &props), CUDA_SUCCESS);
+	CHECK_EQ(cuMemPoolSetAttribute(own, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &forty),
+		 CUDA_SUCCESS);
+	CHECK_EQ(cuMemAllocFromPoolAsync_ptsz(&a, 80 * MIB, own, NULL), CUDA_SUCCESS);
+	CHECK_EQ(cuMemFreeAsync(a, NULL), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 60 * MIB);
+	CHECK_EQ(cuMemAlloc_v2(&b, 61 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK(fakecuda_used_bytes(0) <= 100 * MIB);
+	CHECK_EQ(cuMemPoolDestroy(own), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(fakecuda_used_bytes(0), 0);
+	return 0;
+}
+
+static void test_pools_keep_memory(void **state)
+{
+	(void)state;
+	assert_int_equal(run_child(pools_keep_memory, NULL, limit_100), 0);
+}
+
+static CUresult add_alloc_node(CUgraphNode *node, CUgraph g, size_t bytes)
+{
+	CUDA_MEM_ALLOC_NODE_PARAMS p;
+
+	memset(&p, 0, sizeof(p));
+	p.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	p.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	p.poolProps.location.id = 0;
+	p.bytesize = bytes;
+	return cuGraphAddMemAllocNode(node, g, NULL, 0, &p);
+}
+
+/*
+ * Graph memory nodes (cudaGraphAddMemAllocNode) are charged when they are
+ * created and stay charged while their graph, a clone of it or a graph
+ * instantiated from it lives; then in the device's graph memory pool until
+ * cuDeviceGraphMemTrim, since the driver keeps that memory cached.
+ */
+static int graph_memory(void *arg)
+{
+	CUgraph g, clone;
+	CUgraphNode n1, n2, n3;
+	CUgraphExec x1, x2;
+	CUDA_GRAPH_INSTANTIATE_PARAMS ip;
+	CUdeviceptr p;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	CHECK_EQ(cuGraphCreate(&g, 0), CUDA_SUCCESS);
+	CHECK_EQ(add_alloc_node(&n1, g, 40 * MIB), CUDA_SUCCESS);
+	CHECK_EQ(add_alloc_node(&n2, g, 30 * MIB), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 30 * MIB);
+	CHECK_EQ(add_alloc_node(&n3, g, 31 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(cuMemAlloc_v2(&p, 31 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
+	/* A node removed before the graph is instantiated gives its bytes back. */
+	CHECK_EQ(cuGraphDestroyNode(n2), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 60 * MIB);
+	/* A clone holds the same memory again. */
+	CHECK_EQ(cuGraphClone(&clone, g), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 20 * MIB);
+	CHECK_EQ(cuGraphDestroy(clone), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 60 * MIB);
+	/* Instantiated graphs keep it after their graph is gone. */
+	CHECK_EQ(cuGraphInstantiateWithFlags(&x1, g, 0), CUDA_SUCCESS);
+	memset(&ip, 0, sizeof(ip));
+	CHECK_EQ(cuGraphInstantiateWithParams(&x2, g, &ip), CUDA_SUCCESS);
+	CHECK_EQ(cuGraphDestroy(g), CUDA_SUCCESS);
+	CHECK_EQ(cuMemAlloc_v2(&p, 61 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(cuGraphExecDestroy(x1), CUDA_SUCCESS);
+	CHECK_EQ(cuGraphExecDestroy(x2), CUDA_SUCCESS);
+	/* Then the driver's graph pool keeps it until trimmed. */
+	CHECK_EQ(pod_free(), 60 * MIB);
+	CHECK_EQ(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(cuMemAlloc_v2(&p, 100 * MIB), CUDA_SUCCESS);
+	return 0;
+}
+
+static void test_graph_memory(void **state)
+{
+	(void)state;
+	assert_int_equal(run_child(graph_memory, NULL, limit_100), 0);
+}
+
+/* GPUSHARE_CONTEXT_RESERVE_MIB is charged for every context created. */
+static int context_reserve(void *arg)
+{
+	CUcontext primary, again, own;
+	CUdeviceptr p;
+
+	(void)arg;
+	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
+	CHECK_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 70 * MIB);
+	/* The primary context is one context, however often it is retained. */
+	CHECK_EQ(cuDevicePrimaryCtxRetain(&again, 0), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 70 * MIB);
+	CHECK_EQ(cuMemAlloc_v2(&p, 71 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(cuCtxCreate_v2(&own, 0, 0), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 40 * MIB);
+	CHECK_EQ(fakecuda_used_bytes(0), 60 * MIB);
+	CHECK_EQ(cuMemAlloc_v2(&p, 41 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(cuCtxDestroy_v2(own), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 70 * MIB);
+	CHECK_EQ(cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 70 * MIB);
+	CHECK_EQ(cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 100 * MIB);
+	/* No room for a context's reserve: the context is refused. */
+	CHECK_EQ(cuMemAlloc_v2(&p, 80 * MIB), CUDA_SUCCESS);
+	CHECK_EQ(cuCtxCreate_v4(&own, NULL, 0, 0), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_ERROR_OUT_OF_MEMORY);
+	CHECK_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
+	CHECK_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
+	CHECK_EQ(cuDevicePrimaryCtxReset_v2(0), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(fakecuda_used_bytes(0), 0);
+	return 0;
+}
+
+static void test_context_reserve(void **state)
+{
+	static const char *const env[] = { "GPUSHARE_POD_ID", "p", "GPUSHARE_MEM_LIMIT_MIB", "100",
+					   "GPUSHARE_CONTEXT_RESERVE_MIB", "30",
+					   "FAKECUDA_CTX_MIB", "30", NULL };
+
+	(void)state;
+	assert_int_equal(run_child(context_reserve, NULL, env), 0);
 }
 
 /* --- refusals --------------------------------------------------------------- */
@@ -995,6 +1290,11 @@ int main(int argc, char **argv)
 		GS_TMPDIR_TEST(test_every_allocator, make_dir),
 		GS_TMPDIR_TEST(test_error_paths, make_dir),
 		GS_TMPDIR_TEST(test_per_device, make_dir),
+		GS_TMPDIR_TEST(test_arrays, make_dir),
+		GS_TMPDIR_TEST(test_vmm_release_after_map, make_dir),
+		GS_TMPDIR_TEST(test_pools_keep_memory, make_dir),
+		GS_TMPDIR_TEST(test_graph_memory, make_dir),
+		GS_TMPDIR_TEST(test_context_reserve, make_dir),
 		GS_TMPDIR_TEST(test_many_threads, make_dir),
 		GS_TMPDIR_TEST(test_several_processes, make_dir),
 		GS_TMPDIR_TEST(test_crashed_process_reclaimed, make_dir),

@@ -23,6 +23,7 @@
 
 #include "config.h"
 #include "core/error.h"
+#include "memsize.h"
 #include "ptrmap.h"
 #include "region.h"
 #include "throttle.h"
@@ -343,6 +344,37 @@ static void test_ptrmap_against_reference(void **state)
 		assert_int_equal(gs_ptrmap_take(&m, keys[i], &e), live[i] ? 0 : GS_ENOENT);
 	assert_int_equal(m.n, 0);
 	gs_ptrmap_release(&m);
+}
+
+/* --- array sizes -------------------------------------------------------------- */
+
+static void test_array_bytes(void **state)
+{
+	const uint64_t page = GS_ARRAY_PAGE;
+
+	(void)state;
+	/* 2048 x 2048 floats: 16 MiB exactly, already whole pages. */
+	assert_int_equal(gs_array_bytes(0x20, 1, 2048, 2048, 0, 0, 1), 16 * MIB);
+	/* Anything small still takes a page. */
+	assert_int_equal(gs_array_bytes(0x01, 1, 1, 0, 0, 0, 1), page);
+	/* Rows pad to 512 bytes, heights to 8 rows: 100 x 3 uchar4 -> 512 x 8. */
+	assert_int_equal(gs_array_bytes(0x01, 4, 100, 3, 0, 0, 1), page);
+	assert_int_equal(gs_array_bytes(0x01, 4, 1000, 1000, 0, 0, 1) % page, 0);
+	assert_true(gs_array_bytes(0x01, 4, 1000, 1000, 0, 0, 1) >= 4000ull * 1000);
+	/* 3-D: depth counts; layered: layers keep their count down the mips. */
+	assert_int_equal(gs_array_bytes(0x20, 2, 1024, 512, 16, GS_ARRAY_LAYERED, 1), 64 * MIB);
+	assert_true(gs_array_bytes(0x20, 1, 256, 256, 6, GS_ARRAY_CUBEMAP, 9) >
+		    gs_array_bytes(0x20, 1, 256, 256, 6, 0, 9));
+	/* A full mip chain is a third more than its base. */
+	assert_int_equal(gs_array_bytes(0x20, 1, 4096, 4096, 0, 0, 13), 86 * MIB);
+	/* Block-compressed: 1 byte a texel; unknown formats: 16. */
+	assert_int_equal(gs_array_bytes(0x97, 1, 4096, 4096, 0, 0, 1), 16 * MIB);
+	assert_int_equal(gs_array_bytes(0x77, 1, 1024, 1024, 0, 0, 1), 16 * MIB);
+	/* Nonsense is the driver's to refuse; overflow is never small. */
+	assert_int_equal(gs_array_bytes(0x20, 0, 16, 16, 0, 0, 1), 0);
+	assert_int_equal(gs_array_bytes(0x20, 1, 0, 16, 0, 0, 1), 0);
+	assert_int_equal(gs_array_bytes(0x20, 4, UINT64_MAX / 4, 1u << 30, 1u << 30, 0, 1),
+			 UINT64_MAX);
 }
 
 /* --- the elastic share ---------------------------------------------------- */
@@ -864,6 +896,7 @@ int main(void)
 		cmocka_unit_test(test_config_hami),
 		cmocka_unit_test(test_config_hami_errors),
 		cmocka_unit_test(test_ptrmap_against_reference),
+		cmocka_unit_test(test_array_bytes),
 		cmocka_unit_test(test_throttle_allowed),
 		cmocka_unit_test(test_bucket_long_run_rate),
 		cmocka_unit_test(test_bucket_min_sleep_and_burst),

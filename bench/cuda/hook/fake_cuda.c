@@ -28,10 +28,13 @@
 #define QUEUE_NS 2000000ull  /* launches block beyond 2 ms of queued work */
 
 struct alloc {
-	uint64_t key;            /* device pointer or handle; 0 = free entry */
+	uint64_t key;            /* device pointer, handle or array; 0 = free entry */
 	uint64_t bytes;
 	int dev;
-	int is_handle;
+	int kind;                /* K_PTR, K_HANDLE, K_ARRAY, K_POOLPTR */
+	int refs;                /* a handle's references */
+	int maps;                /* a handle's mappings */
+	int pool;                /* K_POOLPTR: index in pools[] */
 };
 
 struct event {
@@ -46,6 +49,7 @@ static struct {
 	uint64_t pitch;
 	uint64_t block_ns;       /* GPU time of one block of gridDimX */
 	int uuid_base;
+	uint64_t ctx_bytes;      /* device memory of one context */
 	uint64_t used[MAX_DEVS];
 	uint64_t busy_until_ns[MAX_DEVS];
 	uint64_t next_ptr;
@@ -152,6 +156,7 @@ EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
 		fk.pitch = env_u64("FAKECUDA_PITCH", 512);
 		fk.block_ns = env_u64("FAKECUDA_KERNEL_NS", 1000);
 		fk.uuid_base = (int)env_u64("FAKECUDA_UUID_BASE", 0);
+		fk.ctx_bytes = env_u64("FAKECUDA_CTX_MIB", 0) << 20;
 		fk.next_ptr = 0x7f0000000000ull;
 		fk.initialised = 1;
 	}
@@ -265,7 +270,7 @@ static int n_captures;   /* active ones; atomic, read without the lock */
 static __thread CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 
 struct fake_graph {
-	int nodes;
+	int nodes;               /* captured launches, or memory nodes */
 };
 
 /* With the lock held: the capture of stream s, or NULL. */
@@ -448,52 +453,118 @@ EXPORT int fakecuda_graph_nodes(CUgraph g)
 
 /* --- memory --------------------------------------------------------------------- */
 
-static CUresult do_alloc(uint64_t *key_out, uint64_t bytes, int dev, int is_handle)
+/*
+ * Kinds of memory the fake hands out. A handle (cuMemCreate) holds its
+ * physical memory until it is released and unmapped everywhere; memory of
+ * a pool stays in the pool, above what is live, up to the pool's release
+ * threshold (as if each free were followed by a synchronisation).
+ */
+enum { K_PTR, K_HANDLE, K_ARRAY, K_POOLPTR };
+
+struct pool {
+	int in_use;
+	int dev;
+	uint64_t live, reserved, threshold;
+};
+
+#define MAX_POOLS 16        /* the first MAX_DEVS are the devices' default pools */
+#define MAX_MAPS 256
+
+static struct pool pools[MAX_POOLS];
+static struct { uint64_t va, size, handle; } maps[MAX_MAPS];
+
+/* With the lock held: a free entry, or NULL. */
+static struct alloc *new_entry(void)
 {
 	int i;
+
+	for (i = 0; i < MAX_ALLOCS && fk.allocs[i].key; i++)
+		;
+	return i < MAX_ALLOCS ? &fk.allocs[i] : NULL;
+}
+
+/* With the lock held: the entry of key of this kind, or NULL. */
+static struct alloc *find_entry(uint64_t key, int kind)
+{
+	int i;
+
+	for (i = 0; key && i < MAX_ALLOCS; i++)
+		if (fk.allocs[i].key == key && fk.allocs[i].kind == kind)
+			return &fk.allocs[i];
+	return NULL;
+}
+
+/* With the lock held: the next distinct, 256-byte aligned, never reused address. */
+static uint64_t new_address(uint64_t bytes)
+{
+	uint64_t p = fk.next_ptr;
+
+	fk.next_ptr += (bytes + 255) & ~255ull;
+	return p;
+}
+
+static CUresult do_alloc(uint64_t *key_out, uint64_t bytes, int dev, int kind)
+{
+	struct alloc *a;
 
 	if (!key_out || !bytes)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (dev < 0 || dev >= fk.n_devs)
 		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&lock);
-	if (bytes > fk.mem_bytes - fk.used[dev]) {
+	a = new_entry();
+	if (bytes > fk.mem_bytes - fk.used[dev] || !a) {
 		pthread_mutex_unlock(&lock);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	for (i = 0; i < MAX_ALLOCS && fk.allocs[i].key; i++)
-		;
-	if (i == MAX_ALLOCS) {
-		pthread_mutex_unlock(&lock);
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	fk.allocs[i].key = fk.next_ptr;
-	fk.allocs[i].bytes = bytes;
-	fk.allocs[i].dev = dev;
-	fk.allocs[i].is_handle = is_handle;
-	/* Distinct, 256-byte aligned, never reused: like device addresses. */
-	fk.next_ptr += (bytes + 255) & ~255ull;
+	*a = (struct alloc){ new_address(bytes), bytes, dev, kind, 1, 0, -1 };
 	fk.used[dev] += bytes;
-	*key_out = fk.allocs[i].key;
+	*key_out = a->key;
 	pthread_mutex_unlock(&lock);
 	return CUDA_SUCCESS;
 }
 
-static CUresult do_free(uint64_t key, int is_handle)
+/* With the lock held: gives a pool's memory above max(live, keep) back to the card. */
+static void pool_shrink(struct pool *p, uint64_t keep)
 {
-	int i;
+	if (keep < p->live)
+		keep = p->live;
+	if (p->reserved > keep) {
+		fk.used[p->dev] -= p->reserved - keep;
+		p->reserved = keep;
+	}
+}
+
+static CUresult do_free(uint64_t key, int kind)
+{
+	struct alloc *a;
 
 	pthread_mutex_lock(&lock);
-	for (i = 0; i < MAX_ALLOCS; i++) {
-		if (key && fk.allocs[i].key == key && fk.allocs[i].is_handle == is_handle) {
-			fk.used[fk.allocs[i].dev] -= fk.allocs[i].bytes;
-			memset(&fk.allocs[i], 0, sizeof(fk.allocs[i]));
+	a = find_entry(key, kind);
+	if (!a && kind == K_PTR)
+		a = find_entry(key, K_POOLPTR); /* cuMemFree of pool memory is legal */
+	if (!a) {
+		pthread_mutex_unlock(&lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (a->kind == K_POOLPTR) {
+		struct pool *p = &pools[a->pool];
+
+		p->live -= a->bytes;
+		pool_shrink(p, p->threshold < p->reserved ? p->threshold : p->reserved);
+	} else if (a->kind == K_HANDLE) {
+		/* cuMemRelease: the memory lives on while it is mapped. */
+		if (--a->refs > 0 || a->maps > 0) {
 			pthread_mutex_unlock(&lock);
 			return CUDA_SUCCESS;
 		}
+		fk.used[a->dev] -= a->bytes;
+	} else {
+		fk.used[a->dev] -= a->bytes;
 	}
+	memset(a, 0, sizeof(*a));
 	pthread_mutex_unlock(&lock);
-	return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
 }
 
 EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
@@ -512,7 +583,7 @@ EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	ENTER("cuMemAlloc_v2");
 	UNSAFE();
-	return do_alloc((uint64_t *)dptr, bytesize, cur_dev, 0);
+	return do_alloc((uint64_t *)dptr, bytesize, cur_dev, K_PTR);
 }
 
 /* The 32-bit ABI of CUDA 2.x: only here so that a v1 lookup has an answer. */
@@ -522,7 +593,7 @@ EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 	CUresult rc;
 
 	ENTER("cuMemAlloc");
-	rc = do_alloc(&p, bytesize, cur_dev, 0);
+	rc = do_alloc(&p, bytesize, cur_dev, K_PTR);
 	if (rc == CUDA_SUCCESS)
 		*dptr = (CUdeviceptr_v1)p;
 	return rc;
@@ -534,7 +605,7 @@ EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, un
 	UNSAFE();
 	if (!flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	return do_alloc((uint64_t *)dptr, bytesize, cur_dev, 0);
+	return do_alloc((uint64_t *)dptr, bytesize, cur_dev, K_PTR);
 }
 
 EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
@@ -549,7 +620,7 @@ EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, si
 	    (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
 		return CUDA_ERROR_INVALID_VALUE;
 	pitch = (WidthInBytes + fk.pitch - 1) / fk.pitch * fk.pitch;
-	rc = do_alloc((uint64_t *)dptr, pitch * Height, cur_dev, 0);
+	rc = do_alloc((uint64_t *)dptr, pitch * Height, cur_dev, K_PTR);
 	if (rc == CUDA_SUCCESS)
 		*pPitch = (size_t)pitch;
 	return rc;
@@ -559,7 +630,56 @@ EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
 	ENTER("cuMemFree_v2");
 	UNSAFE();
-	return do_free(dptr, 0);
+	return do_free(dptr, K_PTR);
+}
+
+/* --- stream-ordered pools ------------------------------------------------------ */
+
+/* With the lock held: the pool behind a handle, or NULL. */
+static struct pool *pool_of(CUmemoryPool h)
+{
+	struct pool *p = (struct pool *)h;
+
+	return p >= pools && p < pools + MAX_POOLS && p->in_use ? p : NULL;
+}
+
+/* With the lock held: the default pool of dev, set up on first use. */
+static struct pool *default_pool(int dev)
+{
+	if (!pools[dev].in_use)
+		pools[dev] = (struct pool){ 1, dev, 0, 0, 0 };
+	return &pools[dev];
+}
+
+static CUresult pool_alloc(CUdeviceptr *dptr, uint64_t bytes, CUmemoryPool h)
+{
+	struct alloc *a;
+	struct pool *p;
+	uint64_t grow;
+
+	if (!dptr || !bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (cur_dev < 0 || cur_dev >= fk.n_devs)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&lock);
+	p = h ? pool_of(h) : default_pool(cur_dev);
+	if (!p) {
+		pthread_mutex_unlock(&lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	grow = p->live + bytes > p->reserved ? p->live + bytes - p->reserved : 0;
+	a = new_entry();
+	if (grow > fk.mem_bytes - fk.used[p->dev] || !a) {
+		pthread_mutex_unlock(&lock);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	fk.used[p->dev] += grow;
+	p->reserved += grow;
+	p->live += bytes;
+	*a = (struct alloc){ new_address(bytes), bytes, p->dev, K_POOLPTR, 1, 0, (int)(p - pools) };
+	*dptr = a->key;
+	pthread_mutex_unlock(&lock);
+	return CUDA_SUCCESS;
 }
 
 #define ASYNC_PAIR(name, args_decl, call)                                     \
@@ -575,12 +695,125 @@ EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 	}
 
 ASYNC_PAIR(cuMemAllocAsync, (CUdeviceptr *dptr, size_t bytesize, CUstream hStream),
-	   ((void)hStream, do_alloc((uint64_t *)dptr, bytesize, cur_dev, 0)))
+	   ((void)hStream, pool_alloc(dptr, bytesize, NULL)))
 ASYNC_PAIR(cuMemAllocFromPoolAsync,
 	   (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream),
-	   ((void)pool, (void)hStream, do_alloc((uint64_t *)dptr, bytesize, cur_dev, 0)))
+	   ((void)hStream, pool ? pool_alloc(dptr, bytesize, pool) : CUDA_ERROR_INVALID_VALUE))
 ASYNC_PAIR(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream),
-	   ((void)hStream, do_free(dptr, 0)))
+	   ((void)hStream, do_free(dptr, K_POOLPTR)))
+
+EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
+{
+	ENTER("cuDeviceGetDefaultMemPool");
+	if (!pool_out || dev < 0 || dev >= fk.n_devs)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lock);
+	*pool_out = (CUmemoryPool)default_pool(dev);
+	pthread_mutex_unlock(&lock);
+	return CUDA_SUCCESS;
+}
+
+/* The current pool is always the default one: cuDeviceSetMemPool is not faked. */
+EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+	ENTER("cuDeviceGetMemPool");
+	return cuDeviceGetDefaultMemPool(pool, dev);
+}
+
+EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
+{
+	int i;
+
+	ENTER("cuMemPoolCreate");
+	if (!pool || !props || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    props->location.id < 0 || props->location.id >= fk.n_devs)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lock);
+	for (i = MAX_DEVS; i < MAX_POOLS && pools[i].in_use; i++)
+		;
+	if (i == MAX_POOLS) {
+		pthread_mutex_unlock(&lock);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	pools[i] = (struct pool){ 1, props->location.id, 0, 0, 0 };
+	*pool = (CUmemoryPool)&pools[i];
+	pthread_mutex_unlock(&lock);
+	return CUDA_SUCCESS;
+}
+
+/* Destroying a pool with live allocations is the caller's error; the fake refuses it. */
+EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
+{
+	struct pool *p;
+	CUresult rc = CUDA_SUCCESS;
+
+	ENTER("cuMemPoolDestroy");
+	pthread_mutex_lock(&lock);
+	p = pool_of(pool);
+	if (!p || p < pools + MAX_DEVS || p->live) {
+		rc = CUDA_ERROR_INVALID_VALUE;
+	} else {
+		pool_shrink(p, 0);
+		p->in_use = 0;
+	}
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+	struct pool *p;
+
+	ENTER("cuMemPoolTrimTo");
+	pthread_mutex_lock(&lock);
+	p = pool_of(pool);
+	if (p)
+		pool_shrink(p, minBytesToKeep < p->reserved ? minBytesToKeep : p->reserved);
+	pthread_mutex_unlock(&lock);
+	return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
+					      void *value)
+{
+	struct pool *p;
+	CUresult rc = CUDA_SUCCESS;
+
+	ENTER("cuMemPoolSetAttribute");
+	pthread_mutex_lock(&lock);
+	p = pool_of(pool);
+	if (!p || !value || attr != CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+		rc = CUDA_ERROR_INVALID_VALUE;
+	else
+		p->threshold = *(cuuint64_t *)value;
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
+					      void *value)
+{
+	struct pool *p;
+	CUresult rc = CUDA_SUCCESS;
+
+	ENTER("cuMemPoolGetAttribute");
+	pthread_mutex_lock(&lock);
+	p = pool_of(pool);
+	if (!p || !value)
+		rc = CUDA_ERROR_INVALID_VALUE;
+	else if (attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+		*(cuuint64_t *)value = p->threshold;
+	else if (attr == CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)
+		*(cuuint64_t *)value = p->reserved;
+	else if (attr == CU_MEMPOOL_ATTR_USED_MEM_CURRENT)
+		*(cuuint64_t *)value = p->live;
+	else
+		rc = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+/* --- virtual memory management ------------------------------------------------------- */
 
 EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
 				    const CUmemAllocationProp *prop, unsigned long long flags)
@@ -590,13 +823,409 @@ EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t
 		return CUDA_ERROR_INVALID_VALUE;
 	if (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
 		return CUDA_ERROR_NOT_SUPPORTED;
-	return do_alloc((uint64_t *)handle, size, prop->location.id, 1);
+	return do_alloc((uint64_t *)handle, size, prop->location.id, K_HANDLE);
 }
 
 EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 {
 	ENTER("cuMemRelease");
-	return do_free(handle, 1);
+	return do_free(handle, K_HANDLE);
+}
+
+/* Address reservations are not checked: any address not mapped yet may be mapped. */
+EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+				 CUmemGenericAllocationHandle handle, unsigned long long flags)
+{
+	struct alloc *a;
+	int i, free_i = -1;
+
+	ENTER("cuMemMap");
+	if (!ptr || !size || offset || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lock);
+	a = find_entry(handle, K_HANDLE);
+	for (i = 0; i < MAX_MAPS; i++) {
+		if (maps[i].size && ptr < maps[i].va + maps[i].size && maps[i].va < ptr + size)
+			break; /* overlaps a mapping */
+		if (!maps[i].size && free_i < 0)
+			free_i = i;
+	}
+	if (!a || a->refs < 1 || size > a->bytes || i < MAX_MAPS || free_i < 0) {
+		pthread_mutex_unlock(&lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	maps[free_i].va = ptr;
+	maps[free_i].size = size;
+	maps[free_i].handle = handle;
+	a->maps++;
+	pthread_mutex_unlock(&lock);
+	return CUDA_SUCCESS;
+}
+
+/* Unmaps every mapping inside [ptr, ptr + size); the last unmap of a released handle frees it. */
+EXPORT CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+	int i, n = 0;
+
+	ENTER("cuMemUnmap");
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_MAPS; i++) {
+		struct alloc *a;
+
+		if (!maps[i].size || maps[i].va < ptr || maps[i].va + maps[i].size > ptr + size)
+			continue;
+		a = find_entry(maps[i].handle, K_HANDLE);
+		maps[i].size = 0;
+		n++;
+		if (a && --a->maps == 0 && a->refs == 0) {
+			fk.used[a->dev] -= a->bytes;
+			memset(a, 0, sizeof(*a));
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle,
+						    void *addr)
+{
+	uint64_t va = (uint64_t)(uintptr_t)addr;
+	int i;
+
+	ENTER("cuMemRetainAllocationHandle");
+	if (!handle)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_MAPS; i++) {
+		if (maps[i].size && va >= maps[i].va && va < maps[i].va + maps[i].size) {
+			struct alloc *a = find_entry(maps[i].handle, K_HANDLE);
+
+			if (a)
+				a->refs++;
+			*handle = maps[i].handle;
+			pthread_mutex_unlock(&lock);
+			return CUDA_SUCCESS;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+/* --- arrays ------------------------------------------------------------------------------- */
+
+/* Exact bytes of one level: the fake packs arrays densely (a real driver pads them). */
+static uint64_t level_bytes(CUarray_format fmt, unsigned channels, uint64_t w, uint64_t h,
+			    uint64_t d)
+{
+	uint64_t elem = fmt == CU_AD_FORMAT_UNSIGNED_INT8 || fmt == CU_AD_FORMAT_SIGNED_INT8 ? 1
+			: fmt == CU_AD_FORMAT_UNSIGNED_INT16 || fmt == CU_AD_FORMAT_SIGNED_INT16 ||
+					fmt == CU_AD_FORMAT_HALF
+				? 2
+				: 4;
+
+	return elem * channels * w * (h ? h : 1) * (d ? d : 1);
+}
+
+static CUresult array_alloc(uint64_t *out, const CUDA_ARRAY3D_DESCRIPTOR *a, unsigned levels)
+{
+	uint64_t bytes = 0;
+	unsigned l;
+
+	if (!out || !a || !a->Width || !levels ||
+	    (a->NumChannels != 1 && a->NumChannels != 2 && a->NumChannels != 4))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (l = 0; l < levels; l++) {
+		uint64_t w = a->Width >> l, h = a->Height >> l, d = a->Depth;
+
+		if (!(a->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)))
+			d >>= l;
+		bytes += level_bytes(a->Format, a->NumChannels, w ? w : 1,
+				     a->Height ? (h ? h : 1) : 0, a->Depth ? (d ? d : 1) : 0);
+	}
+	return do_alloc(out, bytes, cur_dev, K_ARRAY);
+}
+
+EXPORT CUresult CUDAAPI cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *d)
+{
+	CUDA_ARRAY3D_DESCRIPTOR d3;
+
+	ENTER("cuArrayCreate_v2");
+	if (!d)
+		return CUDA_ERROR_INVALID_VALUE;
+	memset(&d3, 0, sizeof(d3));
+	d3.Width = d->Width;
+	d3.Height = d->Height;
+	d3.Format = d->Format;
+	d3.NumChannels = d->NumChannels;
+	return array_alloc((uint64_t *)pHandle, &d3, 1);
+}
+
+EXPORT CUresult CUDAAPI cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+	ENTER("cuArray3DCreate_v2");
+	return array_alloc((uint64_t *)pHandle, d, 1);
+}
+
+EXPORT CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
+					       const CUDA_ARRAY3D_DESCRIPTOR *d,
+					       unsigned int numMipmapLevels)
+{
+	ENTER("cuMipmappedArrayCreate");
+	return array_alloc((uint64_t *)pHandle, d, numMipmapLevels);
+}
+
+EXPORT CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
+{
+	ENTER("cuArrayDestroy");
+	return do_free((uint64_t)(uintptr_t)hArray, K_ARRAY);
+}
+
+EXPORT CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
+{
+	ENTER("cuMipmappedArrayDestroy");
+	return do_free((uint64_t)(uintptr_t)hMipmappedArray, K_ARRAY);
+}
+
+/* --- graphs with memory nodes ---------------------------------------------------------- */
+
+/*
+ * Graphs, nodes and executable graphs are heap objects; the fake does not
+ * model the physical memory of graph allocations (the hook's accounting
+ * is what the tests check), only their nodes and addresses.
+ */
+struct fake_node {
+	struct fake_graph *graph;
+	uint64_t bytes;
+};
+
+EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags)
+{
+	ENTER("cuGraphCreate");
+	if (!phGraph || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	*phGraph = (CUgraph)calloc(1, sizeof(struct fake_graph));
+	return *phGraph ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+					       const CUgraphNode *dependencies,
+					       size_t numDependencies,
+					       CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+	struct fake_graph *g = (struct fake_graph *)hGraph;
+	struct fake_node *n;
+
+	ENTER("cuGraphAddMemAllocNode");
+	(void)dependencies;
+	(void)numDependencies;
+	if (!phGraphNode || !g || !nodeParams || !nodeParams->bytesize ||
+	    nodeParams->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_INVALID_VALUE;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	n->graph = g;
+	n->bytes = nodeParams->bytesize;
+	g->nodes++;
+	pthread_mutex_lock(&lock);
+	nodeParams->dptr = new_address(nodeParams->bytesize);
+	pthread_mutex_unlock(&lock);
+	*phGraphNode = (CUgraphNode)n;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode)
+{
+	struct fake_node *n = (struct fake_node *)hNode;
+
+	ENTER("cuGraphDestroyNode");
+	if (!n)
+		return CUDA_ERROR_INVALID_VALUE;
+	n->graph->nodes--;
+	free(n);
+	return CUDA_SUCCESS;
+}
+
+/* The nodes of a destroyed graph are leaked: the fake does not list them. */
+EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
+{
+	ENTER("cuGraphDestroy");
+	if (!hGraph)
+		return CUDA_ERROR_INVALID_VALUE;
+	free(hGraph);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
+{
+	struct fake_graph *g;
+
+	ENTER("cuGraphClone");
+	if (!phGraphClone || !originalGraph)
+		return CUDA_ERROR_INVALID_VALUE;
+	g = malloc(sizeof(*g));
+	if (!g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*g = *(struct fake_graph *)originalGraph;
+	*phGraphClone = (CUgraph)g;
+	return CUDA_SUCCESS;
+}
+
+static CUresult instantiate(CUgraphExec *exec, CUgraph graph)
+{
+	if (!exec || !graph)
+		return CUDA_ERROR_INVALID_VALUE;
+	*exec = (CUgraphExec)calloc(1, 16);
+	return *exec ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
+						    unsigned long long flags)
+{
+	ENTER("cuGraphInstantiateWithFlags");
+	(void)flags;
+	return instantiate(phGraphExec, hGraph);
+}
+
+EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
+						     CUDA_GRAPH_INSTANTIATE_PARAMS *params)
+{
+	ENTER("cuGraphInstantiateWithParams");
+	(void)params;
+	return instantiate(phGraphExec, hGraph);
+}
+
+EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec,
+							  CUgraph hGraph,
+							  CUDA_GRAPH_INSTANTIATE_PARAMS *params)
+{
+	ENTER("cuGraphInstantiateWithParams_ptsz");
+	(void)params;
+	return instantiate(phGraphExec, hGraph);
+}
+
+EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
+{
+	ENTER("cuGraphExecDestroy");
+	if (!hGraphExec)
+		return CUDA_ERROR_INVALID_VALUE;
+	free(hGraphExec);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
+{
+	ENTER("cuDeviceGraphMemTrim");
+	return device >= 0 && device < fk.n_devs ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+/* --- contexts --------------------------------------------------------------------------- */
+
+/*
+ * A context costs FAKECUDA_CTX_MIB of device memory (default 0), as the
+ * driver's own state does on a real GPU: the primary context of a device
+ * while it is retained, every created context until it is destroyed.
+ */
+static int primary_refs[MAX_DEVS];
+
+struct fake_ctx {
+	int dev;
+};
+
+static void ctx_charge(int dev, int sign)
+{
+	pthread_mutex_lock(&lock);
+	if (sign > 0)
+		fk.used[dev] += fk.ctx_bytes;
+	else
+		fk.used[dev] -= fk.ctx_bytes;
+	pthread_mutex_unlock(&lock);
+}
+
+EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+	ENTER("cuDevicePrimaryCtxRetain");
+	if (!pctx || dev < 0 || dev >= fk.n_devs)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (primary_refs[dev]++ == 0)
+		ctx_charge(dev, 1);
+	*pctx = (CUcontext)(uintptr_t)(0x1000 + dev);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	ENTER("cuDevicePrimaryCtxRelease_v2");
+	if (dev < 0 || dev >= fk.n_devs || !primary_refs[dev])
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (--primary_refs[dev] == 0)
+		ctx_charge(dev, -1);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+	ENTER("cuDevicePrimaryCtxReset_v2");
+	if (dev < 0 || dev >= fk.n_devs)
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (primary_refs[dev])
+		ctx_charge(dev, -1);
+	primary_refs[dev] = 0;
+	return CUDA_SUCCESS;
+}
+
+static CUresult ctx_create(CUcontext *pctx, CUdevice dev)
+{
+	struct fake_ctx *c;
+
+	if (!pctx || dev < 0 || dev >= fk.n_devs)
+		return CUDA_ERROR_INVALID_VALUE;
+	c = malloc(sizeof(*c));
+	if (!c)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	c->dev = dev;
+	ctx_charge(dev, 1);
+	cur_dev = dev; /* a new context is current */
+	*pctx = (CUcontext)c;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	ENTER("cuCtxCreate_v2");
+	(void)flags;
+	return ctx_create(pctx, dev);
+}
+
+EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray,
+				       int numParams, unsigned int flags, CUdevice dev)
+{
+	ENTER("cuCtxCreate_v3");
+	(void)paramsArray;
+	(void)numParams;
+	(void)flags;
+	return ctx_create(pctx, dev);
+}
+
+EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params,
+				       unsigned int flags, CUdevice dev)
+{
+	ENTER("cuCtxCreate_v4");
+	(void)params;
+	(void)flags;
+	return ctx_create(pctx, dev);
+}
+
+EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
+{
+	struct fake_ctx *c = (struct fake_ctx *)ctx;
+
+	ENTER("cuCtxDestroy_v2");
+	if (!c || (uintptr_t)ctx < 0x2000)
+		return CUDA_ERROR_INVALID_CONTEXT; /* NULL, or a primary context */
+	ctx_charge(c->dev, -1);
+	free(c);
+	return CUDA_SUCCESS;
 }
 
 /* --- the simulated GPU timeline ---------------------------------------------------- */
@@ -808,6 +1437,38 @@ static const struct proc procs[] = {
 	P("cuMemFreeAsync", 11020, PTSZ, cuMemFreeAsync_ptsz),
 	P("cuMemCreate", 10020, ANY, cuMemCreate),
 	P("cuMemRelease", 10020, ANY, cuMemRelease),
+	P("cuMemMap", 10020, ANY, cuMemMap),
+	P("cuMemUnmap", 10020, ANY, cuMemUnmap),
+	P("cuMemRetainAllocationHandle", 11000, ANY, cuMemRetainAllocationHandle),
+	P("cuDeviceGetDefaultMemPool", 11020, ANY, cuDeviceGetDefaultMemPool),
+	P("cuDeviceGetMemPool", 11020, ANY, cuDeviceGetMemPool),
+	P("cuMemPoolCreate", 11020, ANY, cuMemPoolCreate),
+	P("cuMemPoolDestroy", 11020, ANY, cuMemPoolDestroy),
+	P("cuMemPoolTrimTo", 11020, ANY, cuMemPoolTrimTo),
+	P("cuMemPoolSetAttribute", 11020, ANY, cuMemPoolSetAttribute),
+	P("cuMemPoolGetAttribute", 11020, ANY, cuMemPoolGetAttribute),
+	P("cuArrayCreate", 3020, ANY, cuArrayCreate_v2),
+	P("cuArray3DCreate", 3020, ANY, cuArray3DCreate_v2),
+	P("cuMipmappedArrayCreate", 5000, ANY, cuMipmappedArrayCreate),
+	P("cuArrayDestroy", 2000, ANY, cuArrayDestroy),
+	P("cuMipmappedArrayDestroy", 5000, ANY, cuMipmappedArrayDestroy),
+	P("cuGraphCreate", 10000, ANY, cuGraphCreate),
+	P("cuGraphAddMemAllocNode", 11040, ANY, cuGraphAddMemAllocNode),
+	P("cuGraphDestroyNode", 10000, ANY, cuGraphDestroyNode),
+	P("cuGraphDestroy", 10000, ANY, cuGraphDestroy),
+	P("cuGraphClone", 10000, ANY, cuGraphClone),
+	P("cuGraphInstantiateWithFlags", 11040, ANY, cuGraphInstantiateWithFlags),
+	P("cuGraphInstantiateWithParams", 12000, LEGACY, cuGraphInstantiateWithParams),
+	P("cuGraphInstantiateWithParams", 12000, PTSZ, cuGraphInstantiateWithParams_ptsz),
+	P("cuGraphExecDestroy", 10000, ANY, cuGraphExecDestroy),
+	P("cuDeviceGraphMemTrim", 11040, ANY, cuDeviceGraphMemTrim),
+	P("cuDevicePrimaryCtxRetain", 7000, ANY, cuDevicePrimaryCtxRetain),
+	P("cuDevicePrimaryCtxRelease", 11000, ANY, cuDevicePrimaryCtxRelease_v2),
+	P("cuDevicePrimaryCtxReset", 11000, ANY, cuDevicePrimaryCtxReset_v2),
+	P("cuCtxCreate", 3020, ANY, cuCtxCreate_v2),
+	P("cuCtxCreate", 11040, ANY, cuCtxCreate_v3),
+	P("cuCtxCreate", 12050, ANY, cuCtxCreate_v4),
+	P("cuCtxDestroy", 4000, ANY, cuCtxDestroy_v2),
 	P("cuLaunchKernel", 4000, LEGACY, cuLaunchKernel),
 	P("cuLaunchKernel", 7000, PTSZ, cuLaunchKernel_ptsz),
 	P("cuLaunchKernelEx", 11060, LEGACY, cuLaunchKernelEx),

@@ -14,6 +14,7 @@
  *                         addresses other than the exports (and other than
  *                         what flags 1 and 2 answer) for cuMemAlloc and
  *                         cuLaunchKernel, as a driver may
+ *   FAKECUDA_CTX_MIB      device memory of each context in MiB (default 0)
  *   FAKECUDA_KERNEL_NS    GPU time of one block of gridDimX in ns (default
  *                         1000; 0 for launch-cost benchmarks)
  * A kernel launched with gridDimX = n takes n microseconds (by default) of a simulated
@@ -23,6 +24,10 @@
  * calls (fake_cuda.c says which): one made where the driver forbids it
  * fails with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the
  * capture. Launches into a capturing stream become graph nodes.
+ * Pools keep freed memory up to their release threshold (0 by default, as
+ * the driver's); a cuMemCreate handle holds its memory until it is both
+ * released and unmapped; arrays are packed densely; graph memory nodes
+ * are not backed by memory at all.
  * Memory is counted per process: one fake GPU per process is enough to
  * test a pod's limit, which the hook enforces above the driver.
  *

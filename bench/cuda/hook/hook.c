@@ -341,6 +341,7 @@ static void reset_state(void)
 		gs_st.thr[i].slot = -1;
 	gs_ptrmap_init(&gs_st.ptrs);
 	gs_ptrmap_init(&gs_st.handles);
+	gs_hook_mem_reset();
 	gs_st.node.fd = -1;
 }
 
@@ -423,6 +424,7 @@ static void atfork_child(void)
 		gs_region_close(&gs_st.node);
 	gs_ptrmap_release(&gs_st.ptrs);
 	gs_ptrmap_release(&gs_st.handles);
+	gs_hook_mem_forget();
 	memset(&gs_st, 0, sizeof(gs_st));
 	reset_state();
 	pthread_mutex_init(&gs_state_lock, NULL);

@@ -118,6 +118,10 @@ static inline CUresult gs_hook_enter(void)
 /* One line "gpushare: ..." on stderr if level is at most GPUSHARE_LOG. */
 GS_HIDDEN __attribute__((format(printf, 2, 3))) void gs_log(int level, const char *fmt, ...);
 
+/* The state of hook_mem.c beyond gs_st: set up at start-up, forgotten in a forked child. */
+GS_HIDDEN void gs_hook_mem_reset(void);
+GS_HIDDEN void gs_hook_mem_forget(void);
+
 static inline uint64_t mono_ns(void)
 {
 	struct timespec ts;
