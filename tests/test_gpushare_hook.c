@@ -985,54 +985,66 @@ static int spin_launcher(void *arg)
 	return 0;
 }
 
+/* One launching process: its pod, share (NULL: none) and node region. */
+struct launcher {
+	const char *pod;
+	const char *pct;
+	const char *node;        /* NULL: the default node; another one sees nobody */
+};
+
 /*
  * Each launcher has its own simulated GPU (the fake is per process), so
  * "achieved share" here is what the throttle let through: GPU time
- * launched over wall time. Unthrottled, a launcher fills its GPU (~100 %).
+ * launched over wall time. Unthrottled, a launcher fills its GPU (~100 %)
+ * when it gets the CPU it needs; on a loaded machine it gets less, so the
+ * tests that expect a full GPU compare against a control launcher that
+ * runs at the same time in a node region of its own (nobody to share
+ * with, never throttled) instead of against 1.
  */
+static void run_launchers(const struct launcher *l, int n, uint64_t run_ns, double *out)
+{
+	int fds[8][2], status, i;
+	pid_t pids[8];
+	struct spin s;
+	uint64_t ns;
+
+	assert_true(n <= 8);
+	s.start_ns = mono_ns() + 200000000ull;
+	s.run_ns = run_ns;
+	for (i = 0; i < n; i++) {
+		assert_int_equal(pipe(fds[i]), 0);
+		pids[i] = fork();
+		assert_true(pids[i] >= 0);
+		if (pids[i] == 0) {
+			s.out_fd = fds[i][1];
+			setenv("GPUSHARE_SHM_DIR", gs_test_tmpdir(), 1);
+			setenv("GPUSHARE_POD_ID", l[i].pod, 1);
+			if (l[i].pct)
+				setenv("GPUSHARE_COMPUTE_PERCENT", l[i].pct, 1);
+			if (l[i].node)
+				setenv("GPUSHARE_NODE_ID", l[i].node, 1);
+			_exit(spin_launcher(&s));
+		}
+	}
+	for (i = 0; i < n; i++) {
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_int_equal(WEXITSTATUS(status), 0);
+		assert_int_equal(read(fds[i][0], &ns, sizeof(ns)), sizeof(ns));
+		close(fds[i][0]);
+		close(fds[i][1]);
+		out[i] = (double)ns / (double)run_ns;
+	}
+}
+
 static void run_pair(const char *pct_a, const char *pct_b, uint64_t run_ns, double *a_out,
 		     double *b_out)
 {
-	int fa[2], fb[2], status;
-	pid_t pa, pb;
-	uint64_t na, nb;
-	struct spin s;
+	const struct launcher l[2] = { { "a", pct_a, NULL }, { "b", pct_b, NULL } };
+	double got[2];
 
-	assert_int_equal(pipe(fa), 0);
-	assert_int_equal(pipe(fb), 0);
-	s.start_ns = mono_ns() + 200000000ull;
-	s.run_ns = run_ns;
-	pa = fork();
-	assert_true(pa >= 0);
-	if (pa == 0) {
-		s.out_fd = fa[1];
-		setenv("GPUSHARE_SHM_DIR", gs_test_tmpdir(), 1);
-		setenv("GPUSHARE_POD_ID", "a", 1);
-		setenv("GPUSHARE_COMPUTE_PERCENT", pct_a, 1);
-		_exit(spin_launcher(&s));
-	}
-	pb = fork();
-	assert_true(pb >= 0);
-	if (pb == 0) {
-		s.out_fd = fb[1];
-		setenv("GPUSHARE_SHM_DIR", gs_test_tmpdir(), 1);
-		setenv("GPUSHARE_POD_ID", "b", 1);
-		if (pct_b)
-			setenv("GPUSHARE_COMPUTE_PERCENT", pct_b, 1);
-		_exit(spin_launcher(&s));
-	}
-	assert_int_equal(waitpid(pa, &status, 0), pa);
-	assert_int_equal(WEXITSTATUS(status), 0);
-	assert_int_equal(waitpid(pb, &status, 0), pb);
-	assert_int_equal(WEXITSTATUS(status), 0);
-	assert_int_equal(read(fa[0], &na, sizeof(na)), sizeof(na));
-	assert_int_equal(read(fb[0], &nb, sizeof(nb)), sizeof(nb));
-	close(fa[0]);
-	close(fa[1]);
-	close(fb[0]);
-	close(fb[1]);
-	*a_out = (double)na / (double)run_ns;
-	*b_out = (double)nb / (double)run_ns;
+	run_launchers(l, 2, run_ns, got);
+	*a_out = got[0];
+	*b_out = got[1];
 }
 
 static void test_compute_share_30_70(void **state)
@@ -1062,49 +1074,55 @@ static void test_compute_share_10_90(void **state)
 			 a / (a + b));
 }
 
-static int spin_alone(void *arg)
-{
-	struct spin s;
-	int fds[2];
-	uint64_t ns;
-
-	(void)arg;
-	CHECK_EQ(pipe(fds), 0);
-	s.start_ns = 0;
-	s.run_ns = 500000000ull;
-	s.out_fd = fds[1];
-	CHECK_EQ(spin_launcher(&s), 0);
-	CHECK_EQ(read(fds[0], &ns, sizeof(ns)), sizeof(ns));
-	/* Elastic: with nobody else on the GPU, a 30 % pod uses all of it. */
-	if ((double)ns / (double)s.run_ns < 0.9) {
-		fprintf(stderr, "alone, a 30%% pod got %.3f of the GPU\n",
-			(double)ns / (double)s.run_ns);
-		return 1;
-	}
-	return 0;
-}
+/*
+ * Under heavy load a single try can still be unlucky (one launcher
+ * descheduled for a while): a check that fails is tried again, at most
+ * TRIES times in all, and fails only if every try does. A throttle that
+ * really holds an elastic pod back fails every try.
+ */
+#define TRIES 3
 
 static void test_compute_elastic_when_alone(void **state)
 {
-	static const char *const env[] = { "GPUSHARE_POD_ID", "a", "GPUSHARE_COMPUTE_PERCENT",
-					   "30", NULL };
+	/* Pod a asks for 30 % but is alone on its node: it should fill its GPU. */
+	const struct launcher l[2] = { { "a", "30", NULL }, { "control", NULL, "control" } };
+	double got[2];
+	int i;
 
 	(void)state;
-	assert_int_equal(run_child(spin_alone, NULL, env), 0);
+	for (i = 0; i < TRIES; i++) {
+		run_launchers(l, 2, 500000000ull, got);
+		fprintf(stderr, "alone, a 30%% pod got %.3f of its GPU, the control %.3f\n", got[0],
+			got[1]);
+		if (got[0] >= 0.9 * got[1])
+			return;
+	}
+	fail_msg("alone, a 30%% pod got %.3f of its GPU, under 0.9 of the %.3f an unlimited "
+		 "pod got at the same time", got[0], got[1]);
 }
 
 static void test_compute_against_unlimited_pod(void **state)
 {
-	double a, b;
+	/* A pod without a share counts as asking for the whole GPU: 30/130. */
+	const struct launcher l[3] = { { "a", "30", NULL }, { "b", NULL, NULL },
+				       { "control", NULL, "control" } };
+	double got[3];
+	int i;
 
 	(void)state;
-	/* A pod without a share counts as asking for the whole GPU: 30/130. */
-	run_pair("30", NULL, 1000000000ull, &a, &b);
-	fprintf(stderr, "30/unlimited: pod a got %.3f, pod b got %.3f\n", a, b);
-	if (a < 30.0 / 130 - 0.05 || a > 30.0 / 130 + 0.05)
-		fail_msg("pod a got %.3f of its GPU time, expected %.3f +- 0.05", a, 30.0 / 130);
-	if (b < 0.9)
-		fail_msg("the unlimited pod got %.3f, expected all of its GPU", b);
+	for (i = 0; i < TRIES; i++) {
+		run_launchers(l, 3, 1000000000ull, got);
+		fprintf(stderr, "30/unlimited: pod a got %.3f, pod b got %.3f, the control %.3f\n",
+			got[0], got[1], got[2]);
+		if (got[0] >= 30.0 / 130 - 0.05 && got[0] <= 30.0 / 130 + 0.05 &&
+		    got[1] >= 0.9 * got[2])
+			return;
+	}
+	if (got[0] < 30.0 / 130 - 0.05 || got[0] > 30.0 / 130 + 0.05)
+		fail_msg("pod a got %.3f of its GPU time, expected %.3f +- 0.05", got[0],
+			 30.0 / 130);
+	fail_msg("the unlimited pod got %.3f, under 0.9 of the %.3f of the control", got[1],
+		 got[2]);
 }
 
 /* --- graph capture ------------------------------------------------------------- */
