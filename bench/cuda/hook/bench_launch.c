@@ -5,8 +5,11 @@
  * the hook's wrapper against the same loop straight into the driver.
  *
  *   LD_PRELOAD=libgpushare.so LD_LIBRARY_PATH=<dir of the fake libcuda.so.1> \
- *   FAKECUDA_KERNEL_NS=0 GPUSHARE_POD_ID=b bench_hook_launch [--launches N]
+ *   FAKECUDA_KERNEL_NS=0 GPUSHARE_POD_ID=bench bench_hook_launch [--launches N]
  *   [--runs R] [--only hook|direct]
+ *
+ * Without GPUSHARE_SHM_DIR the regions go to a directory of its own under
+ * /tmp, removed at exit.
  *
  * "direct" calls the fake driver's own cuLaunchKernel (fakecuda_self), "hook"
  * the cuLaunchKernel the program binds to, which is libgpushare's when it is
@@ -26,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fake_cuda.h"
 
@@ -34,6 +38,22 @@ typedef CUresult(CUDAAPI *launch_fn)(CUfunction, unsigned int, unsigned int, uns
 				      CUstream, void **, void **);
 
 #define MAX_RUNS 101
+
+static char shm_dir[] = "/tmp/gpushare-bench.XXXXXX";
+
+/* Removes the regions this run made in shm_dir, then the directory. */
+static void remove_shm_dir(void)
+{
+	static const char *const names[] = { "gpushare.node.node", "gpushare.pod.bench" };
+	char path[sizeof(shm_dir) + 64];
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", shm_dir, names[i]);
+		unlink(path);
+	}
+	rmdir(shm_dir);
+}
 
 static uint64_t mono_ns(void)
 {
@@ -119,6 +139,19 @@ int main(int argc, char **argv)
 					"[--only hook|direct]\n");
 			return 2;
 		}
+	}
+	/*
+	 * Regions of our own unless told (the hook reads its variables at its
+	 * first call, after this): a stale region of another build would
+	 * refuse us.
+	 */
+	if (!getenv("GPUSHARE_SHM_DIR")) {
+		if (!mkdtemp(shm_dir)) {
+			fprintf(stderr, "bench_hook_launch: mkdtemp %s failed\n", shm_dir);
+			return 1;
+		}
+		setenv("GPUSHARE_SHM_DIR", shm_dir, 1);
+		atexit(remove_shm_dir);
 	}
 	fn_direct = (launch_fn)fakecuda_self("cuLaunchKernel");
 	fn_hook = (launch_fn)dlsym(RTLD_DEFAULT, "cuLaunchKernel");
