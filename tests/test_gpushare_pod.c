@@ -490,6 +490,43 @@ static void test_meminfo_after_peer_died(void **state)
 	assert_int_equal(agent_stop(&b), 0);
 }
 
+/* --- NVML ----------------------------------------------------------------------------- */
+
+static void test_nvml_reports_the_pod(void **state)
+{
+	static const char *const env[] = { "GPUSHARE_MEM_LIMIT_MIB", "100", "FAKECUDA_DEVICES", "2",
+					   NULL };
+	struct agent a, b;
+	struct reply r;
+
+	(void)state;
+	agent_start(&a, "a", env);
+	agent_start(&b, "b", env);
+	assert_int_equal(agent_alloc(&a, 0, 30 * MIB), CUDA_SUCCESS);
+	assert_int_equal(agent_alloc(&b, 0, 10 * MIB), CUDA_SUCCESS);
+	/* The fake card: 16 GiB, 1 GiB used; the pod: 100 MiB, 40 used. */
+	assert_int_equal(agent_do(&b, OP_NVML, 0, 0, &r), 0);
+	assert_int_equal(r.a, 100 * MIB);
+	assert_int_equal(r.b, 40 * MIB);
+	assert_int_equal(r.c, 60 * MIB);
+	/* Version 2: the same, and none of the driver's reservation. */
+	assert_int_equal(agent_do(&b, OP_NVML_V2, 0, 0, &r), 0);
+	assert_int_equal(r.a, 100 * MIB);
+	assert_int_equal(r.b, 40 * MIB);
+	assert_int_equal(r.c, 60 * MIB);
+	/* A device the pod has not used: its limit, nothing used. */
+	assert_int_equal(agent_do(&b, OP_NVML, 1, 0, &r), 0);
+	assert_int_equal(r.a, 100 * MIB);
+	assert_int_equal(r.b, 0);
+	assert_int_equal(r.c, 100 * MIB);
+	/* And what NVML says agrees with cuMemGetInfo, also after a peer died. */
+	agent_kill(&a);
+	assert_int_equal(agent_do(&b, OP_NVML_V2, 0, 0, &r), 0);
+	assert_int_equal(r.b, 10 * MIB);
+	assert_int_equal(agent_free_bytes(&b, 0), r.c);
+	assert_int_equal(agent_stop(&b), 0);
+}
+
 /* --- HAMi's variables ------------------------------------------------------------- */
 
 static void test_hami_limits_per_device(void **state)
@@ -526,6 +563,7 @@ int main(void)
 		GS_TMPDIR_TEST(test_device_table_full, make_dir),
 		GS_TMPDIR_TEST(test_unidentified_device_refused, make_dir),
 		GS_TMPDIR_TEST(test_meminfo_after_peer_died, make_dir),
+		GS_TMPDIR_TEST(test_nvml_reports_the_pod, make_dir),
 		GS_TMPDIR_TEST(test_hami_limits_per_device, make_dir),
 	};
 

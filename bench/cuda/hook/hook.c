@@ -309,6 +309,8 @@ GS_NO_SANITIZE void *gs_dlsym_impl(void *handle, const char *name)
 	if (!real_dlsym)
 		return NULL;
 	sym = real_dlsym(handle, name);
+	if (sym && name[0] == 'n' && name[1] == 'v' && name[2] == 'm' && name[3] == 'l')
+		return gs_nvml_dlsym(name, sym);
 	if (!sym || name[0] != 'c' || name[1] != 'u' || in_driver_load)
 		return sym;
 	load_driver();
@@ -438,6 +440,12 @@ __attribute__((constructor)) static void gs_hook_ctor(void)
 }
 
 /* Everything a hooked call needs before it runs (hook_internal.h). */
+CUresult gs_hook_limits(void)
+{
+	share_init();
+	return gs_st.refusal;
+}
+
 CUresult gs_hook_enter_slow(void)
 {
 	load_driver();

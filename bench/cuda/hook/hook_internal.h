@@ -8,6 +8,7 @@
  *   hook_mem.c     every way to obtain device memory and give it back
  *   hook_launch.c  work submission: heartbeats, the compute throttle
  *   hook_pod.c     the pod's memory in the pod region, failing closed
+ *   hook_nvml.c    what NVML reports of a device's memory
  *
  * Not a public header: nothing here leaves the library (hidden visibility).
  * Include it first: it sets the feature macros cuda.h and libc need.
@@ -114,6 +115,22 @@ static inline CUresult gs_hook_enter(void)
 		return gs_st.refusal;
 	return gs_hook_enter_slow();
 }
+
+/*
+ * The pod's limits read and its regions opened, without loading the CUDA
+ * driver (for NVML's wrappers). Returns what gs_hook_enter() would.
+ */
+GS_HIDDEN CUresult gs_hook_limits(void);
+
+/* The real dlsym (hook.c). */
+GS_HIDDEN extern void *(*gs_real_dlsym)(void *handle, const char *name);
+
+/*
+ * For our dlsym: what a lookup of an "nvml..." name that found sym should
+ * return: our wrapper for the functions hook_nvml.c wraps (remembering sym
+ * as the real one), sym otherwise.
+ */
+GS_HIDDEN void *gs_nvml_dlsym(const char *name, void *sym);
 
 /* One line "gpushare: ..." on stderr if level is at most GPUSHARE_LOG. */
 GS_HIDDEN __attribute__((format(printf, 2, 3))) void gs_log(int level, const char *fmt, ...);
