@@ -11,7 +11,8 @@
 # fake clients running on the same GPU at the start time. Under
 # libgpushare it loses 2 %, so the harness's overhead has a known value.
 # It echoes the environment it saw as seen_* keys. A client named
-# crash* exits 3 without a report.
+# crash* exits 3 without a report. Under MPS it first sleeps
+# FAKE_CLIENT_SLEEP_S seconds when that is set (a run to interrupt).
 set -eu
 
 kernel=$(basename "$0")
@@ -45,6 +46,9 @@ count() {
 	echo "$c"
 }
 n=$(count)
+if [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && [ -n "${FAKE_CLIENT_SLEEP_S:-}" ]; then
+	sleep "$FAKE_CLIENT_SLEEP_S"
+fi
 sleep 0.3
 n2=$(count)
 [ "$n2" -gt "$n" ] && n=$n2

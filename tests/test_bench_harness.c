@@ -5,13 +5,17 @@
  * The harness runs against the fake driver (two "Fake GPU" devices of 16
  * GiB, found through LD_LIBRARY_PATH as libcuda.so.1), with
  * tests/fake_client.sh standing in for the four CUDA clients and a fake
- * nvidia-cuda-mps-control in PATH that logs how it was called. What is
- * checked: placement with the allocator, the environment each mode gives
- * its clients (CUDA_VISIBLE_DEVICES, MPS variables, LD_PRELOAD and the
- * GPUSHARE_* limits), the private MPS daemon started and quit, the derived
- * numbers (slowdown, achieved share, overhead) on known throughputs, the
- * results records, and the exit codes for bad input, a client that
- * crashes and a host without a driver.
+ * nvidia-cuda-mps-control in PATH (tests/fake_mps_control.sh: a daemon
+ * that takes its time to exit after "quit") that logs what happens. What
+ * is checked: placement with the allocator, the environment each mode
+ * gives its clients (CUDA_VISIBLE_DEVICES, MPS variables, LD_PRELOAD and
+ * the GPUSHARE_* limits), the private MPS daemons (directories from
+ * mkdtemp under /tmp, one daemon at a time, each gone before the next
+ * starts, a stale one quit), SIGTERM in the middle of a run, GPUs whose
+ * compute mode forbids co-location, the derived numbers (slowdown,
+ * achieved share, overhead) on known throughputs, the results records,
+ * and the exit codes for bad input, a client that crashes and a host
+ * without a driver.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,8 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -33,6 +39,9 @@
 #include "tmpdir.h"
 
 static char out_text[65536];
+
+/* More variables for the harness (name, value, ..., NULL), or NULL. */
+static const char *const *extra_env;
 
 static int setup(void **state)
 {
@@ -53,30 +62,28 @@ static int setup(void **state)
 	}
 	gs_test_path("bin", path, sizeof(path));
 	mkdir(path, 0755);
-	/* Logs each call: its argument, its pipe directory and what came on stdin. */
-	gs_test_write("bin/nvidia-cuda-mps-control",
-		      "#!/bin/sh\n"
-		      "in=''\n"
-		      "[ $# -eq 0 ] && in=$(cat)\n"
-		      "echo \"mps-control args=$* pipe=$CUDA_MPS_PIPE_DIRECTORY log=$CUDA_MPS_LOG_DIRECTORY stdin=$in\" >> \"$FAKE_CLIENT_DIR/mps.log\"\n"
-		      "exit 0\n",
-		      path, sizeof(path));
-	assert_int_equal(chmod(path, 0755), 0);
+	gs_test_path("bin/nvidia-cuda-mps-control", path, sizeof(path));
+	if (symlink(GS_FAKE_MPS, path))
+		return -1;
+	extra_env = NULL;
 	gs_test_path("state", path, sizeof(path));
 	mkdir(path, 0755);
 	return 0;
 }
 
-/*
- * Runs gpusim-bench with args (NULL-terminated) and the fake setup.
- * Returns its exit status; its stderr goes to out_text.
- */
-static int bench(const char *libcuda, const char *const *args)
+/* A running gpusim-bench: its pid and the read end of its stderr. */
+struct bench_proc {
+	pid_t pid;
+	int err_fd;
+};
+
+/* Starts gpusim-bench with args (NULL-terminated) and the fake setup. */
+static void bench_start(const char *libcuda, const char *const *args, struct bench_proc *b)
 {
 	char path_env[4096], fake_dir[128], work[128], clients[128];
+	const char *const *env;
 	const char *argv[32];
-	int p[2], status, a = 0;
-	ssize_t n, got = 0;
+	int p[2], a = 0;
 	pid_t pid;
 
 	gs_test_path("clients", clients, sizeof(clients));
@@ -107,16 +114,40 @@ static int bench(const char *libcuda, const char *const *args)
 		setenv("FAKE_CLIENT_DIR", fake_dir, 1);
 		if (libcuda)
 			setenv("GPUSIM_BENCH_LIBCUDA", libcuda, 1);
+		for (env = extra_env; env && *env; env += 2)
+			setenv(env[0], env[1], 1);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	close(p[1]);
-	while ((n = read(p[0], out_text + got, sizeof(out_text) - 1 - (size_t)got)) > 0)
+	b->pid = pid;
+	b->err_fd = p[0];
+}
+
+/* Waits for it: returns its exit status (128 + signal); its stderr goes to out_text. */
+static int bench_wait(struct bench_proc *b)
+{
+	ssize_t n, got = 0;
+	int status;
+
+	while ((n = read(b->err_fd, out_text + got, sizeof(out_text) - 1 - (size_t)got)) > 0)
 		got += n;
 	out_text[got] = 0;
-	close(p[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(b->err_fd);
+	assert_int_equal(waitpid(b->pid, &status, 0), b->pid);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * Runs gpusim-bench with args (NULL-terminated) and the fake setup.
+ * Returns its exit status; its stderr goes to out_text.
+ */
+static int bench(const char *libcuda, const char *const *args)
+{
+	struct bench_proc b;
+
+	bench_start(libcuda, args, &b);
+	return bench_wait(&b);
 }
 
 static const char *in_dir(const char *name)
@@ -202,6 +233,108 @@ static void expect_str(const struct gs_kvline *l, const char *key, const char *w
 		fail_msg("%s=%s, expected %s", key, v ? v : "(missing)", want);
 }
 
+/* --- the fake MPS daemon's log ------------------------------------------------- */
+
+/* One line of state/mps.log (tests/fake_mps_control.sh). */
+struct mps_event {
+	char kind[16];       /* daemon-start, control, daemon-exit */
+	char pipe[256];
+	char log[256];
+	char in[32];         /* what a control call read on stdin */
+	long long t_ns;
+};
+
+static int read_mps_log(struct mps_event *ev, int cap)
+{
+	char line[1024], *w, *save;
+	FILE *f = fopen(in_dir("state/mps.log"), "r");
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (n < cap && fgets(line, sizeof(line), f)) {
+		struct mps_event *e = &ev[n++];
+
+		memset(e, 0, sizeof(*e));
+		line[strcspn(line, "\n")] = 0;
+		save = NULL;
+		for (w = strtok_r(line, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+			if (!strncmp(w, "pipe=", 5))
+				snprintf(e->pipe, sizeof(e->pipe), "%s", w + 5);
+			else if (!strncmp(w, "log=", 4))
+				snprintf(e->log, sizeof(e->log), "%s", w + 4);
+			else if (!strncmp(w, "stdin=", 6))
+				snprintf(e->in, sizeof(e->in), "%s", w + 6);
+			else if (!strncmp(w, "t=", 2))
+				e->t_ns = atoll(w + 2);
+			else if (!e->kind[0])
+				snprintf(e->kind, sizeof(e->kind), "%s", w);
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+static long long realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Checks the daemons of one harness run: each in directories of its own
+ * from mkdtemp under /tmp, quit, and gone before the next started and
+ * before the harness ended (at end_ns); the directories removed. Returns
+ * how many daemons there were.
+ */
+static int expect_mps_daemons(long long end_ns)
+{
+	struct mps_event ev[64];
+	long long last_exit = 0;
+	char dir[256];
+	int n = read_mps_log(ev, 64), i, k, daemons = 0;
+
+	for (i = 0; i < n; i++) {
+		int quit = 0, exited = 0;
+
+		if (strcmp(ev[i].kind, "daemon-start"))
+			continue;
+		daemons++;
+		if (strncmp(ev[i].pipe, "/tmp/gpusim-mps-", 16))
+			fail_msg("pipe directory %s is not from mkdtemp under /tmp", ev[i].pipe);
+		/* Unix sockets live there: sun_path holds 107 bytes. */
+		assert_true(strlen(ev[i].pipe) + strlen("/control") < 100);
+		snprintf(dir, sizeof(dir), "%.*s/log", (int)(strrchr(ev[i].pipe, '/') - ev[i].pipe),
+			 ev[i].pipe);
+		assert_string_equal(ev[i].log, dir);
+		if (ev[i].t_ns <= last_exit && last_exit)
+			fail_msg("a daemon started before the previous one had exited");
+		for (k = 0; k < n; k++) {
+			if (strcmp(ev[k].pipe, ev[i].pipe))
+				continue;
+			if (!strcmp(ev[k].kind, "daemon-start") && k != i)
+				fail_msg("two daemons in %s", ev[i].pipe);
+			if (!strcmp(ev[k].kind, "control") && !strcmp(ev[k].in, "quit"))
+				quit = 1;
+			if (!strcmp(ev[k].kind, "daemon-exit")) {
+				exited = 1;
+				last_exit = ev[k].t_ns;
+			}
+		}
+		if (!quit || !exited)
+			fail_msg("the daemon of %s was %s", ev[i].pipe, quit ? "not gone" : "not quit");
+		if (last_exit > end_ns)
+			fail_msg("the harness ended before its daemon had exited");
+		/* Gone, and its directories with it. */
+		*strrchr(dir, '/') = 0;
+		if (!access(dir, F_OK))
+			fail_msg("%s is left behind", dir);
+	}
+	return daemons;
+}
+
 static const char two_pods[] =
 	"{\"name\": \"pair\", \"measure\": \"compute\", \"modes\": [\"timeslice\", \"mps\", \"hook\"],\n"
 	" \"duration_s\": 0.2, \"warmup_s\": 0,\n"
@@ -261,21 +394,15 @@ static void test_modes_environment_and_numbers(void **state)
 	l = find(&r, "client", "run", "pair/mps/0", "name", "p30");
 	expect_str(l, "seen_mps_pct", "30");
 	expect_str(l, "seen_mps_mem", "0=1024M");
-	gs_test_path("work/mps-pipe", path, sizeof(path));
-	expect_str(l, "seen_mps_pipe", path);
+	assert_true(strncmp(gs_kvline_get(l, "seen_mps_pipe"), "/tmp/gpusim-mps-", 16) == 0);
 	assert_float_equal(num(l, "share"), 0.3, 1e-6);
 	l = find(&r, "client", "run", "pair/mps/0", "name", "p70");
 	expect_str(l, "seen_mps_pct", "70");
 	assert_float_equal(num(l, "share"), 0.7, 1e-6);
-	f = fopen(in_dir("state/mps.log"), "r");
-	assert_non_null(f);
-	n = fread(log, 1, sizeof(log) - 1, f);
-	log[n] = 0;
-	fclose(f);
-	snprintf(path, sizeof(path), "mps-control args=-d pipe=%s/work/mps-pipe log=%s/work/mps-log stdin=\n"
-				     "mps-control args= pipe=%s/work/mps-pipe log=%s/work/mps-log stdin=quit\n",
-		 dir, dir, dir, dir);
-	assert_string_equal(log, path);
+	assert_int_equal(expect_mps_daemons(realtime_ns()), 1);
+	/* The daemon's logs are kept in the work directory. */
+	snprintf(path, sizeof(path), "%s/work/pair.mps.0.mps-log/control.log", dir);
+	assert_int_equal(access(path, R_OK), 0);
 
 	/* The hook: LD_PRELOAD and the pod's limits. */
 	l = find(&r, "client", "run", "pair/hook/0", "name", "p70");
@@ -524,6 +651,172 @@ static void test_memory_probe_status(void **state)
 	free_records(&r);
 }
 
+static const char mps_only[] =
+	"{\"name\": \"mpsr\", \"measure\": \"compute\", \"modes\": [\"mps\"], \"repeat\": 3,\n"
+	" \"duration_s\": 0.2, \"warmup_s\": 0,\n"
+	" \"clients\": [{\"name\": \"a\", \"kernel\": \"vecadd\", \"gpu_milli\": 500},\n"
+	"  {\"name\": \"b\", \"kernel\": \"vecadd\", \"gpu_milli\": 500}]}\n";
+
+/* Repeats: a daemon each, the next started only once the previous has gone. */
+static void test_mps_daemon_per_repeat(void **state)
+{
+	static const char *const env[] = { "FAKE_MPS_QUIT_S", "0.7", NULL };
+	const char *args[] = { "--out", NULL, NULL, NULL };
+
+	(void)state;
+	extra_env = env;
+	gs_test_write("mpsr.json", mps_only, NULL, 0);
+	args[1] = in_dir("mpsr.txt");
+	args[2] = in_dir("mpsr.json");
+	assert_int_equal(bench(NULL, args), 0);
+	assert_int_equal(expect_mps_daemons(realtime_ns()), 3);
+}
+
+/* Runs the fake control as the harness would, for the stale-daemon case. */
+static void start_daemon(const char *pipe_dir, const char *log_dir)
+{
+	char fake_dir[256];
+	int status;
+	pid_t pid;
+
+	gs_test_path("state", fake_dir, sizeof(fake_dir));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setenv("CUDA_MPS_PIPE_DIRECTORY", pipe_dir, 1);
+		setenv("CUDA_MPS_LOG_DIRECTORY", log_dir, 1);
+		setenv("FAKE_CLIENT_DIR", fake_dir, 1);
+		execl(GS_FAKE_MPS, GS_FAKE_MPS, "-d", (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* A daemon left by a harness that was killed is quit before ours start. */
+static void test_mps_stale_daemon_quit(void **state)
+{
+	char stale[64] = "/tmp/gpusim-mps-XXXXXX", pipe_dir[128], log_dir[128], owner[128];
+	const char *args[] = { "--out", NULL, NULL, NULL };
+	struct mps_event ev[64];
+	int n, i, quit = 0, exited = 0;
+	FILE *f;
+	pid_t dead;
+
+	(void)state;
+	/* Its owner: a process that has exited. */
+	dead = fork();
+	assert_true(dead >= 0);
+	if (dead == 0)
+		_exit(0);
+	assert_int_equal(waitpid(dead, NULL, 0), dead);
+	assert_non_null(mkdtemp(stale));
+	snprintf(pipe_dir, sizeof(pipe_dir), "%s/pipe", stale);
+	snprintf(log_dir, sizeof(log_dir), "%s/log", stale);
+	snprintf(owner, sizeof(owner), "%s/owner", stale);
+	assert_int_equal(mkdir(pipe_dir, 0700), 0);
+	assert_int_equal(mkdir(log_dir, 0700), 0);
+	f = fopen(owner, "w");
+	assert_non_null(f);
+	fprintf(f, "%d\n", (int)dead);
+	fclose(f);
+	start_daemon(pipe_dir, log_dir);
+
+	gs_test_write("mpsr.json", mps_only, NULL, 0);
+	args[1] = in_dir("mpsr.txt");
+	args[2] = in_dir("mpsr.json");
+	assert_int_equal(bench(NULL, args), 0);
+	n = read_mps_log(ev, 64);
+	for (i = 0; i < n; i++) {
+		if (strcmp(ev[i].pipe, pipe_dir))
+			continue;
+		quit |= !strcmp(ev[i].kind, "control") && !strcmp(ev[i].in, "quit");
+		exited |= !strcmp(ev[i].kind, "daemon-exit");
+	}
+	if (!quit || !exited)
+		fail_msg("the stale daemon of %s was %s", pipe_dir, quit ? "not gone" : "not quit");
+	if (!strstr(out_text, "quit a stale MPS control daemon"))
+		fail_msg("stderr does not say so: %s", out_text);
+	if (!access(stale, F_OK))
+		fail_msg("%s is left behind", stale);
+}
+
+/* SIGTERM mid-run: clients killed, the daemon quit and gone, no partial results. */
+static void test_signal_mid_run(void **state)
+{
+	static const char scen[] =
+		"{\"name\": \"long\", \"measure\": \"compute\", \"modes\": [\"mps\"],\n"
+		" \"duration_s\": 20, \"warmup_s\": 0,\n"
+		" \"clients\": [{\"name\": \"a\", \"kernel\": \"vecadd\", \"gpu_milli\": 500},\n"
+		"  {\"name\": \"b\", \"kernel\": \"vecadd\", \"gpu_milli\": 500}]}\n";
+	static const char *const env[] = { "FAKE_CLIENT_SLEEP_S", "20", NULL };
+	const char *args[] = { "--out", NULL, NULL, NULL };
+	struct mps_event ev[64];
+	struct bench_proc b;
+	long long end_ns;
+	int i, n, started = 0;
+
+	(void)state;
+	extra_env = env;
+	gs_test_write("long.json", scen, NULL, 0);
+	args[1] = in_dir("long.txt");
+	args[2] = in_dir("long.json");
+	bench_start(NULL, args, &b);
+	/* Wait for the daemon of the MPS run, then stop the harness. */
+	for (i = 0; i < 400 && !started; i++) {
+		usleep(50000);
+		n = read_mps_log(ev, 64);
+		while (n-- > 0)
+			started |= !strcmp(ev[n].kind, "daemon-start");
+	}
+	assert_true(started);
+	usleep(300000);
+	assert_int_equal(kill(b.pid, SIGTERM), 0);
+	assert_int_equal(bench_wait(&b), 128 + SIGTERM);
+	end_ns = realtime_ns();
+	assert_int_equal(expect_mps_daemons(end_ns), 1);
+	assert_int_equal(access(in_dir("long.txt"), F_OK), -1);
+	assert_int_equal(access(in_dir("long.txt.tmp"), F_OK), -1);
+}
+
+/* A GPU whose compute mode forbids co-location: said plainly, never changed. */
+static void test_compute_mode_checked(void **state)
+{
+	static const char *const excl[] = { "FAKECUDA_COMPUTE_MODE", "3", NULL };
+	static const char *const prohibited[] = { "FAKECUDA_COMPUTE_MODE", "2", NULL };
+	const char *args[] = { "--out", NULL, NULL, NULL };
+	const struct gs_kvline *l;
+	struct records r;
+
+	(void)state;
+	gs_test_write("pair.json", two_pods, NULL, 0);
+	args[1] = in_dir("results.txt");
+	args[2] = in_dir("pair.json");
+	extra_env = excl;
+	assert_int_equal(bench(NULL, args), 0);
+	if (!strstr(out_text, "pair: timeslice skipped: GPU 0 (GPU-66616b65-6770-7500-0000-"
+			      "000000000000) is in compute mode Exclusive_Process"))
+		fail_msg("stderr: %s", out_text);
+	assert_non_null(strstr(out_text, "gpusim-bench never changes the compute mode"));
+	read_records(in_dir("results.txt"), &r);
+	l = find(&r, "run", "id", "pair/timeslice/0", NULL, NULL);
+	expect_str(l, "status", "skipped");
+	l = find(&r, "run", "id", "pair/hook/0", NULL, NULL);
+	expect_str(l, "status", "skipped");
+	/* One process at a time is what MPS needs: its server is that process. */
+	l = find(&r, "run", "id", "pair/mps/0", NULL, NULL);
+	expect_str(l, "status", "ok");
+	l = find(&r, "run", "id", "pair/exclusive/0", NULL, NULL);
+	expect_str(l, "status", "ok");
+	free_records(&r);
+
+	extra_env = prohibited;
+	assert_int_equal(bench(NULL, args), 1);
+	if (!strstr(out_text, "pair: exclusive skipped: GPU 0 (GPU-66616b65-6770-7500-0000-"
+			      "000000000000) is in compute mode Prohibited"))
+		fail_msg("stderr: %s", out_text);
+}
+
 static void test_no_driver(void **state)
 {
 	const char *args[] = { NULL, NULL };
@@ -548,6 +841,10 @@ int main(void)
 		GS_TMPDIR_TEST(test_client_crash, setup),
 		GS_TMPDIR_TEST(test_memory_probe_status, setup),
 		GS_TMPDIR_TEST(test_no_driver, setup),
+		GS_TMPDIR_TEST(test_mps_daemon_per_repeat, setup),
+		GS_TMPDIR_TEST(test_mps_stale_daemon_quit, setup),
+		GS_TMPDIR_TEST(test_signal_mid_run, setup),
+		GS_TMPDIR_TEST(test_compute_mode_checked, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

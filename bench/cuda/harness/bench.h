@@ -24,11 +24,24 @@
 
 /* --- the host ------------------------------------------------------------ */
 
+/* A GPU's compute mode, as cuDeviceGetAttribute gives it (CUcomputemode). */
+enum gs_bench_compute_mode {
+	GS_BENCH_CM_UNKNOWN = -1,
+	GS_BENCH_CM_DEFAULT = 0,
+	GS_BENCH_CM_EXCLUSIVE_THREAD = 1,   /* gone since CUDA 8; treated as below */
+	GS_BENCH_CM_PROHIBITED = 2,
+	GS_BENCH_CM_EXCLUSIVE_PROCESS = 3,
+};
+
 struct gs_bench_gpu {
 	char name[256];
 	char uuid[48];           /* GPU-xxxxxxxx-...: what CUDA_VISIBLE_DEVICES takes */
 	int64_t mem_mib;
+	int compute_mode;        /* enum gs_bench_compute_mode; read, never changed */
 };
+
+/* "Default", "Exclusive_Process", "Prohibited", ... as nvidia-smi names them. */
+const char *gs_bench_compute_mode_name(int mode);
 
 struct gs_bench_host {
 	char hostname[64];
@@ -97,8 +110,40 @@ int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host
 /* Frees the reports gs_bench_run_mode() parsed into run; a zeroed run is a no-op. */
 void gs_bench_run_release(struct gs_bench_run *run);
 
-/* Kills running clients and stops a private MPS daemon; for signal handlers. */
+/*
+ * Asks the harness to stop: async-signal-safe (sets a flag, writes one
+ * line with write(2)), for SIGINT and SIGTERM handlers. A run in progress
+ * then kills its clients, quits its MPS daemon and waits for it, and
+ * returns; gs_bench_stop_requested() says which signal asked (0: none).
+ */
+void gs_bench_request_stop(int sig);
+int gs_bench_stop_requested(void);
+
+/* Kills running clients and stops a private MPS daemon (not in a signal handler). */
 void gs_bench_abort(void);
+
+/* --- the private MPS daemon (mps.c) ------------------------------------------- */
+
+/*
+ * Starts an MPS control daemon with pipe and log directories in a new
+ * /tmp/gpusim-mps-XXXXXX (quitting, the first time, daemons that killed
+ * harnesses left in such directories). Its logs are kept in
+ * <work_dir>/<tag>.mps-log once it has gone. Returns 0, or GS_ENOENT (no
+ * nvidia-cuda-mps-control) or GS_EIO with reason set.
+ */
+int gs_bench_mps_start(const struct gs_bench_env *env, const char *tag, char *reason,
+		       size_t len);
+
+/*
+ * Sends "quit" to the daemon and waits (at most 30 s) until it has exited,
+ * then removes its directories. A daemon that outlives the wait is
+ * reported, and no later gs_bench_mps_start() starts another.
+ */
+void gs_bench_mps_stop(void);
+
+/* The running daemon's CUDA_MPS_PIPE_DIRECTORY and CUDA_MPS_LOG_DIRECTORY. */
+const char *gs_bench_mps_pipe_dir(void);
+const char *gs_bench_mps_log_dir(void);
 
 /* --- results ------------------------------------------------------------------ */
 

@@ -4,8 +4,10 @@
  * loaded at run time, and the driver's version.
  *
  * The prototypes are declared here rather than taken from cuda.h: the
- * harness must build where only a C compiler is at hand, and these six
- * entry points have had the same ABI since CUDA 3.2.
+ * harness must build where only a C compiler is at hand, and these
+ * entry points have had the same ABI since CUDA 3.2. The compute mode is
+ * read with cuDeviceGetAttribute (what nvidia-smi --query-gpu=compute_mode
+ * shows) and never changed.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -24,6 +26,20 @@ typedef int (*get_fn)(int *, int);
 typedef int (*name_fn)(char *, int, int);
 typedef int (*mem_fn)(size_t *, int);
 typedef int (*uuid_fn)(unsigned char *, int);
+typedef int (*attr_fn)(int *, int, int);
+
+#define ATTR_COMPUTE_MODE 20 /* CU_DEVICE_ATTRIBUTE_COMPUTE_MODE */
+
+const char *gs_bench_compute_mode_name(int mode)
+{
+	switch (mode) {
+	case GS_BENCH_CM_DEFAULT: return "Default";
+	case GS_BENCH_CM_EXCLUSIVE_THREAD: return "Exclusive_Thread";
+	case GS_BENCH_CM_PROHIBITED: return "Prohibited";
+	case GS_BENCH_CM_EXCLUSIVE_PROCESS: return "Exclusive_Process";
+	default: return "unknown";
+	}
+}
 
 /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar ..." */
 static void read_driver_version(char *out, size_t len)
@@ -57,6 +73,7 @@ int gs_bench_host_discover(struct gs_bench_host *h, char *err, size_t err_len)
 	name_fn name;
 	mem_fn mem;
 	uuid_fn uuid;
+	attr_fn attr;
 	int rc, n = 0, v = 0, i;
 
 	memset(h, 0, sizeof(*h));
@@ -79,6 +96,7 @@ int gs_bench_host_discover(struct gs_bench_host *h, char *err, size_t err_len)
 	name = (name_fn)dlsym(lib, "cuDeviceGetName");
 	mem = (mem_fn)dlsym(lib, "cuDeviceTotalMem_v2");
 	uuid = (uuid_fn)dlsym(lib, "cuDeviceGetUuid");
+	attr = (attr_fn)dlsym(lib, "cuDeviceGetAttribute"); /* optional */
 	if (!init || !version || !count || !get || !name || !mem || !uuid) {
 		snprintf(err, err_len, "libcuda.so.1 lacks a driver entry point this harness needs");
 		dlclose(lib);
@@ -114,6 +132,8 @@ int gs_bench_host_discover(struct gs_bench_host *h, char *err, size_t err_len)
 			return GS_EIO;
 		}
 		g->mem_mib = (int64_t)(bytes >> 20);
+		if (!attr || attr(&g->compute_mode, ATTR_COMPUTE_MODE, dev))
+			g->compute_mode = GS_BENCH_CM_UNKNOWN;
 		snprintf(g->uuid, sizeof(g->uuid),
 			 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 			 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],

@@ -32,18 +32,33 @@
 #define EXIT_FAIL 1
 #define EXIT_USAGE 2
 #define EXIT_NODEV 77
+#define EXIT_STOPPED -1 /* a signal asked to stop (internal) */
 
 static char out_tmp[PATH_MAX + 8], csv_tmp[PATH_MAX + 8];
 
+/* Async-signal-safe: a flag and a line; the run in progress does the rest. */
 static void on_signal(int sig)
 {
+	gs_bench_request_stop(sig);
+}
+
+/* After a stop: no half-written results, then die of the signal as asked. */
+static void finish_stopped(FILE *out, FILE *csv)
+{
+	int sig = gs_bench_stop_requested();
+
 	gs_bench_abort();
+	if (out && out != stdout)
+		fclose(out);
+	if (csv)
+		fclose(csv);
 	if (out_tmp[0])
 		unlink(out_tmp);
 	if (csv_tmp[0])
 		unlink(csv_tmp);
 	signal(sig, SIG_DFL);
 	raise(sig);
+	exit(128 + sig);
 }
 
 static void usage(FILE *f)
@@ -71,9 +86,12 @@ static void usage(FILE *f)
 		"      --list-devices      show the GPUs found and exit\n"
 		"  -h, --help              this text\n\n"
 		"Modes: exclusive (one at a time), timeslice (all at once, no controls), mps (a\n"
-		"private MPS daemon, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE from gpu_milli), hook\n"
-		"(LD_PRELOAD libgpushare.so with the client's memory and compute limits).\n"
-		"Exit status: 0 ok, 1 a client failed, 2 bad input, 77 no GPU.\n"
+		"private MPS daemon per run, its directories in /tmp/gpusim-mps-XXXXXX,\n"
+		"CUDA_MPS_ACTIVE_THREAD_PERCENTAGE from gpu_milli), hook (LD_PRELOAD\n"
+		"libgpushare.so with the client's memory and compute limits). GPU compute modes\n"
+		"are read, never changed: a mode they forbid is skipped, saying why.\n"
+		"Exit status: 0 ok, 1 a client failed or a baseline could not run, 2 bad input,\n"
+		"77 no GPU; on SIGINT/SIGTERM it stops its clients and MPS daemon and dies of it.\n"
 		"GPUSIM_BENCH_LIBCUDA names the driver library to load (default libcuda.so.1).\n"
 		"See bench/cuda/README.md.\n");
 }
@@ -233,6 +251,10 @@ static int run_scenario(const struct gs_bench_env *env, const struct gs_bench_ho
 				scen->name, gs_bench_mode_name(mode), r + 1, scen->repeat,
 				scen->n_clients, scen->duration_s);
 			gs_bench_run_mode(env, host, scen, placement, mode, r, run);
+			if (gs_bench_stop_requested())
+				return EXIT_STOPPED;
+			if (run->skipped && mode == GS_MODE_EXCLUSIVE)
+				status = EXIT_FAIL; /* no baseline: nothing is measured */
 			if (run->skipped)
 				fprintf(stderr, "gpusim-bench: %s: %s skipped: %s\n", scen->name,
 					gs_bench_mode_name(mode), run->reason);
@@ -397,10 +419,12 @@ int main(int argc, char **argv)
 		}
 	}
 	if (list) {
-		printf("%-4s %-40s %10s  %s\n", "GPU", "NAME", "MEM_MIB", "UUID");
+		printf("%-4s %-40s %10s  %-40s  %s\n", "GPU", "NAME", "MEM_MIB", "UUID",
+		       "COMPUTE_MODE");
 		for (i = 0; i < host.n_gpus; i++)
-			printf("%-4d %-40s %10lld  %s\n", i, host.gpu[i].name,
-			       (long long)host.gpu[i].mem_mib, host.gpu[i].uuid);
+			printf("%-4d %-40s %10lld  %-40s  %s\n", i, host.gpu[i].name,
+			       (long long)host.gpu[i].mem_mib, host.gpu[i].uuid,
+			       gs_bench_compute_mode_name(host.gpu[i].compute_mode));
 		printf("driver %s, CUDA %s, host %s\n", host.driver, host.cuda, host.hostname);
 		return 0;
 	}
@@ -439,8 +463,14 @@ int main(int argc, char **argv)
 	env.startup_s = startup;
 
 	if (!dry) {
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
+		struct sigaction sa;
+
+		/* No SA_RESTART: a wait is interrupted, sees the flag, and stops. */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
 		if (out_path) {
 			snprintf(out_tmp, sizeof(out_tmp), "%s.tmp", out_path);
 			out = fopen(out_tmp, "w");
@@ -483,6 +513,11 @@ int main(int argc, char **argv)
 			}
 			c = run_scenario(&env, &host, &var, mode_mask, dry, out, csv);
 			gs_scenario_release(&var);
+			if (c == EXIT_STOPPED) {
+				gs_scenario_release(&scen);
+				free((char *)env.mps_control);
+				finish_stopped(out, csv);
+			}
 			if (c == EXIT_USAGE || (c && status == 0))
 				status = c;
 			if (c == EXIT_USAGE)

@@ -9,13 +9,19 @@
  * kept in a log file. Co-located clients get one start time
  * (--start-at-ns) so that they measure the same window.
  *
- * The MPS mode starts a private control daemon with its own pipe and log
- * directories (CUDA_MPS_PIPE_DIRECTORY, CUDA_MPS_LOG_DIRECTORY under the
- * work directory), gives each client CUDA_MPS_ACTIVE_THREAD_PERCENTAGE
- * (and CUDA_MPS_PINNED_DEVICE_MEM_LIMIT for its memory), and quits it with
- * "quit" on its control pipe when the clients are done, when one fails and
- * on SIGINT or SIGTERM. It never changes the GPU's compute mode: MPS runs
- * in the default mode too, and the GPU may be shared with others.
+ * The MPS mode starts a private control daemon (mps.c: its own pipe and
+ * log directories from mkdtemp under /tmp), gives each client
+ * CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (and CUDA_MPS_PINNED_DEVICE_MEM_LIMIT
+ * for its memory), and quits it when the clients are done, when one fails
+ * and on SIGINT or SIGTERM, waiting until it has gone.
+ *
+ * Each client runs in a process group of its own, so that killing it
+ * kills what it started too. Signals only set a flag
+ * (gs_bench_request_stop); the waits here notice it and stop the run.
+ *
+ * The GPUs' compute modes are read, never changed: a mode that runs
+ * several clients on a GPU in Exclusive_Process (one process at a time)
+ * is skipped, saying so, and so is every mode on a Prohibited GPU.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,11 +43,9 @@
 #define REPORT_MAX 8192
 #define KILL_GRACE_S 120.0
 
-/* What a signal handler must undo: live clients and a private MPS daemon. */
-static volatile pid_t live[GS_SCENARIO_MAX_CLIENTS];
-static char mps_pipe_dir[600], mps_log_dir[600];
-static const char *mps_control_path;
-static volatile int mps_running;
+/* What a stop must undo: live clients (and the MPS daemon, mps.c). */
+static pid_t live[GS_SCENARIO_MAX_CLIENTS];
+static volatile sig_atomic_t stop_sig;
 
 static double now_s(void)
 {
@@ -70,77 +74,26 @@ static void iso_now(char *buf, size_t len)
 		snprintf(buf, len, "unknown");
 }
 
-/* Runs nvidia-cuda-mps-control with the private directories; stdin_text may be NULL. */
-static int mps_control(const char *arg, const char *stdin_text)
+void gs_bench_request_stop(int sig)
 {
-	int in[2], status;
-	pid_t pid;
+	static const char msg[] = "gpusim-bench: stopping: killing the clients, quitting the "
+				  "MPS daemon\n";
 
-	if (pipe(in))
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(in[0]);
-		close(in[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_WRONLY);
-
-		dup2(in[0], STDIN_FILENO);
-		if (devnull >= 0)
-			dup2(devnull, STDOUT_FILENO);
-		close(in[0]);
-		close(in[1]);
-		setenv("CUDA_MPS_PIPE_DIRECTORY", mps_pipe_dir, 1);
-		setenv("CUDA_MPS_LOG_DIRECTORY", mps_log_dir, 1);
-		if (arg)
-			execl(mps_control_path, mps_control_path, arg, (char *)NULL);
-		else
-			execl(mps_control_path, mps_control_path, (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	if (stdin_text && write(in[1], stdin_text, strlen(stdin_text)) < 0)
-		status = -1;
-	close(in[1]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* echo quit | nvidia-cuda-mps-control, with our directories. */
-static void mps_stop(void)
-{
-	if (!mps_running)
+	stop_sig = sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
 		return;
-	mps_running = 0;
-	if (mps_control(NULL, "quit\n"))
-		fprintf(stderr, "gpusim-bench: 'quit' to the MPS control daemon failed; see %s\n",
-			mps_log_dir);
 }
 
-static int mps_start(const struct gs_bench_env *env, char *reason, size_t len)
+int gs_bench_stop_requested(void)
 {
-	if (!env->mps_control) {
-		snprintf(reason, len, "nvidia-cuda-mps-control not found in PATH");
-		return GS_ENOENT;
-	}
-	mps_control_path = env->mps_control;
-	snprintf(mps_pipe_dir, sizeof(mps_pipe_dir), "%s/mps-pipe", env->work_dir);
-	snprintf(mps_log_dir, sizeof(mps_log_dir), "%s/mps-log", env->work_dir);
-	if ((mkdir(mps_pipe_dir, 0700) && errno != EEXIST) ||
-	    (mkdir(mps_log_dir, 0700) && errno != EEXIST)) {
-		snprintf(reason, len, "cannot create %s: %s", mps_pipe_dir, strerror(errno));
-		return GS_EIO;
-	}
-	/* -d daemonises and returns once the control daemon listens. */
-	if (mps_control("-d", NULL)) {
-		snprintf(reason, len, "nvidia-cuda-mps-control -d failed; see %s", mps_log_dir);
-		return GS_EIO;
-	}
-	mps_running = 1;
-	return 0;
+	return stop_sig;
+}
+
+/* Kills a client and whatever it started (its own process group). */
+static void kill_client(pid_t pid)
+{
+	if (pid > 0 && kill(-pid, SIGKILL))
+		kill(pid, SIGKILL);
 }
 
 void gs_bench_abort(void)
@@ -149,8 +102,8 @@ void gs_bench_abort(void)
 
 	for (i = 0; i < GS_SCENARIO_MAX_CLIENTS; i++)
 		if (live[i] > 0)
-			kill(live[i], SIGKILL);
-	mps_stop();
+			kill_client(live[i]);
+	gs_bench_mps_stop();
 }
 
 /* Sets the variables of one client's process (called in the child). */
@@ -162,8 +115,8 @@ static void client_env(const struct gs_bench_env *env, const struct gs_bench_hos
 
 	setenv("CUDA_VISIBLE_DEVICES", h->gpu[gpu].uuid, 1);
 	if (m == GS_MODE_MPS) {
-		setenv("CUDA_MPS_PIPE_DIRECTORY", mps_pipe_dir, 1);
-		setenv("CUDA_MPS_LOG_DIRECTORY", mps_log_dir, 1);
+		setenv("CUDA_MPS_PIPE_DIRECTORY", gs_bench_mps_pipe_dir(), 1);
+		setenv("CUDA_MPS_LOG_DIRECTORY", gs_bench_mps_log_dir(), 1);
 		if (cl->gpu_milli < 1000) {
 			snprintf(buf, sizeof(buf), "%d", cl->gpu_milli / 10 > 0 ? cl->gpu_milli / 10 : 1);
 			setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", buf, 1);
@@ -258,6 +211,7 @@ static int spawn(const struct gs_bench_env *env, const struct gs_bench_host *h,
 		return GS_EIO;
 	}
 	if (pid == 0) {
+		setpgid(0, 0);
 		dup2(out[1], STDOUT_FILENO);
 		dup2(log_fd, STDERR_FILENO);
 		close(out[0]);
@@ -267,6 +221,7 @@ static int spawn(const struct gs_bench_env *env, const struct gs_bench_host *h,
 		fprintf(stderr, "gpusim-bench: cannot run %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
+	setpgid(pid, pid); /* either side may come first */
 	close(out[1]);
 	close(log_fd);
 	fcntl(out[0], F_SETFD, FD_CLOEXEC);
@@ -325,6 +280,14 @@ static void collect(struct child *ch, int n, struct gs_bench_result *res, double
 		double left = deadline_s - now_s();
 		int np = 0, map[GS_SCENARIO_MAX_CLIENTS];
 
+		if (stop_sig && !killed) {
+			for (i = 0; i < n; i++)
+				if (ch[i].out_fd >= 0)
+					kill_client(ch[i].pid);
+			killed = 1;
+			deadline_s = now_s() + 5;
+			continue;
+		}
 		if (left <= 0 && killed) {
 			/* Killed, yet something still holds its stdout: stop reading. */
 			for (i = 0; i < n; i++)
@@ -339,7 +302,7 @@ static void collect(struct child *ch, int n, struct gs_bench_result *res, double
 				if (ch[i].out_fd >= 0) {
 					fprintf(stderr, "gpusim-bench: %s overstayed; killed\n",
 						res[i].log_path);
-					kill(ch[i].pid, SIGKILL);
+					kill_client(ch[i].pid);
 				}
 			killed = 1;
 			left = 5;
@@ -395,6 +358,47 @@ static void result_init(struct gs_bench_result *r, int client, int gpu)
 	r->alone = r->factor = r->slowdown = r->share = r->overhead_pct = NAN;
 }
 
+/*
+ * Whether the compute mode of a GPU the run uses forbids it: every mode on
+ * a Prohibited GPU; on an Exclusive_Process one (or the old
+ * Exclusive_Thread), a mode that runs two clients on it at once, except
+ * MPS, whose server is the one process. The compute mode is never changed
+ * here: the card may be set so on purpose, and may be shared.
+ */
+static int compute_mode_forbids(const struct gs_bench_host *h, const struct gs_scenario *s,
+				const int *placement, enum gs_bench_mode m, int sequential,
+				char *reason, size_t len)
+{
+	int i, k;
+
+	for (i = 0; i < s->n_clients; i++) {
+		const struct gs_bench_gpu *g = &h->gpu[placement[i]];
+		int on_gpu = 0;
+
+		for (k = 0; k < s->n_clients; k++)
+			on_gpu += placement[k] == placement[i];
+		if (g->compute_mode == GS_BENCH_CM_PROHIBITED) {
+			snprintf(reason, len, "GPU %d (%s) is in compute mode Prohibited: no process "
+				 "may use it. gpusim-bench never changes the compute mode; "
+				 "'nvidia-smi -i %s -c DEFAULT' (as root) would allow it",
+				 placement[i], g->uuid, g->uuid);
+			return 1;
+		}
+		if ((g->compute_mode == GS_BENCH_CM_EXCLUSIVE_PROCESS ||
+		     g->compute_mode == GS_BENCH_CM_EXCLUSIVE_THREAD) &&
+		    !sequential && m != GS_MODE_MPS && on_gpu > 1) {
+			snprintf(reason, len, "GPU %d (%s) is in compute mode %s, which lets one "
+				 "process at a time use it; %s needs %d on it at once. "
+				 "gpusim-bench never changes the compute mode; 'nvidia-smi -i %s "
+				 "-c DEFAULT' (as root) would allow it", placement[i], g->uuid,
+				 gs_bench_compute_mode_name(g->compute_mode), gs_bench_mode_name(m),
+				 on_gpu, g->uuid);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host *h,
 		      const struct gs_scenario *s, const int *placement, enum gs_bench_mode m,
 		      int repeat, struct gs_bench_run *run)
@@ -422,6 +426,16 @@ int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host
 	}
 	snprintf(shm_dir, sizeof(shm_dir), "%s/shm-%s-%d", env->work_dir, gs_bench_mode_name(m),
 		 repeat);
+	if (compute_mode_forbids(h, s, placement, m, sequential, run->reason,
+				 sizeof(run->reason))) {
+		run->skipped = 1;
+		return GS_ENODEV;
+	}
+	if (stop_sig) {
+		run->skipped = 1;
+		snprintf(run->reason, sizeof(run->reason), "stopped by signal %d", (int)stop_sig);
+		return GS_EINTR;
+	}
 	if (m == GS_MODE_HOOK) {
 		if (access(env->hook_path, R_OK)) {
 			run->skipped = 1;
@@ -436,7 +450,10 @@ int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host
 		}
 	}
 	if (m == GS_MODE_MPS) {
-		rc = mps_start(env, run->reason, sizeof(run->reason));
+		char tag[300];
+
+		snprintf(tag, sizeof(tag), "%s.mps.%d", s->name, repeat);
+		rc = gs_bench_mps_start(env, tag, run->reason, sizeof(run->reason));
 		if (rc) {
 			run->skipped = 1;
 			return rc;
@@ -444,7 +461,7 @@ int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host
 	}
 	slack = s->warmup_s + s->duration_s + KILL_GRACE_S;
 	if (sequential) {
-		for (i = 0; i < s->n_clients && !rc; i++) {
+		for (i = 0; i < s->n_clients && !rc && !stop_sig; i++) {
 			start_ns = realtime_ns() + (long long)((env->startup_s + s->warmup_s) * 1e9);
 			rc = spawn(env, h, s, i, placement[i], m, start_ns, shm_dir, &run->res[i], &ch[0]);
 			if (!rc)
@@ -464,12 +481,12 @@ int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host
 		}
 		/* Do not leave a half-started mode running: its numbers would mean nothing. */
 		for (k = 0; rc && k < started; k++)
-			kill(ch[k].pid, SIGKILL);
+			kill_client(ch[k].pid);
 		if (started)
 			collect(ch, started, run->res, now_s() + startup + slack);
 	}
 	if (m == GS_MODE_MPS)
-		mps_stop();
+		gs_bench_mps_stop();
 	run->wall_s = now_s() - t0;
 	if (rc) {
 		run->skipped = 1;

@@ -211,6 +211,16 @@ EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 	return CUDA_SUCCESS;
 }
 
+/* Only the compute mode: FAKECUDA_COMPUTE_MODE (default 0, CU_COMPUTEMODE_DEFAULT). */
+EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+	ENTER("cuDeviceGetAttribute");
+	if (!pi || dev < 0 || dev >= fk.n_devs || attrib != CU_DEVICE_ATTRIBUTE_COMPUTE_MODE)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pi = (int)env_u64("FAKECUDA_COMPUTE_MODE", CU_COMPUTEMODE_DEFAULT);
+	return CUDA_SUCCESS;
+}
+
 EXPORT CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
 	ENTER("cuDeviceTotalMem_v2");
@@ -1418,6 +1428,7 @@ static const struct proc procs[] = {
 	P("cuDeviceGetName", 2000, ANY, cuDeviceGetName),
 	P("cuDeviceGetUuid", 9020, ANY, cuDeviceGetUuid),
 	P("cuDeviceTotalMem", 3020, ANY, cuDeviceTotalMem_v2),
+	P("cuDeviceGetAttribute", 2000, ANY, cuDeviceGetAttribute),
 	P("cuCtxGetCurrent", 4000, ANY, cuCtxGetCurrent),
 	P("cuCtxGetDevice", 2000, ANY, cuCtxGetDevice),
 	P("cuGetProcAddress", 11030, ANY, cuGetProcAddress),

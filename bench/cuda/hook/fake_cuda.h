@@ -8,6 +8,8 @@
  *   FAKECUDA_DEVICES      number of devices (default 2, at most 8)
  *   FAKECUDA_MEM_MIB      memory per device in MiB (default 16384)
  *   FAKECUDA_PITCH        pitch alignment of cuMemAllocPitch (default 512)
+ *   FAKECUDA_COMPUTE_MODE what cuDeviceGetAttribute says of every device's
+ *                         compute mode (default 0, CU_COMPUTEMODE_DEFAULT)
  *   FAKECUDA_UUID_BASE    added to the last byte of every device's UUID
  *                         (default 0), so that processes can see other GPUs
  *   FAKECUDA_GPA_DISTINCT 1: cuGetProcAddress with flags 0 answers with
