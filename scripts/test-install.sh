@@ -37,10 +37,11 @@ done
 check_docs() { # PREFIX_ROOT ZSH_DIR: a man page per command that renders, and completions
 	for c in gpusim $("$1/bin/gpusim" --help |
 		awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print "gpusim-" $1 } /^$/ { on = 0 }'); do
-		page=$1/share/man/man1/$c.1
-		[ -s "$page" ] || fail "man page $c.1 is not installed"
+		page=$1/share/man/man1/$c.1.gz
+		[ -s "$page" ] || fail "man page $c.1.gz is not installed"
+		gzip -t "$page" || fail "$c.1.gz is not a gzip file"
 		if command -v groff >/dev/null 2>&1; then
-			warn=$(groff -man -Tutf8 -ww -z "$page" 2>&1) && [ -z "$warn" ] ||
+			warn=$(gzip -dc "$page" | groff -man -Tutf8 -ww -z 2>&1) && [ -z "$warn" ] ||
 				fail "$c.1 does not render cleanly: $warn"
 		fi
 		if command -v man >/dev/null 2>&1; then
@@ -98,7 +99,7 @@ grep -q 'Depends:.*libsqlite3' "$scratch/info" || fail "the package does not dep
 grep -q '\./usr/bin/gpusim$' "$scratch/contents" || fail "the package has no /usr/bin/gpusim"
 grep -q '\./usr/share/gpusim/scripts/plot_common.gp' "$scratch/contents" ||
 	fail "the package has no gnuplot scripts"
-grep -q '\./usr/share/man/man1/gpusim-sweep\.1' "$scratch/contents" || fail "the package has no man pages"
+grep -q '\./usr/share/man/man1/gpusim-sweep\.1\.gz' "$scratch/contents" || fail "the package has no man pages"
 grep -q '\./usr/share/bash-completion/completions/gpusim$' "$scratch/contents" ||
 	fail "the package has no bash completion"
 dpkg-deb -x "$deb" "$scratch/x"
