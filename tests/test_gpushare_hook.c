@@ -670,7 +670,7 @@ static int graph_memory(void *arg)
 {
 	CUgraph g, clone;
 	CUgraphNode n1, n2, n3;
-	CUgraphExec x1, x2;
+	CUgraphExec x1, x2, x3;
 	CUDA_GRAPH_INSTANTIATE_PARAMS ip;
 	CUdeviceptr p;
 
@@ -694,10 +694,15 @@ static int graph_memory(void *arg)
 	CHECK_EQ(cuGraphInstantiateWithFlags(&x1, g, 0), CUDA_SUCCESS);
 	memset(&ip, 0, sizeof(ip));
 	CHECK_EQ(cuGraphInstantiateWithParams(&x2, g, &ip), CUDA_SUCCESS);
+	CHECK_EQ(cuGraphInstantiate_v2(&x3, g, NULL, NULL, 0), CUDA_SUCCESS); /* CUDA 11's ABI */
 	CHECK_EQ(cuGraphDestroy(g), CUDA_SUCCESS);
 	CHECK_EQ(cuMemAlloc_v2(&p, 61 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK_EQ(cuGraphExecDestroy(x1), CUDA_SUCCESS);
 	CHECK_EQ(cuGraphExecDestroy(x2), CUDA_SUCCESS);
+	/* x3 still uses it: a trim gives nothing back. */
+	CHECK_EQ(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
+	CHECK_EQ(pod_free(), 60 * MIB);
+	CHECK_EQ(cuGraphExecDestroy(x3), CUDA_SUCCESS);
 	/* Then the driver's graph pool keeps it until trimmed. */
 	CHECK_EQ(pod_free(), 60 * MIB);
 	CHECK_EQ(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);

@@ -1089,6 +1089,17 @@ static CUresult instantiate(CUgraphExec *exec, CUgraph graph)
 	return *exec ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
+EXPORT CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph,
+					      CUgraphNode *phErrorNode, char *logBuffer,
+					      size_t bufferSize)
+{
+	ENTER("cuGraphInstantiate_v2");
+	(void)phErrorNode;
+	(void)logBuffer;
+	(void)bufferSize;
+	return instantiate(phGraphExec, hGraph);
+}
+
 EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
 						    unsigned long long flags)
 {
@@ -1468,6 +1479,7 @@ static const struct proc procs[] = {
 	P("cuGraphDestroyNode", 10000, ANY, cuGraphDestroyNode),
 	P("cuGraphDestroy", 10000, ANY, cuGraphDestroy),
 	P("cuGraphClone", 10000, ANY, cuGraphClone),
+	P("cuGraphInstantiate", 11000, ANY, cuGraphInstantiate_v2),
 	P("cuGraphInstantiateWithFlags", 11040, ANY, cuGraphInstantiateWithFlags),
 	P("cuGraphInstantiateWithParams", 12000, LEGACY, cuGraphInstantiateWithParams),
 	P("cuGraphInstantiateWithParams", 12000, PTSZ, cuGraphInstantiateWithParams_ptsz),

@@ -1041,6 +1041,20 @@ static CUresult graph_instantiated(CUresult rc, const CUgraphExec *exec, CUgraph
 	return rc;
 }
 
+/* The CUDA 11 ABI, which programs built against CUDA 11 headers still call. */
+CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph,
+				       CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
+{
+	CUresult rc = gs_hook_enter();
+
+	if (rc)
+		return rc;
+	return graph_instantiated(CALL_REAL(cuGraphInstantiate_v2, (phGraphExec, hGraph,
+								   phErrorNode, logBuffer,
+								   bufferSize)),
+				  phGraphExec, hGraph);
+}
+
 CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
 					     unsigned long long flags)
 {
