@@ -281,8 +281,10 @@ static CUresult pool_begin(CUmemoryPool pool, uint64_t bytes, struct pool_op *op
 	op->bytes = bytes;
 	if (rc || !gs_hook_pod_on() || !bytes)
 		return rc;
-	if (!gs_real.cuCtxGetDevice || gs_real.cuCtxGetDevice(&ordinal) != CUDA_SUCCESS)
-		return CUDA_SUCCESS; /* the driver fails the allocation itself */
+	/* No device to charge: refused, as hook_pod.c refuses other allocations. */
+	rc = CALL_REAL(cuCtxGetDevice, (&ordinal));
+	if (rc)
+		return rc;
 	if (!pool && (!gs_real.cuDeviceGetMemPool ||
 		      gs_real.cuDeviceGetMemPool(&pool, ordinal) != CUDA_SUCCESS))
 		pool = NULL;
