@@ -48,6 +48,7 @@ enum op {
 	OP_UUID_FAIL, /* the next cuDeviceGetUuid fails */
 	OP_NVML,      /* NVML memory info of device dev: a = total, b = used, c = free (v1) */
 	OP_NVML_V2,   /* the same through nvmlDeviceGetMemoryInfo_v2 */
+	OP_LAUNCH,    /* one cuLaunchKernel on device dev */
 };
 
 struct cmd {
@@ -180,6 +181,9 @@ static int agent_main(int in, int out)
 		case OP_NVML:
 		case OP_NVML_V2:
 			r.rc = nvml_query(c.dev, c.op == OP_NVML_V2, &r);
+			break;
+		case OP_LAUNCH:
+			r.rc = cuLaunchKernel((CUfunction)0x42, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
 			break;
 		default:
 			return 5;
@@ -554,6 +558,32 @@ static void test_hami_limits_per_device(void **state)
 	expect_logged(&a, "gpushare: CUDA_DEVICE_MEMORY_LIMIT='4x': not a size");
 }
 
+/* HAMi's SM share per device reaches the node region, where other pods read it. */
+static void test_hami_sm_limit_per_device(void **state)
+{
+	static const char *const env[] = { "CUDA_DEVICE_SM_LIMIT", "40", "CUDA_DEVICE_SM_LIMIT_1",
+					   "30", "GPUSHARE_NODE_ID", "n", NULL };
+	uint8_t uuid[16] = { 'f', 'a', 'k', 'e', 'g', 'p', 'u' };
+	struct gs_peer peers[8];
+	struct gs_region node;
+	struct agent a;
+	char err[512];
+
+	(void)state;
+	agent_start(&a, "a", env);
+	assert_int_equal(agent_do(&a, OP_LAUNCH, 0, 0, NULL), CUDA_SUCCESS);
+	assert_int_equal(agent_do(&a, OP_LAUNCH, 1, 0, NULL), CUDA_SUCCESS);
+	assert_int_equal(gs_region_open(&node, gs_test_tmpdir(), GS_REGION_NODE, "n", err,
+					sizeof(err)), 0);
+	assert_int_equal(gs_node_peers(&node, uuid, peers, 8), 1);
+	assert_int_equal(peers[0].share_pct, 40);
+	uuid[15] = 1;
+	assert_int_equal(gs_node_peers(&node, uuid, peers, 8), 1);
+	assert_int_equal(peers[0].share_pct, 30);
+	gs_region_close(&node);
+	assert_int_equal(agent_stop(&a), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -565,6 +595,7 @@ int main(void)
 		GS_TMPDIR_TEST(test_meminfo_after_peer_died, make_dir),
 		GS_TMPDIR_TEST(test_nvml_reports_the_pod, make_dir),
 		GS_TMPDIR_TEST(test_hami_limits_per_device, make_dir),
+		GS_TMPDIR_TEST(test_hami_sm_limit_per_device, make_dir),
 	};
 
 	if (!getenv("LD_PRELOAD") || !strstr(getenv("LD_PRELOAD"), "libgpushare")) {
