@@ -29,7 +29,8 @@ if [ "${1:-}" = "-d" ]; then
 		exit 1
 	fi
 	(
-		while [ ! -e "$pipe/quit" ]; do sleep 0.05; done
+		# Quit, or its directory removed from under it.
+		while [ ! -e "$pipe/quit" ] && [ -d "$pipe" ]; do sleep 0.05; done
 		sleep "${FAKE_MPS_QUIT_S:-0.5}"
 		echo "daemon-exit pipe=$pipe t=$(date +%s%N)" >> "$log"
 		rm -f "$pipe/quit" "$pipe/control" "$pidfile"

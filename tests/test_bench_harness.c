@@ -40,6 +40,12 @@
 
 static char out_text[65536];
 
+/*
+ * The harness's GPUSIM_BENCH_MPS_DIR (/tmp unless set) and the prefix of
+ * its daemons' directories there.
+ */
+static char mps_base[128], mps_prefix[160];
+
 /* More variables for the harness (name, value, ..., NULL), or NULL. */
 static const char *const *extra_env;
 
@@ -68,6 +74,9 @@ static int setup(void **state)
 	extra_env = NULL;
 	gs_test_path("state", path, sizeof(path));
 	mkdir(path, 0755);
+	gs_test_path("mps", mps_base, sizeof(mps_base));
+	mkdir(mps_base, 0700);
+	snprintf(mps_prefix, sizeof(mps_prefix), "%s/gpusim-mps-", mps_base);
 	return 0;
 }
 
@@ -114,6 +123,8 @@ static void bench_start(const char *libcuda, const char *const *args, struct ben
 		setenv("FAKE_CLIENT_DIR", fake_dir, 1);
 		if (libcuda)
 			setenv("GPUSIM_BENCH_LIBCUDA", libcuda, 1);
+		/* Daemons in a directory of this test's: concurrent runs never meet. */
+		setenv("GPUSIM_BENCH_MPS_DIR", mps_base, 1);
 		for (env = extra_env; env && *env; env += 2)
 			setenv(env[0], env[1], 1);
 		execv(argv[0], (char *const *)argv);
@@ -302,8 +313,8 @@ static int expect_mps_daemons(long long end_ns)
 		if (strcmp(ev[i].kind, "daemon-start"))
 			continue;
 		daemons++;
-		if (strncmp(ev[i].pipe, "/tmp/gpusim-mps-", 16))
-			fail_msg("pipe directory %s is not from mkdtemp under /tmp", ev[i].pipe);
+		if (strncmp(ev[i].pipe, mps_prefix, strlen(mps_prefix)))
+			fail_msg("pipe directory %s is not from mkdtemp in %s", ev[i].pipe, mps_base);
 		/* Unix sockets live there: sun_path holds 107 bytes. */
 		assert_true(strlen(ev[i].pipe) + strlen("/control") < 100);
 		snprintf(dir, sizeof(dir), "%.*s/log", (int)(strrchr(ev[i].pipe, '/') - ev[i].pipe),
@@ -394,7 +405,7 @@ static void test_modes_environment_and_numbers(void **state)
 	l = find(&r, "client", "run", "pair/mps/0", "name", "p30");
 	expect_str(l, "seen_mps_pct", "30");
 	expect_str(l, "seen_mps_mem", "0=1024M");
-	assert_true(strncmp(gs_kvline_get(l, "seen_mps_pipe"), "/tmp/gpusim-mps-", 16) == 0);
+	assert_true(strncmp(gs_kvline_get(l, "seen_mps_pipe"), mps_prefix, strlen(mps_prefix)) == 0);
 	assert_float_equal(num(l, "share"), 0.3, 1e-6);
 	l = find(&r, "client", "run", "pair/mps/0", "name", "p70");
 	expect_str(l, "seen_mps_pct", "70");
@@ -696,20 +707,16 @@ static void start_daemon(const char *pipe_dir, const char *log_dir)
 /* A daemon left by a harness that was killed is quit before ours start. */
 static void test_mps_stale_daemon_quit(void **state)
 {
-	char stale[64] = "/tmp/gpusim-mps-XXXXXX", pipe_dir[128], log_dir[128], owner[128];
+	char stale[192], pipe_dir[256], log_dir[256], owner[256];
 	const char *args[] = { "--out", NULL, NULL, NULL };
 	struct mps_event ev[64];
 	int n, i, quit = 0, exited = 0;
+	/* Its owner: a harness that is gone (a pid beyond any pid_max). */
+	const long dead = 0x7ffffff0L;
 	FILE *f;
-	pid_t dead;
 
 	(void)state;
-	/* Its owner: a process that has exited. */
-	dead = fork();
-	assert_true(dead >= 0);
-	if (dead == 0)
-		_exit(0);
-	assert_int_equal(waitpid(dead, NULL, 0), dead);
+	snprintf(stale, sizeof(stale), "%sXXXXXX", mps_prefix);
 	assert_non_null(mkdtemp(stale));
 	snprintf(pipe_dir, sizeof(pipe_dir), "%s/pipe", stale);
 	snprintf(log_dir, sizeof(log_dir), "%s/log", stale);
@@ -718,7 +725,7 @@ static void test_mps_stale_daemon_quit(void **state)
 	assert_int_equal(mkdir(log_dir, 0700), 0);
 	f = fopen(owner, "w");
 	assert_non_null(f);
-	fprintf(f, "%d\n", (int)dead);
+	fprintf(f, "%ld\n", dead);
 	fclose(f);
 	start_daemon(pipe_dir, log_dir);
 

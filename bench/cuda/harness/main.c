@@ -92,7 +92,8 @@ static void usage(FILE *f)
 		"are read, never changed: a mode they forbid is skipped, saying why.\n"
 		"Exit status: 0 ok, 1 a client failed or a baseline could not run, 2 bad input,\n"
 		"77 no GPU; on SIGINT/SIGTERM it stops its clients and MPS daemon and dies of it.\n"
-		"GPUSIM_BENCH_LIBCUDA names the driver library to load (default libcuda.so.1).\n"
+		"GPUSIM_BENCH_LIBCUDA names the driver library to load (default libcuda.so.1);\n"
+		"GPUSIM_BENCH_MPS_DIR the directory of the MPS daemons' directories (default /tmp).\n"
 		"See bench/cuda/README.md.\n");
 }
 

@@ -23,6 +23,10 @@
  * The first start also quits daemons that harnesses killed earlier left
  * in /tmp/gpusim-mps-* (owned by this user, owner no longer alive).
  *
+ * GPUSIM_BENCH_MPS_DIR names another directory than /tmp for all of this
+ * (the tests use one of their own, so that concurrent test runs never
+ * take each other's daemons for stale ones).
+ *
  * The GPU's compute mode is never touched: MPS runs in the default mode
  * too. Not thread-safe; not for signal handlers (main.c only sets a flag).
  */
@@ -51,8 +55,8 @@
 
 static struct {
 	const char *control;     /* nvidia-cuda-mps-control */
-	char root[64];           /* /tmp/gpusim-mps-XXXXXX, "" when none */
-	char pipe_dir[96], log_dir[96];
+	char root[128];          /* /tmp/gpusim-mps-XXXXXX, "" when none */
+	char pipe_dir[160], log_dir[160];
 	char keep_logs[600];     /* where the logs go once the daemon has gone */
 	int running;
 	int wedged;              /* a daemon did not exit: start no other */
@@ -239,7 +243,7 @@ static void remove_flat(const char *dir)
 
 static void remove_root(const char *root)
 {
-	char path[128];
+	char path[160];
 
 	snprintf(path, sizeof(path), "%s/pipe", root);
 	remove_flat(path);
@@ -285,12 +289,20 @@ static void copy_logs(const char *from, const char *to)
 	closedir(h);
 }
 
+/* Where the daemons' directories go: /tmp, or GPUSIM_BENCH_MPS_DIR. */
+static const char *base_dir(void)
+{
+	const char *d = getenv("GPUSIM_BENCH_MPS_DIR");
+
+	return d && d[0] == '/' ? d : "/tmp";
+}
+
 /* Quits the daemons that killed harnesses left in /tmp/gpusim-mps-*. */
 static void quit_stale(void)
 {
 	char root[300], pipe_dir[320], log_dir[320], owner_file[320];
 	struct dirent *d;
-	DIR *tmp = opendir("/tmp");
+	DIR *tmp = opendir(base_dir());
 
 	if (!tmp)
 		return;
@@ -300,7 +312,7 @@ static void quit_stale(void)
 
 		if (strncmp(d->d_name, MPS_ROOT_PREFIX, strlen(MPS_ROOT_PREFIX)))
 			continue;
-		snprintf(root, sizeof(root), "/tmp/%s", d->d_name);
+		snprintf(root, sizeof(root), "%s/%s", base_dir(), d->d_name);
 		if (lstat(root, &sb) || !S_ISDIR(sb.st_mode) || sb.st_uid != getuid())
 			continue;
 		snprintf(owner_file, sizeof(owner_file), "%s/owner", root);
@@ -331,7 +343,7 @@ static void quit_stale(void)
 int gs_bench_mps_start(const struct gs_bench_env *env, const char *tag, char *reason,
 		       size_t len)
 {
-	char owner[128], text[32];
+	char owner[160], text[32];
 	int fd;
 
 	if (!env->mps_control) {
@@ -348,9 +360,14 @@ int gs_bench_mps_start(const struct gs_bench_env *env, const char *tag, char *re
 		mps.stale_checked = 1;
 		quit_stale();
 	}
-	snprintf(mps.root, sizeof(mps.root), "/tmp/" MPS_ROOT_PREFIX "XXXXXX");
+	if (strlen(base_dir()) + sizeof("/" MPS_ROOT_PREFIX "XXXXXX") > sizeof(mps.root)) {
+		snprintf(reason, len, "%s is too long for MPS's Unix sockets", base_dir());
+		return GS_EIO;
+	}
+	snprintf(mps.root, sizeof(mps.root), "%s/" MPS_ROOT_PREFIX "XXXXXX", base_dir());
 	if (!mkdtemp(mps.root)) {
-		snprintf(reason, len, "cannot create a directory in /tmp: %s", strerror(errno));
+		snprintf(reason, len, "cannot create a directory in %s: %s", base_dir(),
+			 strerror(errno));
 		mps.root[0] = 0;
 		return GS_EIO;
 	}
