@@ -20,6 +20,7 @@
  * library and the FGD policy uses it.
  */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,20 +93,23 @@ static int key_cmp(const struct kind_key *a, const struct kind_key *b)
 	return cmp_i64(a->model_mask, b->model_mask);
 }
 
-/* One pod in the sort that groups equal kinds: its key and its index. */
-struct keyed {
-	struct kind_key key;
-	size_t idx;
-};
-
-static int keyed_cmp(const void *a, const void *b)
+/* A key's hash: FNV-1a over its fields and spec text (NULL as ""), finished by splitmix64's mixer. */
+static uint64_t key_hash(const struct kind_key *k)
 {
-	const struct keyed *x = a, *y = b;
-	int c = key_cmp(&x->key, &y->key);
+	uint64_t h = 0xcbf29ce484222325ull;
+	const unsigned char *t = (const unsigned char *)(k->spec ? k->spec : "");
 
-	if (c)
-		return c;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	h = (h ^ (uint32_t)k->cpu_milli) * 0x100000001b3ull;
+	h = (h ^ (uint32_t)k->num_gpu) * 0x100000001b3ull;
+	h = (h ^ (uint32_t)k->gpu_milli) * 0x100000001b3ull;
+	h = (h ^ k->model_mask) * 0x100000001b3ull;
+	for (; *t; t++)
+		h = (h ^ *t) * 0x100000001b3ull;
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebull;
+	return h ^ (h >> 31);
 }
 
 /* A distinct kind while counting: its key, count and first appearance. */
@@ -147,41 +151,49 @@ static int tally_cmp_spec(const void *a, const void *b)
 int gs_workload_typical_by(const struct gs_pod *pods, const char *const *specs, size_t n,
 			   double coverage, enum gs_kinds_by by, struct gs_workload *out)
 {
-	struct keyed *ks;
 	struct tally *ts;
 	struct gs_kind *kinds;
-	size_t i, nt, take;
+	size_t i, nt, take, size, *table;
 	int64_t cum;
 	double need;
 
 	if (!pods || n == 0 || !out || !(coverage > 0.0 && coverage <= 1.0) ||
 	    (by != GS_KINDS_BY_MODEL_SET && by != GS_KINDS_BY_SPEC))
 		return GS_EINVAL;
-	ks = malloc(n * sizeof(*ks));
+	/*
+	 * Count the kinds in one pass through a hash table of the tallies
+	 * (open addressing, at most half full); a kind's first pod is the one
+	 * that adds it. The tallies are then sorted, so the order does not
+	 * depend on the table.
+	 */
+	for (size = 16; size < 2 * n; size *= 2)
+		;
+	table = malloc(size * sizeof(*table));
 	ts = malloc(n * sizeof(*ts));
-	if (!ks || !ts) {
-		free(ks);
+	if (!table || !ts) {
+		free(table);
 		free(ts);
 		return GS_ENOMEM;
 	}
-	for (i = 0; i < n; i++) {
-		ks[i].key = key_of(&pods[i], specs ? specs[i] : NULL, by);
-		ks[i].idx = i;
-	}
-	/* Sorting by (key, index) makes each run's first element its first appearance. */
-	qsort(ks, n, sizeof(*ks), keyed_cmp);
+	memset(table, 0xff, size * sizeof(*table));
 	nt = 0;
 	for (i = 0; i < n; i++) {
-		if (nt > 0 && key_cmp(&ts[nt - 1].key, &ks[i].key) == 0) {
-			ts[nt - 1].count++;
+		struct kind_key k = key_of(&pods[i], specs ? specs[i] : NULL, by);
+		size_t h = (size_t)key_hash(&k) & (size - 1);
+
+		while (table[h] != SIZE_MAX && key_cmp(&ts[table[h]].key, &k) != 0)
+			h = (h + 1) & (size - 1);
+		if (table[h] != SIZE_MAX) {
+			ts[table[h]].count++;
 			continue;
 		}
-		ts[nt].key = ks[i].key;
+		table[h] = nt;
+		ts[nt].key = k;
 		ts[nt].count = 1;
-		ts[nt].first = ks[i].idx;
+		ts[nt].first = i;
 		nt++;
 	}
-	free(ks);
+	free(table);
 	qsort(ts, nt, sizeof(*ts), by == GS_KINDS_BY_SPEC ? tally_cmp_spec : tally_cmp_first);
 
 	/*

@@ -13,11 +13,6 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-static inline uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
 void gs_rng_seed(struct gs_rng *r, uint64_t seed)
 {
 	uint64_t x = seed;
@@ -27,20 +22,7 @@ void gs_rng_seed(struct gs_rng *r, uint64_t seed)
 		r->s[i] = splitmix64(&x);
 }
 
-uint64_t gs_rng_next(struct gs_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
+/* gs_rng_next() is inline, in rng.h. */
 
 uint64_t gs_rng_below(struct gs_rng *r, uint64_t n)
 {

@@ -20,8 +20,25 @@ struct gs_rng {
 
 /* Seeds r from seed (any value, 0 included); the same seed gives the same stream. */
 void gs_rng_seed(struct gs_rng *r, uint64_t seed);
-/* The next 64 uniformly distributed bits of r's stream. */
-uint64_t gs_rng_next(struct gs_rng *r);
+/*
+ * The next 64 uniformly distributed bits of r's stream. Inline: the random
+ * policy draws one per feasible node.
+ */
+static inline uint64_t gs_rng_next(struct gs_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t x = s[1] * 5;
+	uint64_t result = ((x << 7) | (x >> 57)) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = (s[3] << 45) | (s[3] >> 19);
+	return result;
+}
 /* Uniform integer in [0, n), without modulo bias. n must be > 0. */
 uint64_t gs_rng_below(struct gs_rng *r, uint64_t n);
 /* Uniform double in [0, 1). */

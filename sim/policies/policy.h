@@ -107,6 +107,15 @@ struct gs_policy {
 	 * holds). Two nodes with equal entries and equal keys score equally.
 	 */
 	uint64_t (*node_key)(void *state, const struct gs_cluster *c, int32_t node);
+	/*
+	 * Optional, for a policy whose score() reads neither the node nor the
+	 * pod, only its own state (random's draws): returns which of k > 0
+	 * successive score() calls would return the first highest value
+	 * (0..k-1), and leaves the state as those k calls would. The
+	 * scheduler's index then picks the feasible node at that place in
+	 * visit order without a call per node.
+	 */
+	int32_t (*best_of)(void *state, int32_t k);
 };
 
 /* The registry. gs_policies_count() entries, in policies.def order. */

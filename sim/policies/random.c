@@ -27,6 +27,26 @@ static double random_score(void *state, const struct gs_cluster *c, int32_t node
 	return gs_rng_uniform(state);
 }
 
+/*
+ * k calls of random_score() in one loop. The draws are 53-bit integers
+ * scaled by 2^-53, so comparing the integers orders them as the doubles.
+ */
+static int32_t random_best_of(void *state, int32_t k)
+{
+	uint64_t best = 0;
+	int32_t i, at = 0;
+
+	for (i = 0; i < k; i++) {
+		uint64_t v = gs_rng_next(state) >> 11;
+
+		if (i == 0 || v > best) {
+			best = v;
+			at = i;
+		}
+	}
+	return at;
+}
+
 static void random_pick(void *state, const struct gs_cluster *c, int32_t node,
 			const struct gs_pod *p, struct gs_placement *pl)
 {
@@ -51,5 +71,6 @@ const struct gs_policy gs_policy_random = {
 	.state_size = sizeof(struct gs_rng),
 	.init = random_init,
 	.score = random_score,
+	.best_of = random_best_of,
 	.pick_gpus = random_pick,
 };

@@ -593,6 +593,16 @@ int gs_sched_index_pick(struct gs_sched_index *x, const struct gs_cluster *c,
 		*node_out = x->order[i - x->leaves];
 		return 0;
 	}
+	/* A policy whose draws need not see the nodes: the place of the best among the fitting. */
+	if (x->pol->best_of) {
+		int32_t j = x->pol->best_of(x->pol_state, sh->count[GS_FIT_OK]);
+
+		for (i = 0;; i++)
+			if (sh->fit[i] == GS_FIT_OK && j-- == 0)
+				break;
+		*node_out = x->order[i];
+		return 0;
+	}
 	/* A policy whose score is not a function of the node: score the fitting nodes in order. */
 	{
 		double best_score = -INFINITY;
