@@ -10,7 +10,11 @@
  * are available" count must agree, and the indexed one also runs with
  * the cluster's check flag, under which the scheduler compares each of its
  * answers with a scan itself. The stream is long enough to compact the
- * change log and recycle group slots many times over.
+ * change log and recycle group slots many times over. The same again on
+ * a cluster with GPU sharing modes (time-slicing, MPS, MIG with and
+ * without a fixed layout, and nodes whose GPUs differ in mode), where a
+ * node's state includes its sharing state and the policy scores what the
+ * pod costs there.
  * Part 2: cases worked out by hand: ties to the earliest node in visit
  * order, a cluster changed behind the scheduler's back, more request
  * shapes than the index holds.
@@ -25,6 +29,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "core/sharing.h"
 #include "policies/policy.h"
 #include "policies/sched.h"
 #include "policies/sched_index.h"
@@ -59,6 +64,42 @@ static void cluster40(struct gs_cluster *c)
 	}
 }
 
+/* Gives cluster40's GPU nodes sharing modes: every kind, mixed nodes too. */
+static void share40(struct gs_cluster *c)
+{
+	static const char *const by_class[10] = {
+		"timeslice:replicas=4", "mps:replicas=2", NULL, NULL, "mig",
+		"timeslice:replicas=2", "vgpu:capped", NULL, NULL,
+		"mig:layout=3g.20gb+2g.10gb+1g.5gb+1g.5gb",
+	};
+	struct gs_share_cfg cfg;
+	char err[256];
+	int32_t i;
+	int g;
+
+	for (i = 0; i < c->n_nodes; i++) {
+		const char *spec = by_class[i % 10];
+
+		if (c->nodes[i].num_gpu == 0)
+			continue;
+		if (spec) {
+			assert_int_equal(gs_share_parse(spec, &cfg, err, sizeof(err)), 0);
+			if (gs_cluster_set_share(c, i, -1, &cfg, err, sizeof(err)))
+				fail_msg("node %d, %s: %s", i, spec, err);
+			continue;
+		}
+		/* The 4-GPU T4 nodes: half exclusive, half MPS, or ideal and vgpu. */
+		for (g = 0; g < c->nodes[i].num_gpu; g++) {
+			spec = g < 2 ? (i % 10 == 2 ? "exclusive" : "ideal")
+				     : (i % 10 == 2 ? "mps:replicas=4" : "vgpu");
+			assert_int_equal(gs_share_parse(spec, &cfg, err, sizeof(err)), 0);
+			if (gs_cluster_set_share(c, i, g, &cfg, err, sizeof(err)))
+				fail_msg("node %d GPU %d, %s: %s", i, g, spec, err);
+		}
+	}
+	assert_non_null(c->share);
+}
+
 /* An openb-like request: CPU-only, sharing, whole and multi-GPU, some pinned, some with GPU memory. */
 static struct gs_pod stream_pod(struct gs_rng *r, const struct gs_cluster *c)
 {
@@ -89,7 +130,7 @@ struct running {
 	struct gs_placement pl;
 };
 
-static void same_stream(const struct gs_policy *pol, unsigned flags, uint64_t seed)
+static void same_stream(const struct gs_policy *pol, unsigned flags, uint64_t seed, bool share)
 {
 	static struct gs_pod workload[400];
 	static struct running run[4096];
@@ -102,6 +143,10 @@ static void same_stream(const struct gs_policy *pol, unsigned flags, uint64_t se
 
 	cluster40(&ci);
 	cluster40(&cs);
+	if (share) {
+		share40(&ci);
+		share40(&cs);
+	}
 	ci.check = true;
 	gs_rng_seed(&r, 777);
 	for (i = 0; i < 400; i++)
@@ -167,12 +212,17 @@ static void same_stream(const struct gs_policy *pol, unsigned flags, uint64_t se
 
 static void index_equals_scan_index_order(void **state)
 {
-	same_stream(*state, 0, 3);
+	same_stream(*state, 0, 3, false);
 }
 
 static void index_equals_scan_shuffled_order(void **state)
 {
-	same_stream(*state, GS_POLICY_COMPAT, 11);
+	same_stream(*state, GS_POLICY_COMPAT, 11, false);
+}
+
+static void index_equals_scan_sharing(void **state)
+{
+	same_stream(*state, GS_POLICY_COMPAT, 19, true);
 }
 
 /* --- by hand ------------------------------------------------------------------- */
@@ -278,8 +328,8 @@ static void more_shapes_than_the_index_holds(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[64];
-	char names[32][2][80];
+	struct CMUnitTest tests[112];
+	char names[32][3][80];
 	size_t n = 0, i;
 
 	for (i = 0; i < gs_policies_count() && i < 32; i++) {
@@ -291,6 +341,10 @@ int main(void)
 		tests[n++] = (struct CMUnitTest){ names[i][0], index_equals_scan_index_order, NULL,
 						  NULL, (void *)p };
 		tests[n++] = (struct CMUnitTest){ names[i][1], index_equals_scan_shuffled_order, NULL,
+						  NULL, (void *)p };
+		snprintf(names[i][2], sizeof(names[i][2]), "%s: index = scan, sharing modes",
+			 p->name);
+		tests[n++] = (struct CMUnitTest){ names[i][2], index_equals_scan_sharing, NULL,
 						  NULL, (void *)p };
 	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(ties_go_to_the_earliest_node);

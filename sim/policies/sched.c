@@ -16,8 +16,9 @@
  * That loop visits every node for every pod, which grows with nodes x pods.
  * The index (sched_index.c) answers the same question from per-shape
  * verdicts and score trees kept up to date on bind and unbind; the loop
- * stays for what the index cannot answer (sharing modes), and to check it
- * under --check.
+ * stays for what the index cannot answer (a new shape past its size limit,
+ * a policy without node_score under sharing modes), and to check it under
+ * --check.
  */
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,9 @@
  * sched_index.c - the scheduler's node index (see sched_index.h).
  *
  * Groups. Every node belongs to the group of its state: the whole struct
- * gs_node except its pod count, plus the policy's node_key(). A group keeps,
+ * gs_node except its pod count, plus the policy's node_key(), and with GPU
+ * sharing modes its struct gs_node_share (modes, pods per GPU, MIG
+ * instances), compared byte for byte. A group keeps,
  * for each request shape, the filter's verdict and the policy's score,
  * computed once on the first node of that state the index looks at. Groups
  * nobody is in stay cached (a node often goes back to an earlier state,
@@ -31,6 +33,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +76,7 @@ struct gs_sched_index {
 
 	/* Groups, and a hash table of their ids (open addressing, -1 empty). */
 	struct group_key *keys;
+	struct gs_node_share *skeys; /* [cap_groups] with sharing modes, else NULL */
 	uint64_t *ghash;
 	int32_t *refs;            /* nodes in the group */
 	uint32_t *gen;            /* bumped when the slot takes a new state; never 0 */
@@ -136,6 +140,28 @@ static uint64_t key_hash(const struct group_key *k)
 	return finish(h);
 }
 
+/* The bytes of a node's sharing state that can differ: its GPUs' entries, not the unused ones. */
+static size_t share_len(const struct gs_node *n)
+{
+	return offsetof(struct gs_node_share, gpu) + (size_t)n->num_gpu * sizeof(struct gs_gpu_share);
+}
+
+static uint64_t share_hash(uint64_t h, const struct gs_node_share *ns, size_t len)
+{
+	const unsigned char *b = (const unsigned char *)ns;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		uint64_t v;
+
+		memcpy(&v, b + i, 8);
+		h = mix(h, v);
+	}
+	for (; i < len; i++)
+		h = mix(h, b[i]);
+	return finish(h);
+}
+
 static bool key_eq(const struct group_key *a, const struct group_key *b)
 {
 	const struct gs_node *x = &a->node, *y = &b->node;
@@ -182,14 +208,23 @@ static void key_of(const struct gs_sched_index *x, const struct gs_cluster *c, i
 	k->pkey = x->pol->node_key ? x->pol->node_key(x->pol_state, c, node) : 0;
 }
 
-static int32_t group_find(const struct gs_sched_index *x, uint64_t h, const struct group_key *k)
+/* Whether group g is the state k (and ns, with sharing modes). */
+static bool group_is(const struct gs_sched_index *x, int32_t g, uint64_t h,
+		     const struct group_key *k, const struct gs_node_share *ns)
+{
+	return x->ghash[g] == h && key_eq(&x->keys[g], k) &&
+	       (!ns || memcmp(&x->skeys[g], ns, share_len(&k->node)) == 0);
+}
+
+static int32_t group_find(const struct gs_sched_index *x, uint64_t h, const struct group_key *k,
+			  const struct gs_node_share *ns)
 {
 	size_t i = (size_t)h & x->table_mask;
 
 	for (; x->table[i] >= 0; i = (i + 1) & x->table_mask) {
 		int32_t g = x->table[i];
 
-		if (x->ghash[g] == h && key_eq(&x->keys[g], k))
+		if (group_is(x, g, h, k, ns))
 			return g;
 	}
 	return -1;
@@ -264,7 +299,8 @@ static void group_unref(struct gs_sched_index *x, int32_t g)
 }
 
 /* A slot for a new state: a fresh one, or the group unreferenced longest. */
-static int32_t group_new(struct gs_sched_index *x, uint64_t h, const struct group_key *k)
+static int32_t group_new(struct gs_sched_index *x, uint64_t h, const struct group_key *k,
+			 const struct gs_node_share *ns)
 {
 	int32_t g, s;
 
@@ -285,6 +321,8 @@ static int32_t group_new(struct gs_sched_index *x, uint64_t h, const struct grou
 			x->shapes[s].g_gen[g] = 0;
 	}
 	x->keys[g] = *k;
+	if (ns)
+		x->skeys[g] = *ns;
 	x->ghash[g] = h;
 	x->refs[g] = 0;
 	idle_append(x, g);
@@ -295,19 +333,22 @@ static int32_t group_new(struct gs_sched_index *x, uint64_t h, const struct grou
 /* Puts node into the group of its current state; false if that did not change. */
 static bool regroup(struct gs_sched_index *x, const struct gs_cluster *c, int32_t node)
 {
+	const struct gs_node_share *ns = x->skeys ? &c->share[node] : NULL;
 	struct group_key k;
 	uint64_t h;
 	int32_t g = x->group_of[node];
 
 	key_of(x, c, node, &k);
 	h = key_hash(&k);
-	if (g >= 0 && x->ghash[g] == h && key_eq(&x->keys[g], &k))
+	if (ns)
+		h = share_hash(h, ns, share_len(&k.node));
+	if (g >= 0 && group_is(x, g, h, &k, ns))
 		return false;
 	if (g >= 0)
 		group_unref(x, g);
-	g = group_find(x, h, &k);
+	g = group_find(x, h, &k, ns);
 	if (g < 0)
-		g = group_new(x, h, &k);
+		g = group_new(x, h, &k, ns);
 	group_ref(x, g);
 	x->group_of[node] = g;
 	return true;
@@ -452,6 +493,26 @@ static int32_t shape_of(struct gs_sched_index *x, const struct gs_pod *p)
 }
 
 /*
+ * What the policy scores for request p on a node that fits it: p itself
+ * without sharing modes; with them, what the scan in sched.c passes (the
+ * demand of the node's (config, model) combination, or the node's own
+ * translation of p on mixed and CPU nodes), a function of the node's state.
+ */
+static const struct gs_pod *node_pod(const struct gs_cluster *c, int32_t node,
+				     const struct gs_pod *p, struct gs_share_demand *d,
+				     struct gs_pod *tmp)
+{
+	if (!c->share)
+		return p;
+	if (gs_cluster_share_combo(c, node) >= 0) {
+		gs_cluster_share_demand(c, node, p, d);
+		if (d->why == GS_FIT_OK)
+			return &d->eff;
+	}
+	return gs_cluster_node_pod(c, node, p, tmp);
+}
+
+/*
  * The verdict of group g for shape sh, computed on node (which is in g
  * now) the first time; the score too where the pod fits. A score that is
  * not above -infinity is kept as the lowest finite number, so that -infinity
@@ -460,13 +521,15 @@ static int32_t shape_of(struct gs_sched_index *x, const struct gs_pod *p)
  */
 static uint8_t verdict(struct gs_sched_index *x, struct shape *sh, int32_t g, int32_t node)
 {
+	struct gs_share_demand d;
+	struct gs_pod tmp;
 	uint8_t f;
 
 	if (sh->g_gen[g] == x->gen[g])
 		return sh->g_fit[g];
 	f = (uint8_t)gs_cluster_fits(x->c, node, &sh->req);
 	if (x->scored && f == GS_FIT_OK) {
-		double v = x->pol->score(x->pol_state, x->c, node, &sh->req);
+		double v = x->pol->score(x->pol_state, x->c, node, node_pod(x->c, node, &sh->req, &d, &tmp));
 
 		sh->g_score[g] = v > -INFINITY ? v : -DBL_MAX;
 	}
@@ -566,7 +629,7 @@ int gs_sched_index_pick(struct gs_sched_index *x, const struct gs_cluster *c,
 	struct shape *sh;
 	int32_t s, i;
 
-	if (!x || c != x->c || c->n_nodes != x->n || c->share)
+	if (!x || c != x->c || c->n_nodes != x->n || !c->share != !x->skeys)
 		return GS_SCHED_INDEX_SCAN;
 	if (c->version != x->version)
 		resync_all(x, c);
@@ -631,7 +694,7 @@ int gs_sched_index_check(struct gs_sched_index *x, const struct gs_cluster *c,
 	struct shape *sh;
 	int32_t s, pos, count[GS_FIT__COUNT] = { 0 };
 
-	if (!x || c != x->c || c->n_nodes != x->n || c->share)
+	if (!x || c != x->c || c->n_nodes != x->n || !c->share != !x->skeys)
 		return GS_SCHED_INDEX_SCAN;
 	if (c->version != x->version)
 		resync_all(x, c);
@@ -664,6 +727,7 @@ void gs_sched_index_free(struct gs_sched_index *x)
 	free(x->shape_table);
 	free(x->pos_of);
 	free(x->keys);
+	free(x->skeys);
 	free(x->ghash);
 	free(x->refs);
 	free(x->gen);
@@ -683,8 +747,11 @@ struct gs_sched_index *gs_sched_index_new(const struct gs_cluster *c, const int3
 	size_t n, cap, tsize;
 	int32_t i;
 
-	/* Sharing modes make a pod's cost depend on the node's GPU modes: not indexed. */
-	if (c->share)
+	/*
+	 * With sharing modes a policy scores what a pod costs on the node, not
+	 * the pod: only a node_score() or best_of() policy can be indexed then.
+	 */
+	if (c->share && !pol->node_score && !pol->best_of)
 		return NULL;
 	x = calloc(1, sizeof(*x));
 	if (!x)
@@ -711,6 +778,10 @@ struct gs_sched_index *gs_sched_index_new(const struct gs_cluster *c, const int3
 	x->group_of = malloc((n + 1) * sizeof(*x->group_of));
 	x->last_log = malloc((n + 1) * sizeof(*x->last_log));
 	x->keys = malloc(cap * sizeof(*x->keys));
+	if (c->share && !(x->skeys = malloc(cap * sizeof(*x->skeys)))) {
+		gs_sched_index_free(x);
+		return NULL;
+	}
 	x->ghash = malloc(cap * sizeof(*x->ghash));
 	x->refs = malloc(cap * sizeof(*x->refs));
 	x->gen = malloc(cap * sizeof(*x->gen));

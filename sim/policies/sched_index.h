@@ -31,8 +31,9 @@ struct gs_sched_index;
 /*
  * Builds an index of cluster c, whose nodes are visited in order[0..n-1]
  * (n = c->n_nodes), for policy pol with state pol_state. Returns NULL when
- * out of memory or when c has GPU sharing modes (c->share: a pod's cost
- * then depends on the node's modes); the scheduler then scans as before.
+ * out of memory, or when c has GPU sharing modes (c->share: a pod's cost
+ * then depends on the node's modes) and pol has neither node_score nor
+ * best_of; the scheduler then scans as before.
  */
 struct gs_sched_index *gs_sched_index_new(const struct gs_cluster *c, const int32_t *order,
 					  const struct gs_policy *pol, void *pol_state);
@@ -45,8 +46,9 @@ void gs_sched_index_touch(struct gs_sched_index *x, const struct gs_cluster *c, 
 /*
  * The node gs_sched_pick() would choose for p: returns 0 and *node_out;
  * GS_ENOFIT and, when why is not NULL, the per-reason counts; or
- * GS_SCHED_INDEX_SCAN when c is not the indexed cluster, has sharing
- * modes, or p's shape is new and the index is at its size limit.
+ * GS_SCHED_INDEX_SCAN when c is not the indexed cluster, gained or lost
+ * its sharing modes since, or p's shape is new and the index is at its
+ * size limit.
  */
 int gs_sched_index_pick(struct gs_sched_index *x, const struct gs_cluster *c,
 			const struct gs_pod *p, int32_t *node_out, struct gs_nofit *why);
