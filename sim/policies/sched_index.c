@@ -41,6 +41,8 @@
 #include "core/grow.h"
 #include "policies/sched_index.h"
 
+_Static_assert(GS_FIT_OK == 0, "nth_fitting() counts the zero bytes of the verdicts");
+
 /* Memory the per-shape arrays may take in all; shapes beyond it are scanned. */
 #define INDEX_MAX_SHAPE_BYTES (512u << 20)
 #define INDEX_MAX_SHAPES 4096
@@ -519,14 +521,12 @@ static const struct gs_pod *node_pod(const struct gs_cluster *c, int32_t node,
  * in a tree means "does not fit" (the scan takes such a node if nothing
  * better fits, and so does the tree).
  */
-static uint8_t verdict(struct gs_sched_index *x, struct shape *sh, int32_t g, int32_t node)
+static uint8_t verdict_new(struct gs_sched_index *x, struct shape *sh, int32_t g, int32_t node)
 {
 	struct gs_share_demand d;
 	struct gs_pod tmp;
 	uint8_t f;
 
-	if (sh->g_gen[g] == x->gen[g])
-		return sh->g_fit[g];
 	f = (uint8_t)gs_cluster_fits(x->c, node, &sh->req);
 	if (x->scored && f == GS_FIT_OK) {
 		double v = x->pol->score(x->pol_state, x->c, node, node_pod(x->c, node, &sh->req, &d, &tmp));
@@ -536,6 +536,14 @@ static uint8_t verdict(struct gs_sched_index *x, struct shape *sh, int32_t g, in
 	sh->g_fit[g] = f;
 	sh->g_gen[g] = x->gen[g];
 	return f;
+}
+
+/* verdict_new() unless the shape already holds g's verdict (the common case is kept small). */
+static inline uint8_t verdict(struct gs_sched_index *x, struct shape *sh, int32_t g, int32_t node)
+{
+	if (sh->g_gen[g] == x->gen[g])
+		return sh->g_fit[g];
+	return verdict_new(x, sh, g, node);
 }
 
 static double max2(double a, double b)
@@ -623,6 +631,33 @@ static void shape_sync(struct gs_sched_index *x, struct shape *sh)
 
 /* --- picking ----------------------------------------------------------------- */
 
+/*
+ * The visit position of the fitting node with j fitting nodes before it
+ * (0 <= j < the shape's count of them). Eight verdicts at a time: GS_FIT_OK
+ * is 0, and the bit trick below sets the top bit of exactly the zero bytes
+ * of a word, so the word's fitting nodes are counted without a branch.
+ */
+static int32_t nth_fitting(const uint8_t *fit, int32_t n, int32_t j)
+{
+	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
+	int32_t pos = 0;
+
+	for (; pos + 8 <= n; pos += 8) {
+		uint64_t w, zero;
+		int32_t k;
+
+		memcpy(&w, fit + pos, sizeof(w));
+		zero = ~(((w & low7) + low7) | w | low7);
+		k = (int32_t)(((zero >> 7) * 0x0101010101010101ull) >> 56);
+		if (j < k)
+			break;
+		j -= k;
+	}
+	for (;; pos++)
+		if (fit[pos] == GS_FIT_OK && j-- == 0)
+			return pos;
+}
+
 int gs_sched_index_pick(struct gs_sched_index *x, const struct gs_cluster *c,
 			const struct gs_pod *p, int32_t *node_out, struct gs_nofit *why)
 {
@@ -660,10 +695,7 @@ int gs_sched_index_pick(struct gs_sched_index *x, const struct gs_cluster *c,
 	if (x->pol->best_of) {
 		int32_t j = x->pol->best_of(x->pol_state, sh->count[GS_FIT_OK]);
 
-		for (i = 0;; i++)
-			if (sh->fit[i] == GS_FIT_OK && j-- == 0)
-				break;
-		*node_out = x->order[i];
+		*node_out = x->order[nth_fitting(sh->fit, x->n, j)];
 		return 0;
 	}
 	/* A policy whose score is not a function of the node: score the fitting nodes in order. */
