@@ -117,6 +117,7 @@ void gs_bench_run_release(struct gs_bench_run *run);
  * returns; gs_bench_stop_requested() says which signal asked (0: none).
  */
 void gs_bench_request_stop(int sig);
+/* The signal gs_bench_request_stop() was given last, or 0 when none was. */
 int gs_bench_stop_requested(void);
 
 /* Kills running clients and stops a private MPS daemon (not in a signal handler). */
@@ -141,8 +142,13 @@ int gs_bench_mps_start(const struct gs_bench_env *env, const char *tag, char *re
  */
 void gs_bench_mps_stop(void);
 
-/* The running daemon's CUDA_MPS_PIPE_DIRECTORY and CUDA_MPS_LOG_DIRECTORY. */
+/*
+ * The daemon's CUDA_MPS_PIPE_DIRECTORY: a static string, "" until
+ * gs_bench_mps_start() first sets it, then the last one it set, also after
+ * that daemon stopped.
+ */
 const char *gs_bench_mps_pipe_dir(void);
+/* Its CUDA_MPS_LOG_DIRECTORY, under the same rules as gs_bench_mps_pipe_dir(). */
 const char *gs_bench_mps_log_dir(void);
 
 /* --- results ------------------------------------------------------------------ */

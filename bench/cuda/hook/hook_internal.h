@@ -135,8 +135,9 @@ GS_HIDDEN void *gs_nvml_dlsym(const char *name, void *sym);
 /* One line "gpushare: ..." on stderr if level is at most GPUSHARE_LOG. */
 GS_HIDDEN __attribute__((format(printf, 2, 3))) void gs_log(int level, const char *fmt, ...);
 
-/* The state of hook_mem.c beyond gs_st: set up at start-up, forgotten in a forked child. */
+/* Sets up hook_mem.c's state beyond gs_st at start-up: empty maps; frees nothing. */
 GS_HIDDEN void gs_hook_mem_reset(void);
+/* Frees hook_mem.c's maps and graph accounts (a forked child's, its parent's) and starts empty. */
 GS_HIDDEN void gs_hook_mem_forget(void);
 
 static inline uint64_t mono_ns(void)

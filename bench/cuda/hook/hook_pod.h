@@ -74,9 +74,11 @@ void gs_hook_pod_info_by_uuid(const uint8_t uuid[16], uint64_t *limit_out, uint6
 /* The memory limit on device ordinal (0: none). */
 uint64_t gs_hook_pod_limit(int ordinal);
 
-/* pthread_atfork handlers: lock, unlock, and forget everything in the child. */
+/* pthread_atfork prepare handler: takes hook_pod.c's locks so that no fork splits an update. */
 void gs_hook_pod_atfork_prepare(void);
+/* pthread_atfork parent handler: releases the locks gs_hook_pod_atfork_prepare took. */
 void gs_hook_pod_atfork_parent(void);
+/* pthread_atfork child handler: closes the parent's pod region, forgets it all, new locks. */
 void gs_hook_pod_atfork_child(void);
 
 #endif

@@ -33,7 +33,9 @@ struct gs_ptrmap {
 	size_t n;
 };
 
+/* Makes *m an empty map that owns nothing yet; frees nothing it held before. */
 void gs_ptrmap_init(struct gs_ptrmap *m);
+/* Frees the entries *m owns and leaves it empty, ready for use again. */
 void gs_ptrmap_release(struct gs_ptrmap *m);
 
 /* Adds or replaces key. Returns 0, GS_EINVAL for key 0, or GS_ENOMEM. */

@@ -161,23 +161,32 @@ void gs_region_path(char *buf, size_t len, const char *dir, enum gs_region_kind 
  * unrecoverable.
  */
 int gs_region_lock(struct gs_region *r);
+/* Releases the region's mutex, which the caller holds (gs_region_lock). */
 void gs_region_unlock(struct gs_region *r);
 
 /*
- * Slot liveness. gs_region_hold() takes this process's lock on slot i;
- * gs_region_slot_alive() tells whether some other open file description
- * holds slot i's lock (the caller's own slots read as not alive: skip
- * them). gs_region_release_slot() drops the lock.
+ * Slot liveness: a slot is alive while an open file description holds the
+ * lock on its byte, which the kernel drops when the holder dies.
+ * Takes r's lock on slot i (and records it in r->held). Returns 0, or GS_EIO
+ * when another open file description holds it or fcntl fails.
  */
 int gs_region_hold(struct gs_region *r, int i);
+/*
+ * 1 when slot i's lock is held: by r itself (r->held), by another open
+ * file description, or when it cannot be tested (assumed alive, so that a
+ * slot is never reclaimed wrongly); 0 when nobody holds it.
+ */
 int gs_region_slot_alive(struct gs_region *r, int i);
+/* Drops r's lock on slot i and forgets it in r->held; never fails. */
 void gs_region_release_slot(struct gs_region *r, int i);
 
+/* The pod layout of r's mapping (r opened as GS_REGION_POD); valid while r is open. */
 static inline struct gs_pod_region *gs_region_pod(struct gs_region *r)
 {
 	return (struct gs_pod_region *)r->map;
 }
 
+/* The node layout of r's mapping (r opened as GS_REGION_NODE); valid while r is open. */
 static inline struct gs_node_region *gs_region_node(struct gs_region *r)
 {
 	return (struct gs_node_region *)r->map;

@@ -50,6 +50,7 @@ struct gs_bucket {
 	uint64_t last_ns;      /* wall time of the last refill */
 };
 
+/* Starts *b full (burst_ns tokens) at now_ns, earning rate (at least 1e-6) GPU ns per wall ns. */
 void gs_bucket_init(struct gs_bucket *b, double burst_ns, double rate, uint64_t now_ns);
 
 /* Changes the refill rate from now on (tokens earned so far are kept). */
