@@ -165,10 +165,14 @@ static int setup(void **state)
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
-	/* A GPU holding more than a whole GPU: only a corrupt database can say that. */
+	/*
+	 * A GPU holding more than a whole GPU, from rows each in range: pod 1
+	 * (a whole GPU on each of two) moved onto pod 0's GPU 2 of node-a.
+	 * Only a corrupt database can say that.
+	 */
 	sqlite3_exec(gs_db_sqlite(db),
-		     "UPDATE pods SET gpu_milli = 1200 WHERE run_id = 2 AND pod_idx = 0", NULL,
-		     NULL, NULL);
+		     "UPDATE pods SET node_idx = 0, gpus = '1,2' WHERE run_id = 2 AND pod_idx = 1",
+		     NULL, NULL, NULL);
 	gs_db_close(db);
 	rf_release(&t);
 	rf_release(&f);
@@ -379,7 +383,7 @@ static void test_inconsistent_run(void **state)
 {
 	(void)state;
 	assert_int_equal(inspect_db("--run 2"), 1);
-	expect_err("gpusim inspect: run 2 at t=30: node node-a GPU 2 holds 1200 of 1000 milli");
+	expect_err("gpusim inspect: run 2 at t=30: node node-a GPU 2 holds 1500 of 1000 milli");
 }
 
 /*
@@ -671,6 +675,49 @@ static void test_filters(void **state)
 	expect_out("; 0 nodes shown of the 0 the filters select\n");
 }
 
+/*
+ * Runs inspect on a copy of the small database after the SQL sql, and
+ * checks that it fails (1) with want on stderr: rows no reader would have
+ * let in, which would index past a node's GPU arrays or wrap a sum.
+ */
+static void expect_bad_row(const char *sql, const char *want)
+{
+	char copy[800], cmd[2048];
+	sqlite3 *conn;
+
+	make_small();
+	snprintf(copy, sizeof(copy), "%s.bad", small_db);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", small_db, copy);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(sqlite3_open(copy, &conn), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(conn, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(conn);
+	snprintf(cmd, sizeof(cmd), "--db '%s' --run 1 --at 50", copy);
+	assert_int_equal(inspect(cmd), 1);
+	expect_err(want);
+	assert_string_equal(out, "");
+}
+
+static void test_out_of_range_rows(void **state)
+{
+	(void)state;
+	/* More GPUs than a node can have (GS_MAX_GPUS, 16): never indexed. */
+	expect_bad_row("UPDATE run_nodes SET num_gpu = 17 WHERE run_id = 1 AND name = 'c-v100'",
+		       "node 0 (c-v100): cpu_milli '32000', memory_mib '131072', num_gpu '17' or "
+		       "gpu_mem_mib '16384' is out of range (num_gpu: 0 to 16)\n");
+	/* Read whole, not cut to 32 bits (2^32 + 2 would read as 2). */
+	expect_bad_row("UPDATE run_nodes SET num_gpu = 4294967298 WHERE run_id = 1 AND name = 'a-t4'",
+		       "num_gpu '4294967298'");
+	expect_bad_row("UPDATE run_nodes SET cpu_milli = -1 WHERE run_id = 1 AND name = 'a-t4'",
+		       "cpu_milli '-1'");
+	/* A pod's share per GPU is at most one GPU; larger ones would wrap the node's sums. */
+	expect_bad_row("UPDATE pods SET gpu_milli = 2147483647 WHERE run_id = 1 AND name = 'A'",
+		       "gpu_milli '2147483647' or gpu_mem_mib '4096' is out of range (gpu_milli: 0 "
+		       "to 1000)\n");
+	expect_bad_row("UPDATE pods SET num_gpu = 99 WHERE run_id = 1 AND name = 'C'",
+		       "num_gpu '99'");
+}
+
 /* -o, '+', --raw and --json; every line within $COLUMNS. */
 static void test_output_and_width(void **state)
 {
@@ -796,6 +843,7 @@ int main(void)
 		cmocka_unit_test(test_details),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_out_of_range_rows),
 		cmocka_unit_test(test_output_and_width),
 		cmocka_unit_test(test_list_filters),
 		cmocka_unit_test(test_bad_values),

@@ -239,7 +239,8 @@ struct gs_db_node {
 /*
  * Loads a run's nodes in index order into a malloc'ed array (*nodes_out,
  * *n_out). Returns 0, GS_ENOENT (no complete run run_id), GS_ENOMEM or
- * GS_EDB.
+ * GS_EDB (also for a row outside the readers' ranges, core/limits.h: so
+ * num_gpu is 0 to GS_MAX_GPUS, and may size arrays).
  */
 int gs_db_load_nodes(struct gs_db *db, int64_t run_id, struct gs_db_node **nodes_out,
 		     size_t *n_out, char *err, size_t err_len);
@@ -269,8 +270,9 @@ struct gs_db_pod {
 
 /*
  * Loads a run's pods in pod_idx order, like gs_db_load_nodes(). A gpus
- * value that does not parse, or a state this build does not know, is
- * GS_EDB naming the run and the pod.
+ * value that does not parse, a state this build does not know, or an
+ * amount outside the readers' ranges (gpu_milli above GS_MILLI_PER_GPU,
+ * num_gpu above GS_MAX_GPUS) is GS_EDB naming the run and the pod.
  */
 int gs_db_load_pods(struct gs_db *db, int64_t run_id, struct gs_db_pod **pods_out,
 		    size_t *n_out, char *err, size_t err_len);

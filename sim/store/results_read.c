@@ -16,6 +16,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/limits.h"
 #include "store/results.h"
 #include "store/results_internal.h"
 
@@ -41,6 +42,32 @@ static double col_double(sqlite3_stmt *st, int i)
 static int64_t col_opt_int(sqlite3_stmt *st, int i)
 {
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+/*
+ * Column i of the row as an integer from lo to hi: the whole 64-bit value,
+ * so that one too large for the field is refused rather than cut. Returns
+ * false for NULL, text or a value out of range (*out untouched).
+ */
+static bool col_int_in(sqlite3_stmt *st, int i, int64_t lo, int64_t hi, int64_t *out)
+{
+	int64_t v;
+
+	if (sqlite3_column_type(st, i) != SQLITE_INTEGER)
+		return false;
+	v = sqlite3_column_int64(st, i);
+	if (v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Column i as text for a message: "NULL" for NULL. */
+static const char *col_text(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s ? s : "NULL";
 }
 
 static const char sql_run_rows[] =
@@ -253,6 +280,7 @@ int gs_db_load_nodes(struct gs_db *db, int64_t run_id, struct gs_db_node **nodes
 	struct gs_db_node *nodes = NULL, *grown;
 	size_t n = 0, cap = 0;
 	sqlite3_stmt *st = NULL;
+	int64_t cpu_milli, num_gpu;
 	bool oom = false;
 	int rc, step;
 
@@ -279,18 +307,34 @@ int gs_db_load_nodes(struct gs_db *db, int64_t run_id, struct gs_db_node **nodes
 		}
 		nodes = grown;
 		nd = &nodes[n++];
+		memset(nd, 0, sizeof(*nd));
 		nd->idx = sqlite3_column_int(st, 0);
 		nd->name = col_strdup(st, 1, &oom);
-		nd->cpu_milli = sqlite3_column_int(st, 2);
-		nd->memory_mib = sqlite3_column_int64(st, 3);
-		nd->num_gpu = sqlite3_column_int(st, 4);
 		nd->gpu_model = col_strdup(st, 5, &oom);
-		nd->gpu_mem_mib = sqlite3_column_int64(st, 6);
 		nd->sharing = col_strdup(st, 7, &oom);
 		if (oom) {
 			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
 			goto out;
 		}
+		/*
+		 * The readers hold every node to these ranges; a row outside them
+		 * was not written by gpusim, and callers size arrays by num_gpu.
+		 */
+		if (!col_int_in(st, 2, 0, GS_CPU_MILLI_MAX, &cpu_milli) ||
+		    !col_int_in(st, 3, 0, GS_MIB_MAX, &nd->memory_mib) ||
+		    !col_int_in(st, 4, 0, GS_MAX_GPUS, &num_gpu) ||
+		    !col_int_in(st, 6, 0, GS_MIB_MAX, &nd->gpu_mem_mib)) {
+			rc = gs_db_fail(err, err_len, GS_EDB,
+					"%s: run %" PRId64 " node %" PRId32 " (%s): cpu_milli '%s', "
+					"memory_mib '%s', num_gpu '%s' or gpu_mem_mib '%s' is out of "
+					"range (num_gpu: 0 to %d)",
+					db->path, run_id, nd->idx, nd->name ? nd->name : "NULL",
+					col_text(st, 2), col_text(st, 3), col_text(st, 4),
+					col_text(st, 6), GS_MAX_GPUS);
+			goto out;
+		}
+		nd->cpu_milli = (int32_t)cpu_milli;
+		nd->num_gpu = (int32_t)num_gpu;
 	}
 	if (step != SQLITE_DONE)
 		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's nodes");
@@ -362,6 +406,7 @@ int gs_db_load_pods(struct gs_db *db, int64_t run_id, struct gs_db_pod **pods_ou
 	size_t n = 0, cap = 0;
 	sqlite3_stmt *st = NULL;
 	bool oom = false;
+	int64_t v;
 	int rc, step;
 
 	pthread_mutex_lock(&db->lock);
@@ -410,6 +455,21 @@ int gs_db_load_pods(struct gs_db *db, int64_t run_id, struct gs_db_pod **pods_ou
 		p->gpu_spec = col_strdup(st, 18, &oom);
 		if (oom) {
 			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+			goto out;
+		}
+		/* What gs_db_load_nodes() holds nodes to, and one GPU's share at most per GPU. */
+		if (!col_int_in(st, 3, 0, GS_CPU_MILLI_MAX, &v) ||
+		    !col_int_in(st, 4, 0, GS_MIB_MAX, &p->memory_mib) ||
+		    !col_int_in(st, 5, 0, GS_MAX_GPUS, &v) ||
+		    !col_int_in(st, 6, 0, GS_MILLI_PER_GPU, &v) ||
+		    !col_int_in(st, 7, 0, GS_MIB_MAX, &p->gpu_mem_mib)) {
+			rc = gs_db_fail(err, err_len, GS_EDB,
+					"%s: run %" PRId64 " pod %" PRId32 ": cpu_milli '%s', "
+					"memory_mib '%s', num_gpu '%s', gpu_milli '%s' or gpu_mem_mib "
+					"'%s' is out of range (gpu_milli: 0 to %d)",
+					db->path, run_id, p->pod_idx, col_text(st, 3), col_text(st, 4),
+					col_text(st, 5), col_text(st, 6), col_text(st, 7),
+					GS_MILLI_PER_GPU);
 			goto out;
 		}
 		if (!parse_state(state, &p->state) || !parse_gpus(gpus, p)) {
