@@ -762,6 +762,18 @@ static void test_output_and_width(void **state)
 			fail_msg("a line of %zu characters at COLUMNS=70:\n%s", len, out);
 		line += len + (line[len] == '\n');
 	}
+	/*
+	 * Too narrow for any table (COLUMNS=40): nothing is cut, since a
+	 * cut name or model reads as another (V100M16 as "V100M", the pods
+	 * file as "pods."); the lines are longer instead.
+	 */
+	setenv("COLUMNS", "40", 1);
+	assert_int_equal(inspect_small("--run 1 --at 50 -d"), 0);
+	expect_row("c-v100", "c-v100 V100M16 8. 1200 6144/32768 3/32 6/128 867 2");
+	expect_row("|-A", "|-A 5. 4096 2 4");
+	assert_int_equal(inspect_small(""), 0);
+	unsetenv("COLUMNS");
+	expect_row("1", "1 binpack time 42 pods.csv scale 1 exact ideal 6 0 - 0.0");
 	/* Wide enough: the numbers. */
 	setenv("COLUMNS", "120", 1);
 	assert_int_equal(inspect_small("--run 1 --at 50"), 0);

@@ -76,10 +76,10 @@ static const struct gs_opt inspect_opts[] = {
 	{ GS_OPT_GROUP_HEADING("Output, for the list and for --run:") },
 	{ GS_OPT_STRING_AT(S, output), .name = "output", .short_name = 'o', .arg = "COLS",
 	  .help = "columns to show, comma-separated, case ignored; '+COLS' adds to the default "
-		  "columns. The columns are listed below" },
+		  "columns (see 'Columns of the run list' and 'Columns of a run's nodes')" },
 	{ GS_OPT_FLAG_AT(S, raw), .name = "raw", .conflicts = "json",
-	  .help = "one line per row, values separated by one space, no alignment and no "
-		  "truncation; GPU cells joined by commas" },
+	  .help = "one line per row, values separated by one space (a space inside a value "
+		  "written \\x20), no alignment; GPU cells joined by commas" },
 	{ GS_OPT_FLAG_AT(S, json), .name = "json", .short_name = 'j',
 	  .help = "print one JSON document instead of tables (every field, whatever --output)" },
 	{ GS_OPT_GROUP_HEADING("The run list (without --run):") },
@@ -134,9 +134,10 @@ static const struct gs_cmd_spec inspect_cmd = {
 		 "not ended by T. Then subtotals per GPU model over the nodes the filters\n"
 		 "select (idle ones too), and totals over the whole cluster.\n"
 		 "\n"
-		 "Tables fit the width in $COLUMNS, else the terminal's; written to a pipe or\n"
-		 "a file without $COLUMNS they are not cut. Names and sharing modes are\n"
-		 "truncated first; --raw and --json never truncate.\n"
+		 "Tables fit the width in $COLUMNS, else the terminal's, by showing GPUBAR for\n"
+		 "GPUS; nothing is ever cut (a cut name or model could read as another), so a\n"
+		 "table that still does not fit has longer lines. Written to a pipe or a file\n"
+		 "without $COLUMNS, GPUS stays.\n"
 		 "A run stored with --no-pods has no pod rows and cannot be shown this way.\n",
 	.outro = "Columns of the run list (default: ID,POLICY,MODE,SEED,TRACE,LOAD,SCORING,\n"
 		 "SHARING,PLACED,FAILED,UNALLOC%,WAIT):\n"
@@ -181,10 +182,10 @@ static const struct gs_inspect_col list_cols[] = {
 	[L_POLICY] = { "POLICY", 7, 0, true },
 	[L_MODE] = { "MODE", 7, 0, true },
 	[L_SEED] = { "SEED", 4, SCOLS_FL_RIGHT, true },
-	[L_TRACE] = { "TRACE", 12, SCOLS_FL_TRUNC, true },
+	[L_TRACE] = { "TRACE", 12, 0, true },
 	[L_LOAD] = { "LOAD", 8, 0, true },
 	[L_SCORING] = { "SCORING", 7, 0, true },
-	[L_SHARING] = { "SHARING", 7, SCOLS_FL_TRUNC, true },
+	[L_SHARING] = { "SHARING", 7, 0, true },
 	[L_PODS] = { "PODS", 6, SCOLS_FL_RIGHT, false },
 	[L_PLACED] = { "PLACED", 6, SCOLS_FL_RIGHT, true },
 	[L_FAILED] = { "FAILED", 6, SCOLS_FL_RIGHT, true },

@@ -174,9 +174,9 @@ enum node_col {
 
 static const struct gs_inspect_col node_cols[] = {
 	[C_IDX] = { "IDX", 4, SCOLS_FL_RIGHT, false },
-	[C_NAME] = { "NAME", 12, SCOLS_FL_TRUNC, true },
-	[C_MODEL] = { "MODEL", 5, SCOLS_FL_TRUNC, true },
-	[C_SHARING] = { "SHARING", 7, SCOLS_FL_TRUNC, true },
+	[C_NAME] = { "NAME", 12, 0, true },
+	[C_MODEL] = { "MODEL", 5, 0, true },
+	[C_SHARING] = { "SHARING", 7, 0, true },
 	[C_GPUS] = { "GPUS", 9, 0, true },
 	[C_GPUBAR] = { "GPUBAR", 6, 0, false },
 	[C_FREE] = { "FREE", 4, SCOLS_FL_RIGHT, true },
@@ -813,7 +813,8 @@ static int print_nodes(const struct gs_inspect_args *a, const struct gs_inspect 
 		return GS_EXIT_USAGE;
 	/*
 	 * The default columns too wide for the terminal: one character per
-	 * GPU instead of a number, before names are cut.
+	 * GPU instead of a number. Nothing is cut (no SCOLS_FL_TRUNC): a name
+	 * or model cut to its first letters could read as another one.
 	 */
 	width = gs_inspect_width();
 	if (!a->output && !a->raw && width > 0 && table_width(&cs, in, rows, n_rows) > (size_t)width)
@@ -845,7 +846,7 @@ static int print_nodes(const struct gs_inspect_args *a, const struct gs_inspect 
 		for (k = 0; k < cs.n; k++)
 			if (cs.id[k] == C_NAME)
 				scols_column_set_flags(scols_table_get_column(tb, k),
-						       SCOLS_FL_TREE | SCOLS_FL_TRUNC);
+						       SCOLS_FL_TREE);
 	}
 	for (k = 0; k < n_rows; k++) {
 		struct libscols_line *ln = scols_table_new_line(tb, NULL);
