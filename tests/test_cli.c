@@ -517,6 +517,33 @@ static void test_replay_sharing(void **state)
 	assert_null(strstr(out, "USEFUL%"));
 }
 
+/*
+ * The build's `--man DIR` and `--completion SHELL [FILE]`: a shell it does
+ * not know is a usage error that leaves FILE as it was (it used to empty
+ * it before looking at the shell); bash and zsh write a script.
+ */
+static void test_docgen_options(void **state)
+{
+	char path[512], text[64] = "";
+	FILE *f;
+
+	(void)state;
+	gs_test_write("keep.sh", "echo mine\n", path, sizeof(path));
+	assert_int_equal(gpusim("--completion fish keep.sh"), 2);
+	assert_string_equal(out, "gpusim: --completion: 'fish' is not 'bash' or 'zsh'\n");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(text, sizeof(text), f));
+	fclose(f);
+	assert_string_equal(text, "echo mine\n");
+	assert_int_equal(gpusim("--completion"), 2);
+	assert_non_null(strstr(out, "usage: gpusim --completion bash|zsh [FILE]"));
+	assert_int_equal(gpusim("--completion zsh keep.sh && head -n 1 keep.sh"), 0);
+	assert_string_equal(out, "#compdef gpusim\n");
+	assert_int_equal(gpusim("--man"), 2);
+	assert_non_null(strstr(out, "usage: gpusim --man DIR"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -529,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_replay_no_pods),
 		cmocka_unit_test(test_replay_sharing),
+		cmocka_unit_test(test_docgen_options),
 	};
 
 	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);

@@ -8,6 +8,7 @@
  * --completion bash|zsh [FILE]` writes a completion script (docgen.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef __GLIBC__
@@ -54,14 +55,23 @@ static int write_docs(int argc, char **argv)
 		fprintf(stderr, "usage: gpusim --completion bash|zsh [FILE]\n");
 		return GS_EXIT_USAGE;
 	}
+	/* Before FILE is created: a misspelt shell must not empty a file that is there. */
+	if (strcmp(argv[2], "bash") != 0 && strcmp(argv[2], "zsh") != 0) {
+		fprintf(stderr, "gpusim: --completion: '%s' is not 'bash' or 'zsh'\n", argv[2]);
+		return GS_EXIT_USAGE;
+	}
 	if (argc == 4 && !(f = fopen(argv[3], "w"))) {
 		fprintf(stderr, "gpusim: %s: cannot create: %s\n", argv[3], strerror(errno));
 		return GS_EXIT_FAIL;
 	}
 	rc = gs_complete_write(argv[2], f);
-	if (f != stdout && fclose(f) != 0 && !rc) {
-		fprintf(stderr, "gpusim: %s: cannot write\n", argv[3]);
-		rc = GS_EXIT_FAIL;
+	if (f != stdout) {
+		bool bad = ferror(f) != 0;
+
+		if ((fclose(f) != 0 || bad) && !rc) {
+			fprintf(stderr, "gpusim: %s: cannot write\n", argv[3]);
+			rc = GS_EXIT_FAIL;
+		}
 	}
 	return rc;
 }
