@@ -544,6 +544,28 @@ static void test_docgen_options(void **state)
 	assert_non_null(strstr(out, "usage: gpusim --man DIR"));
 }
 
+/*
+ * Output that cannot be written is a failure (1) with a message, not a
+ * success: stdout on /dev/full, for a table, JSON and --help.
+ */
+static void test_write_error_exits_1(void **state)
+{
+	(void)state;
+	if (access("/dev/full", W_OK) != 0)
+		skip();
+	assert_int_equal(gpusim("policies >/dev/full 2>err.txt; echo status=$?; cat err.txt"), 0);
+	assert_string_equal(out, "status=1\ngpusim: cannot write the output: No space left on "
+				 "device\n");
+	assert_int_equal(gpusim("policies --json >/dev/full 2>/dev/null; echo status=$?"), 0);
+	assert_string_equal(out, "status=1\n");
+	assert_int_equal(gpusim("replay --help >/dev/full 2>/dev/null; echo status=$?"), 0);
+	assert_string_equal(out, "status=1\n");
+	/* A usage error keeps its 2. */
+	assert_int_equal(gpusim("replay --mode warp >/dev/full 2>/dev/null; echo status=$?"), 0);
+	assert_string_equal(out, "status=2\n");
+	assert_int_equal(gpusim("policies >/dev/null"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -557,6 +579,7 @@ int main(void)
 		cmocka_unit_test(test_replay_no_pods),
 		cmocka_unit_test(test_replay_sharing),
 		cmocka_unit_test(test_docgen_options),
+		cmocka_unit_test(test_write_error_exits_1),
 	};
 
 	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);

@@ -93,11 +93,25 @@ static void keep_freed_memory(void)
 #endif
 }
 
-int main(int argc, char **argv)
+/*
+ * The exit status: st, or 1 when what went to stdout did not all get
+ * there (a full disk under `gpusim inspect --json >out.json`), which
+ * printf alone never reports.
+ */
+static int finish(int st)
+{
+	errno = 0;
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "gpusim: cannot write the output%s%s\n", errno ? ": " : "",
+			errno ? strerror(errno) : "");
+		return st ? st : GS_EXIT_FAIL;
+	}
+	return st;
+}
+
+static int run(int argc, char **argv)
 {
 	size_t i;
-
-	keep_freed_memory();
 
 	if (argc < 2) {
 		usage(stderr);
@@ -118,4 +132,10 @@ int main(int argc, char **argv)
 			return gs_commands[i].run(argc - 1, argv + 1);
 	fprintf(stderr, "gpusim: '%s' is not a gpusim command; see 'gpusim --help'\n", argv[1]);
 	return GS_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	keep_freed_memory();
+	return finish(run(argc, argv));
 }
