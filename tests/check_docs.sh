@@ -8,7 +8,8 @@
 #   - each page has NAME, SYNOPSIS, DESCRIPTION, OPTIONS, EXIT STATUS,
 #     EXAMPLES and SEE ALSO, and renders with groff and man without a warning;
 #   - each page's OPTIONS list exactly the options `gpusim CMD --help` lists
-#     (for a command with verbs, `gpusim CMD VERB --help`, verb by verb).
+#     (for a command with verbs, `gpusim CMD VERB --help`, verb by verb);
+#   - the default databases gpusim.1 names under FILES are those of --help.
 #
 # usage: tests/check_docs.sh GPUSIM MANDIR
 set -eu
@@ -81,6 +82,26 @@ render "$mandir/gpusim.1" | awk '/^COMMANDS/ { on = 1; next } /^[A-Z]/ { on = 0 
 echo "$cmds" >"$tmp/help-cmds"
 cmp -s "$tmp/man-cmds" "$tmp/help-cmds" ||
 	fail "gpusim.1 lists the commands $(tr '\n' ' ' <"$tmp/man-cmds")but --help $(tr '\n' ' ' <"$tmp/help-cmds")"
+
+# gpusim.1's FILES: a database it calls "the default database of CMD and
+# CMD" is the default each of those commands' --help gives for --db.
+render "$mandir/gpusim.1" | awk '
+	/^[A-Z]/ { on = ($0 == "FILES"); next }
+	on && /^       [^ ]+\.db$/ { db = $1; next }
+	on && db != "" && /The default database of / {
+		sub(/.*The default database of /, ""); sub(/[ ]*[(.;].*/, ""); gsub(/,| and /, " ")
+		print db, $0; db = ""
+	}' >"$tmp/defaults"
+[ -s "$tmp/defaults" ] || fail "gpusim.1 names no default database under FILES"
+while read -r db users; do
+	for c in $users; do
+		help=$("$gpusim" "$c" --help 2>&1) || true
+		case $help in
+		*"(default $db)"*) ;;
+		*) fail "gpusim.1 says $db is the default database of $c; 'gpusim $c --help' does not" ;;
+		esac
+	done
+done <"$tmp/defaults"
 
 # Each page lists exactly the options of --help.
 n_opts=0

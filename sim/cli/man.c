@@ -51,7 +51,8 @@ static const struct man_extra extras[] = {
 	  "$ gpusim sweep --nodes openb_node_list_gpu_node.csv --pods openb_pod_list_*.csv\n"
 	  "$ gpusim plot --db results/fgd.db --out results/plots\n",
 	  SCRIPTS_ENV,
-	  ".TP\n.I results/gpusim.db\nThe default database of replay and inspect.\n"
+	  ".TP\n.I results/gpusim.db\nThe default database of replay (inspect has none: --db is "
+	  "required).\n"
 	  ".TP\n.I results/fgd.db\nThe default database of sweep and plot.\n"
 	  SCRIPTS_FILES
 	  ".TP\n.I PREFIX/share/gpusim/traces/sample\nThe bundled sample: a 42-node cluster, "
