@@ -296,6 +296,25 @@ static void test_json(void **state)
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(root, 0), "run_id")));
 	cJSON_Delete(root);
 	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --no-db --json -q"), 2);
+	/*
+	 * A seed above 2^53 is printed exactly, not through a double
+	 * (9007199254740993 read as 9.00719925474099e+15), here and in
+	 * inspect's list of the stored run.
+	 */
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --policy binpack "
+				"--seed 9007199254740993 --db seed.db --json"), 0);
+	assert_non_null(strstr(out, "\"seed\":\t9007199254740993,"));
+	root = cJSON_Parse(out);
+	assert_non_null(root);
+	cJSON_Delete(root);
+	assert_int_equal(gpusim("inspect --db seed.db --json"), 0);
+	assert_non_null(strstr(out, "\"seed\":\t9007199254740993,"));
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --policy binpack "
+				"--seed 9223372036854775807 --no-db --json"), 0);
+	assert_non_null(strstr(out, "\"seed\":\t9223372036854775807,"));
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --policy binpack "
+				"--seed 42 --no-db --json"), 0);
+	assert_non_null(strstr(out, "\"seed\":\t42,"));
 
 	assert_int_equal(gpusim("policies --json"), 0);
 	root = cJSON_Parse(out);

@@ -28,6 +28,7 @@
 
 #include "cli/cmd.h"
 #include "cli/inspect_internal.h"
+#include "cli/json_out.h"
 #include "cli/opt.h"
 #include "core/error.h"
 #include "policies/policy.h"
@@ -279,7 +280,7 @@ cJSON *gs_inspect_run_json(const struct gs_run_row *r)
 	cJSON_AddNumberToObject(o, "run_id", (double)r->run_id);
 	cJSON_AddStringToObject(o, "policy", r->policy);
 	cJSON_AddStringToObject(o, "mode", r->mode);
-	cJSON_AddNumberToObject(o, "seed", (double)r->seed);
+	gs_json_add_u64(o, "seed", r->seed);
 	if (r->pods_file)
 		cJSON_AddStringToObject(o, "pods_file", r->pods_file);
 	else

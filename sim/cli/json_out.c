@@ -2,6 +2,7 @@
 /*
  * json_out.c - run objects for --json (see json_out.h).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +25,16 @@ static void str(cJSON *o, const char *key, const char *v)
 		cJSON_AddStringToObject(o, key, v);
 	else
 		cJSON_AddNullToObject(o, key);
+}
+
+bool gs_json_add_u64(cJSON *o, const char *key, uint64_t v)
+{
+	char digits[24];
+
+	if (v <= UINT64_C(9007199254740992))
+		return cJSON_AddNumberToObject(o, key, (double)v) != NULL;
+	snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	return cJSON_AddRawToObject(o, key, digits) != NULL;
 }
 
 static void params(cJSON *o, const char *json)
@@ -50,7 +61,7 @@ cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 	num(o, "run_id", run_id > 0 ? (double)run_id : NAN);
 	str(o, "policy", policy);
 	str(o, "mode", time_mode ? "time" : "inflate");
-	cJSON_AddNumberToObject(o, "seed", (double)sim->opts.seed);
+	gs_json_add_u64(o, "seed", sim->opts.seed);
 	str(o, "pods_file", base ? base + 1 : pods_path);
 	cJSON_AddNumberToObject(o, "n_pods", (double)s->pods);
 	cJSON_AddNumberToObject(o, "n_placed", (double)s->placed);
@@ -104,7 +115,7 @@ cJSON *gs_json_run_row(const struct gs_run_row *r)
 	cJSON_AddNumberToObject(o, "run_id", (double)r->run_id);
 	str(o, "policy", r->policy);
 	str(o, "mode", r->mode);
-	cJSON_AddNumberToObject(o, "seed", (double)r->seed);
+	gs_json_add_u64(o, "seed", r->seed);
 	str(o, "pods_file", r->pods_file);
 	cJSON_AddNumberToObject(o, "n_pods", (double)r->n_pods);
 	cJSON_AddNumberToObject(o, "n_placed", (double)r->n_placed);

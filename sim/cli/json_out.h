@@ -8,6 +8,7 @@
 #ifndef GS_JSON_OUT_H
 #define GS_JSON_OUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <cJSON.h>
@@ -27,6 +28,15 @@ cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 
 /* The object of a stored run, from its row. Returns a new object or NULL when out of memory. */
 cJSON *gs_json_run_row(const struct gs_run_row *r);
+
+/*
+ * Adds key: v to object o as an exact JSON integer. A double, which
+ * cJSON_AddNumberToObject() stores, holds integers exactly only up to
+ * 2^53, and a seed can be larger (replay --seed takes up to 2^63 - 1), so
+ * larger values are written as their decimal digits. Returns false when
+ * out of memory.
+ */
+bool gs_json_add_u64(cJSON *o, const char *key, uint64_t v);
 
 /*
  * Prints root (an array, usually) on stdout, deletes it and returns 0, or
