@@ -817,6 +817,16 @@ static void test_bad_values(void **state)
 	expect_err("gpusim inspect: --output: 'gpu' is not a column of the node table; its "
 		   "columns are IDX, NAME, MODEL, SHARING, GPUS, GPUBAR, FREE, GPUMEM, CPU, MEM, "
 		   "FRAG, PODS\n");
+	/* Nothing on stdout before the error, whether or not a table or JSON would follow. */
+	assert_string_equal(out, "");
+	assert_int_equal(inspect_small("--run 1 -o ''"), 2);
+	expect_err("gpusim inspect: --output: '' names no column\n");
+	assert_string_equal(out, "");
+	assert_int_equal(inspect_small("--run 1 --node 'zzz*' -o bogus"), 2);
+	expect_err("--output: 'bogus' is not a column of the node table");
+	assert_string_equal(out, "");
+	assert_int_equal(inspect_small("--run 1 --json -o bogus"), 2);
+	assert_string_equal(out, "");
 	assert_int_equal(inspect_small("-o name"), 2);
 	expect_err("--output: 'name' is not a column of the run list");
 	assert_int_equal(inspect_small("--run 1 --min-free -5"), 2);

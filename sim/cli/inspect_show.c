@@ -800,17 +800,14 @@ static int show_json(const struct gs_inspect_args *a, const struct gs_run_row *r
 
 /* --- the whole view ------------------------------------------------------ */
 
+/* The node table with the columns cs (already checked), GPUS narrowed to GPUBAR when too wide. */
 static int print_nodes(const struct gs_inspect_args *a, const struct gs_inspect *in,
-		       const size_t *rows, size_t n_rows, bool sharing)
+		       const size_t *rows, size_t n_rows, struct gs_inspect_colset cs)
 {
-	struct gs_inspect_colset cs;
 	struct libscols_table *tb;
 	size_t k;
 	int width;
 
-	if (gs_inspect_colset_parse(&cs, node_cols, C_N, a->output, "node table",
-				    sharing ? 0 : 1u << C_SHARING))
-		return GS_EXIT_USAGE;
 	/*
 	 * The default columns too wide for the terminal: one character per
 	 * GPU instead of a number. Nothing is cut (no SCOLS_FL_TRUNC): a name
@@ -875,12 +872,20 @@ int gs_inspect_show(const struct gs_inspect_args *a, const struct gs_run_row *ru
 	size_t *sel = NULL, *rows = NULL, n_sel = 0, n_rows = 0, n_ms = 0, k, i;
 	struct sums *ms = NULL, all;
 	bool filtered = a->models.n || a->node_glob || a->min_free >= 0, sharing = false;
+	struct gs_inspect_colset cs;
 	int status = GS_EXIT_OK;
 
 	if (check_models(a, in))
 		return GS_EXIT_USAGE;
 	for (i = 0; i < in->n_nodes; i++)
 		sharing = sharing || in->nodes[i].sharing;
+	/*
+	 * -o is checked before anything is printed, and whether or not a
+	 * table follows (no node selected, --json), as the run list does.
+	 */
+	if (gs_inspect_colset_parse(&cs, node_cols, C_N, a->output, "node table",
+				    sharing ? 0 : 1u << C_SHARING))
+		return GS_EXIT_USAGE;
 	sel = malloc((in->n_nodes ? in->n_nodes : 1) * sizeof(*sel));
 	rows = malloc((in->n_nodes ? in->n_nodes : 1) * sizeof(*rows));
 	if (!sel || !rows)
@@ -911,7 +916,7 @@ int gs_inspect_show(const struct gs_inspect_args *a, const struct gs_run_row *ru
 		    at_what && !strcmp(at_what, "peak") ? "peak; end t=" : "end t=", run->t_end_s);
 	}
 	if (n_rows > 0) {
-		status = print_nodes(a, in, rows, n_rows, sharing);
+		status = print_nodes(a, in, rows, n_rows, cs);
 		if (status)
 			goto out;
 	} else if (!a->raw) {
@@ -920,13 +925,13 @@ int gs_inspect_show(const struct gs_inspect_args *a, const struct gs_run_row *ru
 	if (a->raw)
 		goto out;
 	if (n_ms > 0) {
-		struct gs_inspect_colset cs = { .n = S_N };
+		struct gs_inspect_colset sum_cs = { .n = S_N };
 		struct libscols_table *tb;
 		struct sums sub;
 
 		for (k = 0; k < S_N; k++)
-			cs.id[k] = (int)k;
-		tb = gs_inspect_table_new(a, &cs, sum_cols, "models");
+			sum_cs.id[k] = (int)k;
+		tb = gs_inspect_table_new(a, &sum_cs, sum_cols, "models");
 		if (!tb) {
 			status = GS_EXIT_FAIL;
 			goto out;
