@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_gpushare_hook.c - libgpushare end to end, without a GPU: this
- * program links the fake driver (fake_cuda.c, as libcuda.so.1) and runs
+ * program links the fake driver (fake_cuda*.c, as libcuda.so.1) and runs
  * with LD_PRELOAD=libgpushare.so, as a pod's process would.
  *
  * Every case runs in a forked child with its own environment, because

@@ -5,7 +5,7 @@
  * truncated under running processes, a full device table, a device that
  * cannot be identified, a peer that dies; and what NVML's and HAMi's
  * users see. Like test_gpushare_hook.c, this program links the fake
- * driver (fake_cuda.c) and runs with LD_PRELOAD=libgpushare.so.
+ * driver (fake_cuda*.c) and runs with LD_PRELOAD=libgpushare.so.
  *
  * A case drives one or more "agents": forked children, each a process of
  * the pod with its own environment, that perform one CUDA operation per

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fake_cuda.h - the test-only controls of the fake CUDA driver
- * (fake_cuda.c, built as a libcuda.so.1 of its own for the tests).
+ * (fake_cuda.c, fake_cuda_mem.c and fake_cuda_graph.c, built as a
+ * libcuda.so.1 of its own for the tests).
  *
  * The fake implements the driver entry points libgpushare hooks or calls,
  * with a configurable device:
@@ -23,7 +24,7 @@
  * GPU timeline per device; events are stamped on that timeline, so kernel
  * timing with events behaves as on a GPU that runs one kernel at a time.
  * Stream capture follows the driver's rules for "potentially unsafe"
- * calls (fake_cuda.c says which): one made where the driver forbids it
+ * calls (fake_cuda_graph.c says which): one made where the driver forbids it
  * fails with CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED and invalidates the
  * capture. Launches into a capturing stream become graph nodes.
  * Pools keep freed memory up to their release threshold (0 by default, as

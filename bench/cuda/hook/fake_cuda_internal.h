@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * fake_cuda_internal.h - what the three files of the fake CUDA driver
+ * share: fake_cuda.c (the state and controls, devices, contexts, the
+ * simulated GPU timeline with launches and events, cuGetProcAddress),
+ * fake_cuda_mem.c (allocations, stream-ordered pools, virtual memory
+ * management, arrays) and fake_cuda_graph.c (stream capture and graphs).
+ * Test-only, like them. Everything declared here is hidden: the fake
+ * libcuda.so.1 exports only the driver's entry points and fake_cuda.h.
+ */
+#ifndef GS_FAKE_CUDA_INTERNAL_H
+#define GS_FAKE_CUDA_INTERNAL_H
+
+/* cuda.h in its internal mode: the driver's own names (cuMemAlloc_v2, ...). */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "fake_cuda.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define FAKE_HIDDEN __attribute__((visibility("hidden")))
+#define MAX_DEVS 8
+
+/* The fake driver's state, set up by cuInit from the FAKECUDA_* variables. */
+struct fake_driver {
+	int initialised;
+	int n_devs;
+	uint64_t mem_bytes;
+	uint64_t pitch;
+	uint64_t block_ns;       /* GPU time of one block of gridDimX */
+	int uuid_base;
+	uint64_t ctx_bytes;      /* device memory of one context */
+	uint64_t used[MAX_DEVS];
+	uint64_t busy_until_ns[MAX_DEVS];
+	uint64_t next_ptr;
+	uint64_t kernel_ns;
+	uint64_t launches;
+	char fail_name[64];
+	CUresult fail_rc;
+};
+
+/* The one state (fake_cuda.c), its lock, and the calling thread's current device. */
+extern FAKE_HIDDEN struct fake_driver fk;
+extern FAKE_HIDDEN pthread_mutex_t fk_lock;
+extern FAKE_HIDDEN __thread int fk_cur_dev;
+
+/* The variable name as an unsigned decimal number; dflt when it is unset or empty. */
+FAKE_HIDDEN uint64_t fake_env_u64(const char *name, uint64_t dflt);
+
+/* 1 and the armed rc in *rc when fakecuda_fail_next() armed a failure of name (now disarmed). */
+FAKE_HIDDEN int fake_injected(const char *name, CUresult *rc);
+
+/* How every entry point starts: an injected failure, else NOT_INITIALIZED before cuInit. */
+#define ENTER(name)                                          \
+	do {                                                 \
+		CUresult inj_;                               \
+		if (fake_injected(name, &inj_))              \
+			return inj_;                         \
+		if (!fk.initialised)                         \
+			return CUDA_ERROR_NOT_INITIALIZED;   \
+	} while (0)
+
+/*
+ * fake_cuda_graph.c: CUDA_SUCCESS when the calling thread may make a
+ * "potentially unsafe" call now; else CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+ * and the captures it would break are invalidated (the driver's rules).
+ */
+FAKE_HIDDEN CUresult fake_unsafe_call(void);
+
+/* How every "potentially unsafe" entry point continues, after ENTER. */
+#define UNSAFE()                                       \
+	do {                                           \
+		CUresult cap_ = fake_unsafe_call();    \
+		if (cap_)                              \
+			return cap_;                   \
+	} while (0)
+
+/*
+ * fake_cuda_graph.c: a launch (or event record) into stream s: CUDA_SUCCESS
+ * and *captured = 1 when it became a node of a capture, an error when that
+ * capture is invalidated, CUDA_SUCCESS and *captured = 0 when it runs.
+ */
+FAKE_HIDDEN CUresult fake_into_stream(CUstream s, int *captured);
+
+/* fake_cuda_mem.c, with fk_lock held: the next distinct, 256-byte aligned, never reused address. */
+FAKE_HIDDEN uint64_t fake_new_address(uint64_t bytes);
+
+#endif

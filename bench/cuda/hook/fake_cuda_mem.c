@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * fake_cuda_mem.c - the memory of the fake CUDA driver (fake_cuda.c says
+ * what the fake is for): device allocations (cuMemAlloc and its kind),
+ * stream-ordered pools that keep freed memory up to their release
+ * threshold, virtual memory management (a cuMemCreate handle holds its
+ * memory until it is both released and unmapped) and arrays, packed
+ * densely. Each allocation counts against its device's memory, per
+ * process; the hook's accounting above it is what the tests check.
+ */
+#define _GNU_SOURCE
+#include "fake_cuda_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* --- memory --------------------------------------------------------------------- */
+
+/*
+ * Kinds of memory the fake hands out. A handle (cuMemCreate) holds its
+ * physical memory until it is released and unmapped everywhere; memory of
+ * a pool stays in the pool, above what is live, up to the pool's release
+ * threshold (as if each free were followed by a synchronisation).
+ */
+enum { K_PTR, K_HANDLE, K_ARRAY, K_POOLPTR };
+
+#define MAX_ALLOCS 65536
+
+struct alloc {
+	uint64_t key;            /* device pointer, handle or array; 0 = free entry */
+	uint64_t bytes;
+	int dev;
+	int kind;                /* K_PTR, K_HANDLE, K_ARRAY, K_POOLPTR */
+	int refs;                /* a handle's references */
+	int maps;                /* a handle's mappings */
+	int pool;                /* K_POOLPTR: index in pools[] */
+};
+
+struct pool {
+	int in_use;
+	int dev;
+	uint64_t live, reserved, threshold;
+};
+
+#define MAX_POOLS 16        /* the first MAX_DEVS are the devices' default pools */
+#define MAX_MAPS 256
+
+static struct alloc allocs[MAX_ALLOCS];
+static struct pool pools[MAX_POOLS];
+static struct { uint64_t va, size, handle; } maps[MAX_MAPS];
+
+/* With fk_lock held: a free entry, or NULL. */
+static struct alloc *new_entry(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_ALLOCS && allocs[i].key; i++)
+		;
+	return i < MAX_ALLOCS ? &allocs[i] : NULL;
+}
+
+/* With fk_lock held: the entry of key of this kind, or NULL. */
+static struct alloc *find_entry(uint64_t key, int kind)
+{
+	int i;
+
+	for (i = 0; key && i < MAX_ALLOCS; i++)
+		if (allocs[i].key == key && allocs[i].kind == kind)
+			return &allocs[i];
+	return NULL;
+}
+
+/* With fk_lock held: the next distinct, 256-byte aligned, never reused address. */
+uint64_t fake_new_address(uint64_t bytes)
+{
+	uint64_t p = fk.next_ptr;
+
+	fk.next_ptr += (bytes + 255) & ~255ull;
+	return p;
+}
+
+static CUresult do_alloc(uint64_t *key_out, uint64_t bytes, int dev, int kind)
+{
+	struct alloc *a;
+
+	if (!key_out || !bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (dev < 0 || dev >= fk.n_devs)
+		return CUDA_ERROR_INVALID_DEVICE;
+	pthread_mutex_lock(&fk_lock);
+	a = new_entry();
+	if (bytes > fk.mem_bytes - fk.used[dev] || !a) {
+		pthread_mutex_unlock(&fk_lock);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*a = (struct alloc){ fake_new_address(bytes), bytes, dev, kind, 1, 0, -1 };
+	fk.used[dev] += bytes;
+	*key_out = a->key;
+	pthread_mutex_unlock(&fk_lock);
+	return CUDA_SUCCESS;
+}
+
+/* With fk_lock held: gives a pool's memory above max(live, keep) back to the card. */
+static void pool_shrink(struct pool *p, uint64_t keep)
+{
+	if (keep < p->live)
+		keep = p->live;
+	if (p->reserved > keep) {
+		fk.used[p->dev] -= p->reserved - keep;
+		p->reserved = keep;
+	}
+}
+
+static CUresult do_free(uint64_t key, int kind)
+{
+	struct alloc *a;
+
+	pthread_mutex_lock(&fk_lock);
+	a = find_entry(key, kind);
+	if (!a && kind == K_PTR)
+		a = find_entry(key, K_POOLPTR); /* cuMemFree of pool memory is legal */
+	if (!a) {
+		pthread_mutex_unlock(&fk_lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (a->kind == K_POOLPTR) {
+		struct pool *p = &pools[a->pool];
+
+		p->live -= a->bytes;
+		pool_shrink(p, p->threshold < p->reserved ? p->threshold : p->reserved);
+	} else if (a->kind == K_HANDLE) {
+		/* cuMemRelease: the memory lives on while it is mapped. */
+		if (--a->refs > 0 || a->maps > 0) {
+			pthread_mutex_unlock(&fk_lock);
+			return CUDA_SUCCESS;
+		}
+		fk.used[a->dev] -= a->bytes;
+	} else {
+		fk.used[a->dev] -= a->bytes;
+	}
+	memset(a, 0, sizeof(*a));
+	pthread_mutex_unlock(&fk_lock);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
+{
+	ENTER("cuMemGetInfo_v2");
+	if (!free_bytes || !total_bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fk_lock);
+	*total_bytes = (size_t)fk.mem_bytes;
+	*free_bytes = (size_t)(fk.mem_bytes - fk.used[fk_cur_dev]);
+	pthread_mutex_unlock(&fk_lock);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	ENTER("cuMemAlloc_v2");
+	UNSAFE();
+	return do_alloc((uint64_t *)dptr, bytesize, fk_cur_dev, K_PTR);
+}
+
+/* The 32-bit ABI of CUDA 2.x: only here so that a v1 lookup has an answer. */
+EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+{
+	uint64_t p;
+	CUresult rc;
+
+	ENTER("cuMemAlloc");
+	rc = do_alloc(&p, bytesize, fk_cur_dev, K_PTR);
+	if (rc == CUDA_SUCCESS)
+		*dptr = (CUdeviceptr_v1)p;
+	return rc;
+}
+
+EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+	ENTER("cuMemAllocManaged");
+	UNSAFE();
+	if (!flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	return do_alloc((uint64_t *)dptr, bytesize, fk_cur_dev, K_PTR);
+}
+
+EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+					   size_t Height, unsigned int ElementSizeBytes)
+{
+	uint64_t pitch;
+	CUresult rc;
+
+	ENTER("cuMemAllocPitch_v2");
+	UNSAFE();
+	if (!pPitch || !WidthInBytes || !Height ||
+	    (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
+		return CUDA_ERROR_INVALID_VALUE;
+	pitch = (WidthInBytes + fk.pitch - 1) / fk.pitch * fk.pitch;
+	rc = do_alloc((uint64_t *)dptr, pitch * Height, fk_cur_dev, K_PTR);
+	if (rc == CUDA_SUCCESS)
+		*pPitch = (size_t)pitch;
+	return rc;
+}
+
+EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
+{
+	ENTER("cuMemFree_v2");
+	UNSAFE();
+	return do_free(dptr, K_PTR);
+}
+
+/* --- stream-ordered pools ------------------------------------------------------ */
+
+/* With fk_lock held: the pool behind a handle, or NULL. */
+static struct pool *pool_of(CUmemoryPool h)
+{
+	struct pool *p = (struct pool *)h;
+
+	return p >= pools && p < pools + MAX_POOLS && p->in_use ? p : NULL;
+}
+
+/* With fk_lock held: the default pool of dev, set up on first use. */
+static struct pool *default_pool(int dev)
+{
+	if (!pools[dev].in_use)
+		pools[dev] = (struct pool){ 1, dev, 0, 0, 0 };
+	return &pools[dev];
+}
+
+static CUresult pool_alloc(CUdeviceptr *dptr, uint64_t bytes, CUmemoryPool h)
+{
+	struct alloc *a;
+	struct pool *p;
+	uint64_t grow;
+
+	if (!dptr || !bytes)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (fk_cur_dev < 0 || fk_cur_dev >= fk.n_devs)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&fk_lock);
+	p = h ? pool_of(h) : default_pool(fk_cur_dev);
+	if (!p) {
+		pthread_mutex_unlock(&fk_lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	grow = p->live + bytes > p->reserved ? p->live + bytes - p->reserved : 0;
+	a = new_entry();
+	if (grow > fk.mem_bytes - fk.used[p->dev] || !a) {
+		pthread_mutex_unlock(&fk_lock);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	fk.used[p->dev] += grow;
+	p->reserved += grow;
+	p->live += bytes;
+	*a = (struct alloc){ fake_new_address(bytes), bytes, p->dev, K_POOLPTR, 1, 0, (int)(p - pools) };
+	*dptr = a->key;
+	pthread_mutex_unlock(&fk_lock);
+	return CUDA_SUCCESS;
+}
+
+#define ASYNC_PAIR(name, args_decl, call)                                     \
+	EXPORT CUresult CUDAAPI name args_decl                                \
+	{                                                                     \
+		ENTER(#name);                                                 \
+		return call;                                                  \
+	}                                                                     \
+	EXPORT CUresult CUDAAPI name##_ptsz args_decl                         \
+	{                                                                     \
+		ENTER(#name "_ptsz");                                         \
+		return call;                                                  \
+	}
+
+ASYNC_PAIR(cuMemAllocAsync, (CUdeviceptr *dptr, size_t bytesize, CUstream hStream),
+	   ((void)hStream, pool_alloc(dptr, bytesize, NULL)))
+ASYNC_PAIR(cuMemAllocFromPoolAsync,
+	   (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream),
+	   ((void)hStream, pool ? pool_alloc(dptr, bytesize, pool) : CUDA_ERROR_INVALID_VALUE))
+ASYNC_PAIR(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream),
+	   ((void)hStream, do_free(dptr, K_POOLPTR)))
+
+EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
+{
+	ENTER("cuDeviceGetDefaultMemPool");
+	if (!pool_out || dev < 0 || dev >= fk.n_devs)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fk_lock);
+	*pool_out = (CUmemoryPool)default_pool(dev);
+	pthread_mutex_unlock(&fk_lock);
+	return CUDA_SUCCESS;
+}
+
+/* The current pool is always the default one: cuDeviceSetMemPool is not faked. */
+EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+	ENTER("cuDeviceGetMemPool");
+	return cuDeviceGetDefaultMemPool(pool, dev);
+}
+
+EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
+{
+	int i;
+
+	ENTER("cuMemPoolCreate");
+	if (!pool || !props || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    props->location.id < 0 || props->location.id >= fk.n_devs)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fk_lock);
+	for (i = MAX_DEVS; i < MAX_POOLS && pools[i].in_use; i++)
+		;
+	if (i == MAX_POOLS) {
+		pthread_mutex_unlock(&fk_lock);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	pools[i] = (struct pool){ 1, props->location.id, 0, 0, 0 };
+	*pool = (CUmemoryPool)&pools[i];
+	pthread_mutex_unlock(&fk_lock);
+	return CUDA_SUCCESS;
+}
+
+/* Destroying a pool with live allocations is the caller's error; the fake refuses it. */
+EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
+{
+	struct pool *p;
+	CUresult rc = CUDA_SUCCESS;
+
+	ENTER("cuMemPoolDestroy");
+	pthread_mutex_lock(&fk_lock);
+	p = pool_of(pool);
+	if (!p || p < pools + MAX_DEVS || p->live) {
+		rc = CUDA_ERROR_INVALID_VALUE;
+	} else {
+		pool_shrink(p, 0);
+		p->in_use = 0;
+	}
+	pthread_mutex_unlock(&fk_lock);
+	return rc;
+}
+
+EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+	struct pool *p;
+
+	ENTER("cuMemPoolTrimTo");
+	pthread_mutex_lock(&fk_lock);
+	p = pool_of(pool);
+	if (p)
+		pool_shrink(p, minBytesToKeep < p->reserved ? minBytesToKeep : p->reserved);
+	pthread_mutex_unlock(&fk_lock);
+	return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
+					      void *value)
+{
+	struct pool *p;
+	CUresult rc = CUDA_SUCCESS;
+
+	ENTER("cuMemPoolSetAttribute");
+	pthread_mutex_lock(&fk_lock);
+	p = pool_of(pool);
+	if (!p || !value || attr != CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+		rc = CUDA_ERROR_INVALID_VALUE;
+	else
+		p->threshold = *(cuuint64_t *)value;
+	pthread_mutex_unlock(&fk_lock);
+	return rc;
+}
+
+EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
+					      void *value)
+{
+	struct pool *p;
+	CUresult rc = CUDA_SUCCESS;
+
+	ENTER("cuMemPoolGetAttribute");
+	pthread_mutex_lock(&fk_lock);
+	p = pool_of(pool);
+	if (!p || !value)
+		rc = CUDA_ERROR_INVALID_VALUE;
+	else if (attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+		*(cuuint64_t *)value = p->threshold;
+	else if (attr == CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)
+		*(cuuint64_t *)value = p->reserved;
+	else if (attr == CU_MEMPOOL_ATTR_USED_MEM_CURRENT)
+		*(cuuint64_t *)value = p->live;
+	else
+		rc = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_unlock(&fk_lock);
+	return rc;
+}
+
+/* --- virtual memory management ------------------------------------------------------- */
+
+EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+				    const CUmemAllocationProp *prop, unsigned long long flags)
+{
+	ENTER("cuMemCreate");
+	if (!prop || flags || !handle)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (prop->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	return do_alloc((uint64_t *)handle, size, prop->location.id, K_HANDLE);
+}
+
+EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
+{
+	ENTER("cuMemRelease");
+	return do_free(handle, K_HANDLE);
+}
+
+/* Address reservations are not checked: any address not mapped yet may be mapped. */
+EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+				 CUmemGenericAllocationHandle handle, unsigned long long flags)
+{
+	struct alloc *a;
+	int i, free_i = -1;
+
+	ENTER("cuMemMap");
+	if (!ptr || !size || offset || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fk_lock);
+	a = find_entry(handle, K_HANDLE);
+	for (i = 0; i < MAX_MAPS; i++) {
+		if (maps[i].size && ptr < maps[i].va + maps[i].size && maps[i].va < ptr + size)
+			break; /* overlaps a mapping */
+		if (!maps[i].size && free_i < 0)
+			free_i = i;
+	}
+	if (!a || a->refs < 1 || size > a->bytes || i < MAX_MAPS || free_i < 0) {
+		pthread_mutex_unlock(&fk_lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	maps[free_i].va = ptr;
+	maps[free_i].size = size;
+	maps[free_i].handle = handle;
+	a->maps++;
+	pthread_mutex_unlock(&fk_lock);
+	return CUDA_SUCCESS;
+}
+
+/* Unmaps every mapping inside [ptr, ptr + size); the last unmap of a released handle frees it. */
+EXPORT CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
+{
+	int i, n = 0;
+
+	ENTER("cuMemUnmap");
+	pthread_mutex_lock(&fk_lock);
+	for (i = 0; i < MAX_MAPS; i++) {
+		struct alloc *a;
+
+		if (!maps[i].size || maps[i].va < ptr || maps[i].va + maps[i].size > ptr + size)
+			continue;
+		a = find_entry(maps[i].handle, K_HANDLE);
+		maps[i].size = 0;
+		n++;
+		if (a && --a->maps == 0 && a->refs == 0) {
+			fk.used[a->dev] -= a->bytes;
+			memset(a, 0, sizeof(*a));
+		}
+	}
+	pthread_mutex_unlock(&fk_lock);
+	return n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+EXPORT CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle,
+						    void *addr)
+{
+	uint64_t va = (uint64_t)(uintptr_t)addr;
+	int i;
+
+	ENTER("cuMemRetainAllocationHandle");
+	if (!handle)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fk_lock);
+	for (i = 0; i < MAX_MAPS; i++) {
+		if (maps[i].size && va >= maps[i].va && va < maps[i].va + maps[i].size) {
+			struct alloc *a = find_entry(maps[i].handle, K_HANDLE);
+
+			if (a)
+				a->refs++;
+			*handle = maps[i].handle;
+			pthread_mutex_unlock(&fk_lock);
+			return CUDA_SUCCESS;
+		}
+	}
+	pthread_mutex_unlock(&fk_lock);
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
+/* --- arrays ------------------------------------------------------------------------------- */
+
+/* Exact bytes of one level: the fake packs arrays densely (a real driver pads them). */
+static uint64_t level_bytes(CUarray_format fmt, unsigned channels, uint64_t w, uint64_t h,
+			    uint64_t d)
+{
+	uint64_t elem = fmt == CU_AD_FORMAT_UNSIGNED_INT8 || fmt == CU_AD_FORMAT_SIGNED_INT8 ? 1
+			: fmt == CU_AD_FORMAT_UNSIGNED_INT16 || fmt == CU_AD_FORMAT_SIGNED_INT16 ||
+					fmt == CU_AD_FORMAT_HALF
+				? 2
+				: 4;
+
+	return elem * channels * w * (h ? h : 1) * (d ? d : 1);
+}
+
+static CUresult array_alloc(uint64_t *out, const CUDA_ARRAY3D_DESCRIPTOR *a, unsigned levels)
+{
+	uint64_t bytes = 0;
+	unsigned l;
+
+	if (!out || !a || !a->Width || !levels ||
+	    (a->NumChannels != 1 && a->NumChannels != 2 && a->NumChannels != 4))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (l = 0; l < levels; l++) {
+		uint64_t w = a->Width >> l, h = a->Height >> l, d = a->Depth;
+
+		if (!(a->Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP)))
+			d >>= l;
+		bytes += level_bytes(a->Format, a->NumChannels, w ? w : 1,
+				     a->Height ? (h ? h : 1) : 0, a->Depth ? (d ? d : 1) : 0);
+	}
+	return do_alloc(out, bytes, fk_cur_dev, K_ARRAY);
+}
+
+EXPORT CUresult CUDAAPI cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *d)
+{
+	CUDA_ARRAY3D_DESCRIPTOR d3;
+
+	ENTER("cuArrayCreate_v2");
+	if (!d)
+		return CUDA_ERROR_INVALID_VALUE;
+	memset(&d3, 0, sizeof(d3));
+	d3.Width = d->Width;
+	d3.Height = d->Height;
+	d3.Format = d->Format;
+	d3.NumChannels = d->NumChannels;
+	return array_alloc((uint64_t *)pHandle, &d3, 1);
+}
+
+EXPORT CUresult CUDAAPI cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *d)
+{
+	ENTER("cuArray3DCreate_v2");
+	return array_alloc((uint64_t *)pHandle, d, 1);
+}
+
+EXPORT CUresult CUDAAPI cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
+					       const CUDA_ARRAY3D_DESCRIPTOR *d,
+					       unsigned int numMipmapLevels)
+{
+	ENTER("cuMipmappedArrayCreate");
+	return array_alloc((uint64_t *)pHandle, d, numMipmapLevels);
+}
+
+EXPORT CUresult CUDAAPI cuArrayDestroy(CUarray hArray)
+{
+	ENTER("cuArrayDestroy");
+	return do_free((uint64_t)(uintptr_t)hArray, K_ARRAY);
+}
+
+EXPORT CUresult CUDAAPI cuMipmappedArrayDestroy(CUmipmappedArray hMipmappedArray)
+{
+	ENTER("cuMipmappedArrayDestroy");
+	return do_free((uint64_t)(uintptr_t)hMipmappedArray, K_ARRAY);
+}
