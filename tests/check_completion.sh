@@ -10,7 +10,7 @@
 #
 # usage: tests/check_completion.sh COMPLETION_DIR
 set -u
-dir=$1
+dir=$(cd "$1" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 bad=0
 n=0
@@ -71,6 +71,36 @@ for c in "${cases[@]}"; do
 	n=$((n + 1))
 done
 echo "check_completion: bash: $n lines"
+
+# File names as they are, in a directory of odd ones: a glob character or a
+# blank in a name is neither expanded nor split (x[ab].csv came back as
+# xa.csv). Cases: the line, then each name expected, ';'-separated.
+odd=$(mktemp -d /tmp/gpusim-complete.XXXXXX)
+(
+	cd "$odd" || exit 1
+	: >'x[ab].csv'
+	: >xa.csv
+	: >'x y.csv'
+	mkdir 'd*ir' dz
+	for c in 'gpusim replay --pods x;x y.csv;x[ab].csv;xa.csv' 'gpusim plot --out d;d*ir;dz'; do
+		line=${c%%;*}
+		want=$(printf '%s\n' "${c#*;}" | tr ';' '\n' | sort)
+		got=$( (
+			. "$dir/gpusim"
+			read -r -a COMP_WORDS <<<"$line"
+			COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+			COMPREPLY=()
+			_gpusim
+			printf '%s\n' "${COMPREPLY[@]}" | sort
+		))
+		[ "$got" = "$want" ] || {
+			echo "check_completion: FAIL: bash, among odd names: '$line<TAB>' offers" \
+				"'$(echo "$got" | tr '\n' ';')', not '$(echo "$want" | tr '\n' ';')'" >&2
+			exit 1
+		}
+	done
+) || bad=1
+rm -rf "$odd"
 
 if ! command -v zsh >/dev/null 2>&1; then
 	echo "check_completion: zsh is not installed (scripts/deps.sh installs it): zsh not checked"
