@@ -613,6 +613,45 @@ static void test_report_zero_waits(void **state)
 	assert_int_equal(stat(path, &sb), 0);
 }
 
+/*
+ * Forty time families in which no pod waits: report.md names every CDF
+ * not drawn (it cut them at 2 KiB, mid-word), and the note on stderr
+ * gives whole entries and counts the rest (it cut them at 512 bytes).
+ */
+static void test_report_many_zero_waits(void **state)
+{
+	char name[64];
+	const char *line;
+	int i;
+
+	(void)state;
+	sh("mkdir -p many && for i in $(seq 10 49); do head -n $((i + 31)) " SAMPLE "/pods.csv"
+	   " >many/p$i.csv; done");
+	assert_int_equal(gpusim("sweep -q --mode time --load 5 --nodes " SAMPLE "/cluster.csv"
+				" --pods many/*.csv --policy binpack --seeds 7 --jobs 2 --db many.db"),
+			 0);
+	assert_int_equal(gpusim("regress --db many.db --write-baseline many-base"), 0);
+	assert_int_equal(gpusim("regress -q --db many.db --baseline many-base --out manyrep"), 0);
+	if (system("gnuplot -V >/dev/null 2>&1") != 0)
+		return;
+	line = strstr(out, "gpusim regress: figures left out: ");
+	assert_non_null(line);
+	/* Whole entries, then the count of the others; the line ends there. */
+	assert_non_null(strstr(line, "wait_cdf_time-p10 (every pod at 0 s: nothing to draw on a log"
+				     " axis); "));
+	assert_non_null(strstr(line, " more, named in report.md\n"));
+	for (i = 10; i < 50; i++) {
+		char cmd[256];
+
+		snprintf(name, sizeof(name), "wait_cdf_time-p%d", i);
+		snprintf(cmd, sizeof(cmd), "grep '^Not drawn: ' manyrep/report.md | grep -q '%s (every"
+			 " pod at 0 s: nothing to draw on a log axis)[;.]'", name);
+		sh(cmd);
+	}
+	sh("grep -q 'wait_cdf_time-p49 (every pod at 0 s: nothing to draw on a log axis)\\.$'"
+	   " manyrep/report.md");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -631,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_report_zero_waits),
+		cmocka_unit_test(test_report_many_zero_waits),
 	};
 
 	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);

@@ -40,6 +40,9 @@ struct fig_family {
 };
 
 /* Everything the figures need, built once. */
+/* Why a CDF is not drawn, after its name in the report and the note. */
+#define SKIP_REASON "every pod at 0 s: nothing to draw on a log axis"
+
 struct figs {
 	const struct gs_regress *r;
 	const char *dir, *data, *scripts;
@@ -49,7 +52,8 @@ struct figs {
 	struct fig_family *fams;
 	size_t n_fams;
 	char note[512];             /* why figures are missing, empty when none */
-	char skipped[2048];         /* figures with nothing to draw, each with the reason */
+	char (*skipped)[300];       /* CDFs with every pod at 0 s: nothing to draw on a log axis */
+	size_t n_skipped;
 	char (*drawn)[256];         /* base names of the figures drawn, for the report */
 	size_t n_drawn;
 };
@@ -486,10 +490,7 @@ static int fig_cdf(struct figs *g, const struct fig_family *ff, const char *curv
 	snprintf(base, sizeof(base), "%s_cdf_%s", what, ff->name);
 	if (!rc && any && !positive) {
 		/* Every pod at 0 s: a log axis has nothing to show, and gnuplot refuses it. */
-		size_t u = strlen(g->skipped);
-
-		snprintf(g->skipped + u, sizeof(g->skipped) - u, "%s%s (every pod at 0 s: nothing to"
-			 " draw on a log axis)", u ? "; " : "", base);
+		snprintf(g->skipped[g->n_skipped++], sizeof(*g->skipped), "%s", base);
 	} else if (!rc && any) {
 		policy_words(g, use, words, sizeof(words), lts, sizeof(lts));
 		snprintf(vars, sizeof(vars),
@@ -519,8 +520,10 @@ static int draw_all(struct figs *g, char *err, size_t err_len)
 			 " gnuplot");
 		return 0;
 	}
+	/* Each family draws or skips at most 3 figures; each skipped one is a CDF. */
 	g->drawn = calloc(3 * g->n_fams + 2, sizeof(*g->drawn));
-	if (!g->drawn)
+	g->skipped = calloc(3 * g->n_fams + 2, sizeof(*g->skipped));
+	if (!g->drawn || !g->skipped)
 		return GS_ENOMEM;
 	for (k = 0; k < g->n_fams && !rc; k++) {
 		const struct fig_family *ff = &g->fams[k];
@@ -665,8 +668,9 @@ static void md_figures(FILE *f, const struct figs *g)
 	fprintf(f, "## Figures\n\n");
 	if (g->note[0])
 		fprintf(f, "Figures left out: %s.\n\n", g->note);
-	if (g->skipped[0])
-		fprintf(f, "Not drawn: %s.\n\n", g->skipped);
+	for (i = 0; i < g->n_skipped; i++)
+		fprintf(f, "%s%s (%s)%s", i ? "; " : "Not drawn: ", g->skipped[i], SKIP_REASON,
+			i + 1 < g->n_skipped ? "" : ".\n\n");
 	if (!g->n_drawn && !g->note[0])
 		fprintf(f, "No family has curves to draw.\n\n");
 	for (i = 0; i < g->n_drawn; i++)
@@ -713,6 +717,31 @@ static int write_md(const struct figs *g, const char *base_name, const char *now
 	return 0;
 }
 
+/*
+ * Writes why figures are missing into buf: the note, then the figures not
+ * drawn, whole names only; those that do not fit are counted, and named
+ * in report.md ("...; and 33 more, named in report.md").
+ */
+static void figure_note_write(const struct figs *g, char *buf, size_t len)
+{
+	/* Room kept for the count of those left out. */
+	const size_t tail = 48;
+	size_t used, i;
+
+	used = (size_t)snprintf(buf, len, "%s", g->note);
+	for (i = 0; i < g->n_skipped && used < len; i++) {
+		size_t need = strlen(g->skipped[i]) + strlen(SKIP_REASON) + 5;
+
+		if (used + need + (i + 1 < g->n_skipped ? tail : 0) >= len)
+			break;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s (%s)", used ? "; " : "",
+					 g->skipped[i], SKIP_REASON);
+	}
+	if (i < g->n_skipped && used < len)
+		snprintf(buf + used, len - used, "%sand %zu more, named in report.md",
+			 used ? "; " : "", g->n_skipped - i);
+}
+
 int gs_regress_report(const struct gs_regress *r, const char *base_name, const char *now_name,
 		      const char *out_dir, const char *scripts_dir, FILE *log,
 		      char *figure_note, size_t note_len, char *err, size_t err_len)
@@ -740,10 +769,10 @@ int gs_regress_report(const struct gs_regress *r, const char *base_name, const c
 	if (rc == GS_ENOMEM)
 		gs_errf(err, err_len, "out of memory");
 	if (figure_note && note_len)
-		snprintf(figure_note, note_len, "%s%s%s", g.note, g.note[0] && g.skipped[0] ? "; " : "",
-			 g.skipped);
+		figure_note_write(&g, figure_note, note_len);
 	free(g.policies);
 	free(g.fams);
 	free(g.drawn);
+	free(g.skipped);
 	return rc;
 }
