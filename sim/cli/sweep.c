@@ -6,7 +6,11 @@
  * workers; each worker builds its own struct gs_sim per run and writes
  * through its own database connection (results.h: WAL mode, one writer at
  * a time, each run one transaction). Jobs are handed out by index under a
- * mutex, so the results do not depend on which thread ran what.
+ * mutex, so the results do not depend on which thread ran what. The
+ * workers also take turns at writing under a mutex of their own: SQLite
+ * makes a connection that finds the write lock taken sleep and retry (1,
+ * 2, 5 ms and longer), while a mutex hands the turn over at once. Other
+ * processes on the same database still wait through SQLite.
  */
 #include <errno.h>
 #include <math.h>
@@ -38,6 +42,7 @@ struct shared {
 	size_t n_todo;
 	const char *owner;                   /* this process, for run claims */
 
+	pthread_mutex_t write_lock;          /* one worker writes at a time */
 	pthread_mutex_t lock;
 	/* Under lock: */
 	size_t next, done, seen;
@@ -176,7 +181,9 @@ static int run_cell(struct shared *sh, struct gs_db *db, size_t cell, struct gs_
 	ri.wall_ms = 1e3 * elapsed_s(&t0, &t1);
 	ri.no_pods = spec->no_pods;
 	ri.arrival_samples = spec->arrival_samples;
+	pthread_mutex_lock(&sh->write_lock);
 	rc = gs_db_write_run(db, &ri, &sim, &out->run_id, msg, sizeof(msg));
+	pthread_mutex_unlock(&sh->write_lock);
 	if (rc) {
 		gs_errf(err, err_len, "%s", msg);
 		gs_sim_release(&sim);
@@ -223,8 +230,10 @@ static int claim_cell(struct shared *sh, struct gs_db *db, size_t i, struct gs_s
 	for (f = 0; f < GS_SWEEP_N_FIGS; f++)
 		out->fig[f] = NAN;
 	out->wall_ms = NAN;
+	pthread_mutex_lock(&sh->write_lock);
 	rc = gs_db_claim(db, &key, sh->owner, sh->spec->claim_timeout_s, &out->run_id, err,
 			 err_len);
+	pthread_mutex_unlock(&sh->write_lock);
 	if (rc == GS_CLAIM_TAKEN) {
 		out->elsewhere = true;
 		out->run_id = -1;
@@ -571,6 +580,7 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	sh.owner = owner;
 	sh.cells = out->cells;
 	pthread_mutex_init(&sh.lock, NULL);
+	pthread_mutex_init(&sh.write_lock, NULL);
 	gs_progress_init(&sh.bar, spec->progress, "sweep", n_todo);
 	n_threads = spec->jobs < (int)n_todo ? spec->jobs : (int)n_todo;
 	threads = calloc(n_threads ? (size_t)n_threads : 1, sizeof(*threads));
@@ -578,6 +588,7 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 		gs_errf(err, err_len, "out of memory");
 		rc = GS_ENOMEM;
 		pthread_mutex_destroy(&sh.lock);
+		pthread_mutex_destroy(&sh.write_lock);
 		goto done;
 	}
 	for (k = 0; k < n_threads; k++) {
@@ -599,9 +610,10 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 		gs_progress_done(&sh.bar);
 	else if (sh.bar.on)
 		fputc('\n', spec->progress);
-	pthread_mutex_destroy(&sh.lock);
 	if (sh.rc == 0)
 		sh.rc = wait_elsewhere(&sh, db, sh.err, sizeof(sh.err));
+	pthread_mutex_destroy(&sh.lock);
+	pthread_mutex_destroy(&sh.write_lock);
 	out->n_ran = sh.done;
 	/* Cells found done or claimed when their turn came, as well as before. */
 	out->n_skipped = 0;

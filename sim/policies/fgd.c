@@ -28,7 +28,8 @@
  * so "no change" is exactly 0 there.
  *
  * State: the per-node, per-kind fragmentation (struct gs_frag), updated on
- * bind/unbind for the node that changed only. The score depends only on
+ * bind/unbind for the node that changed only; compat scoring compares
+ * category totals instead (frag_drop()) and keeps no such table. The score depends only on
  * the node's state and the pod's request shape (CPU, GPU count, GPU milli
  * and GPU memory), and a trace has few shapes (91 in openb's default), so
  * each (shape, node) score is memoised and stamped with the node's
@@ -109,7 +110,7 @@ static int fgd_init(void *state, const struct gs_policy_env *env)
 	err = gs_workload_typical_by(env->workload, env->workload_specs, env->n_workload,
 				     FGD_COVERAGE,
 				     s->compat ? GS_KINDS_BY_SPEC : GS_KINDS_BY_MODEL_SET, &s->w);
-	if (!err)
+	if (!err && !s->compat)
 		err = gs_frag_init(&s->frag, env->cluster, &s->w);
 	s->n_nodes = env->cluster->n_nodes;
 	s->last_shape = -1;
@@ -131,7 +132,8 @@ static void fgd_on_change(void *state, const struct gs_cluster *c, const struct 
 	struct fgd *s = state;
 
 	(void)p;
-	gs_frag_update(&s->frag, c, pl->node);
+	if (!s->compat)
+		gs_frag_update(&s->frag, c, pl->node);
 	if (pl->node >= 0 && pl->node < s->n_nodes)
 		s->version[pl->node]++;
 }
@@ -145,7 +147,7 @@ static void fgd_on_change(void *state, const struct gs_cluster *c, const struct 
 static double frag_drop(struct fgd *s, const struct gs_cluster *c, int32_t node,
 			const struct gs_node *after)
 {
-	const int64_t *before = s->frag.node_kind + (size_t)node * (size_t)s->w.n;
+	const int64_t *before;
 	double drop = 0;
 	int32_t m;
 
@@ -156,6 +158,7 @@ static double frag_drop(struct fgd *s, const struct gs_cluster *c, int32_t node,
 		}
 		return s->before[node] - gs_node_frag_categories(after, &s->w);
 	}
+	before = s->frag.node_kind + (size_t)node * (size_t)s->w.n;
 	for (m = 0; m < s->w.n; m++) {
 		int64_t d = before[m] - gs_node_frag_kind(after, &s->w.kinds[m]);
 
