@@ -439,6 +439,35 @@ static void test_sharing_modes(void **state)
 	expect_out("\"sharing\":\t\"mig:layout=4g.40gb+3g.40gb|timeslice:replicas=2\"");
 	expect_out("\"4g.40gb@0 idle, 3g.40gb@4 busy\"");
 
+	/*
+	 * A MIG instance gpusim did not write is refused, not read as far as
+	 * it goes: "@4x" was read as slice 4 and "@" as slice 0.
+	 */
+	{
+		static const char *const bad[] = { "3g.40gb@4x", "3g.40gb@", "3g.40gb@-4",
+						   "3g.40gb@99999999999999999999" };
+		char copy[700], sql[256];
+		sqlite3 *conn;
+		size_t k;
+
+		snprintf(copy, sizeof(copy), "%s/bad.db", dir);
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			snprintf(cmd, sizeof(cmd), "cp '%s/s.db' '%s'", dir, copy);
+			assert_int_equal(system(cmd), 0);
+			assert_int_equal(sqlite3_open(copy, &conn), SQLITE_OK);
+			snprintf(sql, sizeof(sql), "UPDATE pods SET mig = '%s' WHERE run_id = 1 AND "
+				 "mig = '3g.40gb@4'", bad[k]);
+			assert_int_equal(sqlite3_exec(conn, sql, NULL, NULL, NULL), SQLITE_OK);
+			assert_int_equal(sqlite3_changes(conn), 1);
+			sqlite3_close(conn);
+			snprintf(cmd, sizeof(cmd), "--db '%s' --run 1 --at 50", copy);
+			assert_int_equal(inspect(cmd), 1);
+			snprintf(sql, sizeof(sql), ": MIG instance '%s' is not one gpusim writes\n",
+				 bad[k]);
+			expect_err(sql);
+		}
+	}
+
 	/* A mode shorter than its header keeps the columns under their headers. */
 	snprintf(cmd, sizeof(cmd), "%s/plain.csv", dir);
 	f = fopen(cmd, "w");

@@ -8,6 +8,7 @@
  * mode counted it: a whole GPU under exclusive, a replica under timeslice
  * and mps, its instance under mig. Contracts in inspect_internal.h.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -75,6 +76,8 @@ static int32_t gpu_cost(const struct gs_db_node *nd, struct gs_inspect_node *na,
 	char name[GS_MIG_NAME_MAX];
 	int i, prof, start, inst;
 	size_t len;
+	char *end;
+	long v;
 
 	if (!na->shared)
 		return p->gpu_milli;
@@ -103,9 +106,14 @@ static int32_t gpu_cost(const struct gs_db_node *nd, struct gs_inspect_node *na,
 	memcpy(name, e, len);
 	name[len] = '\0';
 	prof = gs_mig_profile_find(t, name);
-	start = atoi(e + len + 1);
-	if (prof < 0 || start < 0 || start >= GS_MIG_MEM_SLICES)
+	/* "PROFILE@START", then ',' or the end: "@4x" or "@" is not gpusim's. */
+	if (e[len + 1] < '0' || e[len + 1] > '9')
 		return -1;
+	errno = 0;
+	v = strtol(e + len + 1, &end, 10);
+	if (errno || (*end != ',' && *end != '\0') || prof < 0 || v < 0 || v >= GS_MIG_MEM_SLICES)
+		return -1;
+	start = (int)v;
 	/* Mark it busy: a fixed layout's instance, or one created for the pod. */
 	inst = gs_mig_instance_at(&na->mig[p->gpus[k]], start);
 	if (inst < 0)
