@@ -441,11 +441,13 @@ static void test_sharing_modes(void **state)
 
 	/*
 	 * A MIG instance gpusim did not write is refused, not read as far as
-	 * it goes: "@4x" was read as slice 4 and "@" as slice 0.
+	 * it goes: "@4x" was read as slice 4 and "@" as slice 0, and an
+	 * instance of another profile at that slice was taken as the pod's.
 	 */
 	{
+		/* The last: slice 0 holds the layout's 4g.40gb, not a 3g. */
 		static const char *const bad[] = { "3g.40gb@4x", "3g.40gb@", "3g.40gb@-4",
-						   "3g.40gb@99999999999999999999" };
+						   "3g.40gb@99999999999999999999", "3g.40gb@0" };
 		char copy[700], sql[256];
 		sqlite3 *conn;
 		size_t k;

@@ -116,6 +116,9 @@ static int32_t gpu_cost(const struct gs_db_node *nd, struct gs_inspect_node *na,
 	start = (int)v;
 	/* Mark it busy: a fixed layout's instance, or one created for the pod. */
 	inst = gs_mig_instance_at(&na->mig[p->gpus[k]], start);
+	/* An instance already there must be of the pod's profile (the engine wrote the one it used). */
+	if (inst >= 0 && na->mig[p->gpus[k]].inst[inst].profile != prof)
+		return -1;
 	if (inst < 0)
 		inst = gs_mig_create(t, &na->mig[p->gpus[k]], prof, start);
 	if (inst < 0)
