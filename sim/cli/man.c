@@ -185,17 +185,19 @@ static void put_str(FILE *f, const char *s)
 }
 
 /*
- * Writes pre-wrapped text as it appears in --help: lines filled into
- * paragraphs, a blank line starting a new paragraph, and lines indented
- * with spaces (tables of figures, forms of a command) kept as they are.
+ * Writes the first n bytes of pre-wrapped text as it appears in --help:
+ * lines filled into paragraphs, a blank line starting a new paragraph, and
+ * lines indented with spaces (tables of figures, forms of a command) kept
+ * as they are.
  */
-static void put_block(FILE *f, const char *text)
+static void put_block_n(FILE *f, const char *text, size_t n)
 {
+	const char *end = text + n;
 	bool nofill = false;
 
-	while (text && *text) {
-		const char *nl = strchr(text, '\n');
-		size_t len = nl ? (size_t)(nl - text) : strlen(text);
+	while (text < end && *text) {
+		const char *nl = memchr(text, '\n', (size_t)(end - text));
+		size_t len = nl ? (size_t)(nl - text) : (size_t)(end - text);
 
 		if (len == 0) {
 			fputs(nofill ? ".fi\n.PP\n" : ".PP\n", f);
@@ -213,6 +215,13 @@ static void put_block(FILE *f, const char *text)
 	}
 	if (nofill)
 		fputs(".fi\n", f);
+}
+
+/* put_block_n() for the whole of text (NULL: nothing). */
+static void put_block(FILE *f, const char *text)
+{
+	if (text)
+		put_block_n(f, text, strlen(text));
 }
 
 /* Writes example lines: "$ cmd" as an indented literal block, other lines as paragraphs. */
@@ -364,20 +373,16 @@ static const char *exit_status_at(const char *text)
 static void put_outro_prose(FILE *f, const struct gs_cmd_spec *spec)
 {
 	const char *es = exit_status_at(spec->outro);
-	char buf[2048];
 	size_t len;
 
 	if (!spec->outro)
 		return;
+	/* All of it up to "Exit status:", however long (it was cut at 2 KiB). */
 	len = es ? (size_t)(es - spec->outro) : strlen(spec->outro);
 	if (!len)
 		return;
-	if (len >= sizeof(buf))
-		len = sizeof(buf) - 1;
-	memcpy(buf, spec->outro, len);
-	buf[len] = '\0';
 	fputs(".PP\n", f);
-	put_block(f, buf);
+	put_block_n(f, spec->outro, len);
 }
 
 /* The statuses after "Exit status:", filled into one paragraph. */
