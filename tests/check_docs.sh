@@ -127,5 +127,12 @@ for c in $cmds; do
 	n_opts=$((n_opts + $(wc -l <"$tmp/want")))
 done
 
+# An option's .words hint (opt.h) ends its paragraph: the policies inspect
+# --policy filters on, the words inspect --at takes besides a time.
+render "$mandir/gpusim-inspect.1" | tr -s ' \n' '  ' >"$tmp/inspect"
+for w in 'Values include binpack, ' 'Values include peak, end.'; do
+	grep -qF "$w" "$tmp/inspect" || fail "gpusim-inspect.1 does not say '$w'"
+done
+
 [ "$bad" = 0 ] || exit 1
 echo "check_docs: ok: $(echo "$cmds" | wc -l) commands, $n_opts options, man pages and --help agree"

@@ -232,10 +232,19 @@ int gs_cli_parse_sharings(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 	return 0;
 }
 
+const char *gs_cli_policy_word(size_t i)
+{
+	return i < gs_policies_count() ? gs_policy_at(i)->name : NULL;
+}
+
 const char *gs_cli_value(const struct gs_opt *o, size_t i)
 {
 	size_t n;
 
+	if (!gs_opt_takes_value(o))
+		return NULL;
+	if (o->words)
+		return o->words(i);
 	if (o->kind == GS_OPT_ENUM) {
 		for (n = 0; o->choices[n].name; n++)
 			;

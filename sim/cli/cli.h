@@ -123,12 +123,16 @@ void gs_cli_numbers_release(void *field);
 
 /*
  * Word i of those option o accepts as its value (or as each item of its
- * list), for shell completion: the choices of a GS_OPT_ENUM option, the
- * registry's policies then "all" and "paper" for the --policy converter,
- * the sharing modes for the --sharing converters. Returns a static string,
- * or NULL past the last word and for an option whose values are free.
+ * list), for shell completion and the man page: the row's .words when it
+ * has them, else the choices of a GS_OPT_ENUM option, the registry's
+ * policies then "all" and "paper" for the --policy converter, the sharing
+ * modes for the --sharing converters. Returns a static string, or NULL
+ * past the last word and for an option whose values are free.
  */
 const char *gs_cli_value(const struct gs_opt *o, size_t i);
+
+/* Word i of the registry's policy names (no "all" nor "paper"), NULL past the last: a .words hint. */
+const char *gs_cli_policy_word(size_t i);
 
 /* Whether o takes a comma-separated list (GS_OPT_LIST, or a list converter of this file). */
 bool gs_cli_is_list(const struct gs_opt *o);

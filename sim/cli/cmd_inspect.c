@@ -26,6 +26,7 @@
 #include <cJSON.h>
 #include <libsmartcols/libsmartcols.h>
 
+#include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/inspect_internal.h"
 #include "cli/json_out.h"
@@ -60,6 +61,14 @@ static int parse_at(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const
 	return 0;
 }
 
+/* The words --at takes besides a time. */
+static const char *at_word(size_t i)
+{
+	static const char *const words[] = { "peak", "end" };
+
+	return i < sizeof(words) / sizeof(words[0]) ? words[i] : NULL;
+}
+
 static const struct gs_opt_choice node_sets[] = { { "used", 0 }, { "all", 1 }, { NULL, 0 } };
 static const struct gs_opt_choice sorts[] = {
 	{ "free", GS_SORT_FREE }, { "frag", GS_SORT_FRAG }, { "pods", GS_SORT_PODS },
@@ -85,7 +94,7 @@ static const struct gs_opt inspect_opts[] = {
 	  .help = "print one JSON document instead of tables (every field, whatever --output)" },
 	{ GS_OPT_GROUP_HEADING("The run list (without --run):") },
 	{ GS_OPT_LIST_AT(S, policies, 0), .name = "policy", .short_name = 'p', .arg = "LIST",
-	  .conflicts = "run", .help = "only runs of these policies" },
+	  .words = gs_cli_policy_word, .conflicts = "run", .help = "only runs of these policies" },
 	{ GS_OPT_ENUM_AT(S, mode, modes), .name = "mode", .short_name = 'm', .arg = "MODE",
 	  .conflicts = "run", .help = "only 'time' or only 'inflate' runs" },
 	{ GS_OPT_STRING_AT(S, trace), .name = "trace", .arg = "GLOB", .conflicts = "run",
@@ -95,7 +104,7 @@ static const struct gs_opt inspect_opts[] = {
 	  .conflicts = "run", .help = "only the N newest runs that pass the filters" },
 	{ GS_OPT_GROUP_HEADING("One run (--run):") },
 	{ GS_OPT_CUSTOM_AT(S, at, struct gs_inspect_at, parse_at, NULL), .name = "at",
-	  .short_name = 't', .arg = "T", .requires = "run",
+	  .short_name = 't', .arg = "T", .words = at_word, .requires = "run",
 	  .help = "simulated time in seconds (inflate mode: the arrival index); 'peak' the "
 		  "sampled time of the highest GPU allocation (the default in time mode); 'end' "
 		  "after the last event (the default in inflate mode)" },

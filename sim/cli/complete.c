@@ -3,10 +3,11 @@
  * complete.c - the bash and zsh completion of gpusim (docgen.h), written
  * from cmd.h's registry and each command's option table: the commands and
  * the verbs of `interference`, every long option, the words an option's
- * value can be (gs_cli_value(): --mode, --policy, --sharing, ...), files
- * for FILE and DB values, directories for DIR values, files for the
- * operands of a command and for the arguments that follow an option that
- * takes several (GS_OPT_MULTI: sweep --pods a.csv b.csv).
+ * value can be (gs_cli_value(): a row's .words hint, --mode, --policy,
+ * --sharing, ...), files for FILE and DB values, directories for DIR
+ * values, files for the operands of a command and for the arguments that
+ * follow an option that takes several (GS_OPT_MULTI: sweep --pods a.csv
+ * b.csv).
  */
 #include <stdbool.h>
 #include <stdio.h>

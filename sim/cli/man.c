@@ -336,6 +336,24 @@ static void put_option(FILE *f, char short_name, const char *name, const char *a
 	fputc('\n', f);
 }
 
+/*
+ * The words of a row's .words hint, ending its paragraph: "Values include
+ * peak, end." (a hint: the option may take other values too).
+ */
+static void put_words(FILE *f, const struct gs_opt *o)
+{
+	const char *w;
+	size_t i;
+
+	for (i = 0; (w = o->words(i)); i++) {
+		fputs(i ? ", \\fB" : "Values include \\fB", f);
+		put_str(f, w);
+		fputs("\\fR", f);
+	}
+	if (i)
+		fputs(".\n", f);
+}
+
 /* The rows of spec, as --help shows them: its groups as subsections, then -h and --version. */
 static void put_options(FILE *f, const struct gs_cmd_spec *spec, bool verb_heading)
 {
@@ -358,6 +376,8 @@ static void put_options(FILE *f, const struct gs_cmd_spec *spec, bool verb_headi
 		}
 		put_option(f, o->short_name, o->name, gs_opt_takes_value(o) ? o->arg : NULL,
 			   o->help ? o->help : "", o->def);
+		if (o->words && gs_opt_takes_value(o))
+			put_words(f, o);
 	}
 	put_option(f, 'h', "help", NULL, "this text", NULL);
 	put_option(f, 0, "version", NULL, "print the version and git commit of this gpusim", NULL);

@@ -102,6 +102,16 @@ struct gs_opt {
 	double dmin, dmax;     /* GS_OPT_DOUBLE range */
 	int value;             /* GS_OPT_SET: what the option stores */
 	const struct gs_opt_choice *choices; /* GS_OPT_ENUM */
+	/*
+	 * Optional, any kind that takes a value: word i of those the value
+	 * (or each item of a list) may be, NULL past the last; a static
+	 * string. A hint for shell completion and the man page, not a check:
+	 * the kind or the converter still decides what is accepted, so an
+	 * option that also takes a number (inspect --at: 'peak', 'end' or a
+	 * time) names only its words here. ENUM options need none (their
+	 * .choices are their words).
+	 */
+	const char *(*words)(size_t i);
 	const char *conflicts; /* space-separated long names this option cannot be given
 				  with (declared on either side) */
 	const char *requires;  /* space-separated long names that must be given with it */
