@@ -22,7 +22,7 @@
 #include "core/grow.h"
 #include "tmpdir.h"
 
-static char out[16384];
+static char out[65536];
 
 /* Runs `gpusim ARGS` with stdout and stderr captured in out; returns the exit status. */
 static int gpusim(const char *fmt, ...)
@@ -37,6 +37,28 @@ static int gpusim(const char *fmt, ...)
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
 	snprintf(cmd, sizeof(cmd), "cd %s && %s %s 2>&1", gs_test_tmpdir(), GS_GPUSIM_BIN, args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	st = pclose(f);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* Runs the shell line LINE (not gpusim's arguments) in the test directory, like gpusim(). */
+static int gpusim_sh(const char *fmt, ...)
+{
+	char line[4096], cmd[8192];
+	va_list ap;
+	FILE *f;
+	size_t n;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "cd %s && { %s; } 2>&1", gs_test_tmpdir(), line);
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	n = fread(out, 1, sizeof(out) - 1, f);
@@ -326,6 +348,105 @@ static void test_json(void **state)
 	cJSON_Delete(root);
 }
 
+/* Appends the shape of v to *buf: its keys, in order, and the type of each value (numbers not). */
+static void json_shape(const cJSON *v, char *buf, size_t cap)
+{
+	const cJSON *c;
+	size_t len = strlen(buf);
+
+	if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
+		snprintf(buf + len, cap - len, "%c", cJSON_IsObject(v) ? '{' : '[');
+		for (c = v->child; c; c = c->next) {
+			len = strlen(buf);
+			if (c->string)
+				snprintf(buf + len, cap - len, "%s:", c->string);
+			json_shape(c, buf, cap);
+		}
+		len = strlen(buf);
+		snprintf(buf + len, cap - len, "%c", cJSON_IsObject(v) ? '}' : ']');
+		return;
+	}
+	snprintf(buf + len, cap - len, "%c,", cJSON_IsBool(v) ? 'b' : cJSON_IsNumber(v) ? 'n' :
+				     cJSON_IsString(v) ? 's' : cJSON_IsRaw(v) ? 'r' : '0');
+}
+
+/*
+ * Runs `PREP; GS_TEST_JSON_FAIL_AT=N gpusim ARGS` for N = 0, 1, ... (then
+ * in steps) until it succeeds: each run whose allocation N failed exits 1
+ * with "gpusim CMD: out of memory" and nothing on stdout, never a document
+ * with fields or rows missing; the one that succeeds prints the document
+ * a run without failures prints, to the shape.
+ */
+static void check_json_oom(const char *cmd, const char *prep, const char *args)
+{
+	static char want[32768], got[32768];
+	char line[4096], msg[128];
+	cJSON *root;
+	int n, st;
+
+	snprintf(line, sizeof(line), "%s; gpusim_json() { %s %s; }; gpusim_json", prep,
+		 GS_GPUSIM_BIN, args);
+	assert_int_equal(gpusim_sh("%s", line), 0);
+	root = cJSON_Parse(out);
+	if (!root)
+		fail_msg("gpusim %s: no JSON: %s", args, out);
+	want[0] = '\0';
+	json_shape(root, want, sizeof(want));
+	cJSON_Delete(root);
+	snprintf(msg, sizeof(msg), "gpusim %s: out of memory\n", cmd);
+	for (n = 0;; n += n < 64 ? 1 : 7) {
+		snprintf(line, sizeof(line),
+			 "%s; GS_TEST_JSON_FAIL_AT=%d %s %s >o.json 2>e.txt; echo $?", prep, n,
+			 GS_GPUSIM_BIN, args);
+		assert_int_equal(gpusim_sh("%s", line), 0);
+		st = atoi(out);
+		if (st == 0)
+			break;
+		if (st != 1)
+			fail_msg("gpusim %s, allocation %d failing: exit %d", args, n, st);
+		assert_int_equal(gpusim_sh("cat e.txt; wc -c <o.json"), 0);
+		if (!strstr(out, msg) || !strstr(out, "\n0\n"))
+			fail_msg("gpusim %s, allocation %d failing: exit 1 with %s", args, n,
+				 out);
+		if (n > 100000)
+			fail_msg("gpusim %s: still failing at allocation %d", args, n);
+	}
+	assert_int_equal(gpusim_sh("cat o.json"), 0);
+	root = cJSON_Parse(out);
+	if (!root)
+		fail_msg("gpusim %s, allocation %d failing: exit 0 with %s", args, n, out);
+	got[0] = '\0';
+	json_shape(root, got, sizeof(got));
+	cJSON_Delete(root);
+	if (strcmp(got, want))
+		fail_msg("gpusim %s, allocation %d failing: exit 0 with a document of shape\n"
+			 "%s\nnot\n%s", args, n, got, want);
+}
+
+/*
+ * --json when memory runs out while the document is built (the test
+ * build's GS_TEST_JSON_FAIL_AT): exit 1 and the message, never a
+ * document with fields or rows dropped and exit 0. Sweep is checked
+ * resuming a finished matrix: its JSON is read back from the database.
+ */
+static void test_json_out_of_memory(void **state)
+{
+	(void)state;
+	check_json_oom("policies", ":", "policies --json");
+	check_json_oom("replay", ":",
+		       "replay --nodes nodes.csv --pods pods.csv --policy binpack,fgd --no-db --json");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --policy binpack,spread "
+				"--db oom.db -q"), 0);
+	check_json_oom("inspect", ":", "inspect --db oom.db --json");
+	check_json_oom("inspect", ":", "inspect --db oom.db --run 1 --nodes all --details --json");
+	assert_int_equal(gpusim("sweep --nodes nodes.csv --pods pods.csv --policy binpack,spread "
+				"--seeds 1 --db sw.db -q"), 0);
+	check_json_oom("sweep", ":",
+		       "sweep --nodes nodes.csv --pods pods.csv --policy binpack,spread --seeds 1 "
+		       "--db sw.db "
+		       "--json");
+}
+
 static void test_same_seed_same_rows(void **state)
 {
 	static const char *const queries[] = {
@@ -595,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_same_seed_same_rows),
 		cmocka_unit_test(test_replay_table),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_json_out_of_memory),
 		cmocka_unit_test(test_replay_no_pods),
 		cmocka_unit_test(test_replay_sharing),
 		cmocka_unit_test(test_docgen_options),

@@ -266,16 +266,7 @@ static void json_number_or_null(cJSON *obj, const char *key, double v)
 
 int gs_inspect_print_json(cJSON *root)
 {
-	char *text = root ? cJSON_Print(root) : NULL;
-
-	cJSON_Delete(root);
-	if (!text) {
-		fprintf(stderr, "gpusim inspect: out of memory\n");
-		return GS_EXIT_FAIL;
-	}
-	printf("%s\n", text);
-	cJSON_free(text);
-	return GS_EXIT_OK;
+	return gs_json_print("inspect", root);
 }
 
 cJSON *gs_inspect_run_json(const struct gs_run_row *r)

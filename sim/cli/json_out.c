@@ -1,15 +1,78 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * json_out.c - run objects for --json (see json_out.h).
+ * json_out.c - run objects for --json, and the allocator that tells a
+ * --json output apart from one a failed allocation cut short (see
+ * json_out.h).
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cmd.h"
 #include "cli/json_out.h"
 #include "core/error.h"
+
+/* Set for good by the first cJSON allocation that fails (workers of a sweep allocate too). */
+static atomic_bool json_oom;
+
+#ifdef GS_TEST_HOOKS
+/* GS_TEST_JSON_FAIL_AT=N: cJSON allocation N (from 0) fails, the others not (test builds only). */
+static atomic_bool fail_armed;
+static atomic_llong allocs_before_fail;
+#endif
+
+static void *json_malloc(size_t n)
+{
+	void *p;
+
+#ifdef GS_TEST_HOOKS
+	if (atomic_load(&fail_armed) && atomic_fetch_sub(&allocs_before_fail, 1) == 0) {
+		atomic_store(&json_oom, true);
+		return NULL;
+	}
+#endif
+	p = malloc(n);
+	if (!p)
+		atomic_store(&json_oom, true);
+	return p;
+}
+
+void gs_json_init(void)
+{
+	cJSON_Hooks hooks = { .malloc_fn = json_malloc, .free_fn = free };
+#ifdef GS_TEST_HOOKS
+	const char *env = getenv("GS_TEST_JSON_FAIL_AT");
+	char *end;
+	long long n;
+
+	if (env && *env) {
+		n = strtoll(env, &end, 10);
+		if (!*end && n >= 0) {
+			atomic_store(&allocs_before_fail, n);
+			atomic_store(&fail_armed, true);
+		}
+	}
+#endif
+	cJSON_InitHooks(&hooks);
+}
+
+bool gs_json_oom(void)
+{
+	return atomic_load(&json_oom);
+}
+
+/* o, or NULL (o deleted) when an allocation failed while it was built. */
+static cJSON *built(cJSON *o)
+{
+	if (gs_json_oom()) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
 
 static void num(cJSON *o, const char *key, double v)
 {
@@ -103,7 +166,7 @@ cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 	num(o, "mig_idle_pct", s->mig_idle_pct);
 	num(o, "mig_slack_pct", s->mig_slack_pct);
 	params(o, params_json);
-	return o;
+	return built(o);
 }
 
 cJSON *gs_json_run_row(const struct gs_run_row *r)
@@ -153,15 +216,17 @@ cJSON *gs_json_run_row(const struct gs_run_row *r)
 	num(o, "mig_idle_pct", r->mig_idle_pct);
 	num(o, "mig_slack_pct", r->mig_slack_pct);
 	params(o, r->params_json);
-	return o;
+	return built(o);
 }
 
 int gs_json_print(const char *cmd, cJSON *root)
 {
-	char *text = root ? cJSON_Print(root) : NULL;
+	char *text = root && !gs_json_oom() ? cJSON_Print(root) : NULL;
 
 	cJSON_Delete(root);
-	if (!text) {
+	/* A failed allocation, while the document was built or printed, may have cut it. */
+	if (!text || gs_json_oom()) {
+		cJSON_free(text);
 		fprintf(stderr, "gpusim %s: out of memory\n", cmd);
 		return GS_EXIT_FAIL;
 	}

@@ -17,16 +17,34 @@
 #include "store/results.h"
 
 /*
+ * Installs the cJSON allocator of gpusim, once, before any cJSON call and
+ * any thread: plain malloc and free, which also notes for good that an
+ * allocation failed (gs_json_oom()). In a test build (GS_TEST_HOOKS, set
+ * when BUILD_TESTING is on), GS_TEST_JSON_FAIL_AT=N in the environment
+ * makes cJSON allocation number N (from 0) fail, and only that one, to
+ * test that path.
+ */
+void gs_json_init(void);
+
+/*
+ * Whether a cJSON allocation has failed since gs_json_init(): a document
+ * built since then may lack fields or rows (cJSON_Add* and cJSON_Create*
+ * return NULL, and adding NULL adds nothing), so it must not be printed.
+ */
+bool gs_json_oom(void);
+
+/*
  * The object of a run that just finished: policy, the summary s of sim
  * (gs_sim_summarize()), pods_path (its file name is pods_file), params_json
  * (parsed into "params"), run_id (null when 0: not stored) and wall_ms.
- * Returns a new object (caller deletes) or NULL when out of memory.
+ * Returns a new object (caller deletes) or NULL when out of memory, now
+ * or earlier (gs_json_oom()).
  */
 cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 			   const struct gs_summary *s, const char *pods_path,
 			   const char *params_json, int64_t run_id, double wall_ms);
 
-/* The object of a stored run, from its row. Returns a new object or NULL when out of memory. */
+/* The object of a stored run, from its row: a new object, or NULL when gs_json_oom(). */
 cJSON *gs_json_run_row(const struct gs_run_row *r);
 
 /*
@@ -39,9 +57,11 @@ cJSON *gs_json_run_row(const struct gs_run_row *r);
 bool gs_json_add_u64(cJSON *o, const char *key, uint64_t v);
 
 /*
- * Prints root (an array, usually) on stdout, deletes it and returns 0, or
- * prints "gpusim CMD: out of memory" and returns 1 when root is NULL or
- * cannot be printed.
+ * Prints root (an array, usually) on stdout, deletes it and returns 0; or
+ * deletes it, prints "gpusim CMD: out of memory" on stderr, nothing on
+ * stdout, and returns 1 when root is NULL, cannot be printed, or a cJSON
+ * allocation has failed since gs_json_init() (gs_json_oom(): the document
+ * may lack fields or rows). Every --json output goes through here.
  */
 int gs_json_print(const char *cmd, cJSON *root);
 

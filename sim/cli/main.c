@@ -17,6 +17,7 @@
 
 #include "cli/cmd.h"
 #include "cli/docgen.h"
+#include "cli/json_out.h"
 #include "core/version.h"
 
 #define GS_CMD_ENTRY(name, typed, summary) { typed, gs_cmd_##name, summary, gs_cmd_##name##_specs },
@@ -137,5 +138,6 @@ static int run(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	keep_freed_memory();
+	gs_json_init();
 	return finish(run(argc, argv));
 }
