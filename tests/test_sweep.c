@@ -287,6 +287,76 @@ static void test_sweep_deterministic(void **st)
 	gs_sweep_release(&b);
 }
 
+/* A timed trace of n pods, one arrival a second, the shapes of write_inputs(). */
+static void write_timed(const char *path, int n)
+{
+	static const int shapes[][3] = {
+		{ 4000, 1, 500 }, { 8000, 1, 1000 }, { 2000, 1, 250 }, { 16000, 2, 1000 },
+	};
+	FILE *f = fopen(path, "w");
+	int i;
+
+	assert_non_null(f);
+	fprintf(f, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,"
+		   "creation_time,deletion_time\n");
+	for (i = 0; i < n; i++) {
+		const int *s = shapes[(i * 3 + i / 4) % 4];
+
+		fprintf(f, "p-%05d,%d,%d,%d,%d,0,,%d,%d\n", i, s[0], 8192, s[1], s[2], i,
+			i + 60 + (i * 37) % 120);
+	}
+	fclose(f);
+}
+
+/*
+ * Run ids follow the plan, not the finishing order: a slow trace first and
+ * a tiny one after it, with more workers than cells of either, give on a
+ * fresh database ids 1, 2, ... in plan order with 1, 2 and 5 jobs, and a
+ * resumed sweep adds its new runs after them, again in plan order.
+ */
+static void test_sweep_plan_order(void **st)
+{
+	char big[256], tiny[256], dbp[300], name[64], err[1024];
+	const char *pods[] = { big, tiny };
+	const struct gs_policy *pols[2];
+	const uint64_t seeds[] = { 1, 2, 3 }, seeds4[] = { 1, 2, 3, 4 };
+	struct gs_sweep_spec spec = small_spec(pods, pols, seeds, 3);
+	static const int jobs[] = { 1, 2, 5 };
+	struct gs_sweep a;
+	size_t i, k;
+
+	(void)st;
+	gs_test_path("order-big.csv", big, sizeof(big));
+	gs_test_path("order-tiny.csv", tiny, sizeof(tiny));
+	write_timed(big, 20000);
+	write_timed(tiny, 3);
+	spec.opts.mode = GS_MODE_TIME;
+	spec.n_traces = 2;
+	spec.no_pods = true;
+	for (k = 0; k < sizeof(jobs) / sizeof(jobs[0]); k++) {
+		snprintf(name, sizeof(name), "order-%d.db", jobs[k]);
+		gs_test_path(name, dbp, sizeof(dbp));
+		spec.db_path = dbp;
+		spec.jobs = jobs[k];
+		spec.seeds = seeds;
+		spec.n_seeds = 3;
+		assert_int_equal(gs_sweep_run(&spec, &a, err, sizeof(err)), 0);
+		assert_int_equal(a.n_ran, 12);
+		for (i = 0; i < 12; i++)
+			assert_int_equal(a.cells[i].run_id, (int64_t)i + 1);
+		gs_sweep_release(&a);
+
+		/* Resumed with a fourth seed: the 4 new runs are 13 to 16, in plan order. */
+		spec.seeds = seeds4;
+		spec.n_seeds = 4;
+		assert_int_equal(gs_sweep_run(&spec, &a, err, sizeof(err)), 0);
+		assert_int_equal(a.n_ran, 4);
+		for (i = 0; i < 4; i++)
+			assert_int_equal(a.cells[i * 4 + 3].run_id, (int64_t)13 + (int64_t)i);
+		gs_sweep_release(&a);
+	}
+}
+
 /*
  * Time mode, a load axis: 2 policies x loads 50 and 120 x 2 seeds = 8 runs,
  * the trace repeated 3 times.
@@ -959,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(test_sweep_and_resume),
 		cmocka_unit_test(test_sweep_no_pods),
 		cmocka_unit_test(test_sweep_deterministic),
+		cmocka_unit_test(test_sweep_plan_order),
 		cmocka_unit_test(test_sweep_errors),
 		cmocka_unit_test(test_time_sweep_loads),
 		cmocka_unit_test(test_time_plot),

@@ -120,7 +120,8 @@ static const struct gs_opt sweep_opts[] = {
 
 	{ GS_OPT_GROUP_HEADING("Execution and output:") },
 	{ GS_OPT_INT_AT(S, jobs, 1, 1024), .name = "jobs", .short_name = 'j', .arg = "N",
-	  .help = "worker threads (default: the number of CPUs)" },
+	  .help = "worker threads (default: the number of CPUs); the run ids do not depend on "
+		  "it, a finished run waits for the runs before it to be stored" },
 	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "FILE",
 	  .def = "results/fgd.db", .help = "results database" },
 	{ GS_OPT_FLAG_AT(S, no_pods), .name = "no-pods",
@@ -160,7 +161,10 @@ static const struct gs_cmd_spec sweep_cmd = {
 		 "mode; the mean wait (the one to rank by), p99 wait and completion times in\n"
 		 "time mode. Runs already complete in the database with the same inputs and\n"
 		 "options (load and time scale included) are skipped, so an interrupted sweep\n"
-		 "resumes.\n",
+		 "resumes. Runs are stored, and numbered, in the order of the matrix (traces,\n"
+		 "policies, sharing modes, loads or scales, seeds) whatever --jobs is, so the\n"
+		 "same sweep on a fresh database gives each run the same id; the ids of sweeps\n"
+		 "writing to one database at once interleave.\n",
 	.outro = "A progress bar is drawn on stderr when it is a terminal.\n"
 		 "Exit status: 0 success, 1 a run failed, 2 bad input or usage.\n",
 	.opts = sweep_opts,

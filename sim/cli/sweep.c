@@ -3,14 +3,24 @@
  * sweep.c - the run matrix of `gpusim sweep` (see sweep.h).
  *
  * The cluster and the traces are loaded once and shared read-only by the
- * workers; each worker builds its own struct gs_sim per run and writes
- * through its own database connection (results.h: WAL mode, one writer at
- * a time, each run one transaction). Jobs are handed out by index under a
+ * workers; each worker builds its own struct gs_sim per run, and the
+ * workers write through their own database connections (results.h: WAL
+ * mode, one writer at a time, each run one transaction). Jobs are handed out by index under a
  * mutex, so the results do not depend on which thread ran what. The
  * workers also take turns at writing under a mutex of their own: SQLite
  * makes a connection that finds the write lock taken sleep and retry (1,
  * 2, 5 ms and longer), while a mutex hands the turn over at once. Other
  * processes on the same database still wait through SQLite.
+ *
+ * Runs are stored in plan order, whatever the number of workers and however
+ * long each run takes, so that a sweep on a fresh database gives every run
+ * the same id every time. Jobs are taken in plan order, each into a slot of
+ * a ring of 2 x workers; a finished run waits in its slot until every job
+ * taken before it is resolved (stored, found done, claimed elsewhere or
+ * failed), and whichever worker finds the oldest slot ready stores the
+ * ready ones in order (one drainer at a time, one transaction per run). A
+ * worker takes no job beyond the ring's size ahead of the oldest
+ * unresolved one, so at most 2 x workers simulations are alive at once.
  */
 #include <errno.h>
 #include <math.h>
@@ -44,12 +54,36 @@ struct shared {
 
 	pthread_mutex_t write_lock;          /* one worker writes at a time */
 	pthread_mutex_t lock;
+	pthread_cond_t turn;                 /* stored advanced, or a failure */
 	/* Under lock: */
 	size_t next, done, seen;
+	size_t stored;                       /* jobs [0, stored) resolved: the ring's tail */
+	bool draining;                       /* a worker is storing the ready slots */
+	bool write_failed;                   /* a store failed: store no more */
+	struct slot *slots;                  /* [window], job j in slots[j % window] */
+	size_t window;
 	int rc;                              /* first failure */
 	char err[1024];
 	struct gs_sweep_cell *cells;
 	struct gs_progress bar;
+};
+
+/* What a slot of the reorder ring holds (struct shared). */
+enum slot_state {
+	SLOT_FREE = 0,
+	SLOT_BUSY,       /* its worker is claiming or running it */
+	SLOT_RUN,        /* a finished run, to be stored */
+	SLOT_NOTHING,    /* found done or claimed elsewhere: its cell is final */
+	SLOT_FAILED,     /* the run failed: nothing to store */
+};
+
+/* One job of the reorder ring; the simulation lives here until it is stored. */
+struct slot {
+	enum slot_state state;
+	size_t cell;                         /* index in the matrix */
+	struct gs_sweep_cell out;
+	struct gs_run_info ri;
+	struct gs_sim sim;                   /* alive in SLOT_RUN */
 };
 
 static double elapsed_s(const struct timespec *a, const struct timespec *b)
@@ -132,18 +166,20 @@ static void fill_figs_row(struct gs_sweep_cell *c, const struct gs_run_row *r)
 	c->fig[GS_SWEEP_PENDING] = (double)(r->n_pods - r->n_placed - r->n_failed);
 }
 
-/* Runs one cell; returns 0 or an error with a message in err. */
-static int run_cell(struct shared *sh, struct gs_db *db, size_t cell, struct gs_sweep_cell *out,
-		    char *err, size_t err_len)
+/*
+ * Runs one cell into slot sl (sl->sim, sl->ri and the figures of sl->out),
+ * without storing it: store_slot() does. Returns 0, with sl->sim alive, or
+ * an error with a message in err and nothing alive.
+ */
+static int run_cell(struct shared *sh, size_t cell, struct slot *sl, char *err, size_t err_len)
 {
 	const struct gs_sweep_spec *spec = sh->spec;
 	struct cell_ix x = cell_ix(spec, cell);
 	size_t seed_i = x.seed, tr_i = x.trace;
 	const struct gs_policy *pol = spec->policies[x.policy];
 	struct gs_replay_opts opts = setting_opts(spec, x.setting);
-	struct gs_run_info ri;
+	struct gs_run_info *ri = &sl->ri;
 	struct gs_summary sum;
-	struct gs_sim sim;
 	struct timespec t0, t1;
 	char msg[768];
 	int rc;
@@ -151,50 +187,61 @@ static int run_cell(struct shared *sh, struct gs_db *db, size_t cell, struct gs_
 	opts.seed = spec->seeds[seed_i];
 	opts.progress = NULL;
 	opts.progress_arg = NULL;
-	memset(&ri, 0, sizeof(ri));
-	clock_gettime(CLOCK_REALTIME, &ri.started_at);
+	memset(ri, 0, sizeof(*ri));
+	clock_gettime(CLOCK_REALTIME, &ri->started_at);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = gs_sim_init(&sim, &sh->clusters[tr_i], &sh->traces[tr_i], pol, &opts, msg,
+	rc = gs_sim_init(&sl->sim, &sh->clusters[tr_i], &sh->traces[tr_i], pol, &opts, msg,
 			 sizeof(msg));
 	if (rc) {
 		gs_errf(err, err_len, "%s, %s, seed %llu: %s", spec->pods_paths[tr_i], pol->name,
 			(unsigned long long)opts.seed, msg);
 		return rc;
 	}
-	rc = gs_sim_run(&sim, msg, sizeof(msg));
+	rc = gs_sim_run(&sl->sim, msg, sizeof(msg));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	clock_gettime(CLOCK_REALTIME, &ri.ended_at);
+	clock_gettime(CLOCK_REALTIME, &ri->ended_at);
 	if (rc) {
 		gs_errf(err, err_len, "%s, %s, seed %llu: %s", spec->pods_paths[tr_i], pol->name,
 			(unsigned long long)opts.seed, msg);
-		gs_sim_release(&sim);
+		gs_sim_release(&sl->sim);
 		return rc;
 	}
-	ri.policy = pol->name;
-	ri.mode = opts.mode == GS_MODE_INFLATE ? "inflate" : "time";
-	ri.seed = opts.seed;
-	ri.nodes_path = spec->nodes_path;
-	ri.nodes_sha256 = sh->nodes_sha;
-	ri.pods_path = spec->pods_paths[tr_i];
-	ri.pods_sha256 = sh->traces[tr_i].sha256;
-	ri.params_json = sh->params[x.setting];
-	ri.wall_ms = 1e3 * elapsed_s(&t0, &t1);
-	ri.no_pods = spec->no_pods;
-	ri.arrival_samples = spec->arrival_samples;
-	pthread_mutex_lock(&sh->write_lock);
-	rc = gs_db_write_run(db, &ri, &sim, &out->run_id, msg, sizeof(msg));
-	pthread_mutex_unlock(&sh->write_lock);
-	if (rc) {
-		gs_errf(err, err_len, "%s", msg);
-		gs_sim_release(&sim);
-		return rc;
-	}
-	gs_sim_summarize(&sim, &sum);
-	fill_figs(out, &sum);
-	out->wall_ms = ri.wall_ms;
-	out->skipped = false;
-	gs_sim_release(&sim);
+	ri->policy = pol->name;
+	ri->mode = opts.mode == GS_MODE_INFLATE ? "inflate" : "time";
+	ri->seed = opts.seed;
+	ri->nodes_path = spec->nodes_path;
+	ri->nodes_sha256 = sh->nodes_sha;
+	ri->pods_path = spec->pods_paths[tr_i];
+	ri->pods_sha256 = sh->traces[tr_i].sha256;
+	ri->params_json = sh->params[x.setting];
+	ri->wall_ms = 1e3 * elapsed_s(&t0, &t1);
+	ri->no_pods = spec->no_pods;
+	ri->arrival_samples = spec->arrival_samples;
+	gs_sim_summarize(&sl->sim, &sum);
+	fill_figs(&sl->out, &sum);
+	sl->out.wall_ms = ri->wall_ms;
+	sl->out.skipped = false;
 	return 0;
+}
+
+/*
+ * Stores the run run_cell() left in sl, in one transaction through db, and
+ * releases its simulation either way. Returns 0 (sl->out.run_id set) or an
+ * error with a message in err.
+ */
+static int store_slot(struct shared *sh, struct gs_db *db, struct slot *sl, char *err,
+		      size_t err_len)
+{
+	char msg[768];
+	int rc;
+
+	pthread_mutex_lock(&sh->write_lock);
+	rc = gs_db_write_run(db, &sl->ri, &sl->sim, &sl->out.run_id, msg, sizeof(msg));
+	pthread_mutex_unlock(&sh->write_lock);
+	if (rc)
+		gs_errf(err, err_len, "%s", msg);
+	gs_sim_release(&sl->sim);
+	return rc;
 }
 
 /* The key of cell i, as the plan and the claims spell it. */
@@ -274,9 +321,17 @@ static int wait_elsewhere(struct shared *sh, struct gs_db *db, char *err, size_t
 			memset(&cell, 0, sizeof(cell));
 			rc = claim_cell(sh, db, i, &cell, err, err_len);
 			if (rc == GS_CLAIM_OURS) {
-				rc = run_cell(sh, db, i, &cell, err, err_len);
+				/* The workers are gone: the ring is free, one slot will do. */
+				struct slot *sl = &sh->slots[0];
+
+				memset(&sl->out, 0, sizeof(sl->out));
+				rc = run_cell(sh, i, sl, err, err_len);
 				if (rc)
 					return rc;
+				rc = store_slot(sh, db, sl, err, err_len);
+				if (rc)
+					return rc;
+				cell = sl->out;
 				sh->done++;
 			} else if (rc < 0) {
 				return rc;
@@ -295,6 +350,62 @@ static int wait_elsewhere(struct shared *sh, struct gs_db *db, char *err, size_t
 	}
 }
 
+/* Records the first failure (under sh->lock) and wakes the workers waiting for a turn. */
+static void fail_locked(struct shared *sh, int rc, const char *err)
+{
+	if (!sh->rc) {
+		sh->rc = rc;
+		snprintf(sh->err, sizeof(sh->err), "%s", err);
+	}
+	pthread_cond_broadcast(&sh->turn);
+}
+
+/*
+ * Called under sh->lock by a worker whose job is resolved: unless another
+ * worker is at it, stores the ready slots at the ring's tail in plan order
+ * through this worker's db, dropping sh->lock while each run is written,
+ * and frees them. A failed store stops the storing of any later run (their
+ * simulations are released) and fails the sweep.
+ */
+static void drain_locked(struct shared *sh, struct gs_db *db)
+{
+	char err[1024];
+
+	if (sh->draining)
+		return;
+	sh->draining = true;
+	while (sh->stored < sh->next) {
+		struct slot *sl = &sh->slots[sh->stored % sh->window];
+
+		if (sl->state == SLOT_BUSY)
+			break;
+		if (sl->state == SLOT_RUN) {
+			int rc = 0;
+
+			if (sh->write_failed) {
+				gs_sim_release(&sl->sim);
+			} else {
+				pthread_mutex_unlock(&sh->lock);
+				rc = store_slot(sh, db, sl, err, sizeof(err));
+				pthread_mutex_lock(&sh->lock);
+			}
+			if (rc) {
+				sh->write_failed = true;
+				fail_locked(sh, rc, err);
+			} else if (!sh->write_failed) {
+				sh->cells[sl->cell] = sl->out;
+				sh->done++;
+			}
+		} else if (sl->state == SLOT_NOTHING) {
+			sh->cells[sl->cell] = sl->out;
+		}
+		sl->state = SLOT_FREE;
+		sh->stored++;
+		pthread_cond_broadcast(&sh->turn);
+	}
+	sh->draining = false;
+}
+
 static void *worker(void *arg)
 {
 	struct shared *sh = arg;
@@ -303,51 +414,48 @@ static void *worker(void *arg)
 	int rc;
 
 	rc = gs_db_open(sh->spec->db_path, &db, err, sizeof(err));
+	pthread_mutex_lock(&sh->lock);
 	if (rc) {
-		pthread_mutex_lock(&sh->lock);
-		if (!sh->rc) {
-			sh->rc = rc;
-			snprintf(sh->err, sizeof(sh->err), "%s", err);
-		}
+		fail_locked(sh, rc, err);
 		pthread_mutex_unlock(&sh->lock);
 		return NULL;
 	}
 	for (;;) {
-		struct gs_sweep_cell cell;
+		struct slot *sl;
 		size_t job;
 
-		pthread_mutex_lock(&sh->lock);
-		if (sh->rc || sh->next == sh->n_todo) {
-			pthread_mutex_unlock(&sh->lock);
+		/* Never more than the ring ahead of the oldest job not yet stored. */
+		while (!sh->rc && sh->next < sh->n_todo && sh->next - sh->stored >= sh->window)
+			pthread_cond_wait(&sh->turn, &sh->lock);
+		if (sh->rc || sh->next == sh->n_todo)
 			break;
-		}
+		sl = &sh->slots[sh->next % sh->window];
 		job = sh->todo[sh->next++];
+		sl->state = SLOT_BUSY;
+		sl->cell = job;
 		pthread_mutex_unlock(&sh->lock);
 
-		memset(&cell, 0, sizeof(cell));
-		rc = claim_cell(sh, db, job, &cell, err, sizeof(err));
+		memset(&sl->out, 0, sizeof(sl->out));
+		rc = claim_cell(sh, db, job, &sl->out, err, sizeof(err));
 		if (rc == GS_CLAIM_OURS)
-			rc = run_cell(sh, db, job, &cell, err, sizeof(err));
+			rc = run_cell(sh, job, sl, err, sizeof(err));
 		else if (rc > 0)
-			rc = 0;
+			rc = 1; /* found done or claimed elsewhere: nothing to run */
 
 		pthread_mutex_lock(&sh->lock);
-		if (rc) {
-			if (!sh->rc) {
-				sh->rc = rc;
-				snprintf(sh->err, sizeof(sh->err), "%s", err);
-			}
+		if (rc < 0) {
+			sl->state = SLOT_FAILED;
+			fail_locked(sh, rc, err);
 		} else {
-			sh->cells[job] = cell;
-			if (!cell.skipped && !cell.elsewhere)
-				sh->done++;
+			sl->state = rc == 0 ? SLOT_RUN : SLOT_NOTHING;
 			sh->seen++;
 			gs_progress_update(&sh->bar, sh->seen);
 		}
-		pthread_mutex_unlock(&sh->lock);
-		if (rc)
+		drain_locked(sh, db);
+		if (rc < 0)
 			break;
 	}
+	pthread_mutex_unlock(&sh->lock);
 	gs_db_close(db);
 	return NULL;
 }
@@ -581,24 +689,30 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	sh.cells = out->cells;
 	pthread_mutex_init(&sh.lock, NULL);
 	pthread_mutex_init(&sh.write_lock, NULL);
+	pthread_cond_init(&sh.turn, NULL);
 	gs_progress_init(&sh.bar, spec->progress, "sweep", n_todo);
 	n_threads = spec->jobs < (int)n_todo ? spec->jobs : (int)n_todo;
 	threads = calloc(n_threads ? (size_t)n_threads : 1, sizeof(*threads));
-	if (!threads) {
+	/* The reorder ring: 2 slots a worker, so that one slow run stalls no one at once. */
+	sh.window = n_threads ? 2 * (size_t)n_threads : 1;
+	sh.slots = calloc(sh.window, sizeof(*sh.slots));
+	if (!threads || !sh.slots) {
 		gs_errf(err, err_len, "out of memory");
 		rc = GS_ENOMEM;
 		pthread_mutex_destroy(&sh.lock);
 		pthread_mutex_destroy(&sh.write_lock);
+		pthread_cond_destroy(&sh.turn);
 		goto done;
 	}
 	for (k = 0; k < n_threads; k++) {
-		if (pthread_create(&threads[k], NULL, worker, &sh)) {
+		int e = pthread_create(&threads[k], NULL, worker, &sh);
+
+		if (e) {
+			char msg[256];
+
+			snprintf(msg, sizeof(msg), "cannot start worker thread: %s", strerror(e));
 			pthread_mutex_lock(&sh.lock);
-			if (!sh.rc) {
-				sh.rc = GS_ENOMEM;
-				snprintf(sh.err, sizeof(sh.err), "cannot start worker thread: %s",
-					 strerror(errno));
-			}
+			fail_locked(&sh, GS_ENOMEM, msg);
 			pthread_mutex_unlock(&sh.lock);
 			break;
 		}
@@ -614,6 +728,7 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 		sh.rc = wait_elsewhere(&sh, db, sh.err, sizeof(sh.err));
 	pthread_mutex_destroy(&sh.lock);
 	pthread_mutex_destroy(&sh.write_lock);
+	pthread_cond_destroy(&sh.turn);
 	out->n_ran = sh.done;
 	/* Cells found done or claimed when their turn came, as well as before. */
 	out->n_skipped = 0;
@@ -640,6 +755,7 @@ done:
 	out->wall_s = elapsed_s(&t0, &t1);
 	gs_db_close(db);
 	free(threads);
+	free(sh.slots);
 	free(todo);
 	free(plan);
 	if (params)

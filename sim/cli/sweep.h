@@ -4,14 +4,17 @@
  * parallel, a setting being one load or one time scale of a list (or the
  * options as given).
  *
- * Each run is an independent simulation (one struct gs_sim per worker
- * thread, no shared mutable state besides the job counter); every finished
- * run is written to the results database in its own transaction, by the
- * worker's own connection. A run already complete in the database with the
- * same key (policy, trace checksum, cluster checksum, seed, parameters) is
- * skipped, so an interrupted sweep resumes where it stopped; the key's
- * parameters (params_json) hold the load or the time scale, so a sweep
- * resumes across those axes too.
+ * Each run is an independent simulation (one struct gs_sim per run, no
+ * shared mutable state besides the job counter and the reorder ring); every
+ * finished run is written to the results database in its own transaction,
+ * through a worker's own connection, in plan order whatever spec->jobs is
+ * (a finished run waits, at most 2 x jobs of them, for the runs before it),
+ * so a sweep on a fresh database numbers its runs the same every time. A
+ * run already complete in the database with the same key (policy, trace
+ * checksum, cluster checksum, seed, parameters) is skipped, so an
+ * interrupted sweep resumes where it stopped; the key's parameters
+ * (params_json) hold the load or the time scale, so a sweep resumes across
+ * those axes too.
  *
  * Beyond one process (store/plan.h): the sweep records its whole matrix
  * as a plan in the database, runs only its shard of it (--shard K/N, a
