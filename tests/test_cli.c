@@ -660,7 +660,10 @@ static void test_replay_sharing(void **state)
 /*
  * The build's `--man DIR` and `--completion SHELL [FILE]`: a shell it does
  * not know is a usage error that leaves FILE as it was (it used to empty
- * it before looking at the shell); bash and zsh write a script.
+ * it before looking at the shell); bash and zsh write a script. --man
+ * makes a missing DIR (it exited 1), and refuses a DIR too long for its
+ * pages' paths (they were cut at 4096 bytes, and the pages written under
+ * the cut name).
  */
 static void test_docgen_options(void **state)
 {
@@ -682,6 +685,18 @@ static void test_docgen_options(void **state)
 	assert_string_equal(out, "#compdef gpusim\n");
 	assert_int_equal(gpusim("--man"), 2);
 	assert_non_null(strstr(out, "usage: gpusim --man DIR"));
+	/* A missing DIR is made, parents too, like plot --out. */
+	assert_int_equal(gpusim("--man new/man1 && ls new/man1 | grep -c '[.]1$'"), 0);
+	assert_true(atoi(out) >= 10);
+	/* DIR where a file is: a usage error naming it. */
+	assert_int_equal(gpusim("--man keep.sh/man1"), 2);
+	assert_string_equal(out, "gpusim: --man: keep.sh: cannot create: Not a directory\n");
+	/* A DIR too long for the pages' paths is refused whole, not cut short. */
+	assert_int_equal(gpusim("--man $(printf 'd%%.0s' $(seq 4090))"), 2);
+	assert_non_null(strstr(out, "gpusim: --man: DIR is 4090 bytes long; the page paths under it "
+				    "need at most 4095"));
+	assert_int_equal(gpusim("ls | grep -c '^dddd' || true"), 0);
+	assert_string_equal(out, "0\n");
 }
 
 /*

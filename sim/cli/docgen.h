@@ -12,9 +12,13 @@
 #include <stdio.h>
 
 /*
- * Writes gpusim.1 and one gpusim-NAME.1 per command into dir, which must
- * exist. Returns 0, or 1 after a message on stderr naming the file that
- * could not be written.
+ * Writes gpusim.1 and one gpusim-NAME.1 per command into dir, making dir
+ * and its missing parents first (like plot --out). Returns 0; 2 after a
+ * message on stderr, writing nothing, when dir cannot be made (a file is
+ * in the way, no permission) or is too long for the pages' paths (4095
+ * bytes, "DIR/gpusim-NAME.1", checked for every page before any is
+ * written, never cut); 1 after a message naming the file that could not
+ * be written.
  */
 int gs_man_write_all(const char *dir);
 

@@ -4,8 +4,9 @@
  * subcommands listed in cmd.h, whose registry (gs_commands) it defines.
  *
  * Two options are for the build, not for users, and --help does not list
- * them: `gpusim --man DIR` writes the man pages into DIR and `gpusim
- * --completion bash|zsh [FILE]` writes a completion script (docgen.h).
+ * them: `gpusim --man DIR` writes the man pages into DIR (made when
+ * missing) and `gpusim --completion bash|zsh [FILE]` writes a completion
+ * script (docgen.h).
  */
 #include <errno.h>
 #include <stdbool.h>

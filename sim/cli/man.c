@@ -15,7 +15,9 @@
 #include "cli/cmd.h"
 #include "cli/docgen.h"
 #include "cli/opt.h"
+#include "core/error.h"
 #include "core/version.h"
+#include "io/path.h"
 
 /* What a man page has beyond the option tables. Example lines: "$ " a command, else prose. */
 struct man_extra {
@@ -557,14 +559,25 @@ static void write_main_page(FILE *f)
 	      "or in the source tree.\n", f);
 }
 
-/* Writes dir/page.1: gpusim-NAME(1) for c, gpusim(1) for NULL. Returns 0 or 1. */
+/* The longest path a page may have, terminator included (Linux's PATH_MAX). */
+#define MAN_PATH_MAX 4096
+
+/*
+ * Writes dir/page.1: gpusim-NAME(1) for c, gpusim(1) for NULL. Returns 0
+ * or 1. gs_man_write_all() has checked that the path fits.
+ */
 static int write_file(const char *dir, const char *page, const struct gs_command *c)
 {
-	char path[4096];
+	char path[MAN_PATH_MAX];
 	FILE *f;
-	int bad;
+	int bad, len;
 
-	snprintf(path, sizeof(path), "%s/%s.1", dir, page);
+	len = snprintf(path, sizeof(path), "%s/%s.1", dir, page);
+	if (len < 0 || (size_t)len >= sizeof(path)) {
+		fprintf(stderr, "gpusim: --man: %s/%s.1: path longer than %d bytes\n", dir, page,
+			MAN_PATH_MAX - 1);
+		return 1;
+	}
 	f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "gpusim: %s: cannot create: %s\n", path, strerror(errno));
@@ -584,8 +597,26 @@ static int write_file(const char *dir, const char *page, const struct gs_command
 
 int gs_man_write_all(const char *dir)
 {
-	size_t i;
+	size_t i, page_len = strlen("gpusim"), dir_len = strlen(dir);
+	char err[MAN_PATH_MAX + 128];
+	int rc;
 
+	/* Every page's path must fit, checked before any is written: no half set. */
+	for (i = 0; i < gs_n_commands; i++)
+		if (strlen("gpusim-") + strlen(gs_commands[i].name) > page_len)
+			page_len = strlen("gpusim-") + strlen(gs_commands[i].name);
+	if (dir_len + strlen("/") + page_len + strlen(".1") > MAN_PATH_MAX - 1) {
+		fprintf(stderr, "gpusim: --man: DIR is %zu bytes long; the page paths under it need "
+				"at most %d (DIR at most %zu)\n", dir_len, MAN_PATH_MAX - 1,
+			(size_t)(MAN_PATH_MAX - 1) - page_len - strlen("/.1"));
+		return 2;
+	}
+	/* A missing DIR is made, parents too, as plot --out makes its directory. */
+	rc = gs_mkdir_p(dir, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "gpusim: --man: %s\n", rc == GS_ENOMEM ? "out of memory" : err);
+		return rc == GS_ENOMEM ? 1 : 2;
+	}
 	if (write_file(dir, "gpusim", NULL))
 		return 1;
 	for (i = 0; i < gs_n_commands; i++) {
