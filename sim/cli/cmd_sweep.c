@@ -166,7 +166,14 @@ static const struct gs_cmd_spec sweep_cmd = {
 		 "same sweep on a fresh database gives each run the same id; the ids of sweeps\n"
 		 "writing to one database at once interleave.\n",
 	.outro = "A progress bar is drawn on stderr when it is a terminal.\n"
-		 "Exit status: 0 success, 1 a run failed, 2 bad input or usage.\n",
+		 "Ctrl-C (SIGINT) or SIGTERM stops the sweep cleanly: no new run starts, the\n"
+		 "runs in progress are cut short and not stored, every finished run is stored,\n"
+		 "and the same command run again resumes (a run finished after a cut one keeps\n"
+		 "its id, so after an interruption the ids need not follow the matrix). A\n"
+		 "second signal kills at once; each run is one transaction, so the database\n"
+		 "stays consistent either way.\n"
+		 "Exit status: 0 success, 1 a run failed, 2 bad input or usage, 130 stopped by\n"
+		 "SIGINT, 143 stopped by SIGTERM.\n",
 	.opts = sweep_opts,
 };
 
@@ -282,8 +289,15 @@ int gs_cmd_sweep(int argc, char **argv)
 	spec.shard_n = a.shard.n;
 	spec.claim_timeout_s = a.claim_timeout_s;
 	spec.progress = stderr;
+	spec.on_signals = true;
 
 	rc = gs_sweep_run(&spec, &result, err, sizeof(err));
+	if (rc == GS_EINTR) {
+		/* Stopped by a signal, all it finished stored: 128 + the signal, as a shell says. */
+		fprintf(stderr, "gpusim sweep: %s\n", err);
+		status = 128 + result.signal;
+		goto out;
+	}
 	if (rc) {
 		fprintf(stderr, "gpusim sweep: %s\n", err);
 		/* Unreadable inputs are the user's to fix; a run that breaks is ours. */

@@ -21,10 +21,21 @@
  * ready ones in order (one drainer at a time, one transaction per run). A
  * worker takes no job beyond the ring's size ahead of the oldest
  * unresolved one, so at most 2 x workers simulations are alive at once.
+ *
+ * Interruption (spec->on_signals): the first SIGINT or SIGTERM only sets
+ * stop_sig. Workers then take no new job, the runs in progress stop at
+ * their next event (the engine watches the flag; a big trace would take
+ * long to finish) and count as resolved with nothing to store, and the
+ * ready runs are stored as usual, including those after a cut one: no
+ * finished run is thrown away, at the price of plan order on resume (the
+ * cut runs get the next ids then). A fresh sweep that is not interrupted
+ * still numbers its runs in plan order. The handler is installed with
+ * SA_RESETHAND, so a second signal has the default action and kills.
  */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +51,19 @@
 #include "cli/sweep.h"
 #include "io/trace/load.h"
 #include "io/trace/trace.h"
+
+/*
+ * The first SIGINT or SIGTERM while a sweep runs with spec->on_signals, 0
+ * until then. Process-wide, as signals are; gs_sweep_run() clears it.
+ */
+static volatile sig_atomic_t stop_sig;
+
+/* Async-signal-safe: only notes the signal (SA_RESETHAND makes the next one kill). */
+static void on_stop_signal(int sig)
+{
+	if (!stop_sig)
+		stop_sig = sig;
+}
 
 /* What the workers share. Everything but the marked fields is read-only. */
 struct shared {
@@ -58,6 +82,7 @@ struct shared {
 	/* Under lock: */
 	size_t next, done, seen;
 	size_t stored;                       /* jobs [0, stored) resolved: the ring's tail */
+	size_t abandoned;                    /* runs cut short by a signal */
 	bool draining;                       /* a worker is storing the ready slots */
 	bool write_failed;                   /* a store failed: store no more */
 	struct slot *slots;                  /* [window], job j in slots[j % window] */
@@ -75,6 +100,7 @@ enum slot_state {
 	SLOT_RUN,        /* a finished run, to be stored */
 	SLOT_NOTHING,    /* found done or claimed elsewhere: its cell is final */
 	SLOT_FAILED,     /* the run failed: nothing to store */
+	SLOT_CUT,        /* cut short by a signal: nothing to store, its claim goes */
 };
 
 /* One job of the reorder ring; the simulation lives here until it is stored. */
@@ -85,6 +111,12 @@ struct slot {
 	struct gs_run_info ri;
 	struct gs_sim sim;                   /* alive in SLOT_RUN */
 };
+
+/* Whether the sweep was told to stop. */
+static bool stopping(const struct shared *sh)
+{
+	return sh->spec->on_signals && stop_sig != 0;
+}
 
 static double elapsed_s(const struct timespec *a, const struct timespec *b)
 {
@@ -187,6 +219,7 @@ static int run_cell(struct shared *sh, size_t cell, struct slot *sl, char *err, 
 	opts.seed = spec->seeds[seed_i];
 	opts.progress = NULL;
 	opts.progress_arg = NULL;
+	opts.stop = spec->on_signals ? &stop_sig : NULL;
 	memset(ri, 0, sizeof(*ri));
 	clock_gettime(CLOCK_REALTIME, &ri->started_at);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -316,6 +349,8 @@ static int wait_elsewhere(struct shared *sh, struct gs_db *db, char *err, size_t
 		for (i = 0; i < n_cells; i++) {
 			struct gs_sweep_cell cell;
 
+			if (stopping(sh))
+				return 0;
 			if (!sh->cells[i].elsewhere)
 				continue;
 			memset(&cell, 0, sizeof(cell));
@@ -326,6 +361,10 @@ static int wait_elsewhere(struct shared *sh, struct gs_db *db, char *err, size_t
 
 				memset(&sl->out, 0, sizeof(sl->out));
 				rc = run_cell(sh, i, sl, err, err_len);
+				if (rc == GS_EINTR && stopping(sh)) {
+					sh->abandoned++;
+					return 0;
+				}
 				if (rc)
 					return rc;
 				rc = store_slot(sh, db, sl, err, err_len);
@@ -398,6 +437,9 @@ static void drain_locked(struct shared *sh, struct gs_db *db)
 			}
 		} else if (sl->state == SLOT_NOTHING) {
 			sh->cells[sl->cell] = sl->out;
+		} else if (sl->state == SLOT_CUT) {
+			sh->cells[sl->cell].run_id = -1;
+			sh->abandoned++;
 		}
 		sl->state = SLOT_FREE;
 		sh->stored++;
@@ -423,11 +465,29 @@ static void *worker(void *arg)
 	for (;;) {
 		struct slot *sl;
 		size_t job;
+		bool cut;
 
-		/* Never more than the ring ahead of the oldest job not yet stored. */
-		while (!sh->rc && sh->next < sh->n_todo && sh->next - sh->stored >= sh->window)
-			pthread_cond_wait(&sh->turn, &sh->lock);
-		if (sh->rc || sh->next == sh->n_todo)
+		/*
+		 * Never more than the ring ahead of the oldest job not yet stored.
+		 * A signal handler cannot wake us: look at the flag every 100 ms.
+		 */
+		while (!sh->rc && !stopping(sh) && sh->next < sh->n_todo &&
+		       sh->next - sh->stored >= sh->window) {
+			if (sh->spec->on_signals) {
+				struct timespec until;
+
+				clock_gettime(CLOCK_REALTIME, &until);
+				until.tv_nsec += 100 * 1000 * 1000;
+				if (until.tv_nsec >= 1000 * 1000 * 1000) {
+					until.tv_sec++;
+					until.tv_nsec -= 1000 * 1000 * 1000;
+				}
+				pthread_cond_timedwait(&sh->turn, &sh->lock, &until);
+			} else {
+				pthread_cond_wait(&sh->turn, &sh->lock);
+			}
+		}
+		if (sh->rc || stopping(sh) || sh->next == sh->n_todo)
 			break;
 		sl = &sh->slots[sh->next % sh->window];
 		job = sh->todo[sh->next++];
@@ -443,7 +503,10 @@ static void *worker(void *arg)
 			rc = 1; /* found done or claimed elsewhere: nothing to run */
 
 		pthread_mutex_lock(&sh->lock);
-		if (rc < 0) {
+		cut = rc == GS_EINTR && stopping(sh);
+		if (cut) {
+			sl->state = SLOT_CUT;
+		} else if (rc < 0) {
 			sl->state = SLOT_FAILED;
 			fail_locked(sh, rc, err);
 		} else {
@@ -452,7 +515,7 @@ static void *worker(void *arg)
 			gs_progress_update(&sh->bar, sh->seen);
 		}
 		drain_locked(sh, db);
-		if (rc < 0)
+		if (rc < 0 && !cut)
 			break;
 	}
 	pthread_mutex_unlock(&sh->lock);
@@ -520,7 +583,10 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	char nodes_sha[GS_SHA256_HEX], **params = NULL, owner[512] = "";
 	struct gs_plan_cell *plan = NULL;
 	struct timespec t0, t1;
-	int rc = 0, n_threads = 0, k;
+	struct sigaction on_sig, old_int, old_term;
+	bool caught = false;
+	int rc = 0, n_threads = 0, k, sig = 0;
+	size_t n_stored = 0, n_cut = 0;
 
 	memset(out, 0, sizeof(*out));
 	memset(&sh, 0, sizeof(sh));
@@ -704,6 +770,17 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 		pthread_cond_destroy(&sh.turn);
 		goto done;
 	}
+	if (spec->on_signals) {
+		/* Only now: before any run is claimed, a signal has nothing to lose. */
+		memset(&on_sig, 0, sizeof(on_sig));
+		on_sig.sa_handler = on_stop_signal;
+		sigemptyset(&on_sig.sa_mask);
+		on_sig.sa_flags = SA_RESETHAND | SA_RESTART;
+		stop_sig = 0;
+		sigaction(SIGINT, &on_sig, &old_int);
+		sigaction(SIGTERM, &on_sig, &old_term);
+		caught = true;
+	}
 	for (k = 0; k < n_threads; k++) {
 		int e = pthread_create(&threads[k], NULL, worker, &sh);
 
@@ -720,12 +797,13 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	n_threads = k;
 	for (k = 0; k < n_threads; k++)
 		pthread_join(threads[k], NULL);
-	if (sh.rc == 0)
+	if (sh.rc == 0 && !stopping(&sh))
 		gs_progress_done(&sh.bar);
 	else if (sh.bar.on)
 		fputc('\n', spec->progress);
-	if (sh.rc == 0)
+	if (sh.rc == 0 && !stopping(&sh))
 		sh.rc = wait_elsewhere(&sh, db, sh.err, sizeof(sh.err));
+	sig = spec->on_signals ? (int)stop_sig : 0;
 	pthread_mutex_destroy(&sh.lock);
 	pthread_mutex_destroy(&sh.write_lock);
 	pthread_cond_destroy(&sh.turn);
@@ -749,6 +827,20 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 			rc = r;
 		}
 	}
+	if (caught) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		caught = false;
+	}
+	if (rc == 0 && sig) {
+		/* Everything finished is stored and no claim is left: say so, report no figures. */
+		n_stored = sh.done;
+		n_cut = sh.abandoned;
+		gs_errf(err, err_len, "interrupted by %s: %zu runs stored in %s, %zu cut short "
+			"and not stored; run the same command again to resume",
+			sig == SIGINT ? "SIGINT" : "SIGTERM", n_stored, spec->db_path, n_cut);
+		rc = GS_EINTR;
+	}
 
 done:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -770,8 +862,17 @@ done:
 			gs_cluster_release(&clusters[i]);
 	free(traces);
 	free(clusters);
+	if (caught) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+	}
 	if (rc)
 		gs_sweep_release(out);
+	if (rc == GS_EINTR) {
+		out->n_ran = n_stored;
+		out->n_abandoned = n_cut;
+		out->signal = sig;
+	}
 	return rc;
 }
 

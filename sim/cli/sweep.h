@@ -83,6 +83,12 @@ struct gs_sweep_spec {
 	 */
 	int64_t claim_timeout_s;
 	FILE *progress;                         /* a bar when it is a terminal; may be NULL */
+	/*
+	 * Stop cleanly on SIGINT or SIGTERM (the command line sets it): while
+	 * the runs go, gs_sweep_run() catches the first such signal, stores
+	 * what finished and returns GS_EINTR (see there); a second one kills.
+	 */
+	bool on_signals;
 };
 
 /* The figures of a run the summary aggregates over seeds (enum gs_sweep_fig indexes them). */
@@ -121,6 +127,8 @@ struct gs_sweep {
 	size_t n_ran, n_skipped;
 	size_t n_other_shards;        /* cells left to other shards */
 	size_t n_elsewhere;           /* cells another sweep was running */
+	size_t n_abandoned;           /* GS_EINTR: runs cut short, not stored */
+	int signal;                   /* GS_EINTR: the signal that stopped the sweep */
 	char plan_id[65];             /* the matrix's id in sweep_plans */
 	double wall_s;                /* of the whole sweep */
 };
@@ -131,7 +139,13 @@ struct gs_sweep {
  * (GS_EDB, GS_ESCHEMA), then runs the missing cells on spec->jobs threads.
  * The first failing run stops the others (its error is returned, GS_ENOMEM
  * or GS_ECHECK or GS_EDB). err gets a one-line message. On success fills
- * *out, which the caller releases.
+ * *out, which the caller releases. With spec->on_signals, a SIGINT or
+ * SIGTERM while the runs go makes the workers take no new job and cut the
+ * runs in progress short (they are not stored; a resume runs them), stores
+ * every finished run (in plan order among themselves, so a run after a cut
+ * one gets a lower id than the cut one will get on resume), releases its
+ * claims and returns GS_EINTR; *out then holds only n_ran (runs stored),
+ * n_abandoned and signal, and owns nothing. A second signal kills at once.
  */
 int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *err,
 		 size_t err_len);

@@ -994,6 +994,8 @@ static int run_time(struct gs_sim *sim)
 					 sim->frag_on ? gs_frag_total(&sim->frag) : 0);
 		if (ev.kind == GS_EV_ARRIVE)
 			progress(sim, (size_t)sim->stats.arrived);
+		if (sim->opts.stop && *sim->opts.stop)
+			return GS_EINTR;
 		if (ev.kind != GS_EV_SAMPLE && sim->stats.events % sim->opts.sample_every == 0) {
 			rc = take_sample(sim, ev.t_s);
 			if (rc)
@@ -1026,6 +1028,8 @@ static int run_inflate(struct gs_sim *sim)
 			return rc;
 		}
 		progress(sim, i + 1);
+		if (sim->opts.stop && *sim->opts.stop)
+			return GS_EINTR;
 		if (sim->stats.events % sim->opts.sample_every == 0) {
 			rc = take_sample(sim, (int64_t)i);
 			if (rc)
@@ -1134,6 +1138,9 @@ int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 			snprintf(msg, sizeof(msg), "a pending pod fits a node but was not placed");
 		gs_errf(err, err_len, "invariant violated after event %lld: %s",
 			(long long)sim->stats.events, msg);
+	} else if (rc == GS_EINTR) {
+		gs_errf(err, err_len, "simulation stopped after event %lld",
+			(long long)sim->stats.events);
 	} else if (rc == GS_ELIMIT && sim->fail_msg[0]) {
 		gs_errf(err, err_len, "simulation refused after event %lld: %s",
 			(long long)sim->stats.events, sim->fail_msg);

@@ -24,6 +24,7 @@
 #ifndef GS_REPLAY_H
 #define GS_REPLAY_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -74,6 +75,12 @@ struct gs_replay_opts {
 	/* Optional progress callback, called about every 1% of pods. */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
+	/*
+	 * Optional: when *stop turns nonzero (a signal handler sets it), the run
+	 * ends after the event at hand and gs_sim_run() returns GS_EINTR. Not a
+	 * parameter of the results: a stopped run is never stored.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Fills the defaults documented in `gpusim replay --help`. */
@@ -226,8 +233,9 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
  * GS_ECHECK (with --check, an invariant broke; err says which), GS_ELIMIT
  * (simulated time or the sum of waits would pass INT64_MAX seconds: a pod
  * that starts late and runs for nearly GS_TIME_MAX_S; err names it) or
- * GS_ENOMEM. A deadline (--max-wait) or a sampling point past INT64_MAX
- * never comes, which is not an error.
+ * GS_ENOMEM, or GS_EINTR when opts.stop turned nonzero (the run is cut
+ * short: release it, store nothing). A deadline (--max-wait) or a sampling
+ * point past INT64_MAX never comes, which is not an error.
  */
 int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len);
 
