@@ -447,6 +447,46 @@ static void test_json_out_of_memory(void **state)
 		       "--json");
 }
 
+/*
+ * Storing a run when a cJSON allocation fails (GS_TEST_JSON_FAIL_AT=N, no
+ * --json: the failures fall on params_json's check in the store, among
+ * others): sweep and replay exit 1 and say out of memory, for every N up
+ * to the first that succeeds; never exit 2 or "params_json is not valid
+ * JSON", which is for bad input.
+ */
+static void test_store_out_of_memory(void **state)
+{
+	static const char *const cmds[] = {
+		"sweep --nodes nodes.csv --pods pods.csv --policy binpack,spread --seeds 1,2",
+		"replay --nodes nodes.csv --pods pods.csv --policy binpack,spread",
+	};
+	char msg[64];
+	size_t c;
+	int n, st, n_fail;
+
+	(void)state;
+	for (c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
+		snprintf(msg, sizeof(msg), "gpusim %.*s: ", (int)strcspn(cmds[c], " "), cmds[c]);
+		for (n = 0, n_fail = 0;; n++) {
+			assert_int_equal(gpusim_sh("rm -f som.db*; GS_TEST_JSON_FAIL_AT=%d %s %s "
+						   "--db som.db -q >/dev/null 2>e.txt; echo $?",
+						   n, GS_GPUSIM_BIN, cmds[c]), 0);
+			st = atoi(out);
+			if (st == 0)
+				break;
+			assert_int_equal(gpusim_sh("cat e.txt"), 0);
+			if (st != 1 || !strstr(out, msg) || !strstr(out, "out of memory") ||
+			    strstr(out, "not valid JSON"))
+				fail_msg("%s, allocation %d failing: exit %d with %s", cmds[c], n, st,
+					 out);
+			n_fail++;
+			if (n > 10000)
+				fail_msg("%s: still failing at allocation %d", cmds[c], n);
+		}
+		assert_true(n_fail > 0);
+	}
+}
+
 static void test_same_seed_same_rows(void **state)
 {
 	static const char *const queries[] = {
@@ -732,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_replay_table),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_out_of_memory),
+		cmocka_unit_test(test_store_out_of_memory),
 		cmocka_unit_test(test_replay_no_pods),
 		cmocka_unit_test(test_replay_sharing),
 		cmocka_unit_test(test_docgen_options),

@@ -14,9 +14,7 @@
 #include "cli/cmd.h"
 #include "cli/json_out.h"
 #include "core/error.h"
-
-/* Set for good by the first cJSON allocation that fails (workers of a sweep allocate too). */
-static atomic_bool json_oom;
+#include "io/json.h"
 
 #ifdef GS_TEST_HOOKS
 /* GS_TEST_JSON_FAIL_AT=N: cJSON allocation N (from 0) fails, the others not (test builds only). */
@@ -30,13 +28,13 @@ static void *json_malloc(size_t n)
 
 #ifdef GS_TEST_HOOKS
 	if (atomic_load(&fail_armed) && atomic_fetch_sub(&allocs_before_fail, 1) == 0) {
-		atomic_store(&json_oom, true);
+		gs_cjson_note_oom();
 		return NULL;
 	}
 #endif
 	p = malloc(n);
 	if (!p)
-		atomic_store(&json_oom, true);
+		gs_cjson_note_oom();
 	return p;
 }
 
@@ -61,7 +59,7 @@ void gs_json_init(void)
 
 bool gs_json_oom(void)
 {
-	return atomic_load(&json_oom);
+	return gs_cjson_oom();
 }
 
 /* o, or NULL (o deleted) when an allocation failed while it was built. */

@@ -5,9 +5,23 @@
 #include "io/json.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 static pthread_mutex_t parse_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Set for good by the first cJSON allocation that fails (workers of a sweep allocate too). */
+static atomic_bool cjson_oom;
+
+void gs_cjson_note_oom(void)
+{
+	atomic_store(&cjson_oom, true);
+}
+
+bool gs_cjson_oom(void)
+{
+	return atomic_load(&cjson_oom);
+}
 
 cJSON *gs_cjson_parse(const char *text, size_t len, size_t *err_off_out)
 {

@@ -13,6 +13,7 @@
 #ifndef GS_IO_JSON_H
 #define GS_IO_JSON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
@@ -25,5 +26,17 @@
  * offset, at most len, near which parsing stopped. Thread-safe.
  */
 cJSON *gs_cjson_parse(const char *text, size_t len, size_t *err_off_out);
+
+/*
+ * Notes for good that a cJSON allocation failed: the allocator installed
+ * with cJSON_InitHooks() (gpusim's, cli/json_out.h) calls it. Thread-safe.
+ */
+void gs_cjson_note_oom(void);
+
+/*
+ * Whether gs_cjson_note_oom() was ever called: a NULL from gs_cjson_parse()
+ * may then be an allocation failure, not bad text. Thread-safe.
+ */
+bool gs_cjson_oom(void);
 
 #endif

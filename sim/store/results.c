@@ -1650,6 +1650,10 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 		return rc;
 	params = ri->params_json ? gs_cjson_parse(ri->params_json, strlen(ri->params_json), NULL)
 				 : NULL;
+	/* cJSON says NULL for both: an allocation that failed is no bad input. */
+	if (!params && gs_cjson_oom())
+		return gs_db_fail(err, err_len, GS_ENOMEM, "%s: run not written: out of memory",
+				  db->path);
 	if (!params)
 		return gs_db_fail(err, err_len, GS_EINVAL,
 				  "%s: run not written: params_json is not valid JSON", db->path);
