@@ -220,7 +220,8 @@ static void interrupt_sweep(const char *trace, const char *seeds, long long n, i
 	{
 		char want[64];
 
-		snprintf(want, sizeof(want), ": %lld runs stored in ", now - before);
+		snprintf(want, sizeof(want), ": %lld run%s stored in ", now - before,
+			 now - before == 1 ? "" : "s");
 		assert_non_null(strstr(text, want));
 	}
 }

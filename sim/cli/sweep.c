@@ -836,9 +836,10 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 		/* Everything finished is stored and no claim is left: say so, report no figures. */
 		n_stored = sh.done;
 		n_cut = sh.abandoned;
-		gs_errf(err, err_len, "interrupted by %s: %zu runs stored in %s, %zu cut short "
+		gs_errf(err, err_len, "interrupted by %s: %zu run%s stored in %s, %zu cut short "
 			"and not stored; run the same command again to resume",
-			sig == SIGINT ? "SIGINT" : "SIGTERM", n_stored, spec->db_path, n_cut);
+			sig == SIGINT ? "SIGINT" : "SIGTERM", n_stored, n_stored == 1 ? "" : "s",
+			spec->db_path, n_cut);
 		rc = GS_EINTR;
 	}
 
