@@ -452,7 +452,8 @@ static int fig_cdf(struct figs *g, const struct fig_family *ff, const char *curv
 	const struct gs_regress *r = g->r;
 	char name[512], base[300], words[2048], lts[512], vars[8192], titles[4096];
 	bool *use = calloc(g->n_policies + 1, sizeof(*use));
-	size_t tu = 0, p, any = 0, positive = 0, sb = seeds_of(r->base, ff->base), sn = seeds_of(r->now, ff->now);
+	size_t tu = 0, p, any = 0, positive = 0;
+	size_t sb = seeds_of(r->base, ff->base), sn = seeds_of(r->now, ff->now);
 	int rc = 0;
 	FILE *f;
 
@@ -460,6 +461,7 @@ static int fig_cdf(struct figs *g, const struct fig_family *ff, const char *curv
 		return GS_ENOMEM;
 	for (p = 0; p < g->n_policies && !rc; p++) {
 		size_t nb, nn;
+		bool pos;
 
 		snprintf(name, sizeof(name), "%s.%s.base.%s.dat", ff->name, g->policies[p], what);
 		rc = open_data(g, name, &f, err, err_len);
@@ -476,16 +478,13 @@ static int fig_cdf(struct figs *g, const struct fig_family *ff, const char *curv
 		rc = close_data(f, g, name, err, err_len);
 		use[p] = nb || nn;
 		any += nb || nn;
-		positive += above_zero(r->base, ff->base, g->policies[p], curve) ||
-			    above_zero(r->now, ff->now, g->policies[p], curve);
+		pos = above_zero(r->base, ff->base, g->policies[p], curve) ||
+		      above_zero(r->now, ff->now, g->policies[p], curve);
+		positive += pos;
 		/* A policy whose pods all had 0 s has no line on the log axis: say so in the key. */
 		if (use[p] && tu + strlen(g->policies[p]) + 32 < sizeof(titles))
 			tu += (size_t)snprintf(titles + tu, sizeof(titles) - tu, "%s\"%s%s\"",
-					       tu ? " " : "", g->policies[p],
-					       above_zero(r->base, ff->base, g->policies[p], curve) ||
-							       above_zero(r->now, ff->now,
-									  g->policies[p], curve) ?
-						       "" : ": all 0 s");
+					       tu ? " " : "", g->policies[p], pos ? "" : ": all 0 s");
 	}
 	snprintf(base, sizeof(base), "%s_cdf_%s", what, ff->name);
 	if (!rc && any && !positive) {
