@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../bench/cuda/common.h"
+#include "common.h" /* bench/cuda/common.h */
 
 /* Runs gs_parse_ll (integer) or gs_parse_double in a child; its exit status, its stderr in msg. */
 static int parse_in_child(int integer, const char *s, char *msg, size_t len)
