@@ -14,30 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "nvml_abi.h"
+
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_DEVS 8
-
-typedef int nvmlReturn_t;
-typedef struct nvmlDevice_st *nvmlDevice_t;
-
-enum {
-	NVML_SUCCESS = 0,
-	NVML_ERROR_UNINITIALIZED = 1,
-	NVML_ERROR_INVALID_ARGUMENT = 2,
-	NVML_ERROR_INSUFFICIENT_SIZE = 7,
-	NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
-};
-
-typedef struct {
-	unsigned long long total, free, used;
-} nvmlMemory_t;
-
-typedef struct {
-	unsigned int version;
-	unsigned long long total, reserved, free, used;
-} nvmlMemory_v2_t;
-
-#define NVML_MEMORY_V2 ((unsigned int)(sizeof(nvmlMemory_v2_t) | (2u << 24)))
 
 /* NVML's prototypes, as nvml.h declares them. */
 EXPORT nvmlReturn_t nvmlInit_v2(void);

@@ -19,8 +19,8 @@
  * the pod has not used reports the default limit and nothing used; one
  * whose UUID cannot be read or parsed is reported as the driver says.
  *
- * NVML's types are declared here (nvml.h is not part of the toolkit's
- * headers everywhere); they are NVML's stable ABI.
+ * NVML's types come from nvml_abi.h (nvml.h is not part of the toolkit's
+ * headers everywhere), shared with the tests' fake NVML.
  */
 #include "hook_internal.h"
 
@@ -29,22 +29,9 @@
 #include <string.h>
 
 #include "hook_pod.h"
+#include "nvml_abi.h"
 
-typedef int nvmlReturn_t;              /* NVML_SUCCESS = 0 */
-typedef struct nvmlDevice_st *nvmlDevice_t;
-
-#define NVML_SUCCESS 0
-#define NVML_ERROR_UNKNOWN 999
 #define NVML_UUID_LEN 96                /* NVML_DEVICE_UUID_V2_BUFFER_SIZE */
-
-typedef struct {
-	unsigned long long total, free, used;
-} nvmlMemory_t;
-
-typedef struct {
-	unsigned int version;
-	unsigned long long total, reserved, free, used;
-} nvmlMemory_v2_t;
 
 typedef nvmlReturn_t (*mem_v1_fn)(nvmlDevice_t, nvmlMemory_t *);
 typedef nvmlReturn_t (*mem_v2_fn)(nvmlDevice_t, nvmlMemory_v2_t *);
