@@ -5,8 +5,8 @@
  * Default run (a few seconds): a small synthetic cluster and trace written
  * to a temporary directory, two policies x two seeds through the library
  * (cells, statistics, resuming, a new seed added later, runs stored without
- * pod rows), the same through the command line (table, exit statuses), the
- * seed-list parser, and the plot export and rendering. The FGD
+ * pod rows), the same through the command line (table, exit statuses),
+ * and the plot export and rendering. The FGD
  * reproduction on openb is test_repro.c (`make repro`).
  */
 #include <math.h>
@@ -567,35 +567,6 @@ static void test_sweep_errors(void **st)
 	assert_int_equal(gs_sweep_run(&spec, &s, err, sizeof(err)), GS_EINVAL);
 }
 
-static void test_parse_seeds(void **st)
-{
-	uint64_t *s;
-	size_t n;
-
-	(void)st;
-	assert_int_equal(gs_parse_seeds("42-51", &s, &n), 0);
-	assert_int_equal(n, 10);
-	assert_int_equal(s[0], 42);
-	assert_int_equal(s[9], 51);
-	free(s);
-	assert_int_equal(gs_parse_seeds("1,5,7-9", &s, &n), 0);
-	assert_int_equal(n, 5);
-	assert_int_equal(s[1], 5);
-	assert_int_equal(s[4], 9);
-	free(s);
-	assert_int_equal(gs_parse_seeds("7", &s, &n), 0);
-	assert_int_equal(n, 1);
-	free(s);
-	assert_int_equal(gs_parse_seeds("", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("9-3", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("1,,2", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("1-", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("x", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("-3", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("0-200000", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("9223372036854775808", &s, &n), GS_EINVAL);
-}
-
 /* Runs gpusim with args; stdout and stderr go to files in dir. Returns the exit status. */
 static int gpusim(const char *args, char *out, size_t out_len)
 {
@@ -1025,7 +996,6 @@ static void test_plot(void **st)
 int main(void)
 {
 	const struct CMUnitTest unit[] = {
-		cmocka_unit_test(test_parse_seeds),
 		cmocka_unit_test(test_sweep_and_resume),
 		cmocka_unit_test(test_sweep_no_pods),
 		cmocka_unit_test(test_sweep_deterministic),

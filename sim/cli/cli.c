@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/sweep.h"
+#include "io/list.h"
 #include "core/error.h"
 #include "core/sharing.h"
 
@@ -105,7 +105,7 @@ int gs_cli_parse_seeds(const struct gs_cmd_spec *cmd, const struct gs_opt *o, co
 	size_t n, i;
 	int rc;
 
-	rc = gs_parse_seeds(value, &seeds, &n);
+	rc = gs_list_parse_seeds(value, &seeds, &n);
 	if (rc == GS_ENOMEM) {
 		gs_opt_err(cmd, o, "out of memory");
 		return rc;
@@ -154,7 +154,7 @@ int gs_cli_parse_numbers(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 	struct gs_cli_numbers *out = field;
 	double *v;
 	size_t n;
-	int rc = gs_parse_numbers(value, &v, &n);
+	int rc = gs_list_parse_numbers(value, &v, &n);
 
 	if (rc == GS_ENOMEM) {
 		gs_opt_err(cmd, o, "out of memory");

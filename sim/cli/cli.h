@@ -94,8 +94,8 @@ struct gs_cli_seeds {
 
 /*
  * Converter for --seeds (field: struct gs_cli_seeds): seeds and ranges such
- * as 42-51 or 1,5,7-9 (gs_parse_seeds() in sweep.h); a seed given twice is
- * GS_EINVAL. Frees the list of an earlier call.
+ * as 42-51 or 1,5,7-9 (gs_list_parse_seeds(), io/list.h); a seed given
+ * twice is GS_EINVAL. Frees the list of an earlier call.
  */
 int gs_cli_parse_seeds(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
 		       void *field);
@@ -111,7 +111,7 @@ struct gs_cli_numbers {
 
 /*
  * Converter for a list of positive numbers (field: struct gs_cli_numbers),
- * such as 50,80,95,110 (gs_parse_numbers() in sweep.h): a value given
+ * such as 50,80,95,110 (gs_list_parse_numbers(), io/list.h): a value given
  * twice, zero, a negative or a malformed one is GS_EINVAL. Frees the list
  * of an earlier call.
  */

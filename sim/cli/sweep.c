@@ -32,7 +32,6 @@
  * still numbers its runs in plan order. The handler is installed with
  * SA_RESETHAND, so a second signal has the default action and kills.
  */
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -44,7 +43,6 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "core/error.h"
-#include "core/grow.h"
 #include "cli/progress.h"
 #include "store/plan.h"
 #include "store/results.h"
@@ -991,107 +989,4 @@ void gs_sweep_print_summary(FILE *f, const struct gs_sweep_spec *spec, const str
 			}
 		}
 	}
-}
-
-int gs_parse_numbers(const char *text, double **out, size_t *n_out)
-{
-	double *v = NULL;
-	size_t n = 0, cap = 0, i;
-	const char *s = text;
-
-	if (!text || !*text)
-		return GS_EINVAL;
-	for (;;) {
-		char *end;
-		double x;
-		double *g;
-
-		if (!((*s >= '0' && *s <= '9') || *s == '.'))
-			goto bad;
-		errno = 0;
-		x = strtod(s, &end);
-		if (errno || end == s || !(x > 0) || !isfinite(x))
-			goto bad;
-		for (i = 0; i < n; i++)
-			if (v[i] == x)
-				goto bad;
-		if (n == 1000)
-			goto bad;
-		g = gs_grow(v, &cap, n, sizeof(*g), 8);
-		if (!g) {
-			free(v);
-			return GS_ENOMEM;
-		}
-		v = g;
-		v[n++] = x;
-		s = end;
-		if (*s == '\0')
-			break;
-		if (*s != ',')
-			goto bad;
-		s++;
-	}
-	*out = v;
-	*n_out = n;
-	return 0;
-bad:
-	free(v);
-	return GS_EINVAL;
-}
-
-int gs_parse_seeds(const char *text, uint64_t **seeds_out, size_t *n_out)
-{
-	uint64_t *seeds = NULL;
-	size_t n = 0, cap = 0;
-	const char *s = text;
-
-	if (!text || !*text)
-		return GS_EINVAL;
-	for (;;) {
-		unsigned long long lo, hi;
-		char *end;
-
-		if (*s < '0' || *s > '9')
-			goto bad;
-		errno = 0;
-		lo = strtoull(s, &end, 10);
-		if (errno || lo > INT64_MAX)
-			goto bad;
-		hi = lo;
-		s = end;
-		if (*s == '-') {
-			s++;
-			if (*s < '0' || *s > '9')
-				goto bad;
-			hi = strtoull(s, &end, 10);
-			if (errno || hi < lo || hi > INT64_MAX)
-				goto bad;
-			s = end;
-		}
-		if (hi - lo >= 100000 || n + (size_t)(hi - lo) + 1 > 100000)
-			goto bad;
-		for (; lo <= hi; lo++) {
-			uint64_t *g = gs_grow(seeds, &cap, n, sizeof(*g), 16);
-
-			if (!g) {
-				free(seeds);
-				return GS_ENOMEM;
-			}
-			seeds = g;
-			seeds[n++] = lo;
-			if (lo == hi)
-				break;
-		}
-		if (*s == '\0')
-			break;
-		if (*s != ',')
-			goto bad;
-		s++;
-	}
-	*seeds_out = seeds;
-	*n_out = n;
-	return 0;
-bad:
-	free(seeds);
-	return GS_EINVAL;
 }

@@ -179,18 +179,4 @@ void gs_sweep_stats(const struct gs_sweep *s, size_t trace, size_t policy, size_
  */
 void gs_sweep_print_summary(FILE *f, const struct gs_sweep_spec *spec, const struct gs_sweep *s);
 
-/*
- * Parses a list of positive numbers such as "50,80,95,110" into a
- * malloc'ed array (caller frees). Returns 0, GS_EINVAL (empty, malformed,
- * not finite and positive, a value twice, more than 1000) or GS_ENOMEM.
- */
-int gs_parse_numbers(const char *text, double **out, size_t *n_out);
-
-/*
- * Parses a seed list such as "42-51" or "1,5,7-9" into a malloc'ed array
- * (caller frees). Returns 0, GS_EINVAL (empty, malformed, a range running
- * backwards, or more than 100000 seeds) or GS_ENOMEM.
- */
-int gs_parse_seeds(const char *text, uint64_t **seeds_out, size_t *n_out);
-
 #endif
