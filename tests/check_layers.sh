@@ -4,7 +4,7 @@
 # check_layers.sh - the layering rule of sim/, checked on the includes.
 #
 # Every include under sim/ runs downwards through the layers
-#   core < io, policies < engine < store < report < cli
+#   core < io, policies < engine < store < run < report < cli
 # (io and policies are side by side and do not include each other), is
 # written from the one root sim/ ("core/cluster.h"), never with "../";
 # core/ and policies/ use libc and libm only (bench/cuda links them), and
@@ -22,8 +22,9 @@ rank() {
 	io | policies) echo 1 ;;
 	engine) echo 2 ;;
 	store) echo 3 ;;
-	report) echo 4 ;;
-	cli) echo 5 ;;
+	run) echo 4 ;;
+	report) echo 5 ;;
+	cli) echo 6 ;;
 	*) echo 99 ;;
 	esac
 }

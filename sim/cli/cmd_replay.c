@@ -14,7 +14,7 @@
 #include "cli/cmd.h"
 #include "cli/json_out.h"
 #include "core/error.h"
-#include "cli/progress.h"
+#include "run/progress.h"
 #include "engine/inflate.h"
 #include "engine/replay.h"
 #include "store/results.h"

@@ -17,7 +17,8 @@
 #include "cli/cmd.h"
 #include "cli/json_out.h"
 #include "core/error.h"
-#include "cli/sweep.h"
+#include "report/sweep_table.h"
+#include "run/sweep.h"
 #include "engine/inflate.h"
 
 /* What the command line says; the table below fills it. */
@@ -319,7 +320,7 @@ int gs_cmd_sweep(int argc, char **argv)
 			if (!result.cells[i].skipped && result.cells[i].run_id >= 0)
 				printf("%lld\n", (long long)result.cells[i].run_id);
 	} else {
-		gs_sweep_print_summary(stdout, &spec, &result);
+		gs_sweep_table_print(stdout, &spec, &result);
 		printf("\n%zu runs: %zu ran, %zu already in %s", result.n_traces *
 		       result.n_policies * result.n_settings * result.n_seeds, result.n_ran,
 		       result.n_skipped, spec.db_path);
