@@ -273,3 +273,21 @@ bool gs_cli_is_list(const struct gs_opt *o)
 		(o->parse == gs_cli_parse_policies || o->parse == gs_cli_parse_sharings ||
 		 o->parse == gs_cli_parse_seeds || o->parse == gs_cli_parse_numbers));
 }
+
+void gs_cli_sim_init(struct gs_cli_sim *s)
+{
+	memset(s, 0, sizeof(*s));
+	gs_replay_opts_init(&s->opts);
+	s->mode = -1;
+	s->compat = -1;
+}
+
+void gs_cli_sim_finish(struct gs_cli_sim *s)
+{
+	s->opts.mode = (enum gs_mode)s->mode;
+	s->opts.arrivals = (enum gs_arrivals)s->arrivals;
+	if (s->compat < 0)
+		s->compat = s->opts.mode == GS_MODE_INFLATE;
+	if (s->compat)
+		s->opts.policy_flags |= GS_POLICY_COMPAT;
+}

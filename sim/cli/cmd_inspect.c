@@ -5,7 +5,7 @@
  * Without --run it lists the stored runs with what tells them apart (mode,
  * load or time scale, scoring, sharing) and their headline number. With
  * --run it rebuilds the cluster's allocation at one simulated time from
- * the run's pods table (inspect_alloc.c) and shows it one node per row in
+ * the run's pods table (run/run_state.h) and shows it one node per row in
  * the manner of `kubectl inspect gpushare` (inspect_show.c). The rebuild
  * reads only the database, so any stored run can be looked at later, at
  * any time, except one stored with --no-pods, which has no pod rows.
