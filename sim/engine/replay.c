@@ -118,6 +118,11 @@ static int check_opts(const struct gs_replay_opts *o, char *err, size_t err_len)
 			"load, not %lld", (long long)o->load_repeat);
 		return GS_EINVAL;
 	}
+	if (o->load_cap_milli < 0 || (o->load_cap_milli > 0 && !(o->load_pct > 0))) {
+		gs_errf(err, err_len, "a load's capacity must be positive, and set only with a "
+			"load, not %lld", (long long)o->load_cap_milli);
+		return GS_EINVAL;
+	}
 	if (o->arrivals != GS_ARRIVALS_POISSON && o->arrivals != GS_ARRIVALS_TRACE) {
 		gs_errf(err, err_len, "unknown arrival shape %d", (int)o->arrivals);
 		return GS_EINVAL;
@@ -241,14 +246,14 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 		/* The arrivals of a load do not depend on the policy: check them once here. */
 		char msg[384];
 
-		rc = gs_load_check(t->pods, t->n_pods, o->load_repeat, proto->gpu_milli, o->load_pct,
-				   o->arrivals, msg, sizeof(msg));
+		rc = gs_load_check(t->pods, t->n_pods, o->load_repeat, gs_replay_load_cap(o, proto),
+				   o->load_pct, o->arrivals, msg, sizeof(msg));
 		if (rc == GS_ENOMEM)
 			gs_errf(err, err_len, "out of memory");
 		else if (rc)
 			gs_errf(err, err_len, "%s: load %g%%: %s", name, o->load_pct, msg);
-		else if (gs_load_window(t->pods, t->n_pods, proto->gpu_milli, o->load_pct, &w, msg,
-					sizeof(msg)) == 0)
+		else if (gs_load_window(t->pods, t->n_pods, gs_replay_load_cap(o, proto), o->load_pct,
+					&w, msg, sizeof(msg)) == 0)
 			rc = check_grid(t, o, NULL, w * (double)(o->load_repeat > 1 ? o->load_repeat : 1),
 					err, err_len);
 		return rc;
@@ -520,7 +525,8 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 			char msg[384];
 
 			rc = gs_load_arrivals(sim->pods, n, t->n_pods ? t->n_pods : 1,
-					      proto->gpu_milli, o->load_pct, o->arrivals, o->seed,
+					      gs_replay_load_cap(o, proto), o->load_pct, o->arrivals,
+					      o->seed,
 					      sim->t_arrive, msg, sizeof(msg));
 			if (rc) {
 				if (rc != GS_ENOMEM)

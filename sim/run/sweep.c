@@ -13,6 +13,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "core/error.h"
+#include "run/audit.h"
 #include "run/batch.h"
 #include "run/exec.h"
 #include "run/inputs.h"
@@ -204,6 +205,13 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 				    spec->strict, err, err_len);
 	if (!rc)
 		rc = plan(spec, &in, &b, err, err_len);
+	if (!rc && spec->warn) {
+		struct gs_audit_never *never = NULL;
+		size_t n_never = 0;
+
+		rc = gs_audit_batch(&b, spec->warn, "sweep", &never, &n_never, err, err_len);
+		free(never);
+	}
 	if (!rc) /* step 4 */
 		rc = gs_exec_batch(&b, &xo, &res, err, err_len);
 	/* On failure out owns nothing; after a signal res holds what to say. */

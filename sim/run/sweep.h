@@ -69,6 +69,11 @@ struct gs_sweep_spec {
 	int64_t claim_timeout_s;
 	FILE *progress;                         /* a bar when it is a terminal; may be NULL */
 	bool on_signals;
+	/*
+	 * Where to say, before any run, which pods can never run: once per
+	 * trace, and once per trace and sharing mode (run/audit.h); NULL: not said.
+	 */
+	FILE *warn;
 };
 
 struct gs_sweep {

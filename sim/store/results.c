@@ -866,6 +866,9 @@ int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out)
 		ok = cJSON_AddNumberToObject(obj, "load", o->load_pct) &&
 		     cJSON_AddStringToObject(obj, "arrivals", gs_arrivals_str(o->arrivals)) &&
 		     cJSON_AddNumberToObject(obj, "repeat", (double)o->load_repeat);
+	if (ok && o->load_pct > 0 && o->load_cap_milli > 0)
+		ok = cJSON_AddNumberToObject(obj, "load_capacity_milli",
+					     (double)o->load_cap_milli) != NULL;
 	if (ok && o->sharing.mode != GS_SHARE_IDEAL) {
 		char spec[GS_SHARE_SPEC_MAX];
 
