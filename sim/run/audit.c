@@ -160,6 +160,18 @@ static int audit_one(const struct gs_batch *b, size_t i, const struct gs_share_c
 		gs_errf(err, err_len, "out of memory");
 		return GS_ENOMEM;
 	}
+	if (a->n_never && a->first < in->trace->n_pods) {
+		int32_t count[GS_FIT__COUNT] = { 0 }, k;
+		int best = -1, r;
+
+		for (k = 0; k < c.n_nodes; k++)
+			count[gs_cluster_fits(&c, k, &in->trace->pods[a->first])]++;
+		for (r = GS_FIT_OK + 1; r < GS_FIT__COUNT; r++)
+			if (count[r] && (best < 0 || count[r] > count[best]))
+				best = r;
+		if (best >= 0)
+			snprintf(a->why, sizeof(a->why), "%s", gs_fit_str((enum gs_fit)best));
+	}
 	/* The pods no mechanism could place are in the trace audit already. */
 	if (f && cfg->mode != GS_SHARE_IDEAL &&
 	    a->n_never > in->trace->audit.larger_than_any_node)

@@ -63,6 +63,7 @@ struct gs_audit_never {
 	size_t n_never;              /* pods that fit no node of the empty cluster */
 	size_t first;                /* the first of them, an index in the trace */
 	int32_t n_whole;             /* mig: GPUs of models without MIG, run exclusive */
+	char why[96];                /* the filter's commonest reason for the first ("" none) */
 };
 
 /*
