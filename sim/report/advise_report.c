@@ -454,10 +454,13 @@ static int capacity_figure(struct page *p, size_t b, char *err, size_t err_len)
 		return rc;
 	snprintf(base, sizeof(base), "advise_capacity_%s_%s", a->trace_names[b / a->n_loads], lw);
 	snprintf(vars, sizeof(vars), "scriptdir='%s/'; datadir='%s'; files='%s'; titles='%s';"
-		 " out='%s/%s'; bound=%.17g; ylabel='%s (%s)'; figtitle='%s, %s: smallest cluster "
-		 "meeting %s'", p->scripts, p->data, files, titles, p->dir, base, c->value,
+		 " out='%s/%s'; bound=%.17g; ylabel='%s (%s)'; figtitle='%s, %s%s%s: smallest "
+		 "cluster meeting %s'", p->scripts, p->data, files, titles, p->dir, base, c->value,
 		 gs_metric_text(c->metric), *gs_metric_unit(c->metric) ? gs_metric_unit(c->metric) :
-		 "ratio", a->trace_names[b / a->n_loads], lw, gs_cond_format(c, cond, sizeof(cond)));
+		 "ratio", a->trace_names[b / a->n_loads],
+		 isnan(gs_advise_load(a, b)) ? "trace times" : "load ",
+		 isnan(gs_advise_load(a, b)) ? "" : lw, isnan(gs_advise_load(a, b)) ? "" : "%",
+		 gs_cond_format(c, cond, sizeof(cond)));
 	if (draw(p, "plot_advise_capacity.gp", vars, base))
 		fprintf(p->md, "\n![Capacity](%s.png)\n\nEvery run of the search: %s against the "
 			       "cluster's GPUs, one point per seed and size; filled points meet the "

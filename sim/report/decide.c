@@ -199,7 +199,7 @@ static int fill_rows(struct blk *k)
 	}
 	for (c = 0; c < k->n_cands; c++) {
 		struct gs_decide_row *r = &k->by_cand[c];
-		size_t n = 0;
+		size_t n = 0, ran = 0;
 
 		memset(r, 0, sizeof(*r));
 		r->cand = c;
@@ -227,6 +227,7 @@ static int fill_rows(struct blk *k)
 
 			if (!run->ran)
 				continue;
+			ran++;
 			if (!isnan(run->gpus))
 				r->gpus_max = isnan(r->gpus_max) ? run->gpus :
 					      fmax(r->gpus_max, run->gpus);
@@ -240,10 +241,11 @@ static int fill_rows(struct blk *k)
 		gs_mean_ci(x, n, k->o->conf, &r->mean, &r->lo, &r->hi);
 		if (k->cands[c].reference) {
 			r->out = GS_DECIDE_REFERENCE;
+		} else if (ran > 0 && r->excess_max > 0) {
+			/* Before the objective: a run whose pods all failed has none. */
+			r->out = GS_DECIDE_UNFINISHED;
 		} else if (n == 0) {
 			r->out = GS_DECIDE_NO_RUNS;
-		} else if (r->excess_max > 0) {
-			r->out = GS_DECIDE_UNFINISHED;
 		} else {
 			for (f = 0; f < k->o->n_conds; f++) {
 				const struct gs_cond *cd = &k->o->conds[f];
