@@ -33,6 +33,7 @@
 struct trun {
 	int64_t run_id;
 	size_t trace, policy;
+	char *sharing;          /* runs.sharing */
 	int64_t seed;
 	char *params;
 	double load;            /* NAN without --load */
@@ -46,8 +47,10 @@ static void free_runs(struct trun *r, size_t n)
 {
 	size_t i;
 
-	for (i = 0; r && i < n; i++)
+	for (i = 0; r && i < n; i++) {
 		free(r[i].params);
+		free(r[i].sharing);
+	}
 	free(r);
 }
 
@@ -133,6 +136,44 @@ static double col_real(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+/*
+ * The figure group of each run: its trace's short name, and when the
+ * trace was run under two sharing mechanisms or more, the mechanism's
+ * slug after it ("pods_mig"), so that no figure pools mechanisms.
+ * tnames[i] is run i's trace name; the group names replace them, made in
+ * tnames[n + i] (NULL on entry) and moved down once all are made.
+ */
+static int group_names(struct trun *runs, size_t n, char **tnames)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		bool split = false;
+		char slug[256], *g;
+		size_t len;
+
+		for (j = 0; j < n && !split; j++)
+			split = !strcmp(tnames[i], tnames[j]) && strcmp(runs[i].sharing, runs[j].sharing);
+		if (!split)
+			continue;
+		gs_plot_sharing_slug(runs[i].sharing, slug, sizeof(slug));
+		len = strlen(tnames[i]) + strlen(slug) + 2;
+		g = malloc(len);
+		if (!g)
+			return GS_ENOMEM;
+		snprintf(g, len, "%s_%s", tnames[i], slug);
+		/* Later runs still compare with the trace's name: swap them in at the end. */
+		tnames[n + i] = g;
+	}
+	for (i = 0; i < n; i++)
+		if (tnames[n + i]) {
+			free(tnames[i]);
+			tnames[i] = tnames[n + i];
+			tnames[n + i] = NULL;
+		}
+	return 0;
+}
+
 /* Reads the time-mode runs with event figures; fills the trace and policy names. */
 static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, size_t *n_out,
 		     char *err, size_t err_len)
@@ -141,45 +182,55 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 		"SELECT run_id, pods_path, policy, seed, params_json,"
 		" json_extract(params_json, '$.load'), pods_stored, t_first_arrival_s,"
 		" t_last_arrival_s, t_first_arrival_s + makespan_s, gpu_milli_capacity,"
-		" 1.0 * wait_total_s / NULLIF(n_placed, 0), wait_p99_s"
+		" 1.0 * wait_total_s / NULLIF(n_placed, 0), wait_p99_s, coalesce(sharing, 'ideal')"
 		" FROM runs WHERE status = 'complete' AND mode = 'time' AND event_metrics = 1"
 		" AND pods_path IS NOT NULL AND t_first_arrival_s IS NOT NULL ORDER BY run_id";
 	struct trun *runs = NULL, *grown;
-	char **tnames = NULL, **pnames = NULL;
+	struct gs_plot_names names;
+	char **tnames = NULL, **pnames = NULL, **run_trace = NULL, **gt;
 	size_t n = 0, cap = 0, i, n_t = 0, n_p = 0;
 	sqlite3_stmt *st;
-	int step, rc = 0;
+	int step, rc;
 
+	rc = gs_plot_names_load(sq, &names, err, err_len);
+	if (rc)
+		return rc;
 	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
 		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		gs_plot_names_release(&names);
 		return GS_EDB;
 	}
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		char *tname = gs_plot_short_name((const char *)sqlite3_column_text(st, 1));
 		struct trun *r;
 
 		grown = gs_grow(runs, &cap, n, sizeof(*grown), 64);
-		if (!tname || !grown) {
-			free(tname);
+		if (!grown) {
 			rc = GS_ENOMEM;
 			break;
 		}
 		runs = grown;
-		r = &runs[n];
-		memset(r, 0, sizeof(*r));
-		r->run_id = sqlite3_column_int64(st, 0);
-		r->params = strdup((const char *)sqlite3_column_text(st, 4));
-		if (!r->params || intern(&tnames, &n_t, tname) < 0 ||
-		    intern(&pnames, &n_p, (const char *)sqlite3_column_text(st, 2)) < 0) {
-			free(tname);
-			free(r->params);
+		/* Two names per run: its trace's, and room for its group's (group_names). */
+		gt = gs_realloc_n(run_trace, 2 * cap, sizeof(*gt));
+		if (!gt) {
 			rc = GS_ENOMEM;
 			break;
 		}
-		/* Indices are resolved after sorting the names. */
-		r->trace = (size_t)find(tnames, n_t, tname);
+		run_trace = gt;
+		r = &runs[n];
+		memset(r, 0, sizeof(*r));
+		run_trace[n] = gs_plot_names_of(&names, (const char *)sqlite3_column_text(st, 1));
+		r->run_id = sqlite3_column_int64(st, 0);
+		r->params = strdup((const char *)sqlite3_column_text(st, 4));
+		r->sharing = strdup((const char *)sqlite3_column_text(st, 13));
+		if (!run_trace[n] || !r->params || !r->sharing ||
+		    intern(&pnames, &n_p, (const char *)sqlite3_column_text(st, 2)) < 0) {
+			free(run_trace[n]);
+			free(r->params);
+			free(r->sharing);
+			rc = GS_ENOMEM;
+			break;
+		}
 		r->policy = (size_t)find(pnames, n_p, (const char *)sqlite3_column_text(st, 2));
-		free(tname);
 		r->seed = sqlite3_column_int64(st, 3);
 		r->load = col_real(st, 5);
 		r->pods_stored = sqlite3_column_int(st, 6) != 0;
@@ -196,6 +247,20 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 		rc = GS_EDB;
 	}
 	sqlite3_finalize(st);
+	gs_plot_names_release(&names);
+	for (i = 0; run_trace && i < n; i++)
+		run_trace[n + i] = NULL;
+	if (!rc && n)
+		rc = group_names(runs, n, run_trace);
+	for (i = 0; !rc && i < n; i++) {
+		if (intern(&tnames, &n_t, run_trace[i]) < 0)
+			rc = GS_ENOMEM;
+		else
+			runs[i].trace = (size_t)find(tnames, n_t, run_trace[i]);
+	}
+	for (i = 0; run_trace && i < 2 * n; i++)
+		free(run_trace[i]);
+	free(run_trace);
 	if (rc) {
 		if (rc == GS_ENOMEM)
 			gs_errf(err, err_len, "out of memory");
@@ -562,12 +627,19 @@ int gs_plot_time_export(struct gs_db *db, const char *dir, struct gs_plot_time *
 				}
 			}
 		}
-		if (isnan(shown->load))
-			snprintf(text, sizeof(text), "trace times, %zu seed%s", seeds,
-				 seeds == 1 ? "" : "s");
-		else
-			snprintf(text, sizeof(text), "load %g%%, %zu seed%s", shown->load, seeds,
-				 seeds == 1 ? "" : "s");
+		{
+			/* The mechanism, unless the runs had none. */
+			char mech[256] = "";
+
+			if (strcmp(shown->sharing, "ideal"))
+				snprintf(mech, sizeof(mech), "%s, ", shown->sharing);
+			if (isnan(shown->load))
+				snprintf(text, sizeof(text), "%strace times, %zu seed%s", mech, seeds,
+					 seeds == 1 ? "" : "s");
+			else
+				snprintf(text, sizeof(text), "%sload %g%%, %zu seed%s", mech,
+					 shown->load, seeds, seeds == 1 ? "" : "s");
+		}
 		ix->setting[t] = strdup(text);
 		if (!ix->setting[t] && !rc) {
 			gs_errf(err, err_len, "out of memory");
