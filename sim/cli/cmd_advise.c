@@ -181,6 +181,12 @@ static const struct gs_opt advise_opts[] = {
 	GS_CLI_OPTS_LOAD_SHAPE(S),
 	GS_CLI_OPT_INTERFERENCE(S),
 	GS_CLI_OPTS_QUEUE(S),
+	{ GS_OPT_INT_AT(S, sim.opts.sample_every, 1, INT64_MAX), .name = "sample-every",
+	  .arg = "N", .def = "1000",
+	  .help = "sample the time series every N events: no figure of the verdict depends on "
+		  "it (they come from the events), and at 1, as gpusim sweep samples, openb's "
+		  "samples would be most of the database. It is part of a run's key, so a sweep's "
+		  "runs are found only with the same value" },
 
 	{ GS_OPT_GROUP_HEADING("The decision:") },
 	{ GS_OPT_CUSTOM_AT(S, objective, struct gs_objective, parse_objective, NULL),

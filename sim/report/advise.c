@@ -151,13 +151,13 @@ static int add_rec(struct adv_ctx *x, const struct adv_cell *c, int64_t run_id, 
 }
 
 int adv_run_cells(struct adv_ctx *x, const struct adv_cell *cells, size_t n,
-		  struct gs_outcome *out, const char *role, char *err, size_t err_len)
+		  struct gs_outcome *out, const char *role, bool pods, char *err, size_t err_len)
 {
 	const struct gs_advise_spec *spec = x->spec;
 	struct gs_exec_opts xo = {
 		.db_path = spec->db_path,
 		.jobs = spec->jobs,
-		.no_pods = spec->no_pods,
+		.no_pods = spec->no_pods || !pods,
 		.claim_timeout_s = spec->claim_timeout_s,
 		.progress = spec->progress,
 		.name = "advise",
@@ -571,16 +571,24 @@ static int blocks(struct adv_ctx *x)
 	return 0;
 }
 
-/* Runs the cells of the given (block, cand, seed) triples on the given cluster, and keeps them. */
+/*
+ * Runs the cells of the given (block, cand, seed) triples on the given
+ * cluster, and keeps them. Pod rows are stored for the first seed only
+ * (the report's completion-time CDFs read them; on openb they would be
+ * most of the database), none with spec->no_pods.
+ */
 static int run_matrix_cells(struct adv_ctx *x, struct adv_cell *cells, size_t n, char *err,
 			    size_t err_len)
 {
 	struct gs_advise *a = x->a;
 	struct gs_outcome *out = malloc((n ? n : 1) * sizeof(*out));
-	size_t i;
-	int rc;
+	struct adv_cell *part = malloc((n ? n : 1) * sizeof(*part));
+	size_t i, m, pass;
+	int rc = 0;
 
-	if (!out) {
+	if (!out || !part) {
+		free(out);
+		free(part);
 		gs_errf(err, err_len, "out of memory");
 		return GS_ENOMEM;
 	}
@@ -591,17 +599,25 @@ static int run_matrix_cells(struct adv_ctx *x, struct adv_cell *cells, size_t n,
 		cells[i].size = -1;
 		if (rc) {
 			free(out);
+			free(part);
 			return rc;
 		}
 	}
-	rc = adv_run_cells(x, cells, n, out, "candidate", err, err_len);
-	for (i = 0; !rc && i < n; i++) {
-		size_t k = cells[i].cand * a->n_seeds + cells[i].seed;
+	/* The first seed's runs with their pods, then the others without. */
+	for (pass = 0; pass < 2 && !rc; pass++) {
+		for (i = 0, m = 0; i < n; i++)
+			if ((cells[i].seed == 0) == (pass == 0))
+				part[m++] = cells[i];
+		rc = adv_run_cells(x, part, m, out, "candidate", pass == 0, err, err_len);
+		for (i = 0; !rc && i < m; i++) {
+			size_t k = part[i].cand * a->n_seeds + part[i].seed;
 
-		adv_fill_run(&a->runs[cells[i].block][k], &out[i]);
-		a->run_ids[cells[i].block][k] = out[i].run_id;
+			adv_fill_run(&a->runs[part[i].block][k], &out[i]);
+			a->run_ids[part[i].block][k] = out[i].run_id;
+		}
 	}
 	free(out);
+	free(part);
 	return rc;
 }
 
@@ -688,9 +704,11 @@ static size_t seeds_run(const struct gs_advise *a, size_t b, size_t c)
 }
 
 /*
- * Step 5: while some block's best has a tie and seeds are left, the next
- * seeds (as many as the initial ones) for the best, its ties and the
- * baseline of each such block; then decide again.
+ * Step 5: while some block's top two are not separated (the best has a
+ * tie) and seeds are left, the next seeds (as many as the initial ones)
+ * for the best, the runner-up (its best-ranked tie) and the baseline of
+ * each such block; then decide again. Once the two separate, the next tie
+ * is the runner-up, and gets its seeds in the next round.
  */
 static int more_seeds(struct adv_ctx *x, char *err, size_t err_len)
 {
@@ -705,15 +723,18 @@ static int more_seeds(struct adv_ctx *x, char *err, size_t err_len)
 		for (b = 0; b < a->n_blocks; b++) {
 			const struct gs_decide_block *k = &a->decision.blocks[b];
 			size_t have, want;
+			bool runner_up;
 
 			if (!k->more_seeds || k->best == SIZE_MAX)
 				continue;
 			have = seeds_run(a, b, k->best);
 			want = have + step < a->n_seeds ? have + step : a->n_seeds;
-			for (r = 0; r < k->n_rows; r++) {
+			for (r = 0, runner_up = false; r < k->n_rows; r++) {
 				const struct gs_decide_row *row = &k->rows[r];
+				bool top = row->cand == k->best || (row->tie && !runner_up);
 
-				if (row->cand != k->best && !row->tie && row->cand != a->baseline)
+				runner_up |= row->tie;
+				if (!top && row->cand != a->baseline)
 					continue;
 				for (s = 0; s < want; s++) {
 					if (a->runs[b][row->cand * a->n_seeds + s].ran)

@@ -774,7 +774,7 @@ int adv_capacity(struct adv_ctx *x, bool all_in, char *err, size_t err_len)
 		if (rc || n == 0)
 			break;
 		a->rounds++;
-		rc = adv_run_cells(x, cells, n, out, "capacity", err, err_len);
+		rc = adv_run_cells(x, cells, n, out, "capacity", false, err, err_len);
 		if (rc)
 			break;
 		/* The cells follow the open searches in order. */

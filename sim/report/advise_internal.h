@@ -69,12 +69,14 @@ size_t adv_setting(struct adv_ctx *x, size_t m, size_t l, bool capped, char *err
 		   int *rc);
 
 /*
- * Runs cells[0..n) as one batch (run/exec.h) and puts each outcome in
- * out[i] (run id and figures). Returns 0 or the batch's error, with a
+ * Runs cells[0..n) as one batch (run/exec.h), storing their pod rows when
+ * pods (and not --no-pods), records them with role, and puts each outcome
+ * in out[i] (run id and figures). Returns 0 or the batch's error, with a
  * message in err.
  */
 int adv_run_cells(struct adv_ctx *x, const struct adv_cell *cells, size_t n,
-		  struct gs_outcome *out, const char *role, char *err, size_t err_len);
+		  struct gs_outcome *out, const char *role, bool pods, char *err,
+		  size_t err_len);
 
 /* Copies the figures of outcome o into a decide run. */
 void adv_fill_run(struct gs_decide_run *r, const struct gs_outcome *o);

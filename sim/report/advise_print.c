@@ -180,9 +180,18 @@ char *gs_advise_reason(const struct gs_advise *a, const struct gs_advise_spec *s
 		return buf;
 	{
 		double base = best->mean;
-		size_t o = (size_t)snprintf(buf, len, "%+.1f%% (%+.1f to %+.1f%%)",
-					    100.0 * r->diff / base, 100.0 * r->diff_lo / base,
-					    100.0 * r->diff_hi / base);
+		const char *unit = spec->objective.score ? "" : gs_metric_unit(spec->objective.metric);
+		size_t o;
+
+		/* Below a tenth of a percent, the difference itself says more. */
+		if (fabs(100.0 * r->diff / base) >= 0.1 || !strcmp(unit, "%"))
+			o = (size_t)snprintf(buf, len, "%+.1f%% (%+.1f to %+.1f%%)",
+					     100.0 * r->diff / base, 100.0 * r->diff_lo / base,
+					     100.0 * r->diff_hi / base);
+		else
+			o = (size_t)snprintf(buf, len, "%+.3g%s%s (%+.3g to %+.3g%s%s)", r->diff,
+					     *unit ? " " : "", unit, r->diff_lo, r->diff_hi,
+					     *unit ? " " : "", unit);
 		const double *f = r->fig_mean, *g = best->fig_mean;
 
 		if (spec->objective.score || o >= len)
@@ -194,8 +203,9 @@ char *gs_advise_reason(const struct gs_advise *a, const struct gs_advise_spec *s
 				      (g[GS_FIG_COMPL_MEAN] - g[GS_FIG_WAIT_MEAN]);
 
 			if (dwait >= drun)
-				snprintf(buf + o, len - o, ": longer waits, mean %.0f s against %.0f s",
-					 f[GS_FIG_WAIT_MEAN], g[GS_FIG_WAIT_MEAN]);
+				snprintf(buf + o, len - o, ": longer waits, mean %.*f s against %.*f s",
+					 f[GS_FIG_WAIT_MEAN] < 10 ? 1 : 0, f[GS_FIG_WAIT_MEAN],
+					 g[GS_FIG_WAIT_MEAN] < 10 ? 1 : 0, g[GS_FIG_WAIT_MEAN]);
 			else
 				snprintf(buf + o, len - o, ": slower runs, mean slowdown %.2f "
 					 "against %.2f", f[GS_FIG_SLOWDOWN], g[GS_FIG_SLOWDOWN]);
@@ -288,6 +298,23 @@ static void print_sizes(FILE *f, const struct gs_advise *a, const struct gs_advi
 	}
 }
 
+/* "-59.9% (-61.9 to -49.9%)", or below a tenth of a percent "-2.1 s (-2.5 to -1.7 s)". */
+static char *gain_text(const struct gs_objective *ob, const struct gs_decide_block *k, char *buf,
+		       size_t len)
+{
+	const char *unit = ob->score ? "" : gs_metric_unit(ob->metric);
+	double scale = k->base_mean / 100.0;
+
+	if (fabs(k->gain_pct) >= 0.1 || !strcmp(unit, "%") || k->gain_pct == 0)
+		snprintf(buf, len, "%+.1f%% (%+.1f to %+.1f%%)", k->gain_pct, k->gain_lo,
+			 k->gain_hi);
+	else
+		snprintf(buf, len, "%+.3g%s%s (%+.3g to %+.3g%s%s)", k->gain_pct * scale,
+			 *unit ? " " : "", unit, k->gain_lo * scale, k->gain_hi * scale,
+			 *unit ? " " : "", unit);
+	return buf;
+}
+
 /* One block: the best, the gain, the ties, the losers by mechanism, the references. */
 static void print_block(FILE *f, const struct gs_advise *a, const struct gs_advise_spec *spec,
 			size_t b)
@@ -312,8 +339,8 @@ static void print_block(FILE *f, const struct gs_advise *a, const struct gs_advi
 		if (k->best == a->baseline)
 			fprintf(f, "; it is the baseline\n");
 		else if (!isnan(k->gain_pct))
-			fprintf(f, "; %+.1f%% (%+.1f to %+.1f%%) against %s + %s (%s), %s%s%s%s\n",
-				k->gain_pct, k->gain_lo, k->gain_hi, a->cands[a->baseline].sharing,
+			fprintf(f, "; %s against %s + %s (%s), %s%s%s%s\n",
+				gain_text(ob, k, lo, sizeof(lo)), a->cands[a->baseline].sharing,
 				a->cands[a->baseline].policy,
 				obj_text(ob, k->base_mean, v, sizeof(v)),
 				p_text(k->gain_p_holm, p, sizeof(p)),

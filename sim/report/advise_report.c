@@ -268,13 +268,14 @@ static int cmp_double(const void *x, const void *y)
 }
 
 /*
- * The completion-time CDF of candidate c in block b, over the pods of all
- * its runs: departed pods' completion times against the share of all
- * pods, so the curve ends at the share that finished. Writes the file and
- * *done / *total; GS_ENOENT when the runs kept no pods.
+ * The completion-time CDF of candidate c in block b, over the pods of its
+ * runs that kept them (*seeds of them): departed pods' completion times
+ * against the share of all pods, so the curve ends at the share that
+ * finished. Writes the file and *done / *total; GS_ENOENT when no run
+ * kept its pods.
  */
 static int cdf_data(struct page *p, size_t b, size_t c, const char *name, size_t *done,
-		    size_t *total, char *err, size_t err_len)
+		    size_t *total, size_t *seeds, char *err, size_t err_len)
 {
 	const struct gs_advise *a = p->a;
 	double *v = NULL, *g;
@@ -282,7 +283,7 @@ static int cdf_data(struct page *p, size_t b, size_t c, const char *name, size_t
 	int rc = 0;
 	FILE *f;
 
-	*done = *total = 0;
+	*done = *total = *seeds = 0;
 	for (s = 0; s < a->n_seeds && !rc; s++) {
 		int64_t id = a->run_ids[b][c * a->n_seeds + s];
 		struct gs_run_row row;
@@ -294,12 +295,13 @@ static int cdf_data(struct page *p, size_t b, size_t c, const char *name, size_t
 		rc = gs_db_get_run(p->db, id, &row, err, err_len);
 		if (rc)
 			break;
+		/* advise keeps the pods of the first seed only (--no-pods: of none). */
 		if (!row.pods_stored) {
 			gs_run_row_release(&row);
-			rc = GS_ENOENT;
-			break;
+			continue;
 		}
 		gs_run_row_release(&row);
+		(*seeds)++;
 		rc = gs_db_load_pods(p->db, id, &pods, &n, err, err_len);
 		for (i = 0; !rc && i < n; i++) {
 			(*total)++;
@@ -316,6 +318,8 @@ static int cdf_data(struct page *p, size_t b, size_t c, const char *name, size_t
 		}
 		gs_db_pods_free(pods, n);
 	}
+	if (!rc && *seeds == 0)
+		rc = GS_ENOENT;
 	if (rc) {
 		free(v);
 		return rc;
@@ -368,7 +372,7 @@ static int cdf_figure(struct page *p, size_t b, char *err, size_t err_len)
 	const struct gs_decide_block *k = &a->decision.blocks[b];
 	char files[4096] = "", titles[4096] = "", name[1024], base[512], lw[32], slug[256];
 	char vars[16384], title[512];
-	size_t r, j, n = 0, fo = 0, to = 0, done, total;
+	size_t r, j, n = 0, fo = 0, to = 0, done, total, seeds = 0;
 	int rc = 0;
 
 	load_word(a, b, lw, sizeof(lw));
@@ -384,7 +388,7 @@ static int cdf_figure(struct page *p, size_t b, char *err, size_t err_len)
 		gs_plot_sharing_slug(a->cands[row->cand].sharing, slug, sizeof(slug));
 		snprintf(name, sizeof(name), "%s.%s.cdf.%s.dat", a->trace_names[b / a->n_loads], lw,
 			 slug);
-		rc = cdf_data(p, b, row->cand, name, &done, &total, err, err_len);
+		rc = cdf_data(p, b, row->cand, name, &done, &total, &seeds, err, err_len);
 		if (rc == GS_ENOENT) {
 			p->pods_missing = true;
 			return 0;
@@ -402,18 +406,19 @@ static int cdf_figure(struct page *p, size_t b, char *err, size_t err_len)
 		return 0;
 	snprintf(base, sizeof(base), "advise_cdf_%s_%s", a->trace_names[b / a->n_loads], lw);
 	if (isnan(gs_advise_load(a, b)))
-		snprintf(title, sizeof(title), "%s, trace times: completion time, all pods of all "
-			 "seeds", a->trace_names[b / a->n_loads]);
+		snprintf(title, sizeof(title), "%s, trace times: completion time, every pod of "
+			 "%zu seed%s", a->trace_names[b / a->n_loads], seeds, seeds == 1 ? "" : "s");
 	else
-		snprintf(title, sizeof(title), "%s, load %s%%: completion time, all pods of all "
-			 "seeds", a->trace_names[b / a->n_loads], lw);
+		snprintf(title, sizeof(title), "%s, load %s%%: completion time, every pod of %zu "
+			 "seed%s", a->trace_names[b / a->n_loads], lw, seeds, seeds == 1 ? "" : "s");
 	snprintf(vars, sizeof(vars), "scriptdir='%s/'; datadir='%s'; files='%s'; titles='%s';"
 		 " out='%s/%s'; figtitle='%s'", p->scripts, p->data, files, titles, p->dir, base,
 		 title);
 	if (draw(p, "plot_advise_cdf.gp", vars, base))
 		fprintf(p->md, "\n![Completion-time CDFs](%s.png)\n\nEach mechanism's best-ranked "
-			       "candidate; the share is of all pods, so a curve ends below 1 by "
-			       "the pods that failed or never started.\n", base);
+			       "candidate, the pods of its runs that kept them (the first seed's: "
+			       "advise stores no others); the share is of all pods, so a curve ends "
+			       "below 1 by the pods that failed or never started.\n", base);
 	return 0;
 }
 
