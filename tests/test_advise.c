@@ -313,6 +313,16 @@ static void test_capacity(void **st)
 	assert_int_equal(db_count(db, "SELECT max(s.wait_max_s) FROM decision_runs d JOIN "
 				      "run_summary s USING (run_id) WHERE d.role = 'capacity' AND "
 				      "d.gpu_nodes = 5"), 0);
+	/* The objective gpus: the GPUs each candidate needs, 10 at every seed. */
+	snprintf(args, sizeof(args), "--nodes '%s' --pods '%s' --db '%s' --policy binpack "
+		 "--sharing exclusive --trace-times --seeds 1-2 --no-reference -j 2 --json "
+		 "--target 'no pod waits longer than 0 s' --objective gpus", nodes, pods, db);
+	assert_int_equal(gpusim(args), 0);
+	doc = parse_out();
+	v = verdict(doc, 0);
+	assert_float_equal(num(cand(v, "exclusive", "binpack"), "gpus_needed_mean"), 10, 0);
+	assert_float_equal(num(cand(v, "exclusive", "binpack"), "mean"), 10, 0);
+	cJSON_Delete(doc);
 	/* Adding one-GPU nodes to 3 nodes of 2: four copies. */
 	write_nodes("small.csv", 3, 2, "T4", nodes, sizeof(nodes));
 	gs_test_write("one.csv", "name,cpu_milli,memory_mib,num_gpu,gpu_model\n"
@@ -365,6 +375,11 @@ static void test_bad_input(void **st)
 		 "<= 60 s'", nodes, pods, db);
 	assert_int_equal(gpusim(args), 2);
 	assert_non_null(strstr(err_text(), "take 600 s on average on their own"));
+	/* A load the trace cannot offer (every pod at once offers less). */
+	snprintf(args, sizeof(args), "--nodes '%s' --pods '%s' --db '%s' --load 5000", nodes,
+		 pods, db);
+	assert_int_equal(gpusim(args), 2);
+	assert_non_null(strstr(err_text(), "--load: load 5000%"));
 	/* ideal is a reference, never a candidate. */
 	snprintf(args, sizeof(args), "--nodes '%s' --pods '%s' --db '%s' --sharing ideal", nodes,
 		 pods, db);

@@ -16,7 +16,7 @@
 #   openb-gs40  the same with openb_pod_list_gpushare40.csv
 # Every case is the default advise: every policy, every mechanism the GPUs
 # can do (MIG where the model has it), loads 50, 80, 95, seeds 42-46, more
-# seeds for the top two where they tie, the ideal reference, pod rows of
+# seeds for the top two where they tie, the ideal reference line, pod rows of
 # the first seed, -j ADVISE_JOBS (default 2). The openb cases need
 # OPENB (default ../shared/traces/openb) and are skipped without it.
 #
@@ -25,6 +25,7 @@
 set -eu
 
 build=${1:-build}
+here=$(cd "$(dirname "$0")" && pwd)
 gpusim=${ADVISE_GPUSIM:-$build/gpusim}
 repeats=${ADVISE_REPEATS:-3}
 jobs=${ADVISE_JOBS:-2}
@@ -40,14 +41,8 @@ for exe in "$gpusim" /usr/bin/time; do
 done
 mkdir -p "$dir"
 
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-";
-		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-to_s() { # "h:mm:ss" or "m:ss.ss" -> seconds
-	awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }'
-}
+# median, to_s
+. "$here/stats.sh"
 
 # The H100 example's node types, 16 GPU nodes (and its 2 CPU nodes).
 awk -F, 'NR == 1 { print; next } $4 > 0 { gpu = $0; next } { cpu[++n] = $0 }

@@ -168,8 +168,8 @@ static const struct gs_opt advise_opts[] = {
 	  .arg = "SHARING+POLICY", .def = "exclusive+binpack",
 	  .help = "what the gains are measured against (always run, even when not a candidate)" },
 	{ GS_OPT_FLAG_AT(S, no_reference), .name = "no-reference",
-	  .help = "do not run the reference line, ideal x every policy (sharing at no cost: "
-		  "the FGD paper's assumption, a bound that is never recommended)" },
+	  .help = "do not run the reference line, ideal under the baseline's policy (sharing "
+		  "at no cost: the FGD paper's assumption, a bound that is never recommended)" },
 
 	{ GS_OPT_GROUP_HEADING("Workload (time mode):") },
 	{ GS_OPT_CUSTOM_AT(S, loads, struct gs_cli_numbers, gs_cli_parse_numbers,

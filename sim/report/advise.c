@@ -191,6 +191,13 @@ int adv_run_cells(struct adv_ctx *x, const struct adv_cell *cells, size_t n,
 		return GS_ENOMEM;
 	}
 	rc = gs_batch_check(&b, err, err_len);
+	if (rc && !strncmp(err, "load ", 5)) {
+		/* A load a trace cannot offer: the option to change. */
+		char msg[1024];
+
+		snprintf(msg, sizeof(msg), "--load: %s", err);
+		gs_errf(err, err_len, "%s", msg);
+	}
 	if (!rc && !x->warned) {
 		/* The first batch is the matrix: its inputs are the traces, in order. */
 		rc = gs_audit_batch(&b, spec->warn, "advise", &x->a->never, &x->a->n_never, err,
@@ -457,7 +464,8 @@ static int add_cand(struct adv_ctx *x, size_t *cap, const struct gs_policy *p, s
 
 /*
  * Step 2: the mechanisms (checked against the cluster), the candidates
- * (policy x mechanism, the baseline among them), then the references.
+ * (policy x mechanism, the baseline among them), then the reference:
+ * ideal under the baseline's policy, one line per load.
  */
 static int candidates(struct adv_ctx *x, char *err, size_t err_len)
 {
@@ -504,11 +512,8 @@ static int candidates(struct adv_ctx *x, char *err, size_t err_len)
 		return 0;
 	gs_share_cfg_init(&ideal, GS_SHARE_IDEAL);
 	k = mech_index(x, &ideal);
-	if (k < 0)
+	if (k < 0 || add_cand(x, &cap, spec->base_policy, (size_t)k, true))
 		goto oom;
-	for (p = 0; p < spec->n_policies; p++)
-		if (add_cand(x, &cap, spec->policies[p], (size_t)k, true))
-			goto oom;
 	return 0;
 oom:
 	gs_errf(err, err_len, "out of memory");

@@ -9,7 +9,8 @@
  *             GPU of it can do, a target no cluster of its node types can
  *             meet): GS_EINVAL naming the option, before anything is stored;
  *   matrix    candidates (policy x mechanism, the baseline always among
- *             them) and the reference lines (ideal x policy) at every load
+ *             them) and the reference line (ideal under the baseline's
+ *             policy) at every load
  *             and initial seed, one batch through the run layer (run/exec.h:
  *             parallel, resumable, stored);
  *   decide    report/decide.h, per trace and load;
@@ -62,7 +63,7 @@ struct gs_advise_spec {
 	size_t n_policies;
 	const struct gs_share_cfg *sharings;         /* their mechanisms; none: every one the GPUs do */
 	size_t n_sharings;
-	bool no_reference;                           /* no ideal reference lines */
+	bool no_reference;                           /* no ideal reference line */
 	const double *loads;                         /* --load levels; none: the traces' own times */
 	size_t n_loads;
 	const uint64_t *seeds;                       /* the initial seeds */

@@ -715,7 +715,7 @@ int adv_capacity(struct adv_ctx *x, bool all_in, char *err, size_t err_len)
 	struct gs_advise *a = x->a;
 	struct adv_cap *k = cap_of(x);
 	struct search *ss = NULL;
-	size_t n_ss = 0, b, c, s, i, *cands = NULL, *n_picked = NULL, **picked = NULL;
+	size_t n_ss = 0, b, c, s, i, *n_picked = NULL, **picked = NULL;
 	struct adv_cell *cells = NULL;
 	struct gs_outcome *out = NULL;
 	int rc = 0;
@@ -809,6 +809,5 @@ out:
 	free(ss);
 	free(cells);
 	free(out);
-	free(cands);
 	return rc;
 }

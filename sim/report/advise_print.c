@@ -116,7 +116,11 @@ static const struct gs_audit_never *never_of(const struct gs_advise *a, size_t t
 	return NULL;
 }
 
-/* Why candidate r left pods unfinished: "failed on GPU memory (293 on average), ...". */
+/*
+ * Why candidate r left pods unfinished, means over its seeds: "on average
+ * 268 failed on GPU memory", "on average 162 never started; 162 fit no
+ * node under mps: GPU memory above the MPS pinned limit".
+ */
 static void unfinished_text(const struct gs_advise *a, size_t b, const struct gs_decide_row *r,
 			    char *buf, size_t len)
 {
@@ -124,23 +128,21 @@ static void unfinished_text(const struct gs_advise *a, size_t b, const struct gs
 						   a->cands[r->cand].sharing);
 	double oom = r->fig_mean[GS_FIG_OOM], timed = r->fig_mean[GS_FIG_TIMED_OUT];
 	double pending = r->fig_mean[GS_FIG_PENDING];
-	size_t o = 0;
+	size_t o = (size_t)snprintf(buf, len, "on average");
+	int parts = 0;
 
-	buf[0] = '\0';
-	if (oom > 0)
-		o += (size_t)snprintf(buf + o, len - o, "failed on GPU memory: %.0f on average",
-				      oom);
+	if (oom > 0 && o < len)
+		o += (size_t)snprintf(buf + o, len - o, "%s %.0f failed on GPU memory",
+				      parts++ ? "," : "", oom);
 	if (timed > 0 && o < len)
-		o += (size_t)snprintf(buf + o, len - o, "%sgave up waiting (--max-wait): %.0f",
-				      o ? "; " : "", timed);
-	if (pending > 0 && o < len) {
-		o += (size_t)snprintf(buf + o, len - o, "%snever started: %.0f", o ? "; " : "",
-				      pending);
-		if (nv && nv->n_never && o < len)
-			o += (size_t)snprintf(buf + o, len - o, ", %zu of them fit no node under "
-					      "%s: %s", nv->n_never, a->cands[r->cand].sharing,
-					      nv->why[0] ? nv->why : "see the warning above");
-	}
+		o += (size_t)snprintf(buf + o, len - o, "%s %.0f gave up waiting (--max-wait)",
+				      parts++ ? "," : "", timed);
+	if (pending > 0 && o < len)
+		o += (size_t)snprintf(buf + o, len - o, "%s %.0f never started",
+				      parts++ ? "," : "", pending);
+	if (pending > 0 && nv && nv->n_never && o < len)
+		snprintf(buf + o, len - o, "; %zu fit no node under %s: %s", nv->n_never,
+			 a->cands[r->cand].sharing, nv->why[0] ? nv->why : "see the warning above");
 }
 
 char *gs_advise_reason(const struct gs_advise *a, const struct gs_advise_spec *spec, size_t b,
@@ -243,20 +245,18 @@ static void print_head(FILE *f, const struct gs_advise *a, const struct gs_advis
 	for (t = 0; t < a->n_traces; t++)
 		fprintf(f, "trace %s: %s, %zu pods\n", a->trace_names[t], spec->pods_paths[t],
 			a->n_pods[t]);
-	fprintf(f, "objective: %s; a pod that fails or never starts counts as never completing "
-		   "(infinite): a candidate that leaves more pods unfinished than another at any "
-		   "seed cannot win\n",
+	fprintf(f, "objective: %s; a pod that fails or never starts never completes\n",
 		gs_objective_format(&spec->objective, buf, sizeof(buf)));
-	fprintf(f, "constraints:");
+	fprintf(f, "constraints: no pod left unfinished that another candidate runs");
 	for (i = 0; i < spec->n_conds; i++)
-		fprintf(f, "%s %s", i ? ";" : "", gs_cond_format(&spec->conds[i], buf, sizeof(buf)));
-	fprintf(f, "%s\n", spec->n_conds ? " (mean over seeds)" : " none beyond the above");
+		fprintf(f, "; %s", gs_cond_format(&spec->conds[i], buf, sizeof(buf)));
+	fprintf(f, "%s\n", spec->n_conds ? " (mean over seeds)" : "");
 	fprintf(f, "baseline: %s + %s", a->cands[a->baseline].sharing,
 		a->cands[a->baseline].policy);
 	if (!spec->no_reference)
-		fprintf(f, "; reference: ideal (sharing at no cost; never recommended)");
-	fprintf(f, "\nstatistics: seeds %s, more (up to %zu) where the best has a tie; %g%% "
-		   "intervals; paired t-tests over seeds (Welch's where seeds differ), "
+		fprintf(f, "; reference: ideal (sharing at no cost, never recommended)");
+	fprintf(f, "\nstatistics: seeds %s, up to %zu for the top two while they tie; %g%% "
+		   "intervals;\n            paired t-tests (Welch's where seeds differ), "
 		   "Holm-corrected over %zu comparisons, alpha %g\n",
 		seed_text(a->seeds, a->n_seeds_initial, buf, sizeof(buf)), a->n_seeds,
 		100 * spec->conf, a->decision.n_tests, spec->alpha);
@@ -363,6 +363,11 @@ static void print_block(FILE *f, const struct gs_advise *a, const struct gs_advi
 
 			if (!row->tie)
 				continue;
+			/* The first few by rank; --json and --report list them all. */
+			if (n == 6) {
+				fprintf(f, " and %zu more", k->n_ties - n);
+				break;
+			}
 			fprintf(f, "%s %s %s (%s)", n++ ? "," : "",
 				cand_name(a, row->cand, name, sizeof(name)),
 				obj_text(ob, row->mean, v, sizeof(v)),
