@@ -249,6 +249,48 @@ void gs_cli_sim_finish(struct gs_cli_sim *s);
 	{ GS_OPT_STRING_AT(S, F), .name = "db", .short_name = 'd', .arg = "FILE",               \
 	  .def = (DEF), .help = "results database" }
 
+/* Target of --shard K/N: 1 <= K <= N; 0/0 when not given. */
+struct gs_cli_shard {
+	size_t k, n;
+};
+
+/* Converter for --shard (field: struct gs_cli_shard): K/N, whole numbers, 1 <= K <= N <= 2^31. */
+int gs_cli_parse_shard(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+		       void *field);
+
+/*
+ * What the options of running many runs fill (run/exec.h: workers,
+ * shards, claims): a command's argument struct S has one named `exec`.
+ */
+struct gs_cli_exec {
+	int64_t jobs;                        /* --jobs */
+	struct gs_cli_shard shard;           /* --shard */
+	int64_t claim_timeout_s;             /* --claim-timeout */
+};
+
+/* Gives e the defaults the rows do not set: as many jobs as there are CPUs online. */
+void gs_cli_exec_init(struct gs_cli_exec *e);
+
+/* Worker threads: -j, --jobs N. */
+#define GS_CLI_OPT_JOBS(S)                                                                     \
+	{ GS_OPT_INT_AT(S, exec.jobs, 1, 1024), .name = "jobs", .short_name = 'j', .arg = "N", \
+	  .help = "worker threads (default: the number of CPUs); the run ids do not depend on " \
+		  "it, a finished run waits for the runs before it to be stored" }
+
+/* One share of the runs: --shard K/N. */
+#define GS_CLI_OPT_SHARD(S)                                                                    \
+	{ GS_OPT_CUSTOM_AT(S, exec.shard, struct gs_cli_shard, gs_cli_parse_shard, NULL),      \
+	  .name = "shard", .arg = "K/N",                                                       \
+	  .help = "run the K-th of N fixed shares of the matrix (the cells whose index is K-1 " \
+		  "modulo N), for sweeps spread over hosts; gpusim merge joins the databases" }
+
+/* When another host's claim counts as abandoned: --claim-timeout S. */
+#define GS_CLI_OPT_CLAIM_TIMEOUT(S)                                                            \
+	{ GS_OPT_INT_AT(S, exec.claim_timeout_s, 0, INT64_MAX), .name = "claim-timeout",       \
+	  .arg = "S", .def = "86400",                                                          \
+	  .help = "a run another host claimed S seconds ago or more counts as abandoned and is " \
+		  "run here (0: never); claims of this host's processes that are gone always do" }
+
 /* Where the gnuplot scripts are: --scripts DIR into field F of S. */
 #define GS_CLI_OPT_SCRIPTS(S, F)                                                                \
 	{ GS_OPT_STRING_AT(S, F), .name = "scripts", .arg = "DIR",                              \

@@ -6,12 +6,9 @@
  * headline: unallocated GPU % in inflate mode, the waits and completion
  * times in time mode.
  */
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
@@ -19,39 +16,18 @@
 #include "core/error.h"
 #include "report/sweep_table.h"
 #include "run/sweep.h"
-#include "engine/inflate.h"
 
 /* What the command line says; the table below fills it. */
 struct sweep_args {
 	struct gs_cli_sim sim;
+	struct gs_cli_exec exec;
 	const char *db_path;
 	struct gs_opt_list pods;
 	struct gs_cli_seeds seeds;
 	struct gs_cli_numbers loads, scales;
 	struct gs_cli_sharings sharings;
-	int64_t jobs;
 	bool quiet, json;
-	struct shard { size_t k, n; } shard;
-	int64_t claim_timeout_s;
 };
-
-/* --shard K/N: 1 <= K <= N, both whole numbers. */
-static int parse_shard(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
-		       void *field)
-{
-	struct shard *sh = field;
-	unsigned long long k, n;
-	int used = 0;
-
-	if (sscanf(value, "%llu/%llu%n", &k, &n, &used) != 2 || value[used] != '\0' ||
-	    value[0] < '0' || value[0] > '9' || k < 1 || n < 1 || k > n || n > (1ull << 31)) {
-		gs_opt_err(cmd, o, "'%s' is not K/N with 1 <= K <= N, e.g. 3/8", value);
-		return GS_EINVAL;
-	}
-	sh->k = (size_t)k;
-	sh->n = (size_t)n;
-	return 0;
-}
 
 #define S struct sweep_args
 static const struct gs_opt sweep_opts[] = {
@@ -94,19 +70,11 @@ static const struct gs_opt sweep_opts[] = {
 	GS_CLI_OPTS_SAMPLING(S),
 
 	{ GS_OPT_GROUP_HEADING("Execution and output:") },
-	{ GS_OPT_INT_AT(S, jobs, 1, 1024), .name = "jobs", .short_name = 'j', .arg = "N",
-	  .help = "worker threads (default: the number of CPUs); the run ids do not depend on "
-		  "it, a finished run waits for the runs before it to be stored" },
+	GS_CLI_OPT_JOBS(S),
 	GS_CLI_OPT_DB(S, db_path, "results/fgd.db"),
 	GS_CLI_OPTS_STORE(S),
-	{ GS_OPT_CUSTOM_AT(S, shard, struct shard, parse_shard, NULL), .name = "shard",
-	  .arg = "K/N",
-	  .help = "run the K-th of N fixed shares of the matrix (the cells whose index is K-1 "
-		  "modulo N), for sweeps spread over hosts; gpusim merge joins the databases" },
-	{ GS_OPT_INT_AT(S, claim_timeout_s, 0, INT64_MAX), .name = "claim-timeout", .arg = "S",
-	  .def = "86400",
-	  .help = "a run another host claimed S seconds ago or more counts as abandoned and is "
-		  "run here (0: never); claims of this host's processes that are gone always do" },
+	GS_CLI_OPT_SHARD(S),
+	GS_CLI_OPT_CLAIM_TIMEOUT(S),
 	GS_CLI_OPT_STRICT(S),
 	{ GS_OPT_FLAG_AT(S, json), .name = "json", .conflicts = "quiet",
 	  .help = "print the matrix's runs as a JSON array, one object per run with the "
@@ -193,12 +161,10 @@ int gs_cmd_sweep(int argc, char **argv)
 	struct sweep_args a;
 	char err[1024];
 	int status, rc;
-	long ncpu;
 
 	memset(&a, 0, sizeof(a));
 	gs_cli_sim_init(&a.sim);
-	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	a.jobs = ncpu > 0 ? ncpu : 1;
+	gs_cli_exec_init(&a.exec);
 	if (gs_opt_parse(&sweep_cmd, argc, argv, &a, &status))
 		return status;
 
@@ -242,14 +208,14 @@ int gs_cmd_sweep(int argc, char **argv)
 	spec.n_policies = a.sim.policies.n;
 	spec.seeds = a.seeds.v;
 	spec.n_seeds = a.seeds.n;
-	spec.jobs = (int)a.jobs;
+	spec.jobs = (int)a.exec.jobs;
 	spec.db_path = a.db_path;
 	spec.no_pods = a.sim.no_pods;
 	spec.strict = a.sim.strict;
 	spec.arrival_samples = a.sim.arrival_samples;
-	spec.shard_k = a.shard.k;
-	spec.shard_n = a.shard.n;
-	spec.claim_timeout_s = a.claim_timeout_s;
+	spec.shard_k = a.exec.shard.k;
+	spec.shard_n = a.exec.shard.n;
+	spec.claim_timeout_s = a.exec.claim_timeout_s;
 	spec.progress = stderr;
 	spec.on_signals = true;
 	spec.warn = stderr;
