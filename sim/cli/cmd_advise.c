@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
@@ -50,7 +49,7 @@ struct advise_args {
 	const char *add_nodes;
 	int64_t max_nodes, capacity_top;
 	const char *db_path, *report_dir, *scripts_dir;
-	int64_t jobs, claim_timeout_s;
+	struct gs_cli_exec exec;
 	bool json;
 };
 
@@ -233,13 +232,11 @@ static const struct gs_opt advise_opts[] = {
 		  "baseline" },
 
 	{ GS_OPT_GROUP_HEADING("Execution and output:") },
-	{ GS_OPT_INT_AT(S, jobs, 1, 1024), .name = "jobs", .short_name = 'j', .arg = "N",
-	  .help = "worker threads (default: the number of CPUs)" },
+	GS_CLI_OPT_JOBS(S),
 	GS_CLI_OPT_DB(S, db_path, "results/advise.db"),
 	{ GS_OPT_FLAG_AT(S, sim.no_pods), .name = "no-pods",
 	  .help = "store no per-pod rows (the report's completion-time CDFs need them)" },
-	{ GS_OPT_INT_AT(S, claim_timeout_s, 0, INT64_MAX), .name = "claim-timeout", .arg = "S",
-	  .def = "86400", .help = "as in gpusim sweep" },
+	GS_CLI_OPT_CLAIM_TIMEOUT(S),
 	{ GS_OPT_STRING_AT(S, report_dir), .name = "report", .arg = "DIR",
 	  .help = "also write DIR/advise.md, the verdict with its tables and figures (a Pareto "
 		  "front, completion-time CDFs per mechanism, the capacity curve)" },
@@ -301,9 +298,9 @@ static void fill_spec(struct advise_args *a, struct gs_advise_spec *s)
 	s->capacity_top = (size_t)a->capacity_top;
 	s->max_nodes = a->max_nodes;
 	s->db_path = a->db_path;
-	s->jobs = (int)a->jobs;
+	s->jobs = (int)a->exec.jobs;
 	s->no_pods = a->sim.no_pods;
-	s->claim_timeout_s = a->claim_timeout_s;
+	s->claim_timeout_s = a->exec.claim_timeout_s;
 	s->progress = stderr;
 	s->on_signals = true;
 	s->warn = stderr;
@@ -317,13 +314,11 @@ int gs_cmd_advise(int argc, char **argv)
 	struct advise_args a;
 	char err[1024], note[1024];
 	int status, rc;
-	long ncpu;
 
 	memset(&a, 0, sizeof(a));
 	gs_cli_sim_init(&a.sim);
+	gs_cli_exec_init(&a.exec);
 	a.sim.mode = GS_MODE_TIME;
-	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	a.jobs = ncpu > 0 ? ncpu : 1;
 	if (gs_opt_parse(&advise_cmd, argc, argv, &a, &status))
 		return status;
 	gs_interference_init(&ifr);

@@ -566,7 +566,7 @@ int gs_plot_time_export(struct gs_db *db, const char *dir, struct gs_plot_time *
 	for (t = 0; t < ix->n_traces && !rc; t++) {
 		const struct trun *shown = NULL;
 		size_t seeds = 0;
-		char text[256];
+		char text[512];
 
 		/* The shown setting: the highest load, ties to the newest run. */
 		for (i = 0; i < n; i++) {
@@ -629,7 +629,7 @@ int gs_plot_time_export(struct gs_db *db, const char *dir, struct gs_plot_time *
 		}
 		{
 			/* The mechanism, unless the runs had none. */
-			char mech[256] = "";
+			char mech[192] = "";
 
 			if (strcmp(shown->sharing, "ideal"))
 				snprintf(mech, sizeof(mech), "%s, ", shown->sharing);
