@@ -389,6 +389,33 @@ static void test_bad_input(void **st)
 	assert_int_not_equal(stat(db, &sb), 0);
 }
 
+/* The default loads leave out a level a trace cannot offer, and say so; a given one is refused. */
+static void test_default_loads(void **st)
+{
+	char nodes[512], pods[512], db[512], args[4096];
+	cJSON *doc;
+
+	(void)st;
+	/* 4 GPUs; 7 pods of half a GPU all at once ask for 87.5 % of them: 95 % is out of reach. */
+	write_nodes("nodes.csv", 2, 2, "T4", nodes, sizeof(nodes));
+	write_pods("pods.csv", 7, 1, 500, 0, 600, 60, pods, sizeof(pods));
+	gs_test_path("e.db", db, sizeof(db));
+	snprintf(args, sizeof(args), "--nodes '%s' --pods '%s' --db '%s' --policy binpack "
+		 "--sharing exclusive --seeds 1 --max-seeds 1 --no-reference -j 1 --json", nodes,
+		 pods, db);
+	assert_int_equal(gpusim(args), 0);
+	assert_non_null(strstr(err_text(), "load 95% left out: "));
+	assert_non_null(strstr(err_text(), "87.50% of the GPU capacity"));
+	doc = parse_out();
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "verdicts")), 2);
+	assert_float_equal(num(verdict(doc, 1), "load_pct"), 80, 0);
+	cJSON_Delete(doc);
+	snprintf(args, sizeof(args), "--nodes '%s' --pods '%s' --db '%s' --policy binpack "
+		 "--sharing exclusive --seeds 1 --load 80,95", nodes, pods, db);
+	assert_int_equal(gpusim(args), 2);
+	assert_non_null(strstr(err_text(), "--load: load 95%"));
+}
+
 /* Distinct names for files of one name in different directories. */
 static void test_path_names(void **st)
 {
@@ -418,6 +445,7 @@ int main(void)
 		GS_TMPDIR_TEST(test_tie, setup),
 		GS_TMPDIR_TEST(test_capacity, setup),
 		GS_TMPDIR_TEST(test_bad_input, setup),
+		GS_TMPDIR_TEST(test_default_loads, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -173,8 +173,9 @@ static const struct gs_opt advise_opts[] = {
 	{ GS_OPT_GROUP_HEADING("Workload (time mode):") },
 	{ GS_OPT_CUSTOM_AT(S, loads, struct gs_cli_numbers, gs_cli_parse_numbers,
 			   gs_cli_numbers_release),
-	  .name = "load", .arg = "LIST", .def = "50,80,95", .conflicts = "trace-times",
-	  .help = "load levels in percent, one verdict each. " GS_CLI_LOAD_HELP },
+	  .name = "load", .arg = "LIST", .conflicts = "trace-times",
+	  .help = "load levels in percent, one verdict each (default: 50,80,95, less the levels "
+		  "a trace cannot offer, which are named on stderr). " GS_CLI_LOAD_HELP },
 	{ GS_OPT_FLAG_AT(S, trace_times), .name = "trace-times",
 	  .help = "replay the traces at their own arrival times instead of --load levels" },
 	GS_CLI_OPTS_LOAD_SHAPE(S),
@@ -270,6 +271,8 @@ static const struct gs_cmd_spec advise_cmd = {
 /* The spec of the run from the parsed line. */
 static void fill_spec(struct advise_args *a, struct gs_advise_spec *s)
 {
+	static const double default_loads[] = { 50, 80, 95 };
+
 	memset(s, 0, sizeof(*s));
 	s->nodes_path = a->sim.nodes;
 	s->pods_paths = a->pods.v;
@@ -281,6 +284,11 @@ static void fill_spec(struct advise_args *a, struct gs_advise_spec *s)
 	s->no_reference = a->no_reference;
 	s->loads = a->trace_times ? NULL : a->loads.v;
 	s->n_loads = a->trace_times ? 0 : a->loads.n;
+	if (!a->trace_times && !a->loads.n) {
+		s->loads = default_loads;
+		s->n_loads = sizeof(default_loads) / sizeof(default_loads[0]);
+		s->loads_default = true;
+	}
 	s->seeds = a->seeds.v;
 	s->n_seeds = a->seeds.n;
 	s->max_seeds = (size_t)a->max_seeds < a->seeds.n ? a->seeds.n : (size_t)a->max_seeds;

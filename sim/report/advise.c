@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/mig.h"
+#include "engine/arrivals.h"
 #include "io/path.h"
 #include "report/advise.h"
 #include "report/advise_internal.h"
@@ -98,7 +99,7 @@ size_t adv_setting(struct adv_ctx *x, size_t m, size_t l, bool capped, char *err
 
 	*rc = 0;
 	o.sharing = x->mechs[m];
-	o.load_pct = spec->n_loads ? spec->loads[l] : 0;
+	o.load_pct = isnan(x->a->loads[l]) ? 0 : x->a->loads[l];
 	o.load_cap_milli = capped && o.load_pct > 0 ? x->in.clusters[0].gpu_milli : 0;
 	for (i = 0; i < x->n_settings; i++) {
 		const struct gs_replay_opts *s = &x->settings[i];
@@ -546,18 +547,62 @@ static int seeds(struct adv_ctx *x)
 	return 0;
 }
 
+/*
+ * The loads: the spec's, or NAN for the traces' own times. Default levels
+ * (spec->loads_default) that a trace cannot offer are left out with a
+ * note on spec->warn; a level given with --load is checked with the
+ * batch, and refused.
+ */
+static int loads(struct adv_ctx *x, char *err, size_t err_len)
+{
+	const struct gs_advise_spec *spec = x->spec;
+	struct gs_advise *a = x->a;
+	size_t l, t;
+	char msg[512];
+
+	a->loads = malloc((spec->n_loads ? spec->n_loads : 1) * sizeof(*a->loads));
+	if (!a->loads) {
+		gs_errf(err, err_len, "out of memory");
+		return GS_ENOMEM;
+	}
+	a->n_loads = 0;
+	if (!spec->n_loads)
+		a->loads[a->n_loads++] = NAN;
+	for (l = 0; l < spec->n_loads; l++) {
+		int rc = 0;
+
+		for (t = 0; spec->loads_default && t < spec->n_traces && !rc; t++) {
+			const struct gs_trace *tr = &x->in.traces[t];
+
+			rc = gs_load_check(tr->pods, tr->n_pods, spec->opts.load_repeat,
+					   x->in.clusters[t].gpu_milli, spec->loads[l],
+					   spec->opts.arrivals, msg, sizeof(msg));
+			if (rc == GS_ENOMEM) {
+				gs_errf(err, err_len, "out of memory");
+				return rc;
+			}
+			if (rc && spec->warn)
+				fprintf(spec->warn, "gpusim advise: load %g%% left out: %s: %s (give "
+					"--repeat K, or --load)\n", spec->loads[l], spec->pods_paths[t],
+					msg);
+		}
+		if (!rc)
+			a->loads[a->n_loads++] = spec->loads[l];
+	}
+	if (!a->n_loads) {
+		gs_errf(err, err_len, "--load: no default level can be offered by every trace; "
+			"give --repeat K or --load");
+		return GS_EINVAL;
+	}
+	return 0;
+}
+
 /* The blocks' arrays, every run not yet run. */
 static int blocks(struct adv_ctx *x)
 {
 	struct gs_advise *a = x->a;
-	size_t l, b, i, n = a->n_cands * a->n_seeds;
+	size_t b, i, n = a->n_cands * a->n_seeds;
 
-	a->n_loads = x->spec->n_loads ? x->spec->n_loads : 1;
-	a->loads = malloc(a->n_loads * sizeof(*a->loads));
-	if (!a->loads)
-		return GS_ENOMEM;
-	for (l = 0; l < a->n_loads; l++)
-		a->loads[l] = x->spec->n_loads ? x->spec->loads[l] : NAN;
 	a->n_blocks = a->n_traces * a->n_loads;
 	a->runs = calloc(a->n_blocks, sizeof(*a->runs));
 	a->run_ids = calloc(a->n_blocks, sizeof(*a->run_ids));
@@ -853,6 +898,8 @@ int gs_advise_run(const struct gs_advise_spec *spec, struct gs_advise *out, char
 		rc = candidates(&x, err, err_len);
 	if (!rc && (rc = seeds(&x)) == GS_ENOMEM)
 		gs_errf(err, err_len, "out of memory");
+	if (!rc)
+		rc = loads(&x, err, err_len);
 	if (!rc && (rc = blocks(&x)) == GS_ENOMEM)
 		gs_errf(err, err_len, "out of memory");
 	if (!rc && spec->n_targets)

@@ -66,6 +66,7 @@ struct gs_advise_spec {
 	bool no_reference;                           /* no ideal reference line */
 	const double *loads;                         /* --load levels; none: the traces' own times */
 	size_t n_loads;
+	bool loads_default;                          /* the default levels: drop what a trace cannot offer */
 	const uint64_t *seeds;                       /* the initial seeds */
 	size_t n_seeds;
 	size_t max_seeds;                            /* seeds at most, extra ones included */
