@@ -45,7 +45,7 @@ struct advise_args {
 	struct gs_objective objective;
 	struct conds constraints, targets;
 	struct baseline baseline;
-	double alpha;
+	double alpha, min_effect;
 	const char *add_nodes;
 	int64_t max_nodes, capacity_top;
 	const char *db_path, *report_dir, *scripts_dir;
@@ -212,6 +212,11 @@ static const struct gs_opt advise_opts[] = {
 	  .help = "family-wise error rate: differences are tested by paired t-tests over the "
 		  "seeds (Welch's where seeds differ), Holm-corrected over all comparisons" },
 
+	{ GS_OPT_DOUBLE_AT(S, min_effect, 0, 100), .name = "min-effect", .arg = "PCT",
+	  .def = "1",
+	  .help = "a gain over the baseline below PCT percent is said to be immaterial, however "
+		  "significant" },
+
 	{ GS_OPT_GROUP_HEADING("Capacity:") },
 	{ GS_OPT_CUSTOM_AT(S, targets, struct conds, parse_conds, NULL), .name = "target",
 	  .arg = "CONDS",
@@ -299,6 +304,7 @@ static void fill_spec(struct advise_args *a, struct gs_advise_spec *s)
 	s->base_policy = a->baseline.policy;
 	s->base_sharing = a->baseline.sharing;
 	s->alpha = a->alpha;
+	s->min_effect_pct = a->min_effect;
 	s->conf = 0.95;
 	s->targets = a->targets.v;
 	s->n_targets = a->targets.n;

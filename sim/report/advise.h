@@ -77,6 +77,7 @@ struct gs_advise_spec {
 	const struct gs_policy *base_policy;         /* the baseline: exclusive + binpack */
 	struct gs_share_cfg base_sharing;
 	double alpha, conf;
+	double min_effect_pct;                       /* a gain below this is said to be immaterial */
 	/* Capacity: targets (none: no search), an added node file (NULL: scale). */
 	const struct gs_cond *targets;
 	size_t n_targets;

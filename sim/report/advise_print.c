@@ -344,7 +344,9 @@ static void print_block(FILE *f, const struct gs_advise *a, const struct gs_advi
 				a->cands[a->baseline].policy,
 				obj_text(ob, k->base_mean, v, sizeof(v)),
 				p_text(k->gain_p_holm, p, sizeof(p)),
-				k->gain_significant ? "" : ": no significant difference",
+				!k->gain_significant ? ": no significant difference" :
+				fabs(k->gain_pct) < spec->min_effect_pct ?
+				": significant, but under --min-effect: in practice no better" : "",
 				row_of(k, a->baseline)->out == GS_DECIDE_CONSTRAINT ?
 				"; the baseline itself " : "",
 				row_of(k, a->baseline)->out == GS_DECIDE_CONSTRAINT ?
@@ -582,6 +584,8 @@ static cJSON *block_json(const struct gs_advise *a, const struct gs_advise_spec 
 		add_num(g, "p_holm", k->gain_p_holm);
 		cJSON_AddStringToObject(g, "test", gs_decide_test_name(k->gain_test));
 		cJSON_AddBoolToObject(g, "significant", k->gain_significant);
+		cJSON_AddBoolToObject(g, "material", !isnan(k->gain_pct) &&
+						       fabs(k->gain_pct) >= spec->min_effect_pct);
 		add_num(g, "baseline_mean", k->base_mean);
 	}
 	arr = cJSON_AddArrayToObject(o, "candidates");
