@@ -209,8 +209,10 @@ char *gs_advise_reason(const struct gs_advise *a, const struct gs_advise_spec *s
 					 f[GS_FIG_WAIT_MEAN] < 10 ? 1 : 0, f[GS_FIG_WAIT_MEAN],
 					 g[GS_FIG_WAIT_MEAN] < 10 ? 1 : 0, g[GS_FIG_WAIT_MEAN]);
 			else
-				snprintf(buf + o, len - o, ": slower runs, mean slowdown %.2f "
-					 "against %.2f", f[GS_FIG_SLOWDOWN], g[GS_FIG_SLOWDOWN]);
+				snprintf(buf + o, len - o, ": slower runs, mean running time "
+					 "(completion - wait) %.0f s against %.0f s",
+					 f[GS_FIG_COMPL_MEAN] - f[GS_FIG_WAIT_MEAN],
+					 g[GS_FIG_COMPL_MEAN] - g[GS_FIG_WAIT_MEAN]);
 		} else {
 			snprintf(buf + o, len - o, ": %s against %s",
 				 obj_text(&spec->objective, r->mean, y, sizeof(y)),
