@@ -380,6 +380,11 @@ static void test_bad_input(void **st)
 		 pods, db);
 	assert_int_equal(gpusim(args), 2);
 	assert_non_null(strstr(err_text(), "--load: load 5000%"));
+	/* A cluster file that sets every GPU's mode leaves no mechanism to choose. */
+	snprintf(args, sizeof(args), "--nodes '%s/traces/h100-mixed/cluster-mixed.csv' --pods "
+		 "'%s' --db '%s'", GS_SOURCE_DIR, pods, db);
+	assert_int_equal(gpusim(args), 2);
+	assert_non_null(strstr(err_text(), "gives every GPU a sharing mode"));
 	/* ideal is a reference, never a candidate. */
 	snprintf(args, sizeof(args), "--nodes '%s' --pods '%s' --db '%s' --sharing ideal", nodes,
 		 pods, db);

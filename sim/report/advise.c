@@ -358,6 +358,21 @@ static int load_inputs(struct adv_ctx *x, char *err, size_t err_len)
 			"policies and sharing mechanisms", spec->nodes_path);
 		return GS_EINVAL;
 	}
+	if (c->share) {
+		/* --sharing applies to the GPUs the file leaves unset: there must be some. */
+		int64_t unset = 0;
+		int g;
+
+		for (k = 0; k < c->n_nodes; k++)
+			for (g = 0; g < c->nodes[k].num_gpu; g++)
+				unset += c->share[k].gpu[g].cfg == 0;
+		if (!unset) {
+			gs_errf(err, err_len, "--nodes: %s gives every GPU a sharing mode, so there "
+				"is no mechanism left to choose; leave the sharing column out (or "
+				"empty for the GPUs to decide on)", spec->nodes_path);
+			return GS_EINVAL;
+		}
+	}
 	a->n_traces = spec->n_traces;
 	a->pods_paths = spec->pods_paths;
 	a->n_nodes = c->n_nodes;
