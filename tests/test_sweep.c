@@ -611,6 +611,11 @@ static void test_time_plot_mechanisms(void **st)
 	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "\na-timed "));
 	assert_non_null(strstr(out, "\nb-timed "));
+	/* inspect's run list: the paths, where the file names alone would be the same. */
+	snprintf(args, sizeof(args), "inspect --db '%s/two.db'", dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "/a/timed.csv"));
+	assert_non_null(strstr(out, "/b/timed.csv"));
 	snprintf(db, sizeof(db), "%s/two.db", dir);
 	assert_int_equal(gs_db_open_existing(db, &d, err, sizeof(err)), 0);
 	snprintf(data, sizeof(data), "%s/two-data", dir);
