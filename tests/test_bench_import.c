@@ -439,7 +439,7 @@ static void test_interference_export(void **state)
 	gs_test_write("bad.csv", "mode,gpu_model,n,class,efficiency,source\nmps,*,two,*,1,x\n",
 		      NULL, 0);
 	assert_int_equal(gpusim("interference check bad.csv"), 2);
-	assert_non_null(strstr(out, "bad.csv:2: column n: 'two' is not an integer"));
+	assert_non_null(strstr(out, "bad.csv:2: column n: 'two' is not a decimal number"));
 	assert_int_equal(gpusim("interference sing"), 2);
 	assert_non_null(strstr(out, "'sing' is not a verb"));
 }

@@ -46,11 +46,25 @@ extern const struct gs_opt_choice gs_cli_arrivals[];
 	"the GPU-sharing mechanism of every GPU the cluster file leaves unset: 'ideal' (shares " \
 	"accounted as asked, sharing costs nothing: gpusim before the sharing model), "        \
 	"'exclusive', 'timeslice[:replicas=N]', 'mps[:replicas=N;threads=PCT;pinned_mib=MIB]', " \
-	"'vgpu[:elastic|:capped]' or 'mig[:layout=P+P+...]' (README, \"Sharing mechanisms\"); " \
-	"under 'mig', GPUs without MIG run exclusive"
+	"'vgpu[:elastic|:capped][;accuracy=F]' or 'mig[:layout=P+P+...]' "                    \
+	"(docs/sharing-model.md); under 'mig', GPUs without MIG run exclusive"
 #define GS_CLI_INTERFERENCE_HELP                                                               \
 	"the interference table of the rate model (mode,gpu_model,n,class,efficiency,source; "  \
 	"traces/README.md) instead of the built-in results/interference.csv"
+
+#define GS_CLI_BUSY_HELP                                                                       \
+	"how busy the pods keep their GPUs when the trace gives no gpu_busy_milli, which "    \
+	"time-slicing, MPS and vGPU costs depend on: ITEM[,ITEM...], ITEM = [CLASS=]VALUE, "  \
+	"VALUE a fraction in (0, 1], 'genai' (drawn per pod from the duty cycles of "          \
+	"Alibaba's GenAI trace, results/busy-genai.csv) or a distribution file (gpusim "       \
+	"interference fit-busy); an item without CLASS= is for the other pods "               \
+	"(default: busy all their running time, 1)"
+
+/* Converter for --busy (field: struct gs_busy, zeroed or gs_busy_init'ed; engine/busy.h). */
+int gs_cli_parse_busy(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+		      void *field);
+/* Its release: frees the distributions --busy loaded. */
+void gs_cli_release_busy(void *field);
 
 /* Converter for --sharing (field: struct gs_share_cfg): one spec (core/sharing.h). */
 int gs_cli_parse_sharing(const struct gs_cmd_spec *cmd, const struct gs_opt *o,

@@ -30,6 +30,7 @@ struct replay_args {
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
 	int arrivals; /* enum gs_arrivals */
 	const char *interference;
+	struct gs_busy busy;
 	struct gs_replay_opts opts;
 };
 
@@ -84,6 +85,8 @@ static const struct gs_opt replay_opts[] = {
 	  .name = "sharing", .arg = "SPEC", .def = "ideal", .help = GS_CLI_SHARING_HELP },
 	{ GS_OPT_STRING_AT(S, interference), .name = "interference", .arg = "FILE",
 	  .help = GS_CLI_INTERFERENCE_HELP },
+	{ GS_OPT_CUSTOM_AT(S, busy, struct gs_busy, gs_cli_parse_busy, gs_cli_release_busy),
+	  .name = "busy", .arg = "SPEC", .help = GS_CLI_BUSY_HELP },
 
 	{ GS_OPT_GROUP_HEADING("Output:") },
 	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "FILE",
@@ -132,6 +135,7 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *status_
 		return -1;
 	o->mode = (enum gs_mode)a->mode;
 	o->arrivals = (enum gs_arrivals)a->arrivals;
+	o->busy = a->busy.n ? &a->busy : NULL;
 	if ((o->load_pct > 0 && o->mode != GS_MODE_TIME) ||
 	    (o->load_repeat > 1 && !(o->load_pct > 0))) {
 		fprintf(stderr, "gpusim replay: %s\n",
@@ -311,6 +315,9 @@ static void print_sharing(const struct gs_sim *sim, const char *table)
 	printf("sharing: %s (GPUs the cluster file leaves unset), interference table: %s\n",
 	       gs_share_format(&sim->opts.sharing, spec, sizeof(spec)),
 	       table ? table : "built-in (results/interference.csv)");
+	if (sim->opts.busy)
+		printf("busy fractions of pods the trace leaves without one: %s\n",
+		       sim->opts.busy->spec);
 	if (sim->n_whole)
 		printf("sharing: %d GPUs of models without MIG run exclusive\n", (int)sim->n_whole);
 	if (sim->opts.mode == GS_MODE_INFLATE)

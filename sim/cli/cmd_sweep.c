@@ -29,6 +29,7 @@ struct sweep_args {
 	struct gs_cli_numbers loads, scales;
 	struct gs_cli_sharings sharings;
 	const char *interference;
+	struct gs_busy busy;
 	int arrivals; /* enum gs_arrivals */
 	int mode;    /* enum gs_mode */
 	int compat;  /* -1 mode default, 0 exact, 1 compat */
@@ -107,6 +108,8 @@ static const struct gs_opt sweep_opts[] = {
 		  "(outside the loads). Each is " GS_CLI_SHARING_HELP },
 	{ GS_OPT_STRING_AT(S, interference), .name = "interference", .arg = "FILE",
 	  .help = GS_CLI_INTERFERENCE_HELP },
+	{ GS_OPT_CUSTOM_AT(S, busy, struct gs_busy, gs_cli_parse_busy, gs_cli_release_busy),
+	  .name = "busy", .arg = "SPEC", .help = GS_CLI_BUSY_HELP },
 	{ GS_OPT_INT_AT(S, opts.max_wait_s, 0, INT64_MAX), .name = "max-wait", .arg = "S",
 	  .help = "a pod pending longer than S seconds fails (default: waits)" },
 	{ GS_OPT_FLAG_AT(S, opts.frag), .name = "frag",
@@ -253,6 +256,7 @@ int gs_cmd_sweep(int argc, char **argv)
 		spec.opts.interference = &ifr;
 	}
 	spec.opts.arrivals = (enum gs_arrivals)a.arrivals;
+	spec.opts.busy = a.busy.n ? &a.busy : NULL;
 	spec.loads = a.loads.v;
 	spec.n_loads = a.loads.n;
 	spec.scales = a.scales.v;

@@ -397,3 +397,26 @@ int gs_csv_int_opt(struct gs_csv *r, int col, int64_t min, int64_t max, int64_t 
 	}
 	return gs_csv_int(r, col, min, max, out);
 }
+
+int gs_csv_decimal(struct gs_csv *r, int col, double min, double max, double *out)
+{
+	const char *s = r->field[col];
+	size_t digits = strspn(s, "0123456789");
+	char vbuf[80];
+	double v;
+
+	if (digits == 0 || (s[digits] && (s[digits] != '.' || !s[digits + 1] ||
+					   strspn(s + digits + 1, "0123456789") !=
+					   strlen(s + digits + 1))))
+		return gs_csv_errorf(r, col, "'%s' is not a decimal number",
+				     gs_csv_quote(s, vbuf, sizeof(vbuf)));
+	v = strtod(s, NULL);
+	if (v < min)
+		return gs_csv_errorf(r, col, "'%s' is less than %g", gs_csv_quote(s, vbuf,
+				     sizeof(vbuf)), min);
+	if (v > max)
+		return gs_csv_errorf(r, col, "'%s' is greater than %g", gs_csv_quote(s, vbuf,
+				     sizeof(vbuf)), max);
+	*out = v;
+	return 0;
+}

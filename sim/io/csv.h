@@ -103,6 +103,15 @@ int gs_csv_int_opt(struct gs_csv *r, int col, int64_t min, int64_t max, int64_t 
 		   int64_t *out);
 
 /*
+ * Parses field col as a plain decimal number (digits, one optional '.'
+ * followed by digits; no sign, exponent or spaces) in [min, max]. On
+ * success stores it in *out and returns 0; otherwise returns GS_EPARSE with
+ * "FILE:LINE: column NAME: 'VALUE' is not a decimal number", "... is less
+ * than MIN" or "... is greater than MAX".
+ */
+int gs_csv_decimal(struct gs_csv *r, int col, double min, double max, double *out);
+
+/*
  * Writes "FILE:LINE: column NAME: " (col >= 0) or "FILE:LINE: " (col < 0)
  * followed by the formatted text into the error buffer, and returns
  * GS_EPARSE. Use gs_csv_quote() to show field values.
