@@ -145,7 +145,7 @@ static void usage(FILE *f)
 	      "[--plot DIR]\n"
 	      "       gpusim interference fit-busy FILE [--points N] [--source TEXT] "
 	      "[--out FILE]\n\n"
-	      "The interference table of the sharing model (README, \"Sharing mechanisms\";\n"
+	      "The interference table of the sharing model (docs/sharing.md;\n"
 	      "format: traces/README.md). 'gpusim interference VERB --help' says more.\n", f);
 }
 
