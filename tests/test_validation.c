@@ -228,6 +228,28 @@ static void test_refused(void **state)
 	}
 }
 
+/* A row whose pods do not all fit its GPU at once is refused when replayed, by file, line and id. */
+static void test_unplaceable(void **state)
+{
+	static const char rows[] =
+		"id,source,ref,gpu,model,card_mib,sharing,pods,measure,baseline,published,role,note\n"
+		"ok,t,hand,A100,A100-80G,,timeslice,full,rate,,1,check,n\n"
+		"over,t,hand,A100,A100-80G,,vgpu:capped,full@700 full@700,rate,,1,check,n\n";
+	static const char wl[] = "workload,gpu_milli,gpu_mem_mib,need_milli,busy_milli,"
+				 "compute_milli,source\nfull,1000,1000,,,,hand\n";
+	struct gs_validation v;
+	struct gs_interference t;
+	char err[1024];
+
+	(void)state;
+	load(&v, &t, wl, rows);
+	assert_int_equal(gs_validation_run(&v, &t, err, sizeof(err)), GS_EINVAL);
+	assert_string_equal(err, "r.csv:3: row over: pod 2 (full) is not placed at once under "
+				 "'vgpu:capped'");
+	gs_validation_release(&v);
+	gs_interference_release(&t);
+}
+
 /* The built-in set passes the 15 % band (make repro-sharing says the same). */
 static void test_builtin_passes(void **state)
 {
@@ -253,6 +275,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_by_hand),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_unplaceable),
 		cmocka_unit_test(test_builtin_passes),
 	};
 

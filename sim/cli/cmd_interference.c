@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "engine/busy.h"
 #include "engine/validation.h"
+#include "io/csv.h"
 #include "io/interference.h"
 #include "report/plot.h"
 #include "store/interference_export.h"
@@ -274,7 +275,7 @@ static int fit_busy(const struct ifr_args *a)
 		fputs("gpusim interference fit-busy: out of memory\n", stderr);
 		return GS_EXIT_FAIL;
 	}
-	if (a->source && (strchr(a->source, ',') || strchr(a->source, '\n') || !a->source[0])) {
+	if (a->source && (!a->source[0] || !gs_csv_plain_text(a->source))) {
 		fputs("gpusim interference fit-busy: --source: a source is one line of text "
 		      "without a comma\n", stderr);
 		free(d);

@@ -52,21 +52,17 @@ int gs_busy_dist_parse(struct gs_busy_dist *d, const char *name, const char *tex
 	rc = gs_csv_open_mem(&r, name, text, len, err, err_len);
 	if (rc)
 		return rc;
-	rc = gs_csv_next(&r);
-	if (rc == 0)
-		rc = gs_csv_file_errorf(&r, "empty file");
-	if (rc == 1 && !gs_csv_row_is(&r, dist_cols, 3))
-		rc = gs_csv_errorf(&r, -1, "unrecognised header; a busy distribution starts with "
-				   "'quantile,busy,source'");
-	gs_csv_set_columns(&r, dist_cols, 3);
+	rc = gs_csv_header(&r, dist_cols, 3, "a busy distribution");
 	while (rc == 1 && (rc = gs_csv_next(&r)) == 1) {
 		double q, v;
 
 		if ((rc = gs_csv_expect_fields(&r, 3)) || (rc = gs_csv_decimal(&r, 0, 0, 1, &q)) ||
 		    (rc = gs_csv_decimal(&r, 1, 0.001, 1, &v)))
 			break;
-		if (!r.field[2][0]) {
-			rc = gs_csv_errorf(&r, 2, "empty source (say where the figure comes from)");
+		if (!r.field[2][0] || !gs_csv_plain_text(r.field[2])) {
+			rc = gs_csv_errorf(&r, 2, "%s", r.field[2][0] ? "a control character (one "
+					   "line of text)" : "empty source (say where the figure "
+					   "comes from)");
 			break;
 		}
 		if (d->n == GS_BUSY_QUANTILES_MAX) {
@@ -103,10 +99,15 @@ double gs_busy_dist_at(const struct gs_busy_dist *d, double u)
 
 	if (u <= 0)
 		return d->busy[0];
-	for (i = 1; i < d->n; i++)
-		if (u <= d->q[i])
-			return d->busy[i - 1] + (d->busy[i] - d->busy[i - 1]) * (u - d->q[i - 1]) /
-							(d->q[i] - d->q[i - 1]);
+	for (i = 1; i < d->n; i++) {
+		if (u <= d->q[i]) {
+			double lo = d->busy[i - 1], hi = d->busy[i];
+			double b = lo + (hi - lo) * (u - d->q[i - 1]) / (d->q[i] - d->q[i - 1]);
+
+			/* Rounding must not step outside the two rows (a draw above the maximum). */
+			return b < lo ? lo : b > hi ? hi : b;
+		}
+	}
 	return d->busy[d->n - 1];
 }
 
@@ -309,14 +310,8 @@ int gs_busy_fit(const char *path, int points, struct gs_busy_dist *d, size_t *n_
 	rc = gs_csv_open(&r, path, err, err_len);
 	if (rc)
 		return rc;
-	rc = gs_csv_next(&r);
-	if (rc == 0)
-		rc = gs_csv_file_errorf(&r, "empty file");
-	if (rc == 1 && !gs_csv_row_is(&r, cols, 3))
-		rc = gs_csv_errorf(&r, -1, "unrecognised header; a duty-cycle file starts with "
-				   "'value,timestamp_anon,container_ip' (the GenAI trace's "
-				   "pod_gpu_duty_cycle_anon.csv)");
-	gs_csv_set_columns(&r, cols, 3);
+	rc = gs_csv_header(&r, cols, 3, "a duty-cycle file (the GenAI trace's "
+			   "pod_gpu_duty_cycle_anon.csv)");
 	while (rc == 1 && (rc = gs_csv_next(&r)) == 1) {
 		double v;
 

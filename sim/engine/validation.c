@@ -106,6 +106,8 @@ static int text_field(struct gs_csv *r, int col, bool required, char **out)
 {
 	if (required && !r->field[col][0])
 		return gs_csv_errorf(r, col, "empty (say it)");
+	if (!gs_csv_plain_text(r->field[col]))
+		return gs_csv_errorf(r, col, "a control character (one line of text)");
 	*out = strdup(r->field[col]);
 	return *out ? 0 : GS_ENOMEM;
 }
@@ -115,14 +117,9 @@ static int read_workloads(struct gs_validation *v, struct gs_csv *r)
 	size_t cap = 0;
 	int rc;
 
-	rc = gs_csv_next(r);
-	if (rc == 0)
-		return gs_csv_file_errorf(r, "empty file");
-	if (rc == 1 && !gs_csv_row_is(r, wl_cols, 7))
-		return gs_csv_errorf(r, -1, "unrecognised header; a workloads file starts with "
-				     "'workload,gpu_milli,gpu_mem_mib,need_milli,busy_milli,"
-				     "compute_milli,source'");
-	gs_csv_set_columns(r, wl_cols, 7);
+	rc = gs_csv_header(r, wl_cols, 7, "a workloads file");
+	if (rc < 0)
+		return rc;
 	while (rc == 1 && (rc = gs_csv_next(r)) == 1) {
 		struct gs_val_workload *w;
 		int64_t milli, mem, f;
@@ -278,14 +275,9 @@ static int read_rows(struct gs_validation *v, struct gs_csv *r)
 	size_t cap = 0, i;
 	int rc;
 
-	rc = gs_csv_next(r);
-	if (rc == 0)
-		return gs_csv_file_errorf(r, "empty file");
-	if (rc == 1 && !gs_csv_row_is(r, row_cols, 13))
-		return gs_csv_errorf(r, -1, "unrecognised header; a validation set starts with "
-				     "'id,source,ref,gpu,model,card_mib,sharing,pods,measure,"
-				     "baseline,published,role,note'");
-	gs_csv_set_columns(r, row_cols, 13);
+	rc = gs_csv_header(r, row_cols, 13, "a validation set");
+	if (rc < 0)
+		return rc;
 	while (rc == 1 && (rc = gs_csv_next(r)) == 1) {
 		struct gs_val_row *row;
 		int64_t card = 0;
@@ -404,6 +396,7 @@ int gs_validation_parse(struct gs_validation *v, const char *wl_name, const char
 		if (rc == 0) {
 			rc = read_rows(v, &r);
 			memcpy(v->sha256[1], r.sha256, sizeof(v->sha256[1]));
+			snprintf(v->rows_name, sizeof(v->rows_name), "%s", rows_name);
 			gs_csv_close(&r);
 		}
 	}
@@ -456,7 +449,7 @@ static int replay_rate(const struct gs_validation *v, const struct gs_val_row *r
 	struct gs_cluster c;
 	struct gs_trace t;
 	struct gs_sim sim;
-	char msg[320], name[16];
+	char msg[320] = "", name[16];
 	bool sim_made = false;
 	int rc, k;
 
@@ -465,8 +458,10 @@ static int replay_rate(const struct gs_validation *v, const struct gs_val_row *r
 	gs_replay_opts_init(&o);
 	o.interference = tbl;
 	rc = gs_share_parse(spec, &o.sharing, msg, sizeof(msg));
-	if (rc == 0 && row->card_mib > 0 && gs_models_set(&c.models, row->model, row->card_mib) < 0)
+	if (rc == 0 && row->card_mib > 0 && gs_models_set(&c.models, row->model, row->card_mib) < 0) {
+		snprintf(msg, sizeof(msg), "model '%s' cannot be added", row->model);
 		rc = GS_EINVAL;
+	}
 	if (rc == 0)
 		rc = gs_cluster_add_node(&c, "gpu", 1000000, INT64_C(1) << 30, 1, row->model);
 	for (k = 0; rc >= 0 && k < n; k++) {
@@ -506,8 +501,8 @@ static int replay_rate(const struct gs_validation *v, const struct gs_val_row *r
 		}
 	}
 	if (rc && rc != GS_ENOMEM)
-		snprintf(err, err_len, "line %ld: row %s: %s", row->line, row->id,
-			 rc == GS_EINVAL && !msg[0] ? "cannot replay" : msg);
+		snprintf(err, err_len, "%s:%ld: row %s: %s", v->rows_name, row->line, row->id,
+			 msg[0] ? msg : "cannot replay");
 	if (sim_made)
 		gs_sim_release(&sim);
 	gs_trace_release(&t);

@@ -101,6 +101,7 @@ struct gs_validation {
 	struct gs_val_row *rows;
 	size_t n_rows;
 	char sha256[2][65];        /* of the workloads and the rows file */
+	char rows_name[256];       /* the rows file as errors name it */
 };
 
 /* Makes v empty. */
@@ -129,8 +130,8 @@ int gs_validation_default(struct gs_validation *v, char *err, size_t err_len);
 /*
  * Solves the fit rows, then replays every row but the role-none ones with
  * interference table tbl (NULL: the built-in), filling predicted, ratio
- * and fitted_milli. Returns 0, or GS_EINVAL with "ROWS:LINE: ..." when a
- * row cannot be replayed (its pods do not fit the GPU), GS_ENOMEM.
+ * and fitted_milli. Returns 0, or GS_EINVAL with "ROWS:LINE: row ID: ..."
+ * when a row cannot be replayed (its pods do not fit the GPU), GS_ENOMEM.
  */
 int gs_validation_run(struct gs_validation *v, const struct gs_interference *tbl, char *err,
 		      size_t err_len);

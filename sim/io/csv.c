@@ -351,6 +351,36 @@ bool gs_csv_row_is(const struct gs_csv *r, const char *const *names, int n)
 	return true;
 }
 
+bool gs_csv_plain_text(const char *text)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)text; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || *p == ',')
+			return false;
+	return true;
+}
+
+int gs_csv_header(struct gs_csv *r, const char *const *names, int n, const char *what)
+{
+	char want[512];
+	size_t used = 0;
+	int i, rc = gs_csv_next(r);
+
+	if (rc == 0)
+		return gs_csv_file_errorf(r, "empty file");
+	if (rc == 1 && !gs_csv_row_is(r, names, n)) {
+		want[0] = '\0';
+		for (i = 0; i < n && used < sizeof(want); i++)
+			used += (size_t)snprintf(want + used, sizeof(want) - used, "%s%s",
+						 i ? "," : "", names[i]);
+		return gs_csv_errorf(r, -1, "unrecognised header; %s starts with '%s'", what, want);
+	}
+	if (rc == 1)
+		gs_csv_set_columns(r, names, n);
+	return rc;
+}
+
 int gs_csv_expect_fields(struct gs_csv *r, int n)
 {
 	if (r->n_fields == n)

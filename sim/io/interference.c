@@ -90,6 +90,9 @@ int gs_interference_add(struct gs_interference *t, int mode, const char *gpu_mod
 	}
 	if (!source || !*source)
 		return bad(err, err_len, "%s", "empty source (say where the figure comes from)");
+	if (!gs_csv_plain_text(source))
+		return bad(err, err_len, "%s", "a source is one line of text without commas or "
+			   "control characters");
 	r = gs_grow(t->rows, &t->cap, t->n, sizeof(*r), 32);
 	if (!r)
 		return GS_ENOMEM;
@@ -156,7 +159,7 @@ int gs_interference_parse(struct gs_interference *t, const char *name, const cha
 		if (rc == GS_EINVAL) {
 			/* Name the column the message is about. */
 			int col = strstr(msg, "GPU model") ? 1 : strstr(msg, "workload class") ? 3
-				  : strstr(msg, "an efficiency") ? 4 : strstr(msg, "empty source") ? 5
+				  : strstr(msg, "an efficiency") ? 4 : strstr(msg, "source") ? 5
 				  : 2;
 
 			rc = gs_csv_errorf(&r, col, "%s", msg);
@@ -213,16 +216,27 @@ int gs_interference_default(struct gs_interference *t, char *err, size_t err_len
 				     err, err_len);
 }
 
+/* x in the fewest digits that read back as x (15 significant ones do for decimal text). */
+static void format_number(double x, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.15g", x);
+	if (strtod(buf, NULL) != x)
+		snprintf(buf, len, "%.17g", x);
+}
+
 int gs_interference_write(const struct gs_interference *t, FILE *f)
 {
+	char n[32], eff[32];
 	size_t i;
 
 	fputs("mode,gpu_model,n,class,efficiency,source\n", f);
 	for (i = 0; i < t->n; i++) {
 		const struct gs_ifr_row *r = &t->rows[i];
 
-		fprintf(f, "%s,%s,%g,%s,%.4f,%s\n", gs_share_mode_str(r->mode), r->gpu_model, r->n,
-			r->wclass, r->efficiency, r->source);
+		format_number(r->n, n, sizeof(n));
+		format_number(r->efficiency, eff, sizeof(eff));
+		fprintf(f, "%s,%s,%s,%s,%s,%s\n", gs_share_mode_str(r->mode), r->gpu_model, n,
+			r->wclass, eff, r->source);
 	}
 	return ferror(f) ? GS_EIO : 0;
 }

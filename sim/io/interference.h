@@ -113,7 +113,10 @@ double gs_ifr_curve_eval(const struct gs_ifr_curve *c, double n);
 double gs_interference_lookup(const struct gs_interference *t, int mode, const char *gpu_model,
 			      const char *wclass, double n);
 
-/* Writes t as CSV (the header and one line per row) to f. Returns 0 or GS_EIO. */
+/*
+ * Writes t as CSV (the header and one line per row) to f, each number in the
+ * fewest digits that read back as the same double. Returns 0 or GS_EIO.
+ */
 int gs_interference_write(const struct gs_interference *t, FILE *f);
 
 #endif
