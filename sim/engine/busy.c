@@ -213,7 +213,7 @@ int gs_busy_parse(struct gs_busy *b, const char *spec, char *err, size_t err_len
 			break;
 		}
 		memset(it, 0, sizeof(*it));
-		snprintf(it->wclass, sizeof(it->wclass), "%s", cls);
+		memcpy(it->wclass, cls, strlen(cls) + 1); /* shorter than GS_CLASS_NAME_MAX: checked */
 		it->milli = fraction_milli(value);
 		if (it->milli == 0) {
 			if (strcmp(value, "genai") != 0 && !file) {
