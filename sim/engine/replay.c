@@ -37,7 +37,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/limits.h"
-#include "engine/arrived.h"
+#include "engine/arrived_stats.h"
 #include "engine/inflate.h"
 #include "engine/replay.h"
 
@@ -1253,7 +1253,7 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 	 * On a small cluster one pod can jump over the 100 % bucket; then, as
 	 * the reference analysis does, the samples of 99..101 % stand in for
 	 * it. The run_summary view does the same, from the figures the store
-	 * keeps (arrived.h), summed in their order; in sample order only if
+	 * keeps (arrived_stats.h), summed in their order; in sample order only if
 	 * there is no memory for that.
 	 */
 	if (gs_arrived_stats_compute(sim->samples, sim->n_samples, cap, sim->frag_on, &st) == 0) {

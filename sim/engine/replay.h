@@ -36,7 +36,7 @@
 #include "engine/heap.h"
 #include "engine/arrivals.h"
 #include "engine/metrics.h"
-#include "engine/sharing.h"
+#include "engine/share_model.h"
 #include "io/interference.h"
 #include "io/trace/trace.h"
 
@@ -190,7 +190,7 @@ struct gs_sim {
 	int64_t n_waiting;                /* pending pods that have not given up */
 	struct gs_metrics metrics;        /* time mode: integrals fed at every event */
 	struct gs_time_metrics tm;        /* time mode: the figures, once the run ended */
-	/* The rate model (engine/sharing.h): time mode on a cluster with sharing modes. */
+	/* The rate model (engine/share_model.h): time mode on a cluster with sharing modes. */
 	bool share_on;
 	struct gs_share_model share;
 	struct gs_interference ifr_own;   /* the built-in table, when opts.interference is NULL */

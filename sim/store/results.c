@@ -10,7 +10,7 @@
 #include "store/results.h"
 #include "store/results_internal.h"
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -25,8 +25,8 @@
 
 #include "core/error.h"
 #include "core/version.h"
-#include "engine/arrived.h"
-#include "io/json.h"
+#include "engine/arrived_stats.h"
+#include "io/cjson.h"
 #include "io/path.h"
 #include "policies/sched.h"
 
@@ -78,7 +78,7 @@ static const char *const runs_columns_1_1[] = {
 #define N_RUNS_COLUMNS_1_1 (sizeof(runs_columns_1_1) / sizeof(runs_columns_1_1[0]))
 
 /*
- * The columns schema 1.2 added: the GPU-sharing model (engine/sharing.h).
+ * The columns schema 1.2 added: the GPU-sharing model (engine/share_model.h).
  * Like 1.1's, spelled once for both new databases and the migration.
  */
 static const char *const columns_1_2[] = {
@@ -105,7 +105,7 @@ static const char *const columns_1_3[] = {
  * The columns schema 1.4 added to runs: whether every sample is stored
  * (inflate runs keep their statistics in arrived_stats instead of one
  * sample per arrival) and the inflate-mode figures "at arrived 100 %",
- * computed by the engine (engine/arrived.h) exactly as the views used to
+ * computed by the engine (engine/arrived_stats.h) exactly as the views used to
  * compute them from the samples.
  */
 static const char *const columns_1_4[] = {
@@ -177,7 +177,7 @@ static const char *const columns_1_4[] = {
  * Weng et al., ATC 2023, section 5: the statistic per integer percent of
  * arrived workload is the mean over the samples in that bucket. Schema 1.4
  * keeps, per run and bucket, the count and the sums the means divide
- * (engine/arrived.h forms them in the order SQLite summed the samples), so
+ * (engine/arrived_stats.h forms them in the order SQLite summed the samples), so
  * an inflate run needs no sample per arrival for its figures.
  */
 #define ARRIVED_STATS_TABLE                                                     \

@@ -140,7 +140,7 @@ int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out);
  * Writes one finished run: the runs row, the cluster's nodes, every pod's
  * outcome (none with ri->no_pods), its samples (for an inflate run without
  * ri->arrival_samples only those its summary reads) and its per-percent
- * statistics (engine/arrived.h), in one transaction
+ * statistics (engine/arrived_stats.h), in one transaction
  * with prepared statements. On success stores the new run id in
  * *run_id_out (may be NULL) and returns 0. On any failure rolls back, so
  * no row of the run remains, leaves *run_id_out untouched and returns

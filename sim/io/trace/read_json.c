@@ -18,7 +18,7 @@
 
 #include "core/error.h"
 #include "core/limits.h"
-#include "io/json.h"
+#include "io/cjson.h"
 #include "io/trace/internal.h"
 
 cJSON *gs_json_parse(const char *file, const char *text, size_t len, char *err,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * arrived.h - a run's statistics per integer percent of arrived workload,
+ * arrived_stats.h - a run's statistics per integer percent of arrived workload,
  * the numbers behind the FGD paper's figures (Weng et al., ATC 2023,
  * section 5): per bucket, the mean allocated and unallocated GPU share
  * and the mean fragmentation over the idle share and over capacity, each
@@ -17,8 +17,8 @@
  *
  * Ownership: struct gs_arrived_stats is caller-owned (_release frees it).
  */
-#ifndef GS_ARRIVED_H
-#define GS_ARRIVED_H
+#ifndef GS_ARRIVED_STATS_H
+#define GS_ARRIVED_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>
