@@ -356,8 +356,9 @@ int gs_cmd_replay(int argc, char **argv)
 	}
 	/* A load the trace cannot offer is the user's to fix, before any run. */
 	if (a.opts.load_pct > 0) {
-		rc = gs_load_check(trace.pods, trace.n_pods, a.opts.load_repeat, cluster.gpu_milli,
-				   a.opts.load_pct, a.opts.arrivals, err, sizeof(err));
+		rc = gs_arrivals_check(trace.pods, trace.n_pods, a.opts.load_repeat,
+				       cluster.gpu_milli, a.opts.load_pct, a.opts.arrivals, err,
+				       sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim replay: --load: %s: %s\n", a.pods, err);
 			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;

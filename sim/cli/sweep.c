@@ -660,9 +660,9 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 		for (i = 0; i < spec->n_traces; i++) {
 			char msg[512];
 
-			rc = gs_load_check(traces[i].pods, traces[i].n_pods, spec->opts.load_repeat,
-					   clusters[i].gpu_milli, spec->loads[j],
-					   spec->opts.arrivals, msg, sizeof(msg));
+			rc = gs_arrivals_check(traces[i].pods, traces[i].n_pods,
+					       spec->opts.load_repeat, clusters[i].gpu_milli,
+					       spec->loads[j], spec->opts.arrivals, msg, sizeof(msg));
 			if (rc) {
 				gs_errf(err, err_len, "load %g%%: %s: %s", spec->loads[j],
 					spec->pods_paths[i], msg);

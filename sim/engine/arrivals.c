@@ -32,8 +32,8 @@ static int cmp_item(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int gs_load_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, double load_pct,
-		   double *window_out, char *err, size_t err_len)
+int gs_arrivals_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, double load_pct,
+		       double *window_out, char *err, size_t err_len)
 {
 	struct item *it;
 	double target, never = 0, all = 0, prefix_gd = 0, suffix_g = 0;
@@ -125,9 +125,9 @@ static int cmp_order(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-int gs_load_arrivals(const struct gs_pod *pods, size_t n, size_t period, int64_t cap_milli,
-		     double load_pct, enum gs_arrivals shape, uint64_t seed, int64_t *arrive,
-		     char *err, size_t err_len)
+int gs_arrivals_generate(const struct gs_pod *pods, size_t n, size_t period, int64_t cap_milli,
+			 double load_pct, enum gs_arrivals shape, uint64_t seed, int64_t *arrive,
+			 char *err, size_t err_len)
 {
 	struct order *ord;
 	double *u, w, span;
@@ -142,7 +142,7 @@ int gs_load_arrivals(const struct gs_pod *pods, size_t n, size_t period, int64_t
 		gs_errf(err, err_len, "a load needs at least two pods to space out");
 		return GS_EINVAL;
 	}
-	rc = gs_load_window(pods, n, cap_milli, load_pct, &w, err, err_len);
+	rc = gs_arrivals_window(pods, n, cap_milli, load_pct, &w, err, err_len);
 	if (rc)
 		return rc;
 	ord = malloc(n * sizeof(*ord));
@@ -194,8 +194,8 @@ int gs_load_arrivals(const struct gs_pod *pods, size_t n, size_t period, int64_t
 	return 0;
 }
 
-int gs_load_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t cap_milli,
-		  double load_pct, enum gs_arrivals shape, char *err, size_t err_len)
+int gs_arrivals_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t cap_milli,
+		      double load_pct, enum gs_arrivals shape, char *err, size_t err_len)
 {
 	size_t total = n * (size_t)(repeat > 0 ? repeat : 1), i;
 	struct gs_pod *all = malloc((total ? total : 1) * sizeof(*all));
@@ -209,8 +209,8 @@ int gs_load_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t c
 	}
 	for (i = 0; i < total; i++)
 		all[i] = pods[i % n];
-	rc = gs_load_arrivals(all, total, n ? n : 1, cap_milli, load_pct, shape, 0, at, err,
-			      err_len);
+	rc = gs_arrivals_generate(all, total, n ? n : 1, cap_milli, load_pct, shape, 0, at, err,
+				  err_len);
 	free(all);
 	free(at);
 	return rc;

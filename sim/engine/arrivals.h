@@ -49,8 +49,8 @@ const char *gs_arrivals_str(enum gs_arrivals a);
  * alone, or above the sum of every pod's GPU request (all pods at once);
  * GS_ERANGE when the window is longer than GS_TIME_MAX_S seconds.
  */
-int gs_load_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, double load_pct,
-		   double *window_out, char *err, size_t err_len);
+int gs_arrivals_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, double load_pct,
+		       double *window_out, char *err, size_t err_len);
 
 /*
  * Writes into arrive[i] the arrival time of pods[i] (n >= 2) for load_pct
@@ -59,21 +59,21 @@ int gs_load_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, doubl
  * is `period` pods repeated n / period times (period divides n; n for no
  * repeat): copy k arrives after copy k - 1, each in the trace's order.
  * With the trace's shape, copies are separated by the trace's mean gap.
- * Returns 0, GS_EINVAL or GS_ERANGE (message in err: see gs_load_window(),
+ * Returns 0, GS_EINVAL or GS_ERANGE (message in err: see gs_arrivals_window(),
  * fewer than two pods, or GS_ARRIVALS_TRACE on a trace whose pods all
  * arrive at once) or GS_ENOMEM.
  */
-int gs_load_arrivals(const struct gs_pod *pods, size_t n, size_t period, int64_t cap_milli,
-		     double load_pct, enum gs_arrivals shape, uint64_t seed, int64_t *arrive,
-		     char *err, size_t err_len);
+int gs_arrivals_generate(const struct gs_pod *pods, size_t n, size_t period, int64_t cap_milli,
+			 double load_pct, enum gs_arrivals shape, uint64_t seed, int64_t *arrive,
+			 char *err, size_t err_len);
 
 /*
- * Whether gs_load_arrivals() can serve load_pct for these n pods
+ * Whether gs_arrivals_generate() can serve load_pct for these n pods
  * repeated `repeat` (>= 1) times: 0, or
  * GS_EINVAL or GS_ERANGE with its message in err, or GS_ENOMEM. For checking a command
  * line before any run starts.
  */
-int gs_load_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t cap_milli,
-		  double load_pct, enum gs_arrivals shape, char *err, size_t err_len);
+int gs_arrivals_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t cap_milli,
+		      double load_pct, enum gs_arrivals shape, char *err, size_t err_len);
 
 #endif

@@ -241,14 +241,14 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 		/* The arrivals of a load do not depend on the policy: check them once here. */
 		char msg[384];
 
-		rc = gs_load_check(t->pods, t->n_pods, o->load_repeat, proto->gpu_milli, o->load_pct,
-				   o->arrivals, msg, sizeof(msg));
+		rc = gs_arrivals_check(t->pods, t->n_pods, o->load_repeat, proto->gpu_milli,
+				       o->load_pct, o->arrivals, msg, sizeof(msg));
 		if (rc == GS_ENOMEM)
 			gs_errf(err, err_len, "out of memory");
 		else if (rc)
 			gs_errf(err, err_len, "%s: load %g%%: %s", name, o->load_pct, msg);
-		else if (gs_load_window(t->pods, t->n_pods, proto->gpu_milli, o->load_pct, &w, msg,
-					sizeof(msg)) == 0)
+		else if (gs_arrivals_window(t->pods, t->n_pods, proto->gpu_milli, o->load_pct, &w,
+					    msg, sizeof(msg)) == 0)
 			rc = check_grid(t, o, NULL, w * (double)(o->load_repeat > 1 ? o->load_repeat : 1),
 					err, err_len);
 		return rc;
@@ -519,9 +519,9 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		if (o->load_pct > 0) {
 			char msg[384];
 
-			rc = gs_load_arrivals(sim->pods, n, t->n_pods ? t->n_pods : 1,
-					      proto->gpu_milli, o->load_pct, o->arrivals, o->seed,
-					      sim->t_arrive, msg, sizeof(msg));
+			rc = gs_arrivals_generate(sim->pods, n, t->n_pods ? t->n_pods : 1,
+						  proto->gpu_milli, o->load_pct, o->arrivals, o->seed,
+						  sim->t_arrive, msg, sizeof(msg));
 			if (rc) {
 				if (rc != GS_ENOMEM)
 					gs_errf(err, err_len, "%s: load %g%%: %s",
