@@ -90,8 +90,8 @@ int main(int argc, char **argv)
 	}
 	gs_cluster_init(&c);
 	gs_trace_init(&t);
-	if (gs_cluster_load(argv[1], &c, NULL, err, sizeof(err)) ||
-	    gs_trace_load(argv[2], &c, &t, err, sizeof(err))) {
+	if (gs_load_cluster(argv[1], &c, NULL, err, sizeof(err)) ||
+	    gs_load_trace(argv[2], &c, &t, err, sizeof(err))) {
 		fprintf(stderr, "bench_replay: %s\n", err);
 		return 2;
 	}

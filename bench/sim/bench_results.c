@@ -61,8 +61,8 @@ int main(int argc, char **argv)
 	}
 	gs_cluster_init(&cluster);
 	gs_trace_init(&trace);
-	if (gs_cluster_load(argv[1], &cluster, nodes_sha, err, sizeof(err)) ||
-	    gs_trace_load(argv[2], &cluster, &trace, err, sizeof(err))) {
+	if (gs_load_cluster(argv[1], &cluster, nodes_sha, err, sizeof(err)) ||
+	    gs_load_trace(argv[2], &cluster, &trace, err, sizeof(err))) {
 		fprintf(stderr, "bench_results: %s\n", err);
 		return 2;
 	}

@@ -342,9 +342,9 @@ int gs_cmd_replay(int argc, char **argv)
 	gs_cluster_init(&cluster);
 	gs_trace_init(&trace);
 	gs_interference_init(&ifr);
-	rc = gs_cluster_load(a.nodes, &cluster, nodes_sha, err, sizeof(err));
+	rc = gs_load_cluster(a.nodes, &cluster, nodes_sha, err, sizeof(err));
 	if (rc == 0)
-		rc = gs_trace_load(a.pods, &cluster, &trace, err, sizeof(err));
+		rc = gs_load_trace(a.pods, &cluster, &trace, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpusim replay: %s\n", err);
 		status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;

@@ -558,14 +558,14 @@ static int load_inputs(const struct gs_sweep_spec *spec, struct gs_cluster *clus
 	int rc;
 
 	gs_cluster_init(&proto);
-	rc = gs_cluster_load(spec->nodes_path, &proto, nodes_sha, err, err_len);
+	rc = gs_load_cluster(spec->nodes_path, &proto, nodes_sha, err, err_len);
 	for (t = 0; rc == 0 && t < spec->n_traces; t++) {
 		rc = gs_cluster_copy(&clusters[t], &proto);
 		if (rc) {
 			gs_errf(err, err_len, "out of memory");
 			break;
 		}
-		rc = gs_trace_load(spec->pods_paths[t], &clusters[t], &traces[t], err, err_len);
+		rc = gs_load_trace(spec->pods_paths[t], &clusters[t], &traces[t], err, err_len);
 	}
 	gs_cluster_release(&proto);
 	return rc;

@@ -154,7 +154,7 @@ int gs_trace_pod_need(const struct gs_where *w, const char *field, struct gs_pod
 		      int64_t need_milli);
 
 /*
- * The readers, called by gs_cluster_load() and gs_trace_load() with r at
+ * The readers, called by gs_load_cluster() and gs_load_trace() with r at
  * the file's first record. Each returns 0, or a negative GS_E* code
  * (GS_EPARSE for bad input, GS_ENOMEM) with a "file:line: ..." message in
  * r's error buffer; what it added to c or t is then for the caller to
