@@ -7,7 +7,7 @@
  * outcome (pods) and the sampled time series (samples), plus views that
  * derive the headline numbers (run_summary, sample_metrics,
  * arrived_buckets). results/SCHEMA.md documents every column; the DDL in
- * results.c is the definition and the two must agree.
+ * results_schema.c is the definition and the two must agree.
  *
  * Versioning: PRAGMA user_version holds major * 1000 + minor. A minor bump
  * only adds (tables, views, columns with defaults), so this build reads and
@@ -51,12 +51,12 @@ struct gs_db;
 struct sqlite3;
 
 /*
- * The bench tables' DDL (bench/cuda results), defined in sim/bench_schema.c
+ * The bench tables' DDL (bench/cuda results), defined in store/bench_schema.c
  * by the benchmark harness. gs_db_open() executes it after its own DDL in
  * the same transaction when it creates or migrates a database, so it must
  * be idempotent (CREATE TABLE IF NOT EXISTS ...). Adding tables there is a
  * minor schema change: bump GS_DB_SCHEMA_MINOR and add an entry to the
- * migration list in results.c.
+ * migration list in results_schema.c.
  */
 extern const char *const gs_bench_schema_sql;
 
