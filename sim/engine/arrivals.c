@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * arrivals.c - arrival times for a steady offered load (see arrivals.h).
+ * arrivals.c - arrival times: scaled creation times and a steady offered
+ * load (see arrivals.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +31,26 @@ static int cmp_item(const void *a, const void *b)
 	double x = ((const struct item *)a)->d, y = ((const struct item *)b)->d;
 
 	return (x > y) - (x < y);
+}
+
+bool gs_arrivals_scaled(double time_scale, const struct gs_pod *p, int64_t *t_out)
+{
+	double t;
+
+	if (p->t_create_s < 0) {
+		*t_out = 0;
+		return true;
+	}
+	if (time_scale == 1.0) {
+		*t_out = p->t_create_s;
+		return p->t_create_s <= GS_TIME_MAX_S;
+	}
+	/* Compared as a double first: converting one beyond int64 is undefined. */
+	t = floor((double)p->t_create_s / time_scale);
+	if (!(t <= (double)GS_TIME_MAX_S))
+		return false;
+	*t_out = (int64_t)t;
+	return true;
 }
 
 int gs_arrivals_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, double load_pct,

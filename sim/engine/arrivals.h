@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * arrivals.h - the steady load knob of time mode (`--load PCT`): arrival times
- * that offer PCT % of the cluster's GPU capacity over the arrival window,
- * each pod keeping its request and its duration.
+ * arrivals.h - the arrival times of time mode: the trace's creation times
+ * divided by `--time-scale`, or, with the steady load knob (`--load PCT`),
+ * times that offer PCT % of the cluster's GPU capacity over the arrival
+ * window, each pod keeping its request and its duration.
  *
  * Offered load (gs_offered_load_pct() in metrics.h): over an arrival window
  * of length W, 100 * sum_i gpu_i * min(duration_i, W) / (capacity * W),
@@ -32,6 +33,7 @@
 #ifndef GS_ARRIVALS_H
 #define GS_ARRIVALS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +43,14 @@ enum gs_arrivals { GS_ARRIVALS_POISSON = 0, GS_ARRIVALS_TRACE = 1 };
 
 /* "poisson" or "trace". */
 const char *gs_arrivals_str(enum gs_arrivals a);
+
+/*
+ * The arrival time of pod p in time mode without a load: its creation time
+ * divided by time_scale (> 0), rounded down; 0 for a pod without one.
+ * Returns false when that lies past GS_TIME_MAX_S (a tiny scale stretches
+ * legal creation times beyond the legal range).
+ */
+bool gs_arrivals_scaled(double time_scale, const struct gs_pod *p, int64_t *t_out);
 
 /*
  * The arrival window W (seconds) at which the n pods offer load_pct % of
