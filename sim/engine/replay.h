@@ -86,6 +86,20 @@ struct gs_replay_opts {
 /* Fills the defaults documented in `gpusim replay --help`. */
 void gs_replay_opts_init(struct gs_replay_opts *o);
 
+/*
+ * The run parameters as canonical JSON, the runs.params_json of the
+ * results store: every option of o that changes a run's results (mode,
+ * time_scale, max_wait_s, sample_every, sample_interval_s, inflate,
+ * frag_coverage, frag, compat, policy_flags; load, arrivals and repeat
+ * only when a load is set; sharing only when it is not ideal; the
+ * interference table's SHA-256 only when one is given), in a fixed order,
+ * so equal options give byte-equal text and a resumed sweep finds its
+ * runs. The seed and the policy are columns of their own and not in it;
+ * --check changes no result and is left out. Stores a malloc'ed string in
+ * *json_out (caller frees with free()). Returns 0 or GS_ENOMEM.
+ */
+int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out);
+
 enum gs_pod_state {
 	GS_POD_NEW = 0,     /* not arrived yet (only seen in a run cut short) */
 	GS_POD_PENDING,     /* arrived, waiting; at the end: never placed */

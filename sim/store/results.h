@@ -126,17 +126,6 @@ struct gs_run_info {
 };
 
 /*
- * The run parameters as canonical JSON: every option of o that changes a
- * run's results (mode, time_scale, max_wait_s, sample_every,
- * sample_interval_s, inflate, frag_coverage, frag, compat, policy_flags,
- * and, only when a load is set, load and arrivals), in a fixed order, so
- * equal options give byte-equal text and gs_db_find_run() can compare it. The seed and the policy are columns of their own and not in
- * it; --check changes no result and is left out. Stores a malloc'ed string
- * in *json_out (caller frees with free()). Returns 0 or GS_ENOMEM.
- */
-int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out);
-
-/*
  * Writes one finished run: the runs row, the cluster's nodes, every pod's
  * outcome (none with ri->no_pods), its samples (for an inflate run without
  * ri->arrival_samples only those its summary reads) and its per-percent

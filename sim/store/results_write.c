@@ -2,7 +2,8 @@
 /*
  * results_write.c - the results store's writer: one run, its nodes, pods,
  * samples and per-percent statistics, in one transaction; and the lookup
- * a resumable sweep makes for a run already stored.
+ * a resumable sweep makes for a run already stored. A run's params_json
+ * comes from gs_replay_params_json() (engine/replay.h).
  */
 #include <cjson/cJSON.h>
 #include <inttypes.h>
@@ -19,57 +20,9 @@
 #include "core/version.h"
 #include "engine/arrived_stats.h"
 #include "io/cjson.h"
-#include "policies/sched.h"
 #include "store/results.h"
 #include "store/results_internal.h"
 
-int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out)
-{
-	cJSON *obj = cJSON_CreateObject();
-	char *text, *copy = NULL;
-	bool ok;
-
-	if (!obj)
-		return GS_ENOMEM;
-	ok = cJSON_AddStringToObject(obj, "mode",
-				     o->mode == GS_MODE_INFLATE ? "inflate" : "time") &&
-	     cJSON_AddNumberToObject(obj, "time_scale", o->time_scale) &&
-	     cJSON_AddNumberToObject(obj, "max_wait_s", (double)o->max_wait_s) &&
-	     cJSON_AddNumberToObject(obj, "sample_every", (double)o->sample_every) &&
-	     cJSON_AddNumberToObject(obj, "sample_interval_s", (double)o->sample_interval_s) &&
-	     cJSON_AddNumberToObject(obj, "inflate", o->inflate) &&
-	     cJSON_AddNumberToObject(obj, "frag_coverage", o->frag_coverage) &&
-	     cJSON_AddBoolToObject(obj, "frag", o->frag) &&
-	     cJSON_AddBoolToObject(obj, "compat", (o->policy_flags & GS_POLICY_COMPAT) != 0) &&
-	     cJSON_AddNumberToObject(obj, "policy_flags", (double)o->policy_flags);
-	/*
-	 * Keys added after schema 1.0 appear only when they are set, so that
-	 * a run with the old options keeps the old text and a resumed sweep
-	 * still finds it.
-	 */
-	if (ok && o->load_pct > 0)
-		ok = cJSON_AddNumberToObject(obj, "load", o->load_pct) &&
-		     cJSON_AddStringToObject(obj, "arrivals", gs_arrivals_str(o->arrivals)) &&
-		     cJSON_AddNumberToObject(obj, "repeat", (double)o->load_repeat);
-	if (ok && o->sharing.mode != GS_SHARE_IDEAL) {
-		char spec[GS_SHARE_SPEC_MAX];
-
-		ok = cJSON_AddStringToObject(obj, "sharing",
-					     gs_share_format(&o->sharing, spec, sizeof(spec))) != NULL;
-	}
-	if (ok && o->interference)
-		ok = cJSON_AddStringToObject(obj, "interference", o->interference->sha256) != NULL;
-	text = ok ? cJSON_PrintUnformatted(obj) : NULL;
-	cJSON_Delete(obj);
-	if (text) {
-		copy = strdup(text);
-		cJSON_free(text);
-	}
-	if (!copy)
-		return GS_ENOMEM;
-	*json_out = copy;
-	return 0;
-}
 static const char sql_insert_run[] =
 	"INSERT INTO runs (policy, mode, seed, nodes_path, nodes_sha256, pods_path, pods_sha256,"
 	" params_json, gpusim_version, started_at, ended_at, wall_ms, n_nodes, gpu_count,"
