@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "io/path.h"
+#include "policies/policy.h"
 #include "report/plot.h"
 #include "report/regress.h"
 
@@ -26,10 +27,6 @@
 /* The metric of the per-family bars: the FGD paper's headline. */
 #define BARS_METRIC "unalloc_gpu_pct"
 
-static const char *const paper_order[] = {
-	"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
-};
-#define N_PAPER (sizeof(paper_order) / sizeof(*paper_order))
 
 /* A family of the figures: its label and its index on each side (NONE: absent). */
 struct fig_family {
@@ -58,24 +55,6 @@ struct figs {
 	size_t n_drawn;
 };
 
-static int rank_of(const char *pol)
-{
-	size_t i;
-
-	for (i = 0; i < N_PAPER; i++)
-		if (!strcmp(paper_order[i], pol))
-			return (int)i;
-	return (int)N_PAPER;
-}
-
-static int cmp_policy(const void *a, const void *b)
-{
-	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	int rx = rank_of(x), ry = rank_of(y);
-
-	return rx != ry ? rx - ry : strcmp(x, y);
-}
-
 static int collect_policies(struct figs *g)
 {
 	const struct gs_rset *sets[2] = { g->r->base, g->r->now };
@@ -92,7 +71,7 @@ static int collect_policies(struct figs *g)
 			if (j == g->n_policies)
 				g->policies[g->n_policies++] = sets[s]->policies[i];
 		}
-	qsort(g->policies, g->n_policies, sizeof(*g->policies), cmp_policy);
+	qsort(g->policies, g->n_policies, sizeof(*g->policies), gs_policy_qsort_cmp_paper);
 	return 0;
 }
 

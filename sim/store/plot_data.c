@@ -27,15 +27,13 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "policies/policy.h"
 #include "store/plot_data.h"
 
 
 /* Buckets kept per run: arrived 0..GS_PLOT_PCT_MAX percent. */
 #define GS_PLOT_PCT_MAX 200
 
-static const char *const paper_order[] = {
-	"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
-};
 
 static const char *const family_names[] = { "cpu", "gpushare", "gpuspec", "multigpu" };
 
@@ -126,11 +124,6 @@ static int cmp_ranked(const char *const *order, size_t n, const void *a, const v
 	int rx = rank_of(order, n, x), ry = rank_of(order, n, y);
 
 	return rx != ry ? rx - ry : strcmp(x, y);
-}
-
-static int cmp_policy(const void *a, const void *b)
-{
-	return cmp_ranked(paper_order, sizeof(paper_order) / sizeof(*paper_order), a, b);
 }
 
 static int cmp_mode(const void *a, const void *b)
@@ -237,7 +230,7 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 	}
 	if (!rc) {
 		qsort(ix->traces, ix->n_traces, sizeof(*ix->traces), cmp_str);
-		qsort(ix->policies, ix->n_policies, sizeof(*ix->policies), cmp_policy);
+		qsort(ix->policies, ix->n_policies, sizeof(*ix->policies), gs_policy_qsort_cmp_paper);
 		for (i = 0; i < n; i++) {
 			runs[i].trace = (size_t)find(ix->traces, ix->n_traces, trace_of[i]);
 			runs[i].policy = (size_t)find(ix->policies, ix->n_policies, pol_of[i]);

@@ -114,25 +114,6 @@ static int cmp_sharing(const void *a, const void *b)
 	return rx != ry ? rx - ry : strcmp(x, y);
 }
 
-/* Registry order; unknown names after, by name. */
-static int policy_rank(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < gs_policies_count(); i++)
-		if (!strcmp(gs_policy_at(i)->name, name))
-			return (int)i;
-	return (int)gs_policies_count();
-}
-
-static int cmp_policy(const void *a, const void *b)
-{
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	int rx = policy_rank(x), ry = policy_rank(y);
-
-	return rx != ry ? rx - ry : strcmp(x, y);
-}
-
 static int dberr(sqlite3 *sq, char *err, size_t err_len)
 {
 	gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
@@ -421,7 +402,7 @@ static int find_names(sqlite3 *sq, struct gs_plot_sharing *ix, char *err, size_t
 	}
 	if (!rc) {
 		qsort(ix->sharings, ix->n_sharings, sizeof(*ix->sharings), cmp_sharing);
-		qsort(ix->policies, ix->n_policies, sizeof(*ix->policies), cmp_policy);
+		qsort(ix->policies, ix->n_policies, sizeof(*ix->policies), gs_policy_qsort_cmp);
 	}
 	return rc;
 }

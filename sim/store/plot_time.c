@@ -94,25 +94,6 @@ static long intern(char ***list, size_t *n, const char *s)
 	return (long)(*n)++;
 }
 
-/* Registry order; unknown names after, by name. */
-static int policy_rank(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < gs_policies_count(); i++)
-		if (!strcmp(gs_policy_at(i)->name, name))
-			return (int)i;
-	return (int)gs_policies_count();
-}
-
-static int cmp_policy(const void *a, const void *b)
-{
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	int rx = policy_rank(x), ry = policy_rank(y);
-
-	return rx != ry ? rx - ry : strcmp(x, y);
-}
-
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -224,7 +205,7 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 		if (n_p)
 			memcpy(ps, pnames, n_p * sizeof(*ps));
 		qsort(ts, n_t, sizeof(*ts), cmp_str);
-		qsort(ps, n_p, sizeof(*ps), cmp_policy);
+		qsort(ps, n_p, sizeof(*ps), gs_policy_qsort_cmp);
 		for (i = 0; i < n; i++) {
 			runs[i].trace = (size_t)find(ts, n_t, tnames[runs[i].trace]);
 			runs[i].policy = (size_t)find(ps, n_p, pnames[runs[i].policy]);
