@@ -35,35 +35,35 @@
  * new database ends with them, and the migration from 1.0 adds them with
  * ALTER TABLE, so both give the same table.
  */
-static const char *const runs_columns_1_1[] = {
-	"event_metrics INTEGER NOT NULL DEFAULT 0 CHECK (event_metrics IN (0, 1))",
-	"t_first_arrival_s INTEGER",
-	"t_last_arrival_s INTEGER",
-	"makespan_s INTEGER",
-	"busy_s INTEGER",
-	"wait_p50_s INTEGER",
-	"wait_p90_s INTEGER",
-	"wait_p99_s INTEGER",
-	"wait_max_s INTEGER",
-	"n_completed INTEGER",
-	"completion_mean_s REAL",
-	"completion_p50_s INTEGER",
-	"completion_p90_s INTEGER",
-	"completion_p99_s INTEGER",
-	"completion_max_s INTEGER",
-	"slowdown_mean REAL",
-	"slowdown_p99 REAL",
-	"pending_avg REAL",
-	"pending_peak INTEGER",
-	"gpu_alloc_arrival_pct REAL",
-	"gpu_alloc_busy_pct REAL",
-	"gpu_alloc_peak_pct REAL",
-	"frag_avg_pct REAL",
-	"n_timed_out INTEGER",
-	"offered_load_pct REAL",
+static const char *const columns_1_1[] = {
+	"runs ADD COLUMN event_metrics INTEGER NOT NULL DEFAULT 0 CHECK (event_metrics IN (0, 1))",
+	"runs ADD COLUMN t_first_arrival_s INTEGER",
+	"runs ADD COLUMN t_last_arrival_s INTEGER",
+	"runs ADD COLUMN makespan_s INTEGER",
+	"runs ADD COLUMN busy_s INTEGER",
+	"runs ADD COLUMN wait_p50_s INTEGER",
+	"runs ADD COLUMN wait_p90_s INTEGER",
+	"runs ADD COLUMN wait_p99_s INTEGER",
+	"runs ADD COLUMN wait_max_s INTEGER",
+	"runs ADD COLUMN n_completed INTEGER",
+	"runs ADD COLUMN completion_mean_s REAL",
+	"runs ADD COLUMN completion_p50_s INTEGER",
+	"runs ADD COLUMN completion_p90_s INTEGER",
+	"runs ADD COLUMN completion_p99_s INTEGER",
+	"runs ADD COLUMN completion_max_s INTEGER",
+	"runs ADD COLUMN slowdown_mean REAL",
+	"runs ADD COLUMN slowdown_p99 REAL",
+	"runs ADD COLUMN pending_avg REAL",
+	"runs ADD COLUMN pending_peak INTEGER",
+	"runs ADD COLUMN gpu_alloc_arrival_pct REAL",
+	"runs ADD COLUMN gpu_alloc_busy_pct REAL",
+	"runs ADD COLUMN gpu_alloc_peak_pct REAL",
+	"runs ADD COLUMN frag_avg_pct REAL",
+	"runs ADD COLUMN n_timed_out INTEGER",
+	"runs ADD COLUMN offered_load_pct REAL",
 };
-#define N_RUNS_COLUMNS_1_1 (sizeof(runs_columns_1_1) / sizeof(runs_columns_1_1[0]))
-_Static_assert(N_RUNS_COLUMNS_1_1 == GS_DB_RUNS_COLUMNS_1_1, "the writer binds every 1.1 column");
+#define N_COLUMNS_1_1 (sizeof(columns_1_1) / sizeof(columns_1_1[0]))
+_Static_assert(N_COLUMNS_1_1 == GS_DB_RUNS_COLUMNS_1_1, "the writer binds every 1.1 column");
 
 /*
  * The columns schema 1.2 added: the GPU-sharing model (engine/share_model.h).
@@ -384,9 +384,9 @@ static const char *const schema_sql[] = {
  * migration_sql[m] upgrades minor m - 1 to minor m within this major (NULL
  * when that minor changed only the bench tables); it runs inside the open
  * transaction, followed by gs_bench_schema_sql. Entry 0 has no
- * predecessor. 1.1 adds runs_columns_1_1 (added by add_runs_columns_1_1()
- * before this SQL runs) and the new run_summary; 1.2 adds columns_1_2
- * (add_columns_1_2()) and shows them in run_summary; 1.3 adds columns_1_3;
+ * predecessor. 1.1 adds columns_1_1 (added by add_columns() before this
+ * SQL runs, as for every minor) and the new run_summary; 1.2 adds
+ * columns_1_2 and shows them in run_summary; 1.3 adds columns_1_3;
  * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
  * run_summary views; 1.5 adds sweep_plans and run_claims (a view is not checked when it is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
@@ -475,53 +475,31 @@ static int set_user_version(struct gs_db *db, int version, char *err, size_t err
 	return gs_db_exec(db, sql, err, err_len);
 }
 
-/* ALTER TABLE runs ADD COLUMN for each column of 1.1. */
-static int add_runs_columns_1_1(struct gs_db *db, char *err, size_t err_len)
+/* The columns each minor version added, as ALTER TABLE clauses (none: only tables). */
+static const struct {
+	const char *const *alter;
+	size_t n;
+} columns_of[GS_DB_SCHEMA_MINOR + 1] = {
+	[1] = { columns_1_1, N_COLUMNS_1_1 },
+	[2] = { columns_1_2, N_COLUMNS_1_2 },
+	[3] = { columns_1_3, N_COLUMNS_1_3 },
+	[4] = { columns_1_4, N_COLUMNS_1_4 },
+};
+
+/* ALTER TABLE for each column that minor version `minor` added. */
+static int add_columns(struct gs_db *db, size_t minor, char *err, size_t err_len)
 {
 	char sql[256];
 	size_t i;
 	int rc;
 
-	for (i = 0; i < N_RUNS_COLUMNS_1_1; i++) {
-		snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN %s", runs_columns_1_1[i]);
+	for (i = 0; i < columns_of[minor].n; i++) {
+		snprintf(sql, sizeof(sql), "ALTER TABLE %s", columns_of[minor].alter[i]);
 		rc = gs_db_exec(db, sql, err, err_len);
 		if (rc)
 			return rc;
 	}
 	return 0;
-}
-
-/* ALTER TABLE for each of n column definitions. */
-static int add_columns(struct gs_db *db, const char *const *cols, size_t n, char *err,
-		       size_t err_len)
-{
-	char sql[256];
-	size_t i;
-	int rc;
-
-	for (i = 0; i < n; i++) {
-		snprintf(sql, sizeof(sql), "ALTER TABLE %s", cols[i]);
-		rc = gs_db_exec(db, sql, err, err_len);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* The columns of 1.2, then those of 1.3. */
-static int add_columns_1_2(struct gs_db *db, char *err, size_t err_len)
-{
-	return add_columns(db, columns_1_2, N_COLUMNS_1_2, err, err_len);
-}
-
-static int add_columns_1_3(struct gs_db *db, char *err, size_t err_len)
-{
-	return add_columns(db, columns_1_3, N_COLUMNS_1_3, err, err_len);
-}
-
-static int add_columns_1_4(struct gs_db *db, char *err, size_t err_len)
-{
-	return add_columns(db, columns_1_4, N_COLUMNS_1_4, err, err_len);
 }
 
 /*
@@ -555,19 +533,17 @@ int gs_db_schema_setup(struct gs_db *db, bool create, char *err, size_t err_len)
 			goto rollback;
 		}
 		for (i = 0; i < sizeof(schema_sql) / sizeof(schema_sql[0]); i++) {
-			/* run_summary is last: give the tables the columns of 1.2 before it. */
-			if (i + 1 == sizeof(schema_sql) / sizeof(schema_sql[0])) {
-				rc = add_columns_1_2(db, err, err_len);
-				if (rc == 0)
-					rc = add_columns_1_3(db, err, err_len);
-				if (rc == 0)
-					rc = add_columns_1_4(db, err, err_len);
-			}
+			size_t m;
+
+			/* run_summary is last: give the tables the columns of 1.2 on before it. */
+			if (i + 1 == sizeof(schema_sql) / sizeof(schema_sql[0]))
+				for (m = 2; m <= GS_DB_SCHEMA_MINOR && rc == 0; m++)
+					rc = add_columns(db, m, err, err_len);
 			if (rc == 0)
 				rc = gs_db_exec(db, schema_sql[i], err, err_len);
 			/* runs is first: give it the columns of 1.1 before anything refers to them. */
 			if (rc == 0 && i == 0)
-				rc = add_runs_columns_1_1(db, err, err_len);
+				rc = add_columns(db, 1, err, err_len);
 			if (rc)
 				goto rollback;
 		}
@@ -580,10 +556,7 @@ int gs_db_schema_setup(struct gs_db *db, bool create, char *err, size_t err_len)
 		goto rollback;
 	} else {
 		for (i = (size_t)(version % 1000) + 1; i <= GS_DB_SCHEMA_MINOR; i++) {
-			rc = i == 1 ? add_runs_columns_1_1(db, err, err_len)
-			     : i == 2 ? add_columns_1_2(db, err, err_len)
-			     : i == 3 ? add_columns_1_3(db, err, err_len)
-			     : i == 4 ? add_columns_1_4(db, err, err_len) : 0;
+			rc = add_columns(db, i, err, err_len);
 			/* NULL: a minor that only added bench tables (below). */
 			if (rc == 0 && migration_sql[i])
 				rc = gs_db_exec(db, migration_sql[i], err, err_len);
