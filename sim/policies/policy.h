@@ -118,6 +118,18 @@ struct gs_policy {
 	int32_t (*best_of)(void *state, int32_t k);
 };
 
+/*
+ * The private state of a policy whose only setting is compat scoring
+ * (bestfit, dotprod, gpupacking): .state_size = sizeof(struct
+ * gs_policy_compat), .init = gs_policy_compat_init.
+ */
+struct gs_policy_compat {
+	bool compat;   /* GS_POLICY_COMPAT is set */
+};
+
+/* init() of struct gs_policy_compat: compat from env->flags. Returns 0. */
+int gs_policy_compat_init(void *state, const struct gs_policy_env *env);
+
 /* The registry. gs_policies_count() entries, in policies.def order. */
 size_t gs_policies_count(void);
 /* Policy i of the registry, or NULL when i >= gs_policies_count(). */

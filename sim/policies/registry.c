@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * registry.c - the list of policies, generated from policies.def, the FGD
- * paper's six among them, and the orders in which names of policies are
- * listed.
+ * paper's six among them, the orders in which names of policies are
+ * listed, and the state of the policies whose only setting is compat
+ * scoring.
  */
 #include <string.h>
 
@@ -90,4 +91,12 @@ int gs_policy_qsort_cmp(const void *a, const void *b)
 int gs_policy_qsort_cmp_paper(const void *a, const void *b)
 {
 	return gs_policy_cmp_paper(*(const char *const *)a, *(const char *const *)b);
+}
+
+int gs_policy_compat_init(void *state, const struct gs_policy_env *env)
+{
+	struct gs_policy_compat *s = state;
+
+	s->compat = (env->flags & GS_POLICY_COMPAT) != 0;
+	return 0;
 }
