@@ -94,7 +94,7 @@ static int shape_parse(struct gs_where *w, const cJSON *e, struct gs_gen_spec *s
 		"gpu_spec", "duration", "class", "gpu_need_milli", NULL,
 	};
 	uint32_t node_mask = gs_cluster_model_mask(&s->cluster);
-	int64_t cpu, mem, ngpu, gmilli, gmem, need;
+	int64_t need;
 	const char *wclass = NULL;
 	struct gs_trace scratch;
 	const cJSON *dur;
@@ -106,21 +106,11 @@ static int shape_parse(struct gs_where *w, const cJSON *e, struct gs_gen_spec *s
 	memset(sh, 0, sizeof(*sh));
 	if ((rc = gs_json_check_keys(w, e, keys)) ||
 	    (rc = positive(w, e, "weight", 1e12, &sh->weight, NULL)) ||
-	    (rc = gs_json_int(w, e, "cpu_milli", true, 0, GS_CPU_MILLI_MAX, 0, &cpu, NULL)) ||
-	    (rc = gs_json_int(w, e, "memory_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)) ||
-	    (rc = gs_json_int(w, e, "num_gpu", false, 0, GS_MAX_GPUS, 0, &ngpu, NULL)) ||
-	    (rc = gs_json_int(w, e, "gpu_milli", false, 0, GS_MILLI_PER_GPU,
-			      ngpu > 0 ? GS_MILLI_PER_GPU : 0, &gmilli, NULL)) ||
-	    (rc = gs_json_int(w, e, "gpu_mem_mib", false, 0, GS_MIB_MAX, 0, &gmem, NULL)) ||
+	    (rc = gs_json_pod_request(w, e, &sh->req)) ||
 	    (rc = gs_json_int(w, e, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0, &need,
 			      NULL)) ||
 	    (rc = gs_json_string(w, e, "class", false, &wclass)))
 		return rc;
-	sh->req.cpu_milli = (int32_t)cpu;
-	sh->req.mem_mib = mem;
-	sh->req.num_gpu = (int32_t)ngpu;
-	sh->req.gpu_milli = (int32_t)gmilli;
-	sh->req.gpu_mem_mib = gmem;
 	sh->req.t_create_s = sh->req.t_delete_s = -1;
 	if ((rc = gs_json_spec(w, e, "gpu_spec", &s->cluster.models, node_mask, &sh->req.model_mask,
 			       &unknown, spec, sizeof(spec))) ||

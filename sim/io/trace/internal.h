@@ -210,6 +210,15 @@ int gs_json_check_keys(const struct gs_where *w, const cJSON *obj, const char *c
 int gs_json_int(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
 		int64_t min, int64_t max, int64_t dflt, int64_t *out, bool *present_out);
 
+/*
+ * Reads a pod's request, the keys a trace's pods and a generator's shapes
+ * share, into p: cpu_milli and memory_mib (required), num_gpu, gpu_milli
+ * (default 1000 with a GPU, else 0) and gpu_mem_mib, each in the range
+ * the CSV readers allow. Returns 0 or GS_EPARSE (the first bad key, in
+ * that order); p's other fields are left alone.
+ */
+int gs_json_pod_request(const struct gs_where *w, const cJSON *obj, struct gs_pod *p);
+
 /* Reads obj[key] as a finite number in [min, max]. Same conventions. */
 int gs_json_double(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
 		   double min, double max, double dflt, double *out, bool *present_out);

@@ -206,6 +206,26 @@ int gs_json_int(const struct gs_where *w, const cJSON *obj, const char *key, boo
 	return 0;
 }
 
+int gs_json_pod_request(const struct gs_where *w, const cJSON *obj, struct gs_pod *p)
+{
+	int64_t cpu, mem, ngpu, gmilli, gmem;
+	int rc;
+
+	if ((rc = gs_json_int(w, obj, "cpu_milli", true, 0, GS_CPU_MILLI_MAX, 0, &cpu, NULL)) ||
+	    (rc = gs_json_int(w, obj, "memory_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)) ||
+	    (rc = gs_json_int(w, obj, "num_gpu", false, 0, GS_MAX_GPUS, 0, &ngpu, NULL)) ||
+	    (rc = gs_json_int(w, obj, "gpu_milli", false, 0, GS_MILLI_PER_GPU,
+			      ngpu > 0 ? GS_MILLI_PER_GPU : 0, &gmilli, NULL)) ||
+	    (rc = gs_json_int(w, obj, "gpu_mem_mib", false, 0, GS_MIB_MAX, 0, &gmem, NULL)))
+		return rc;
+	p->cpu_milli = (int32_t)cpu;
+	p->mem_mib = mem;
+	p->num_gpu = (int32_t)ngpu;
+	p->gpu_milli = (int32_t)gmilli;
+	p->gpu_mem_mib = gmem;
+	return 0;
+}
+
 int gs_json_double(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
 		   double min, double max, double dflt, double *out, bool *present_out)
 {
@@ -503,7 +523,7 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 		"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_mem_mib",
 		"gpu_spec", "creation_time", "deletion_time", "class", "gpu_need_milli", NULL,
 	};
-	int64_t cpu, mem, ngpu, gmilli, gmem, create, del, need;
+	int64_t create, del, need;
 	const char *name, *wclass;
 	char spec[512], vbuf[80];
 	bool unknown = false;
@@ -511,27 +531,17 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 	long prev;
 	int rc;
 
+	memset(&p, 0, sizeof(p));
 	if ((rc = gs_json_check_keys(w, e, keys)) ||
 	    (rc = gs_json_string(w, e, "name", true, &name)) ||
 	    (rc = gs_check_name(w, "name", name)) ||
-	    (rc = gs_json_int(w, e, "cpu_milli", true, 0, GS_CPU_MILLI_MAX, 0, &cpu, NULL)) ||
-	    (rc = gs_json_int(w, e, "memory_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)) ||
-	    (rc = gs_json_int(w, e, "num_gpu", false, 0, GS_MAX_GPUS, 0, &ngpu, NULL)) ||
-	    (rc = gs_json_int(w, e, "gpu_milli", false, 0, GS_MILLI_PER_GPU,
-			      ngpu > 0 ? GS_MILLI_PER_GPU : 0, &gmilli, NULL)) ||
-	    (rc = gs_json_int(w, e, "gpu_mem_mib", false, 0, GS_MIB_MAX, 0, &gmem, NULL)) ||
+	    (rc = gs_json_pod_request(w, e, &p)) ||
 	    (rc = gs_json_int(w, e, "creation_time", false, 0, GS_TIME_MAX_S, -1, &create, NULL)) ||
 	    (rc = gs_json_int(w, e, "deletion_time", false, 0, GS_TIME_MAX_S, -1, &del, NULL)) ||
 	    (rc = gs_json_int(w, e, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0, &need,
 			      NULL)) ||
 	    (rc = gs_json_string(w, e, "class", false, &wclass)))
 		return rc;
-	memset(&p, 0, sizeof(p));
-	p.cpu_milli = (int32_t)cpu;
-	p.mem_mib = mem;
-	p.num_gpu = (int32_t)ngpu;
-	p.gpu_milli = (int32_t)gmilli;
-	p.gpu_mem_mib = gmem;
 	p.t_create_s = create;
 	p.t_delete_s = del;
 	if ((rc = gs_json_spec(w, e, "gpu_spec", &c->models, node_mask, &p.model_mask, &unknown,
