@@ -721,6 +721,24 @@ double gs_plot_col_real(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
+int gs_plot_read_doubles(sqlite3_stmt *st, double **v, size_t *n, size_t *cap, char *err,
+			 size_t err_len)
+{
+	double *g;
+	int step;
+
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		g = gs_grow(*v, cap, *n, sizeof(**v), 4096);
+		if (!g) {
+			gs_errf(err, err_len, "out of memory");
+			return GS_ENOMEM;
+		}
+		*v = g;
+		(*v)[(*n)++] = sqlite3_column_double(st, 0);
+	}
+	return step == SQLITE_DONE ? 0 : gs_plot_dberr(sqlite3_db_handle(st), err, err_len);
+}
+
 int gs_plot_dberr(sqlite3 *sq, char *err, size_t err_len)
 {
 	gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));

@@ -35,6 +35,14 @@ int gs_plot_cmp_double(const void *a, const void *b);
 /* Column i of st's row as a double, NAN for NULL. */
 double gs_plot_col_real(sqlite3_stmt *st, int i);
 
+/*
+ * Appends column 0 of every row st returns to (*v)[*n..], growing *v
+ * (capacity *cap). Returns 0, or GS_ENOMEM or GS_EDB with a message in
+ * err; the caller frees *v in every case.
+ */
+int gs_plot_read_doubles(sqlite3_stmt *st, double **v, size_t *n, size_t *cap, char *err,
+			 size_t err_len);
+
 /* GS_EDB, with "<database file>: <SQLite's message>" in err. */
 int gs_plot_dberr(sqlite3 *sq, char *err, size_t err_len);
 

@@ -108,11 +108,11 @@ static int write_cdf(sqlite3 *sq, const struct gs_plot_sharing *ix, size_t t, si
 		"SELECT p.t_end_s - p.t_arrive_s FROM pods p JOIN t USING (run_id)"
 		" WHERE" SHOWN "AND t.policy = ?3 AND t.sharing = ?4 AND p.state = 'done'";
 	char name[2048], slug[256];
-	double *v = NULL, *g;
+	double *v = NULL;
 	size_t n = 0, cap = 0, k;
 	sqlite3_stmt *st;
 	FILE *f;
-	int rc, step;
+	int rc;
 
 	*wrote = false;
 	rc = prepare(sq, sql, ix, t, &st, err, err_len);
@@ -120,21 +120,11 @@ static int write_cdf(sqlite3 *sq, const struct gs_plot_sharing *ix, size_t t, si
 		return rc;
 	sqlite3_bind_text(st, 3, ix->policies[p], -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, ix->sharings[m], -1, SQLITE_STATIC);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		g = gs_grow(v, &cap, n, sizeof(*v), 4096);
-		if (!g) {
-			free(v);
-			sqlite3_finalize(st);
-			gs_errf(err, err_len, "out of memory");
-			return GS_ENOMEM;
-		}
-		v = g;
-		v[n++] = sqlite3_column_double(st, 0);
-	}
+	rc = gs_plot_read_doubles(st, &v, &n, &cap, err, err_len);
 	sqlite3_finalize(st);
-	if (step != SQLITE_DONE) {
+	if (rc) {
 		free(v);
-		return gs_plot_dberr(sq, err, err_len);
+		return rc;
 	}
 	*n_done = n;
 	if (n == 0)

@@ -83,7 +83,7 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 	sqlite3_stmt *st;
 	int step, rc = 0;
 
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) 
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
 		return gs_plot_dberr(sq, err, err_len);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		char *tname = gs_plot_short_name((const char *)sqlite3_column_text(st, 1));
@@ -124,7 +124,7 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 		r->wait_p99 = gs_plot_col_real(st, 12);
 		n++;
 	}
-	if (!rc && step != SQLITE_DONE) 
+	if (!rc && step != SQLITE_DONE)
 		rc = gs_plot_dberr(sq, err, err_len);
 	sqlite3_finalize(st);
 	if (rc) {
@@ -244,7 +244,7 @@ static int write_series(sqlite3 *sq, const struct trun *r, const char *dir, cons
 			bin_alloc / (double)in_bin, bin_pending);
 	sqlite3_finalize(st);
 	rc = gs_plot_data_close(f, dir, name, err, err_len);
-	if (!rc && step != SQLITE_DONE) 
+	if (!rc && step != SQLITE_DONE)
 		rc = gs_plot_dberr(sq, err, err_len);
 	return rc;
 sqlfail:
@@ -263,30 +263,24 @@ static int write_cdf(sqlite3 *sq, const int64_t *ids, size_t n, int what, const 
 	const char *sql = what == 0 ?
 		"SELECT wait_s FROM pods WHERE run_id = ?1 AND wait_s IS NOT NULL" :
 		"SELECT t_end_s - t_arrive_s FROM pods WHERE run_id = ?1 AND state = 'done'";
-	double *v = NULL, *g;
+	double *v = NULL;
 	size_t nv = 0, cap = 0, i, below = 0;
 	sqlite3_stmt *st;
 	FILE *f;
 	int k, rc;
 
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) 
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
 		return gs_plot_dberr(sq, err, err_len);
-	for (i = 0; i < n; i++) {
+	for (i = 0, rc = 0; i < n && !rc; i++) {
 		sqlite3_bind_int64(st, 1, ids[i]);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			g = gs_grow(v, &cap, nv, sizeof(*v), 4096);
-			if (!g) {
-				free(v);
-				sqlite3_finalize(st);
-				gs_errf(err, err_len, "out of memory");
-				return GS_ENOMEM;
-			}
-			v = g;
-			v[nv++] = sqlite3_column_double(st, 0);
-		}
+		rc = gs_plot_read_doubles(st, &v, &nv, &cap, err, err_len);
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
+	if (rc) {
+		free(v);
+		return rc;
+	}
 	if (nv == 0) {
 		free(v);
 		return GS_ENOENT;
