@@ -239,17 +239,10 @@ enum gs_fit gs__fits_gpus(const struct gs_node *n, const struct gs_pod *p)
 enum gs_fit gs_cluster_fits(const struct gs_cluster *c, int32_t node, const struct gs_pod *p)
 {
 	const struct gs_node *n = &c->nodes[node];
+	enum gs_fit f = gs__fits_host(n, p);
 
-	if (p->cpu_milli > n->cpu_free_milli)
-		return GS_FIT_CPU;
-	if (p->mem_mib > n->mem_free_mib)
-		return GS_FIT_MEM;
-	if (gs_pod_cpu_only(p))
-		return GS_FIT_OK;
-	if (!gs_node_model_ok(n, p))
-		return GS_FIT_MODEL;
-	if (p->num_gpu > n->num_gpu)
-		return GS_FIT_GPU_COUNT;
+	if (f != GS_FIT_OK || gs_pod_cpu_only(p))
+		return f;
 	if (c->share)
 		return gs__share_fits(c, node, p);
 	return gs__fits_gpus(n, p);

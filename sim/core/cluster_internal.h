@@ -10,6 +10,27 @@
 
 #include "core/cluster.h"
 
+/*
+ * The part of the filter before a node's GPUs, every mode alike: CPU,
+ * memory, then for a GPU pod the model and the GPU count. Returns the
+ * first check that fails, else GS_FIT_OK; for a GPU pod the GPUs decide
+ * after that.
+ */
+static inline enum gs_fit gs__fits_host(const struct gs_node *n, const struct gs_pod *p)
+{
+	if (p->cpu_milli > n->cpu_free_milli)
+		return GS_FIT_CPU;
+	if (p->mem_mib > n->mem_free_mib)
+		return GS_FIT_MEM;
+	if (gs_pod_cpu_only(p))
+		return GS_FIT_OK;
+	if (!gs_node_model_ok(n, p))
+		return GS_FIT_MODEL;
+	if (p->num_gpu > n->num_gpu)
+		return GS_FIT_GPU_COUNT;
+	return GS_FIT_OK;
+}
+
 /* The GPU part of the filter for GPUs that account requests as given. */
 enum gs_fit gs__fits_gpus(const struct gs_node *n, const struct gs_pod *p);
 

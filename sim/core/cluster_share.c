@@ -162,18 +162,10 @@ static enum gs_fit fits_uniform(const struct gs_cluster *c, int32_t node, const 
 enum gs_fit gs_cluster_fits_demand(const struct gs_cluster *c, int32_t node,
 				   const struct gs_pod *p, const struct gs_share_demand *d)
 {
-	const struct gs_node *n = &c->nodes[node];
+	enum gs_fit f = gs__fits_host(&c->nodes[node], p);
 
-	if (p->cpu_milli > n->cpu_free_milli)
-		return GS_FIT_CPU;
-	if (p->mem_mib > n->mem_free_mib)
-		return GS_FIT_MEM;
-	if (gs_pod_cpu_only(p))
-		return GS_FIT_OK;
-	if (!gs_node_model_ok(n, p))
-		return GS_FIT_MODEL;
-	if (p->num_gpu > n->num_gpu)
-		return GS_FIT_GPU_COUNT;
+	if (f != GS_FIT_OK || gs_pod_cpu_only(p))
+		return f;
 	return fits_uniform(c, node, p, d);
 }
 
