@@ -644,7 +644,10 @@ static int retry_pending(struct gs_sim *sim, int32_t freed, int64_t t_s)
 		q->head++;
 		sim->n_waiting--;
 	}
-	/* The timed-out pods count no more, as when the pass used to sweep them out. */
+	/*
+	 * A retry is where the samples' pending count catches up: the pods that
+	 * timed out since the last one stop counting here (see n_pending).
+	 */
 	sim->n_pending = (size_t)sim->n_waiting;
 	if (rc == 0 && sim->opts.check)
 		rc = check_pending(sim);

@@ -93,8 +93,8 @@ static const char *const columns_1_3[] = {
  * The columns schema 1.4 added to runs: whether every sample is stored
  * (inflate runs keep their statistics in arrived_stats instead of one
  * sample per arrival) and the inflate-mode figures "at arrived 100 %",
- * computed by the engine (engine/arrived_stats.h) exactly as the views used to
- * compute them from the samples.
+ * computed by the engine (engine/arrived_stats.h) exactly as the views of
+ * 1.0 to 1.3 compute them from the samples.
  */
 static const char *const columns_1_4[] = {
 	"runs ADD COLUMN samples_stored INTEGER NOT NULL DEFAULT 1"
@@ -192,10 +192,10 @@ static const char *const columns_1_4[] = {
 
 /*
  * The migration to 1.4 computes, for the runs already stored, what the
- * writer now stores: arrived_stats from the samples, with the grouping and
- * the index order of the arrived_buckets view of 1.0 to 1.3 (sum instead
- * of avg, so that sum / n is that avg to the bit), and the at100 columns
- * with the subqueries run_summary used (AT_100).
+ * writer stores for a new run: arrived_stats from the samples, with the
+ * grouping and the index order of the arrived_buckets view of 1.0 to 1.3
+ * (sum instead of avg, so that sum / n is that avg to the bit), and the
+ * at100 columns with the subqueries of 1.3's run_summary (AT_100).
  */
 #define MIGRATE_1_4                                                             \
 	"INSERT INTO arrived_stats SELECT run_id, arrived_pct, count(*),"       \
