@@ -139,7 +139,7 @@ static int cluster_read(struct gs_csv *r, struct gs_cluster *c, char sha256_out[
 	tmp.models = c->models;
 	tmp.check = c->check;
 	if (is_json(r))
-		rc = gs_json_cluster_read(r, &tmp);
+		rc = gs_trace_json_cluster_read(r, &tmp);
 	else
 		rc = csv_cluster(r, &tmp);
 	if (!rc && tmp.n_nodes == 0)
@@ -200,7 +200,7 @@ static int trace_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t
 	gs_trace_init(&tmp);
 	if (is_json(r)) {
 		tmp.format = "json";
-		rc = gs_json_pods_read(r, c, &tmp);
+		rc = gs_trace_json_pods_read(r, c, &tmp);
 	} else {
 		rc = csv_pods(r, c, &tmp);
 	}
