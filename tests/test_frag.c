@@ -288,7 +288,7 @@ static void test_cluster_totals_no_drift(void **st)
 				continue;
 			memset(&pls[live], 0, sizeof(pls[live]));
 			pls[live].node = node;
-			gs_pick_gpus_tightest(NULL, &c, node, &p, &pls[live]);
+			gs_gpu_pick_tightest(NULL, &c, node, &p, &pls[live]);
 			assert_int_equal(gs_cluster_bind(&c, &p, &pls[live]), 0);
 			gs_frag_update(&f, &c, node);
 			pods[live++] = p;

@@ -13,6 +13,7 @@
 #include "cli/cmd.h"
 #include "cli/opt.h"
 #include "core/error.h"
+#include "store/merge.h"
 #include "store/plan.h"
 #include "store/results.h"
 

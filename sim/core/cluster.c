@@ -193,6 +193,17 @@ int gs_cluster_find_node(const struct gs_cluster *c, const char *name)
 	return -1;
 }
 
+uint32_t gs_cluster_model_mask(const struct gs_cluster *c)
+{
+	uint32_t mask = 0;
+	int32_t i;
+
+	for (i = 0; i < c->n_nodes; i++)
+		if (c->nodes[i].num_gpu > 0 && c->nodes[i].model >= 0)
+			mask |= 1u << c->nodes[i].model;
+	return mask;
+}
+
 bool gs_pod_valid(const struct gs_pod *p)
 {
 	if (p->cpu_milli < 0 || p->mem_mib < 0 || p->gpu_mem_mib < 0)
@@ -207,6 +218,15 @@ bool gs_pod_valid(const struct gs_pod *p)
 	if (p->num_gpu > 1 && p->gpu_milli != GS_MILLI_PER_GPU)
 		return false;
 	return true;
+}
+
+int64_t gs_pod_duration_s(const struct gs_pod *p)
+{
+	if (p->t_delete_s < 0)
+		return -1;
+	if (p->t_create_s < 0 || p->t_delete_s < p->t_create_s)
+		return 0;
+	return p->t_delete_s - p->t_create_s;
 }
 
 enum gs_fit gs__fits_gpus(const struct gs_node *n, const struct gs_pod *p)

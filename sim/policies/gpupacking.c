@@ -67,6 +67,6 @@ const struct gs_policy gs_policy_gpupacking = {
 	.state_size = sizeof(struct gs_policy_compat),
 	.init = gs_policy_compat_init,
 	.score = packing_score,
-	.pick_gpus = gs_pick_gpus_tightest,
+	.pick_gpus = gs_gpu_pick_tightest,
 	.node_score = true,
 };

@@ -102,9 +102,6 @@ int gs_trace_add_node(const struct gs_where *w, const struct gs_node_fields *f,
 		      struct gs_cluster *c, struct gs_nameset *names, const char *name,
 		      int64_t cpu_milli, int64_t mem_mib, int64_t num_gpu, const char *model);
 
-/* Bitmask of the models some node of c has. */
-uint32_t gs_cluster_model_mask(const struct gs_cluster *c);
-
 /*
  * Resolves one GPU model name of a pod's gpu_spec (len bytes at name, not
  * NUL-terminated) against models, adding unknown names to the table. Sets
