@@ -64,7 +64,7 @@ void gs_plot_sharing_slug(const char *spec, char *buf, size_t len)
 	buf[i] = '\0';
 }
 
-/* The mechanisms in the order of the README (ideal, exclusive, ..., mig), then by name. */
+/* The mechanisms in the order of docs/sharing.md (ideal, exclusive, ..., mig), then by name. */
 static int sharing_rank(const char *spec)
 {
 	static const char *const order[] = { "ideal", "exclusive", "timeslice", "mps", "vgpu",
