@@ -195,6 +195,31 @@ static int step_once(sqlite3_stmt *st)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* Rows the next INSERT of a table takes, with left rows to go: a full batch, or one. */
+static size_t batch_rows(size_t left)
+{
+	return left >= ROWS_PER_INSERT ? ROWS_PER_INSERT : 1;
+}
+
+/*
+ * Steps the INSERT of rows i .. i + rows - 1 of a table whose rows are
+ * called `row`: 0, or GS_EDB with "cannot write pods 0-31" or "cannot
+ * write pod 32" and SQLite's message in err.
+ */
+static int step_rows(struct gs_db *db, sqlite3_stmt *st, const char *row, size_t i, size_t rows,
+		     char *err, size_t err_len)
+{
+	char what[64];
+
+	if (step_once(st) == SQLITE_OK)
+		return 0;
+	if (rows > 1)
+		snprintf(what, sizeof(what), "cannot write %ss %zu-%zu", row, i, i + rows - 1);
+	else
+		snprintf(what, sizeof(what), "cannot write %s %zu", row, i);
+	return gs_db_sqlfail(db, err, err_len, what);
+}
+
 /* ISO-8601 UTC with milliseconds, as SQLite's date functions read it; "" when unset. */
 static void format_utc(const struct timespec *ts, char *buf, size_t len)
 {
@@ -494,26 +519,23 @@ static int bind_node(struct gs_db *db, sqlite3_stmt *st, int base, int64_t run_i
 static int insert_nodes(struct gs_db *db, int64_t run_id, const struct gs_cluster *c,
 			char *err, size_t err_len)
 {
-	int32_t i = 0, j, rows;
+	size_t i = 0, j, rows;
 	int rc;
 
-	while (i < c->n_nodes) {
+	while (i < (size_t)c->n_nodes) {
 		sqlite3_stmt *st;
 
-		rows = c->n_nodes - i >= ROWS_PER_INSERT ? ROWS_PER_INSERT : 1;
+		rows = batch_rows((size_t)c->n_nodes - i);
 		st = rows > 1 ? db->st_nodes : db->st_node;
 		for (j = 0; j < rows; j++) {
-			rc = bind_node(db, st, j * N_NODE_COLUMNS, run_id, c, i + j, err, err_len);
+			rc = bind_node(db, st, (int)j * N_NODE_COLUMNS, run_id, c, (int32_t)(i + j),
+				       err, err_len);
 			if (rc)
 				return rc;
 		}
-		if (step_once(st) != SQLITE_OK) {
-			char what[64];
-
-			snprintf(what, sizeof(what), "cannot write nodes %" PRId32 "-%" PRId32, i,
-				 i + rows - 1);
-			return gs_db_sqlfail(db, err, err_len, what);
-		}
+		rc = step_rows(db, st, "node", i, rows, err, err_len);
+		if (rc)
+			return rc;
 		i += rows;
 	}
 	return 0;
@@ -602,25 +624,16 @@ static int insert_pods(struct gs_db *db, int64_t run_id, const struct gs_sim *si
 	if (!txt)
 		return gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
 	while (i < sim->n_pods) {
-		rows = sim->n_pods - i >= ROWS_PER_INSERT ? ROWS_PER_INSERT : 1;
+		rows = batch_rows(sim->n_pods - i);
 		st = rows > 1 ? db->st_pods : db->st_pod;
 
 		for (j = 0; j < rows && !rc; j++)
 			rc = bind_pod(db, st, (int)j * N_POD_COLUMNS, run_id, sim, i + j, &txt[j],
 				      err, err_len);
+		if (!rc)
+			rc = step_rows(db, st, "pod", i, rows, err, err_len);
 		if (rc)
 			break;
-		if (step_once(st) != SQLITE_OK) {
-			char what[64];
-
-			if (rows > 1)
-				snprintf(what, sizeof(what), "cannot write pods %zu-%zu", i,
-					 i + rows - 1);
-			else
-				snprintf(what, sizeof(what), "cannot write pod %zu", i);
-			rc = gs_db_sqlfail(db, err, err_len, what);
-			break;
-		}
 		i += rows;
 	}
 	/* The statements point into txt: forget those pointers before freeing it. */
@@ -665,6 +678,7 @@ static int insert_some_samples(struct gs_db *db, int64_t run_id, const struct gs
 			       char *err, size_t err_len)
 {
 	size_t i, peak = 0, queue = 0, last;
+	int rc;
 
 	if (sim->n_samples == 0)
 		return 0;
@@ -679,12 +693,9 @@ static int insert_some_samples(struct gs_db *db, int64_t run_id, const struct gs
 		if (i != peak && i != last && (i != queue || sim->samples[queue].pending == 0))
 			continue;
 		bind_sample(db->st_sample, 0, run_id, sim, i);
-		if (step_once(db->st_sample) != SQLITE_OK) {
-			char what[64];
-
-			snprintf(what, sizeof(what), "cannot write sample %zu", i);
-			return gs_db_sqlfail(db, err, err_len, what);
-		}
+		rc = step_rows(db, db->st_sample, "sample", i, 1, err, err_len);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -721,23 +732,17 @@ static int insert_samples(struct gs_db *db, int64_t run_id, const struct gs_sim 
 {
 	sqlite3_stmt *st;
 	size_t i = 0, j, rows;
+	int rc;
 
 	while (i < sim->n_samples) {
-		rows = sim->n_samples - i >= ROWS_PER_INSERT ? ROWS_PER_INSERT : 1;
+		rows = batch_rows(sim->n_samples - i);
 		st = rows > 1 ? db->st_samples : db->st_sample;
 
 		for (j = 0; j < rows; j++)
 			bind_sample(st, (int)j * N_SAMPLE_COLUMNS, run_id, sim, i + j);
-		if (step_once(st) != SQLITE_OK) {
-			char what[64];
-
-			if (rows > 1)
-				snprintf(what, sizeof(what), "cannot write samples %zu-%zu", i,
-					 i + rows - 1);
-			else
-				snprintf(what, sizeof(what), "cannot write sample %zu", i);
-			return gs_db_sqlfail(db, err, err_len, what);
-		}
+		rc = step_rows(db, st, "sample", i, rows, err, err_len);
+		if (rc)
+			return rc;
 		i += rows;
 	}
 	return 0;
