@@ -38,19 +38,22 @@ struct ifr_args {
 };
 
 #define S struct ifr_args
+/* --out FILE, the same for show and export. */
+#define OPT_OUT                                                                    \
+	{ GS_OPT_STRING_AT(S, out), .name = "out", .short_name = 'o', .arg = "FILE", \
+	  .help = "write the table to FILE instead of standard output" }
 static const struct gs_opt show_opts[] = {
-	{ GS_OPT_STRING_AT(S, out), .name = "out", .short_name = 'o', .arg = "FILE",
-	  .help = "write the table to FILE instead of standard output" },
+	OPT_OUT,
 	{ 0 },
 };
 static const struct gs_opt export_opts[] = {
 	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "DB",
 	  .flags = GS_OPT_REQUIRED, .help = "results database with benchmark results "
 					    "(gpusim bench-import)" },
-	{ GS_OPT_STRING_AT(S, out), .name = "out", .short_name = 'o', .arg = "FILE",
-	  .help = "write the table to FILE instead of standard output" },
+	OPT_OUT,
 	{ 0 },
 };
+#undef OPT_OUT
 static const struct gs_opt check_opts[] = {
 	{ 0 },
 };
@@ -226,14 +229,14 @@ static int validate(const struct ifr_args *a)
 		snprintf(mech, sizeof(mech), "%.*s", (int)strcspn(r->sharing, ":"), r->sharing);
 		if (vd == GS_VAL_NOT_EXPRESSED) {
 			printf("%-30s %-11s %-10s %-9s %9.4f %9s %7s  %s\n", r->id, r->source, mech,
-			       gs_val_role_str(r->role), r->published, "-", "-", verdict_str(vd));
+			       gs_validation_role_str(r->role), r->published, "-", "-", verdict_str(vd));
 			continue;
 		}
 		printf("%-30s %-11s %-10s %-9s %9.4f %9.4f %7.3f  %s", r->id, r->source, mech,
-		       gs_val_role_str(r->role), r->published, r->predicted, r->ratio,
+		       gs_validation_role_str(r->role), r->published, r->predicted, r->ratio,
 		       verdict_str(vd));
 		if (r->role == GS_VAL_FIT)
-			printf(" (%s.%s = %d)", v.wl[r->fit_wl].key, gs_val_field_str(r->fit_field),
+			printf(" (%s.%s = %d)", v.wl[r->fit_wl].key, gs_validation_field_str(r->fit_field),
 			       r->fitted_milli);
 		putchar('\n');
 	}
@@ -247,7 +250,7 @@ static int validate(const struct ifr_args *a)
 	if (!sum.pass)
 		status = GS_EXIT_FAIL;
 	if (a->plot) {
-		rc = gs_plot_validation(&v, band, a->plot, stdout, err, sizeof(err));
+		rc = gs_plot_validation_render(&v, band, a->plot, stdout, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim interference validate: %s\n", err);
 			status = GS_EXIT_FAIL;

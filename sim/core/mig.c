@@ -77,38 +77,39 @@
  */
 #define PROF(name, c, m, starts, sm, ce, dec, mib) { name, c, m, starts, sm, ce, dec, mib }
 
+/*
+ * The six profiles of a GPU of 7 compute and 8 memory slices have one
+ * geometry on all four GPUs (see above), in the guide's order: 1g, 1g with
+ * two memory slices, 2g, 3g, 4g, 7g. Each card gives its names, SMs, copy
+ * engines, decoders and MiB.
+ */
+#define G1(n, sm, ce, dec, mib) PROF(n, 1, 1, ALL7, sm, ce, dec, mib)
+#define G1M2(n, sm, ce, dec, mib) PROF(n, 1, 2, EVEN, sm, ce, dec, mib)
+#define G2(n, sm, ce, dec, mib) PROF(n, 2, 2, E024, sm, ce, dec, mib)
+#define G3(n, sm, ce, dec, mib) PROF(n, 3, 4, S04, sm, ce, dec, mib)
+#define G4(n, sm, ce, dec, mib) PROF(n, 4, 4, S0, sm, ce, dec, mib)
+#define G7(n, sm, ce, dec, mib) PROF(n, 7, 8, S0, sm, ce, dec, mib)
+
 static const struct gs_mig_table tables[] = {
 	{ "A100 40GB", 40960, 108, 6, {
-		PROF("1g.5gb", 1, 1, ALL7, 14, 1, 0, 4864),
-		PROF("1g.10gb", 1, 2, EVEN, 14, 1, 1, 9984),
-		PROF("2g.10gb", 2, 2, E024, 28, 2, 1, 9984),
-		PROF("3g.20gb", 3, 4, S04, 42, 3, 2, 20096),
-		PROF("4g.20gb", 4, 4, S0, 56, 4, 2, 20096),
-		PROF("7g.40gb", 7, 8, S0, 98, 7, 5, 40448),
+		G1("1g.5gb", 14, 1, 0, 4864), G1M2("1g.10gb", 14, 1, 1, 9984),
+		G2("2g.10gb", 28, 2, 1, 9984), G3("3g.20gb", 42, 3, 2, 20096),
+		G4("4g.20gb", 56, 4, 2, 20096), G7("7g.40gb", 98, 7, 5, 40448),
 	} },
 	{ "A100 80GB", 81920, 108, 6, {
-		PROF("1g.10gb", 1, 1, ALL7, 14, 1, 0, 9728),
-		PROF("1g.20gb", 1, 2, EVEN, 14, 1, 1, 19968),
-		PROF("2g.20gb", 2, 2, E024, 28, 2, 1, 19968),
-		PROF("3g.40gb", 3, 4, S04, 42, 3, 2, 40192),
-		PROF("4g.40gb", 4, 4, S0, 56, 4, 2, 40192),
-		PROF("7g.80gb", 7, 8, S0, 98, 7, 5, 80896),
+		G1("1g.10gb", 14, 1, 0, 9728), G1M2("1g.20gb", 14, 1, 1, 19968),
+		G2("2g.20gb", 28, 2, 1, 19968), G3("3g.40gb", 42, 3, 2, 40192),
+		G4("4g.40gb", 56, 4, 2, 40192), G7("7g.80gb", 98, 7, 5, 80896),
 	} },
 	{ "H100 80GB", 81920, 132, 6, {
-		PROF("1g.10gb", 1, 1, ALL7, 16, 1, 1, 9984),
-		PROF("1g.20gb", 1, 2, EVEN, 26, 1, 1, 20096),
-		PROF("2g.20gb", 2, 2, E024, 32, 2, 2, 20096),
-		PROF("3g.40gb", 3, 4, S04, 60, 3, 3, 40448),
-		PROF("4g.40gb", 4, 4, S0, 64, 4, 4, 40448),
-		PROF("7g.80gb", 7, 8, S0, 132, 8, 7, 81152),
+		G1("1g.10gb", 16, 1, 1, 9984), G1M2("1g.20gb", 26, 1, 1, 20096),
+		G2("2g.20gb", 32, 2, 2, 20096), G3("3g.40gb", 60, 3, 3, 40448),
+		G4("4g.40gb", 64, 4, 4, 40448), G7("7g.80gb", 132, 8, 7, 81152),
 	} },
 	{ "H200 141GB", 144384, 132, 6, {
-		PROF("1g.18gb", 1, 1, ALL7, 16, 1, 1, 16384),
-		PROF("1g.35gb", 1, 2, EVEN, 26, 1, 1, 33024),
-		PROF("2g.35gb", 2, 2, E024, 32, 2, 2, 33024),
-		PROF("3g.71gb", 3, 4, S04, 60, 3, 3, 71168),
-		PROF("4g.71gb", 4, 4, S0, 64, 4, 4, 71168),
-		PROF("7g.141gb", 7, 8, S0, 132, 8, 7, 142336),
+		G1("1g.18gb", 16, 1, 1, 16384), G1M2("1g.35gb", 26, 1, 1, 33024),
+		G2("2g.35gb", 32, 2, 2, 33024), G3("3g.71gb", 60, 3, 3, 71168),
+		G4("4g.71gb", 64, 4, 4, 71168), G7("7g.141gb", 132, 8, 7, 142336),
 	} },
 };
 

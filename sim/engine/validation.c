@@ -2,7 +2,7 @@
 /*
  * validation.c - reading and replaying the sharing validation set (see
  * validation.h). The built-in set, results/validation/, is compiled into
- * the program as gs_val_workloads_csv and gs_val_rows_csv
+ * the program as gs_validation_workloads_csv and gs_validation_rows_csv
  * (cmake/embed.cmake).
  */
 #include <math.h>
@@ -19,8 +19,8 @@
 #include "io/trace/trace.h"
 #include "policies/policy.h"
 
-extern const char gs_val_workloads_csv[], gs_val_rows_csv[];
-extern const size_t gs_val_workloads_csv_len, gs_val_rows_csv_len;
+extern const char gs_validation_workloads_csv[], gs_validation_rows_csv[];
+extern const size_t gs_validation_workloads_csv_len, gs_validation_rows_csv_len;
 
 static const char *const wl_cols[7] = {
 	"workload", "gpu_milli", "gpu_mem_mib", "need_milli", "busy_milli", "compute_milli",
@@ -39,17 +39,17 @@ static const char *const field_str[] = { "need", "busy", "compute" };
 /* Fit, anchor and table rows must reproduce their figure within this. */
 #define HELD_BAND 0.02
 
-const char *gs_val_role_str(int role)
+const char *gs_validation_role_str(int role)
 {
 	return role >= 0 && role <= GS_VAL_NONE ? role_str[role] : "unknown";
 }
 
-const char *gs_val_measure_str(int measure)
+const char *gs_validation_measure_str(int measure)
 {
 	return measure >= 0 && measure <= GS_VAL_SHARE ? measure_str[measure] : "unknown";
 }
 
-const char *gs_val_field_str(int field)
+const char *gs_validation_field_str(int field)
 {
 	return field >= 0 && field <= GS_VAL_COMPUTE ? field_str[field] : "unknown";
 }
@@ -431,9 +431,9 @@ int gs_validation_load(struct gs_validation *v, const char *wl_path, const char 
 
 int gs_validation_default(struct gs_validation *v, char *err, size_t err_len)
 {
-	return gs_validation_parse(v, "built-in sharing-workloads.csv", gs_val_workloads_csv,
-				   gs_val_workloads_csv_len, "built-in sharing.csv", gs_val_rows_csv,
-				   gs_val_rows_csv_len, err, err_len);
+	return gs_validation_parse(v, "built-in sharing-workloads.csv", gs_validation_workloads_csv,
+				   gs_validation_workloads_csv_len, "built-in sharing.csv", gs_validation_rows_csv,
+				   gs_validation_rows_csv_len, err, err_len);
 }
 
 /*

@@ -160,10 +160,10 @@ struct gs_val_summary {
 void gs_validation_summary(const struct gs_validation *v, double band, struct gs_val_summary *s);
 
 /* Static names: "check", "fit", ...; "rate", "sum", "share"; "need", "busy", "compute". */
-const char *gs_val_role_str(int role);
+const char *gs_validation_role_str(int role);
 /* The measure's name ("rate", "sum" or "share"). */
-const char *gs_val_measure_str(int measure);
+const char *gs_validation_measure_str(int measure);
 /* The workload field's name ("need", "busy" or "compute"). */
-const char *gs_val_field_str(int field);
+const char *gs_validation_field_str(int field);
 
 #endif

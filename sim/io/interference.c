@@ -285,7 +285,7 @@ void gs_interference_curve(const struct gs_interference *t, int mode, const char
 	}
 }
 
-double gs_ifr_curve_eval(const struct gs_ifr_curve *c, double n)
+double gs_interference_curve_eval(const struct gs_ifr_curve *c, double n)
 {
 	int i;
 
@@ -306,5 +306,5 @@ double gs_interference_lookup(const struct gs_interference *t, int mode, const c
 	struct gs_ifr_curve c;
 
 	gs_interference_curve(t, mode, gpu_model, wclass, &c);
-	return gs_ifr_curve_eval(&c, n);
+	return gs_interference_curve_eval(&c, n);
 }

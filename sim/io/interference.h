@@ -104,7 +104,7 @@ void gs_interference_curve(const struct gs_interference *t, int mode, const char
 			   const char *wclass, struct gs_ifr_curve *out);
 
 /* The curve at n: linear between the nearest points, the nearest point's value outside. */
-double gs_ifr_curve_eval(const struct gs_ifr_curve *c, double n);
+double gs_interference_curve_eval(const struct gs_ifr_curve *c, double n);
 
 /*
  * The efficiency for a pod of class wclass ("" or NULL: none) under mode

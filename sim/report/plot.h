@@ -123,7 +123,7 @@ const char *gs_plot_scripts_dir(void);
  * be NULL). Returns 0, GS_ENOENT (gnuplot or the script missing), GS_EIO,
  * GS_EINVAL (a path gnuplot cannot be given), with a message.
  */
-int gs_plot_validation(const struct gs_validation *v, double band, const char *out_dir,
+int gs_plot_validation_render(const struct gs_validation *v, double band, const char *out_dir,
 		       FILE *log, char *err, size_t err_len);
 
 #endif

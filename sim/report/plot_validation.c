@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plot_validation.c - the figure of the sharing validation set (see
- * gs_plot_validation() in plot.h): its data file and the gnuplot run.
+ * gs_plot_validation_render() in plot.h): its data file and the gnuplot run.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,7 +24,7 @@ static int series(const char *spec)
 	return 0;
 }
 
-int gs_plot_validation(const struct gs_validation *v, double band, const char *out_dir,
+int gs_plot_validation_render(const struct gs_validation *v, double band, const char *out_dir,
 		       FILE *log, char *err, size_t err_len)
 {
 	const char *scripts = gs_plot_scripts_dir();

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sharing.h - the rate model: how fast each running pod progresses under
+ * share_model.h - the rate model: how fast each running pod progresses under
  * its GPUs' sharing modes, and when it completes. docs/sharing-model.md
  * derives it and checks it against published measurements.
  *
@@ -54,8 +54,8 @@
  * Ownership: struct gs_share_model is caller-owned (_init/_release); it
  * borrows the cluster, the pods and the table for its lifetime.
  */
-#ifndef GS_ENGINE_SHARING_H
-#define GS_ENGINE_SHARING_H
+#ifndef GS_SHARE_MODEL_H
+#define GS_SHARE_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -190,13 +190,13 @@ const struct gs_share_figures *gs_share_model_finish(struct gs_share_model *m, i
 double gs_share_model_rate(const struct gs_share_model *m, int32_t i);
 
 /* Pod p's view (need, busy, compute, request) as the model uses it. */
-struct gs_share_view gs_share_view_of(const struct gs_pod *p);
+struct gs_share_view gs_share_model_view(const struct gs_pod *p);
 
 /*
  * The speed of GPU work of a pod of view v alone at SM share sm and
  * memory-bandwidth share bw (both in (0, 1]): the formula at the top.
  */
-double gs_share_speed(const struct gs_share_view *v, double sm, double bw);
+double gs_share_model_speed(const struct gs_share_view *v, double sm, double bw);
 
 /*
  * The max-min fair shares of a capacity of 1 among n demands d[] (each
@@ -204,6 +204,6 @@ double gs_share_speed(const struct gs_share_view *v, double sm, double bw);
  * capacity, or d[j] when they all fit. Weights w[] (NULL: all equal) make
  * it weighted (out[j] = min(d[j], w[j] L)). d, w and out have n entries.
  */
-void gs_share_water_fill(const double *d, const double *w, double *out, int n);
+void gs_share_model_water_fill(const double *d, const double *w, double *out, int n);
 
 #endif

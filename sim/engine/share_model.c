@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sharing.c - the rate model (see sharing.h).
+ * share_model.c - the rate model (see share_model.h).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/limits.h"
-#include "engine/sharing.h"
+#include "engine/share_model.h"
 
 /* Pods a GPU's rate computation looks at; later ones share the last slot's fate. */
 #define GPU_PODS_MAX 64
@@ -91,7 +91,7 @@ static double efficiency(struct gs_share_model *m, int mode, int model, int wcla
 
 	if (model < 0 || model >= n_models || wclass < 0 || wclass >= n_classes) {
 		gs_interference_curve(m->tbl, mode, NULL, NULL, &tmp);
-		return gs_ifr_curve_eval(&tmp, n);
+		return gs_interference_curve_eval(&tmp, n);
 	}
 	idx = ((size_t)mode * (size_t)n_models + (size_t)model) * (size_t)n_classes +
 	      (size_t)wclass;
@@ -101,10 +101,10 @@ static double efficiency(struct gs_share_model *m, int mode, int model, int wcla
 				      &m->curves[idx]);
 		m->have_curve[idx] = 1;
 	}
-	return gs_ifr_curve_eval(&m->curves[idx], n);
+	return gs_interference_curve_eval(&m->curves[idx], n);
 }
 
-void gs_share_water_fill(const double *d, const double *w, double *out, int n)
+void gs_share_model_water_fill(const double *d, const double *w, double *out, int n)
 {
 	int order[GPU_PODS_MAX], i, j, k;
 	double left = 1.0, wsum = 0.0, level;
@@ -137,7 +137,7 @@ void gs_share_water_fill(const double *d, const double *w, double *out, int n)
 	}
 }
 
-struct gs_share_view gs_share_view_of(const struct gs_pod *p)
+struct gs_share_view gs_share_model_view(const struct gs_pod *p)
 {
 	struct gs_share_view v;
 	int32_t need = gs_pod_need_milli(p);
@@ -149,7 +149,7 @@ struct gs_share_view gs_share_view_of(const struct gs_pod *p)
 	return v;
 }
 
-double gs_share_speed(const struct gs_share_view *v, double sm, double bw)
+double gs_share_model_speed(const struct gs_share_view *v, double sm, double bw)
 {
 	double ts = v->need > sm ? v->need / sm : 1.0, tb = v->need > bw ? v->need / bw : 1.0;
 
@@ -177,13 +177,13 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k)
 	int gpu = sp->pl.gpu[k];
 	const struct gs_share_gpu *G = &m->gpus[m->gpu_base[node] + gpu];
 	const struct gs_share_cfg *cfg = gs_cluster_gpu_share(m->c, node, gpu);
-	struct gs_share_view me = gs_share_view_of(p), v[GPU_PODS_MAX];
+	struct gs_share_view me = gs_share_model_view(p), v[GPU_PODS_MAX];
 	double dem[GPU_PODS_MAX] = { 0 }, wt[GPU_PODS_MAX] = { 0 }, got[GPU_PODS_MAX] = { 0 };
 	double busy_sum = 0, rate;
 	int n = gpu_pods(G), self = 0, j, model = m->c->nodes[node].model;
 
 	for (j = 0; j < n; j++) {
-		v[j] = gs_share_view_of(&m->pods[G->pods[j]]);
+		v[j] = gs_share_model_view(&m->pods[G->pods[j]]);
 		busy_sum += v[j].busy;
 		if (G->pods[j] == i)
 			self = j;
@@ -200,7 +200,7 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k)
 		if (inst < 0 || !t)
 			return 1.0;
 		pr = &t->p[gs->mig.inst[inst].profile];
-		rate = phases(me.busy, gs_share_speed(&me, gs_mig_profile_sm_share(t, pr),
+		rate = phases(me.busy, gs_share_model_speed(&me, gs_mig_profile_sm_share(t, pr),
 						     gs_mig_profile_bw_share(pr)));
 		return fmin(1.0, rate * efficiency(m, cfg->mode, model, p->wclass, pr->compute));
 	}
@@ -208,7 +208,7 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k)
 		/* Contexts take turns: shares of time among the busy fractions. */
 		for (j = 0; j < n; j++)
 			dem[j] = v[j].busy;
-		gs_share_water_fill(dem, NULL, got, n);
+		gs_share_model_water_fill(dem, NULL, got, n);
 		rate = fmin(1.0, got[self] / me.busy);
 		break;
 	case GS_SHARE_MPS: {
@@ -216,12 +216,12 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k)
 
 		/* Side by side on the SMs, each client within its thread share. */
 		for (j = 0; j < n; j++) {
-			double sp_cap = gs_share_speed(&v[j], c, 1.0);
+			double sp_cap = gs_share_model_speed(&v[j], c, 1.0);
 
 			v0[j] = phases(v[j].busy, sp_cap);
 			dem[j] = v0[j] * v[j].busy * fmin(v[j].need, c) / sp_cap;
 		}
-		gs_share_water_fill(dem, NULL, got, n);
+		gs_share_model_water_fill(dem, NULL, got, n);
 		rate = v0[self] * fmin(1.0, got[self] / dem[self]);
 		break;
 	}
@@ -233,13 +233,13 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k)
 			dem[j] = v[j].busy;
 			wt[j] = v[j].request > 0 ? v[j].request : 0.001;
 		}
-		gs_share_water_fill(dem, NULL, fair, n);
+		gs_share_model_water_fill(dem, NULL, fair, n);
 		if (cfg->elastic) {
-			gs_share_water_fill(dem, wt, got, n);
+			gs_share_model_water_fill(dem, wt, got, n);
 		} else {
 			for (j = 0; j < n; j++)
 				dem[j] = fmin(v[j].busy, wt[j]);
-			gs_share_water_fill(dem, NULL, got, n);
+			gs_share_model_water_fill(dem, NULL, got, n);
 			for (j = 0; j < n; j++)
 				got[j] = fmin(got[j], wt[j]);
 		}
@@ -258,7 +258,7 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k)
  */
 static double weight(const struct gs_share_model *m, int32_t i)
 {
-	struct gs_share_view v = gs_share_view_of(&m->pods[i]);
+	struct gs_share_view v = gs_share_model_view(&m->pods[i]);
 
 	return v.need * v.busy * m->pods[i].num_gpu;
 }
