@@ -857,7 +857,7 @@ static int proc_address_route(void *arg)
 	CHECK_EQ(gpa2("cuMemAlloc", &p, 98000, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
 	CHECK(p == ours);
 	CHECK_EQ(gpa2("cuMemAlloc", &p, 99000, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
-	CHECK(p == fakecuda_self("fake_cuMemAlloc_v99"));
+	CHECK(p == fakecuda_self("mem_alloc_v99"));
 	/* Per-thread default stream: the _ptsz wrapper; legacy: the plain one. */
 	CHECK_EQ(gpa2("cuLaunchKernel", &p, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
 		      &status), CUDA_SUCCESS);

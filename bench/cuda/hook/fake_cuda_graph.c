@@ -37,14 +37,14 @@ struct capture {
 };
 
 static struct capture captures[MAX_CAPTURES];
-static int n_captures;   /* active ones; atomic, read without fk_lock */
+static int n_captures;   /* active ones; atomic, read without fakecuda_lock */
 static __thread CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 
-struct fake_graph {
+struct graph {
 	int nodes;               /* captured launches, or memory nodes */
 };
 
-/* With fk_lock held: the capture of stream s, or NULL. */
+/* With fakecuda_lock held: the capture of stream s, or NULL. */
 static struct capture *capture_of(CUstream s)
 {
 	int i;
@@ -56,7 +56,7 @@ static struct capture *capture_of(CUstream s)
 }
 
 /* Every "potentially unsafe" call starts here (fake_cuda_internal.h). */
-CUresult fake_unsafe_call(void)
+CUresult fakecuda_unsafe_call(void)
 {
 	CUresult rc = CUDA_SUCCESS;
 	pthread_t self = pthread_self();
@@ -65,7 +65,7 @@ CUresult fake_unsafe_call(void)
 	if (!__atomic_load_n(&n_captures, __ATOMIC_ACQUIRE) ||
 	    thread_mode == CU_STREAM_CAPTURE_MODE_RELAXED)
 		return CUDA_SUCCESS;
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	for (i = 0; i < MAX_CAPTURES; i++) {
 		struct capture *c = &captures[i];
 		int own = pthread_equal(c->thread, self);
@@ -78,7 +78,7 @@ CUresult fake_unsafe_call(void)
 			rc = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 		}
 	}
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return rc;
 }
 
@@ -87,7 +87,7 @@ CUresult fake_unsafe_call(void)
  * when it became a node of a capture, an error when that capture is
  * invalidated, CUDA_SUCCESS and *captured = 0 when it runs.
  */
-CUresult fake_into_stream(CUstream s, int *captured)
+CUresult fakecuda_into_stream(CUstream s, int *captured)
 {
 	struct capture *c;
 	CUresult rc = CUDA_SUCCESS;
@@ -95,7 +95,7 @@ CUresult fake_into_stream(CUstream s, int *captured)
 	*captured = 0;
 	if (!__atomic_load_n(&n_captures, __ATOMIC_ACQUIRE))
 		return CUDA_SUCCESS;
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	c = capture_of(s);
 	if (c) {
 		*captured = 1;
@@ -104,7 +104,7 @@ CUresult fake_into_stream(CUstream s, int *captured)
 		else
 			c->nodes++;
 	}
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return rc;
 }
 
@@ -117,20 +117,20 @@ static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode)
 	if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL && mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
 	    mode != CU_STREAM_CAPTURE_MODE_RELAXED)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	if (capture_of(s)) {
-		pthread_mutex_unlock(&fk_lock);
+		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_ILLEGAL_STATE;
 	}
 	for (i = 0; i < MAX_CAPTURES && captures[i].active; i++)
 		;
 	if (i == MAX_CAPTURES) {
-		pthread_mutex_unlock(&fk_lock);
+		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	captures[i] = (struct capture){ s, mode, pthread_self(), 1, 0, 0 };
 	__atomic_add_fetch(&n_captures, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
 }
 
@@ -148,14 +148,14 @@ EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamC
 
 EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
-	struct fake_graph *g = NULL;
+	struct graph *g = NULL;
 	struct capture *c;
 	CUresult rc = CUDA_SUCCESS;
 
 	ENTER("cuStreamEndCapture");
 	if (!phGraph)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	c = capture_of(hStream);
 	if (!c) {
 		rc = CUDA_ERROR_ILLEGAL_STATE;
@@ -175,7 +175,7 @@ EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 		c->active = 0;
 		__atomic_sub_fetch(&n_captures, 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	*phGraph = (CUgraph)g;
 	return rc;
 }
@@ -217,18 +217,18 @@ EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureSta
 	ENTER("cuStreamIsCapturing");
 	if (!captureStatus)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	c = capture_of(hStream);
 	*captureStatus = !c ? CU_STREAM_CAPTURE_STATUS_NONE
 			    : c->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
 					     : CU_STREAM_CAPTURE_STATUS_ACTIVE;
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
 }
 
 EXPORT int fakecuda_graph_nodes(CUgraph g)
 {
-	return g ? ((struct fake_graph *)g)->nodes : -1;
+	return g ? ((struct graph *)g)->nodes : -1;
 }
 
 /* --- graphs with memory nodes ---------------------------------------------------------- */
@@ -238,8 +238,8 @@ EXPORT int fakecuda_graph_nodes(CUgraph g)
  * model the physical memory of graph allocations (the hook's accounting
  * is what the tests check), only their nodes and addresses.
  */
-struct fake_node {
-	struct fake_graph *graph;
+struct node {
+	struct graph *graph;
 	uint64_t bytes;
 };
 
@@ -248,7 +248,7 @@ EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 	ENTER("cuGraphCreate");
 	if (!phGraph || flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	*phGraph = (CUgraph)calloc(1, sizeof(struct fake_graph));
+	*phGraph = (CUgraph)calloc(1, sizeof(struct graph));
 	return *phGraph ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
@@ -257,8 +257,8 @@ EXPORT CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph
 					       size_t numDependencies,
 					       CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
-	struct fake_graph *g = (struct fake_graph *)hGraph;
-	struct fake_node *n;
+	struct graph *g = (struct graph *)hGraph;
+	struct node *n;
 
 	ENTER("cuGraphAddMemAllocNode");
 	(void)dependencies;
@@ -272,16 +272,16 @@ EXPORT CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph
 	n->graph = g;
 	n->bytes = nodeParams->bytesize;
 	g->nodes++;
-	pthread_mutex_lock(&fk_lock);
-	nodeParams->dptr = fake_new_address(nodeParams->bytesize);
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
+	nodeParams->dptr = fakecuda_new_address(nodeParams->bytesize);
+	pthread_mutex_unlock(&fakecuda_lock);
 	*phGraphNode = (CUgraphNode)n;
 	return CUDA_SUCCESS;
 }
 
 EXPORT CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode)
 {
-	struct fake_node *n = (struct fake_node *)hNode;
+	struct node *n = (struct node *)hNode;
 
 	ENTER("cuGraphDestroyNode");
 	if (!n)
@@ -303,7 +303,7 @@ EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
 
 EXPORT CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 {
-	struct fake_graph *g;
+	struct graph *g;
 
 	ENTER("cuGraphClone");
 	if (!phGraphClone || !originalGraph)
@@ -311,7 +311,7 @@ EXPORT CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalGrap
 	g = malloc(sizeof(*g));
 	if (!g)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	*g = *(struct fake_graph *)originalGraph;
+	*g = *(struct graph *)originalGraph;
 	*phGraphClone = (CUgraph)g;
 	return CUDA_SUCCESS;
 }
@@ -372,5 +372,5 @@ EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 EXPORT CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
 {
 	ENTER("cuDeviceGraphMemTrim");
-	return device >= 0 && device < fk.n_devs ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+	return device >= 0 && device < fakecuda.n_devs ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }

@@ -49,7 +49,7 @@ static struct alloc allocs[MAX_ALLOCS];
 static struct pool pools[MAX_POOLS];
 static struct { uint64_t va, size, handle; } maps[MAX_MAPS];
 
-/* With fk_lock held: a free entry, or NULL. */
+/* With fakecuda_lock held: a free entry, or NULL. */
 static struct alloc *new_entry(void)
 {
 	int i;
@@ -59,7 +59,7 @@ static struct alloc *new_entry(void)
 	return i < MAX_ALLOCS ? &allocs[i] : NULL;
 }
 
-/* With fk_lock held: the entry of key of this kind, or NULL. */
+/* With fakecuda_lock held: the entry of key of this kind, or NULL. */
 static struct alloc *find_entry(uint64_t key, int kind)
 {
 	int i;
@@ -70,12 +70,12 @@ static struct alloc *find_entry(uint64_t key, int kind)
 	return NULL;
 }
 
-/* With fk_lock held: the next distinct, 256-byte aligned, never reused address. */
-uint64_t fake_new_address(uint64_t bytes)
+/* With fakecuda_lock held: the next distinct, 256-byte aligned, never reused address. */
+uint64_t fakecuda_new_address(uint64_t bytes)
 {
-	uint64_t p = fk.next_ptr;
+	uint64_t p = fakecuda.next_ptr;
 
-	fk.next_ptr += (bytes + 255) & ~255ull;
+	fakecuda.next_ptr += (bytes + 255) & ~255ull;
 	return p;
 }
 
@@ -85,28 +85,28 @@ static CUresult do_alloc(uint64_t *key_out, uint64_t bytes, int dev, int kind)
 
 	if (!key_out || !bytes)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (dev < 0 || dev >= fk.n_devs)
+	if (dev < 0 || dev >= fakecuda.n_devs)
 		return CUDA_ERROR_INVALID_DEVICE;
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	a = new_entry();
-	if (bytes > fk.mem_bytes - fk.used[dev] || !a) {
-		pthread_mutex_unlock(&fk_lock);
+	if (bytes > fakecuda.mem_bytes - fakecuda.used[dev] || !a) {
+		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	*a = (struct alloc){ fake_new_address(bytes), bytes, dev, kind, 1, 0, -1 };
-	fk.used[dev] += bytes;
+	*a = (struct alloc){ fakecuda_new_address(bytes), bytes, dev, kind, 1, 0, -1 };
+	fakecuda.used[dev] += bytes;
 	*key_out = a->key;
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
 }
 
-/* With fk_lock held: gives a pool's memory above max(live, keep) back to the card. */
+/* With fakecuda_lock held: gives a pool's memory above max(live, keep) back to the card. */
 static void pool_shrink(struct pool *p, uint64_t keep)
 {
 	if (keep < p->live)
 		keep = p->live;
 	if (p->reserved > keep) {
-		fk.used[p->dev] -= p->reserved - keep;
+		fakecuda.used[p->dev] -= p->reserved - keep;
 		p->reserved = keep;
 	}
 }
@@ -115,12 +115,12 @@ static CUresult do_free(uint64_t key, int kind)
 {
 	struct alloc *a;
 
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	a = find_entry(key, kind);
 	if (!a && kind == K_PTR)
 		a = find_entry(key, K_POOLPTR); /* cuMemFree of pool memory is legal */
 	if (!a) {
-		pthread_mutex_unlock(&fk_lock);
+		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	if (a->kind == K_POOLPTR) {
@@ -131,15 +131,15 @@ static CUresult do_free(uint64_t key, int kind)
 	} else if (a->kind == K_HANDLE) {
 		/* cuMemRelease: the memory lives on while it is mapped. */
 		if (--a->refs > 0 || a->maps > 0) {
-			pthread_mutex_unlock(&fk_lock);
+			pthread_mutex_unlock(&fakecuda_lock);
 			return CUDA_SUCCESS;
 		}
-		fk.used[a->dev] -= a->bytes;
+		fakecuda.used[a->dev] -= a->bytes;
 	} else {
-		fk.used[a->dev] -= a->bytes;
+		fakecuda.used[a->dev] -= a->bytes;
 	}
 	memset(a, 0, sizeof(*a));
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
 }
 
@@ -148,10 +148,10 @@ EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes)
 	ENTER("cuMemGetInfo_v2");
 	if (!free_bytes || !total_bytes)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fk_lock);
-	*total_bytes = (size_t)fk.mem_bytes;
-	*free_bytes = (size_t)(fk.mem_bytes - fk.used[fk_cur_dev]);
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
+	*total_bytes = (size_t)fakecuda.mem_bytes;
+	*free_bytes = (size_t)(fakecuda.mem_bytes - fakecuda.used[fakecuda_cur_dev]);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
 }
 
@@ -159,7 +159,7 @@ EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	ENTER("cuMemAlloc_v2");
 	UNSAFE();
-	return do_alloc((uint64_t *)dptr, bytesize, fk_cur_dev, K_PTR);
+	return do_alloc((uint64_t *)dptr, bytesize, fakecuda_cur_dev, K_PTR);
 }
 
 /* The 32-bit ABI of CUDA 2.x: only here so that a v1 lookup has an answer. */
@@ -169,7 +169,7 @@ EXPORT CUresult CUDAAPI cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 	CUresult rc;
 
 	ENTER("cuMemAlloc");
-	rc = do_alloc(&p, bytesize, fk_cur_dev, K_PTR);
+	rc = do_alloc(&p, bytesize, fakecuda_cur_dev, K_PTR);
 	if (rc == CUDA_SUCCESS)
 		*dptr = (CUdeviceptr_v1)p;
 	return rc;
@@ -181,7 +181,7 @@ EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, un
 	UNSAFE();
 	if (!flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	return do_alloc((uint64_t *)dptr, bytesize, fk_cur_dev, K_PTR);
+	return do_alloc((uint64_t *)dptr, bytesize, fakecuda_cur_dev, K_PTR);
 }
 
 EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
@@ -195,8 +195,8 @@ EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, si
 	if (!pPitch || !WidthInBytes || !Height ||
 	    (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
 		return CUDA_ERROR_INVALID_VALUE;
-	pitch = (WidthInBytes + fk.pitch - 1) / fk.pitch * fk.pitch;
-	rc = do_alloc((uint64_t *)dptr, pitch * Height, fk_cur_dev, K_PTR);
+	pitch = (WidthInBytes + fakecuda.pitch - 1) / fakecuda.pitch * fakecuda.pitch;
+	rc = do_alloc((uint64_t *)dptr, pitch * Height, fakecuda_cur_dev, K_PTR);
 	if (rc == CUDA_SUCCESS)
 		*pPitch = (size_t)pitch;
 	return rc;
@@ -211,7 +211,7 @@ EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 
 /* --- stream-ordered pools ------------------------------------------------------ */
 
-/* With fk_lock held: the pool behind a handle, or NULL. */
+/* With fakecuda_lock held: the pool behind a handle, or NULL. */
 static struct pool *pool_of(CUmemoryPool h)
 {
 	struct pool *p = (struct pool *)h;
@@ -219,7 +219,7 @@ static struct pool *pool_of(CUmemoryPool h)
 	return p >= pools && p < pools + MAX_POOLS && p->in_use ? p : NULL;
 }
 
-/* With fk_lock held: the default pool of dev, set up on first use. */
+/* With fakecuda_lock held: the default pool of dev, set up on first use. */
 static struct pool *default_pool(int dev)
 {
 	if (!pools[dev].in_use)
@@ -235,26 +235,27 @@ static CUresult pool_alloc(CUdeviceptr *dptr, uint64_t bytes, CUmemoryPool h)
 
 	if (!dptr || !bytes)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (fk_cur_dev < 0 || fk_cur_dev >= fk.n_devs)
+	if (fakecuda_cur_dev < 0 || fakecuda_cur_dev >= fakecuda.n_devs)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	pthread_mutex_lock(&fk_lock);
-	p = h ? pool_of(h) : default_pool(fk_cur_dev);
+	pthread_mutex_lock(&fakecuda_lock);
+	p = h ? pool_of(h) : default_pool(fakecuda_cur_dev);
 	if (!p) {
-		pthread_mutex_unlock(&fk_lock);
+		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	grow = p->live + bytes > p->reserved ? p->live + bytes - p->reserved : 0;
 	a = new_entry();
-	if (grow > fk.mem_bytes - fk.used[p->dev] || !a) {
-		pthread_mutex_unlock(&fk_lock);
+	if (grow > fakecuda.mem_bytes - fakecuda.used[p->dev] || !a) {
+		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	fk.used[p->dev] += grow;
+	fakecuda.used[p->dev] += grow;
 	p->reserved += grow;
 	p->live += bytes;
-	*a = (struct alloc){ fake_new_address(bytes), bytes, p->dev, K_POOLPTR, 1, 0, (int)(p - pools) };
+	*a = (struct alloc){ fakecuda_new_address(bytes), bytes, p->dev, K_POOLPTR, 1, 0,
+			     (int)(p - pools) };
 	*dptr = a->key;
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
 }
 
@@ -281,11 +282,11 @@ ASYNC_PAIR(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream),
 EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
 	ENTER("cuDeviceGetDefaultMemPool");
-	if (!pool_out || dev < 0 || dev >= fk.n_devs)
+	if (!pool_out || dev < 0 || dev >= fakecuda.n_devs)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	*pool_out = (CUmemoryPool)default_pool(dev);
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
 }
 
@@ -302,18 +303,18 @@ EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps
 
 	ENTER("cuMemPoolCreate");
 	if (!pool || !props || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
-	    props->location.id < 0 || props->location.id >= fk.n_devs)
+	    props->location.id < 0 || props->location.id >= fakecuda.n_devs)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	for (i = MAX_DEVS; i < MAX_POOLS && pools[i].in_use; i++)
 		;
 	if (i == MAX_POOLS) {
-		pthread_mutex_unlock(&fk_lock);
+		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	pools[i] = (struct pool){ 1, props->location.id, 0, 0, 0 };
 	*pool = (CUmemoryPool)&pools[i];
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
 }
 
@@ -324,7 +325,7 @@ EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 	CUresult rc = CUDA_SUCCESS;
 
 	ENTER("cuMemPoolDestroy");
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	p = pool_of(pool);
 	if (!p || p < pools + MAX_DEVS || p->live) {
 		rc = CUDA_ERROR_INVALID_VALUE;
@@ -332,7 +333,7 @@ EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 		pool_shrink(p, 0);
 		p->in_use = 0;
 	}
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return rc;
 }
 
@@ -341,11 +342,11 @@ EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep
 	struct pool *p;
 
 	ENTER("cuMemPoolTrimTo");
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	p = pool_of(pool);
 	if (p)
 		pool_shrink(p, minBytesToKeep < p->reserved ? minBytesToKeep : p->reserved);
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -356,13 +357,13 @@ EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attri
 	CUresult rc = CUDA_SUCCESS;
 
 	ENTER("cuMemPoolSetAttribute");
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	p = pool_of(pool);
 	if (!p || !value || attr != CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
 		rc = CUDA_ERROR_INVALID_VALUE;
 	else
 		p->threshold = *(cuuint64_t *)value;
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return rc;
 }
 
@@ -373,7 +374,7 @@ EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attri
 	CUresult rc = CUDA_SUCCESS;
 
 	ENTER("cuMemPoolGetAttribute");
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	p = pool_of(pool);
 	if (!p || !value)
 		rc = CUDA_ERROR_INVALID_VALUE;
@@ -385,7 +386,7 @@ EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attri
 		*(cuuint64_t *)value = p->live;
 	else
 		rc = CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return rc;
 }
 
@@ -418,7 +419,7 @@ EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 	ENTER("cuMemMap");
 	if (!ptr || !size || offset || flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	a = find_entry(handle, K_HANDLE);
 	for (i = 0; i < MAX_MAPS; i++) {
 		if (maps[i].size && ptr < maps[i].va + maps[i].size && maps[i].va < ptr + size)
@@ -427,14 +428,14 @@ EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 			free_i = i;
 	}
 	if (!a || a->refs < 1 || size > a->bytes || i < MAX_MAPS || free_i < 0) {
-		pthread_mutex_unlock(&fk_lock);
+		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	maps[free_i].va = ptr;
 	maps[free_i].size = size;
 	maps[free_i].handle = handle;
 	a->maps++;
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
 }
 
@@ -444,7 +445,7 @@ EXPORT CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 	int i, n = 0;
 
 	ENTER("cuMemUnmap");
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	for (i = 0; i < MAX_MAPS; i++) {
 		struct alloc *a;
 
@@ -454,11 +455,11 @@ EXPORT CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 		maps[i].size = 0;
 		n++;
 		if (a && --a->maps == 0 && a->refs == 0) {
-			fk.used[a->dev] -= a->bytes;
+			fakecuda.used[a->dev] -= a->bytes;
 			memset(a, 0, sizeof(*a));
 		}
 	}
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -471,7 +472,7 @@ EXPORT CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle
 	ENTER("cuMemRetainAllocationHandle");
 	if (!handle)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	for (i = 0; i < MAX_MAPS; i++) {
 		if (maps[i].size && va >= maps[i].va && va < maps[i].va + maps[i].size) {
 			struct alloc *a = find_entry(maps[i].handle, K_HANDLE);
@@ -479,11 +480,11 @@ EXPORT CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle
 			if (a)
 				a->refs++;
 			*handle = maps[i].handle;
-			pthread_mutex_unlock(&fk_lock);
+			pthread_mutex_unlock(&fakecuda_lock);
 			return CUDA_SUCCESS;
 		}
 	}
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -518,7 +519,7 @@ static CUresult array_alloc(uint64_t *out, const CUDA_ARRAY3D_DESCRIPTOR *a, uns
 		bytes += level_bytes(a->Format, a->NumChannels, w ? w : 1,
 				     a->Height ? (h ? h : 1) : 0, a->Depth ? (d ? d : 1) : 0);
 	}
-	return do_alloc(out, bytes, fk_cur_dev, K_ARRAY);
+	return do_alloc(out, bytes, fakecuda_cur_dev, K_ARRAY);
 }
 
 EXPORT CUresult CUDAAPI cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *d)

@@ -31,11 +31,12 @@
  * driver is asked, so concurrent allocations of the pod's processes can
  * never overshoot together, and an allocation that would cross the limit
  * fails with CUDA_ERROR_OUT_OF_MEMORY without reaching the driver.
- * Compute: see throttle.h. The wrappers live in hook_mem.c and
- * hook_launch.c; hook_internal.h is what the three files share. Refusals
- * (bad variables, a region of another layout version) print one line on stderr and make every hooked call
- * return CUDA_ERROR_OPERATING_SYSTEM: running without the limits the pod
- * asked for would be worse than not running.
+ * Compute: see throttle.h. The wrappers live in one file per route
+ * (hook_internal.h lists them, with what they share). Refusals (bad
+ * variables, a region of another layout version) print one line on
+ * stderr and make every hooked call return CUDA_ERROR_OPERATING_SYSTEM:
+ * running without the limits the pod asked for would be worse than not
+ * running.
  */
 #include "hook_internal.h"
 
@@ -172,7 +173,8 @@ static void load_driver(void)
 	} else {
 #define GS_HOOK(ret, name, api, version, flavour, params) \
 	gs_real.name = (pfn_##name)real_dlsym(libcuda, #name);
-#define GS_REAL(ret, name, params) gs_real.name = (pfn_##name)real_dlsym(libcuda, #name);
+#define GS_REAL(ret, name, api, version, flavour, params) \
+	gs_real.name = (pfn_##name)real_dlsym(libcuda, #name);
 #include "hooks.def"
 	}
 #define GS_HOOK(ret, name, api, version, flavour, params) \
@@ -322,9 +324,6 @@ GS_NO_SANITIZE void *gs_dlsym_impl(void *handle, const char *name)
 
 /* --- the pod's state --------------------------------------------------------- */
 
-/* --- the pod's state --------------------------------------------------------- */
-
-
 static const char *env_get(const char *name)
 {
 	static char host[GS_SHARE_ID_MAX];
@@ -459,11 +458,7 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
 {
 	CUresult rc = gs_hook_enter();
 
-	if (rc)
-		return rc;
-	if (!gs_real.cuInit)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	return gs_real.cuInit(Flags);
+	return rc ? rc : CALL_REAL(cuInit, (Flags));
 }
 
 /* Swaps the driver's answer for our wrapper when what was asked is an entry point we hook. */
