@@ -4,11 +4,9 @@
  * program links the fake driver (fake_cuda*.c, as libcuda.so.1) and runs
  * with LD_PRELOAD=libgpushare.so, as a pod's process would.
  *
- * Every case runs in a forked child with its own environment, because
- * the library reads its limits once per process (a forked child is a new
- * process of the pod to it). The child checks with CHECK(), which prints
- * both values and exits non-zero; the parent asserts the exit status.
- * Each case gets a fresh GPUSHARE_SHM_DIR, so cases never share regions.
+ * Every case runs in a forked child with its own environment
+ * (gpushare_child.h). Each case gets a fresh GPUSHARE_SHM_DIR, so cases
+ * never share regions.
  */
 #define _GNU_SOURCE
 #define __CUDA_API_VERSION_INTERNAL 1
@@ -32,72 +30,9 @@
 #include <cmocka.h>
 
 #include "fake_cuda.h"
+#include "gpushare_child.h"
 #include "region.h"
 #include "tmpdir.h"
-
-#define MIB ((uint64_t)1 << 20)
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                               \
-			_exit(1);                                                     \
-		}                                                                     \
-	} while (0)
-
-#define CHECK_EQ(a, b)                                                                 \
-	do {                                                                           \
-		long long a_ = (long long)(a), b_ = (long long)(b);                    \
-		if (a_ != b_) {                                                        \
-			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n",    \
-				__FILE__, __LINE__, #a, a_, #b, b_);                   \
-			_exit(1);                                                      \
-		}                                                                      \
-	} while (0)
-
-static char child_stderr[8192];
-
-static int make_dir(void **state)
-{
-	(void)state;
-	return gs_test_tmpdir_make("gpushare-hook");
-}
-
-/*
- * Runs fn in a child with the variables env (name, value, ..., NULL) set
- * on top of GPUSHARE_SHM_DIR=dir. Returns the child's exit status (128 +
- * signal if it was killed); its stderr is copied to child_stderr and to
- * our stderr, so a failing check shows in the test log.
- */
-static int run_child(int (*fn)(void *), void *arg, const char *const *env)
-{
-	int err_pipe[2], status;
-	ssize_t n, got = 0;
-	pid_t pid;
-
-	assert_int_equal(pipe(err_pipe), 0);
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(err_pipe[0]);
-		dup2(err_pipe[1], STDERR_FILENO);
-		setenv("GPUSHARE_SHM_DIR", gs_test_tmpdir(), 1);
-		for (; env && *env; env += 2)
-			setenv(env[0], env[1], 1);
-		_exit(fn(arg));
-	}
-	close(err_pipe[1]);
-	while ((n = read(err_pipe[0], child_stderr + got, sizeof(child_stderr) - 1 - (size_t)got)) > 0)
-		got += n;
-	child_stderr[got] = 0;
-	close(err_pipe[0]);
-	if (got)
-		fprintf(stderr, "%s", child_stderr);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 /* --- memory ------------------------------------------------------------------- */
 
@@ -145,7 +80,7 @@ static int exact_limit(void *arg)
 static void test_exact_limit(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(exact_limit, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(exact_limit, NULL, limit_100), 0);
 }
 
 static int no_limit_passes_through(void *arg)
@@ -167,7 +102,7 @@ static void test_no_limit_passes_through(void **state)
 	static const char *const env[] = { "GPUSHARE_POD_ID", "p", NULL };
 
 	(void)state;
-	assert_int_equal(run_child(no_limit_passes_through, NULL, env), 0);
+	assert_int_equal(gs_child_run(no_limit_passes_through, NULL, env), 0);
 }
 
 static int every_allocator(void *arg)
@@ -226,7 +161,7 @@ static int every_allocator(void *arg)
 static void test_every_allocator(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(every_allocator, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(every_allocator, NULL, limit_100), 0);
 }
 
 static int error_paths(void *arg)
@@ -268,7 +203,7 @@ static int error_paths(void *arg)
 static void test_error_paths(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(error_paths, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(error_paths, NULL, limit_100), 0);
 }
 
 static int per_device(void *arg)
@@ -294,7 +229,7 @@ static int per_device(void *arg)
 static void test_per_device(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(per_device, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(per_device, NULL, limit_100), 0);
 }
 
 /* Many threads allocating and freeing: never over the limit, all back at the end. */
@@ -358,7 +293,7 @@ static void test_many_threads(void **state)
 					   NULL };
 
 	(void)state;
-	assert_int_equal(run_child(many_threads, NULL, env), 0);
+	assert_int_equal(gs_child_run(many_threads, NULL, env), 0);
 }
 
 /*
@@ -434,7 +369,7 @@ static void test_several_processes(void **state)
 		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
-	assert_int_equal(run_child(after_race, NULL, env), 0);
+	assert_int_equal(gs_child_run(after_race, NULL, env), 0);
 }
 
 static int crash_holding_memory(void *arg)
@@ -461,8 +396,8 @@ static int alloc_full_limit(void *arg)
 static void test_crashed_process_reclaimed(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(crash_holding_memory, NULL, limit_100), 128 + SIGKILL);
-	assert_int_equal(run_child(alloc_full_limit, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(crash_holding_memory, NULL, limit_100), 128 + SIGKILL);
+	assert_int_equal(gs_child_run(alloc_full_limit, NULL, limit_100), 0);
 }
 
 /* --- routes past the limit ------------------------------------------------------ */
@@ -535,7 +470,7 @@ static int arrays(void *arg)
 static void test_arrays(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(arrays, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(arrays, NULL, limit_100), 0);
 }
 
 /*
@@ -581,7 +516,7 @@ static int vmm_release_after_map(void *arg)
 static void test_vmm_release_after_map(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(vmm_release_after_map, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(vmm_release_after_map, NULL, limit_100), 0);
 }
 
 /*
@@ -645,7 +580,7 @@ static int pools_keep_memory(void *arg)
 static void test_pools_keep_memory(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(pools_keep_memory, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(pools_keep_memory, NULL, limit_100), 0);
 }
 
 static CUresult add_alloc_node(CUgraphNode *node, CUgraph g, size_t bytes)
@@ -714,7 +649,7 @@ static int graph_memory(void *arg)
 static void test_graph_memory(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(graph_memory, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(graph_memory, NULL, limit_100), 0);
 }
 
 /* GPUSHARE_CONTEXT_RESERVE_MIB is charged for every context created. */
@@ -760,7 +695,7 @@ static void test_context_reserve(void **state)
 					   "FAKECUDA_CTX_MIB", "30", NULL };
 
 	(void)state;
-	assert_int_equal(run_child(context_reserve, NULL, env), 0);
+	assert_int_equal(gs_child_run(context_reserve, NULL, env), 0);
 }
 
 /* --- refusals --------------------------------------------------------------- */
@@ -784,8 +719,8 @@ static void test_bad_variable_refused(void **state)
 					   NULL };
 
 	(void)state;
-	assert_int_equal(run_child(expect_refusal, NULL, env), 0);
-	assert_non_null(strstr(child_stderr, "gpushare: GPUSHARE_MEM_LIMIT_MIB='12x': not a "
+	assert_int_equal(gs_child_run(expect_refusal, NULL, env), 0);
+	assert_non_null(strstr(gs_child_stderr(), "gpushare: GPUSHARE_MEM_LIMIT_MIB='12x': not a "
 					     "positive integer (MiB): refusing to run"));
 }
 
@@ -797,7 +732,7 @@ static void test_region_version_mismatch_refused(void **state)
 
 	(void)state;
 	/* A pod region left by a library of another layout version. */
-	assert_int_equal(run_child(alloc_full_limit, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(alloc_full_limit, NULL, limit_100), 0);
 	gs_region_path(path, sizeof(path), gs_test_tmpdir(), GS_REGION_POD, "p");
 	fd = open(path, O_RDWR);
 	assert_true(fd >= 0);
@@ -805,12 +740,11 @@ static void test_region_version_mismatch_refused(void **state)
 				offsetof(struct gs_region_hdr, version)),
 			 sizeof(version));
 	close(fd);
-	assert_int_equal(run_child(expect_refusal, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(expect_refusal, NULL, limit_100), 0);
 	snprintf(want, sizeof(want), "gpushare: %s has layout version %u but this libgpushare "
 				     "uses version %u: refusing to share it",
 		 path, GS_REGION_VERSION + 1, GS_REGION_VERSION);
-	if (!strstr(child_stderr, want))
-		fail_msg("stderr '%s' lacks '%s'", child_stderr, want);
+	gs_child_expect_logged(want);
 }
 
 /* --- the entry-point route ---------------------------------------------------- */
@@ -923,7 +857,7 @@ static int proc_address_route(void *arg)
 static void test_proc_address_route(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(proc_address_route, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(proc_address_route, NULL, limit_100), 0);
 }
 
 /*
@@ -947,12 +881,12 @@ static void test_proc_address_distinct_pointers(void **state)
 					   "GPUSHARE_LOG", "2", NULL };
 
 	(void)state;
-	assert_int_equal(run_child(exec_distinct, NULL, env), 0);
+	assert_int_equal(gs_child_run(exec_distinct, NULL, env), 0);
 	/* At start-up, how many entry points the hook wraps. */
-	if (!strstr(child_stderr, "gpushare: wrapping ") ||
-	    !strstr(child_stderr, " CUDA driver entry points"))
+	if (!strstr(gs_child_stderr(), "gpushare: wrapping ") ||
+	    !strstr(gs_child_stderr(), " CUDA driver entry points"))
 		fail_msg("stderr '%s' does not say how many entry points are wrapped",
-			 child_stderr);
+			 gs_child_stderr());
 }
 
 /* --- compute ---------------------------------------------------------------- */
@@ -1220,7 +1154,7 @@ static void test_capture_while_timing(void **state)
 					   "30", "GPUSHARE_ACTIVE_WINDOW_MS", "10000", NULL };
 
 	(void)state;
-	assert_int_equal(run_child(capture_while_timing, NULL, env), 0);
+	assert_int_equal(gs_child_run(capture_while_timing, NULL, env), 0);
 }
 
 struct capturer {
@@ -1302,35 +1236,35 @@ static void test_capture_on_other_thread(void **state)
 					   "30", "GPUSHARE_ACTIVE_WINDOW_MS", "10000", NULL };
 
 	(void)state;
-	assert_int_equal(run_child(capture_on_other_thread, NULL, env), 0);
+	assert_int_equal(gs_child_run(capture_on_other_thread, NULL, env), 0);
 }
 
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		GS_TMPDIR_TEST(test_exact_limit, make_dir),
-		GS_TMPDIR_TEST(test_no_limit_passes_through, make_dir),
-		GS_TMPDIR_TEST(test_every_allocator, make_dir),
-		GS_TMPDIR_TEST(test_error_paths, make_dir),
-		GS_TMPDIR_TEST(test_per_device, make_dir),
-		GS_TMPDIR_TEST(test_arrays, make_dir),
-		GS_TMPDIR_TEST(test_vmm_release_after_map, make_dir),
-		GS_TMPDIR_TEST(test_pools_keep_memory, make_dir),
-		GS_TMPDIR_TEST(test_graph_memory, make_dir),
-		GS_TMPDIR_TEST(test_context_reserve, make_dir),
-		GS_TMPDIR_TEST(test_many_threads, make_dir),
-		GS_TMPDIR_TEST(test_several_processes, make_dir),
-		GS_TMPDIR_TEST(test_crashed_process_reclaimed, make_dir),
-		GS_TMPDIR_TEST(test_bad_variable_refused, make_dir),
-		GS_TMPDIR_TEST(test_region_version_mismatch_refused, make_dir),
-		GS_TMPDIR_TEST(test_proc_address_route, make_dir),
-		GS_TMPDIR_TEST(test_proc_address_distinct_pointers, make_dir),
-		GS_TMPDIR_TEST(test_compute_share_30_70, make_dir),
-		GS_TMPDIR_TEST(test_compute_share_10_90, make_dir),
-		GS_TMPDIR_TEST(test_compute_elastic_when_alone, make_dir),
-		GS_TMPDIR_TEST(test_compute_against_unlimited_pod, make_dir),
-		GS_TMPDIR_TEST(test_capture_while_timing, make_dir),
-		GS_TMPDIR_TEST(test_capture_on_other_thread, make_dir),
+		GS_TMPDIR_TEST(test_exact_limit, gs_child_dir),
+		GS_TMPDIR_TEST(test_no_limit_passes_through, gs_child_dir),
+		GS_TMPDIR_TEST(test_every_allocator, gs_child_dir),
+		GS_TMPDIR_TEST(test_error_paths, gs_child_dir),
+		GS_TMPDIR_TEST(test_per_device, gs_child_dir),
+		GS_TMPDIR_TEST(test_arrays, gs_child_dir),
+		GS_TMPDIR_TEST(test_vmm_release_after_map, gs_child_dir),
+		GS_TMPDIR_TEST(test_pools_keep_memory, gs_child_dir),
+		GS_TMPDIR_TEST(test_graph_memory, gs_child_dir),
+		GS_TMPDIR_TEST(test_context_reserve, gs_child_dir),
+		GS_TMPDIR_TEST(test_many_threads, gs_child_dir),
+		GS_TMPDIR_TEST(test_several_processes, gs_child_dir),
+		GS_TMPDIR_TEST(test_crashed_process_reclaimed, gs_child_dir),
+		GS_TMPDIR_TEST(test_bad_variable_refused, gs_child_dir),
+		GS_TMPDIR_TEST(test_region_version_mismatch_refused, gs_child_dir),
+		GS_TMPDIR_TEST(test_proc_address_route, gs_child_dir),
+		GS_TMPDIR_TEST(test_proc_address_distinct_pointers, gs_child_dir),
+		GS_TMPDIR_TEST(test_compute_share_30_70, gs_child_dir),
+		GS_TMPDIR_TEST(test_compute_share_10_90, gs_child_dir),
+		GS_TMPDIR_TEST(test_compute_elastic_when_alone, gs_child_dir),
+		GS_TMPDIR_TEST(test_compute_against_unlimited_pod, gs_child_dir),
+		GS_TMPDIR_TEST(test_capture_while_timing, gs_child_dir),
+		GS_TMPDIR_TEST(test_capture_on_other_thread, gs_child_dir),
 	};
 
 	self_path = argv[0];
