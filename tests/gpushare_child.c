@@ -4,6 +4,8 @@
  * (gpushare_child.h).
  */
 #define _GNU_SOURCE
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,4 +64,12 @@ int gs_child_dir(void **state)
 {
 	(void)state;
 	return gs_test_tmpdir_make("gpushare");
+}
+
+uint64_t gs_child_pod_free(void)
+{
+	size_t free_b = 0, total_b = 0;
+
+	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
+	return free_b;
 }

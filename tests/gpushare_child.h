@@ -56,4 +56,7 @@ void gs_child_expect_logged(const char *needle);
 /* A cmocka setup: a fresh directory for the case (tmpdir.h), tagged "gpushare". */
 int gs_child_dir(void **state);
 
+/* In a child: the free memory cuMemGetInfo reports on the current device (checked to succeed). */
+uint64_t gs_child_pod_free(void);
+
 #endif

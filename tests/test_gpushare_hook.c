@@ -417,13 +417,6 @@ static CUDA_ARRAY3D_DESCRIPTOR desc3(size_t w, size_t h, size_t d, CUarray_forma
 	return a;
 }
 
-static uint64_t pod_free(void)
-{
-	size_t free_b = 0, total_b = 0;
-
-	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
-	return free_b;
-}
 
 /* CUDA arrays (cudaMallocArray, cudaMalloc3DArray, mipmapped arrays) count. */
 static int arrays(void *arg)
@@ -441,7 +434,7 @@ static int arrays(void *arg)
 	d2.Format = CU_AD_FORMAT_FLOAT;
 	d2.NumChannels = 1;
 	CHECK_EQ(cuArrayCreate_v2(&a2, &d2), CUDA_SUCCESS); /* 16 MiB */
-	CHECK(pod_free() <= 84 * MIB);
+	CHECK(gs_child_pod_free() <= 84 * MIB);
 	/* 128 MiB of RGBA bytes: over the limit, refused before the driver. */
 	d3 = desc3(1024, 1024, 32, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0);
 	CHECK_EQ(cuArray3DCreate_v2(&a3, &d3), CUDA_ERROR_OUT_OF_MEMORY);
@@ -449,20 +442,20 @@ static int arrays(void *arg)
 	/* 16 layers of 1024 x 512 float2: 64 MiB. */
 	d3 = desc3(1024, 512, 16, CU_AD_FORMAT_FLOAT, 2, CUDA_ARRAY3D_LAYERED);
 	CHECK_EQ(cuArray3DCreate_v2(&a3, &d3), CUDA_SUCCESS);
-	CHECK(pod_free() <= 20 * MIB);
+	CHECK(gs_child_pod_free() <= 20 * MIB);
 	/* A full mip chain of 4096^2 floats is 64 MiB and a third. */
 	d3 = desc3(4096, 4096, 0, CU_AD_FORMAT_FLOAT, 1, 0);
 	CHECK_EQ(cuMipmappedArrayCreate(&m, &d3, 13), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK_EQ(cuArrayDestroy(a3), CUDA_SUCCESS);
-	CHECK(pod_free() <= 84 * MIB && pod_free() >= 80 * MIB);
+	CHECK(gs_child_pod_free() <= 84 * MIB && gs_child_pod_free() >= 80 * MIB);
 	CHECK_EQ(cuMipmappedArrayCreate(&m, &d3, 13), CUDA_ERROR_OUT_OF_MEMORY); /* 16 + 85 */
 	CHECK_EQ(cuArrayDestroy(a2), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	CHECK_EQ(cuMipmappedArrayCreate(&m, &d3, 13), CUDA_SUCCESS);
-	CHECK(pod_free() <= 100 * MIB - 85 * MIB);
+	CHECK(gs_child_pod_free() <= 100 * MIB - 85 * MIB);
 	CHECK_EQ(cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
 	/* Each destroy gave back exactly what was charged. */
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	CHECK_EQ(fakecuda_used_bytes(0), 0);
 	return 0;
 }
@@ -498,7 +491,7 @@ static int vmm_release_after_map(void *arg)
 	CHECK_EQ(cuMemAlloc_v2(&p, 41 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK(fakecuda_used_bytes(0) <= 100 * MIB);
 	CHECK_EQ(cuMemUnmap(va, 60 * MIB), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	/* A handle retained from its mapping is one more reference to release. */
 	CHECK_EQ(cuMemCreate(&h2, 60 * MIB, &prop, 0), CUDA_SUCCESS);
 	CHECK_EQ(cuMemMap(va2, 60 * MIB, 0, h2, 0), CUDA_SUCCESS);
@@ -506,9 +499,9 @@ static int vmm_release_after_map(void *arg)
 	CHECK_EQ(again, h2);
 	CHECK_EQ(cuMemRelease(h2), CUDA_SUCCESS);
 	CHECK_EQ(cuMemUnmap(va2, 60 * MIB), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 40 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 40 * MIB);
 	CHECK_EQ(cuMemRelease(again), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	CHECK_EQ(fakecuda_used_bytes(0), 0);
 	return 0;
 }
@@ -536,28 +529,28 @@ static int pools_keep_memory(void *arg)
 	/* The default threshold (0): freed memory goes back, as before. */
 	CHECK_EQ(cuMemAllocAsync(&a, 80 * MIB, NULL), CUDA_SUCCESS);
 	CHECK_EQ(cuMemFreeAsync(a, NULL), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	/* Threshold at the maximum: the pool keeps its high-water mark. */
 	CHECK_EQ(cuDeviceGetDefaultMemPool(&dflt, 0), CUDA_SUCCESS);
 	CHECK_EQ(cuMemPoolSetAttribute(dflt, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &max),
 		 CUDA_SUCCESS);
 	CHECK_EQ(cuMemAllocAsync(&a, 80 * MIB, NULL), CUDA_SUCCESS);
 	CHECK_EQ(cuMemFreeAsync(a, NULL), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 20 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 20 * MIB);
 	CHECK_EQ(cuMemAlloc_v2(&b, 50 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK(fakecuda_used_bytes(0) <= 100 * MIB);
 	/* Memory the pool holds is reused without a new charge. */
 	CHECK_EQ(cuMemAllocAsync_ptsz(&a, 30 * MIB, NULL), CUDA_SUCCESS);
 	CHECK_EQ(cuMemAllocFromPoolAsync(&b, 50 * MIB, dflt, NULL), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 20 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 20 * MIB);
 	CHECK_EQ(cuMemFreeAsync_ptsz(a, NULL), CUDA_SUCCESS);
 	CHECK_EQ(cuMemFree_v2(b), CUDA_SUCCESS); /* a synchronous free of pool memory */
-	CHECK_EQ(pod_free(), 20 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 20 * MIB);
 	/* Trimming gives back what the pool lets go. */
 	CHECK_EQ(cuMemPoolTrimTo(dflt, 10 * MIB), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 90 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 90 * MIB);
 	CHECK_EQ(cuMemPoolTrimTo(dflt, 0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	/* A pool of one's own with a threshold of 40 MiB keeps 40 of 80. */
 	memset(&props, 0, sizeof(props));
 	props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -568,11 +561,11 @@ static int pools_keep_memory(void *arg)
 		 CUDA_SUCCESS);
 	CHECK_EQ(cuMemAllocFromPoolAsync_ptsz(&a, 80 * MIB, own, NULL), CUDA_SUCCESS);
 	CHECK_EQ(cuMemFreeAsync(a, NULL), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 60 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 60 * MIB);
 	CHECK_EQ(cuMemAlloc_v2(&b, 61 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK(fakecuda_used_bytes(0) <= 100 * MIB);
 	CHECK_EQ(cuMemPoolDestroy(own), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	CHECK_EQ(fakecuda_used_bytes(0), 0);
 	return 0;
 }
@@ -614,17 +607,17 @@ static int graph_memory(void *arg)
 	CHECK_EQ(cuGraphCreate(&g, 0), CUDA_SUCCESS);
 	CHECK_EQ(add_alloc_node(&n1, g, 40 * MIB), CUDA_SUCCESS);
 	CHECK_EQ(add_alloc_node(&n2, g, 30 * MIB), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 30 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 30 * MIB);
 	CHECK_EQ(add_alloc_node(&n3, g, 31 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK_EQ(cuMemAlloc_v2(&p, 31 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	/* A node removed before the graph is instantiated gives its bytes back. */
 	CHECK_EQ(cuGraphDestroyNode(n2), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 60 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 60 * MIB);
 	/* A clone holds the same memory again. */
 	CHECK_EQ(cuGraphClone(&clone, g), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 20 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 20 * MIB);
 	CHECK_EQ(cuGraphDestroy(clone), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 60 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 60 * MIB);
 	/* Instantiated graphs keep it after their graph is gone. */
 	CHECK_EQ(cuGraphInstantiateWithFlags(&x1, g, 0), CUDA_SUCCESS);
 	memset(&ip, 0, sizeof(ip));
@@ -636,12 +629,12 @@ static int graph_memory(void *arg)
 	CHECK_EQ(cuGraphExecDestroy(x2), CUDA_SUCCESS);
 	/* x3 still uses it: a trim gives nothing back. */
 	CHECK_EQ(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 60 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 60 * MIB);
 	CHECK_EQ(cuGraphExecDestroy(x3), CUDA_SUCCESS);
 	/* Then the driver's graph pool keeps it until trimmed. */
-	CHECK_EQ(pod_free(), 60 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 60 * MIB);
 	CHECK_EQ(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	CHECK_EQ(cuMemAlloc_v2(&p, 100 * MIB), CUDA_SUCCESS);
 	return 0;
 }
@@ -661,21 +654,21 @@ static int context_reserve(void *arg)
 	(void)arg;
 	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
 	CHECK_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 70 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 70 * MIB);
 	/* The primary context is one context, however often it is retained. */
 	CHECK_EQ(cuDevicePrimaryCtxRetain(&again, 0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 70 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 70 * MIB);
 	CHECK_EQ(cuMemAlloc_v2(&p, 71 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK_EQ(cuCtxCreate_v2(&own, 0, 0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 40 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 40 * MIB);
 	CHECK_EQ(fakecuda_used_bytes(0), 60 * MIB);
 	CHECK_EQ(cuMemAlloc_v2(&p, 41 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK_EQ(cuCtxDestroy_v2(own), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 70 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 70 * MIB);
 	CHECK_EQ(cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 70 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 70 * MIB);
 	CHECK_EQ(cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	/* No room for a context's reserve: the context is refused. */
 	CHECK_EQ(cuMemAlloc_v2(&p, 80 * MIB), CUDA_SUCCESS);
 	CHECK_EQ(cuCtxCreate_v4(&own, NULL, 0, 0), CUDA_ERROR_OUT_OF_MEMORY);
@@ -683,7 +676,7 @@ static int context_reserve(void *arg)
 	CHECK_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
 	CHECK_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
 	CHECK_EQ(cuDevicePrimaryCtxReset_v2(0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	CHECK_EQ(fakecuda_used_bytes(0), 0);
 	return 0;
 }

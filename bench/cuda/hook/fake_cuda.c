@@ -214,6 +214,80 @@ EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
 	return CUDA_SUCCESS;
 }
 
+/* --- streams ---------------------------------------------------------------------------- */
+
+/*
+ * A created stream belongs to the device current when it was created;
+ * any other handle (NULL, the special ones, made-up values the tests use)
+ * is a stream of the current device.
+ */
+#define MAX_STREAMS 64
+
+static struct {
+	int in_use;
+	int dev;
+} streams[MAX_STREAMS];
+
+/* The index of a handle cuStreamCreate made, or -1. */
+static int stream_index(CUstream s)
+{
+	uintptr_t off = (uintptr_t)s - (uintptr_t)streams;
+
+	if ((uintptr_t)s < (uintptr_t)streams || off % sizeof(streams[0]) ||
+	    off / sizeof(streams[0]) >= MAX_STREAMS)
+		return -1;
+	return (int)(off / sizeof(streams[0]));
+}
+
+int fakecuda_stream_dev(CUstream s)
+{
+	int i = stream_index(s), dev = fakecuda_cur_dev;
+
+	pthread_mutex_lock(&fakecuda_lock);
+	if (i >= 0 && streams[i].in_use)
+		dev = streams[i].dev;
+	pthread_mutex_unlock(&fakecuda_lock);
+	return dev;
+}
+
+EXPORT CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+	int i;
+
+	ENTER("cuStreamCreate");
+	if (!phStream || Flags > CU_STREAM_NON_BLOCKING)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (fakecuda_cur_dev < 0 || fakecuda_cur_dev >= fakecuda.n_devs)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&fakecuda_lock);
+	for (i = 0; i < MAX_STREAMS && streams[i].in_use; i++)
+		;
+	if (i < MAX_STREAMS) {
+		streams[i].in_use = 1;
+		streams[i].dev = fakecuda_cur_dev;
+		*phStream = (CUstream)&streams[i];
+	}
+	pthread_mutex_unlock(&fakecuda_lock);
+	return i < MAX_STREAMS ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
+{
+	int i = stream_index(hStream);
+
+	ENTER("cuStreamDestroy_v2");
+	if (i < 0)
+		return CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&fakecuda_lock);
+	streams[i].in_use = 0;
+	pthread_mutex_unlock(&fakecuda_lock);
+	return CUDA_SUCCESS;
+}
+
+FAKECUDA_TWINS(cuStreamGetDevice, (CUstream hStream, CUdevice *device),
+	       device ? (*device = fakecuda_stream_dev(hStream), CUDA_SUCCESS)
+		      : CUDA_ERROR_INVALID_VALUE)
+
 /* --- contexts --------------------------------------------------------------------------- */
 
 /*
@@ -333,7 +407,7 @@ static CUresult run_kernel(CUstream s, uint64_t dur_ns)
 
 	if (d < 0 || d >= fakecuda.n_devs)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	rc = fakecuda_into_stream(s, &captured);
+	rc = fakecuda_into_stream(s, FAKECUDA_NODE_WORK, &captured);
 	if (rc || captured)
 		return rc;
 	pthread_mutex_lock(&fakecuda_lock);
@@ -353,22 +427,6 @@ static CUresult run_kernel(CUstream s, uint64_t dur_ns)
 	return CUDA_SUCCESS;
 }
 
-#define LAUNCH_PAIR(name, args_decl, check, stream, dur)                      \
-	EXPORT CUresult CUDAAPI name args_decl                                \
-	{                                                                     \
-		ENTER(#name);                                                 \
-		if (!(check))                                                 \
-			return CUDA_ERROR_INVALID_VALUE;                      \
-		return run_kernel(stream, dur);                               \
-	}                                                                     \
-	EXPORT CUresult CUDAAPI name##_ptsz args_decl                         \
-	{                                                                     \
-		ENTER(#name "_ptsz");                                         \
-		if (!(check))                                                 \
-			return CUDA_ERROR_INVALID_VALUE;                      \
-		return run_kernel((stream) ? (stream) : CU_STREAM_PER_THREAD, dur); \
-	}
-
 #define KERNEL_ARGS                                                                  \
 	(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, \
 	 unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,           \
@@ -378,18 +436,23 @@ static CUresult run_kernel(CUstream s, uint64_t dur_ns)
 	 unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,           \
 	 unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 #define KERNEL_OK                                                                    \
-	((void)hStream, (void)kernelParams, (void)sharedMemBytes,                         \
+	((void)kernelParams, (void)sharedMemBytes,                                        \
 	 f && gridDimX && gridDimY && gridDimZ && blockDimX && blockDimY && blockDimZ)
 
-LAUNCH_PAIR(cuLaunchKernel, KERNEL_ARGS, KERNEL_OK && ((void)extra, 1), hStream,
-	    gridDimX * fakecuda.block_ns)
-LAUNCH_PAIR(cuLaunchCooperativeKernel, COOP_ARGS, KERNEL_OK, hStream, gridDimX * fakecuda.block_ns)
-LAUNCH_PAIR(cuLaunchKernelEx,
-	    (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra),
-	    ((void)kernelParams, (void)extra, config && f && config->gridDimX), config->hStream,
-	    config->gridDimX * fakecuda.block_ns)
-LAUNCH_PAIR(cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream), hGraphExec != NULL,
-	    hStream, 100000ull)
+/* A launch of dur ns into stream when check holds, as the flavour ptsz_ means the stream. */
+#define LAUNCH(check, stream, dur) \
+	((check) ? run_kernel(FAKECUDA_STREAM(stream, ptsz_), dur) : CUDA_ERROR_INVALID_VALUE)
+
+FAKECUDA_TWINS(cuLaunchKernel, KERNEL_ARGS,
+	       LAUNCH(KERNEL_OK && ((void)extra, 1), hStream, gridDimX * fakecuda.block_ns))
+FAKECUDA_TWINS(cuLaunchCooperativeKernel, COOP_ARGS,
+	       LAUNCH(KERNEL_OK, hStream, gridDimX * fakecuda.block_ns))
+FAKECUDA_TWINS(cuLaunchKernelEx,
+	       (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra),
+	       LAUNCH(((void)kernelParams, (void)extra, config && f && config->gridDimX),
+		      config->hStream, config->gridDimX * fakecuda.block_ns))
+FAKECUDA_TWINS(cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream),
+	       LAUNCH(hGraphExec != NULL, hStream, 100000ull))
 
 /* A launch through cuGetProcAddress when FAKECUDA_GPA_DISTINCT is set. */
 static CUresult CUDAAPI gpa_cuLaunchKernel KERNEL_ARGS
@@ -440,7 +503,7 @@ EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 	ENTER("cuEventRecord");
 	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
-	rc = fakecuda_into_stream(hStream, &captured);
+	rc = fakecuda_into_stream(hStream, FAKECUDA_NODE_WORK, &captured);
 	if (rc || captured)
 		return rc;
 	pthread_mutex_lock(&fakecuda_lock);
@@ -509,9 +572,10 @@ static const struct proc procs[] = {
 	P("cuMemPoolSetAttribute", 11020, ANY, cuMemPoolSetAttribute)
 	P("cuGraphCreate", 10000, ANY, cuGraphCreate)
 	P("cuEventDestroy", 4000, ANY, cuEventDestroy_v2)
+	P("cuStreamCreate", 2000, ANY, cuStreamCreate)
+	P("cuStreamDestroy", 4000, ANY, cuStreamDestroy_v2)
 	P("cuStreamBeginCapture", 10010, LEGACY, cuStreamBeginCapture_v2)
 	P("cuStreamBeginCapture", 10010, PTSZ, cuStreamBeginCapture_v2_ptsz)
-	P("cuStreamEndCapture", 10000, LEGACY, cuStreamEndCapture)
 	P("cuStreamSynchronize", 2000, LEGACY, cuStreamSynchronize)
 	P("cuCtxSynchronize", 2000, ANY, cuCtxSynchronize)
 };

@@ -77,12 +77,41 @@ FAKECUDA_HIDDEN CUresult fakecuda_unsafe_call(void);
 			return cap_;                   \
 	} while (0)
 
+/* What goes into a stream: work (a launch, an event record, a free) or an allocation. */
+enum { FAKECUDA_NODE_WORK, FAKECUDA_NODE_ALLOC };
+
 /*
- * fake_cuda_graph.c: a launch (or event record) into stream s: CUDA_SUCCESS
- * and *captured = 1 when it became a node of a capture, an error when that
- * capture is invalidated, CUDA_SUCCESS and *captured = 0 when it runs.
+ * fake_cuda_graph.c: kind into stream s: CUDA_SUCCESS and *captured = 1
+ * when it became a node of a capture, an error when that capture is
+ * invalidated, CUDA_SUCCESS and *captured = 0 when it runs.
  */
-FAKECUDA_HIDDEN CUresult fakecuda_into_stream(CUstream s, int *captured);
+FAKECUDA_HIDDEN CUresult fakecuda_into_stream(CUstream s, int kind, int *captured);
+
+/* The stream s means in an entry point of flavour ptsz: NULL is the per-thread one in _ptsz. */
+#define FAKECUDA_STREAM(s, ptsz) ((ptsz) && !(s) ? CU_STREAM_PER_THREAD : (s))
+
+/* fake_cuda.c: the device of stream s (created by cuStreamCreate), else the current one. */
+FAKECUDA_HIDDEN int fakecuda_stream_dev(CUstream s);
+
+/*
+ * The two exports of an entry point with a per-thread default stream
+ * flavour, from one body: ptsz_ is 1 in the _ptsz one.
+ */
+#define FAKECUDA_TWINS(name, params, body)                   \
+	EXPORT CUresult CUDAAPI name params                  \
+	{                                                    \
+		const int ptsz_ = 0;                         \
+		ENTER(#name);                                \
+		(void)ptsz_;                                 \
+		return body;                                 \
+	}                                                    \
+	EXPORT CUresult CUDAAPI name##_ptsz params           \
+	{                                                    \
+		const int ptsz_ = 1;                         \
+		ENTER(#name "_ptsz");                        \
+		(void)ptsz_;                                 \
+		return body;                                 \
+	}
 
 /*
  * fake_cuda_mem.c, with fakecuda_lock held: the next distinct, 256-byte

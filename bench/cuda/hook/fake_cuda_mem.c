@@ -227,18 +227,32 @@ static struct pool *default_pool(int dev)
 	return &pools[dev];
 }
 
-static CUresult pool_alloc(CUdeviceptr *dptr, uint64_t bytes, CUmemoryPool h)
+/*
+ * A stream-ordered allocation from pool h (NULL: the current pool of the
+ * stream's device) into stream s; into a capturing stream, a memory node
+ * of the graph, with an address but no memory until the graph runs.
+ */
+static CUresult pool_alloc(CUdeviceptr *dptr, uint64_t bytes, CUmemoryPool h, CUstream s)
 {
+	int dev = fakecuda_stream_dev(s), captured;
 	struct alloc *a;
 	struct pool *p;
 	uint64_t grow;
+	CUresult rc;
 
 	if (!dptr || !bytes)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (fakecuda_cur_dev < 0 || fakecuda_cur_dev >= fakecuda.n_devs)
+	if (dev < 0 || dev >= fakecuda.n_devs)
 		return CUDA_ERROR_INVALID_CONTEXT;
+	rc = fakecuda_into_stream(s, FAKECUDA_NODE_ALLOC, &captured);
+	if (rc || captured) {
+		pthread_mutex_lock(&fakecuda_lock);
+		*dptr = rc ? 0 : fakecuda_new_address(bytes);
+		pthread_mutex_unlock(&fakecuda_lock);
+		return rc;
+	}
 	pthread_mutex_lock(&fakecuda_lock);
-	p = h ? pool_of(h) : default_pool(fakecuda_cur_dev);
+	p = h ? pool_of(h) : default_pool(dev);
 	if (!p) {
 		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_INVALID_VALUE;
@@ -259,25 +273,23 @@ static CUresult pool_alloc(CUdeviceptr *dptr, uint64_t bytes, CUmemoryPool h)
 	return CUDA_SUCCESS;
 }
 
-#define ASYNC_PAIR(name, args_decl, call)                                     \
-	EXPORT CUresult CUDAAPI name args_decl                                \
-	{                                                                     \
-		ENTER(#name);                                                 \
-		return call;                                                  \
-	}                                                                     \
-	EXPORT CUresult CUDAAPI name##_ptsz args_decl                         \
-	{                                                                     \
-		ENTER(#name "_ptsz");                                         \
-		return call;                                                  \
-	}
+/* A stream-ordered free into stream s: a free node when s is capturing. */
+static CUresult pool_free(CUdeviceptr dptr, CUstream s)
+{
+	int captured;
+	CUresult rc = fakecuda_into_stream(s, FAKECUDA_NODE_WORK, &captured);
 
-ASYNC_PAIR(cuMemAllocAsync, (CUdeviceptr *dptr, size_t bytesize, CUstream hStream),
-	   ((void)hStream, pool_alloc(dptr, bytesize, NULL)))
-ASYNC_PAIR(cuMemAllocFromPoolAsync,
-	   (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream),
-	   ((void)hStream, pool ? pool_alloc(dptr, bytesize, pool) : CUDA_ERROR_INVALID_VALUE))
-ASYNC_PAIR(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream),
-	   ((void)hStream, do_free(dptr, K_POOLPTR)))
+	return rc || captured ? rc : do_free(dptr, K_POOLPTR);
+}
+
+FAKECUDA_TWINS(cuMemAllocAsync, (CUdeviceptr *dptr, size_t bytesize, CUstream hStream),
+	       pool_alloc(dptr, bytesize, NULL, FAKECUDA_STREAM(hStream, ptsz_)))
+FAKECUDA_TWINS(cuMemAllocFromPoolAsync,
+	       (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream),
+	       pool ? pool_alloc(dptr, bytesize, pool, FAKECUDA_STREAM(hStream, ptsz_))
+		    : CUDA_ERROR_INVALID_VALUE)
+FAKECUDA_TWINS(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream),
+	       pool_free(dptr, FAKECUDA_STREAM(hStream, ptsz_)))
 
 EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {

@@ -97,6 +97,19 @@ GS_HIDDEN void gs_mem_log_untracked(uint64_t bytes);
  */
 GS_HIDDEN CUresult gs_pool_ptr_freed(CUresult rc, CUdeviceptr dptr);
 
+/*
+ * hook_graph.c: the graph that stream is being captured into, or 0 when
+ * it is not capturing: a stream-ordered allocation into it is a memory
+ * node of that graph.
+ */
+GS_HIDDEN uint64_t gs_graph_capturing(CUstream stream);
+
+/*
+ * hook_graph.c: bytes charged on dev (-1: nothing) for a memory node that
+ * a capture added to graph; they stay with the graph from now on.
+ */
+GS_HIDDEN void gs_graph_captured(uint64_t graph, uint64_t bytes, int dev);
+
 /* Each route's state at start-up (_reset) and after fork (_forget: frees what it held). */
 GS_HIDDEN void gs_pool_forget(void);
 GS_HIDDEN void gs_vmm_reset(void);

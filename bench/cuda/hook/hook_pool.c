@@ -13,8 +13,8 @@
  * back to its pool either way, and the threshold decides what the pod
  * gets back. A pool that cannot be followed (more than MAX_POOLS, or no
  * pool at all) is charged like cuMemAlloc. An allocation into a stream
- * being captured is charged when captured and given back by the captured
- * free; what the graph allocates when launched is not counted.
+ * being captured is a memory node of the captured graph, charged as
+ * hook_graph.c says.
  */
 #include "hook_mem.h"
 
@@ -72,6 +72,7 @@ static void pool_shrink_locked(struct pool_acct *p, uint64_t keep)
 }
 
 struct pool_op {
+	uint64_t graph;          /* non-zero: a memory node of this captured graph */
 	uint64_t pool;           /* 0: charged as a plain allocation */
 	uint64_t bytes;
 	uint64_t grow;           /* what this allocation charged */
@@ -80,9 +81,10 @@ struct pool_op {
 
 /*
  * Before a stream-ordered allocation of bytes from pool (NULL: the current
- * pool of the current device): charges what the pool must grow by.
+ * pool of the current device) into stream: charges what the pool must grow
+ * by, or, when the stream is being captured, the bytes of a memory node.
  */
-static CUresult pool_begin(CUmemoryPool pool, uint64_t bytes, struct pool_op *op)
+static CUresult pool_begin(CUmemoryPool pool, uint64_t bytes, CUstream stream, struct pool_op *op)
 {
 	CUresult rc = gs_hook_enter();
 	struct pool_acct *p = NULL;
@@ -101,6 +103,14 @@ static CUresult pool_begin(CUmemoryPool pool, uint64_t bytes, struct pool_op *op
 		pool = NULL;
 	/* A device without a limit is not accounted; a bad ordinal is refused below. */
 	op->dev = ordinal >= MAX_ORDINALS || gs_hook_pod_limit(ordinal) ? ordinal : -1;
+	op->graph = gs_graph_capturing(stream);
+	if (op->graph) {
+		op->grow = bytes;
+		rc = gs_mem_charge(op->dev, bytes);
+		if (rc)
+			op->dev = -1;
+		return rc;
+	}
 	pthread_mutex_lock(&gs_state_lock);
 	if (op->dev >= 0 && op->dev < MAX_ORDINALS && pool)
 		p = pool_acct_of((uint64_t)(uintptr_t)pool, op->dev, 1);
@@ -129,6 +139,13 @@ static CUresult pool_end(CUresult rc, const CUdeviceptr *dptr, const struct pool
 
 	if (op->dev < 0)
 		return rc;
+	if (op->graph) {
+		if (rc == CUDA_SUCCESS)
+			gs_graph_captured(op->graph, op->bytes, op->dev);
+		else
+			gs_hook_pod_cancel(op->bytes, op->dev);
+		return rc;
+	}
 	if (rc == CUDA_SUCCESS && dptr) {
 		struct gs_ptrmap_entry e = { *dptr, op->bytes, op->dev, 0, op->pool, 0 };
 
@@ -200,9 +217,8 @@ static CUresult alloc_async(pfn_cuMemAllocAsync real, int ptsz, CUdeviceptr *dpt
 			    size_t bytesize, CUstream hStream)
 {
 	struct pool_op op;
-	CUresult rc = pool_begin(NULL, bytesize, &op);
+	CUresult rc = pool_begin(NULL, bytesize, gs_stream_of(hStream, ptsz), &op);
 
-	(void)ptsz;
 	if (rc)
 		return rc;
 	return pool_end(CALL_PTR(real, (dptr, bytesize, hStream)), dptr, &op);
@@ -217,12 +233,11 @@ static CUresult alloc_from_pool(pfn_cuMemAllocFromPoolAsync real, int ptsz, CUde
 	struct pool_op op;
 	CUresult rc;
 
-	(void)ptsz;
 	if (!pool) { /* the driver's error, nothing charged */
 		rc = gs_hook_enter();
 		return rc ? rc : CALL_PTR(real, (dptr, bytesize, pool, hStream));
 	}
-	rc = pool_begin(pool, bytesize, &op);
+	rc = pool_begin(pool, bytesize, gs_stream_of(hStream, ptsz), &op);
 	if (rc)
 		return rc;
 	return pool_end(CALL_PTR(real, (dptr, bytesize, pool, hStream)), dptr, &op);
