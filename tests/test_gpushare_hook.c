@@ -99,7 +99,8 @@ static int no_limit_passes_through(void *arg)
 
 static void test_no_limit_passes_through(void **state)
 {
-	static const char *const env[] = { "GPUSHARE_POD_ID", "p", NULL };
+	static const char *const env[] = { "GPUSHARE_POD_ID", "p", "GPUSHARE_MEM_LIMIT_MIB", "0",
+					   NULL };
 
 	(void)state;
 	assert_int_equal(gs_child_run(no_limit_passes_through, NULL, env), 0);
@@ -713,8 +714,8 @@ static void test_bad_variable_refused(void **state)
 
 	(void)state;
 	assert_int_equal(gs_child_run(expect_refusal, NULL, env), 0);
-	assert_non_null(strstr(gs_child_stderr(), "gpushare: GPUSHARE_MEM_LIMIT_MIB='12x': not a "
-					     "positive integer (MiB): refusing to run"));
+	gs_child_expect_logged("gpushare: GPUSHARE_MEM_LIMIT_MIB='12x': not an integer of MiB (0 for "
+			       "no limit): refusing to run");
 }
 
 static void test_region_version_mismatch_refused(void **state)
@@ -951,8 +952,8 @@ static void run_launchers(const struct launcher *l, int n, uint64_t run_ns, doub
 			s.out_fd = fds[i][1];
 			setenv("GPUSHARE_SHM_DIR", gs_test_tmpdir(), 1);
 			setenv("GPUSHARE_POD_ID", l[i].pod, 1);
-			if (l[i].pct)
-				setenv("GPUSHARE_COMPUTE_PERCENT", l[i].pct, 1);
+			/* 100: a pod without a share, which asks for the whole GPU. */
+			setenv("GPUSHARE_COMPUTE_PERCENT", l[i].pct ? l[i].pct : "100", 1);
 			if (l[i].node)
 				setenv("GPUSHARE_NODE_ID", l[i].node, 1);
 			_exit(spin_launcher(&s));

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "core/error.h"
@@ -103,6 +104,7 @@ static int read_hami_mem(struct gs_share_config *c, gs_share_getenv_fn get, char
 		if (parse_size(s, &v))
 			return fail(err, len, "CUDA_DEVICE_MEMORY_LIMIT", s, SIZE_WANT);
 		c->mem_limit_bytes = v;
+		c->given |= GS_SHARE_GIVEN_MEM;
 		any = v != 0;
 	}
 	for (i = 0; i < GS_SHARE_MAX_DEVS; i++) {
@@ -113,6 +115,7 @@ static int read_hami_mem(struct gs_share_config *c, gs_share_getenv_fn get, char
 		if (parse_size(s, &v))
 			return fail(err, len, name, s, SIZE_WANT);
 		c->dev_mem_limit_bytes[i] = v;
+		c->given |= GS_SHARE_GIVEN_MEM;
 		if (v && !any)
 			any = 2;
 	}
@@ -134,6 +137,7 @@ static int read_hami_sm(struct gs_share_config *c, gs_share_getenv_fn get, char 
 		if (parse_u64(s, 0, 100, &v))
 			return fail(err, len, "CUDA_DEVICE_SM_LIMIT", s, "not an integer from 0 to 100");
 		c->compute_pct = v ? (int)v : 100;
+		c->given |= GS_SHARE_GIVEN_COMPUTE;
 	}
 	for (i = 0; i < GS_SHARE_MAX_DEVS; i++) {
 		snprintf(name, sizeof(name), "CUDA_DEVICE_SM_LIMIT_%d", i);
@@ -143,6 +147,7 @@ static int read_hami_sm(struct gs_share_config *c, gs_share_getenv_fn get, char 
 		if (parse_u64(s, 0, 100, &v))
 			return fail(err, len, name, s, "not an integer from 0 to 100");
 		c->dev_compute_pct[i] = v ? (int)v : 100;
+		c->given |= GS_SHARE_GIVEN_COMPUTE;
 	}
 	return 0;
 }
@@ -157,11 +162,12 @@ static int read_mem(struct gs_share_config *c, gs_share_getenv_fn get, char *err
 	int rc;
 
 	if (own && *own) {
-		if (parse_u64(own, 1, MAX_LIMIT_MIB, &v))
+		if (parse_u64(own, 0, MAX_LIMIT_MIB, &v))
 			return fail(err, len, "GPUSHARE_MEM_LIMIT_MIB", own,
-				    "not a positive integer (MiB)");
+				    "not an integer of MiB (0 for no limit)");
 		c->mem_limit_bytes = v * MIB;
 		c->mem_source = "GPUSHARE_MEM_LIMIT_MIB";
+		c->given |= GS_SHARE_GIVEN_MEM;
 		return 0;
 	}
 	rc = read_hami_mem(c, get, err, len);
@@ -169,6 +175,7 @@ static int read_mem(struct gs_share_config *c, gs_share_getenv_fn get, char *err
 		return rc < 0 ? rc : 0;
 	if (!ctr || !*ctr)
 		return 0;
+	c->given |= GS_SHARE_GIVEN_MEM;
 	/*
 	 * The device plugin counts in GiB unless it runs with
 	 * --memory-unit=MiB; GPUSHARE_MEM_UNIT says which.
@@ -199,6 +206,16 @@ static int read_mem(struct gs_share_config *c, gs_share_getenv_fn get, char *err
 	return 0;
 }
 
+const char *gs_share_config_getenv(const char *name)
+{
+	static char host[GS_SHARE_ID_MAX];
+	const char *v = getenv(name);
+
+	if (!v && !strcmp(name, "HOSTNAME") && !gethostname(host, sizeof(host) - 1))
+		return host;
+	return v;
+}
+
 int gs_share_config_read(struct gs_share_config *cfg, gs_share_getenv_fn get, char *err,
 			 size_t err_len)
 {
@@ -223,6 +240,7 @@ int gs_share_config_read(struct gs_share_config *cfg, gs_share_getenv_fn get, ch
 			return fail(err, err_len, "GPUSHARE_COMPUTE_PERCENT", s,
 				    "not an integer from 1 to 100");
 		c.compute_pct = (int)v;
+		c.given |= GS_SHARE_GIVEN_COMPUTE;
 	} else {
 		rc = read_hami_sm(&c, get, err, err_len);
 		if (rc)
@@ -280,6 +298,7 @@ int gs_share_config_read(struct gs_share_config *cfg, gs_share_getenv_fn get, ch
 			return fail(err, err_len, "GPUSHARE_CONTEXT_RESERVE_MIB", s,
 				    "not an integer from 0 to 1073741824 (MiB)");
 		c.ctx_reserve_bytes = v * MIB;
+		c.given |= GS_SHARE_GIVEN_RESERVE;
 	}
 
 	s = get("GPUSHARE_LOG");

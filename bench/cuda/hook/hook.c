@@ -324,16 +324,6 @@ GS_NO_SANITIZE void *gs_dlsym_impl(void *handle, const char *name)
 
 /* --- the pod's state --------------------------------------------------------- */
 
-static const char *env_get(const char *name)
-{
-	static char host[GS_SHARE_ID_MAX];
-	const char *v = getenv(name);
-
-	if (!v && !strcmp(name, "HOSTNAME") && !gethostname(host, sizeof(host) - 1))
-		return host;
-	return v;
-}
-
 static void reset_state(void)
 {
 	int i;
@@ -357,19 +347,20 @@ static void share_init(void)
 	if (gs_st.ready)
 		goto out;
 	reset_state();
-	if (gs_share_config_read(&gs_st.cfg, env_get, err, sizeof(err))) {
+	if (gs_share_config_read(&gs_st.cfg, gs_share_config_getenv, err, sizeof(err))) {
 		gs_log(GS_SHARE_LOG_QUIET, "%s: refusing to run without the pod's limits", err);
 		gs_st.refusal = CUDA_ERROR_OPERATING_SYSTEM;
 		goto out;
 	}
 	log_level = gs_st.cfg.log_level;
-	gs_st.limited = gs_share_config_compute_limited(&gs_st.cfg);
+	/* The limits this process did not give come from its pod. */
 	rc = gs_hook_pod_open(&gs_st.cfg, err, sizeof(err));
 	if (rc) {
 		gs_log(GS_SHARE_LOG_QUIET, "%s", err);
 		gs_st.refusal = CUDA_ERROR_OPERATING_SYSTEM;
 		goto out;
 	}
+	gs_st.limited = gs_share_config_compute_limited(&gs_st.cfg);
 	rc = gs_region_open(&gs_st.node, gs_st.cfg.shm_dir, GS_REGION_NODE, gs_st.cfg.node_id, err,
 			    sizeof(err));
 	if (rc) {
