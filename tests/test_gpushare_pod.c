@@ -51,6 +51,7 @@ enum op {
 	OP_NVML,      /* NVML memory info of device dev: a = total, b = used, c = free (v1) */
 	OP_NVML_V2,   /* the same through nvmlDeviceGetMemoryInfo_v2 */
 	OP_LAUNCH,    /* one cuLaunchKernel on device dev */
+	OP_NVML_UTIL, /* NVML utilisation of device dev: a = gpu, b = memory (%) */
 };
 
 struct cmd {
@@ -91,6 +92,7 @@ static void forget_fd(int fd)
 typedef int (*nvml_init_fn)(void);
 typedef int (*nvml_handle_fn)(unsigned int, void **);
 typedef int (*nvml_mem_fn)(void *, void *);
+typedef int (*nvml_util_fn)(void *, unsigned int *);
 
 /* What NVML's memory structs look like (nvml.h, version 1 and 2). */
 struct nvml_mem_v1 {
@@ -116,7 +118,9 @@ static int nvml_query(int dev, int v2, struct reply *r)
 		return -1000;
 	init = (nvml_init_fn)dlsym(h, "nvmlInit_v2");
 	get = (nvml_handle_fn)dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
-	mem = (nvml_mem_fn)dlsym(h, v2 ? "nvmlDeviceGetMemoryInfo_v2" : "nvmlDeviceGetMemoryInfo");
+	mem = (nvml_mem_fn)dlsym(h, v2 == 1 ? "nvmlDeviceGetMemoryInfo_v2"
+			       : v2 == 2 ? "nvmlDeviceGetUtilizationRates"
+					 : "nvmlDeviceGetMemoryInfo");
 	if (!init || !get || !mem)
 		return -1001;
 	rc = init();
@@ -124,7 +128,13 @@ static int nvml_query(int dev, int v2, struct reply *r)
 		rc = get((unsigned int)dev, &d);
 	if (rc)
 		return rc;
-	if (v2) {
+	if (v2 == 2) {
+		unsigned int util[2] = { 0, 0 };
+
+		rc = ((nvml_util_fn)(void *)mem)(d, util);
+		r->a = util[0];
+		r->b = util[1];
+	} else if (v2) {
 		struct nvml_mem_v2 m;
 
 		memset(&m, 0, sizeof(m));
@@ -182,7 +192,8 @@ static int agent_main(int in, int out)
 			break;
 		case OP_NVML:
 		case OP_NVML_V2:
-			r.rc = nvml_query(c.dev, c.op == OP_NVML_V2, &r);
+		case OP_NVML_UTIL:
+			r.rc = nvml_query(c.dev, c.op == OP_NVML ? 0 : c.op == OP_NVML_V2 ? 1 : 2, &r);
 			break;
 		case OP_LAUNCH:
 			r.rc = cuLaunchKernel((CUfunction)0x42, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
@@ -670,6 +681,37 @@ static void test_nvml_reports_the_pod(void **state)
 	assert_int_equal(agent_stop(&b), 0);
 }
 
+/*
+ * HAMi-core's case of NVML on several GPUs: each device index answers for
+ * its own device, with its own limit (also before the pod has used it),
+ * and utilisation passes through, the card's own.
+ */
+static void test_nvml_per_device(void **state)
+{
+	static const char *const env[] = { "CUDA_DEVICE_MEMORY_LIMIT", "100m",
+					   "CUDA_DEVICE_MEMORY_LIMIT_1", "50m", NULL };
+	struct agent a;
+	struct reply r;
+	int dev;
+
+	(void)state;
+	agent_start(&a, "a", env);
+	assert_int_equal(agent_do(&a, OP_NVML, 1, 0, &r), 0);
+	assert_int_equal(r.a, 50 * MIB);
+	assert_int_equal(r.b, 0);
+	assert_int_equal(agent_alloc(&a, 0, 30 * MIB), CUDA_SUCCESS);
+	assert_int_equal(agent_alloc(&a, 1, 20 * MIB), CUDA_SUCCESS);
+	for (dev = 0; dev < 2; dev++) {
+		assert_int_equal(agent_do(&a, OP_NVML_V2, dev, 0, &r), 0);
+		assert_int_equal(r.a, dev ? 50 * MIB : 100 * MIB);
+		assert_int_equal(r.b, dev ? 20 * MIB : 30 * MIB);
+		assert_int_equal(agent_do(&a, OP_NVML_UTIL, dev, 0, &r), 0);
+		assert_int_equal(r.a, 10 * (dev + 1));
+		assert_int_equal(r.b, 5 * (dev + 1));
+	}
+	assert_int_equal(agent_stop(&a), 0);
+}
+
 /* --- HAMi's variables ------------------------------------------------------------- */
 
 static void test_hami_limits_per_device(void **state)
@@ -736,6 +778,7 @@ int main(void)
 		GS_TMPDIR_TEST(test_limits_from_first_process, make_dir),
 		GS_TMPDIR_TEST(test_environment_overrides, make_dir),
 		GS_TMPDIR_TEST(test_nvml_reports_the_pod, make_dir),
+		GS_TMPDIR_TEST(test_nvml_per_device, make_dir),
 		GS_TMPDIR_TEST(test_hami_limits_per_device, make_dir),
 		GS_TMPDIR_TEST(test_hami_sm_limit_per_device, make_dir),
 	};

@@ -284,9 +284,14 @@ EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 	return CUDA_SUCCESS;
 }
 
-FAKECUDA_TWINS(cuStreamGetDevice, (CUstream hStream, CUdevice *device),
-	       device ? (*device = fakecuda_stream_dev(hStream), CUDA_SUCCESS)
-		      : CUDA_ERROR_INVALID_VALUE)
+EXPORT CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device)
+{
+	ENTER("cuStreamGetDevice");
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	*device = fakecuda_stream_dev(hStream);
+	return CUDA_SUCCESS;
+}
 
 /* --- contexts --------------------------------------------------------------------------- */
 
@@ -301,14 +306,52 @@ struct ctx {
 	int dev;
 };
 
-static void ctx_charge(int dev, int sign)
+/*
+ * What making a context costs: FAKECUDA_CTX_CREATE_US of waiting (default
+ * 0), as a real driver takes tens of milliseconds, so that threads that
+ * race to make one overlap as they would on a GPU.
+ */
+static void ctx_making(void)
 {
-	pthread_mutex_lock(&fakecuda_lock);
+	uint64_t us = fakecuda_env_u64("FAKECUDA_CTX_CREATE_US", 0);
+	struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+
+	if (us)
+		nanosleep(&ts, NULL);
+}
+
+/* With fakecuda_lock held: a context's memory on dev, taken (sign 1) or given back (-1). */
+static void ctx_charge_locked(int dev, int sign)
+{
 	if (sign > 0)
 		fakecuda.used[dev] += fakecuda.ctx_bytes;
 	else
 		fakecuda.used[dev] -= fakecuda.ctx_bytes;
+}
+
+static void ctx_charge(int dev, int sign)
+{
+	pthread_mutex_lock(&fakecuda_lock);
+	ctx_charge_locked(dev, sign);
 	pthread_mutex_unlock(&fakecuda_lock);
+}
+
+/* The primary context of dev: delta references more (1), fewer (-1), or none left (0). */
+static CUresult primary_ref(CUdevice dev, int delta)
+{
+	CUresult rc = CUDA_SUCCESS;
+
+	pthread_mutex_lock(&fakecuda_lock);
+	if (delta < 0 && !primary_refs[dev])
+		rc = CUDA_ERROR_INVALID_CONTEXT;
+	else if (delta > 0 && primary_refs[dev]++ == 0)
+		ctx_charge_locked(dev, 1);
+	else if (delta <= 0 && primary_refs[dev] && (delta == 0 || --primary_refs[dev] == 0))
+		ctx_charge_locked(dev, -1);
+	if (delta == 0)
+		primary_refs[dev] = 0;
+	pthread_mutex_unlock(&fakecuda_lock);
+	return rc;
 }
 
 EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
@@ -316,20 +359,17 @@ EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 	ENTER("cuDevicePrimaryCtxRetain");
 	if (!pctx || dev < 0 || dev >= fakecuda.n_devs)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (primary_refs[dev]++ == 0)
-		ctx_charge(dev, 1);
+	ctx_making();
 	*pctx = (CUcontext)(uintptr_t)(0x1000 + dev);
-	return CUDA_SUCCESS;
+	return primary_ref(dev, 1);
 }
 
 EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
 	ENTER("cuDevicePrimaryCtxRelease_v2");
-	if (dev < 0 || dev >= fakecuda.n_devs || !primary_refs[dev])
+	if (dev < 0 || dev >= fakecuda.n_devs)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (--primary_refs[dev] == 0)
-		ctx_charge(dev, -1);
-	return CUDA_SUCCESS;
+	return primary_ref(dev, -1);
 }
 
 EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
@@ -337,9 +377,28 @@ EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 	ENTER("cuDevicePrimaryCtxReset_v2");
 	if (dev < 0 || dev >= fakecuda.n_devs)
 		return CUDA_ERROR_INVALID_DEVICE;
-	if (primary_refs[dev])
-		ctx_charge(dev, -1);
-	primary_refs[dev] = 0;
+	return primary_ref(dev, 0);
+}
+
+/* Peer access: any two distinct devices may reach each other's memory. */
+EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+	ENTER("cuDeviceCanAccessPeer");
+	if (!canAccessPeer || dev < 0 || dev >= fakecuda.n_devs || peerDev < 0 ||
+	    peerDev >= fakecuda.n_devs)
+		return CUDA_ERROR_INVALID_DEVICE;
+	*canAccessPeer = dev != peerDev;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
+{
+	uintptr_t peer = (uintptr_t)peerContext;
+
+	ENTER("cuCtxEnablePeerAccess");
+	if (Flags || peer < 0x1000 || peer >= 0x1000 + (uintptr_t)fakecuda.n_devs ||
+	    (int)(peer - 0x1000) == fakecuda_cur_dev)
+		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
 }
 
@@ -352,6 +411,7 @@ static CUresult ctx_create(CUcontext *pctx, CUdevice dev)
 	c = malloc(sizeof(*c));
 	if (!c)
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	ctx_making();
 	c->dev = dev;
 	ctx_charge(dev, 1);
 	fakecuda_cur_dev = dev; /* a new context is current */
@@ -561,14 +621,11 @@ static const struct proc procs[] = {
 #define GS_REAL(ret, name, api, version, flavour, params) P(api, version, flavour, name)
 #include "hooks.def"
 	P("cuDriverGetVersion", 2020, ANY, cuDriverGetVersion)
-	P("cuDeviceGetCount", 2000, ANY, cuDeviceGetCount)
 	P("cuDeviceGet", 2000, ANY, cuDeviceGet)
 	P("cuDeviceGetName", 2000, ANY, cuDeviceGetName)
 	P("cuDeviceGetAttribute", 2000, ANY, cuDeviceGetAttribute)
 	P("cuMemAlloc", 2000, ANY, cuMemAlloc)
 	P("cuMemAlloc", 99000, ANY, mem_alloc_v99)
-	P("cuDeviceGetDefaultMemPool", 11020, ANY, cuDeviceGetDefaultMemPool)
-	P("cuMemPoolCreate", 11020, ANY, cuMemPoolCreate)
 	P("cuMemPoolSetAttribute", 11020, ANY, cuMemPoolSetAttribute)
 	P("cuGraphCreate", 10000, ANY, cuGraphCreate)
 	P("cuEventDestroy", 4000, ANY, cuEventDestroy_v2)

@@ -22,7 +22,7 @@
  * a pool stays in the pool, above what is live, up to the pool's release
  * threshold (as if each free were followed by a synchronisation).
  */
-enum { K_PTR, K_HANDLE, K_ARRAY, K_POOLPTR };
+enum { K_PTR, K_HANDLE, K_ARRAY, K_POOLPTR, K_MANAGED, K_HOST };
 
 #define MAX_ALLOCS 65536
 
@@ -30,7 +30,7 @@ struct alloc {
 	uint64_t key;            /* device pointer, handle or array; 0 = free entry */
 	uint64_t bytes;
 	int dev;
-	int kind;                /* K_PTR, K_HANDLE, K_ARRAY, K_POOLPTR */
+	int kind;                /* K_PTR, K_HANDLE, K_ARRAY, K_POOLPTR, K_MANAGED, K_HOST */
 	int refs;                /* a handle's references */
 	int maps;                /* a handle's mappings */
 	int pool;                /* K_POOLPTR: index in pools[] */
@@ -38,7 +38,7 @@ struct alloc {
 
 struct pool {
 	int in_use;
-	int dev;
+	int dev;                 /* -1: a pool on the host */
 	uint64_t live, reserved, threshold;
 };
 
@@ -79,8 +79,14 @@ uint64_t fakecuda_new_address(uint64_t bytes)
 	return p;
 }
 
-static CUresult do_alloc(uint64_t *key_out, uint64_t bytes, int dev, int kind)
+/*
+ * Hands out bytes of kind on dev under key (0: a new address) into
+ * *key_out. Host memory (K_HOST) is not the device's: its dev is the
+ * current one, for the pointer's attributes, and nothing is used on it.
+ */
+static CUresult track(uint64_t key, uint64_t *key_out, uint64_t bytes, int dev, int kind)
 {
+	int host = kind == K_HOST;
 	struct alloc *a;
 
 	if (!key_out || !bytes)
@@ -89,24 +95,34 @@ static CUresult do_alloc(uint64_t *key_out, uint64_t bytes, int dev, int kind)
 		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&fakecuda_lock);
 	a = new_entry();
-	if (bytes > fakecuda.mem_bytes - fakecuda.used[dev] || !a) {
+	if ((!host && bytes > fakecuda.mem_bytes - fakecuda.used[dev]) || !a) {
 		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	*a = (struct alloc){ fakecuda_new_address(bytes), bytes, dev, kind, 1, 0, -1 };
-	fakecuda.used[dev] += bytes;
+	*a = (struct alloc){ key ? key : fakecuda_new_address(bytes), bytes, dev, kind, 1, 0, -1 };
+	if (!host)
+		fakecuda.used[dev] += bytes;
 	*key_out = a->key;
 	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
 }
 
-/* With fakecuda_lock held: gives a pool's memory above max(live, keep) back to the card. */
+static CUresult do_alloc(uint64_t *key_out, uint64_t bytes, int dev, int kind)
+{
+	return track(0, key_out, bytes, dev, kind);
+}
+
+/*
+ * With fakecuda_lock held: gives a pool's memory above max(live, keep)
+ * back (a pool on the host, dev -1, uses none of a device's).
+ */
 static void pool_shrink(struct pool *p, uint64_t keep)
 {
 	if (keep < p->live)
 		keep = p->live;
 	if (p->reserved > keep) {
-		fakecuda.used[p->dev] -= p->reserved - keep;
+		if (p->dev >= 0)
+			fakecuda.used[p->dev] -= p->reserved - keep;
 		p->reserved = keep;
 	}
 }
@@ -119,6 +135,8 @@ static CUresult do_free(uint64_t key, int kind)
 	a = find_entry(key, kind);
 	if (!a && kind == K_PTR)
 		a = find_entry(key, K_POOLPTR); /* cuMemFree of pool memory is legal */
+	if (!a && kind == K_PTR)
+		a = find_entry(key, K_MANAGED);
 	if (!a) {
 		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_INVALID_VALUE;
@@ -135,7 +153,7 @@ static CUresult do_free(uint64_t key, int kind)
 			return CUDA_SUCCESS;
 		}
 		fakecuda.used[a->dev] -= a->bytes;
-	} else {
+	} else if (a->kind != K_HOST) {
 		fakecuda.used[a->dev] -= a->bytes;
 	}
 	memset(a, 0, sizeof(*a));
@@ -181,7 +199,7 @@ EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, un
 	UNSAFE();
 	if (!flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	return do_alloc((uint64_t *)dptr, bytesize, fakecuda_cur_dev, K_PTR);
+	return do_alloc((uint64_t *)dptr, bytesize, fakecuda_cur_dev, K_MANAGED);
 }
 
 EXPORT CUresult CUDAAPI cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
@@ -207,6 +225,139 @@ EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 	ENTER("cuMemFree_v2");
 	UNSAFE();
 	return do_free(dptr, K_PTR);
+}
+
+/* --- host memory and what pointers say of themselves ------------------------------ */
+
+/* Page-locked host memory is not device memory: the device's use does not change. */
+EXPORT CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
+{
+	uint64_t key;
+
+	ENTER("cuMemHostRegister_v2");
+	(void)Flags;
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	return track((uint64_t)(uintptr_t)p, &key, bytesize, fakecuda_cur_dev, K_HOST);
+}
+
+EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p)
+{
+	ENTER("cuMemHostUnregister");
+	return do_free((uint64_t)(uintptr_t)p, K_HOST);
+}
+
+EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+	uint64_t key;
+	CUresult rc;
+	void *p;
+
+	ENTER("cuMemHostAlloc");
+	(void)Flags;
+	if (!pp || !bytesize)
+		return CUDA_ERROR_INVALID_VALUE;
+	p = malloc(bytesize);
+	if (!p)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	rc = track((uint64_t)(uintptr_t)p, &key, bytesize, fakecuda_cur_dev, K_HOST);
+	if (rc)
+		free(p);
+	else
+		*pp = p;
+	return rc;
+}
+
+EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
+{
+	CUresult rc;
+
+	ENTER("cuMemFreeHost");
+	rc = do_free((uint64_t)(uintptr_t)p, K_HOST);
+	if (rc == CUDA_SUCCESS)
+		free(p);
+	return rc;
+}
+
+/* With fakecuda_lock held: the allocation that holds address va, or NULL. */
+static struct alloc *holding(uint64_t va)
+{
+	int i;
+
+	for (i = 0; i < MAX_ALLOCS; i++)
+		if (allocs[i].key && allocs[i].kind != K_HANDLE && allocs[i].kind != K_ARRAY &&
+		    va >= allocs[i].key && va - allocs[i].key < allocs[i].bytes)
+			return &allocs[i];
+	return NULL;
+}
+
+/* One attribute of ptr: whether it is managed, its device, its range. */
+static CUresult pointer_attribute(void *data, CUpointer_attribute attr, CUdeviceptr ptr)
+{
+	struct alloc *a;
+	CUresult rc = CUDA_SUCCESS;
+
+	if (!data)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fakecuda_lock);
+	a = holding(ptr);
+	if (!a)
+		rc = CUDA_ERROR_INVALID_VALUE;
+	else if (attr == CU_POINTER_ATTRIBUTE_IS_MANAGED)
+		*(unsigned int *)data = a->kind == K_MANAGED;
+	else if (attr == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+		*(int *)data = a->dev;
+	else if (attr == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR)
+		*(CUdeviceptr *)data = a->key;
+	else if (attr == CU_POINTER_ATTRIBUTE_RANGE_SIZE)
+		*(size_t *)data = (size_t)a->bytes;
+	else
+		rc = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_unlock(&fakecuda_lock);
+	return rc;
+}
+
+EXPORT CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute,
+					      CUdeviceptr ptr)
+{
+	ENTER("cuPointerGetAttribute");
+	return pointer_attribute(data, attribute, ptr);
+}
+
+EXPORT CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
+					       CUpointer_attribute *attributes, void **data,
+					       CUdeviceptr ptr)
+{
+	CUresult rc = CUDA_SUCCESS;
+	unsigned int i;
+
+	ENTER("cuPointerGetAttributes");
+	if (!attributes || !data)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < numAttributes && rc == CUDA_SUCCESS; i++)
+		rc = pointer_attribute(data[i], attributes[i], ptr);
+	return rc;
+}
+
+/* A copy between devices: both ranges must be allocated; nothing is charged. */
+EXPORT CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext,
+				     CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount)
+{
+	struct alloc *d, *s;
+	CUresult rc = CUDA_SUCCESS;
+
+	ENTER("cuMemcpyPeer");
+	UNSAFE();
+	if (!dstContext || !srcContext)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&fakecuda_lock);
+	d = holding(dstDevice);
+	s = holding(srcDevice);
+	if (!d || !s || dstDevice - d->key + ByteCount > d->bytes ||
+	    srcDevice - s->key + ByteCount > s->bytes)
+		rc = CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_unlock(&fakecuda_lock);
+	return rc;
 }
 
 /* --- stream-ordered pools ------------------------------------------------------ */
@@ -259,15 +410,16 @@ static CUresult pool_alloc(CUdeviceptr *dptr, uint64_t bytes, CUmemoryPool h, CU
 	}
 	grow = p->live + bytes > p->reserved ? p->live + bytes - p->reserved : 0;
 	a = new_entry();
-	if (grow > fakecuda.mem_bytes - fakecuda.used[p->dev] || !a) {
+	if ((p->dev >= 0 && grow > fakecuda.mem_bytes - fakecuda.used[p->dev]) || !a) {
 		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	fakecuda.used[p->dev] += grow;
+	if (p->dev >= 0)
+		fakecuda.used[p->dev] += grow;
 	p->reserved += grow;
 	p->live += bytes;
-	*a = (struct alloc){ fakecuda_new_address(bytes), bytes, p->dev, K_POOLPTR, 1, 0,
-			     (int)(p - pools) };
+	*a = (struct alloc){ fakecuda_new_address(bytes), bytes, p->dev >= 0 ? p->dev : dev,
+			     K_POOLPTR, 1, 0, (int)(p - pools) };
 	*dptr = a->key;
 	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
@@ -313,9 +465,12 @@ EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps
 {
 	int i;
 
+	int host = props && props->location.type == CU_MEM_LOCATION_TYPE_HOST;
+
 	ENTER("cuMemPoolCreate");
-	if (!pool || !props || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
-	    props->location.id < 0 || props->location.id >= fakecuda.n_devs)
+	if (!pool || !props ||
+	    (!host && (props->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+		       props->location.id < 0 || props->location.id >= fakecuda.n_devs)))
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&fakecuda_lock);
 	for (i = MAX_DEVS; i < MAX_POOLS && pools[i].in_use; i++)
@@ -324,7 +479,7 @@ EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps
 		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	pools[i] = (struct pool){ 1, props->location.id, 0, 0, 0 };
+	pools[i] = (struct pool){ 1, host ? -1 : props->location.id, 0, 0, 0 };
 	*pool = (CUmemoryPool)&pools[i];
 	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;

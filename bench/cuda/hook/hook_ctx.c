@@ -10,10 +10,18 @@
 
 #include <string.h>
 
-/* Under gs_state_lock. */
-static struct gs_ptrmap ctxs;             /* created contexts */
+/*
+ * The primary contexts' state, under primary_lock, which is held across
+ * the driver's call: the first retain of a device's primary context is
+ * charged once however many threads race to make it (a second charge
+ * could refuse a context that already exists).
+ */
+static pthread_mutex_t primary_lock = PTHREAD_MUTEX_INITIALIZER;
 static int primary_refs[MAX_ORDINALS];    /* this process's retains of each primary context */
 static int primary_dev[MAX_ORDINALS];     /* where the first retain was charged (-1: nothing) */
+
+/* Created contexts; under gs_state_lock. */
+static struct gs_ptrmap ctxs;
 
 void gs_ctx_reset(void)
 {
@@ -25,13 +33,14 @@ void gs_ctx_forget(void)
 	gs_ptrmap_release(&ctxs);
 	memset(primary_refs, 0, sizeof(primary_refs));
 	memset(primary_dev, 0, sizeof(primary_dev));
+	pthread_mutex_init(&primary_lock, NULL);
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
 	CUresult rc = gs_hook_enter();
 	uint64_t reserve;
-	int d = -1, first;
+	int d = -1;
 
 	if (rc)
 		return rc;
@@ -39,21 +48,16 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 	if (!reserve || dev < 0 || dev >= MAX_ORDINALS)
 		return CALL_REAL(cuDevicePrimaryCtxRetain, (pctx, dev));
 	/* Charged when this process first retains it (the driver counts references). */
-	pthread_mutex_lock(&gs_state_lock);
-	first = primary_refs[dev] == 0;
-	pthread_mutex_unlock(&gs_state_lock);
-	if (first) {
+	pthread_mutex_lock(&primary_lock);
+	if (!primary_refs[dev])
 		rc = gs_hook_pod_reserve(reserve, dev, &d);
-		if (rc)
-			return rc;
-	}
-	rc = CALL_REAL(cuDevicePrimaryCtxRetain, (pctx, dev));
-	pthread_mutex_lock(&gs_state_lock);
-	if (rc == CUDA_SUCCESS && primary_refs[dev]++ == 0 && first)
+	if (rc == CUDA_SUCCESS)
+		rc = CALL_REAL(cuDevicePrimaryCtxRetain, (pctx, dev));
+	if (rc == CUDA_SUCCESS && primary_refs[dev]++ == 0)
 		primary_dev[dev] = d;
-	else
-		gs_hook_pod_cancel(first ? reserve : 0, d); /* failed, or another thread was first */
-	pthread_mutex_unlock(&gs_state_lock);
+	else if (rc != CUDA_SUCCESS)
+		gs_hook_pod_cancel(reserve, d);
+	pthread_mutex_unlock(&primary_lock);
 	return rc;
 }
 
@@ -62,13 +66,11 @@ static CUresult primary_gone(CUresult rc, CUdevice dev, int all)
 {
 	if (rc != CUDA_SUCCESS || !gs_st.cfg.ctx_reserve_bytes || dev < 0 || dev >= MAX_ORDINALS)
 		return rc;
-	pthread_mutex_lock(&gs_state_lock);
 	if (primary_refs[dev]) {
 		primary_refs[dev] = all ? 0 : primary_refs[dev] - 1;
 		if (!primary_refs[dev])
 			gs_hook_pod_cancel(gs_st.cfg.ctx_reserve_bytes, primary_dev[dev]);
 	}
-	pthread_mutex_unlock(&gs_state_lock);
 	return rc;
 }
 
@@ -76,14 +78,24 @@ CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
 	CUresult rc = gs_hook_enter();
 
-	return rc ? rc : primary_gone(CALL_REAL(cuDevicePrimaryCtxRelease_v2, (dev)), dev, 0);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&primary_lock);
+	rc = primary_gone(CALL_REAL(cuDevicePrimaryCtxRelease_v2, (dev)), dev, 0);
+	pthread_mutex_unlock(&primary_lock);
+	return rc;
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
 	CUresult rc = gs_hook_enter();
 
-	return rc ? rc : primary_gone(CALL_REAL(cuDevicePrimaryCtxReset_v2, (dev)), dev, 1);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&primary_lock);
+	rc = primary_gone(CALL_REAL(cuDevicePrimaryCtxReset_v2, (dev)), dev, 1);
+	pthread_mutex_unlock(&primary_lock);
+	return rc;
 }
 
 CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)

@@ -16,8 +16,13 @@
  *   graphs (hook_graph.c) memory nodes, from the node's creation while
  *       the graph lives, then as the device's graph pool keeps them.
  *   contexts (hook_ctx.c) GPUSHARE_CONTEXT_RESERVE_MIB each.
- * Each file's head says the details. A "dev" below is a CUDA ordinal
- * handed out by gs_hook_pod_reserve, or -1 when nothing was charged.
+ * Each file's head says the details. Every route charges the device its
+ * memory is on, whichever is current. Not counted: what no call reports
+ * (the context's own memory beyond the reserve; static __device__ memory
+ * of loaded modules, whose size no call gives: bench/cuda/README.md says
+ * why), host memory, and handles imported from another process. A "dev"
+ * below is a CUDA ordinal handed out by gs_hook_pod_reserve, or -1 when
+ * nothing was charged.
  */
 #ifndef GS_HOOK_MEM_H
 #define GS_HOOK_MEM_H

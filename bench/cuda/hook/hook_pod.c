@@ -371,6 +371,29 @@ void gs_hook_pod_info(int ordinal, uint64_t *limit_out, uint64_t *used_out)
 	pthread_rwlock_unlock(&pod_rw);
 }
 
+/*
+ * The limit on the device with this UUID that the pod has not used yet:
+ * its CUDA ordinal's, when the driver is loaded and knows the device;
+ * otherwise the smallest of the pod's limits, never more than it may use.
+ */
+static uint64_t limit_of_uuid(const uint8_t uuid[16])
+{
+	uint64_t least = pa.cfg->mem_limit_bytes;
+	int n = 0, i;
+	CUuuid u;
+
+	if (__atomic_load_n(&gs_driver_ready, __ATOMIC_ACQUIRE) &&
+	    CALL_REAL(cuDeviceGetCount, (&n)) == CUDA_SUCCESS)
+		for (i = 0; i < n && i < MAX_ORDINALS; i++)
+			if (CALL_REAL(cuDeviceGetUuid, (&u, i)) == CUDA_SUCCESS &&
+			    !memcmp(u.bytes, uuid, 16))
+				return gs_hook_pod_limit(i);
+	for (i = 0; i < GS_SHARE_MAX_DEVS; i++)
+		if (pa.cfg->dev_mem_limit_bytes[i] && (!least || pa.cfg->dev_mem_limit_bytes[i] < least))
+			least = pa.cfg->dev_mem_limit_bytes[i];
+	return least;
+}
+
 void gs_hook_pod_info_by_uuid(const uint8_t uuid[16], uint64_t *limit_out, uint64_t *used_out)
 {
 	int idx;
@@ -378,7 +401,7 @@ void gs_hook_pod_info_by_uuid(const uint8_t uuid[16], uint64_t *limit_out, uint6
 	*limit_out = *used_out = 0;
 	if (!pa.on)
 		return;
-	*limit_out = pa.cfg->mem_limit_bytes;
+	*limit_out = limit_of_uuid(uuid);
 	if (enter_rd()) {
 		*used_out = *limit_out;
 		pthread_rwlock_unlock(&pod_rw);

@@ -70,8 +70,10 @@ void gs_hook_pod_info(int ordinal, uint64_t *limit_out, uint64_t *used_out);
 
 /*
  * The same for the device with this UUID (NVML names devices so): the
- * limit the pod's processes registered for it, else the default limit;
- * the use, 0 when no process of the pod has used it.
+ * limit the pod's processes registered for it, else its CUDA ordinal's
+ * limit in this process (when the driver is loaded and knows the device),
+ * else the smallest of the pod's limits; the use, 0 when no process of the
+ * pod has used it.
  */
 void gs_hook_pod_info_by_uuid(const uint8_t uuid[16], uint64_t *limit_out, uint64_t *used_out);
 

@@ -12,9 +12,15 @@
  * the next synchronisation, this library at the free: the memory goes
  * back to its pool either way, and the threshold decides what the pod
  * gets back. A pool that cannot be followed (more than MAX_POOLS, or no
- * pool at all) is charged like cuMemAlloc. An allocation into a stream
- * being captured is a memory node of the captured graph, charged as
- * hook_graph.c says.
+ * pool at all) is charged like cuMemAlloc.
+ *
+ * The device charged is the one the memory is on, whichever is current: a
+ * pool's own, as cuMemPoolCreate placed it (a pool on the host is not
+ * device memory: not charged) or as the default pool of a device; for
+ * cuMemAllocAsync, the current pool of the stream's device
+ * (cuStreamGetDevice, CUDA 12.8; the current device with older drivers).
+ * An allocation into a stream being captured is a memory node of the
+ * captured graph, charged as hook_graph.c says.
  */
 #include "hook_mem.h"
 
@@ -22,10 +28,10 @@
 
 #define MAX_POOLS 64
 
-/* A stream-ordered pool this process allocated from. */
+/* A stream-ordered pool this process made or allocated from. */
 struct pool_acct {
 	uint64_t pool;           /* CUmemoryPool; 0 = free entry */
-	int dev;                 /* CUDA ordinal its bytes are charged on */
+	int dev;                 /* CUDA ordinal its bytes are charged on; -1: on the host */
 	int destroyed;           /* cuMemPoolDestroy with allocations still live */
 	uint64_t live, reserved; /* bytes allocated, bytes charged */
 };
@@ -79,10 +85,48 @@ struct pool_op {
 	int dev;                 /* -1: nothing charged */
 };
 
+/* The device of stream: its own, or the current one where the driver cannot tell. */
+static CUresult stream_device(CUstream stream, CUdevice *ordinal)
+{
+	if (CALL_REAL(cuStreamGetDevice, (stream, ordinal)) == CUDA_SUCCESS)
+		return CUDA_SUCCESS;
+	return CALL_REAL(cuCtxGetDevice, (ordinal));
+}
+
+/*
+ * The device pool's memory is on, into *ordinal (-1: the host), when the
+ * library knows it: a pool made through cuMemPoolCreate, or a device's
+ * default pool. Returns 0 when it does not (*ordinal unchanged).
+ */
+static int pool_device(CUmemoryPool pool, CUdevice *ordinal)
+{
+	struct pool_acct *p;
+	CUmemoryPool dflt;
+	int n = 0, d, found = 0;
+
+	pthread_mutex_lock(&gs_state_lock);
+	p = pool_acct_of((uint64_t)(uintptr_t)pool, -1, 0);
+	if (p) {
+		*ordinal = p->dev;
+		found = 1;
+	}
+	pthread_mutex_unlock(&gs_state_lock);
+	if (found || CALL_REAL(cuDeviceGetCount, (&n)) != CUDA_SUCCESS)
+		return found;
+	for (d = 0; d < n && d < MAX_ORDINALS; d++) {
+		if (CALL_REAL(cuDeviceGetDefaultMemPool, (&dflt, d)) == CUDA_SUCCESS && dflt == pool) {
+			*ordinal = d;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /*
  * Before a stream-ordered allocation of bytes from pool (NULL: the current
- * pool of the current device) into stream: charges what the pool must grow
- * by, or, when the stream is being captured, the bytes of a memory node.
+ * pool of the stream's device) into stream: charges what the pool must
+ * grow by, or, when the stream is being captured, the bytes of a memory
+ * node.
  */
 static CUresult pool_begin(CUmemoryPool pool, uint64_t bytes, CUstream stream, struct pool_op *op)
 {
@@ -96,11 +140,13 @@ static CUresult pool_begin(CUmemoryPool pool, uint64_t bytes, CUstream stream, s
 	if (rc || !gs_hook_pod_on() || !bytes)
 		return rc;
 	/* No device to charge: refused, as hook_pod.c refuses other allocations. */
-	rc = CALL_REAL(cuCtxGetDevice, (&ordinal));
+	rc = stream_device(stream, &ordinal);
 	if (rc)
 		return rc;
 	if (!pool && CALL_REAL(cuDeviceGetMemPool, (&pool, ordinal)) != CUDA_SUCCESS)
 		pool = NULL;
+	else if (pool && pool_device(pool, &ordinal) && ordinal < 0)
+		return CUDA_SUCCESS; /* a pool on the host: not device memory */
 	/* A device without a limit is not accounted; a bad ordinal is refused below. */
 	op->dev = ordinal >= MAX_ORDINALS || gs_hook_pod_limit(ordinal) ? ordinal : -1;
 	op->graph = gs_graph_capturing(stream);
@@ -257,6 +303,33 @@ static CUresult free_async(pfn_cuMemFreeAsync real, int ptsz, CUdeviceptr dptr, 
 }
 
 GS_TWINS(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream), free_async, (dptr, hStream))
+
+/* A pool made: where its memory will be (the host, or a device). */
+struct made {
+	const CUmemoryPool *pool;
+	const CUmemPoolProps *props;
+};
+
+static void pool_made_locked(const void *arg)
+{
+	const struct made *m = arg;
+	const CUmemLocation *loc = &m->props->location;
+	int dev = loc->type == CU_MEM_LOCATION_TYPE_DEVICE ? loc->id : -1;
+
+	if (dev < MAX_ORDINALS)
+		(void)pool_acct_of((uint64_t)(uintptr_t)*m->pool, dev, 1);
+}
+
+CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps)
+{
+	struct made m = { pool, poolProps };
+	CUresult rc = gs_hook_enter();
+
+	if (rc)
+		return rc;
+	rc = CALL_REAL(cuMemPoolCreate, (pool, poolProps));
+	return pool && poolProps ? gs_mem_settle(rc, pool_made_locked, &m) : rc;
+}
 
 /* A pool trimmed down to keep bytes, or destroyed (destroy). */
 struct shrink {
