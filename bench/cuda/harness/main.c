@@ -78,6 +78,7 @@ static void usage(FILE *f)
 		"      --work-dir DIR      client logs and private MPS/shm directories\n"
 		"                          (default: a new /tmp/gpusim-bench-XXXXXX)\n"
 		"      --duration-s S      override every scenario's duration\n"
+		"      --warmup-s S        override every scenario's warm-up\n"
 		"      --repeat N          override every scenario's repeat count\n"
 		"      --modes LIST        only these modes, e.g. timeslice,hook (exclusive always runs)\n"
 		"      --startup-s S       time allowed for a client's start-up before the common\n"
@@ -302,6 +303,20 @@ static int parse_modes(const char *list, unsigned *mask)
 	return 0;
 }
 
+/* An option's value in seconds, from lo to hi, into *out; -1 with a message otherwise. */
+static int seconds_arg(const char *opt, const char *arg, double lo, double hi, double *out)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (*end || !(v >= lo && v <= hi)) {
+		fprintf(stderr, "%s '%s': expected seconds from %g to %g\n", opt, arg, lo, hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -311,6 +326,7 @@ int main(int argc, char **argv)
 		{ "hook", required_argument, NULL, 'H' },
 		{ "work-dir", required_argument, NULL, 'W' },
 		{ "duration-s", required_argument, NULL, 'd' },
+		{ "warmup-s", required_argument, NULL, 'w' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "modes", required_argument, NULL, 'm' },
 		{ "startup-s", required_argument, NULL, 'U' },
@@ -325,7 +341,7 @@ int main(int argc, char **argv)
 	const char *work_dir = NULL;
 	char self[PATH_MAX], dir_buf[PATH_MAX], hook_buf[PATH_MAX + 32], work_buf[64];
 	char err[1024], *end;
-	double duration = 0, startup = 3.0;
+	double duration = 0, warmup = -1, startup = 3.0;
 	long repeat = 0;
 	unsigned mode_mask = ~0u;
 	int dry = 0, list = 0, c, i, a, status = 0;
@@ -341,12 +357,12 @@ int main(int argc, char **argv)
 		case 'H': hook = optarg; break;
 		case 'W': work_dir = optarg; break;
 		case 'd':
-			duration = strtod(optarg, &end);
-			if (*end || !(duration >= 0.1 && duration <= 3600)) {
-				fprintf(stderr, "--duration-s '%s': expected seconds from 0.1 to 3600\n",
-					optarg);
+			if (seconds_arg("--duration-s", optarg, 0.1, 3600, &duration))
 				return EXIT_USAGE;
-			}
+			break;
+		case 'w':
+			if (seconds_arg("--warmup-s", optarg, 0, 600, &warmup))
+				return EXIT_USAGE;
 			break;
 		case 'r':
 			repeat = strtol(optarg, &end, 10);
@@ -360,12 +376,8 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'U':
-			startup = strtod(optarg, &end);
-			if (*end || !(startup >= 0.05 && startup <= 600)) {
-				fprintf(stderr, "--startup-s '%s': expected seconds from 0.05 to 600\n",
-					optarg);
+			if (seconds_arg("--startup-s", optarg, 0.05, 600, &startup))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'n': dry = 1; break;
 		case 'L': list = 1; break;
@@ -505,6 +517,8 @@ int main(int argc, char **argv)
 		}
 		if (duration > 0)
 			scen.duration_s = duration;
+		if (warmup >= 0)
+			scen.warmup_s = warmup;
 		if (repeat > 0)
 			scen.repeat = (int)repeat;
 		for (v = 0; v < gs_scenario_variants(&scen); v++) {

@@ -332,7 +332,6 @@ static void reset_state(void)
 		gs_st.thr[i].slot = -1;
 	gs_ptrmap_init(&gs_st.ptrs);
 	gs_ptrmap_init(&gs_st.handles);
-	gs_hook_mem_reset();
 	gs_st.node.fd = -1;
 }
 

@@ -18,11 +18,6 @@ _Static_assert(CU_AD_FORMAT_FLOAT == 0x20 && CU_AD_FORMAT_HALF == 0x10 &&
 /* CUarray and CUmipmappedArray handles; under gs_state_lock. */
 static struct gs_ptrmap arrays;
 
-void gs_array_reset(void)
-{
-	gs_ptrmap_init(&arrays);
-}
-
 void gs_array_forget(void)
 {
 	gs_ptrmap_release(&arrays);

@@ -23,11 +23,6 @@ static int primary_dev[MAX_ORDINALS];     /* where the first retain was charged 
 /* Created contexts; under gs_state_lock. */
 static struct gs_ptrmap ctxs;
 
-void gs_ctx_reset(void)
-{
-	gs_ptrmap_init(&ctxs);
-}
-
 void gs_ctx_forget(void)
 {
 	gs_ptrmap_release(&ctxs);

@@ -56,19 +56,12 @@ static struct {
 	uint64_t graph_pool[MAX_ORDINALS]; /* what the driver keeps cached */
 } gr;
 
-void gs_graph_reset(void)
-{
-	gs_ptrmap_init(&gr.nodes);
-	gs_ptrmap_init(&gr.execs);
-}
-
 void gs_graph_forget(void)
 {
 	gs_ptrmap_release(&gr.nodes);
 	gs_ptrmap_release(&gr.execs);
 	free(gr.graphs);
 	memset(&gr, 0, sizeof(gr));
-	gs_graph_reset();
 }
 
 /* With gs_state_lock held: the account of graph, or NULL. */

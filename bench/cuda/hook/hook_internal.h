@@ -172,8 +172,6 @@ GS_HIDDEN void *gs_nvml_dlsym(const char *name, void *sym);
 /* One line "gpushare: ..." on stderr if level is at most GPUSHARE_LOG. */
 GS_HIDDEN __attribute__((format(printf, 2, 3))) void gs_log(int level, const char *fmt, ...);
 
-/* Sets up the memory routes' state beyond gs_st at start-up: empty maps; frees nothing. */
-GS_HIDDEN void gs_hook_mem_reset(void);
 /* Frees the memory routes' maps and accounts (a forked child's, its parent's) and starts empty. */
 GS_HIDDEN void gs_hook_mem_forget(void);
 

@@ -90,14 +90,6 @@ CUresult gs_mem_charge(int dev, uint64_t bytes)
 	return gs_hook_pod_reserve(bytes, dev, &d);
 }
 
-void gs_hook_mem_reset(void)
-{
-	gs_vmm_reset();
-	gs_array_reset();
-	gs_graph_reset();
-	gs_ctx_reset();
-}
-
 void gs_hook_mem_forget(void)
 {
 	gs_pool_forget();

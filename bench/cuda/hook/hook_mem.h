@@ -115,15 +115,20 @@ GS_HIDDEN uint64_t gs_graph_capturing(CUstream stream);
  */
 GS_HIDDEN void gs_graph_captured(uint64_t graph, uint64_t bytes, int dev);
 
-/* Each route's state at start-up (_reset) and after fork (_forget: frees what it held). */
+/*
+ * Each route's state starts empty (static storage, zeroed). After fork the
+ * child forgets its parent's (gs_hook_mem_forget): each of these frees what
+ * its route held and leaves it empty.
+ */
+/* hook_pool.c's pools. */
 GS_HIDDEN void gs_pool_forget(void);
-GS_HIDDEN void gs_vmm_reset(void);
+/* hook_vmm.c's mappings. */
 GS_HIDDEN void gs_vmm_forget(void);
-GS_HIDDEN void gs_array_reset(void);
+/* hook_array.c's arrays. */
 GS_HIDDEN void gs_array_forget(void);
-GS_HIDDEN void gs_graph_reset(void);
+/* hook_graph.c's graphs, nodes, executable graphs and graph pools. */
 GS_HIDDEN void gs_graph_forget(void);
-GS_HIDDEN void gs_ctx_reset(void);
+/* hook_ctx.c's contexts, and a fresh lock for the primary ones. */
 GS_HIDDEN void gs_ctx_forget(void);
 
 #endif

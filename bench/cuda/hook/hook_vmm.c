@@ -17,11 +17,6 @@
  */
 static struct gs_ptrmap maps;
 
-void gs_vmm_reset(void)
-{
-	gs_ptrmap_init(&maps);
-}
-
 void gs_vmm_forget(void)
 {
 	gs_ptrmap_release(&maps);
