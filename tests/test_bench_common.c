@@ -77,11 +77,68 @@ static void test_bad_numbers(void **state)
 	}
 }
 
+/* gs_opts_read on argv in a child: its exit status (-1: it returned), its stdout and stderr in out. */
+static int read_in_child(char **argv, int argc, long long *batch, struct gs_opts *o, char *out,
+			 size_t len)
+{
+	const struct gs_client_opt own[] = { { 'b', "batch", 1, 100, batch } };
+	int fds[2], status = -1;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		gs_opts_read(argc, argv, "k", o, own, 1, "usage: k\n", "usage: k [--batch N]\n");
+		printf("batch=%lld name=%s iters=%ld\n", *batch, o->name, o->iters);
+		fflush(stdout);
+		_exit(100);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], out + got, len - 1 - (size_t)got)) > 0)
+		got += n;
+	out[got] = 0;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A client's arguments: its own and the common ones read, --help and bad ones exit. */
+static void test_client_arguments(void **state)
+{
+	char *good[] = { (char *)"k", (char *)"--batch", (char *)"7", (char *)"--name",
+			 (char *)"x", (char *)"--iters", (char *)"3", NULL };
+	char *help[] = { (char *)"k", (char *)"--help", NULL };
+	char *bad[] = { (char *)"k", (char *)"--batch", (char *)"101", NULL };
+	char *unknown[] = { (char *)"k", (char *)"--size", (char *)"1", NULL };
+	long long batch = 1;
+	struct gs_opts o;
+	char out[1024];
+
+	(void)state;
+	assert_int_equal(read_in_child(good, 7, &batch, &o, out, sizeof(out)), 100);
+	assert_string_equal(out, "batch=7 name=x iters=3\n");
+	optind = 1;
+	assert_int_equal(read_in_child(help, 2, &batch, &o, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "usage: k\n  --name NAME"));
+	optind = 1;
+	assert_int_equal(read_in_child(bad, 3, &batch, &o, out, sizeof(out)), 2);
+	assert_string_equal(out, "--batch '101': expected an integer from 1 to 100\n");
+	optind = 1;
+	assert_int_equal(read_in_child(unknown, 3, &batch, &o, out, sizeof(out)), 2);
+	assert_non_null(strstr(out, "usage: k [--batch N]\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_numbers),
 		cmocka_unit_test(test_bad_numbers),
+		cmocka_unit_test(test_client_arguments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -303,14 +303,29 @@ static int parse_modes(const char *list, unsigned *mask)
 	return 0;
 }
 
-/* An option's value in seconds, from lo to hi, into *out; -1 with a message otherwise. */
-static int seconds_arg(const char *opt, const char *arg, double lo, double hi, double *out)
+/* The options that take seconds, by getopt letter: their name and range. */
+static const struct {
+	int c;
+	const char *name;
+	double lo, hi;
+} seconds_opts[] = {
+	{ 'd', "--duration-s", 0.1, 3600 },
+	{ 'w', "--warmup-s", 0, 600 },
+	{ 'U', "--startup-s", 0.05, 600 },
+};
+
+/* The value of seconds option c into *out; -1 with a message when it is not one in range. */
+static int seconds_arg(int c, const char *arg, double *out)
 {
+	size_t i;
 	char *end;
 	double v = strtod(arg, &end);
 
-	if (*end || !(v >= lo && v <= hi)) {
-		fprintf(stderr, "%s '%s': expected seconds from %g to %g\n", opt, arg, lo, hi);
+	for (i = 0; seconds_opts[i].c != c; i++)
+		;
+	if (*end || !(v >= seconds_opts[i].lo && v <= seconds_opts[i].hi)) {
+		fprintf(stderr, "%s '%s': expected seconds from %g to %g\n", seconds_opts[i].name, arg,
+			seconds_opts[i].lo, seconds_opts[i].hi);
 		return -1;
 	}
 	*out = v;
@@ -357,11 +372,10 @@ int main(int argc, char **argv)
 		case 'H': hook = optarg; break;
 		case 'W': work_dir = optarg; break;
 		case 'd':
-			if (seconds_arg("--duration-s", optarg, 0.1, 3600, &duration))
-				return EXIT_USAGE;
-			break;
 		case 'w':
-			if (seconds_arg("--warmup-s", optarg, 0, 600, &warmup))
+		case 'U':
+			if (seconds_arg(c, optarg,
+					c == 'd' ? &duration : c == 'w' ? &warmup : &startup))
 				return EXIT_USAGE;
 			break;
 		case 'r':
@@ -373,10 +387,6 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			if (parse_modes(optarg, &mode_mask))
-				return EXIT_USAGE;
-			break;
-		case 'U':
-			if (seconds_arg("--startup-s", optarg, 0.05, 600, &startup))
 				return EXIT_USAGE;
 			break;
 		case 'n': dry = 1; break;

@@ -136,70 +136,48 @@ EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
 	return CUDA_SUCCESS;
 }
 
-EXPORT CUresult CUDAAPI cuDeviceGetCount(int *count)
+/*
+ * An entry point that answers through its outputs (answer, an expression)
+ * once its arguments are acceptable (ok): CUDA_ERROR_INVALID_VALUE when
+ * they are not.
+ */
+#define ANSWER(name, params, ok, answer)                  \
+	EXPORT CUresult CUDAAPI name params               \
+	{                                                 \
+		ENTER(#name);                             \
+		if (!(ok))                                \
+			return CUDA_ERROR_INVALID_VALUE;  \
+		answer;                                   \
+		return CUDA_SUCCESS;                      \
+	}
+
+/* The UUID of device dev: "fakegpu", zeros, and dev + FAKECUDA_UUID_BASE last. */
+static void uuid_of(CUuuid *uuid, int dev)
 {
-	ENTER("cuDeviceGetCount");
-	if (!count)
-		return CUDA_ERROR_INVALID_VALUE;
-	*count = fakecuda.n_devs;
-	return CUDA_SUCCESS;
+	memset(uuid->bytes, 0, sizeof(uuid->bytes));
+	memcpy(uuid->bytes, "fakegpu", 7);
+	uuid->bytes[15] = (char)(dev + fakecuda.uuid_base);
 }
+
+ANSWER(cuDeviceGetCount, (int *count), count, *count = fakecuda.n_devs)
+ANSWER(cuDeviceGetName, (char *name, int len, CUdevice dev), name && len > 0 && FAKECUDA_DEV_OK(dev),
+       snprintf(name, (size_t)len, "Fake GPU"))
+ANSWER(cuDeviceGetUuid, (CUuuid *uuid, CUdevice dev), uuid && FAKECUDA_DEV_OK(dev), uuid_of(uuid, dev))
+/* Only the compute mode: FAKECUDA_COMPUTE_MODE (default 0, CU_COMPUTEMODE_DEFAULT). */
+ANSWER(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev),
+       pi && FAKECUDA_DEV_OK(dev) && attrib == CU_DEVICE_ATTRIBUTE_COMPUTE_MODE,
+       *pi = (int)fakecuda_env_u64("FAKECUDA_COMPUTE_MODE", CU_COMPUTEMODE_DEFAULT))
+ANSWER(cuDeviceTotalMem_v2, (size_t *bytes, CUdevice dev), bytes && FAKECUDA_DEV_OK(dev),
+       *bytes = (size_t)fakecuda.mem_bytes)
+ANSWER(cuCtxGetCurrent, (CUcontext *pctx), pctx,
+       *pctx = (CUcontext)(uintptr_t)(0x1000 + fakecuda_cur_dev))
 
 EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
 {
 	ENTER("cuDeviceGet");
-	if (!device || ordinal < 0 || ordinal >= fakecuda.n_devs)
+	if (!device || !FAKECUDA_DEV_OK(ordinal))
 		return CUDA_ERROR_INVALID_DEVICE;
 	*device = ordinal;
-	return CUDA_SUCCESS;
-}
-
-EXPORT CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
-{
-	ENTER("cuDeviceGetName");
-	if (!name || len < 1 || dev < 0 || dev >= fakecuda.n_devs)
-		return CUDA_ERROR_INVALID_VALUE;
-	snprintf(name, (size_t)len, "Fake GPU");
-	(void)dev;
-	return CUDA_SUCCESS;
-}
-
-EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
-{
-	ENTER("cuDeviceGetUuid");
-	if (!uuid || dev < 0 || dev >= fakecuda.n_devs)
-		return CUDA_ERROR_INVALID_VALUE;
-	memset(uuid->bytes, 0, sizeof(uuid->bytes));
-	memcpy(uuid->bytes, "fakegpu", 7);
-	uuid->bytes[15] = (char)(dev + fakecuda.uuid_base);
-	return CUDA_SUCCESS;
-}
-
-/* Only the compute mode: FAKECUDA_COMPUTE_MODE (default 0, CU_COMPUTEMODE_DEFAULT). */
-EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
-{
-	ENTER("cuDeviceGetAttribute");
-	if (!pi || dev < 0 || dev >= fakecuda.n_devs || attrib != CU_DEVICE_ATTRIBUTE_COMPUTE_MODE)
-		return CUDA_ERROR_INVALID_VALUE;
-	*pi = (int)fakecuda_env_u64("FAKECUDA_COMPUTE_MODE", CU_COMPUTEMODE_DEFAULT);
-	return CUDA_SUCCESS;
-}
-
-EXPORT CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
-{
-	ENTER("cuDeviceTotalMem_v2");
-	if (!bytes || dev < 0 || dev >= fakecuda.n_devs)
-		return CUDA_ERROR_INVALID_VALUE;
-	*bytes = (size_t)fakecuda.mem_bytes;
-	return CUDA_SUCCESS;
-}
-
-EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
-{
-	ENTER("cuCtxGetCurrent");
-	if (!pctx)
-		return CUDA_ERROR_INVALID_VALUE;
-	*pctx = (CUcontext)(uintptr_t)(0x1000 + fakecuda_cur_dev);
 	return CUDA_SUCCESS;
 }
 
@@ -208,7 +186,7 @@ EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
 	ENTER("cuCtxGetDevice");
 	if (!device)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (fakecuda_cur_dev < 0 || fakecuda_cur_dev >= fakecuda.n_devs)
+	if (!FAKECUDA_DEV_OK(fakecuda_cur_dev))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	*device = fakecuda_cur_dev;
 	return CUDA_SUCCESS;
@@ -257,7 +235,7 @@ EXPORT CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
 	ENTER("cuStreamCreate");
 	if (!phStream || Flags > CU_STREAM_NON_BLOCKING)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (fakecuda_cur_dev < 0 || fakecuda_cur_dev >= fakecuda.n_devs)
+	if (!FAKECUDA_DEV_OK(fakecuda_cur_dev))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	pthread_mutex_lock(&fakecuda_lock);
 	for (i = 0; i < MAX_STREAMS && streams[i].in_use; i++)
@@ -357,7 +335,7 @@ static CUresult primary_ref(CUdevice dev, int delta)
 EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
 	ENTER("cuDevicePrimaryCtxRetain");
-	if (!pctx || dev < 0 || dev >= fakecuda.n_devs)
+	if (!pctx || !FAKECUDA_DEV_OK(dev))
 		return CUDA_ERROR_INVALID_VALUE;
 	ctx_making();
 	*pctx = (CUcontext)(uintptr_t)(0x1000 + dev);
@@ -367,7 +345,7 @@ EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
 	ENTER("cuDevicePrimaryCtxRelease_v2");
-	if (dev < 0 || dev >= fakecuda.n_devs)
+	if (!FAKECUDA_DEV_OK(dev))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	return primary_ref(dev, -1);
 }
@@ -375,7 +353,7 @@ EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
 	ENTER("cuDevicePrimaryCtxReset_v2");
-	if (dev < 0 || dev >= fakecuda.n_devs)
+	if (!FAKECUDA_DEV_OK(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
 	return primary_ref(dev, 0);
 }
@@ -384,8 +362,7 @@ EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
 	ENTER("cuDeviceCanAccessPeer");
-	if (!canAccessPeer || dev < 0 || dev >= fakecuda.n_devs || peerDev < 0 ||
-	    peerDev >= fakecuda.n_devs)
+	if (!canAccessPeer || !FAKECUDA_DEV_OK(dev) || !FAKECUDA_DEV_OK(peerDev))
 		return CUDA_ERROR_INVALID_DEVICE;
 	*canAccessPeer = dev != peerDev;
 	return CUDA_SUCCESS;
@@ -406,7 +383,7 @@ static CUresult ctx_create(CUcontext *pctx, CUdevice dev)
 {
 	struct ctx *c;
 
-	if (!pctx || dev < 0 || dev >= fakecuda.n_devs)
+	if (!pctx || !FAKECUDA_DEV_OK(dev))
 		return CUDA_ERROR_INVALID_VALUE;
 	c = malloc(sizeof(*c));
 	if (!c)
@@ -465,7 +442,7 @@ static CUresult run_kernel(CUstream s, uint64_t dur_ns)
 	int d = fakecuda_cur_dev, captured;
 	CUresult rc;
 
-	if (d < 0 || d >= fakecuda.n_devs)
+	if (!FAKECUDA_DEV_OK(d))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	rc = fakecuda_into_stream(s, FAKECUDA_NODE_WORK, &captured);
 	if (rc || captured)

@@ -269,18 +269,8 @@ EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
 
 EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
-	struct capture *c;
-
 	ENTER("cuStreamIsCapturing");
-	if (!captureStatus)
-		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fakecuda_lock);
-	c = capture_of(hStream);
-	*captureStatus = !c ? CU_STREAM_CAPTURE_STATUS_NONE
-			    : c->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
-					     : CU_STREAM_CAPTURE_STATUS_ACTIVE;
-	pthread_mutex_unlock(&fakecuda_lock);
-	return CUDA_SUCCESS;
+	return capture_info(hStream, captureStatus, NULL, NULL, NULL, NULL);
 }
 
 EXPORT int fakecuda_graph_nodes(CUgraph g)
@@ -318,7 +308,7 @@ EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 static CUresult alloc_params_ok(CUDA_MEM_ALLOC_NODE_PARAMS *p)
 {
 	if (!p || !p->bytesize || p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
-	    p->poolProps.location.id < 0 || p->poolProps.location.id >= fakecuda.n_devs)
+	    !FAKECUDA_DEV_OK(p->poolProps.location.id))
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&fakecuda_lock);
 	p->dptr = fakecuda_new_address(p->bytesize);
@@ -536,5 +526,5 @@ EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 EXPORT CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
 {
 	ENTER("cuDeviceGraphMemTrim");
-	return device >= 0 && device < fakecuda.n_devs ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+	return FAKECUDA_DEV_OK(device) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }

@@ -46,6 +46,9 @@ extern FAKECUDA_HIDDEN struct fakecuda_driver fakecuda;
 extern FAKECUDA_HIDDEN pthread_mutex_t fakecuda_lock;
 extern FAKECUDA_HIDDEN __thread int fakecuda_cur_dev;
 
+/* Whether dev is one of the fake's devices. */
+#define FAKECUDA_DEV_OK(dev) ((dev) >= 0 && (dev) < fakecuda.n_devs)
+
 /* The variable name as an unsigned decimal number; dflt when it is unset or empty. */
 FAKECUDA_HIDDEN uint64_t fakecuda_env_u64(const char *name, uint64_t dflt);
 

@@ -91,7 +91,7 @@ static CUresult track(uint64_t key, uint64_t *key_out, uint64_t bytes, int dev, 
 
 	if (!key_out || !bytes)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (dev < 0 || dev >= fakecuda.n_devs)
+	if (!FAKECUDA_DEV_OK(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
 	pthread_mutex_lock(&fakecuda_lock);
 	a = new_entry();
@@ -301,18 +301,22 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute attr, CUdevice
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&fakecuda_lock);
 	a = holding(ptr);
-	if (!a)
-		rc = CUDA_ERROR_INVALID_VALUE;
-	else if (attr == CU_POINTER_ATTRIBUTE_IS_MANAGED)
+	switch (a ? attr : (CUpointer_attribute)0) {
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
 		*(unsigned int *)data = a->kind == K_MANAGED;
-	else if (attr == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+		break;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
 		*(int *)data = a->dev;
-	else if (attr == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR)
+		break;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
 		*(CUdeviceptr *)data = a->key;
-	else if (attr == CU_POINTER_ATTRIBUTE_RANGE_SIZE)
+		break;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
 		*(size_t *)data = (size_t)a->bytes;
-	else
+		break;
+	default:
 		rc = CUDA_ERROR_INVALID_VALUE;
+	}
 	pthread_mutex_unlock(&fakecuda_lock);
 	return rc;
 }
@@ -393,7 +397,7 @@ static CUresult pool_alloc(CUdeviceptr *dptr, uint64_t bytes, CUmemoryPool h, CU
 
 	if (!dptr || !bytes)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (dev < 0 || dev >= fakecuda.n_devs)
+	if (!FAKECUDA_DEV_OK(dev))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	rc = fakecuda_into_stream(s, FAKECUDA_NODE_ALLOC, &captured);
 	if (rc || captured) {
@@ -446,7 +450,7 @@ FAKECUDA_TWINS(cuMemFreeAsync, (CUdeviceptr dptr, CUstream hStream),
 EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev)
 {
 	ENTER("cuDeviceGetDefaultMemPool");
-	if (!pool_out || dev < 0 || dev >= fakecuda.n_devs)
+	if (!pool_out || !FAKECUDA_DEV_OK(dev))
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&fakecuda_lock);
 	*pool_out = (CUmemoryPool)default_pool(dev);
@@ -470,7 +474,7 @@ EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps
 	ENTER("cuMemPoolCreate");
 	if (!pool || !props ||
 	    (!host && (props->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
-		       props->location.id < 0 || props->location.id >= fakecuda.n_devs)))
+		       !FAKECUDA_DEV_OK(props->location.id))))
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&fakecuda_lock);
 	for (i = MAX_DEVS; i < MAX_POOLS && pools[i].in_use; i++)
@@ -542,17 +546,20 @@ EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attri
 
 	ENTER("cuMemPoolGetAttribute");
 	pthread_mutex_lock(&fakecuda_lock);
-	p = pool_of(pool);
-	if (!p || !value)
-		rc = CUDA_ERROR_INVALID_VALUE;
-	else if (attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+	p = value ? pool_of(pool) : NULL;
+	switch (p ? attr : (CUmemPool_attribute)0) {
+	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
 		*(cuuint64_t *)value = p->threshold;
-	else if (attr == CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)
+		break;
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
 		*(cuuint64_t *)value = p->reserved;
-	else if (attr == CU_MEMPOOL_ATTR_USED_MEM_CURRENT)
+		break;
+	case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
 		*(cuuint64_t *)value = p->live;
-	else
+		break;
+	default:
 		rc = CUDA_ERROR_INVALID_VALUE;
+	}
 	pthread_mutex_unlock(&fakecuda_lock);
 	return rc;
 }

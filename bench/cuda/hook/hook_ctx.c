@@ -56,41 +56,37 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 	return rc;
 }
 
-/* After a release (all = 0) or a reset (all = 1) of dev's primary context: rc passes through. */
-static CUresult primary_gone(CUresult rc, CUdevice dev, int all)
+/*
+ * A release (all = 0) or a reset (all = 1) of dev's primary context by
+ * the driver's function real: when the last retain goes, so does the
+ * reserve.
+ */
+static CUresult primary_drop(pfn_cuDevicePrimaryCtxRelease_v2 real, CUdevice dev, int all)
 {
-	if (rc != CUDA_SUCCESS || !gs_st.cfg.ctx_reserve_bytes || dev < 0 || dev >= MAX_ORDINALS)
+	CUresult rc = gs_hook_enter();
+
+	if (rc)
 		return rc;
-	if (primary_refs[dev]) {
+	pthread_mutex_lock(&primary_lock);
+	rc = CALL_PTR(real, (dev));
+	if (rc == CUDA_SUCCESS && gs_st.cfg.ctx_reserve_bytes && dev >= 0 && dev < MAX_ORDINALS &&
+	    primary_refs[dev]) {
 		primary_refs[dev] = all ? 0 : primary_refs[dev] - 1;
 		if (!primary_refs[dev])
 			gs_hook_pod_cancel(gs_st.cfg.ctx_reserve_bytes, primary_dev[dev]);
 	}
+	pthread_mutex_unlock(&primary_lock);
 	return rc;
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
-	CUresult rc = gs_hook_enter();
-
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&primary_lock);
-	rc = primary_gone(CALL_REAL(cuDevicePrimaryCtxRelease_v2, (dev)), dev, 0);
-	pthread_mutex_unlock(&primary_lock);
-	return rc;
+	return primary_drop(gs_real.cuDevicePrimaryCtxRelease_v2, dev, 0);
 }
 
 CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
-	CUresult rc = gs_hook_enter();
-
-	if (rc)
-		return rc;
-	pthread_mutex_lock(&primary_lock);
-	rc = primary_gone(CALL_REAL(cuDevicePrimaryCtxReset_v2, (dev)), dev, 1);
-	pthread_mutex_unlock(&primary_lock);
-	return rc;
+	return primary_drop(gs_real.cuDevicePrimaryCtxReset_v2, dev, 1);
 }
 
 CUresult CUDAAPI cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)

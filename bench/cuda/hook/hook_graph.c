@@ -479,15 +479,20 @@ static CUresult end_capture(pfn_cuStreamEndCapture real, int ptsz, CUstream hStr
 GS_TWINS(cuStreamEndCapture, (CUstream hStream, CUgraph *phGraph), end_capture,
 	 (hStream, phGraph))
 
+/* With gs_state_lock held: takes key out of map (into *e) and returns its graph's account. */
+static struct graph_acct *taken_locked(struct gs_ptrmap *map, uint64_t key,
+				       struct gs_ptrmap_entry *e)
+{
+	return gs_ptrmap_take(map, key, e) ? NULL : graph_of(e->owner);
+}
+
 /* Once instantiated, the executable graph keeps a destroyed node's allocation. */
 static void node_destroyed_locked(const void *arg)
 {
 	struct gs_ptrmap_entry n;
-	struct graph_acct *g;
+	struct graph_acct *g = taken_locked(&gr.nodes, (uint64_t)(uintptr_t)*(const CUgraphNode *)arg,
+					    &n);
 
-	if (gs_ptrmap_take(&gr.nodes, (uint64_t)(uintptr_t)*(const CUgraphNode *)arg, &n))
-		return;
-	g = graph_of(n.owner);
 	if (g && g->refs == 1) {
 		g->bytes[n.dev] -= n.bytes;
 		gs_hook_pod_cancel(n.bytes, n.dev);
@@ -635,11 +640,9 @@ GS_TWINS(cuGraphInstantiateWithParams,
 static void exec_destroyed_locked(const void *arg)
 {
 	struct gs_ptrmap_entry x;
-	struct graph_acct *g;
+	struct graph_acct *g = taken_locked(&gr.execs, (uint64_t)(uintptr_t)*(const CUgraphExec *)arg,
+					    &x);
 
-	if (gs_ptrmap_take(&gr.execs, (uint64_t)(uintptr_t)*(const CUgraphExec *)arg, &x))
-		return;
-	g = graph_of(x.owner);
 	if (g)
 		graph_unref(g);
 }

@@ -277,18 +277,29 @@ static CUresult launch_end(struct launch *l, CUresult rc)
 
 #define DIM3(x, y, z) ((uint64_t)(x) * (uint64_t)(y) * (uint64_t)(z))
 
+/* The library ready, then launch_begin: CUDA_SUCCESS, or what the launch must return. */
+static CUresult launch_enter(struct launch *l, uintptr_t fn, uint64_t grid, uint64_t block,
+			     uint64_t smem, CUstream stream, int ptsz)
+{
+	CUresult rc = gs_hook_enter();
+
+	if (rc == CUDA_SUCCESS)
+		launch_begin(l, fn, grid, block, smem, stream, ptsz);
+	return rc;
+}
+
 static CUresult launch_kernel(pfn_cuLaunchKernel real, int ptsz, CUfunction f, unsigned int gx,
 			      unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
 			      unsigned int bz, unsigned int smem, CUstream s, void **params,
 			      void **extra)
 {
 	struct launch l;
-	CUresult rc = gs_hook_enter();
+	CUresult rc = launch_enter(&l, (uintptr_t)f, DIM3(gx, gy, gz), DIM3(bx, by, bz), smem, s,
+				   ptsz);
 
-	if (rc)
-		return rc;
-	launch_begin(&l, (uintptr_t)f, DIM3(gx, gy, gz), DIM3(bx, by, bz), smem, s, ptsz);
-	return launch_end(&l, CALL_PTR(real, (f, gx, gy, gz, bx, by, bz, smem, s, params, extra)));
+	return rc ? rc
+		  : launch_end(&l, CALL_PTR(real, (f, gx, gy, gz, bx, by, bz, smem, s, params,
+						   extra)));
 }
 
 GS_TWINS(cuLaunchKernel,
@@ -303,16 +314,16 @@ static CUresult launch_ex(pfn_cuLaunchKernelEx real, int ptsz, const CUlaunchCon
 			  CUfunction f, void **params, void **extra)
 {
 	struct launch l;
-	CUresult rc = gs_hook_enter();
+	CUresult rc;
 
-	if (rc)
-		return rc;
-	if (!c) /* the driver's own error */
-		return CALL_PTR(real, (c, f, params, extra));
-	launch_begin(&l, (uintptr_t)f, DIM3(c->gridDimX, c->gridDimY, c->gridDimZ),
-		     DIM3(c->blockDimX, c->blockDimY, c->blockDimZ), c->sharedMemBytes,
-		     c->hStream, ptsz);
-	return launch_end(&l, CALL_PTR(real, (c, f, params, extra)));
+	if (!c) { /* the driver's own error */
+		rc = gs_hook_enter();
+		return rc ? rc : CALL_PTR(real, (c, f, params, extra));
+	}
+	rc = launch_enter(&l, (uintptr_t)f, DIM3(c->gridDimX, c->gridDimY, c->gridDimZ),
+			  DIM3(c->blockDimX, c->blockDimY, c->blockDimZ), c->sharedMemBytes,
+			  c->hStream, ptsz);
+	return rc ? rc : launch_end(&l, CALL_PTR(real, (c, f, params, extra)));
 }
 
 GS_TWINS(cuLaunchKernelEx,
@@ -325,12 +336,11 @@ static CUresult launch_coop(pfn_cuLaunchCooperativeKernel real, int ptsz, CUfunc
 			    void **params)
 {
 	struct launch l;
-	CUresult rc = gs_hook_enter();
+	CUresult rc = launch_enter(&l, (uintptr_t)f, DIM3(gx, gy, gz), DIM3(bx, by, bz), smem, s,
+				   ptsz);
 
-	if (rc)
-		return rc;
-	launch_begin(&l, (uintptr_t)f, DIM3(gx, gy, gz), DIM3(bx, by, bz), smem, s, ptsz);
-	return launch_end(&l, CALL_PTR(real, (f, gx, gy, gz, bx, by, bz, smem, s, params)));
+	return rc ? rc
+		  : launch_end(&l, CALL_PTR(real, (f, gx, gy, gz, bx, by, bz, smem, s, params)));
 }
 
 GS_TWINS(cuLaunchCooperativeKernel,
@@ -345,12 +355,9 @@ GS_TWINS(cuLaunchCooperativeKernel,
 static CUresult launch_graph(pfn_cuGraphLaunch real, int ptsz, CUgraphExec g, CUstream s)
 {
 	struct launch l;
-	CUresult rc = gs_hook_enter();
+	CUresult rc = launch_enter(&l, (uintptr_t)g, 0, 0, 0, s, ptsz);
 
-	if (rc)
-		return rc;
-	launch_begin(&l, (uintptr_t)g, 0, 0, 0, s, ptsz);
-	return launch_end(&l, CALL_PTR(real, (g, s)));
+	return rc ? rc : launch_end(&l, CALL_PTR(real, (g, s)));
 }
 
 GS_TWINS(cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream), launch_graph,

@@ -313,10 +313,10 @@ struct made {
 static void pool_made_locked(const void *arg)
 {
 	const struct made *m = arg;
-	const CUmemLocation *loc = &m->props->location;
-	int dev = loc->type == CU_MEM_LOCATION_TYPE_DEVICE ? loc->id : -1;
+	const CUmemLocation *loc = m->props ? &m->props->location : NULL;
+	int dev = loc && loc->type == CU_MEM_LOCATION_TYPE_DEVICE ? loc->id : -1;
 
-	if (dev < MAX_ORDINALS)
+	if (m->pool && dev < MAX_ORDINALS)
 		(void)pool_acct_of((uint64_t)(uintptr_t)*m->pool, dev, 1);
 }
 
@@ -325,10 +325,9 @@ CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolP
 	struct made m = { pool, poolProps };
 	CUresult rc = gs_hook_enter();
 
-	if (rc)
-		return rc;
-	rc = CALL_REAL(cuMemPoolCreate, (pool, poolProps));
-	return pool && poolProps ? gs_mem_settle(rc, pool_made_locked, &m) : rc;
+	return rc ? rc
+		  : gs_mem_settle(CALL_REAL(cuMemPoolCreate, (pool, poolProps)), pool_made_locked,
+				  &m);
 }
 
 /* A pool trimmed down to keep bytes, or destroyed (destroy). */

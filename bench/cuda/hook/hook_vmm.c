@@ -72,7 +72,8 @@ static void handle_released_locked(const void *arg)
 
 static void handle_retained_locked(const void *arg)
 {
-	handle_ref_locked(*(const CUmemGenericAllocationHandle *)arg, 1);
+	if (arg)
+		handle_ref_locked(*(const CUmemGenericAllocationHandle *)arg, 1);
 }
 
 /* The memory lives on while it is mapped: only then is it given back. */
@@ -88,10 +89,9 @@ CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handl
 {
 	CUresult rc = gs_hook_enter();
 
-	if (rc)
-		return rc;
-	rc = CALL_REAL(cuMemRetainAllocationHandle, (handle, addr));
-	return handle ? gs_mem_settle(rc, handle_retained_locked, handle) : rc;
+	return rc ? rc
+		  : gs_mem_settle(CALL_REAL(cuMemRetainAllocationHandle, (handle, addr)),
+				  handle_retained_locked, handle);
 }
 
 /* A mapping, as cuMemMap and cuMemUnmap give it. */
