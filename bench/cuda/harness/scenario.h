@@ -56,8 +56,10 @@
 enum gs_bench_mode { GS_BENCH_MODES(GS_BENCH_ENUMERATOR) GS_MODE__COUNT };
 enum gs_bench_measure { GS_BENCH_MEASURES(GS_BENCH_ENUMERATOR) GS_MEASURE__COUNT };
 
-/* The names as scenarios and results spell them ("mps", "overhead"); static strings. */
+/* The mode's name as scenarios and results spell it ("mps"); a static string. */
 const char *gs_bench_mode_name(enum gs_bench_mode m);
+
+/* The measure's name as scenarios spell it ("overhead"); a static string. */
 const char *gs_bench_measure_name(enum gs_bench_measure m);
 
 /* The client programs the harness knows; each is a binary of that name. */
