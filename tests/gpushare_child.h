@@ -47,6 +47,17 @@
  */
 int gs_child_run(int (*fn)(void *), void *arg, const char *const *env);
 
+/*
+ * Defines the cmocka test name: body(NULL) run in a child under env
+ * (gs_child_run), which must exit 0. For a test file, after cmocka.h.
+ */
+#define GS_CHILD_TEST(name, body, env)                              \
+	static void name(void **state)                              \
+	{                                                           \
+		(void)state;                                        \
+		assert_int_equal(gs_child_run(body, NULL, env), 0); \
+	}
+
 /* The stderr of the last child gs_child_run ran (owned here, NUL-terminated). */
 const char *gs_child_stderr(void);
 

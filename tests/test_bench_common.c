@@ -17,11 +17,15 @@
 
 #include "common.h" /* bench/cuda/common.h */
 
-/* Runs gs_parse_ll (integer) or gs_parse_double in a child; its exit status, its stderr in msg. */
-static int parse_in_child(int integer, const char *s, char *msg, size_t len)
+/*
+ * Runs body(arg) in a child, with its stdout and stderr in out: the
+ * child's exit status (body's return value when it returns), -1 when a
+ * signal ended it.
+ */
+static int in_child(int (*body)(void *arg), void *arg, char *out, size_t len)
 {
 	int fds[2], status = -1;
-	ssize_t n;
+	ssize_t n, got = 0;
 	pid_t pid;
 
 	assert_int_equal(pipe(fds), 0);
@@ -29,19 +33,44 @@ static int parse_in_child(int integer, const char *s, char *msg, size_t len)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		dup2(fds[1], 1);
 		dup2(fds[1], 2);
-		if (integer)
-			gs_parse_ll("iters", s, 1, 1000);
-		else
-			gs_parse_double("duration-s", s, 0.01, 86400);
-		_exit(0);
+		status = body(arg);
+		fflush(stdout);
+		_exit(status);
 	}
 	close(fds[1]);
-	n = read(fds[0], msg, len - 1);
-	msg[n > 0 ? n : 0] = 0;
+	while ((n = read(fds[0], out + got, len - 1 - (size_t)got)) > 0)
+		got += n;
+	out[got] = 0;
 	close(fds[0]);
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A number to parse: with gs_parse_ll (integer) or gs_parse_double. */
+struct number {
+	int integer;
+	const char *s;
+};
+
+static int parse_number(void *arg)
+{
+	const struct number *q = arg;
+
+	if (q->integer)
+		gs_parse_ll("iters", q->s, 1, 1000);
+	else
+		gs_parse_double("duration-s", q->s, 0.01, 86400);
+	return 0;
+}
+
+/* gs_parse_ll or gs_parse_double on s in a child: its exit status, its output in msg. */
+static int parse_in_child(int integer, const char *s, char *msg, size_t len)
+{
+	struct number q = { integer, s };
+
+	return in_child(parse_number, &q, msg, len);
 }
 
 static void test_good_numbers(void **state)
@@ -77,34 +106,31 @@ static void test_bad_numbers(void **state)
 	}
 }
 
-/* gs_opts_read on argv in a child: its exit status (-1: it returned), its stdout and stderr in out. */
+/* A client's command line, its --batch and the common flags read from it. */
+struct command {
+	char **argv;
+	int argc;
+	long long *batch;
+	struct gs_opts *o;
+};
+
+static int read_command(void *arg)
+{
+	const struct command *q = arg;
+	const struct gs_client_opt own[] = { { 'b', "batch", 1, 100, q->batch } };
+
+	gs_opts_read(q->argc, q->argv, "k", q->o, own, 1, "usage: k\n", "usage: k [--batch N]\n");
+	printf("batch=%lld name=%s iters=%ld\n", *q->batch, q->o->name, q->o->iters);
+	return 100;
+}
+
+/* gs_opts_read on argv in a child: its exit status (100: it returned), its output in out. */
 static int read_in_child(char **argv, int argc, long long *batch, struct gs_opts *o, char *out,
 			 size_t len)
 {
-	const struct gs_client_opt own[] = { { 'b', "batch", 1, 100, batch } };
-	int fds[2], status = -1;
-	ssize_t n, got = 0;
-	pid_t pid;
+	struct command q = { argv, argc, batch, o };
 
-	assert_int_equal(pipe(fds), 0);
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		dup2(fds[1], 2);
-		gs_opts_read(argc, argv, "k", o, own, 1, "usage: k\n", "usage: k [--batch N]\n");
-		printf("batch=%lld name=%s iters=%ld\n", *batch, o->name, o->iters);
-		fflush(stdout);
-		_exit(100);
-	}
-	close(fds[1]);
-	while ((n = read(fds[0], out + got, len - 1 - (size_t)got)) > 0)
-		got += n;
-	out[got] = 0;
-	close(fds[0]);
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return in_child(read_command, &q, out, len);
 }
 
 /* A client's arguments: its own and the common ones read, --help and bad ones exit. */

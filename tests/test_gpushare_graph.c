@@ -117,11 +117,7 @@ static int generic_add_node(void *arg)
 	return 0;
 }
 
-static void test_generic_add_node(void **state)
-{
-	(void)state;
-	assert_int_equal(gs_child_run(generic_add_node, NULL, limit_8), 0);
-}
+GS_CHILD_TEST(test_generic_add_node, generic_add_node, limit_8)
 
 /*
  * A graph with memory nodes becomes a child only by moving into its parent
@@ -166,11 +162,7 @@ static int child_graph_moved(void *arg)
 	return 0;
 }
 
-static void test_child_graph_moved(void **state)
-{
-	(void)state;
-	assert_int_equal(gs_child_run(child_graph_moved, NULL, limit_8), 0);
-}
+GS_CHILD_TEST(test_child_graph_moved, child_graph_moved, limit_8)
 
 /*
  * The driver refuses new parameters for a memory node; were it to accept
@@ -259,11 +251,7 @@ static int captured_alloc(void *arg)
 	return 0;
 }
 
-static void test_captured_alloc(void **state)
-{
-	(void)state;
-	assert_int_equal(gs_child_run(captured_alloc, NULL, limit_8), 0);
-}
+GS_CHILD_TEST(test_captured_alloc, captured_alloc, limit_8)
 
 /*
  * A capture the driver invalidates returns no graph: what it charged comes
@@ -306,11 +294,7 @@ static int capture_failures(void *arg)
 	return 0;
 }
 
-static void test_capture_failures(void **state)
-{
-	(void)state;
-	assert_int_equal(gs_child_run(capture_failures, NULL, limit_8), 0);
-}
+GS_CHILD_TEST(test_capture_failures, capture_failures, limit_8)
 
 int main(void)
 {

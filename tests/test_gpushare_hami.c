@@ -35,6 +35,11 @@
 
 static const char *const limit_100[] = { "GPUSHARE_POD_ID", "p", "GPUSHARE_MEM_LIMIT_MIB", "100",
 					 NULL };
+static const char *const limit_10[] = { "GPUSHARE_POD_ID", "p", "GPUSHARE_MEM_LIMIT_MIB", "10",
+					NULL };
+static const char *const limit_100_reserve_10[] = { "GPUSHARE_POD_ID", "p",
+						    "GPUSHARE_MEM_LIMIT_MIB", "100",
+						    "GPUSHARE_CONTEXT_RESERVE_MIB", "10", NULL };
 
 /* The pod's free memory on device dev, dev left current. */
 static uint64_t free_on(int dev)
@@ -77,11 +82,7 @@ static int free_on_other_device(void *arg)
 	return 0;
 }
 
-static void test_free_on_other_device(void **state)
-{
-	(void)state;
-	assert_int_equal(gs_child_run(free_on_other_device, NULL, limit_100), 0);
-}
+GS_CHILD_TEST(test_free_on_other_device, free_on_other_device, limit_100)
 
 typedef nvmlReturn_t (*nvml_init_fn)(void);
 typedef nvmlReturn_t (*nvml_handle_fn)(unsigned int, nvmlDevice_t *);
@@ -189,14 +190,7 @@ static int null_and_zero(void *arg)
 	return 0;
 }
 
-static void test_null_and_zero(void **state)
-{
-	static const char *const env[] = { "GPUSHARE_POD_ID", "p", "GPUSHARE_MEM_LIMIT_MIB", "100",
-					   "GPUSHARE_CONTEXT_RESERVE_MIB", "10", NULL };
-
-	(void)state;
-	assert_int_equal(gs_child_run(null_and_zero, NULL, env), 0);
-}
+GS_CHILD_TEST(test_null_and_zero, null_and_zero, limit_100_reserve_10)
 
 /* Page-locked host memory is not device memory: never counted against the pod. */
 static int host_memory(void *arg)
@@ -219,14 +213,7 @@ static int host_memory(void *arg)
 	return 0;
 }
 
-static void test_host_memory_not_counted(void **state)
-{
-	static const char *const env[] = { "GPUSHARE_POD_ID", "p", "GPUSHARE_MEM_LIMIT_MIB", "10",
-					   NULL };
-
-	(void)state;
-	assert_int_equal(gs_child_run(host_memory, NULL, env), 0);
-}
+GS_CHILD_TEST(test_host_memory_not_counted, host_memory, limit_10)
 
 /*
  * Managed memory is charged like device memory, and its pointer's
@@ -262,11 +249,7 @@ static int managed_attributes(void *arg)
 	return 0;
 }
 
-static void test_managed_pointer_attributes(void **state)
-{
-	(void)state;
-	assert_int_equal(gs_child_run(managed_attributes, NULL, limit_100), 0);
-}
+GS_CHILD_TEST(test_managed_pointer_attributes, managed_attributes, limit_100)
 
 #define THREADS 16
 
@@ -333,17 +316,13 @@ static int context_race(void *arg)
 	return 0;
 }
 
-static void test_context_race(void **state)
-{
-	/* Device 0 holds one reserve exactly; device 1 holds the 16 created ones. */
-	static const char *const env[] = { "GPUSHARE_POD_ID", "p", "CUDA_DEVICE_MEMORY_LIMIT_0",
-					   "6m", "CUDA_DEVICE_MEMORY_LIMIT_1", "100m",
-					   "GPUSHARE_CONTEXT_RESERVE_MIB", "6",
-					   "FAKECUDA_CTX_CREATE_US", "2000", NULL };
+/* Device 0 holds one reserve exactly; device 1 holds the 16 created ones. */
+static const char *const race_env[] = { "GPUSHARE_POD_ID", "p", "CUDA_DEVICE_MEMORY_LIMIT_0",
+					"6m", "CUDA_DEVICE_MEMORY_LIMIT_1", "100m",
+					"GPUSHARE_CONTEXT_RESERVE_MIB", "6",
+					"FAKECUDA_CTX_CREATE_US", "2000", NULL };
 
-	(void)state;
-	assert_int_equal(gs_child_run(context_race, NULL, env), 0);
-}
+GS_CHILD_TEST(test_context_race, context_race, race_env)
 
 typedef CUresult(CUDAAPI *ctx_v2_fn)(CUcontext *, unsigned int, CUdevice);
 typedef CUresult(CUDAAPI *ctx_v3_fn)(CUcontext *, CUexecAffinityParam *, int, unsigned int,
@@ -410,14 +389,7 @@ static int ctx_abi_versions(void *arg)
 	return 0;
 }
 
-static void test_ctx_create_abi_versions(void **state)
-{
-	static const char *const env[] = { "GPUSHARE_POD_ID", "p", "GPUSHARE_MEM_LIMIT_MIB", "100",
-					   "GPUSHARE_CONTEXT_RESERVE_MIB", "10", NULL };
-
-	(void)state;
-	assert_int_equal(gs_child_run(ctx_abi_versions, NULL, env), 0);
-}
+GS_CHILD_TEST(test_ctx_create_abi_versions, ctx_abi_versions, limit_100_reserve_10)
 
 int main(void)
 {

@@ -90,11 +90,7 @@ static int two_devices(void *arg)
 	return 0;
 }
 
-static void test_two_devices(void **state)
-{
-	(void)state;
-	assert_int_equal(gs_child_run(two_devices, NULL, two_limits), 0);
-}
+GS_CHILD_TEST(test_two_devices, two_devices, two_limits)
 
 /*
  * A pool is on the device (or the host) its properties say: allocations
@@ -131,11 +127,7 @@ static int pools_of_devices(void *arg)
 	return 0;
 }
 
-static void test_pools_of_devices(void **state)
-{
-	(void)state;
-	assert_int_equal(gs_child_run(pools_of_devices, NULL, two_limits), 0);
-}
+GS_CHILD_TEST(test_pools_of_devices, pools_of_devices, two_limits)
 
 /*
  * A process that switches devices in the middle of its stream-ordered
@@ -171,11 +163,7 @@ static int switch_mid_stream(void *arg)
 	return 0;
 }
 
-static void test_switch_devices_mid_stream(void **state)
-{
-	(void)state;
-	assert_int_equal(gs_child_run(switch_mid_stream, NULL, two_limits), 0);
-}
+GS_CHILD_TEST(test_switch_devices_mid_stream, switch_mid_stream, two_limits)
 
 /* Peer access maps nothing new: copies between the devices charge nothing. */
 static int peer_access(void *arg)
@@ -205,11 +193,7 @@ static int peer_access(void *arg)
 	return 0;
 }
 
-static void test_peer_access(void **state)
-{
-	(void)state;
-	assert_int_equal(gs_child_run(peer_access, NULL, two_limits), 0);
-}
+GS_CHILD_TEST(test_peer_access, peer_access, two_limits)
 
 int main(void)
 {

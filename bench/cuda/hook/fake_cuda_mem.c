@@ -542,24 +542,21 @@ EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attri
 					      void *value)
 {
 	struct pool *p;
+	const uint64_t *field;
 	CUresult rc = CUDA_SUCCESS;
 
 	ENTER("cuMemPoolGetAttribute");
 	pthread_mutex_lock(&fakecuda_lock);
 	p = value ? pool_of(pool) : NULL;
-	switch (p ? attr : (CUmemPool_attribute)0) {
-	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
-		*(cuuint64_t *)value = p->threshold;
-		break;
-	case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
-		*(cuuint64_t *)value = p->reserved;
-		break;
-	case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
-		*(cuuint64_t *)value = p->live;
-		break;
-	default:
+	field = !p ? NULL
+		: attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD    ? &p->threshold
+		: attr == CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT ? &p->reserved
+		: attr == CU_MEMPOOL_ATTR_USED_MEM_CURRENT     ? &p->live
+							       : NULL;
+	if (field)
+		*(cuuint64_t *)value = *field;
+	else
 		rc = CUDA_ERROR_INVALID_VALUE;
-	}
 	pthread_mutex_unlock(&fakecuda_lock);
 	return rc;
 }
