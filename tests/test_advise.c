@@ -34,7 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <sqlite3.h>
 
 #include "io/path.h"

@@ -87,21 +87,21 @@ static void test_paired_and_interval(void **st)
 	double t, df, p, mean, lo, hi;
 
 	(void)st;
-	assert_int_equal(gs_paired_t(a, b, 3, &t, &df, &p), 0);
+	assert_int_equal(gs_decide_paired_t(a, b, 3, &t, &df, &p), 0);
 	assert_float_equal(t, 3.464102, 1e-5);
 	assert_float_equal(df, 2, 0);
 	assert_float_equal(p, 0.074180, 1e-5);
 	/* Equal differences: no spread; p 1 when they are 0, 0 otherwise. */
-	assert_int_equal(gs_paired_t(z, z, 3, &t, &df, &p), 0);
+	assert_int_equal(gs_decide_paired_t(z, z, 3, &t, &df, &p), 0);
 	assert_float_equal(p, 1, 0);
-	assert_int_equal(gs_paired_t(z, zz, 3, &t, &df, &p), 0);
+	assert_int_equal(gs_decide_paired_t(z, zz, 3, &t, &df, &p), 0);
 	assert_float_equal(p, 0, 0);
-	assert_int_equal(gs_paired_t(a, b, 1, &t, &df, &p), GS_EINVAL);
-	gs_mean_ci(x, 3, 0.95, &mean, &lo, &hi);
+	assert_int_equal(gs_decide_paired_t(a, b, 1, &t, &df, &p), GS_EINVAL);
+	gs_decide_mean_ci(x, 3, 0.95, &mean, &lo, &hi);
 	assert_float_equal(mean, 12, 1e-12);
 	assert_float_equal(lo, 12 - 4.968275, 1e-5);
 	assert_float_equal(hi, 12 + 4.968275, 1e-5);
-	gs_mean_ci(x, 1, 0.95, &mean, &lo, &hi);
+	gs_decide_mean_ci(x, 1, 0.95, &mean, &lo, &hi);
 	assert_float_equal(mean, 10, 0);
 	assert_true(isnan(lo) && isnan(hi));
 }
@@ -126,7 +126,7 @@ static void test_winner_tie_and_unfinished(void **st)
 	struct gs_decide_run runs[5 * NS];
 	struct gs_decide_input in = { runs, NS };
 	struct gs_decide_opts o = opts(0);
-	struct gs_decision dec;
+	struct gs_decide_result dec;
 	const struct gs_decide_block *k;
 	const struct gs_decide_row *r;
 	char err[256];
@@ -178,7 +178,7 @@ static void test_winner_tie_and_unfinished(void **st)
 	assert_float_equal(r->hi - r->mean, 2.776445 * 1.5811388 / sqrt(5.0), 1e-5);
 	/* Two tests (near and baseline against the best): Holm over both. */
 	assert_int_equal(dec.n_tests, 2);
-	gs_decision_release(&dec);
+	gs_decide_result_release(&dec);
 }
 
 /*
@@ -194,7 +194,7 @@ static void test_floor(void **st)
 	struct gs_decide_run runs[3 * NS];
 	struct gs_decide_input in = { runs, NS };
 	struct gs_decide_opts o = opts(0);
-	struct gs_decision dec;
+	struct gs_decide_result dec;
 	char err[256];
 	int s;
 
@@ -210,7 +210,7 @@ static void test_floor(void **st)
 	assert_int_equal(row_of(&dec.blocks[0], 2)->out, GS_DECIDE_UNFINISHED);
 	assert_float_equal(row_of(&dec.blocks[0], 2)->excess_min, 0, 0);
 	assert_float_equal(row_of(&dec.blocks[0], 2)->excess_max, 1, 0);
-	gs_decision_release(&dec);
+	gs_decide_result_release(&dec);
 }
 
 /* A constraint on the mean over seeds; a broken one puts the candidate out. */
@@ -223,7 +223,7 @@ static void test_constraint(void **st)
 	struct gs_decide_input in = { runs, NS };
 	struct gs_decide_opts o = opts(0);
 	struct gs_cond c;
-	struct gs_decision dec;
+	struct gs_decide_result dec;
 	char err[256];
 	int s;
 
@@ -241,7 +241,7 @@ static void test_constraint(void **st)
 	assert_int_equal(dec.blocks[0].best, 0);
 	assert_int_equal(row_of(&dec.blocks[0], 1)->out, GS_DECIDE_CONSTRAINT);
 	assert_float_equal(row_of(&dec.blocks[0], 1)->cond_value, 12, 1e-12);
-	gs_decision_release(&dec);
+	gs_decide_result_release(&dec);
 }
 
 /*
@@ -261,7 +261,7 @@ static void test_holm_across_blocks(void **st)
 	struct gs_decide_run runs0[2 * NS], runs1[2 * NS];
 	struct gs_decide_input in[2] = { { runs0, NS }, { runs1, NS } };
 	struct gs_decide_opts o = opts(0);
-	struct gs_decision dec;
+	struct gs_decide_result dec;
 	double t0, t1, df, p0, p1, a[NS], b0[NS], b1[NS], adj[2], ps[2];
 	char err[256];
 	int s;
@@ -276,8 +276,8 @@ static void test_holm_across_blocks(void **st)
 		b0[s] = 102 + e[s];
 		b1[s] = 102.2 + e[s];
 	}
-	assert_int_equal(gs_paired_t(a, b0, NS, &t0, &df, &p0), 0);
-	assert_int_equal(gs_paired_t(a, b1, NS, &t1, &df, &p1), 0);
+	assert_int_equal(gs_decide_paired_t(a, b0, NS, &t0, &df, &p0), 0);
+	assert_int_equal(gs_decide_paired_t(a, b1, NS, &t1, &df, &p1), 0);
 	assert_float_equal(t0, 2 / (sqrt(2.5) / sqrt(5.0)), 1e-9);
 	ps[0] = p0;
 	ps[1] = p1;
@@ -293,7 +293,7 @@ static void test_holm_across_blocks(void **st)
 	assert_true(adj[0] > 0.05 && adj[1] > 0.05);
 	assert_true(row_of(&dec.blocks[0], 1)->tie);
 	assert_true(row_of(&dec.blocks[1], 1)->tie);
-	gs_decision_release(&dec);
+	gs_decide_result_release(&dec);
 }
 
 /* Useful GPU % is maximised; a score weighs each metric against the baseline's mean. */
@@ -305,7 +305,7 @@ static void test_objectives(void **st)
 	struct gs_decide_run runs[2 * NS];
 	struct gs_decide_input in = { runs, NS };
 	struct gs_decide_opts o = opts(0);
-	struct gs_decision dec;
+	struct gs_decide_result dec;
 	char err[256];
 	int s;
 
@@ -321,7 +321,7 @@ static void test_objectives(void **st)
 	assert_int_equal(dec.blocks[0].best, 1);
 	/* (78 - 52) / 52 = +50 %. */
 	assert_float_equal(dec.blocks[0].gain_pct, 50, 1e-9);
-	gs_decision_release(&dec);
+	gs_decide_result_release(&dec);
 	/*
 	 * score: completion=1,useful=1. Baseline means: completion 100, useful
 	 * 52. Baseline seeds: 1 + 52 / (50 + s), mean 2.0048; mig: 1.5 + 52 /
@@ -340,7 +340,7 @@ static void test_objectives(void **st)
 			want += 1 + 52.0 / (50 + s);
 		assert_float_equal(row_of(&dec.blocks[0], 0)->mean, want / NS, 1e-12);
 	}
-	gs_decision_release(&dec);
+	gs_decide_result_release(&dec);
 }
 
 /* Fills runs[0..n) from values v, NAN where a seed did not run. */
@@ -366,7 +366,7 @@ static void test_welch_when_unpaired(void **st)
 	struct gs_decide_run runs[2 * 4];
 	struct gs_decide_input in = { runs, 4 };
 	struct gs_decide_opts o = opts(0);
-	struct gs_decision dec;
+	struct gs_decide_result dec;
 	double t, df, p;
 	char err[256];
 
@@ -379,7 +379,7 @@ static void test_welch_when_unpaired(void **st)
 	assert_int_equal(row_of(&dec.blocks[0], 0)->n_pairs, 2);
 	/* Seeds 1 and 2: differences 104 - 90 = 14 and 102 - 97 = 5 (baseline - best): mean 9.5. */
 	assert_float_equal(row_of(&dec.blocks[0], 0)->diff, 9.5, 1e-12);
-	gs_decision_release(&dec);
+	gs_decide_result_release(&dec);
 	fill(runs, base2, 4);
 	fill(runs + 4, mig2, 4);
 	assert_int_equal(gs_decide(&in, 1, cands, 2, &o, &dec, err, sizeof(err)), 0);
@@ -389,7 +389,7 @@ static void test_welch_when_unpaired(void **st)
 	assert_float_equal(row_of(&dec.blocks[0], 0)->p, p, 1e-12);
 	/* 102 - 93.5 */
 	assert_float_equal(row_of(&dec.blocks[0], 0)->diff, 8.5, 1e-12);
-	gs_decision_release(&dec);
+	gs_decide_result_release(&dec);
 }
 
 /* The parsers: the forms a user writes, and what they refuse. */

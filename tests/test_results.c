@@ -1023,7 +1023,7 @@ static void test_decision_record(void **state)
 	assert_int_equal(write_ok(db, &r), 1);
 	rf_release(&r);
 	/* A row given twice is kept once. */
-	assert_int_equal(gs_db_add_decision(db, &rec, runs, 3, &id, err, sizeof(err)), 0);
+	assert_int_equal(gs_decision_add(db, &rec, runs, 3, &id, err, sizeof(err)), 0);
 	assert_int_equal(id, 1);
 	assert_string_equal(rows(db, "SELECT role, run_id, load_pct, gpu_nodes FROM decision_runs"
 				     " ORDER BY role"),
@@ -1031,11 +1031,11 @@ static void test_decision_record(void **state)
 	assert_string_equal(rows(db, "SELECT objective, baseline, alpha FROM decisions"),
 			    "completion|exclusive + binpack|0.05");
 	runs[1].run_id = 99;
-	assert_int_equal(gs_db_add_decision(db, &rec, runs, 3, &id, err, sizeof(err)), GS_EINVAL);
+	assert_int_equal(gs_decision_add(db, &rec, runs, 3, &id, err, sizeof(err)), GS_EINVAL);
 	assert_non_null(strstr(err, "run 99 of the decision is not a complete run"));
 	runs[1].run_id = 1;
 	runs[2].role = "winner";
-	assert_int_equal(gs_db_add_decision(db, &rec, runs, 3, &id, err, sizeof(err)), GS_EINVAL);
+	assert_int_equal(gs_decision_add(db, &rec, runs, 3, &id, err, sizeof(err)), GS_EINVAL);
 	assert_string_equal(rows(db, "SELECT count(*) FROM decisions"), "1");
 	/* Deleting a run deletes its rows of the record. */
 	assert_int_equal(sqlite3_exec(gs_db_sqlite(db), "DELETE FROM runs WHERE run_id = 1", NULL,

@@ -180,6 +180,7 @@ static const struct gs_opt advise_opts[] = {
 	  .help = "replay the traces at their own arrival times instead of --load levels" },
 	GS_CLI_OPTS_LOAD_SHAPE(S),
 	GS_CLI_OPT_INTERFERENCE(S),
+	GS_CLI_OPT_BUSY(S),
 	GS_CLI_OPTS_QUEUE(S),
 	{ GS_OPT_INT_AT(S, sim.opts.sample_every, 1, INT64_MAX), .name = "sample-every",
 	  .arg = "N", .def = "1000",

@@ -63,6 +63,7 @@ static const struct gs_opt replay_opts[] = {
 	{ GS_OPT_CUSTOM_AT(S, sim.opts.sharing, struct gs_share_cfg, gs_cli_parse_sharing, NULL),
 	  .name = "sharing", .arg = "SPEC", .def = "ideal", .help = GS_CLI_SHARING_HELP },
 	GS_CLI_OPT_INTERFERENCE(S),
+	GS_CLI_OPT_BUSY(S),
 
 	{ GS_OPT_GROUP_HEADING("Output:") },
 	GS_CLI_OPT_DB(S, db_path, "results/gpusim.db"),
@@ -238,6 +239,9 @@ static void print_sharing(const struct gs_sim *sim, const char *table)
 	printf("sharing: %s (GPUs the cluster file leaves unset), interference table: %s\n",
 	       gs_share_format(&sim->opts.sharing, spec, sizeof(spec)),
 	       table ? table : "built-in (results/interference.csv)");
+	if (sim->opts.busy)
+		printf("busy fractions of pods the trace leaves without one: %s\n",
+		       sim->opts.busy->spec);
 	if (sim->n_whole)
 		printf("sharing: %d GPUs of models without MIG run exclusive\n", (int)sim->n_whole);
 	if (sim->opts.mode == GS_MODE_INFLATE)
@@ -269,9 +273,9 @@ int gs_cmd_replay(int argc, char **argv)
 	gs_cluster_init(&cluster);
 	gs_trace_init(&trace);
 	gs_interference_init(&ifr);
-	rc = gs_cluster_load(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
+	rc = gs_load_cluster(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
 	if (rc == 0)
-		rc = gs_trace_load(a.pods, &cluster, &trace, err, sizeof(err));
+		rc = gs_load_trace(a.pods, &cluster, &trace, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpusim replay: %s\n", err);
 		status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
@@ -283,8 +287,9 @@ int gs_cmd_replay(int argc, char **argv)
 	}
 	/* A load the trace cannot offer is the user's to fix, before any run. */
 	if (a.sim.opts.load_pct > 0) {
-		rc = gs_load_check(trace.pods, trace.n_pods, a.sim.opts.load_repeat, cluster.gpu_milli,
-				   a.sim.opts.load_pct, a.sim.opts.arrivals, err, sizeof(err));
+		rc = gs_arrivals_check(trace.pods, trace.n_pods, a.sim.opts.load_repeat,
+				       cluster.gpu_milli, a.sim.opts.load_pct, a.sim.opts.arrivals, err,
+				       sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim replay: --load: %s: %s\n", a.pods, err);
 			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;

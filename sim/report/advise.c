@@ -72,13 +72,13 @@ void gs_advise_release(struct gs_advise *a)
 	free(a->n_sizes);
 	free(a->points);
 	free(a->never);
-	gs_decision_release(&a->decision);
+	gs_decide_result_release(&a->decision);
 	memset(a, 0, sizeof(*a));
 }
 
 /* ---- the batches ------------------------------------------------------------ */
 
-long adv_add_input(struct adv_ctx *x, const struct gs_batch_input *bi)
+long gs__advise_add_input(struct adv_ctx *x, const struct gs_batch_input *bi)
 {
 	struct gs_batch_input *g = gs_grow(x->inputs, &x->cap_inputs, x->n_inputs, sizeof(*g), 8);
 
@@ -89,7 +89,7 @@ long adv_add_input(struct adv_ctx *x, const struct gs_batch_input *bi)
 	return (long)x->n_inputs++;
 }
 
-size_t adv_setting(struct adv_ctx *x, size_t m, size_t l, bool capped, char *err, size_t err_len,
+size_t gs__advise_setting(struct adv_ctx *x, size_t m, size_t l, bool capped, char *err, size_t err_len,
 		   int *rc)
 {
 	const struct gs_advise_spec *spec = x->spec;
@@ -119,7 +119,7 @@ size_t adv_setting(struct adv_ctx *x, size_t m, size_t l, bool capped, char *err
 	return x->n_settings++;
 }
 
-void adv_fill_run(struct gs_decide_run *r, const struct gs_outcome *o)
+void gs__advise_fill_run(struct gs_decide_run *r, const struct gs_outcome *o)
 {
 	r->ran = o->run_id >= 0;
 	memcpy(r->fig, o->fig, sizeof(r->fig));
@@ -151,7 +151,7 @@ static int add_rec(struct adv_ctx *x, const struct adv_cell *c, int64_t run_id, 
 	return 0;
 }
 
-int adv_run_cells(struct adv_ctx *x, const struct adv_cell *cells, size_t n,
+int gs__advise_run_cells(struct adv_ctx *x, const struct adv_cell *cells, size_t n,
 		  struct gs_outcome *out, const char *role, bool pods, char *err, size_t err_len)
 {
 	const struct gs_advise_spec *spec = x->spec;
@@ -413,7 +413,7 @@ static int load_inputs(struct adv_ctx *x, char *err, size_t err_len)
 		};
 
 		a->n_pods[t] = x->in.traces[t].n_pods;
-		if (adv_add_input(x, &bi) < 0) {
+		if (gs__advise_add_input(x, &bi) < 0) {
 			gs_errf(err, err_len, "out of memory");
 			return GS_ENOMEM;
 		}
@@ -589,9 +589,9 @@ static int loads(struct adv_ctx *x, char *err, size_t err_len)
 		for (t = 0; spec->loads_default && t < spec->n_traces && !rc; t++) {
 			const struct gs_trace *tr = &x->in.traces[t];
 
-			rc = gs_load_check(tr->pods, tr->n_pods, spec->opts.load_repeat,
-					   x->in.clusters[t].gpu_milli, spec->loads[l],
-					   spec->opts.arrivals, msg, sizeof(msg));
+			rc = gs_arrivals_check(tr->pods, tr->n_pods, spec->opts.load_repeat,
+					       x->in.clusters[t].gpu_milli, spec->loads[l],
+					       spec->opts.arrivals, msg, sizeof(msg));
 			if (rc == GS_ENOMEM) {
 				gs_errf(err, err_len, "out of memory");
 				return rc;
@@ -659,7 +659,7 @@ static int run_matrix_cells(struct adv_ctx *x, struct adv_cell *cells, size_t n,
 	}
 	for (i = 0; i < n; i++) {
 		cells[i].input = gs_advise_trace(a, cells[i].block);
-		cells[i].setting = adv_setting(x, x->cand_mech[cells[i].cand],
+		cells[i].setting = gs__advise_setting(x, x->cand_mech[cells[i].cand],
 					       cells[i].block % a->n_loads, false, err, err_len, &rc);
 		cells[i].size = -1;
 		if (rc) {
@@ -673,11 +673,11 @@ static int run_matrix_cells(struct adv_ctx *x, struct adv_cell *cells, size_t n,
 		for (i = 0, m = 0; i < n; i++)
 			if ((cells[i].seed == 0) == (pass == 0))
 				part[m++] = cells[i];
-		rc = adv_run_cells(x, part, m, out, "candidate", pass == 0, err, err_len);
+		rc = gs__advise_run_cells(x, part, m, out, "candidate", pass == 0, err, err_len);
 		for (i = 0; !rc && i < m; i++) {
 			size_t k = part[i].cand * a->n_seeds + part[i].seed;
 
-			adv_fill_run(&a->runs[part[i].block][k], &out[i]);
+			gs__advise_fill_run(&a->runs[part[i].block][k], &out[i]);
 			a->run_ids[part[i].block][k] = out[i].run_id;
 		}
 	}
@@ -752,7 +752,7 @@ static int decide(struct adv_ctx *x, char *err, size_t err_len)
 		in[b].runs = a->runs[b];
 		in[b].n_seeds = a->n_seeds;
 	}
-	gs_decision_release(&a->decision);
+	gs_decide_result_release(&a->decision);
 	rc = gs_decide(in, a->n_blocks, a->cands, a->n_cands, &o, &a->decision, err, err_len);
 	free(in);
 	return rc;
@@ -871,7 +871,7 @@ static int record(struct adv_ctx *x, char *err, size_t err_len)
 	rec.verdict_json = json;
 	rc = gs_db_open(spec->db_path, &db, err, err_len);
 	if (!rc)
-		rc = gs_db_add_decision(db, &rec, x->rec, x->n_rec, &a->decision_id, err, err_len);
+		rc = gs_decision_add(db, &rec, x->rec, x->n_rec, &a->decision_id, err, err_len);
 	gs_db_close(db);
 	free(text);
 	free(json);
@@ -918,7 +918,7 @@ int gs_advise_run(const struct gs_advise_spec *spec, struct gs_advise *out, char
 	if (!rc && (rc = blocks(&x)) == GS_ENOMEM)
 		gs_errf(err, err_len, "out of memory");
 	if (!rc && spec->n_targets)
-		rc = adv_capacity_check(&x, err, err_len);
+		rc = gs__advise_capacity_check(&x, err, err_len);
 	if (!rc)
 		rc = matrix(&x, err, err_len);
 	if (!rc)
@@ -926,7 +926,7 @@ int gs_advise_run(const struct gs_advise_spec *spec, struct gs_advise *out, char
 	if (!rc && !gpus)
 		rc = more_seeds(&x, err, err_len);
 	if (!rc && spec->n_targets) {
-		rc = adv_capacity(&x, gpus, err, err_len);
+		rc = gs__advise_capacity(&x, gpus, err, err_len);
 		if (!rc && gpus)
 			rc = decide(&x, err, err_len);
 	}
@@ -934,7 +934,7 @@ int gs_advise_run(const struct gs_advise_spec *spec, struct gs_advise *out, char
 	out->wall_s = elapsed_s(&t0, &t1);
 	if (!rc)
 		rc = record(&x, err, err_len);
-	adv_capacity_release(&x);
+	gs__advise_capacity_release(&x);
 	free(x.inputs);
 	free(x.settings);
 	free(x.rec);

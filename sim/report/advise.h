@@ -135,7 +135,7 @@ struct gs_advise {
 	struct gs_decide_run **runs;
 	int64_t **run_ids;       /* -1 where not run */
 	size_t n_blocks;         /* n_traces * n_loads: block = trace * n_loads + load */
-	struct gs_decision decision;
+	struct gs_decide_result decision;
 	/* Pods no run of a mechanism can place, per trace and mechanism (run/audit.h). */
 	struct gs_audit_never *never;
 	size_t n_never;

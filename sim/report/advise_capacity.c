@@ -243,7 +243,7 @@ static struct adv_sized *build(struct adv_ctx *x, size_t t, int64_t m, char *err
 	f = open_memstream(&text, &len);
 	if (!f)
 		goto fail;
-	*rc = gs_cluster_print_json(f, "cluster", &s->cluster, err, err_len);
+	*rc = gs_write_cluster_json_stream(f, "cluster", &s->cluster, err, err_len);
 	if (fclose(f) && !*rc)
 		*rc = GS_ENOMEM;
 	if (*rc) {
@@ -318,7 +318,7 @@ static long sized_input(struct adv_ctx *x, size_t t, int64_t m, char *err, size_
 	bi.nodes_path = s->path;
 	bi.nodes_sha256 = s->sha256;
 	bi.pods_path = x->spec->pods_paths[t];
-	if (adv_add_input(x, &bi) < 0) {
+	if (gs__advise_add_input(x, &bi) < 0) {
 		*rc = GS_ENOMEM;
 		gs_errf(err, err_len, "out of memory");
 		return -1;
@@ -326,7 +326,7 @@ static long sized_input(struct adv_ctx *x, size_t t, int64_t m, char *err, size_
 	return (long)x->n_inputs - 1;
 }
 
-void adv_capacity_release(struct adv_ctx *x)
+void gs__advise_capacity_release(struct adv_ctx *x)
 {
 	struct adv_cap *k = x->cap;
 	size_t i;
@@ -462,7 +462,7 @@ static int check_unfit(struct adv_ctx *x, char *err, size_t err_len)
 	return rc;
 }
 
-int adv_capacity_check(struct adv_ctx *x, char *err, size_t err_len)
+int gs__advise_capacity_check(struct adv_ctx *x, char *err, size_t err_len)
 {
 	const struct gs_advise_spec *spec = x->spec;
 	struct adv_cap *k = calloc(1, sizeof(*k));
@@ -497,7 +497,7 @@ int adv_capacity_check(struct adv_ctx *x, char *err, size_t err_len)
 	}
 	if (spec->add_nodes_path) {
 		k->add_mode = true;
-		rc = gs_cluster_load(spec->add_nodes_path, &k->add, sha, msg, sizeof(msg));
+		rc = gs_load_cluster(spec->add_nodes_path, &k->add, sha, msg, sizeof(msg));
 		if (rc) {
 			gs_errf(err, err_len, "--add-nodes: %s", msg);
 			return rc == GS_ENOMEM ? rc : GS_EINVAL;
@@ -710,7 +710,7 @@ static int answers(struct adv_ctx *x, size_t b, const struct search *ss, size_t 
 	return 0;
 }
 
-int adv_capacity(struct adv_ctx *x, bool all_in, char *err, size_t err_len)
+int gs__advise_capacity(struct adv_ctx *x, bool all_in, char *err, size_t err_len)
 {
 	struct gs_advise *a = x->a;
 	struct adv_cap *k = cap_of(x);
@@ -766,7 +766,7 @@ int adv_capacity(struct adv_ctx *x, bool all_in, char *err, size_t err_len)
 			cells[n].seed = q->seed;
 			cells[n].input = (size_t)input;
 			cells[n].size = q->next;
-			cells[n].setting = adv_setting(x, x->cand_mech[q->cand],
+			cells[n].setting = gs__advise_setting(x, x->cand_mech[q->cand],
 						       q->block % a->n_loads, true, err, err_len,
 						       &rc);
 			n++;
@@ -774,7 +774,7 @@ int adv_capacity(struct adv_ctx *x, bool all_in, char *err, size_t err_len)
 		if (rc || n == 0)
 			break;
 		a->rounds++;
-		rc = adv_run_cells(x, cells, n, out, "capacity", false, err, err_len);
+		rc = gs__advise_run_cells(x, cells, n, out, "capacity", false, err, err_len);
 		if (rc)
 			break;
 		/* The cells follow the open searches in order. */

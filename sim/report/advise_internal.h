@@ -62,10 +62,10 @@ struct adv_ctx {
 };
 
 /* Appends a batch input (borrowed); its index, or -1 when out of memory. */
-long adv_add_input(struct adv_ctx *x, const struct gs_batch_input *bi);
+long gs__advise_add_input(struct adv_ctx *x, const struct gs_batch_input *bi);
 
 /* The setting of mechanism m at load index l (with the given cluster's capacity when capped). */
-size_t adv_setting(struct adv_ctx *x, size_t m, size_t l, bool capped, char *err, size_t err_len,
+size_t gs__advise_setting(struct adv_ctx *x, size_t m, size_t l, bool capped, char *err, size_t err_len,
 		   int *rc);
 
 /*
@@ -74,20 +74,20 @@ size_t adv_setting(struct adv_ctx *x, size_t m, size_t l, bool capped, char *err
  * in out[i] (run id and figures). Returns 0 or the batch's error, with a
  * message in err.
  */
-int adv_run_cells(struct adv_ctx *x, const struct adv_cell *cells, size_t n,
+int gs__advise_run_cells(struct adv_ctx *x, const struct adv_cell *cells, size_t n,
 		  struct gs_outcome *out, const char *role, bool pods, char *err,
 		  size_t err_len);
 
 /* Copies the figures of outcome o into a decide run. */
-void adv_fill_run(struct gs_decide_run *r, const struct gs_outcome *o);
+void gs__advise_fill_run(struct gs_decide_run *r, const struct gs_outcome *o);
 
 /* The capacity search (advise_capacity.c): fills a->sizes, a->points; see advise.h. */
-int adv_capacity(struct adv_ctx *x, bool all_in, char *err, size_t err_len);
+int gs__advise_capacity(struct adv_ctx *x, bool all_in, char *err, size_t err_len);
 
 /* The checks a capacity search makes before any run (impossible targets): GS_EINVAL. */
-int adv_capacity_check(struct adv_ctx *x, char *err, size_t err_len);
+int gs__advise_capacity_check(struct adv_ctx *x, char *err, size_t err_len);
 
 /* Frees the sized clusters. */
-void adv_capacity_release(struct adv_ctx *x);
+void gs__advise_capacity_release(struct adv_ctx *x);
 
 #endif

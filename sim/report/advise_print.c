@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/json.h"
+#include "io/cjson.h"
 #include "report/advise_print.h"
 
 /* A value of the objective: "7142 s", "59.3%", "1.45", a score "0.734". */

@@ -16,7 +16,7 @@
 
 #include <stdio.h>
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 
 #include "report/advise.h"
 

@@ -30,7 +30,7 @@ const char *gs_decide_test_name(enum gs_decide_test t)
 	}
 }
 
-int gs_paired_t(const double *a, const double *b, size_t n, double *t, double *df, double *p)
+int gs_decide_paired_t(const double *a, const double *b, size_t n, double *t, double *df, double *p)
 {
 	double *d, mean, sd;
 	size_t i;
@@ -69,7 +69,7 @@ static double half_width(double conf, double df, double se)
 	return gsl_cdf_tdist_Pinv(0.5 + conf / 2.0, df) * se;
 }
 
-void gs_mean_ci(const double *x, size_t n, double conf, double *mean, double *lo, double *hi)
+void gs_decide_mean_ci(const double *x, size_t n, double conf, double *mean, double *lo, double *hi)
 {
 	double h;
 
@@ -83,7 +83,7 @@ void gs_mean_ci(const double *x, size_t n, double conf, double *mean, double *lo
 	*hi = *mean + h;
 }
 
-void gs_decision_release(struct gs_decision *d)
+void gs_decide_result_release(struct gs_decide_result *d)
 {
 	size_t b;
 
@@ -238,7 +238,7 @@ static int fill_rows(struct blk *k)
 				x[n++] = v;
 		}
 		r->n = n;
-		gs_mean_ci(x, n, k->o->conf, &r->mean, &r->lo, &r->hi);
+		gs_decide_mean_ci(x, n, k->o->conf, &r->mean, &r->lo, &r->hi);
 		if (k->cands[c].reference) {
 			r->out = GS_DECIDE_REFERENCE;
 		} else if (ran > 0 && r->excess_max > 0) {
@@ -283,7 +283,7 @@ static int compare(const struct blk *k, size_t a, size_t b, struct gs_decide_row
 		}
 	r->n_pairs = n;
 	if (n >= 2) {
-		rc = gs_paired_t(va, vb, n, &t, &df, &r->p);
+		rc = gs_decide_paired_t(va, vb, n, &t, &df, &r->p);
 		r->test = GS_TEST_PAIRED;
 		for (s = 0; s < n; s++)
 			vb[s] -= va[s];
@@ -414,7 +414,7 @@ static void gain(struct blk *k)
 
 /* Holm over every p of every block, then ties, the order of rows and the gains. */
 static int finish(struct blk *ks, size_t n_blocks, const struct gs_decide_opts *o,
-		  struct gs_decision *d)
+		  struct gs_decide_result *d)
 {
 	size_t b, c, n = 0, i;
 	double *p, *adj;
@@ -464,7 +464,7 @@ static int finish(struct blk *ks, size_t n_blocks, const struct gs_decide_opts *
 
 int gs_decide(const struct gs_decide_input *in, size_t n_blocks,
 	      const struct gs_decide_cand *cands, size_t n_cands,
-	      const struct gs_decide_opts *o, struct gs_decision *out, char *err,
+	      const struct gs_decide_opts *o, struct gs_decide_result *out, char *err,
 	      size_t err_len)
 {
 	struct blk *ks = NULL;
@@ -517,7 +517,7 @@ fail:
 		free(ks[b].by_cand);
 	}
 	free(ks);
-	gs_decision_release(out);
+	gs_decide_result_release(out);
 	gs_errf(err, err_len, "out of memory");
 	return rc;
 }

@@ -38,7 +38,8 @@
  *               runs them, up to its cap, and decides again.
  *
  * Ownership: the input arrays are the caller's and only read; struct
- * gs_decision is caller-owned (gs_decision_release) and owns its arrays.
+ * gs_decide_result is caller-owned (gs_decide_result_release) and owns its
+ * arrays.
  */
 #ifndef GS_DECIDE_H
 #define GS_DECIDE_H
@@ -136,7 +137,7 @@ struct gs_decide_block {
 	bool gain_significant;
 };
 
-struct gs_decision {
+struct gs_decide_result {
 	struct gs_decide_block *blocks;
 	size_t n_blocks;
 	size_t n_tests;              /* p-values in the Holm correction */
@@ -150,11 +151,11 @@ struct gs_decision {
  */
 int gs_decide(const struct gs_decide_input *in, size_t n_blocks,
 	      const struct gs_decide_cand *cands, size_t n_cands,
-	      const struct gs_decide_opts *o, struct gs_decision *out, char *err,
+	      const struct gs_decide_opts *o, struct gs_decide_result *out, char *err,
 	      size_t err_len);
 
 /* Frees what gs_decide() put in *d and zeroes it; safe on a zeroed struct. */
-void gs_decision_release(struct gs_decision *d);
+void gs_decide_result_release(struct gs_decide_result *d);
 
 /*
  * The paired t-test of the differences b[i] - a[i], i < n: t = mean /
@@ -162,12 +163,12 @@ void gs_decision_release(struct gs_decision *d);
  * equal: p is 1 when they are 0, else 0 (t and df NAN). Returns 0, or
  * GS_EINVAL for fewer than 2 pairs.
  */
-int gs_paired_t(const double *a, const double *b, size_t n, double *t, double *df, double *p);
+int gs_decide_paired_t(const double *a, const double *b, size_t n, double *t, double *df, double *p);
 
 /*
  * The two-sided interval at level conf of the mean of x[0..n): mean +-
  * t(conf, n - 1) sd / sqrt(n). Under 2 values lo and hi are NAN.
  */
-void gs_mean_ci(const double *x, size_t n, double conf, double *mean, double *lo, double *hi);
+void gs_decide_mean_ci(const double *x, size_t n, double conf, double *mean, double *lo, double *hi);
 
 #endif

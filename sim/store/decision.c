@@ -58,7 +58,7 @@ static int valid_role(const char *r)
 		     !strcmp(r, "capacity"));
 }
 
-int gs_db_add_decision(struct gs_db *db, const struct gs_decision_record *rec,
+int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 		       const struct gs_decision_run *runs, size_t n, int64_t *id_out, char *err,
 		       size_t err_len)
 {

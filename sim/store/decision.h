@@ -56,7 +56,7 @@ struct gs_decision_run {
  * (may be NULL). Returns 0, GS_EINVAL (a role or a run id that is not
  * valid, a run not in the database) or GS_EDB, with a message in err.
  */
-int gs_db_add_decision(struct gs_db *db, const struct gs_decision_record *rec,
+int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 		       const struct gs_decision_run *runs, size_t n, int64_t *id_out, char *err,
 		       size_t err_len);
 

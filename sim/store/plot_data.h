@@ -42,20 +42,20 @@ void gs_plot_index_release(struct gs_plot_index *ix);
  * "gpushare40", with enough of the directory in front to tell apart
  * traces of one file name (gs_path_names(), io/path.h).
  */
-struct gs_plot_names {
+struct gs_plot_traces {
 	char **paths;         /* every runs.pods_path, in name order of the path */
 	char **names;
 	size_t n;
 };
 
 /* Fills *nm from the runs of the database sq. Returns 0, GS_EDB or GS_ENOMEM (message in err). */
-int gs_plot_names_load(struct sqlite3 *sq, struct gs_plot_names *nm, char *err, size_t err_len);
+int gs_plot_traces_load(struct sqlite3 *sq, struct gs_plot_traces *nm, char *err, size_t err_len);
 
 /* The name of the trace at path (a copy, malloc'ed); NULL when out of memory. */
-char *gs_plot_names_of(const struct gs_plot_names *nm, const char *path);
+char *gs_plot_traces_name(const struct gs_plot_traces *nm, const char *path);
 
-/* Frees what gs_plot_names_load() put in *nm; safe on a zeroed struct. */
-void gs_plot_names_release(struct gs_plot_names *nm);
+/* Frees what gs_plot_traces_load() put in *nm; safe on a zeroed struct. */
+void gs_plot_traces_release(struct gs_plot_traces *nm);
 
 /*
  * What gs_plot_time_export() found and wrote for the time-mode figures.

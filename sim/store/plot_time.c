@@ -5,13 +5,14 @@
  * events, schema 1.1) and written as plain files for gnuplot. Contract in
  * plot_data.h (gs_plot_time_export).
  *
- * Per trace, the "shown setting" is the options (params_json) of the run
+ * A trace run under two sharing mechanisms or more is one figure group
+ * per mechanism ("pods_mig"), so that no curve pools mechanisms. Per
+ * group, the "shown setting" is the options (params_json) of the run
  * with the highest --load (runs without a load count lowest; ties to the
  * newest run). The time series take, per policy, the run of that setting
  * with the lowest seed; the CDFs pool the pods of all its seeds; the load
  * curves use every run of the trace that has a load.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "core/grow.h"
 #include "policies/policy.h"
 #include "store/plot_data.h"
+#include "store/plot_data_internal.h"
 
 /* Points per time-series line and per CDF line at most. */
 #define SERIES_POINTS 1000
@@ -32,7 +34,7 @@
 
 struct trun {
 	int64_t run_id;
-	size_t trace, policy;
+	size_t trace, policy;   /* trace: the figure group (trace, or trace and mechanism) */
 	char *sharing;          /* runs.sharing */
 	int64_t seed;
 	char *params;
@@ -54,21 +56,12 @@ static void free_runs(struct trun *r, size_t n)
 	free(r);
 }
 
-static void free_names(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; names && i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
 void gs_plot_time_release(struct gs_plot_time *t)
 {
 	size_t i;
 
-	free_names(t->traces, t->n_traces);
-	free_names(t->policies, t->n_policies);
+	gs_plot_names_free(t->traces, t->n_traces);
+	gs_plot_names_free(t->policies, t->n_policies);
 	for (i = 0; t->setting && i < t->n_traces; i++)
 		free(t->setting[i]);
 	free(t->setting);
@@ -78,64 +71,6 @@ void gs_plot_time_release(struct gs_plot_time *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Index of s in list, appending a copy when absent; -1 when out of memory. */
-static long intern(char ***list, size_t *n, const char *s)
-{
-	char **grown;
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (!strcmp((*list)[i], s))
-			return (long)i;
-	grown = gs_realloc_n(*list, *n + 1, sizeof(*grown));
-	if (!grown)
-		return -1;
-	*list = grown;
-	grown[*n] = strdup(s);
-	if (!grown[*n])
-		return -1;
-	return (long)(*n)++;
-}
-
-/* Registry order; unknown names after, by name. */
-static int policy_rank(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < gs_policies_count(); i++)
-		if (!strcmp(gs_policy_at(i)->name, name))
-			return (int)i;
-	return (int)gs_policies_count();
-}
-
-static int cmp_policy(const void *a, const void *b)
-{
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	int rx = policy_rank(x), ry = policy_rank(y);
-
-	return rx != ry ? rx - ry : strcmp(x, y);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static long find(char **list, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(list[i], s))
-			return (long)i;
-	return -1;
-}
-
-static double col_real(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
 /*
  * The figure group of each run: its trace's short name, and when the
  * trace was run under two sharing mechanisms or more, the mechanism's
@@ -143,7 +78,7 @@ static double col_real(sqlite3_stmt *st, int i)
  * tnames[i] is run i's trace name; the group names replace them, made in
  * tnames[n + i] (NULL on entry) and moved down once all are made.
  */
-static int group_names(struct trun *runs, size_t n, char **tnames)
+static int group_names(const struct trun *runs, size_t n, char **tnames)
 {
 	size_t i, j;
 
@@ -174,7 +109,7 @@ static int group_names(struct trun *runs, size_t n, char **tnames)
 	return 0;
 }
 
-/* Reads the time-mode runs with event figures; fills the trace and policy names. */
+/* Reads the time-mode runs with event figures; fills the group and policy names. */
 static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, size_t *n_out,
 		     char *err, size_t err_len)
 {
@@ -186,21 +121,21 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 		" FROM runs WHERE status = 'complete' AND mode = 'time' AND event_metrics = 1"
 		" AND pods_path IS NOT NULL AND t_first_arrival_s IS NOT NULL ORDER BY run_id";
 	struct trun *runs = NULL, *grown;
-	struct gs_plot_names names;
+	struct gs_plot_traces names;
 	char **tnames = NULL, **pnames = NULL, **run_trace = NULL, **gt;
 	size_t n = 0, cap = 0, i, n_t = 0, n_p = 0;
 	sqlite3_stmt *st;
 	int step, rc;
 
-	rc = gs_plot_names_load(sq, &names, err, err_len);
+	rc = gs_plot_traces_load(sq, &names, err, err_len);
 	if (rc)
 		return rc;
 	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
-		gs_plot_names_release(&names);
-		return GS_EDB;
+		gs_plot_traces_release(&names);
+		return gs_plot_dberr(sq, err, err_len);
 	}
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *pol = (const char *)sqlite3_column_text(st, 2);
 		struct trun *r;
 
 		grown = gs_grow(runs, &cap, n, sizeof(*grown), 64);
@@ -218,45 +153,44 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 		run_trace = gt;
 		r = &runs[n];
 		memset(r, 0, sizeof(*r));
-		run_trace[n] = gs_plot_names_of(&names, (const char *)sqlite3_column_text(st, 1));
+		run_trace[n] = gs_plot_traces_name(&names, (const char *)sqlite3_column_text(st, 1));
 		r->run_id = sqlite3_column_int64(st, 0);
 		r->params = strdup((const char *)sqlite3_column_text(st, 4));
 		r->sharing = strdup((const char *)sqlite3_column_text(st, 13));
 		if (!run_trace[n] || !r->params || !r->sharing ||
-		    intern(&pnames, &n_p, (const char *)sqlite3_column_text(st, 2)) < 0) {
+		    gs_plot_names_intern(&pnames, &n_p, pol) < 0) {
 			free(run_trace[n]);
 			free(r->params);
 			free(r->sharing);
 			rc = GS_ENOMEM;
 			break;
 		}
-		r->policy = (size_t)find(pnames, n_p, (const char *)sqlite3_column_text(st, 2));
+		/* Indices are resolved after sorting the names. */
+		r->policy = (size_t)gs_plot_names_find(pnames, n_p, pol);
 		r->seed = sqlite3_column_int64(st, 3);
-		r->load = col_real(st, 5);
+		r->load = gs_plot_col_real(st, 5);
 		r->pods_stored = sqlite3_column_int(st, 6) != 0;
 		r->t_first = sqlite3_column_int64(st, 7);
 		r->t_last_arrival = sqlite3_column_int64(st, 8);
 		r->t_end = sqlite3_column_int64(st, 9);
 		r->cap = sqlite3_column_double(st, 10);
-		r->wait_mean = col_real(st, 11);
-		r->wait_p99 = col_real(st, 12);
+		r->wait_mean = gs_plot_col_real(st, 11);
+		r->wait_p99 = gs_plot_col_real(st, 12);
 		n++;
 	}
-	if (!rc && step != SQLITE_DONE) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
-		rc = GS_EDB;
-	}
+	if (!rc && step != SQLITE_DONE)
+		rc = gs_plot_dberr(sq, err, err_len);
 	sqlite3_finalize(st);
-	gs_plot_names_release(&names);
+	gs_plot_traces_release(&names);
 	for (i = 0; run_trace && i < n; i++)
 		run_trace[n + i] = NULL;
 	if (!rc && n)
 		rc = group_names(runs, n, run_trace);
 	for (i = 0; !rc && i < n; i++) {
-		if (intern(&tnames, &n_t, run_trace[i]) < 0)
+		if (gs_plot_names_intern(&tnames, &n_t, run_trace[i]) < 0)
 			rc = GS_ENOMEM;
 		else
-			runs[i].trace = (size_t)find(tnames, n_t, run_trace[i]);
+			runs[i].trace = (size_t)gs_plot_names_find(tnames, n_t, run_trace[i]);
 	}
 	for (i = 0; run_trace && i < 2 * n; i++)
 		free(run_trace[i]);
@@ -265,8 +199,8 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 		if (rc == GS_ENOMEM)
 			gs_errf(err, err_len, "out of memory");
 		free_runs(runs, n);
-		free_names(tnames, n_t);
-		free_names(pnames, n_p);
+		gs_plot_names_free(tnames, n_t);
+		gs_plot_names_free(pnames, n_p);
 		return rc;
 	}
 	/* Sorted names, and the runs' indices into them. */
@@ -278,8 +212,8 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 			free(ts);
 			free(ps);
 			free_runs(runs, n);
-			free_names(tnames, n_t);
-			free_names(pnames, n_p);
+			gs_plot_names_free(tnames, n_t);
+			gs_plot_names_free(pnames, n_p);
 			gs_errf(err, err_len, "out of memory");
 			return GS_ENOMEM;
 		}
@@ -288,11 +222,11 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 			memcpy(ts, tnames, n_t * sizeof(*ts));
 		if (n_p)
 			memcpy(ps, pnames, n_p * sizeof(*ps));
-		qsort(ts, n_t, sizeof(*ts), cmp_str);
-		qsort(ps, n_p, sizeof(*ps), cmp_policy);
+		qsort(ts, n_t, sizeof(*ts), gs_plot_cmp_str);
+		qsort(ps, n_p, sizeof(*ps), gs_policy_qsort_cmp);
 		for (i = 0; i < n; i++) {
-			runs[i].trace = (size_t)find(ts, n_t, tnames[runs[i].trace]);
-			runs[i].policy = (size_t)find(ps, n_p, pnames[runs[i].policy]);
+			runs[i].trace = (size_t)gs_plot_names_find(ts, n_t, tnames[runs[i].trace]);
+			runs[i].policy = (size_t)gs_plot_names_find(ps, n_p, pnames[runs[i].policy]);
 		}
 		free(tnames);
 		free(pnames);
@@ -303,30 +237,6 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 	}
 	*out = runs;
 	*n_out = n;
-	return 0;
-}
-
-static FILE *open_data(const char *dir, const char *name, char *err, size_t err_len)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		gs_errf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
-	return f;
-}
-
-static int close_data(FILE *f, const char *dir, const char *name, char *err, size_t err_len)
-{
-	int failed = ferror(f);
-
-	failed |= fclose(f);
-	if (failed) {
-		gs_errf(err, err_len, "%s/%s: write error", dir, name);
-		return GS_EIO;
-	}
 	return 0;
 }
 
@@ -364,11 +274,11 @@ static int write_series(sqlite3 *sq, const struct trun *r, const char *dir, cons
 	if (sqlite3_step(st) == SQLITE_ROW)
 		count = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	f = open_data(dir, name, err, err_len);
+	f = gs_plot_data_open(dir, name, err, err_len);
 	if (!f)
 		return GS_EIO;
 	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
-		fclose(f);
+		gs_plot_data_discard(f, dir, name);
 		goto sqlfail;
 	}
 	sqlite3_bind_int64(st, 1, r->run_id);
@@ -401,22 +311,12 @@ static int write_series(sqlite3 *sq, const struct trun *r, const char *dir, cons
 		fprintf(f, "%.6f\t%.4f\t%.0f\n", ((double)bin + 0.5) * width / 3600.0,
 			bin_alloc / (double)in_bin, bin_pending);
 	sqlite3_finalize(st);
-	rc = close_data(f, dir, name, err, err_len);
-	if (!rc && step != SQLITE_DONE) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
-		rc = GS_EDB;
-	}
+	rc = gs_plot_data_close(f, dir, name, err, err_len);
+	if (!rc && step != SQLITE_DONE)
+		rc = gs_plot_dberr(sq, err, err_len);
 	return rc;
 sqlfail:
-	gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
-	return GS_EDB;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
+	return gs_plot_dberr(sq, err, err_len);
 }
 
 /*
@@ -431,40 +331,32 @@ static int write_cdf(sqlite3 *sq, const int64_t *ids, size_t n, int what, const 
 	const char *sql = what == 0 ?
 		"SELECT wait_s FROM pods WHERE run_id = ?1 AND wait_s IS NOT NULL" :
 		"SELECT t_end_s - t_arrive_s FROM pods WHERE run_id = ?1 AND state = 'done'";
-	double *v = NULL, *g;
+	double *v = NULL;
 	size_t nv = 0, cap = 0, i, below = 0;
 	sqlite3_stmt *st;
 	FILE *f;
 	int k, rc;
 
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
-		return GS_EDB;
-	}
-	for (i = 0; i < n; i++) {
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
+		return gs_plot_dberr(sq, err, err_len);
+	for (i = 0, rc = 0; i < n && !rc; i++) {
 		sqlite3_bind_int64(st, 1, ids[i]);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			g = gs_grow(v, &cap, nv, sizeof(*v), 4096);
-			if (!g) {
-				free(v);
-				sqlite3_finalize(st);
-				gs_errf(err, err_len, "out of memory");
-				return GS_ENOMEM;
-			}
-			v = g;
-			v[nv++] = sqlite3_column_double(st, 0);
-		}
+		rc = gs_plot_read_doubles(st, &v, &nv, &cap, err, err_len);
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
+	if (rc) {
+		free(v);
+		return rc;
+	}
 	if (nv == 0) {
 		free(v);
 		return GS_ENOENT;
 	}
-	qsort(v, nv, sizeof(*v), cmp_double);
+	qsort(v, nv, sizeof(*v), gs_plot_cmp_double);
 	while (below < nv && v[below] < 1)
 		below++;
-	f = open_data(dir, name, err, err_len);
+	f = gs_plot_data_open(dir, name, err, err_len);
 	if (!f) {
 		free(v);
 		return GS_EIO;
@@ -479,7 +371,7 @@ static int write_cdf(sqlite3 *sq, const int64_t *ids, size_t n, int what, const 
 			fprintf(f, "%.6g\t%.6f\n", v[rank - 1], (double)k / CDF_POINTS);
 	}
 	free(v);
-	rc = close_data(f, dir, name, err, err_len);
+	rc = gs_plot_data_close(f, dir, name, err, err_len);
 	return rc;
 }
 
@@ -503,8 +395,8 @@ static int write_load(const struct trun *runs, size_t n, size_t trace, size_t po
 	*n_loads = nl;
 	if (nl == 0)
 		return 0;
-	qsort(loads, nl, sizeof(*loads), cmp_double);
-	f = open_data(dir, name, err, err_len);
+	qsort(loads, nl, sizeof(*loads), gs_plot_cmp_double);
+	f = gs_plot_data_open(dir, name, err, err_len);
 	if (!f)
 		return GS_EIO;
 	for (j = 0; j < nl; j++) {
@@ -530,7 +422,7 @@ static int write_load(const struct trun *runs, size_t n, size_t trace, size_t po
 			fprintf(f, "%g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%zu\n", loads[j],
 				p_sum / (double)m, p_lo, p_hi, w_sum / (double)m, w_lo, w_hi, m);
 	}
-	return close_data(f, dir, name, err, err_len);
+	return gs_plot_data_close(f, dir, name, err, err_len);
 }
 
 int gs_plot_time_export(struct gs_db *db, const char *dir, struct gs_plot_time *ix, char *err,
