@@ -196,18 +196,13 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 	sqlite3_stmt *st = NULL;
 	int rc = 0, step;
 
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
-			sqlite3_errmsg(sq));
-		return GS_EDB;
-	}
 	rc = gs_plot_traces_load(sq, &names, err, err_len);
-	if (rc) {
-		sqlite3_finalize(st);
+	if (rc)
 		return rc;
-	}
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
+		gs_plot_traces_release(&names);
 		return gs_plot_dberr(sq, err, err_len);
+	}
 	sqlite3_bind_int(st, 1, compat);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		char *tname = gs_plot_traces_name(&names, (const char *)sqlite3_column_text(st, 2));
