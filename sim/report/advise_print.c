@@ -81,15 +81,15 @@ static char *range_text(double lo, double hi, char *buf, size_t len)
 	return buf;
 }
 
-/* The load of block b: "load 80%" or "trace times". */
-static char *load_text(const struct gs_advise *a, size_t b, char *buf, size_t len)
+char *gs_advise_print_load(const struct gs_advise *a, size_t b, bool word, char *buf,
+			   size_t len)
 {
 	double l = gs_advise_load(a, b);
 
 	if (isnan(l))
-		snprintf(buf, len, "trace times");
+		snprintf(buf, len, word ? "times" : "trace times");
 	else
-		snprintf(buf, len, "load %g%%", l);
+		snprintf(buf, len, word ? "%g" : "load %g%%", l);
 	return buf;
 }
 
@@ -328,7 +328,7 @@ static void print_block(FILE *f, const struct gs_advise *a, const struct gs_advi
 	size_t r, n;
 
 	fprintf(f, "\n%s, %s: ", a->trace_names[gs_advise_trace(a, b)],
-		load_text(a, b, load, sizeof(load)));
+		gs_advise_print_load(a, b, false, load, sizeof(load)));
 	if (!best) {
 		fprintf(f, "no candidate meets the constraints\n");
 	} else {

@@ -14,11 +14,16 @@
 #ifndef GS_ADVISE_PRINT_H
 #define GS_ADVISE_PRINT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
 
 #include "report/advise.h"
+
+/* Block b's load into buf: "load 80%" or "trace times"; as a file-name word "80" or "times". */
+char *gs_advise_print_load(const struct gs_advise *a, size_t b, bool word, char *buf, size_t len);
 
 /* Prints the verdict of a (made from spec) on f. */
 void gs_advise_print(FILE *f, const struct gs_advise *a, const struct gs_advise_spec *spec);

@@ -68,18 +68,6 @@ static int close_data(FILE *f, const char *name, char *err, size_t err_len)
 	return 0;
 }
 
-/* "80" or "times": the load part of a file name. */
-static char *load_word(const struct gs_advise *a, size_t b, char *buf, size_t len)
-{
-	double l = gs_advise_load(a, b);
-
-	if (isnan(l))
-		snprintf(buf, len, "times");
-	else
-		snprintf(buf, len, "%g", l);
-	return buf;
-}
-
 static const char *status_of(const struct gs_decide_block *k, const struct gs_decide_row *r)
 {
 	if (r->out == GS_DECIDE_REFERENCE)
@@ -189,7 +177,7 @@ static int pareto_data(struct page *p, size_t t, size_t *n_loads, char *err, siz
 			gs_errf(err, err_len, "out of memory");
 			return GS_ENOMEM;
 		}
-		load_word(a, b, lw, sizeof(lw));
+		gs_advise_print_load(a, b, true, lw, sizeof(lw));
 		snprintf(name, sizeof(name), "%s.%s.points.dat", a->trace_names[t], lw);
 		f = open_data(p, name, err, err_len);
 		snprintf(name, sizeof(name), "%s.%s.refs.dat", a->trace_names[t], lw);
@@ -375,7 +363,7 @@ static int cdf_figure(struct page *p, size_t b, char *err, size_t err_len)
 	size_t r, j, n = 0, fo = 0, to = 0, done, total, seeds = 0;
 	int rc = 0;
 
-	load_word(a, b, lw, sizeof(lw));
+	gs_advise_print_load(a, b, true, lw, sizeof(lw));
 	for (r = 0; r < k->n_rows && !rc; r++) {
 		const struct gs_decide_row *row = &k->rows[r];
 
@@ -432,7 +420,7 @@ static int capacity_figure(struct page *p, size_t b, char *err, size_t err_len)
 	size_t i, j, n = 0, fo = 0, to = 0;
 	int rc = 0;
 
-	load_word(a, b, lw, sizeof(lw));
+	gs_advise_print_load(a, b, true, lw, sizeof(lw));
 	for (i = 0; i < a->n_sizes[b] && !rc; i++) {
 		const struct gs_advise_size *z = &a->sizes[b][i];
 		FILE *f;
@@ -484,7 +472,8 @@ static int pareto_figure(struct page *p, size_t t, char *err, size_t err_len)
 		return rc;
 	for (l = 0; l < a->n_loads; l++)
 		o += (size_t)snprintf(loads + o, sizeof(loads) - o, "%s%s", l ? " " : "",
-				      load_word(a, t * a->n_loads + l, lw, sizeof(lw)));
+				      gs_advise_print_load(a, t * a->n_loads + l, true, lw,
+							   sizeof(lw)));
 	snprintf(base, sizeof(base), "advise_pareto_%s", a->trace_names[t]);
 	if (p->spec->objective.score) {
 		double w = 0;
