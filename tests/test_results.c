@@ -819,11 +819,11 @@ static void test_new_database(void **state)
 	assert_string_equal(rows(db, "PRAGMA foreign_keys"), "1");
 	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'"
 				     " ORDER BY name"),
-			    "arrived_stats\nbench_results\nbench_runs\nbench_slowdown\npods\nrun_claims\n"
-			    "run_nodes\nruns\nsamples\nsweep_plans");
+			    "arrived_stats\nbench_results\nbench_runs\nbench_slowdown\nbound_points\n"
+			    "bounds\npods\nrun_claims\nrun_nodes\nruns\nsamples\nsweep_plans");
 	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'view'"
 				     " ORDER BY name"),
-			    "arrived_buckets\nrun_summary\nsample_metrics");
+			    "arrived_buckets\nbound_gap\nrun_summary\nsample_metrics");
 	close_and_remove(db);
 }
 

@@ -7,6 +7,7 @@
  * documents it column by column and must be kept in step with it. See
  * results.h for the version rule and the threading design.
  */
+#include "store/bounds.h"
 #include "store/results.h"
 #include "store/results_internal.h"
 
@@ -400,7 +401,8 @@ static const char *const schema_sql[] = {
  * before this SQL runs) and the new run_summary; 1.2 adds columns_1_2
  * (add_columns_1_2()) and shows them in run_summary; 1.3 adds columns_1_3;
  * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
- * run_summary views; 1.5 adds sweep_plans and run_claims (a view is not checked when it is made, so the
+ * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 only the
+ * bound tables of store/bounds.h, which run with the bench tables (a view is not checked when it is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -411,6 +413,7 @@ static const char *const migration_sql[] = {
 	NULL,
 	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
 	SWEEP_PLANS_TABLE "; " RUN_CLAIMS_TABLE,
+	NULL,
 };
 _Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
 	       "one migration per minor schema version");
@@ -627,7 +630,7 @@ static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len
 			     : i == 2 ? add_columns_1_2(db, err, err_len)
 			     : i == 3 ? add_columns_1_3(db, err, err_len)
 			     : i == 4 ? add_columns_1_4(db, err, err_len) : 0;
-			/* NULL: a minor that only added bench tables (below). */
+			/* NULL: a minor that only added bench or bound tables (below). */
 			if (rc == 0 && migration_sql[i])
 				rc = exec_sql(db, migration_sql[i], err, err_len);
 			if (rc)
@@ -635,6 +638,8 @@ static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len
 		}
 	}
 	rc = exec_sql(db, gs_bench_schema_sql, err, err_len);
+	if (rc == 0)
+		rc = exec_sql(db, gs_bounds_schema_sql, err, err_len);
 	if (rc)
 		goto rollback;
 	rc = set_user_version(db, GS_DB_SCHEMA_VERSION, err, err_len);
