@@ -137,6 +137,14 @@ static const struct man_extra extras[] = {
 	  "$ gpusim bench-import --db results/gpusim.db results/bench/DEVICE/results.txt\n"
 	  "$ gpusim plot --db results/gpusim.db\n",
 	  NULL, NULL, "gpusim-plot gpusim-interference" },
+	{ "compare",
+	  "fgd-lookahead against FGD on the 17 workloads of the FGD paper, ten seeds each:\n"
+	  "$ gpusim sweep --nodes N.csv --pods openb_pod_list_*.csv --policy fgd,fgd-lookahead "
+	  "--db results/fgd.db\n"
+	  "$ gpusim compare --db results/fgd.db --policy fgd,fgd-lookahead\n"
+	  "Mean waits in time mode:\n"
+	  "$ gpusim compare --db results/load.db --policy binpack,fgd --metric mean_wait_s\n",
+	  NULL, NULL, "gpusim-sweep gpusim-regress" },
 	{ "regress",
 	  "Once, from runs you trust (commit the folder), then in every CI run:\n"
 	  "$ gpusim regress --db trusted.db --write-baseline results/baseline/\n"
