@@ -820,7 +820,8 @@ static void test_new_database(void **state)
 	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'"
 				     " ORDER BY name"),
 			    "arrived_stats\nbench_results\nbench_runs\nbench_slowdown\nbound_points\n"
-			    "bounds\npods\nrun_claims\nrun_nodes\nruns\nsamples\nsweep_plans");
+			    "bounds\npods\nrun_claims\nrun_defrag\nrun_nodes\nruns\nsamples\n"
+			    "sweep_plans");
 	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'view'"
 				     " ORDER BY name"),
 			    "arrived_buckets\nbound_gap\nrun_summary\nsample_metrics");

@@ -52,6 +52,26 @@ extern const struct gs_opt_choice gs_cli_arrivals[];
 	"the interference table of the rate model (mode,gpu_model,n,class,efficiency,source; "  \
 	"traces/README.md) instead of the built-in results/interference.csv"
 
+/* The --help paragraphs of --defrag and --defrag-cost (engine/defrag.h). */
+#define GS_CLI_DEFRAG_HELP                                                                     \
+	"time mode: when an arriving pod fits on no node, move (evict and re-place) running "  \
+	"pods so that one takes it, within BUDGET: 'PCT%' moves at most PCT% of the pods "     \
+	"arrived so far, 'N/h' at most N moves per simulated hour, 'PCT%,N/h' both. The "      \
+	"descheduler empties the GPUs the pod needs at the least lost work, at most 4 moves "  \
+	"per pod, the moved pods re-placed by the run's policy on other nodes"
+#define GS_CLI_DEFRAG_COST_HELP                                                                \
+	"what a move costs the moved pod: 'lost' (it restarts from scratch: the work since it " \
+	"last started is lost) or S, seconds of restart (checkpoint and restore: it ends S "    \
+	"later); counted in lost GPU-seconds"
+
+/* Converter for --defrag (field: struct gs_defrag_opts): 'PCT%', 'N/h' or both, comma-separated. */
+int gs_cli_parse_defrag(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+			void *field);
+
+/* Converter for --defrag-cost (field: struct gs_defrag_opts): 'lost' or seconds of restart. */
+int gs_cli_parse_defrag_cost(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			     const char *value, void *field);
+
 /* Converter for --sharing (field: struct gs_share_cfg): one spec (core/sharing.h). */
 int gs_cli_parse_sharing(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 			 const char *value, void *field);

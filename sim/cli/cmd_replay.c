@@ -78,6 +78,11 @@ static const struct gs_opt replay_opts[] = {
 	  .help = "a pod pending longer than S seconds fails (default: waits)" },
 	{ GS_OPT_FLAG_AT(S, opts.frag), .name = "frag",
 	  .help = "track fragmentation in time mode (always on in inflate)" },
+	{ GS_OPT_CUSTOM_AT(S, opts.defrag, struct gs_defrag_opts, gs_cli_parse_defrag, NULL),
+	  .name = "defrag", .arg = "BUDGET", .help = GS_CLI_DEFRAG_HELP },
+	{ GS_OPT_CUSTOM_AT(S, opts.defrag, struct gs_defrag_opts, gs_cli_parse_defrag_cost, NULL),
+	  .name = "defrag-cost", .arg = "COST", .requires = "defrag",
+	  .help = GS_CLI_DEFRAG_COST_HELP " (default lost)" },
 
 	{ GS_OPT_GROUP_HEADING("Sharing:") },
 	{ GS_OPT_CUSTOM_AT(S, opts.sharing, struct gs_share_cfg, gs_cli_parse_sharing, NULL),
@@ -301,6 +306,19 @@ static void report_share_audit(const struct gs_sim *sim)
 }
 
 /* One line on the sharing model before the table, when the run has one. */
+/* What the descheduler did in one run (--defrag), under the table. */
+static void print_defrag(const char *policy, const struct gs_defrag_stats *st)
+{
+	if (!st->attempts) {
+		printf("defrag, %s: every pod found a node on arrival; nothing moved\n", policy);
+		return;
+	}
+	printf("defrag, %s: %lld of the %lld pods that fit nowhere on arrival placed after %lld "
+	       "moves of %lld pods; %.1f GPU-hours of work lost\n", policy, (long long)st->placed,
+	       (long long)st->attempts, (long long)st->moves, (long long)st->pods_moved,
+	       st->lost_gpu_s / 3600.0);
+}
+
 static void print_sharing(const struct gs_sim *sim, const char *table)
 {
 	char spec[GS_SHARE_SPEC_MAX];
@@ -331,6 +349,7 @@ int gs_cmd_replay(int argc, char **argv)
 	cJSON *runs = NULL;
 	struct gs_interference ifr;
 	char nodes_sha[GS_SHA256_HEX], err[1024], *params = NULL;
+	struct gs_defrag_stats moved[GS_CLI_MAX_POLICIES] = { { 0 } };
 	size_t n_pols, i;
 	int rc, status = GS_EXIT_OK;
 
@@ -458,8 +477,13 @@ int gs_cmd_replay(int argc, char **argv)
 			print_row(pols[i]->name, &sim, &sum, ri.wall_ms, run_id);
 		else if (run_id > 0)
 			printf("%lld\n", (long long)run_id);
+		if (sim.defrag_on)
+			moved[i] = sim.defrag.st;
 		gs_sim_release(&sim);
 	}
+	if (a.opts.defrag.budget_pct > 0 || a.opts.defrag.per_hour > 0)
+		for (i = 0; !a.json && !a.quiet && i < n_pols; i++)
+			print_defrag(pols[i]->name, &moved[i]);
 	if (runs) {
 		/* The runs that finished, also when a later one failed. */
 		rc = gs_json_print("replay", runs);

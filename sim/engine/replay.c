@@ -69,6 +69,7 @@ void gs_replay_opts_init(struct gs_replay_opts *o)
 	o->inflate = 1.3;
 	o->frag_coverage = 0.95;
 	o->load_repeat = 1;
+	gs_defrag_opts_init(&o->defrag);
 }
 
 const char *gs_pod_state_str(enum gs_pod_state s)
@@ -86,6 +87,38 @@ const char *gs_pod_state_str(enum gs_pod_state s)
 		return "failed";
 	}
 	return "unknown";
+}
+
+/* The descheduler's options: a budget only in time mode, with shares as requested. */
+static int check_defrag(const struct gs_replay_opts *o, char *err, size_t err_len)
+{
+	const struct gs_defrag_opts *d = &o->defrag;
+
+	if (!(d->budget_pct >= 0 && d->budget_pct <= 100) || !(d->per_hour >= 0) ||
+	    !isfinite(d->per_hour)) {
+		gs_errf(err, err_len, "--defrag: a budget is a percentage of the pods from 0 to 100 "
+			"or a number of moves per hour, not %g%% or %g/h", d->budget_pct,
+			d->per_hour);
+		return GS_EINVAL;
+	}
+	if ((d->cost != GS_DEFRAG_LOST && d->cost != GS_DEFRAG_RESTART) || d->restart_s < 0 ||
+	    d->restart_s > GS_TIME_MAX_S) {
+		gs_errf(err, err_len, "--defrag-cost: 'lost' or a restart time from 0 to %lld s",
+			(long long)GS_TIME_MAX_S);
+		return GS_EINVAL;
+	}
+	if (!gs_defrag_on(d))
+		return 0;
+	if (o->mode != GS_MODE_TIME) {
+		gs_errf(err, err_len, "--defrag moves running pods, which only time mode has");
+		return GS_EINVAL;
+	}
+	if (o->sharing.mode != GS_SHARE_IDEAL) {
+		gs_errf(err, err_len, "--defrag works with shares as requested; --sharing %s would "
+			"need the rate model to restart moved pods", gs_share_mode_str(o->sharing.mode));
+		return GS_EINVAL;
+	}
+	return 0;
 }
 
 static int check_opts(const struct gs_replay_opts *o, char *err, size_t err_len)
@@ -151,7 +184,7 @@ static int check_opts(const struct gs_replay_opts *o, char *err, size_t err_len)
 			o->frag_coverage);
 		return GS_EINVAL;
 	}
-	return 0;
+	return check_defrag(o, err, err_len);
 }
 
 /*
@@ -221,6 +254,11 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 
 	if (rc)
 		return rc;
+	if (gs_defrag_on(&o->defrag) && proto->share) {
+		gs_errf(err, err_len, "--defrag works with shares as requested; the cluster file "
+			"sets sharing modes");
+		return GS_EINVAL;
+	}
 	/* The rate model of a sharing run counts work in 2^-20 s: stays are bounded. */
 	if (o->mode == GS_MODE_TIME &&
 	    (proto->share || (o->sharing.mode != GS_SHARE_DEFAULT &&
@@ -552,6 +590,12 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		rc = shape_pods(sim);
 		if (rc)
 			goto fail;
+		if (gs_defrag_on(&o->defrag)) {
+			rc = gs_defrag_init(&sim->defrag, &o->defrag, n);
+			if (rc)
+				goto fail;
+			sim->defrag_on = true;
+		}
 		/* Pushed in trace order, so equal arrival times keep it. */
 		for (i = 0; i < n; i++) {
 			rc = gs_heap_push(&sim->events, sim->t_arrive[i], GS_EV_ARRIVE, (int32_t)i);
@@ -599,6 +643,7 @@ void gs_sim_release(struct gs_sim *sim)
 	free(sim->t_arrive);
 	if (sim->share_on)
 		gs_share_model_release(&sim->share);
+	gs_defrag_release(&sim->defrag);
 	gs_interference_release(&sim->ifr_own);
 	memset(sim, 0, sizeof(*sim));
 }
@@ -873,6 +918,24 @@ static int retry_pending(struct gs_sim *sim, int32_t freed, int64_t t_s)
 	return rc;
 }
 
+/*
+ * Pod i fits nowhere: the descheduler moves pods so that a node takes it,
+ * places it there, and gives the pending queue the room that is left on
+ * that node (the retry invariant: nodes other than it only lost room).
+ * GS_ENOFIT when it could not.
+ */
+static int make_room(struct gs_sim *sim, int32_t i, int64_t t_s)
+{
+	struct gs_placement pl;
+	int rc = gs_defrag_make_room(sim, i, t_s, &pl);
+
+	if (rc == 0)
+		rc = bind(sim, i, &pl, t_s);
+	if (rc == 0 && sim->n_pending)
+		rc = retry_pending(sim, pl.node, t_s);
+	return rc;
+}
+
 static int handle(struct gs_sim *sim, const struct gs_event *ev)
 {
 	struct gs_pod_outcome *o = ev->pod >= 0 ? &sim->out[ev->pod] : NULL;
@@ -888,6 +951,8 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 		sim->stats.arrived++;
 		sim->arrived_gpu_milli += gs_pod_gpu_milli(&sim->pods[ev->pod]);
 		rc = try_place(sim, ev->pod, ev->t_s);
+		if (rc == GS_ENOFIT && sim->defrag_on)
+			rc = make_room(sim, ev->pod, ev->t_s);
 		if (rc != GS_ENOFIT)
 			return rc;
 		o->state = GS_POD_PENDING;
@@ -979,6 +1044,10 @@ static int run_time(struct gs_sim *sim)
 		if (ev.kind == GS_EV_DEPART && sim->share_on &&
 		    sim->out[ev.pod].pl.num_gpu &&
 		    !gs_share_model_current(&sim->share, ev.pod, ev.gen))
+			continue;
+		/* Nor the completion of a pod the descheduler moved since. */
+		if (ev.kind == GS_EV_DEPART && sim->defrag_on &&
+		    gs_defrag_stale(&sim->defrag, ev.pod, ev.gen))
 			continue;
 		sim->stats.events++;
 		sim->stats.t_end_s = ev.t_s;

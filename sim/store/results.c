@@ -10,6 +10,7 @@
 #include "store/bounds.h"
 #include "store/results.h"
 #include "store/results_internal.h"
+#include "store/run_defrag.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -402,7 +403,8 @@ static const char *const schema_sql[] = {
  * (add_columns_1_2()) and shows them in run_summary; 1.3 adds columns_1_3;
  * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
  * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 only the
- * bound tables of store/bounds.h, which run with the bench tables (a view is not checked when it is made, so the
+ * bound tables of store/bounds.h and run_defrag (store/run_defrag.h),
+ * which run with the bench tables (a view is not checked when it is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -640,6 +642,8 @@ static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len
 	rc = exec_sql(db, gs_bench_schema_sql, err, err_len);
 	if (rc == 0)
 		rc = exec_sql(db, gs_bounds_schema_sql, err, err_len);
+	if (rc == 0)
+		rc = exec_sql(db, gs_run_defrag_schema_sql, err, err_len);
 	if (rc)
 		goto rollback;
 	rc = set_user_version(db, GS_DB_SCHEMA_VERSION, err, err_len);
@@ -879,6 +883,12 @@ int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out)
 	}
 	if (ok && o->interference)
 		ok = cJSON_AddStringToObject(obj, "interference", o->interference->sha256) != NULL;
+	if (ok && gs_defrag_on(&o->defrag))
+		ok = cJSON_AddNumberToObject(obj, "defrag_pct", o->defrag.budget_pct) &&
+		     cJSON_AddNumberToObject(obj, "defrag_per_hour", o->defrag.per_hour) &&
+		     cJSON_AddNumberToObject(obj, "defrag_restart_s",
+					     o->defrag.cost == GS_DEFRAG_LOST ? -1.0
+									      : (double)o->defrag.restart_s);
 	text = ok ? cJSON_PrintUnformatted(obj) : NULL;
 	cJSON_Delete(obj);
 	if (text) {
@@ -1693,6 +1703,8 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	if (rc)
 		goto rollback;
 	rc = insert_stats(db, run_id, &stats, err, err_len);
+	if (rc == 0)
+		rc = gs_run_defrag_write(db, run_id, sim, err, err_len);
 	if (rc)
 		goto rollback;
 	/* A sweep claimed the run before it ran it (store/plan.h): the claim ends here. */
