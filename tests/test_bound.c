@@ -157,9 +157,9 @@ static void load_tiny(struct gs_cluster *c, struct gs_trace *t, char *nodes_sha)
 
 	gs_cluster_init(c);
 	gs_trace_init(t);
-	assert_int_equal(gs_cluster_load_mem("tiny-nodes.csv", cluster_csv, strlen(cluster_csv), c,
+	assert_int_equal(gs_load_cluster_mem("tiny-nodes.csv", cluster_csv, strlen(cluster_csv), c,
 					     nodes_sha, err, sizeof(err)), 0);
-	assert_int_equal(gs_trace_load_mem("tiny-pods.csv", trace_csv, strlen(trace_csv), c, t,
+	assert_int_equal(gs_load_trace_mem("tiny-pods.csv", trace_csv, strlen(trace_csv), c, t,
 					   err, sizeof(err)), 0);
 }
 

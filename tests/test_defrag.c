@@ -56,9 +56,9 @@ static void run(struct world *w, const struct gs_defrag_opts *d)
 
 	gs_cluster_init(&w->c);
 	gs_trace_init(&w->t);
-	assert_int_equal(gs_cluster_load_mem("n.csv", nodes_csv, strlen(nodes_csv), &w->c, NULL,
+	assert_int_equal(gs_load_cluster_mem("n.csv", nodes_csv, strlen(nodes_csv), &w->c, NULL,
 					     err, sizeof(err)), 0);
-	assert_int_equal(gs_trace_load_mem("p.csv", pods_csv, strlen(pods_csv), &w->c, &w->t, err,
+	assert_int_equal(gs_load_trace_mem("p.csv", pods_csv, strlen(pods_csv), &w->c, &w->t, err,
 					   sizeof(err)), 0);
 	gs_replay_opts_init(&o);
 	o.check = true;
@@ -161,9 +161,9 @@ static void test_refusals(void **st)
 	(void)st;
 	gs_cluster_init(&c);
 	gs_trace_init(&t);
-	assert_int_equal(gs_cluster_load_mem("n.csv", nodes_csv, strlen(nodes_csv), &c, NULL, err,
+	assert_int_equal(gs_load_cluster_mem("n.csv", nodes_csv, strlen(nodes_csv), &c, NULL, err,
 					     sizeof(err)), 0);
-	assert_int_equal(gs_trace_load_mem("p.csv", pods_csv, strlen(pods_csv), &c, &t, err,
+	assert_int_equal(gs_load_trace_mem("p.csv", pods_csv, strlen(pods_csv), &c, &t, err,
 					   sizeof(err)), 0);
 	gs_replay_opts_init(&o);
 	o.defrag.budget_pct = 1;

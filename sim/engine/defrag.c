@@ -430,6 +430,10 @@ int gs_defrag_make_room(struct gs_sim *sim, int32_t pod, int64_t t_s,
 	rc = index_nodes(sim);
 	if (rc)
 		return rc;
+	/* Room for the pods of any one node: all the running pods. */
+	cd = malloc(((size_t)d->node_first[sim->cluster.n_nodes] + 1) * sizeof(*cd));
+	if (!cd)
+		return GS_ENOMEM;
 	/* The best plans of all nodes, kept sorted: fewest moves, least lost work, visit order. */
 	for (i = 0; i < sim->sched.n_order; i++) {
 		int32_t node = sim->sched.order[i];
@@ -438,15 +442,7 @@ int gs_defrag_make_room(struct gs_sim *sim, int32_t pod, int64_t t_s,
 
 		if (last == first)
 			continue;
-		{
-			struct cand *grown = realloc(cd, (size_t)(last - first + 1) * sizeof(*cd));
 
-			if (!grown) {
-				free(cd);
-				return GS_ENOMEM;
-			}
-			cd = grown;
-		}
 		for (k = first; k < last; k++)
 			if (cost_of(sim, d->node_pods[k], t_s, &cd[n_cd].mc))
 				cd[n_cd++].pod = d->node_pods[k];
