@@ -415,6 +415,8 @@ int gs_bound_glpk_lp(const struct gs_bound_problem *pb, int64_t *bound_out, int3
 	glpk_end();
 	lp_free(lv);
 	free(lv);
+	/* The thread's environment goes too: a worker thread that ends would leave it behind. */
+	glp_free_env();
 	if (rc == GS_ENOMEM)
 		gs_errf(err, err_len, "out of memory");
 	return rc;
