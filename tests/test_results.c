@@ -939,6 +939,14 @@ static void test_migrate_1_0(void **state)
 	snprintf(want, sizeof(want), "%s",
 		 rows(fresh, "SELECT name FROM pragma_table_info('run_summary')"));
 	assert_string_equal(rows(db, "SELECT name FROM pragma_table_info('run_summary')"), want);
+	/* Every table and view of a new database, those of 1.6 (bounds, run_defrag) too. */
+	snprintf(want, sizeof(want), "%s",
+		 rows(fresh, "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view')"
+			     " ORDER BY name"));
+	assert_string_equal(rows(db, "SELECT type, name FROM sqlite_master"
+				     " WHERE type IN ('table', 'view') ORDER BY name"), want);
+	assert_non_null(strstr(want, "bound_gap"));
+	assert_non_null(strstr(want, "run_defrag"));
 	close_and_remove(fresh);
 
 	/*
