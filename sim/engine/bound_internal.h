@@ -76,7 +76,8 @@ struct gs_bound_start {
  * (bound_mip.c), given an upper bound (the LP's; -1: none), a placement
  * to start from (NULL: none) and a time limit: the best placement's GPU
  * milli into *best_out (at least start's; -1: none found), the proven
- * bound into *bound_out (-1: none). Returns 0 or GS_ENOMEM.
+ * bound into *bound_out (-1: none). Returns 0, GS_ENOMEM, or GS_ENOENT
+ * when CBC is not installed (err says which package to install).
  */
 int gs_bound_mip_solve(const struct gs_bound_problem *pb, int64_t upper,
 		       const struct gs_bound_start *start, double time_limit_s, int64_t *best_out,

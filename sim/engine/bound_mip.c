@@ -21,7 +21,13 @@
  *
  * CBC's solver keeps parameter tables in static storage, so solves are
  * serialised by a mutex; the model is built in plain arrays first.
+ *
+ * CBC is loaded when the first integer program is solved (dlopen of
+ * libCbcSolver.so.3, Debian's coinor-libcbc3), not linked: its C++
+ * libraries (CoinUtils, Clp, Cgl, Osi, LAPACK) cost every gpusim process
+ * about 4 ms of relocations at start, which only --method exact needs.
  */
+#include <dlfcn.h>
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
@@ -34,7 +40,53 @@
 #include "core/grow.h"
 #include "engine/bound_internal.h"
 
+#define CBC_LIBRARY "libCbcSolver.so.3"
+
 static pthread_mutex_t cbc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The entry points of CBC's C interface this file calls, found in the library once. */
+static struct {
+	bool tried, ok;
+	__typeof__(&Cbc_newModel) newModel;
+	__typeof__(&Cbc_loadProblem) loadProblem;
+	__typeof__(&Cbc_setInteger) setInteger;
+	__typeof__(&Cbc_setMIPStartI) setMIPStartI;
+	__typeof__(&Cbc_setObjSense) setObjSense;
+	__typeof__(&Cbc_setLogLevel) setLogLevel;
+	__typeof__(&Cbc_setMaximumSeconds) setMaximumSeconds;
+	__typeof__(&Cbc_solve) solve;
+	__typeof__(&Cbc_bestSolution) bestSolution;
+	__typeof__(&Cbc_getObjValue) getObjValue;
+	__typeof__(&Cbc_isProvenOptimal) isProvenOptimal;
+	__typeof__(&Cbc_getBestPossibleObjValue) getBestPossibleObjValue;
+	__typeof__(&Cbc_deleteModel) deleteModel;
+} cbc;
+
+/* dlsym into a function pointer without converting object and function pointers. */
+#define CBC_SYM(lib, name) \
+	(*(void **)&cbc.name = dlsym((lib), "Cbc_" #name), cbc.name != NULL)
+
+/* Loads CBC, once; false when it is not installed (err says what to install). Under cbc_lock. */
+static bool cbc_load(char *err, size_t err_len)
+{
+	void *lib;
+
+	if (!cbc.tried) {
+		cbc.tried = true;
+		lib = dlopen(CBC_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+		cbc.ok = lib && CBC_SYM(lib, newModel) && CBC_SYM(lib, loadProblem) &&
+			 CBC_SYM(lib, setInteger) && CBC_SYM(lib, setMIPStartI) &&
+			 CBC_SYM(lib, setObjSense) && CBC_SYM(lib, setLogLevel) &&
+			 CBC_SYM(lib, setMaximumSeconds) && CBC_SYM(lib, solve) &&
+			 CBC_SYM(lib, bestSolution) && CBC_SYM(lib, getObjValue) &&
+			 CBC_SYM(lib, isProvenOptimal) && CBC_SYM(lib, getBestPossibleObjValue) &&
+			 CBC_SYM(lib, deleteModel);
+	}
+	if (!cbc.ok)
+		gs_errf(err, err_len, "--method exact needs COIN-OR CBC (%s): install the Debian "
+			"package coinor-libcbc3 (or coinor-libcbc-dev)", CBC_LIBRARY);
+	return cbc.ok;
+}
 
 /* An integer program in column-major form; every column is an integer >= 0. */
 struct mip {
@@ -423,50 +475,61 @@ static int start_values(const struct gs_bound_problem *pb, const struct gs_bound
 	return 0;
 }
 
-/* CBC on m from the start values (NULL: none): the best placement found and the proven bound. */
-static void cbc_solve(const struct mip *m, const double *start, double time_limit_s,
-		      int64_t *best_out, int64_t *bound_out)
+/*
+ * CBC on m from the start values (NULL: none): the best placement found
+ * and the proven bound. GS_ENOENT when CBC is not installed.
+ */
+static int cbc_solve(const struct mip *m, const double *start, double time_limit_s,
+		     int64_t *best_out, int64_t *bound_out, char *err, size_t err_len)
 {
-	Cbc_Model *cbc;
+	Cbc_Model *model;
 	double *lb = calloc((size_t)m->n_cols + 1, sizeof(*lb));
 	int i;
 
-	if (!lb)
-		return;
+	if (!lb) {
+		gs_errf(err, err_len, "out of memory");
+		return GS_ENOMEM;
+	}
 	pthread_mutex_lock(&cbc_lock);
-	cbc = Cbc_newModel();
-	Cbc_loadProblem(cbc, m->n_cols, m->n_rows, m->start, m->index, m->value, lb, m->col_ub,
+	if (!cbc_load(err, err_len)) {
+		pthread_mutex_unlock(&cbc_lock);
+		free(lb);
+		return GS_ENOENT;
+	}
+	model = cbc.newModel();
+	cbc.loadProblem(model, m->n_cols, m->n_rows, m->start, m->index, m->value, lb, m->col_ub,
 			m->obj, m->row_lb, m->row_ub);
 	for (i = 0; i < m->n_cols; i++)
-		Cbc_setInteger(cbc, i);
+		cbc.setInteger(model, i);
 	if (start) {
 		int *idx = malloc((size_t)m->n_cols * sizeof(*idx) + 1);
 
 		if (idx) {
 			for (i = 0; i < m->n_cols; i++)
 				idx[i] = i;
-			Cbc_setMIPStartI(cbc, m->n_cols, idx, start);
+			cbc.setMIPStartI(model, m->n_cols, idx, start);
 			free(idx);
 		}
 	}
-	Cbc_setObjSense(cbc, -1.0);
-	Cbc_setLogLevel(cbc, 0);
-	Cbc_setMaximumSeconds(cbc, time_limit_s);
-	Cbc_solve(cbc);
-	if (Cbc_bestSolution(cbc))
-		*best_out = (int64_t)llround(Cbc_getObjValue(cbc));
-	if (Cbc_isProvenOptimal(cbc) && *best_out >= 0) {
+	cbc.setObjSense(model, -1.0);
+	cbc.setLogLevel(model, 0);
+	cbc.setMaximumSeconds(model, time_limit_s);
+	cbc.solve(model);
+	if (cbc.bestSolution(model))
+		*best_out = (int64_t)llround(cbc.getObjValue(model));
+	if (cbc.isProvenOptimal(model) && *best_out >= 0) {
 		*bound_out = *best_out;
 	} else {
 		/* Maximising: the best possible value is an upper bound; the objective is integer. */
-		double b = fabs(Cbc_getBestPossibleObjValue(cbc));
+		double b = fabs(cbc.getBestPossibleObjValue(model));
 
 		if (isfinite(b))
 			*bound_out = (int64_t)floor(b + 1e-6);
 	}
-	Cbc_deleteModel(cbc);
+	cbc.deleteModel(model);
 	pthread_mutex_unlock(&cbc_lock);
 	free(lb);
+	return 0;
 }
 
 int gs_bound_mip_solve(const struct gs_bound_problem *pb, int64_t upper,
@@ -512,7 +575,9 @@ int gs_bound_mip_solve(const struct gs_bound_problem *pb, int64_t upper,
 			goto out;
 		}
 	}
-	cbc_solve(&m, vals, time_limit_s, best_out, bound_out);
+	rc = cbc_solve(&m, vals, time_limit_s, best_out, bound_out, err, err_len);
+	if (rc)
+		goto out;
 	if (start && start->gpu_milli > *best_out)
 		*best_out = start->gpu_milli;
 	if (upper >= 0 && (*bound_out < 0 || *bound_out > upper))
@@ -520,7 +585,7 @@ int gs_bound_mip_solve(const struct gs_bound_problem *pb, int64_t upper,
 	if (*best_out > *bound_out)
 		*bound_out = *best_out;
 out:
-	if (rc)
+	if (rc == GS_ENOMEM)
 		gs_errf(err, err_len, "out of memory");
 	mip_free(&m);
 	free(rows);
