@@ -28,7 +28,7 @@
 	X(bench_import, "bench-import", "load gpusim-bench results (make bench) into a results database") \
 	X(compare, "compare", "is one policy better than another on each workload (Welch, Holm)") \
 	X(regress, "regress", "compare a results database with a baseline (CI regression checks)") \
-	X(interference, "interference", "show, check or export (from make bench) the interference table")
+	X(interference, "interference", "show, check, export or validate the sharing model's tables")
 
 struct gs_cmd_spec;
 

@@ -37,6 +37,7 @@
 #include "engine/arrivals.h"
 #include "engine/defrag.h"
 #include "engine/metrics.h"
+#include "engine/busy.h"
 #include "engine/share_model.h"
 #include "io/interference.h"
 #include "io/trace/trace.h"
@@ -72,6 +73,11 @@ struct gs_replay_opts {
 	 */
 	struct gs_share_cfg sharing;
 	const struct gs_interference *interference;
+	/*
+	 * Busy fractions of the pods the trace leaves without one (engine/busy.h;
+	 * borrowed, NULL: every pod busy all its running time).
+	 */
+	const struct gs_busy *busy;
 	bool check;                 /* verify cluster invariants after every change */
 	/* Time mode: the descheduler (engine/defrag.h); off unless it has a budget. */
 	struct gs_defrag_opts defrag;
