@@ -95,6 +95,17 @@ static void bind_opt_double(sqlite3_stmt *st, int i, double v, bool have)
 		sqlite3_bind_double(st, i, v);
 }
 
+/* A bound's key as parameters 1-6: trace, cluster, seed, inflation, methods, time limit. */
+static void bind_key(sqlite3_stmt *st, const struct gs_bound_info *bi, const char *methods)
+{
+	sqlite3_bind_text(st, 1, bi->pods_sha256, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, bi->nodes_sha256, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (int64_t)bi->seed);
+	sqlite3_bind_double(st, 4, bi->inflate);
+	sqlite3_bind_text(st, 5, methods, -1, SQLITE_TRANSIENT);
+	bind_opt_double(st, 6, bi->exact_time_limit_s, (bi->methods & GS_BOUND_EXACT) != 0);
+}
+
 static int check_info(struct gs_db *db, const struct gs_bound_info *bi, char *err,
 		      size_t err_len)
 {
@@ -162,8 +173,8 @@ int gs_bounds_write(struct gs_db *db, const struct gs_bound_info *bi,
 		    size_t err_len)
 {
 	static const char sql[] =
-		"INSERT INTO bounds (pods_path, pods_sha256, nodes_path, nodes_sha256, seed,"
-		" inflate, methods, exact_time_limit_s, gpusim_version, created_at, wall_ms,"
+		"INSERT INTO bounds (pods_sha256, nodes_sha256, seed, inflate, methods,"
+		" exact_time_limit_s, pods_path, nodes_path, gpusim_version, created_at, wall_ms,"
 		" n_nodes, gpu_milli_capacity, n_arrivals) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
 		" ?8, ?9, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?10, ?11, ?12, ?13)";
 	sqlite3_stmt *st = NULL;
@@ -183,14 +194,9 @@ int gs_bounds_write(struct gs_db *db, const struct gs_bound_info *bi,
 		rc = gs_db_sqlfail(db, err, err_len, "cannot store the bound");
 		goto rollback;
 	}
-	sqlite3_bind_text(st, 1, bi->pods_path, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, bi->pods_sha256, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, bi->nodes_path, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, bi->nodes_sha256, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, (int64_t)bi->seed);
-	sqlite3_bind_double(st, 6, bi->inflate);
-	sqlite3_bind_text(st, 7, methods, -1, SQLITE_TRANSIENT);
-	bind_opt_double(st, 8, bi->exact_time_limit_s, (bi->methods & GS_BOUND_EXACT) != 0);
+	bind_key(st, bi, methods);
+	sqlite3_bind_text(st, 7, bi->pods_path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, bi->nodes_path, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 9, gs_version(), -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 10, bi->wall_ms);
 	sqlite3_bind_int64(st, 11, bi->n_nodes);
@@ -241,12 +247,7 @@ int gs_bounds_have(struct gs_db *db, const struct gs_bound_info *bi, const int32
 		pthread_mutex_unlock(&db->lock);
 		return rc;
 	}
-	sqlite3_bind_text(st, 1, bi->pods_sha256, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, bi->nodes_sha256, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (int64_t)bi->seed);
-	sqlite3_bind_double(st, 4, bi->inflate);
-	sqlite3_bind_text(st, 5, methods, -1, SQLITE_TRANSIENT);
-	bind_opt_double(st, 6, bi->exact_time_limit_s, (bi->methods & GS_BOUND_EXACT) != 0);
+	bind_key(st, bi, methods);
 	for (i = 0; i < n && have; i++) {
 		sqlite3_bind_int(st, 7, pcts[i]);
 		if (sqlite3_step(st) != SQLITE_ROW) {
