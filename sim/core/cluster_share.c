@@ -56,6 +56,14 @@ static enum gs_fit demand(const struct gs_cluster *c, const struct gs_node *n,
 	const struct gs_mig_table *t;
 
 	*prof = -1;
+	/*
+	 * A pod asking more memory than the card has fits on no GPU of it in
+	 * any mode: every mode must agree with the plain filter (and with the
+	 * replay's "fit on no node" audit), or a mode that does not track
+	 * memory would run pods no card can hold.
+	 */
+	if (cfg->mode != GS_SHARE_MIG && p->gpu_mem_mib > card_mib(c, n))
+		return GS_FIT_GPU_MEM;
 	switch (cfg->mode) {
 	case GS_SHARE_EXCLUSIVE:
 		/*
