@@ -356,6 +356,35 @@ static void test_not_a_database(void **state)
 	assert_refusal("gpusim bench-import: text.db: not a SQLite database");
 }
 
+/*
+ * A sharing spec is checked whole, against every node it applies to,
+ * before anything runs or is stored: usage errors exit 2 in replay and
+ * sweep alike, and a sweep stores no run of an earlier, valid spec.
+ */
+static void test_sharing_spec_checked_first(void **state)
+{
+	(void)state;
+	gs_test_write("h100.csv", NODE_HDR "h0,64000,524288,1,H100\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes h100.csv --pods wait.csv --no-db "
+				"--sharing mig:layout=4g.40gb+4g.40gb"), 2);
+	assert_refusal("gpusim replay: --sharing mig:layout=4g.40gb+4g.40gb: node h0: layout");
+	assert_int_equal(gpusim("sweep --nodes h100.csv --pods wait.csv --db spec.db --seeds 1 "
+				"--policy binpack --sharing exclusive,mig:layout=4g.40gb+4g.40gb"), 2);
+	assert_refusal("gpusim sweep: --sharing mig:layout=4g.40gb+4g.40gb: node h0: layout");
+	assert_false(exists("spec.db"));
+	/* No MIG GPU here (a T4): the layout must still be one of some MIG model. */
+	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --no-db "
+				"--sharing mig:layout=foo+bar"), 2);
+	assert_refusal("gpusim replay: --sharing mig:layout=foo+bar: mig layout 'foo+bar' is not");
+	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --no-db "
+				"--sharing mps:pinned_mib=99999999"), 2);
+	assert_refusal("gpusim replay: --sharing mps:pinned_mib=99999999: node n0: mps pinned_mib");
+	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --no-db "
+				"--sharing 'mps:replicas=2;replicas=3'"), 2);
+	assert_refusal("gpusim replay: --sharing: sharing spec 'mps:replicas=2;replicas=3': "
+		       "replicas is given twice");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_only_inflate),
 		cmocka_unit_test(test_dev_zero),
 		cmocka_unit_test(test_not_a_database),
+		cmocka_unit_test(test_sharing_spec_checked_first),
 	};
 
 	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);
