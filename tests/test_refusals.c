@@ -385,6 +385,49 @@ static void test_sharing_spec_checked_first(void **state)
 		       "replicas is given twice");
 }
 
+/*
+ * --inflate 0.5 is legal: the run stops at half the capacity, and its
+ * summary is that of where it ends (it printed nan%). plot skips the
+ * unallocated-GPU figure, whose axis starts at 80 %, with a note, and a
+ * gnuplot that fails leaves no figure behind (it left a 0-byte PNG).
+ */
+static void test_inflate_below_one(void **state)
+{
+	char scripts[1024], cmd[4096];
+
+	(void)state;
+	gs_test_write("four.csv", NODE_HDR "n0,64000,262144,4,T4\n", NULL, 0);
+	gs_test_write("half.csv", POD_HDR "a,1000,1024,1,500,0,,0,100\nb,1000,1024,1,1000,0,,0,100\n",
+		      NULL, 0);
+	assert_int_equal(gpusim("replay --nodes four.csv --pods half.csv --db inf.db --mode inflate "
+				"--inflate 0.5 --policy binpack"), 0);
+	assert_null(strstr(out, "nan"));
+	assert_int_equal(gpusim("replay --nodes four.csv --pods half.csv --no-db --mode inflate "
+				"--inflate 0.5 --policy binpack --json"), 0);
+	assert_null(strstr(out, "\"unalloc_gpu_pct\":\tnull"));
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+		return;
+	assert_int_equal(gpusim("plot --db inf.db --out p1"), 0);
+	assert_false(exists("p1/unalloc_half.png"));
+	assert_true(exists("p1/frag_ratio_half.png"));
+	assert_non_null(strstr(errs, "gpusim plot: skipped unalloc_half: no run of it in inf.db "
+				     "reaches 80% arrived workload"));
+
+	/* A script that fails after opening its output. */
+	gs_test_path("scripts", scripts, sizeof(scripts));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s/scripts/*.gp %s", scripts, GS_SOURCE_DIR,
+		 scripts);
+	assert_int_equal(system(cmd), 0);
+	gs_test_write("scripts/plot_frag.gp", "set terminal pngcairo\n"
+		      "set output out_ratio.'.png'\n"
+		      "plot '/nonexistent/data' using 1:2\n", NULL, 0);
+	setenv("GPUSIM_SCRIPTS", scripts, 1);
+	assert_int_equal(gpusim("plot --db inf.db --out p2"), 1);
+	unsetenv("GPUSIM_SCRIPTS");
+	assert_non_null(strstr(errs, "gnuplot failed on"));
+	assert_false(exists("p2/frag_ratio_half.png"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_dev_zero),
 		cmocka_unit_test(test_not_a_database),
 		cmocka_unit_test(test_sharing_spec_checked_first),
+		cmocka_unit_test(test_inflate_below_one),
 	};
 
 	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);

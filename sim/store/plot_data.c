@@ -71,6 +71,8 @@ void gs_plot_index_release(struct gs_plot_index *ix)
 	free_names(ix->families, ix->n_families);
 	free(ix->seeds_min);
 	free(ix->seeds_max);
+	free(ix->alloc_points);
+	free(ix->frag_points);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -358,10 +360,10 @@ static int close_data(FILE *f, const char *dir, const char *name, char *err, siz
 	return GS_EIO;
 }
 
-/* Writes the alloc and frag files of one (trace, policy). */
+/* Writes the alloc and frag files of one (trace, policy); adds the points of each to *n_alloc, *n_frag. */
 static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
-		       const char *trace, const char *policy, double *scratch, char *err,
-		       size_t err_len)
+		       const char *trace, const char *policy, double *scratch, size_t *n_alloc,
+		       size_t *n_frag, char *err, size_t err_len)
 {
 	char name[512];
 	FILE *f;
@@ -377,8 +379,10 @@ static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
 		double q[3];
 
 		quartiles(rb, n, 0, pct, scratch, q);
-		if (!isnan(q[0]))
+		if (!isnan(q[0])) {
 			fprintf(f, "%d\t%.4f\t%.4f\t%.4f\n", pct, q[0], q[1], q[2]);
+			(*n_alloc)++;
+		}
 	}
 	rc = close_data(f, dir, name, err, err_len);
 	if (rc)
@@ -395,9 +399,11 @@ static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
 
 		quartiles(rb, n, 1, pct, scratch, r);
 		quartiles(rb, n, 2, pct, scratch, a);
-		if (!isnan(r[0]))
+		if (!isnan(r[0])) {
 			fprintf(f, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n", pct, r[0], r[1], r[2],
 				a[0], a[1], a[2]);
+			(*n_frag)++;
+		}
 	}
 	return close_data(f, dir, name, err, err_len);
 }
@@ -512,7 +518,9 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 	}
 	ix->seeds_min = calloc(ix->n_traces, sizeof(*ix->seeds_min));
 	ix->seeds_max = calloc(ix->n_traces, sizeof(*ix->seeds_max));
-	if (!ix->seeds_min || !ix->seeds_max) {
+	ix->alloc_points = calloc(ix->n_traces, sizeof(*ix->alloc_points));
+	ix->frag_points = calloc(ix->n_traces, sizeof(*ix->frag_points));
+	if (!ix->seeds_min || !ix->seeds_max || !ix->alloc_points || !ix->frag_points) {
 		gs_errf(err, err_len, "out of memory");
 		rc = GS_ENOMEM;
 		goto out;
@@ -532,7 +540,7 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 			if (n > ix->seeds_max[t])
 				ix->seeds_max[t] = n;
 			rc = write_lines(group, n, dir, ix->traces[t], ix->policies[p], scratch,
-					 err, err_len);
+					 &ix->alloc_points[t], &ix->frag_points[t], err, err_len);
 			if (rc)
 				goto out;
 		}
