@@ -153,7 +153,7 @@ int gs_arrived_stats_compute(const struct gs_sample *samples, size_t n, int64_t 
 	if (at100.n == 0)
 		at100 = edge;
 	/* A run that stops short of 100 % (--inflate below 1) is summed up where it ends. */
-	if (at100.n == 0)
+	if (at100.n == 0 && nb && out->buckets[nb - 1].pct < 99)
 		at100 = top;
 	out->at100_n = at100.n;
 	if (at100.n) {

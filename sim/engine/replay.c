@@ -1283,7 +1283,7 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 		for (i = 0; n == 0 && i < sim->n_samples; i++)
 			if (gs_sample_arrived_pct(&sim->samples[i], cap) > top)
 				top = gs_sample_arrived_pct(&sim->samples[i], cap);
-		if (n == 0)
+		if (n == 0 && top < 99)
 			n = arrived_means(sim, cap, top, top, &alloc, &frag_ratio, &frag_amount);
 	}
 	if (n) {
