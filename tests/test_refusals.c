@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "io/utf8.h"
 #include "tmpdir.h"
 
 static char out[65536], errs[65536];
@@ -428,6 +429,46 @@ static void test_inflate_below_one(void **state)
 	assert_false(exists("p2/frag_ratio_half.png"));
 }
 
+/*
+ * Names that are not UTF-8 are refused at the reader, naming the file,
+ * line and field; bytes that reach a JSON document another way (a
+ * database another program wrote) are printed as U+FFFD, so that the
+ * document is still JSON.
+ */
+static void test_names_not_utf8(void **state)
+{
+	(void)state;
+	gs_test_write("latin1.csv", POD_HDR "caf\xe9,1000,1024,1,1000,0,,0,100\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods latin1.csv --no-db"), 2);
+	assert_refusal("gpusim replay: latin1.csv:2: column name: 'caf");
+	assert_non_null(strstr(errs, "is not valid UTF-8"));
+	gs_test_write("latin1.json", "{\"pods\": [{\"name\": \"caf\xe9\", \"cpu_milli\": 1000, "
+		      "\"memory_mib\": 1024, \"num_gpu\": 0, \"gpu_milli\": 0, "
+		      "\"creation_time\": 0, \"deletion_time\": 10}]}", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods latin1.json --no-db"), 2);
+	assert_refusal("gpusim replay: latin1.json:");
+	assert_non_null(strstr(errs, "is not valid UTF-8"));
+	gs_test_write("node8.csv", NODE_HDR "n\xc3\x28,32000,65536,1,T4\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes node8.csv --pods wait.csv --no-db"), 2);
+	assert_refusal("gpusim replay: node8.csv:2: column name:");
+	/* Well-formed UTF-8 is a name like any other. */
+	gs_test_write("utf8.csv", POD_HDR "caf\xc3\xa9,1000,1024,1,1000,0,,0,100\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods utf8.csv --db u.db --quiet"), 0);
+	/* A name changed behind gpusim's back is repaired where JSON is printed. */
+	{
+		char cmd[2048];
+
+		snprintf(cmd, sizeof(cmd), "sqlite3 %s/u.db \"update pods set name = "
+			 "CAST(X'6361669f' AS TEXT)\"", gs_test_tmpdir());
+		if (system("command -v sqlite3 >/dev/null 2>&1") != 0)
+			return;
+		assert_int_equal(system(cmd), 0);
+	}
+	assert_int_equal(gpusim("inspect --db u.db --run 1 --details --json"), 0);
+	assert_true(gs_utf8_valid(out, strlen(out)));
+	assert_non_null(strstr(out, "caf\xef\xbf\xbd"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -444,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_database),
 		cmocka_unit_test(test_sharing_spec_checked_first),
 		cmocka_unit_test(test_inflate_below_one),
+		cmocka_unit_test(test_names_not_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);

@@ -541,6 +541,19 @@ static void test_table_errors(void **state)
 		{ "mode,gpu_model,n,class,efficiency,source\nmps,*,2,*,1,a\nmps,*,2,*,1.1,b\n",
 		  "t.csv:3: duplicate row for mps, *, n 2, * (first on line 2)" },
 		{ "mode,gpu_model,n,class,efficiency,source\n", "t.csv: no rows (only a header)" },
+		/* The value as written, not as %g rounds it. */
+		{ "mode,gpu_model,n,class,efficiency,source\nmps,*,2,*,100.0001,x\n",
+		  "t.csv:2: column efficiency: '100.0001' is not an efficiency (above 0, at most 100)" },
+		{ "mode,gpu_model,n,class,efficiency,source\nmps,*,2,*,1,caf\xc3\n",
+		  "t.csv:2: column source: the source is not valid UTF-8" },
+		/* A long model name is cut in the message, the message is not. */
+		{ "mode,gpu_model,n,class,efficiency,source\nmps,"
+		  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+		  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+		  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+		  ",2,*,1,x\n",
+		  "t.csv:2: column gpu_model: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA...' is not a GPU model "
+		  "name or *" },
 	};
 	struct gs_interference tbl;
 	char err[512];

@@ -13,6 +13,7 @@
 #include "core/grow.h"
 #include "io/csv.h"
 #include "io/interference.h"
+#include "io/utf8.h"
 
 extern const char gs_interference_csv[];
 extern const size_t gs_interference_csv_len;
@@ -62,12 +63,15 @@ int gs_interference_add(struct gs_interference *t, int mode, const char *gpu_mod
 	if (mode <= GS_SHARE_IDEAL || mode >= GS_SHARE__COUNT)
 		return bad(err, err_len, "'%s' is not a sharing mode with interference (exclusive, "
 			   "timeslice, mps, vgpu, mig)", gs_share_mode_str(mode));
-	if (ml == 0 || ml >= GS_MODEL_NAME_MAX || strpbrk(gpu_model, " |,\"\\"))
-		return bad(err, err_len, "'%s' is not a GPU model name or *", gpu_model);
+	if (ml == 0 || ml >= GS_MODEL_NAME_MAX || strpbrk(gpu_model, " |,\"\\") ||
+	    !gs_utf8_valid(gpu_model, ml))
+		return bad(err, err_len, "'%.*s%s' is not a GPU model name or *", GS_MODEL_NAME_MAX,
+			   gpu_model, ml > GS_MODEL_NAME_MAX ? "..." : "");
 	if (cl == 0 || cl >= GS_CLASS_NAME_MAX ||
 	    (strcmp(wclass, "*") != 0 &&
 	     strspn(wclass, "abcdefghijklmnopqrstuvwxyz0123456789_.-") != cl))
-		return bad(err, err_len, "'%s' is not a workload class name or *", wclass);
+		return bad(err, err_len, "'%.*s%s' is not a workload class name or *",
+			   GS_CLASS_NAME_MAX, wclass, cl > GS_CLASS_NAME_MAX ? "..." : "");
 	if (n < 1 || n > (mode == GS_SHARE_MIG ? GS_MIG_COMPUTE_SLICES : GS_IFR_N_MAX) ||
 	    (mode == GS_SHARE_EXCLUSIVE && n != 1)) {
 		char v[16];
@@ -83,11 +87,13 @@ int gs_interference_add(struct gs_interference *t, int mode, const char *gpu_mod
 	if (!(efficiency > 0 && efficiency <= 100)) {
 		char v[32];
 
-		snprintf(v, sizeof(v), "%g", efficiency);
+		snprintf(v, sizeof(v), "%.17g", efficiency);
 		return bad(err, err_len, "'%s' is not an efficiency (above 0, at most 100)", v);
 	}
 	if (!source || !*source)
 		return bad(err, err_len, "%s", "empty source (say where the figure comes from)");
+	if (!gs_utf8_valid(source, strlen(source)))
+		return bad(err, err_len, "%s", "the source is not valid UTF-8");
 	r = gs_grow(t->rows, &t->cap, t->n, sizeof(*r), 32);
 	if (!r)
 		return GS_ENOMEM;
@@ -152,7 +158,7 @@ int gs_interference_parse(struct gs_interference *t, const char *name, const cha
 		int64_t n;
 		double eff = 0;
 		int mode = gs_share_mode_find(r.field[0] ? r.field[0] : "");
-		char msg[256], vbuf[80];
+		char msg[512], vbuf[80];
 		size_t i;
 
 		if ((rc = gs_csv_expect_fields(&r, 6)))
@@ -165,6 +171,12 @@ int gs_interference_parse(struct gs_interference *t, const char *name, const cha
 		}
 		if ((rc = gs_csv_int(&r, 2, 1, GS_IFR_N_MAX, &n)) || (rc = parse_eff(&r, 4, &eff)))
 			break;
+		/* Named as written: 100.0001 must not read as '100' in the message. */
+		if (!(eff > 0 && eff <= 100)) {
+			rc = gs_csv_errorf(&r, 4, "'%s' is not an efficiency (above 0, at most 100)",
+					   gs_csv_quote(r.field[4], vbuf, sizeof(vbuf)));
+			break;
+		}
 		rc = gs_interference_add(t, mode, r.field[1], (int)n, r.field[3], eff, r.field[5],
 					 msg, sizeof(msg));
 		if (rc == GS_EINVAL) {
