@@ -227,7 +227,7 @@ static void test_node_memory(void **state)
 	assert_int_equal(gpusim("replay --nodes big.csv --pods wait.csv --db r.db"), 2);
 	assert_string_equal(errs, "gpusim replay: big.csv:2: column memory_mib: "
 				  "'9223372036854775807' is greater than 9007199254740991\n");
-	assert_false(exists("r.db"));
+	assert_false(exists("repeat.db"));
 }
 
 /* A spec with 32 GPU models (the maximum) failed after writing the node file. */
@@ -469,6 +469,32 @@ static void test_names_not_utf8(void **state)
 	assert_non_null(strstr(out, "caf\xef\xbf\xbd"));
 }
 
+/*
+ * --repeat at its documented maximum is checked against what it costs
+ * before anything of that size is allocated (it tried ~112 GB and said
+ * "--load: pods.csv: " and nothing more, exit 1).
+ */
+static void test_repeat_cost(void **state)
+{
+	(void)state;
+	gs_test_write("many.csv", POD_HDR "a,1000,1024,1,1000,0,,0,100\nb,1000,1024,1,1000,0,,10,20\n"
+		      "c,1000,1024,1,1000,0,,20,30\nd,1000,1024,1,1000,0,,30,40\n"
+		      "e,1000,1024,1,1000,0,,40,50\nf,1000,1024,1,1000,0,,50,60\n"
+		      "g,1000,1024,1,1000,0,,60,70\nh,1000,1024,1,1000,0,,70,80\n"
+		      "i,1000,1024,1,1000,0,,80,90\nj,1000,1024,1,1000,0,,90,100\n"
+		      "k,1000,1024,1,1000,0,,100,110\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods many.csv --no-db --load 50 "
+				"--repeat 1000000"), 2);
+	assert_refusal("gpusim replay: --load: many.csv: 11 pods repeated 1000000 times make "
+		       "1.1e+07 pods, more than the 10000000 a run may have (lower --repeat)");
+	assert_int_equal(gpusim("sweep --nodes one.csv --pods many.csv --db repeat.db --seeds 1 "
+				"--policy binpack --mode time --load 50 --repeat 1000000"), 2);
+	assert_refusal("gpusim sweep: load 50%: many.csv: 11 pods repeated 1000000 times");
+	assert_false(exists("repeat.db"));
+	assert_int_equal(gpusim("replay --nodes one.csv --pods many.csv --no-db --load 50 "
+				"--repeat 1000 --quiet"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_sharing_spec_checked_first),
 		cmocka_unit_test(test_inflate_below_one),
 		cmocka_unit_test(test_names_not_utf8),
+		cmocka_unit_test(test_repeat_cost),
 	};
 
 	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);
