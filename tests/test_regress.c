@@ -557,6 +557,14 @@ static void test_bad_input(void **state)
 		  "inflate-nope,bestfit,1,failed_pct,1");
 	assert_int_equal(gpusim("regress --db base.db --baseline broken"), 2);
 	expect_line("column family: 'inflate-nope' is not a family of families.csv", NULL, NULL);
+	/*
+	 * A file cut mid-line: the last value would still read as a number
+	 * (25.83 of 25.834...), so the cut itself is refused.
+	 */
+	sh("rm -rf broken && cp -r base broken && head -c -7 base/runs.csv > broken/runs.csv");
+	assert_int_equal(gpusim("regress --db base.db --baseline broken"), 2);
+	expect_line("broken/runs.csv:", "the file ends in the middle of a line, so it was cut short",
+		    NULL);
 }
 
 /* --out: the report, and the figures when gnuplot is there. */

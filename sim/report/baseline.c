@@ -241,6 +241,19 @@ static int in_open(struct gs_csv *r, const char *dir, const char *name, const ch
 	rc = gs_csv_open(r, path, err, err_len);
 	if (rc)
 		return rc;
+	/* gs_baseline_write() ends every line: a file without a last line end was cut short. */
+	if (r->len > 0 && r->buf[r->len - 1] != '\n') {
+		size_t i;
+		long lines = 1;
+
+		for (i = 0; i < r->len; i++)
+			lines += r->buf[i] == '\n';
+		gs_errf(err, err_len, "%s:%ld: the file ends in the middle of a line, so it was cut "
+			"short; regenerate the baseline (make baseline) or restore it from git",
+			path, lines);
+		gs_csv_close(r);
+		return GS_EPARSE;
+	}
 	rc = gs_csv_next(r);
 	if (rc == 0)
 		rc = gs_csv_file_errorf(r, "empty file (expected the header line)");
