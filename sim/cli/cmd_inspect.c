@@ -588,8 +588,8 @@ int gs_cmd_inspect(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "gpusim inspect: %s\n", err);
 		gs_opt_release(&inspect_cmd, &a);
-		/* A missing, foreign or too new file is the user's input. */
-		return rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+		/* A missing, foreign, damaged or too new file is the user's input. */
+		return rc == GS_ENOMEM || rc == GS_EDB ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 	}
 	status = a.run_id < 0 ? list_runs(db, &a) : show_run(db, &a);
 	gs_db_close(db);
