@@ -16,6 +16,7 @@
 #include "cli/opt.h"
 #include "core/error.h"
 #include "io/interference.h"
+#include "io/path.h"
 #include "store/interference_export.h"
 #include "store/results.h"
 
@@ -79,22 +80,23 @@ static void usage(FILE *f)
 	      "format: traces/README.md). 'gpusim interference VERB --help' says more.\n", f);
 }
 
+/* Writes the table to out, whole or not at all, or to standard output. */
 static int write_table(const char *verb, const struct gs_interference *t, const char *out)
 {
-	FILE *f = out ? fopen(out, "w") : stdout;
-	int rc;
+	struct gs_outfile o;
+	char err[4400];
 
-	if (!f) {
-		fprintf(stderr, "gpusim interference %s: %s: cannot open: %s\n", verb, out,
-			strerror(errno));
-		return GS_EXIT_FAIL;
+	if (!out) {
+		if (gs_interference_write(t, stdout) || fflush(stdout)) {
+			fprintf(stderr, "gpusim interference %s: standard output: cannot write: %s\n",
+				verb, strerror(errno));
+			return GS_EXIT_FAIL;
+		}
+		return GS_EXIT_OK;
 	}
-	rc = gs_interference_write(t, f);
-	if (out && fclose(f) != 0)
-		rc = GS_EIO;
-	if (rc) {
-		fprintf(stderr, "gpusim interference %s: %s: cannot write\n", verb,
-			out ? out : "standard output");
+	if (gs_outfile_open(&o, out, err, sizeof(err)) ||
+	    (gs_interference_write(t, o.f), gs_outfile_commit(&o, err, sizeof(err)))) {
+		fprintf(stderr, "gpusim interference %s: %s\n", verb, err);
 		return GS_EXIT_FAIL;
 	}
 	return GS_EXIT_OK;
@@ -146,7 +148,8 @@ int gs_cmd_interference(int argc, char **argv)
 			rc = gs_db_interference_export(db, &t, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim interference export: %s\n", err);
-			status = rc == GS_ENOENT || rc == GS_ESCHEMA ? GS_EXIT_USAGE : GS_EXIT_FAIL;
+			status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ? GS_EXIT_USAGE :
+										 GS_EXIT_FAIL;
 		} else {
 			status = write_table("export", &t, a.out);
 		}
