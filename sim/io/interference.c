@@ -94,6 +94,13 @@ int gs_interference_add(struct gs_interference *t, int mode, const char *gpu_mod
 		return bad(err, err_len, "%s", "empty source (say where the figure comes from)");
 	if (!gs_utf8_valid(source, strlen(source)))
 		return bad(err, err_len, "%s", "the source is not valid UTF-8");
+	/* What the table's CSV cannot hold, so that every table written reads back. */
+	for (ml = 0; source[ml]; ml++)
+		if ((unsigned char)source[ml] < 0x20 || source[ml] == 0x7f || source[ml] == ',' ||
+		    source[ml] == '"')
+			return bad(err, err_len, "%s", "the source has a control character, a comma "
+				   "or a quote, which the table's CSV cannot hold");
+	ml = strlen(gpu_model);
 	r = gs_grow(t->rows, &t->cap, t->n, sizeof(*r), 32);
 	if (!r)
 		return GS_ENOMEM;
@@ -238,6 +245,23 @@ int gs_interference_default(struct gs_interference *t, char *err, size_t err_len
 				     err, err_len);
 }
 
+/*
+ * The shortest plain decimal (the reader takes no exponent) that reads
+ * back as v exactly: a table written and read again is the same table.
+ */
+static void write_decimal(FILE *f, double v)
+{
+	char buf[400];
+	int p;
+
+	for (p = 1; p < 340; p++) {
+		snprintf(buf, sizeof(buf), "%.*f", p, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	fputs(buf, f);
+}
+
 int gs_interference_write(const struct gs_interference *t, FILE *f)
 {
 	size_t i;
@@ -246,8 +270,10 @@ int gs_interference_write(const struct gs_interference *t, FILE *f)
 	for (i = 0; i < t->n; i++) {
 		const struct gs_ifr_row *r = &t->rows[i];
 
-		fprintf(f, "%s,%s,%d,%s,%.4f,%s\n", gs_share_mode_str(r->mode), r->gpu_model, r->n,
-			r->wclass, r->efficiency, r->source);
+		fprintf(f, "%s,%s,%d,%s,", gs_share_mode_str(r->mode), r->gpu_model, r->n,
+			r->wclass);
+		write_decimal(f, r->efficiency);
+		fprintf(f, ",%s\n", r->source);
 	}
 	return ferror(f) ? GS_EIO : 0;
 }
