@@ -14,7 +14,7 @@
 #include "cli/cmd.h"
 #include "cli/json_out.h"
 #include "core/error.h"
-#include "io/json.h"
+#include "io/cjson.h"
 #include "io/utf8.h"
 
 #ifdef GS_TEST_HOOKS

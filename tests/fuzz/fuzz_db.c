@@ -16,7 +16,7 @@
 
 #include "core/error.h"
 #include "fuzz.h"
-#include "store/plan.h"
+#include "store/merge.h"
 #include "store/regress_data.h"
 #include "store/results.h"
 
