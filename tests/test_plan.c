@@ -302,11 +302,32 @@ static void test_merge_damaged(void **state)
 	rf_build_time(&r);
 	r.info.seed = 7;
 
-	/* Fewer pod rows than n_pods: the run is not copied in part. */
+	/*
+	 * A value changed behind gpusim's back, which SQLite's integrity check
+	 * cannot see: the run's checksum can (a shard with bits flipped in
+	 * its values merged with exit 0 before).
+	 */
 	b = open_db(b_path);
 	write_run(b, &r);
-	assert_int_equal(sqlite3_exec(gs_db_sqlite(b), "DELETE FROM pods WHERE pod_idx = 0", NULL,
-				      NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(b), "UPDATE pods SET wait_s = wait_s + 1"
+				      " WHERE pod_idx = 1", NULL, NULL, NULL), SQLITE_OK);
+	gs_db_close(b);
+	assert_int_equal(gs_db_merge_check(b_path, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, ": run 1 is damaged: its rows no longer match the checksum"));
+	assert_int_equal(gs_db_merge(a, b_path, &st, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "nothing of it was merged"));
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT count(*) FROM runs"), "0");
+
+	/*
+	 * Fewer pod rows than n_pods in a run without a checksum (stored before
+	 * schema 1.6): the run is not copied in part.
+	 */
+	unlink(b_path);
+	b = open_db(b_path);
+	write_run(b, &r);
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(b), "DELETE FROM pods WHERE pod_idx = 0;"
+				      " UPDATE runs SET rows_checksum = NULL", NULL, NULL, NULL),
+			 SQLITE_OK);
 	gs_db_close(b);
 	assert_int_equal(gs_db_merge_check(b_path, err, sizeof(err)), 0);
 	assert_int_equal(gs_db_merge(a, b_path, &st, err, sizeof(err)), GS_EINVAL);

@@ -458,8 +458,10 @@ static void test_names_not_utf8(void **state)
 	{
 		char cmd[2048];
 
+		/* As another program would write it: no checksum to hold the run to. */
 		snprintf(cmd, sizeof(cmd), "sqlite3 %s/u.db \"update pods set name = "
-			 "CAST(X'6361669f' AS TEXT)\"", gs_test_tmpdir());
+			 "CAST(X'6361669f' AS TEXT); update runs set rows_checksum = NULL\"",
+			 gs_test_tmpdir());
 		if (system("command -v sqlite3 >/dev/null 2>&1") != 0)
 			return;
 		assert_int_equal(system(cmd), 0);
@@ -495,6 +497,33 @@ static void test_repeat_cost(void **state)
 				"--repeat 1000 --quiet"), 0);
 }
 
+/*
+ * A value changed inside a stored run, which SQLite's integrity check
+ * does not see: merge, inspect and regress find it through the run's
+ * checksum and say the file is damaged (exit 2); merge copies nothing.
+ */
+static void test_damaged_run(void **state)
+{
+	char cmd[2048];
+
+	(void)state;
+	if (system("command -v sqlite3 >/dev/null 2>&1") != 0)
+		return;
+	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --db tamper.db --quiet"), 0);
+	snprintf(cmd, sizeof(cmd), "sqlite3 %s/tamper.db 'update pods set t_end_s = t_end_s + 1 "
+		 "where pod_idx = 0'", gs_test_tmpdir());
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(gpusim("inspect --db tamper.db --run 1"), 2);
+	assert_refusal("gpusim inspect: tamper.db: run 1 is damaged: its rows no longer match");
+	assert_int_equal(gpusim("merge merged.db tamper.db"), 2);
+	assert_refusal("gpusim merge: tamper.db: run 1 is damaged");
+	assert_false(exists("merged.db"));
+	snprintf(cmd, sizeof(cmd), "regress --db tamper.db --baseline %s/results/baseline",
+		 GS_SOURCE_DIR);
+	assert_int_equal(gpusim("%s", cmd), 2);
+	assert_refusal("gpusim regress: tamper.db: run 1 is damaged");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_inflate_below_one),
 		cmocka_unit_test(test_names_not_utf8),
 		cmocka_unit_test(test_repeat_cost),
+		cmocka_unit_test(test_damaged_run),
 	};
 
 	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);

@@ -33,6 +33,7 @@
 #include "cli/opt.h"
 #include "core/error.h"
 #include "policies/policy.h"
+#include "store/digest.h"
 #include "store/results.h"
 
 /* Converter of --at: 'end', 'peak' or a time in seconds. */
@@ -495,6 +496,13 @@ static int show_run(struct gs_db *db, const struct gs_inspect_args *a)
 	if (rc) {
 		fprintf(stderr, "gpusim inspect: %s\n", err);
 		return gs_inspect_exit_for(rc);
+	}
+	/* A damaged file says so rather than show what is left of the run. */
+	rc = gs_db_digest_check(db, "main", a->db_path, a->run_id, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "gpusim inspect: %s\n", err);
+		status = gs_inspect_exit_for(rc);
+		goto out;
 	}
 	if (!run.pods_stored) {
 		/* Rebuilt from no pods, the cluster would look empty, which it was not. */

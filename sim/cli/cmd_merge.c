@@ -97,13 +97,6 @@ int gs_cmd_merge(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	if (gs_opt_parse(&merge_cmd, argc, argv, &a, &status))
 		return status;
-	rc = gs_db_open(a.files[0], &out, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, CMD ": %s\n", err);
-		status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ? GS_EXIT_USAGE :
-										   GS_EXIT_FAIL;
-		goto done;
-	}
 	/* Every input is checked before any is copied: a damaged one stops the merge untouched. */
 	for (i = 1; i < a.n_files; i++) {
 		rc = gs_db_merge_check(a.files[i], err, sizeof(err));
@@ -113,6 +106,13 @@ int gs_cmd_merge(int argc, char **argv)
 					 GS_EXIT_USAGE : GS_EXIT_FAIL;
 			goto done;
 		}
+	}
+	rc = gs_db_open(a.files[0], &out, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, CMD ": %s\n", err);
+		status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ? GS_EXIT_USAGE :
+										   GS_EXIT_FAIL;
+		goto done;
 	}
 	for (i = 1; i < a.n_files; i++) {
 		struct gs_merge_stats st;

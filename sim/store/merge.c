@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "store/digest.h"
 #include "store/merge.h"
 #include "store/plan.h"
 #include "store/results_internal.h"
@@ -360,65 +361,97 @@ static bool same_file(const char *a, const char *b)
 static const char *const input_tables[] = { "runs", "run_nodes", "pods", "samples",
 					    "arrived_stats", "sweep_plans" };
 
+/* Whether in has every table a merge reads; GS_EINVAL naming the first missing. */
+static int check_tables(struct gs_db *in, const char *in_path, char *err, size_t err_len)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int step;
+
+	for (i = 0; i < sizeof(input_tables) / sizeof(input_tables[0]); i++) {
+		if (sqlite3_prepare_v2(in->conn, "SELECT count(*) FROM pragma_table_info(?1)", -1, &st,
+				       NULL) != SQLITE_OK)
+			return gs_db_sqlfail(in, err, err_len, "cannot read the schema");
+		sqlite3_bind_text(st, 1, input_tables[i], -1, SQLITE_STATIC);
+		step = sqlite3_step(st);
+		if (step != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return gs_db_sqlfail(in, err, err_len, "cannot read the schema");
+		}
+		if (sqlite3_column_int64(st, 0) == 0) {
+			sqlite3_finalize(st);
+			return gs_db_fail(err, err_len, GS_EINVAL, "%s: has no table %s, which every "
+					  "gpusim database has; it is damaged or not gpusim's, and "
+					  "nothing of it was merged", in_path, input_tables[i]);
+		}
+		sqlite3_finalize(st);
+	}
+	return 0;
+}
+
+/*
+ * SQLite's integrity check on in. integrity_check, not quick_check: it
+ * also holds the indexes to the tables, so that a flipped bit in a key is
+ * found before rows are copied.
+ */
+static int check_integrity(struct gs_db *in, const char *in_path, char *err, size_t err_len)
+{
+	sqlite3_stmt *st = NULL;
+	const char *first;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(in->conn, "PRAGMA integrity_check(1)", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		/* Out of memory, an I/O error, or damage found before any row: said as such. */
+		rc = gs_db_sqlfail(in, err, err_len, "integrity check");
+		sqlite3_finalize(st);
+		return rc;
+	}
+	first = (const char *)sqlite3_column_text(st, 0);
+	/* The check reports its own allocation failure as a row of text. */
+	if ((!first && sqlite3_errcode(in->conn) == SQLITE_NOMEM) ||
+	    (first && strcmp(first, "out of memory") == 0))
+		rc = gs_db_fail(err, err_len, GS_ENOMEM, "%s: integrity check: out of memory",
+				in_path);
+	else if (!first || strcmp(first, "ok") != 0)
+		rc = gs_db_fail(err, err_len, GS_EINVAL, "%s: is damaged (SQLite's integrity check: "
+				"%s); nothing of it was merged", in_path, first ? first : "no answer");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The checksum of every complete run of in (store/digest.h). */
+static int check_digests(struct gs_db *in, const char *in_path, char *err, size_t err_len)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0, step;
+
+	if (sqlite3_prepare_v2(in->conn, "SELECT run_id FROM runs WHERE status = 'complete'"
+			       " ORDER BY run_id", -1, &st, NULL) != SQLITE_OK)
+		return gs_db_sqlfail(in, err, err_len, "cannot read the runs");
+	while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
+		rc = gs_db_digest_check(in, "main", in_path, sqlite3_column_int64(st, 0), err,
+					err_len);
+	if (rc == 0 && step != SQLITE_DONE)
+		rc = gs_db_sqlfail(in, err, err_len, "cannot read the runs");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int gs_db_merge_check(const char *in_path, char *err, size_t err_len)
 {
 	struct gs_db *in = NULL;
-	sqlite3_stmt *st = NULL;
-	const char *first = NULL;
-	size_t i;
-	int rc, step;
+	int rc;
 
 	/* Open it as every gpusim command does: refuse a foreign file or major, migrate a minor. */
 	rc = gs_db_open_existing(in_path, &in, err, err_len);
 	if (rc)
 		return rc;
-	for (i = 0; i < sizeof(input_tables) / sizeof(input_tables[0]); i++) {
-		if (sqlite3_prepare_v2(in->conn, "SELECT count(*) FROM pragma_table_info(?1)", -1, &st,
-				       NULL) != SQLITE_OK) {
-			rc = gs_db_sqlfail(in, err, err_len, "cannot read the schema");
-			goto out;
-		}
-		sqlite3_bind_text(st, 1, input_tables[i], -1, SQLITE_STATIC);
-		step = sqlite3_step(st);
-		if (step != SQLITE_ROW) {
-			rc = gs_db_sqlfail(in, err, err_len, "cannot read the schema");
-			goto out;
-		}
-		if (sqlite3_column_int64(st, 0) == 0) {
-			rc = gs_db_fail(err, err_len, GS_EINVAL, "%s: has no table %s, which every "
-					"gpusim database has; it is damaged or not gpusim's, and "
-					"nothing of it was merged", in_path, input_tables[i]);
-			goto out;
-		}
-		sqlite3_finalize(st);
-		st = NULL;
-	}
-	/*
-	 * integrity_check, not quick_check: it also holds the indexes to the
-	 * tables, so that a flipped bit in a key is found before rows are copied.
-	 */
-	if (sqlite3_prepare_v2(in->conn, "PRAGMA integrity_check(1)", -1, &st, NULL) != SQLITE_OK ||
-	    (step = sqlite3_step(st)) != SQLITE_ROW) {
-		/* Out of memory, an I/O error, or damage found before any row: said as such. */
-		rc = gs_db_sqlfail(in, err, err_len, "integrity check");
-		goto out;
-	}
-	first = (const char *)sqlite3_column_text(st, 0);
-	/* The check reports its own allocation failure as a row of text. */
-	if ((!first && sqlite3_errcode(in->conn) == SQLITE_NOMEM) ||
-	    (first && strcmp(first, "out of memory") == 0)) {
-		rc = gs_db_fail(err, err_len, GS_ENOMEM, "%s: integrity check: out of memory",
-				in_path);
-		goto out;
-	}
-	if (!first || strcmp(first, "ok") != 0) {
-		rc = gs_db_fail(err, err_len, GS_EINVAL, "%s: is damaged (SQLite's integrity check: "
-				"%s); nothing of it was merged", in_path, first ? first : "no answer");
-		goto out;
-	}
-	rc = 0;
-out:
-	sqlite3_finalize(st);
+	rc = check_tables(in, in_path, err, err_len);
+	if (!rc)
+		rc = check_integrity(in, in_path, err, err_len);
+	if (!rc)
+		rc = check_digests(in, in_path, err, err_len);
 	gs_db_close(in);
 	return rc;
 }
@@ -427,6 +460,7 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 		size_t err_len)
 {
 	struct merge m;
+	struct gs_db *in = NULL;
 	sqlite3_stmt *attach = NULL;
 	char why[512];
 	int rc, step;
@@ -437,7 +471,12 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 	if (same_file(out->path, in_path))
 		return gs_db_fail(err, err_len, GS_EINVAL, "%s: is the output database itself",
 				  in_path);
-	rc = gs_db_merge_check(in_path, err, err_len);
+	/* Opened as every command does (a minor migrated), and its tables there; each run is checked as it is copied. */
+	rc = gs_db_open_existing(in_path, &in, err, err_len);
+	if (rc)
+		return rc;
+	rc = check_tables(in, in_path, err, err_len);
+	gs_db_close(in);
 	if (rc)
 		return rc;
 
@@ -482,6 +521,14 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 		if (have < 0) {
 			const char *table = NULL;
 			int64_t got = 0, want = 0;
+
+			rc = gs_db_digest_check(out, "src", in_path, old_id, err, err_len);
+			if (rc) {
+				if (rc == GS_EINVAL)
+					snprintf(err + strlen(err), err_len - strlen(err),
+						 "; nothing of it was merged");
+				goto rollback;
+			}
 
 			rc = copy_one(&m, old_id, sqlite3_column_int64(m.src_runs, 6),
 				      sqlite3_column_int64(m.src_runs, 7), &table, &got, &want);

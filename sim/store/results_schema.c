@@ -107,6 +107,15 @@ static const char *const columns_1_4[] = {
 #define N_COLUMNS_1_4 (sizeof(columns_1_4) / sizeof(columns_1_4[0]))
 
 /*
+ * The column schema 1.6 added to runs: the checksum of the run's rows
+ * (store/digest.h), "1:<hex>", NULL for runs stored before it.
+ */
+static const char *const columns_1_6[] = {
+	"runs ADD COLUMN rows_checksum TEXT",
+};
+#define N_COLUMNS_1_6 (sizeof(columns_1_6) / sizeof(columns_1_6[0]))
+
+/*
  * run_summary, schema 1.4. gpu_alloc_pct, the headline allocation of a
  * run, as gs_sim_summarize() computes it. Inflate mode: the mean over the
  * arrived = 100 % bucket (Weng et al., figure 7), or over 99..101 % when
@@ -388,7 +397,8 @@ static const char *const schema_sql[] = {
  * SQL runs, as for every minor) and the new run_summary; 1.2 adds
  * columns_1_2 and shows them in run_summary; 1.3 adds columns_1_3;
  * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
- * run_summary views; 1.5 adds sweep_plans and run_claims (a view is not checked when it is made, so the
+ * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 adds
+ * columns_1_6, the runs' checksums (a view is not checked when it is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -399,6 +409,7 @@ static const char *const migration_sql[] = {
 	NULL,
 	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
 	SWEEP_PLANS_TABLE "; " RUN_CLAIMS_TABLE,
+	NULL,
 };
 _Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
 	       "one migration per minor schema version");
@@ -484,6 +495,7 @@ static const struct {
 	[2] = { columns_1_2, N_COLUMNS_1_2 },
 	[3] = { columns_1_3, N_COLUMNS_1_3 },
 	[4] = { columns_1_4, N_COLUMNS_1_4 },
+	[6] = { columns_1_6, N_COLUMNS_1_6 },
 };
 
 /* ALTER TABLE for each column that minor version `minor` added. */
