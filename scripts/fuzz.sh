@@ -17,8 +17,8 @@ build=${1:?usage: fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 seconds=${2:?usage: fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 src=$(cd "$(dirname "$0")/.." && pwd)
-targets=${*:-"cluster_csv cluster_json pods_csv pods_json gen_spec scenario bench_import sharing_spec
-	interference db"}
+targets=${*:-"cluster_csv cluster_json pods_csv pods_json gen_spec scenario bench_import interference busy_dist
+	validation sharing_spec db"}
 
 dict_of() {
 	case $1 in
@@ -27,8 +27,7 @@ dict_of() {
 	gen_spec) echo spec ;;
 	scenario) echo scenario ;;
 	bench_import) echo bench ;;
-	sharing_spec) echo sharing ;;
-	interference) echo interference ;;
+	interference | busy_dist | validation | sharing_spec) echo sharing ;;
 	db) echo db ;;
 	esac
 }
