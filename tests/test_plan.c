@@ -320,7 +320,7 @@ static void test_merge_damaged(void **state)
 
 	/*
 	 * Fewer pod rows than n_pods in a run without a checksum (stored before
-	 * schema 1.6): the run is not copied in part.
+	 * schema 1.7): the run is not copied in part.
 	 */
 	unlink(b_path);
 	b = open_db(b_path);

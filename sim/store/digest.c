@@ -16,7 +16,7 @@
 #include "store/digest.h"
 #include "store/results_internal.h"
 
-/* Version 1: the tables of a run, their columns (schema 1.6 but run_id, status, rows_checksum), and keys. */
+/* Version 1: the tables of a run, their columns (schema 1.7 but run_id, status, rows_checksum), and keys. */
 static const struct {
 	const char *table, *columns, *order;
 } v1[] = {
@@ -50,6 +50,9 @@ static const struct {
 	  "arrived_pct, n_samples, gpu_alloc_pct_sum, unalloc_gpu_pct_sum, frag_ratio_pct_sum,"
 	  " frag_amount_pct_sum",
 	  "arrived_pct" },
+	{ "run_defrag",
+	  "budget_pct, per_hour, restart_s, n_attempts, n_placed, n_moves, n_pods_moved, lost_gpu_s",
+	  "run_id" },
 };
 #define N_TABLES (sizeof(v1) / sizeof(v1[0]))
 

@@ -5,15 +5,16 @@
  * value).
  *
  * The digest is XXH3-128 (xxHash) over a canonical form of the run's rows:
- * its runs row, then its run_nodes, pods, samples and arrived_stats rows in key
- * order, each value with its SQLite type (an integer as 8 bytes, a real
- * as its IEEE-754 bits, text and blobs with their length). The columns are
- * fixed per digest version (digest.c lists version 1: schema 1.6's columns
+ * its runs row, then its run_nodes, pods, samples, arrived_stats and
+ * run_defrag rows in key order, each value with its SQLite type (an
+ * integer as 8 bytes, a real as its IEEE-754 bits, text and blobs with
+ * their length). The columns are
+ * fixed per digest version (digest.c lists version 1: schema 1.7's columns
  * but run_id, status and rows_checksum), so that a column a later schema
  * adds, with its default in old runs, does not change the digest of a run
  * stored before it. The writer stores it in runs.rows_checksum as
  * "1:<32 hex digits>" in the run's own transaction; merge, inspect and
- * regress recompute it. Runs stored before schema 1.6 have none.
+ * regress recompute it. Runs stored before schema 1.7 have none.
  */
 #ifndef GS_DIGEST_H
 #define GS_DIGEST_H

@@ -14,8 +14,10 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "store/bounds.h"
 #include "store/results.h"
 #include "store/results_internal.h"
+#include "store/run_defrag.h"
 
 /*
  * The samples sample_metrics m of run r that the inflate-mode statistic
@@ -107,13 +109,13 @@ static const char *const columns_1_4[] = {
 #define N_COLUMNS_1_4 (sizeof(columns_1_4) / sizeof(columns_1_4[0]))
 
 /*
- * The column schema 1.6 added to runs: the checksum of the run's rows
+ * The column schema 1.7 added to runs: the checksum of the run's rows
  * (store/digest.h), "1:<hex>", NULL for runs stored before it.
  */
-static const char *const columns_1_6[] = {
+static const char *const columns_1_7[] = {
 	"runs ADD COLUMN rows_checksum TEXT",
 };
-#define N_COLUMNS_1_6 (sizeof(columns_1_6) / sizeof(columns_1_6[0]))
+#define N_COLUMNS_1_7 (sizeof(columns_1_7) / sizeof(columns_1_7[0]))
 
 /*
  * run_summary, schema 1.4. gpu_alloc_pct, the headline allocation of a
@@ -397,8 +399,10 @@ static const char *const schema_sql[] = {
  * SQL runs, as for every minor) and the new run_summary; 1.2 adds
  * columns_1_2 and shows them in run_summary; 1.3 adds columns_1_3;
  * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
- * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 adds
- * columns_1_6, the runs' checksums (a view is not checked when it is made, so the
+ * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 only the
+ * bound tables of store/bounds.h and run_defrag (store/run_defrag.h),
+ * which run with the bench tables; 1.7 adds columns_1_7, the runs'
+ * checksums (a view is not checked when it is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -409,6 +413,7 @@ static const char *const migration_sql[] = {
 	NULL,
 	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
 	SWEEP_PLANS_TABLE "; " RUN_CLAIMS_TABLE,
+	NULL,
 	NULL,
 };
 _Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
@@ -495,7 +500,7 @@ static const struct {
 	[2] = { columns_1_2, N_COLUMNS_1_2 },
 	[3] = { columns_1_3, N_COLUMNS_1_3 },
 	[4] = { columns_1_4, N_COLUMNS_1_4 },
-	[6] = { columns_1_6, N_COLUMNS_1_6 },
+	[7] = { columns_1_7, N_COLUMNS_1_7 },
 };
 
 /* ALTER TABLE for each column that minor version `minor` added. */
@@ -569,7 +574,7 @@ int gs_db_schema_setup(struct gs_db *db, bool create, char *err, size_t err_len)
 	} else {
 		for (i = (size_t)(version % 1000) + 1; i <= GS_DB_SCHEMA_MINOR; i++) {
 			rc = add_columns(db, i, err, err_len);
-			/* NULL: a minor that only added bench tables (below). */
+			/* NULL: a minor that only added bench or bound tables (below). */
 			if (rc == 0 && migration_sql[i])
 				rc = gs_db_exec(db, migration_sql[i], err, err_len);
 			if (rc)
@@ -577,6 +582,10 @@ int gs_db_schema_setup(struct gs_db *db, bool create, char *err, size_t err_len)
 		}
 	}
 	rc = gs_db_exec(db, gs_bench_schema_sql, err, err_len);
+	if (rc == 0)
+		rc = gs_db_exec(db, gs_bounds_schema_sql, err, err_len);
+	if (rc == 0)
+		rc = gs_db_exec(db, gs_run_defrag_schema_sql, err, err_len);
 	if (rc)
 		goto rollback;
 	rc = set_user_version(db, GS_DB_SCHEMA_VERSION, err, err_len);
