@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -33,26 +34,48 @@ int gs_outfile_open(struct gs_outfile *o, const char *path, char *err, size_t er
 	return 0;
 }
 
-int gs_outfile_commit(struct gs_outfile *o, char *err, size_t err_len)
+int gs_outfile_finish(FILE *f, const char *written, const char *path, char *err,
+		      size_t err_len)
 {
-	int failed, saved;
+	struct statvfs vfs;
+	int failed, saved = 0;
 
-	errno = 0;
-	failed = fflush(o->f) != 0 || ferror(o->f);
-	saved = errno;
-	if (fclose(o->f) != 0 && !failed) {
+	/*
+	 * The reason of the first failure: a write that failed earlier left
+	 * errno as it said it (stdio keeps only the error flag); else the
+	 * flush or the close says it now.
+	 */
+	if (ferror(f))
+		saved = errno;
+	else
+		errno = 0;
+	failed = fflush(f) != 0 || ferror(f);
+	if (failed && !saved)
+		saved = errno;
+	/* errno lost on the way: a full file system is the usual cause, and it can be seen. */
+	if (failed && (!saved || saved == EBADF) && fstatvfs(fileno(f), &vfs) == 0 &&
+	    vfs.f_bavail == 0)
+		saved = ENOSPC;
+	if (fclose(f) != 0 && !failed) {
 		failed = 1;
 		saved = errno;
 	}
-	o->f = NULL;
-	if (!failed && rename(o->tmp, o->path) == 0)
+	if (!failed && (!path || rename(written, path) == 0))
 		return 0;
 	if (!failed)
 		saved = errno;
-	gs_errf(err, err_len, "%s: cannot write: %s", o->path,
+	gs_errf(err, err_len, "%s: cannot write: %s", path ? path : written,
 		saved ? strerror(saved) : "write error");
-	unlink(o->tmp);
+	unlink(written);
 	return GS_EIO;
+}
+
+int gs_outfile_commit(struct gs_outfile *o, char *err, size_t err_len)
+{
+	FILE *f = o->f;
+
+	o->f = NULL;
+	return gs_outfile_finish(f, o->tmp, o->path, err, err_len);
 }
 
 void gs_outfile_abort(struct gs_outfile *o)

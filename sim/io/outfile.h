@@ -33,6 +33,15 @@ int gs_outfile_open(struct gs_outfile *o, const char *path, char *err, size_t er
  */
 int gs_outfile_commit(struct gs_outfile *o, char *err, size_t err_len);
 
+/*
+ * Flushes and closes f, which was opened for writing at written, and, when
+ * path is not NULL, renames written onto path. Returns 0, or GS_EIO with
+ * "PATH: cannot write: REASON" in err (PATH being path, or written) and
+ * written removed. For files opened without gs_outfile_open().
+ */
+int gs_outfile_finish(FILE *f, const char *written, const char *path, char *err,
+		      size_t err_len);
+
 /* Closes o->f and removes the private file: nothing is written to path. */
 void gs_outfile_abort(struct gs_outfile *o);
 

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "io/csv.h"
+#include "io/outfile.h"
 #include "io/path.h"
 #include "report/baseline.h"
 
@@ -83,20 +84,12 @@ static int out_open(struct out_file *o, const char *dir, const char *name,
 
 static int out_close(struct out_file *o, int rc, char *err, size_t err_len)
 {
-	int failed = ferror(o->f);
-
-	failed |= fclose(o->f);
-	if (!rc && failed) {
-		gs_errf(err, err_len, "%s: write error", o->tmp);
-		rc = GS_EIO;
-	}
-	if (!rc && rename(o->tmp, o->path)) {
-		gs_errf(err, err_len, "%s: cannot write: %s", o->path, strerror(errno));
-		rc = GS_EIO;
-	}
-	if (rc)
+	if (rc) {
+		fclose(o->f);
 		unlink(o->tmp);
-	return rc;
+		return rc;
+	}
+	return gs_outfile_finish(o->f, o->tmp, o->path, err, err_len);
 }
 
 static int check_fields(const struct gs_rset *s, char *err, size_t err_len)

@@ -26,6 +26,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "io/outfile.h"
 #include "core/grow.h"
 #include "policies/policy.h"
 #include "store/bounds.h"
@@ -863,17 +864,8 @@ void gs_plot_data_discard(FILE *f, const char *dir, const char *name)
 int gs_plot_data_close(FILE *f, const char *dir, const char *name, char *err, size_t err_len)
 {
 	char tmp[4096], path[4096];
-	int failed = ferror(f);
 
 	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	failed |= fclose(f);
-	if (failed)
-		gs_errf(err, err_len, "%s: write error", tmp);
-	else if (rename(tmp, path))
-		gs_errf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
-	else
-		return 0;
-	unlink(tmp);
-	return GS_EIO;
+	return gs_outfile_finish(f, tmp, path, err, err_len);
 }

@@ -171,6 +171,8 @@ head -c 1000000 /dev/zero >"$dir/filler" 2>/dev/null
 ls -A "$dir" | grep -v '^filler\$' >"$work/full-kept1"
 "$gpusim" replay --nodes "$nodes" --pods "$pods" --policy binpack --db "$dir/r.db" \
 	2>"$work/full-err2" >/dev/null; echo "\$?" >"$work/full-st2"
+"$gpusim" --completion bash "$dir/gpusim.bash" 2>"$work/full-err3"; echo "\$?" >"$work/full-st3"
+ls -A "$dir" | grep -v '^filler\$' >"$work/full-kept3"
 umount "$dir"
 EOF
 	if [ "$(id -u)" = 0 ]; then
@@ -193,6 +195,11 @@ else
 		complain "full disk: replay --db exit $(cat "$work/full-st2"): $(head -c 300 "$work/full-err2")"
 	grep -q "disk is full\|No space left on device" "$work/full-err2" ||
 		complain "full disk: replay --db does not say the disk is full: $(head -c 300 "$work/full-err2")"
+	cases=$((cases + 1))
+	[ "$(cat "$work/full-st3")" = 1 ] || complain "full disk: --completion exit $(cat "$work/full-st3")"
+	grep -q "No space left on device" "$work/full-err3" ||
+		complain "full disk: --completion does not say why: $(cat "$work/full-err3")"
+	[ -s "$work/full-kept3" ] && complain "full disk: --completion left files: $(cat "$work/full-kept3")"
 fi
 
 echo "check_faults: $cases cases, $injected faults injected"
