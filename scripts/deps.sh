@@ -13,7 +13,7 @@ set -eu
 
 # groff-base and man-db render the man pages, zsh runs the completion test (tests/check_docs.sh,
 # check_completion.sh).
-pkgs="build-essential cmake pkg-config libgsl-dev libsqlite3-dev libcjson-dev libsmartcols-dev libcmocka-dev sqlite3 gnuplot-nox
+pkgs="build-essential cmake pkg-config libgsl-dev libsqlite3-dev libcjson-dev libyaml-dev libsmartcols-dev libcmocka-dev sqlite3 gnuplot-nox
 groff-base man-db zsh"
 check=0
 for arg in "$@"; do

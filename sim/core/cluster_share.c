@@ -164,12 +164,14 @@ enum gs_fit gs_cluster_fits_demand(const struct gs_cluster *c, int32_t node,
 {
 	const struct gs_node *n = &c->nodes[node];
 
+	if (!gs_node_sel_ok(c, n, p))
+		return GS_FIT_SELECTOR;
 	if (p->cpu_milli > n->cpu_free_milli)
 		return GS_FIT_CPU;
 	if (p->mem_mib > n->mem_free_mib)
 		return GS_FIT_MEM;
 	if (gs_pod_cpu_only(p))
-		return GS_FIT_OK;
+		return gs_cluster_claims_fit(c, node, p);
 	if (!gs_node_model_ok(n, p))
 		return GS_FIT_MODEL;
 	if (p->num_gpu > n->num_gpu)
