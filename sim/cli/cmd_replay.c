@@ -18,12 +18,14 @@
 #include "engine/inflate.h"
 #include "engine/replay.h"
 #include "store/results.h"
+#include "io/k8s/build.h"
 #include "io/trace/load.h"
 #include "io/trace/trace.h"
 
 /* What the command line says; the table below fills it. */
 struct replay_args {
 	const char *nodes, *pods, *db_path;
+	struct gs_opt_list state;
 	struct gs_cli_policies policies;
 	bool no_db, no_pods, arrival_samples, quiet, strict, json;
 	int mode;    /* enum gs_mode */
@@ -37,9 +39,15 @@ struct replay_args {
 static const struct gs_opt replay_opts[] = {
 	{ GS_OPT_GROUP_HEADING("Inputs:") },
 	{ GS_OPT_STRING_AT(S, nodes), .name = "nodes", .short_name = 'n', .arg = "FILE",
-	  .flags = GS_OPT_REQUIRED, .help = "cluster: openb node list, gpusim CSV or JSON" },
+	  .conflicts = "state", .help = "cluster: openb node list, gpusim CSV or JSON (or --state)" },
 	{ GS_OPT_STRING_AT(S, pods), .name = "pods", .short_name = 'p', .arg = "FILE",
-	  .flags = GS_OPT_REQUIRED, .help = "pods: openb pod list, gpusim CSV or JSON" },
+	  .help = "pods: openb pod list, gpusim CSV or JSON; with --state, replayed after the "
+		  "snapshot's pending pods" },
+	{ GS_OPT_LIST_AT(S, state, 0), .flags = GS_OPT_MULTI, .name = "state", .arg = "FILE...",
+	  .help = "start from a Kubernetes snapshot instead of --nodes: kubectl get nodes,pods "
+		  "-A -o yaml|json output, manifests and DRA objects; its running pods hold their "
+		  "resources for the whole run, its pending pods are the first arrivals "
+		  "(docs/kubernetes.md)" },
 
 	{ GS_OPT_GROUP_HEADING("Policy:") },
 	{ GS_OPT_CUSTOM_AT(S, policies, struct gs_cli_policies, gs_cli_parse_policies, NULL),
@@ -132,6 +140,13 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *status_
 		return -1;
 	o->mode = (enum gs_mode)a->mode;
 	o->arrivals = (enum gs_arrivals)a->arrivals;
+	if (!a->state.n && (!a->nodes || !a->pods)) {
+		fprintf(stderr, "gpusim replay: give --nodes FILE and --pods FILE, or --state "
+			"FILE... [--pods FILE]; try 'gpusim replay --help'\n");
+		gs_opt_release(&replay_cmd, a);
+		*status_out = GS_EXIT_USAGE;
+		return -1;
+	}
 	if ((o->load_pct > 0 && o->mode != GS_MODE_TIME) ||
 	    (o->load_repeat > 1 && !(o->load_pct > 0))) {
 		fprintf(stderr, "gpusim replay: %s\n",
@@ -181,6 +196,39 @@ static int report_audit(const struct gs_trace *t, const struct gs_cluster *c, bo
 		}
 	}
 	return -1;
+}
+
+/*
+ * --state: the snapshot's cluster and its pending pods as the trace, then
+ * --pods appended (io/k8s/build.h). The trace's path is --pods when given
+ * (the snapshot's files are the run's nodes file), else the snapshot's.
+ */
+static int load_state(const struct replay_args *a, struct gs_cluster *c, struct gs_trace *t,
+		      struct gs_k8s_snapshot **snap, struct gs_k8s_state **st,
+		      char nodes_sha[GS_SHA256_HEX], char *err, size_t err_len)
+{
+	struct gs_trace extra;
+	int rc = gs_k8s_load(a->state.v, a->state.n, snap, c, t, st, err, err_len);
+
+	if (rc)
+		return rc;
+	memcpy(nodes_sha, (*snap)->sha256, GS_SHA256_HEX);
+	gs_trace_init(&extra);
+	if (a->pods) {
+		rc = gs_trace_load(a->pods, c, &extra, err, err_len);
+		if (rc == 0)
+			rc = gs_k8s_queue_add(*st, c, t, &extra, err, err_len);
+		if (rc == 0) {
+			memcpy(t->sha256, extra.sha256, GS_SHA256_HEX);
+			t->format = extra.format;
+		}
+	} else {
+		memcpy(t->sha256, (*snap)->sha256, GS_SHA256_HEX);
+	}
+	if (rc == 0 && !(t->path = strdup(a->pods ? a->pods : (*snap)->paths)))
+		rc = GS_ENOMEM;
+	gs_trace_release(&extra);
+	return rc;
 }
 
 static double elapsed_ms(const struct timespec *a, const struct timespec *b)
@@ -330,7 +378,9 @@ int gs_cmd_replay(int argc, char **argv)
 	struct gs_db *db = NULL;
 	cJSON *runs = NULL;
 	struct gs_interference ifr;
-	char nodes_sha[GS_SHA256_HEX], err[1024], *params = NULL;
+	struct gs_k8s_snapshot *snap = NULL;
+	struct gs_k8s_state *kst = NULL;
+	char nodes_sha[GS_SHA256_HEX], err[2048], *params = NULL;
 	size_t n_pols, i;
 	int rc, status = GS_EXIT_OK;
 
@@ -342,8 +392,11 @@ int gs_cmd_replay(int argc, char **argv)
 	gs_cluster_init(&cluster);
 	gs_trace_init(&trace);
 	gs_interference_init(&ifr);
-	rc = gs_cluster_load(a.nodes, &cluster, nodes_sha, err, sizeof(err));
-	if (rc == 0)
+	if (a.state.n)
+		rc = load_state(&a, &cluster, &trace, &snap, &kst, nodes_sha, err, sizeof(err));
+	else
+		rc = gs_cluster_load(a.nodes, &cluster, nodes_sha, err, sizeof(err));
+	if (rc == 0 && !a.state.n)
 		rc = gs_trace_load(a.pods, &cluster, &trace, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpusim replay: %s\n", err);
@@ -359,7 +412,7 @@ int gs_cmd_replay(int argc, char **argv)
 		rc = gs_load_check(trace.pods, trace.n_pods, a.opts.load_repeat, cluster.gpu_milli,
 				   a.opts.load_pct, a.opts.arrivals, err, sizeof(err));
 		if (rc) {
-			fprintf(stderr, "gpusim replay: --load: %s: %s\n", a.pods, err);
+			fprintf(stderr, "gpusim replay: --load: %s: %s\n", trace.path, err);
 			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 			goto out;
 		}
@@ -436,9 +489,9 @@ int gs_cmd_replay(int argc, char **argv)
 		ri.policy = pols[i]->name;
 		ri.mode = a.opts.mode == GS_MODE_INFLATE ? "inflate" : "time";
 		ri.seed = a.opts.seed;
-		ri.nodes_path = a.nodes;
+		ri.nodes_path = a.state.n ? snap->paths : a.nodes;
 		ri.nodes_sha256 = nodes_sha;
-		ri.pods_path = a.pods;
+		ri.pods_path = trace.path;
 		ri.pods_sha256 = trace.sha256;
 		ri.params_json = params;
 		ri.wall_ms = elapsed_ms(&t0, &t1);
@@ -452,8 +505,9 @@ int gs_cmd_replay(int argc, char **argv)
 		}
 		gs_sim_summarize(&sim, &sum);
 		if (a.json)
-			cJSON_AddItemToArray(runs, gs_json_run_summary(pols[i]->name, &sim, &sum, a.pods,
-								       params, run_id, ri.wall_ms));
+			cJSON_AddItemToArray(runs, gs_json_run_summary(pols[i]->name, &sim, &sum,
+								       trace.path, params, run_id,
+								       ri.wall_ms));
 		else if (!a.quiet)
 			print_row(pols[i]->name, &sim, &sum, ri.wall_ms, run_id);
 		else if (run_id > 0)
@@ -479,6 +533,8 @@ out:
 	free(params);
 	gs_trace_release(&trace);
 	gs_cluster_release(&cluster);
+	gs_k8s_state_free(kst);
+	gs_k8s_snapshot_free(snap);
 	gs_opt_release(&replay_cmd, &a);
 	return status;
 }

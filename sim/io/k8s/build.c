@@ -972,3 +972,42 @@ int gs_k8s_load(const char *const *paths, size_t n, struct gs_k8s_snapshot **sna
 	*snap_out = s;
 	return 0;
 }
+
+int gs_k8s_queue_add(struct gs_k8s_state *st, struct gs_cluster *c, struct gs_trace *queue,
+		     struct gs_trace *extra, char *err, size_t err_len)
+{
+	size_t i;
+	int32_t k;
+	int rc = gs_k8s_select_trace(st, c, extra, err, err_len);
+
+	for (i = 0; i < extra->n_pods && !rc; i++) {
+		struct gs_pod p = extra->pods[i];
+		bool any = false;
+
+		/* The extra trace's workload classes, renumbered in the queue's table. */
+		if (p.wclass > 0) {
+			int cls = gs_trace_class(queue, gs_trace_class_name(extra, p.wclass));
+
+			if (cls < 0) {
+				gs_errf(err, err_len, "%s: more than %d workload classes with the "
+					"snapshot's", extra->path, GS_MAX_CLASSES);
+				return cls;
+			}
+			p.wclass = (int16_t)cls;
+		}
+		rc = gs_trace_append_spec(queue, extra->pod_names[i], &p,
+					  extra->pod_specs ? extra->pod_specs[i] : NULL);
+		/* Fits nowhere once Kubernetes' rules apply: counted as the trace readers count. */
+		for (k = 0; k < c->n_nodes && !any; k++)
+			any = gs_cluster_fits(c, k, &p) == GS_FIT_OK;
+		queue->audit.larger_than_any_node += !any;
+	}
+	if (rc) {
+		gs_errf(err, err_len, "out of memory");
+		return GS_ENOMEM;
+	}
+	queue->audit.deleted_before_created += extra->audit.deleted_before_created;
+	queue->audit.no_deletion_time += extra->audit.no_deletion_time;
+	queue->audit.unknown_model += extra->audit.unknown_model;
+	return 0;
+}

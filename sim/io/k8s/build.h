@@ -141,6 +141,14 @@ int gs_k8s_load(const char *const *paths, size_t n, struct gs_k8s_snapshot **sna
 		struct gs_cluster *c, struct gs_trace *queue, struct gs_k8s_state **state_out,
 		char *err, size_t err_len);
 
+/*
+ * Appends the pods of a gpusim trace `extra` (loaded on cluster c after
+ * the build) to the queue, after the snapshot's pending pods, with the
+ * selection gs_k8s_select_trace() gives them. Returns 0 or GS_ENOMEM.
+ */
+int gs_k8s_queue_add(struct gs_k8s_state *st, struct gs_cluster *c, struct gs_trace *queue,
+		     struct gs_trace *extra, char *err, size_t err_len);
+
 /* The DRA state of a built cluster, or NULL without DRA. */
 const struct gs_dra_state *gs_k8s_dra_state(const struct gs_k8s_state *st,
 					    const struct gs_cluster *c);

@@ -141,7 +141,8 @@ int gs_quantity_parse(const char *s, struct gs_quantity *out, const char **why)
 			return GS_EPARSE;
 		exp10 = eneg ? -v : v;
 	} else if (suffix(p, &exp10, &bin10) < 0) {
-		*why = is_digit(p[-1]) || p[-1] == '.' ? "has an unknown suffix" : "is not a quantity";
+		*why = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ? "has an unknown suffix"
+									       : "is not a quantity";
 		return GS_EPARSE;
 	}
 	/* Billionths: the value times 10^9. */
