@@ -105,7 +105,7 @@ static void test_usage_errors(void **state)
 	assert_int_equal(gpusim("replay --help"), 0);
 	assert_non_null(strstr(out, "--time-scale X"));
 	assert_int_equal(gpusim("replay --pods pods.csv"), 2);
-	assert_string_equal(out, "gpusim replay: --nodes and --pods are required; "
+	assert_string_equal(out, "gpusim replay: --nodes and --pods are required, or --state; "
 				 "try 'gpusim replay --help'\n");
 	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --policy binpack,nope"), 2);
 	assert_string_equal(out, "gpusim replay: --policy: 'nope' is not a policy; "

@@ -130,7 +130,9 @@ static const struct gs_opt inspect_opts[] = {
 
 static const struct gs_cmd_spec inspect_cmd = {
 	.name = "inspect",
-	.intro = "Without --run, lists the complete runs stored in FILE with what tells them\n"
+	.intro = "Reads a results database (--db) or a Kubernetes snapshot (--state).\n"
+		 "\n"
+		 "Without --run, lists the complete runs stored in FILE with what tells them\n"
 		 "apart: mode, load (time mode with --load), time scale (time mode without)\n"
 		 "or inflation factor, scoring (exact, or compat: the FGD reference's),\n"
 		 "sharing mode, placed and failed pods, and the headline number: the\n"
@@ -146,7 +148,13 @@ static const struct gs_cmd_spec inspect_cmd = {
 		 "GPUS; nothing is ever cut (a cut name or model could read as another), so a\n"
 		 "table that still does not fit has longer lines. Written to a pipe or a file\n"
 		 "without $COLUMNS, GPUS stays.\n"
-		 "A run stored with --no-pods has no pod rows and cannot be shown this way.\n",
+		 "A run stored with --no-pods has no pod rows and cannot be shown this way.\n"
+		 "\n"
+		 "With --state, shows a Kubernetes snapshot as gpusim reads it, before any\n"
+		 "replay: its nodes with their running pods as a run's nodes are shown (the\n"
+		 "same columns and options), then the pending pods a replay starts with\n"
+		 "(-d: each with the nodes it may use and those it fits on now), the DRA\n"
+		 "claims with their devices, and how each node's GPUs were read.\n",
 	.outro = "Columns of the run list (default: ID,POLICY,MODE,SEED,TRACE,LOAD,SCORING,\n"
 		 "SHARING,PLACED,FAILED,UNALLOC%,WAIT):\n"
 		 "  ID, POLICY, MODE, SEED, TRACE (pods file), LOAD (load N%, scale N or inflate\n"
@@ -578,8 +586,8 @@ static int check_view_options(const struct gs_inspect_args *a)
 			  : a->details ? "details" : NULL;
 
 	if (!a->db_path && !a->state.n) {
-		fprintf(stderr, "gpusim inspect: give --db FILE or --state FILE...; try 'gpusim "
-			"inspect --help'\n");
+		fprintf(stderr, "gpusim inspect: --db is required, or --state; try 'gpusim inspect "
+			"--help'\n");
 		return GS_EXIT_USAGE;
 	}
 	if (opt && a->run_id < 0 && !a->state.n) {

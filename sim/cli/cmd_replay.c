@@ -141,8 +141,8 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *status_
 	o->mode = (enum gs_mode)a->mode;
 	o->arrivals = (enum gs_arrivals)a->arrivals;
 	if (!a->state.n && (!a->nodes || !a->pods)) {
-		fprintf(stderr, "gpusim replay: give --nodes FILE and --pods FILE, or --state "
-			"FILE... [--pods FILE]; try 'gpusim replay --help'\n");
+		fprintf(stderr, "gpusim replay: --nodes and --pods are required, or --state; try "
+			"'gpusim replay --help'\n");
 		gs_opt_release(&replay_cmd, a);
 		*status_out = GS_EXIT_USAGE;
 		return -1;

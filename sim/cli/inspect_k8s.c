@@ -24,6 +24,7 @@
 #include "cli/cmd.h"
 #include "cli/inspect_internal.h"
 #include "core/error.h"
+#include "core/grow.h"
 #include "engine/replay.h"
 #include "io/k8s/build.h"
 
@@ -67,13 +68,13 @@ static struct gs_db_pod *new_row(struct snap_view *v, const char *name, bool syn
 
 	if (v->n_pods == v->cap_pods) {
 		size_t cap = v->cap_pods ? 2 * v->cap_pods : 64;
-		struct gs_db_pod *np = realloc(v->pods, cap * sizeof(*np));
+		struct gs_db_pod *np = gs_realloc_n(v->pods, cap, sizeof(*np));
 		bool *ns;
 
 		if (!np)
 			return NULL;
 		v->pods = np;
-		ns = realloc(v->synthetic, cap * sizeof(*ns));
+		ns = gs_realloc_n(v->synthetic, cap, sizeof(*ns));
 		if (!ns)
 			return NULL;
 		v->synthetic = ns;

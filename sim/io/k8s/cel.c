@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "io/k8s/cel.h"
 
 #define VARS_MAX 8
@@ -251,7 +252,7 @@ static int parse_args(struct parser *ps, struct node *call)
 		a = parse_expr(ps);
 		if (!a)
 			return -1;
-		na = realloc(call->args, (size_t)(call->nargs + 1) * sizeof(*na));
+		na = gs_realloc_n(call->args, (size_t)call->nargs + 1, sizeof(*na));
 		if (!na) {
 			node_free(a);
 			ps->oom = true;
@@ -325,7 +326,7 @@ static struct node *parse_primary(struct parser *ps)
 		for (;;) {
 			struct node **na, *a = parse_expr(ps);
 
-			if (!a || !(na = realloc(x->args, (size_t)(x->nargs + 1) * sizeof(*na)))) {
+			if (!a || !(na = gs_realloc_n(x->args, (size_t)x->nargs + 1, sizeof(*na)))) {
 				node_free(a);
 				node_free(x);
 				if (!ps->failed) {

@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include "core/error.h"
+#include "core/grow.h"
 #include "io/json.h"
 #include "io/k8s/arena.h"
 #include "io/k8s/doc.h"
@@ -438,13 +439,166 @@ static int json_object(struct reader *r, const cJSON *j, int64_t index)
 	return rc;
 }
 
-static int read_json(struct reader *r, const char *text, size_t len)
+/* One past the end of the JSON value at t[i], or 0 when it is cut short. */
+static size_t json_end(const char *t, size_t i, size_t len)
 {
-	cJSON *root = gs_json_parse(r->file, text, len, r->err, r->err_len);
-	cJSON *items, *it;
-	int64_t i = 0;
+	int depth = 0;
+
+	if (i >= len)
+		return 0;
+	if (t[i] == '{' || t[i] == '[') {
+		for (; i < len; i++) {
+			char ch = t[i];
+
+			if (ch == '"') {
+				for (i++; i < len && t[i] != '"'; i++)
+					i += t[i] == '\\';
+				if (i >= len)
+					return 0;
+			} else if (ch == '{' || ch == '[') {
+				depth++;
+			} else if ((ch == '}' || ch == ']') && --depth == 0) {
+				return i + 1;
+			}
+		}
+		return 0;
+	}
+	if (t[i] == '"') {
+		for (i++; i < len && t[i] != '"'; i++)
+			i += t[i] == '\\';
+		return i < len ? i + 1 : 0;
+	}
+	while (i < len && !strchr(",}] \t\r\n", t[i]))
+		i++;
+	return i;
+}
+
+static size_t json_ws(const char *t, size_t i, size_t len)
+{
+	while (i < len && strchr(" \t\r\n", t[i]))
+		i++;
+	return i;
+}
+
+/*
+ * A List object read item by item: each item is cut out of the text and
+ * parsed by cJSON alone, so a large List never becomes one tree. Returns
+ * 1 when the text is not a List this can walk (the caller parses it
+ * whole, which also gives a syntax error its line), else 0 or an error.
+ */
+static int read_json_list(struct reader *r, const char *t, size_t len)
+{
+	char *scratch = NULL, kind[128] = "";
+	size_t cap = 0, i = json_ws(t, 0, len), k;
+	int64_t idx = 0;
+	bool items = false;
 	int rc = 0;
 
+	if (i >= len || t[i] != '{')
+		return 1;
+	for (i = json_ws(t, i + 1, len); i < len && t[i] != '}';) {
+		size_t ke = json_end(t, i, len), vs, ve;
+
+		if (t[i] != '"' || !ke)
+			goto whole;
+		vs = json_ws(t, ke, len);
+		if (vs >= len || t[vs] != ':')
+			goto whole;
+		vs = json_ws(t, vs + 1, len);
+		if (ke - i == 7 && memcmp(t + i, "\"items\"", 7) == 0 && vs < len && t[vs] == '[') {
+			items = true;
+			for (k = json_ws(t, vs + 1, len); k < len && t[k] != ']';) {
+				size_t e = json_end(t, k, len), off;
+				cJSON *item;
+
+				if (!e)
+					goto whole;
+				if (e - k + 1 > cap) {
+					char *ns = gs_realloc_n(scratch, e - k + 1, 1);
+
+					if (!ns) {
+						free(scratch);
+						return GS_ENOMEM;
+					}
+					scratch = ns;
+					cap = e - k + 1;
+				}
+				memcpy(scratch, t + k, e - k);
+				scratch[e - k] = '\0';
+				item = gs_cjson_parse(scratch, e - k, &off);
+				if (!item)
+					goto whole;
+				rc = json_object(r, item, idx++);
+				cJSON_Delete(item);
+				if (rc)
+					goto out;
+				k = json_ws(t, e, len);
+				if (k < len && t[k] == ',')
+					k = json_ws(t, k + 1, len);
+				else if (k >= len || t[k] != ']')
+					goto whole;
+			}
+			if (k >= len)
+				goto whole;
+			ve = k + 1;
+		} else if (!(ve = json_end(t, vs, len))) {
+			goto whole;
+		} else if (ke - i == 6 && memcmp(t + i, "\"kind\"", 6) == 0 && t[vs] == '"' &&
+			   ve - vs - 2 < sizeof(kind)) {
+			memcpy(kind, t + vs + 1, ve - vs - 2);
+			kind[ve - vs - 2] = '\0';
+		}
+		i = json_ws(t, ve, len);
+		if (i < len && t[i] == ',')
+			i = json_ws(t, i + 1, len);
+		else if (i >= len || t[i] != '}')
+			goto whole;
+	}
+	if (i >= len || json_ws(t, i + 1, len) != len || !items)
+		goto whole;
+	{
+		struct gs_kdoc fake, kd;
+
+		memset(&fake, 0, sizeof(fake));
+		memset(&kd, 0, sizeof(kd));
+		fake.kind = GS_KDOC_MAP;
+		kd.kind = GS_KDOC_STR;
+		kd.key = "kind";
+		kd.str = kind;
+		if (*kind)
+			fake.child = &kd;
+		rc = root_done(r, &fake, true);
+	}
+out:
+	free(scratch);
+	return rc;
+whole:
+	free(scratch);
+	if (idx == 0)
+		return 1;
+	/* Items were handed over already: the whole parse can only say what is wrong. */
+	{
+		cJSON *root = gs_json_parse(r->file, t, len, r->err, r->err_len);
+
+		if (root) {
+			cJSON_Delete(root);
+			gs_errf(r->err, r->err_len, "%s: a List gpusim cannot read item by item",
+				r->file);
+		}
+	}
+	return gs_cjson_oom() ? GS_ENOMEM : GS_EPARSE;
+}
+
+static int read_json(struct reader *r, const char *text, size_t len)
+{
+	cJSON *root, *items, *it;
+	int64_t i = 0;
+	int rc = read_json_list(r, text, len);
+
+	if (rc != 1)
+		return rc;
+	rc = 0;
+	root = gs_json_parse(r->file, text, len, r->err, r->err_len);
 	if (!root)
 		return gs_cjson_oom() ? GS_ENOMEM : GS_EPARSE;
 	items = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "items") : NULL;

@@ -54,36 +54,45 @@ static int container_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *ct, c
 	int rc, pass;
 
 	one->n = 0;
-	gs_k8s_fieldf(f, sizeof(f), "%s.resources", field);
-	rc = gs_k8s_get_map(c, ct, "resources", f, &res);
-	if (rc || !res)
-		return rc;
-	gs_k8s_fieldf(f, sizeof(f), "%s.resources.requests", field);
-	if ((rc = gs_k8s_get_map(c, res, "requests", f, &req)))
-		return rc;
-	gs_k8s_fieldf(f, sizeof(f), "%s.resources.limits", field);
-	if ((rc = gs_k8s_get_map(c, res, "limits", f, &lim)))
-		return rc;
+	res = gs_kdoc_get(ct, "resources");
+	if (!res || res->kind == GS_KDOC_NULL)
+		return 0;
+	req = gs_kdoc_get(res, "requests");
+	lim = gs_kdoc_get(res, "limits");
+	if (res->kind != GS_KDOC_MAP || (req && req->kind != GS_KDOC_MAP && req->kind != GS_KDOC_NULL) ||
+	    (lim && lim->kind != GS_KDOC_MAP && lim->kind != GS_KDOC_NULL)) {
+		/* Said with the field that is wrong. */
+		gs_k8s_fieldf(f, sizeof(f), "%s.resources", field);
+		if ((rc = gs_k8s_get_map(c, ct, "resources", f, &res)))
+			return rc;
+		gs_k8s_fieldf(f, sizeof(f), "%s.resources.requests", field);
+		if ((rc = gs_k8s_get_map(c, res, "requests", f, &req)))
+			return rc;
+		gs_k8s_fieldf(f, sizeof(f), "%s.resources.limits", field);
+		return gs_k8s_get_map(c, res, "limits", f, &lim);
+	}
 	/* Requests first; then limits for the names without a request. */
 	for (pass = 0; pass < 2; pass++) {
 		const struct gs_kdoc *m = pass ? lim : req;
 
 		for (v = m ? m->child : NULL; v; v = v->next) {
 			struct gs_quantity q, *slot;
-			const char *name;
+			const char *name, *why;
 
-			gs_k8s_fieldf(f, sizeof(f), "%s.resources.%s[%s]", field, pass ? "limits" : "requests",
-				 v->key);
-			rc = gs_k8s_quantity(c, v, f, &q);
-			if (rc)
-				return rc;
+			/* The field's path is written only for a message. */
+			if (v->kind != GS_KDOC_STR || gs_quantity_parse(v->str, &q, &why)) {
+				gs_k8s_fieldf(f, sizeof(f), "%s.resources.%s[%s]", field,
+					      pass ? "limits" : "requests", v->key);
+				return gs_k8s_quantity(c, v, f, &q);
+			}
 			if (pass && gs_kdoc_get(req, v->key))
 				continue;
 			if (!(name = gs_k8s_str(c, v->key)))
 				return gs_k8s_oom(c);
 			slot = acc_at(one, name);
 			if (!slot)
-				return gs_k8s_refuse(c, v, f, "more than %d distinct resources", RES_MAX);
+				return gs_k8s_refuse(c, v, field, "more than %d distinct resources",
+						     RES_MAX);
 			*slot = q;
 		}
 	}
@@ -130,7 +139,7 @@ static int pod_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const
 {
 	struct resacc app, sidecars, init_max, one, tmp;
 	const struct gs_kdoc *seq, *ct, *ov;
-	const char *cpu = gs_k8s_str(c, "cpu"), *mem = gs_k8s_str(c, "memory");
+	const char *cpu = c->s->str_cpu, *mem = c->s->str_memory;
 	char f[160];
 	int64_t i;
 	int rc, k, n_ext = 0;

@@ -341,10 +341,10 @@ int gs_k8s_read_tolerations(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, co
 		if (t->kind != GS_KDOC_MAP)
 			return gs_k8s_refuse(c, t, f, "is %s, not a toleration", gs_kdoc_kind_str(t));
 		if ((rc = gs_k8s_get_str(c, t, "key", f, &x->key)) ||
-		    (rc = gs_k8s_get_str(c, t, "value", f, &x->value)) ||
-		    (rc = gs_k8s_get_str(c, t, "operator", f, &op)) ||
-		    (rc = gs_k8s_get_str(c, t, "effect", f, &eff)))
+		    (rc = gs_k8s_get_str(c, t, "value", f, &x->value)))
 			return rc;
+		op = gs_kdoc_str(t, "operator");
+		eff = gs_kdoc_str(t, "effect");
 		if (op && strcmp(op, "Exists") != 0 && strcmp(op, "Equal") != 0) {
 			strncat(f, ".operator", sizeof(f) - strlen(f) - 1);
 			return gs_k8s_refuse(c, t, f, "'%s' is not Exists or Equal", op);
@@ -422,16 +422,30 @@ static int64_t days_from_civil(int64_t y, int m, int d)
 	return era * 146097 + doe - 719468;
 }
 
+/* n digits of s as a number, or -1 when one is not a digit. */
+static int digits(const char *s, int n)
+{
+	int v = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
 int64_t gs_k8s_time(const char *s)
 {
-	int y, mo, d, h, mi, sec, oh = 0, om = 0, n = 0;
+	int y, mo, d, h, mi, sec, oh = 0, om = 0;
 	const char *p;
 	int64_t t;
 
-	if (sscanf(s, "%4d-%2d-%2d%n", &y, &mo, &d, &n) != 3 || n != 10 ||
-	    (s[10] != 'T' && s[10] != 't' && s[10] != ' '))
-		return -1;
-	if (sscanf(s + 11, "%2d:%2d:%2d%n", &h, &mi, &sec, &n) != 3 || n != 8)
+	y = digits(s, 4);
+	if (y < 0 || s[4] != '-' || (mo = digits(s + 5, 2)) < 0 || s[7] != '-' ||
+	    (d = digits(s + 8, 2)) < 0 || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
+	    (h = digits(s + 11, 2)) < 0 || s[13] != ':' || (mi = digits(s + 14, 2)) < 0 ||
+	    s[16] != ':' || (sec = digits(s + 17, 2)) < 0)
 		return -1;
 	p = s + 19;
 	if (*p == '.')
@@ -440,7 +454,7 @@ int64_t gs_k8s_time(const char *s)
 	if (*p == 'Z' || *p == 'z') {
 		p++;
 	} else if (*p == '+' || *p == '-') {
-		if (sscanf(p + 1, "%2d:%2d%n", &oh, &om, &n) != 2 || n != 5)
+		if ((oh = digits(p + 1, 2)) < 0 || p[3] != ':' || (om = digits(p + 4, 2)) < 0)
 			return -1;
 		if (*p == '-') {
 			oh = -oh;
@@ -619,6 +633,12 @@ struct gs_k8s_snapshot *gs_k8s_snapshot_new(void)
 	gs_strpool_init(&s->pool);
 	gs_arena_init(&s->arena);
 	gs_sha256_init(&s->sha);
+	s->str_cpu = gs_strpool_get(&s->pool, "cpu");
+	s->str_memory = gs_strpool_get(&s->pool, "memory");
+	if (!s->str_cpu || !s->str_memory) {
+		gs_k8s_snapshot_free(s);
+		return NULL;
+	}
 	return s;
 }
 

@@ -50,6 +50,7 @@ struct gs_k8s_workload {
 struct gs_k8s_snapshot {
 	struct gs_strpool pool;
 	struct gs_arena arena;
+	const char *str_cpu, *str_memory;   /* the pool's "cpu" and "memory" */
 
 	struct gs_k8s_node *nodes;
 	struct gs_k8s_pod *pods;
