@@ -163,9 +163,15 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *status_
 	return 0;
 }
 
-/* Reports the trace audit on stderr. Returns -1 when --strict makes it an error. */
-static int report_audit(const struct gs_trace *t, const struct gs_cluster *c, bool strict)
+/*
+ * Reports the trace audit on stderr. Returns -1 when --strict makes it an
+ * error. From a snapshot the cluster is never emptier than its starting
+ * state, which is what the count is against.
+ */
+static int report_audit(const struct gs_trace *t, const struct gs_cluster *c, bool strict,
+			bool snapshot)
 {
+	const char *empty = snapshot ? "in the snapshot's starting state" : "when the cluster is empty";
 	const struct gs_trace_audit *au = &t->audit;
 	size_t i;
 
@@ -177,8 +183,8 @@ static int report_audit(const struct gs_trace *t, const struct gs_cluster *c, bo
 				"they can never be placed\n", t->path, au->unknown_model);
 	if (!au->larger_than_any_node)
 		return 0;
-	fprintf(stderr, "gpusim replay: %s: %zu pods fit on no node even when the cluster is "
-			"empty; they will %s\n", t->path, au->larger_than_any_node,
+	fprintf(stderr, "gpusim replay: %s: %zu pods fit on no node even %s; they will %s\n",
+		t->path, au->larger_than_any_node, empty,
 		strict ? "be refused (--strict)" : "never be placed");
 	if (!strict)
 		return 0;
@@ -403,7 +409,7 @@ int gs_cmd_replay(int argc, char **argv)
 		status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 		goto out;
 	}
-	if (report_audit(&trace, &cluster, a.strict)) {
+	if (report_audit(&trace, &cluster, a.strict, a.state.n > 0)) {
 		status = GS_EXIT_USAGE;
 		goto out;
 	}
