@@ -21,6 +21,7 @@
 #include "io/k8s/build.h"
 #include "io/k8s/dra.h"
 #include "io/k8s/snapshot.h"
+#include "tmpdir.h"
 
 static char err[4096];
 
@@ -31,28 +32,10 @@ struct built {
 	struct gs_trace q;
 };
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* Builds the bundled DRA snapshot plus `more` (NULL for none). Returns the status. */
 static int build(struct built *b, const char *more)
 {
-	char *base = slurp(GS_SOURCE_DIR "/traces/k8s/dra.yaml");
+	char *base = gs_test_read(GS_SOURCE_DIR "/traces/k8s/dra.yaml");
 	int rc;
 
 	memset(b, 0, sizeof(*b));

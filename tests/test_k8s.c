@@ -20,6 +20,7 @@
 #include "io/k8s/cel.h"
 #include "io/k8s/quantity.h"
 #include "io/k8s/snapshot.h"
+#include "tmpdir.h"
 
 static char err[4096];
 
@@ -252,32 +253,14 @@ static const char *eligible(const struct built *b, const char *name, char *buf, 
 	return NULL;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /*
  * The bundled cluster (traces/k8s/cluster.yaml) and workloads (web.yaml),
  * every figure worked out by hand in docs/kubernetes.md.
  */
 static void test_bundled_cluster(void **state)
 {
-	char *cluster = slurp(GS_SOURCE_DIR "/traces/k8s/cluster.yaml");
-	char *web = slurp(GS_SOURCE_DIR "/traces/k8s/web.yaml");
+	char *cluster = gs_test_read(GS_SOURCE_DIR "/traces/k8s/cluster.yaml");
+	char *web = gs_test_read(GS_SOURCE_DIR "/traces/k8s/web.yaml");
 	char share[256], buf[256];
 	struct built b;
 	const struct gs_node *n;

@@ -4,7 +4,6 @@
  * starting state and the queue from a snapshot (the rules are in build.h;
  * which nodes a pod may use is worked out in select.c).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,21 +20,6 @@ const char *gs_k8s_gpu_kind_str(int kind)
 					     "dra" };
 
 	return kind >= 0 && kind <= GS_K8S_GPU_DRA ? names[kind] : "-";
-}
-
-int gs_k8s_berr(struct gs_k8s_bctx *b, const struct gs_k8s_origin *o, const char *field,
-		const char *fmt, ...)
-{
-	char where[400], msg[600];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	gs_k8s_origin_format(o, where, sizeof(where));
-	gs_errf(b->err, b->err_len, "%s: %s%s%s", where, field ? field : "", field ? ": " : "",
-		msg);
-	return GS_EPARSE;
 }
 
 int gs_k8s_boom(struct gs_k8s_bctx *b)
@@ -94,10 +78,10 @@ static int model_for(struct gs_k8s_bctx *b, const char *product, int64_t mem_mib
 	}
 	k = gs_models_set(&c->models, name, mem_mib > 0 ? mem_mib : 0);
 	if (k == GS_ERANGE)
-		return gs_k8s_berr(b, o, "metadata.labels[nvidia.com/gpu.product]", "more than %d "
+		return GS_K8S_BERR(b, o, "metadata.labels[nvidia.com/gpu.product]", "more than %d "
 				   "distinct GPU models in the snapshot", GS_MAX_MODELS);
 	if (k < 0)
-		return gs_k8s_berr(b, o, "metadata.labels[nvidia.com/gpu.product]", "'%s' cannot be "
+		return GS_K8S_BERR(b, o, "metadata.labels[nvidia.com/gpu.product]", "'%s' cannot be "
 				   "a GPU model name", name);
 	return k;
 }
@@ -156,7 +140,7 @@ static int plugin_node(struct gs_k8s_bctx *b, int32_t node, const char *resource
 	uint8_t mode = GS_SHARE_EXCLUSIVE;
 
 	if (replicas == -2 || count == -2)
-		return gs_k8s_berr(b, &n->o, replicas == -2 ? "metadata.labels[nvidia.com/gpu.replicas]"
+		return GS_K8S_BERR(b, &n->o, replicas == -2 ? "metadata.labels[nvidia.com/gpu.replicas]"
 							    : "metadata.labels[nvidia.com/gpu.count]",
 				   "is not a whole number");
 	if (strategy || replicas > 0) {
@@ -166,7 +150,7 @@ static int plugin_node(struct gs_k8s_bctx *b, int32_t node, const char *resource
 		else if (strategy && strcmp(strategy, "mps") == 0)
 			mode = GS_SHARE_MPS;
 		else if (strategy && strcmp(strategy, "none") != 0)
-			return gs_k8s_berr(b, &n->o, "metadata.labels[nvidia.com/gpu.sharing-strategy]",
+			return GS_K8S_BERR(b, &n->o, "metadata.labels[nvidia.com/gpu.sharing-strategy]",
 					   "'%s' is not none, time-slicing or mps", strategy);
 	} else {
 		const struct gs_k8s_plugin_config *pc = plugin_config(b->s, n, "nvidia.com/gpu");
@@ -183,14 +167,14 @@ static int plugin_node(struct gs_k8s_bctx *b, int32_t node, const char *resource
 	if (replicas < 1)
 		replicas = 1;
 	if (replicas > GS_SHARE_REPLICAS_MAX)
-		return gs_k8s_berr(b, &n->o, "metadata.labels[nvidia.com/gpu.replicas]", "%lld "
+		return GS_K8S_BERR(b, &n->o, "metadata.labels[nvidia.com/gpu.replicas]", "%lld "
 				   "replicas, more than gpusim models (%d)", (long long)replicas,
 				   GS_SHARE_REPLICAS_MAX);
 	if (replicas == 1)
 		mode = GS_SHARE_EXCLUSIVE;
 	if (count < 0) {
 		if (alloc % replicas)
-			return gs_k8s_berr(b, &n->o, "status.allocatable", "%s %lld is not a multiple "
+			return GS_K8S_BERR(b, &n->o, "status.allocatable", "%s %lld is not a multiple "
 					   "of %lld replicas", resource, (long long)alloc,
 					   (long long)replicas);
 		count = alloc / replicas;
@@ -201,7 +185,7 @@ static int plugin_node(struct gs_k8s_bctx *b, int32_t node, const char *resource
 		count = alloc / replicas;
 	}
 	if (count > GS_MAX_GPUS)
-		return gs_k8s_berr(b, &n->o, "status.allocatable", "%lld GPUs, more than the %d a "
+		return GS_K8S_BERR(b, &n->o, "status.allocatable", "%lld GPUs, more than the %d a "
 				   "gpusim node has", (long long)count, GS_MAX_GPUS);
 	gs_share_cfg_init(cfg, (enum gs_share_mode)mode);
 	if (mode != GS_SHARE_EXCLUSIVE)
@@ -288,7 +272,7 @@ static int mig_pack(struct gs_k8s_bctx *b, const struct gs_k8s_node *n,
 			*n_gpus = m;
 			return 0;
 		}
-	return gs_k8s_berr(b, &n->o, "status.allocatable", "its MIG instances cannot be laid out "
+	return GS_K8S_BERR(b, &n->o, "status.allocatable", "its MIG instances cannot be laid out "
 			   "on %d %s GPUs", max_gpus, t->product);
 }
 
@@ -305,11 +289,11 @@ static int mig_node(struct gs_k8s_bctx *b, int32_t node, int model, int64_t whol
 	const char *strategy = gs_k8s_node_label(n, "nvidia.com/mig.strategy");
 
 	if (strategy && strcmp(strategy, "single") == 0)
-		return gs_k8s_berr(b, &n->o, "metadata.labels[nvidia.com/mig.strategy]", "the single "
+		return GS_K8S_BERR(b, &n->o, "metadata.labels[nvidia.com/mig.strategy]", "the single "
 				   "strategy is not supported (its nvidia.com/gpu means a MIG "
 				   "instance); use the mixed strategy");
 	if (!t)
-		return gs_k8s_berr(b, &n->o, "metadata.labels[nvidia.com/gpu.product]", "MIG "
+		return GS_K8S_BERR(b, &n->o, "metadata.labels[nvidia.com/gpu.product]", "MIG "
 				   "resources on %s, a GPU gpusim has no MIG profile table for "
 				   "(A100 40GB and 80GB, H100 80GB, H200)",
 				   b->c->models.m[model].name);
@@ -322,17 +306,17 @@ static int mig_node(struct gs_k8s_bctx *b, int32_t node, int model, int64_t whol
 			continue;
 		p = gs_mig_profile_find(t, name + 15);
 		if (p < 0)
-			return gs_k8s_berr(b, &n->o, "status.allocatable", "%s: '%s' is not a MIG "
+			return GS_K8S_BERR(b, &n->o, "status.allocatable", "%s: '%s' is not a MIG "
 					   "profile of %s", name, name + 15, t->product);
 		if (!whole(&n->ext[i].q, &k))
-			return gs_k8s_berr(b, &n->o, "status.allocatable", "%s is not a whole number",
+			return GS_K8S_BERR(b, &n->o, "status.allocatable", "%s is not a whole number",
 					   name);
 		req[n_req].prof = p;
 		req[n_req++].n = k;
 	}
 	max = (int)(count > 0 ? count - whole_gpus : GS_MAX_GPUS - whole_gpus);
 	if (max < 1)
-		return gs_k8s_berr(b, &n->o, "metadata.labels[nvidia.com/gpu.count]", "%lld GPUs "
+		return GS_K8S_BERR(b, &n->o, "metadata.labels[nvidia.com/gpu.count]", "%lld GPUs "
 				   "leave none for the MIG instances beside %lld whole GPUs",
 				   (long long)count, (long long)whole_gpus);
 	if (max > GS_MAX_GPUS)
@@ -340,7 +324,7 @@ static int mig_node(struct gs_k8s_bctx *b, int32_t node, int model, int64_t whol
 	if ((rc = mig_pack(b, n, t, req, n_req, max, count > 0, layout, &n_mig)))
 		return rc;
 	if (whole_gpus + n_mig > GS_MAX_GPUS)
-		return gs_k8s_berr(b, &n->o, "status.allocatable", "more than %d GPUs",
+		return GS_K8S_BERR(b, &n->o, "status.allocatable", "more than %d GPUs",
 				   GS_MAX_GPUS);
 	for (i = 0; i < whole_gpus; i++)
 		gs_share_cfg_init(&cfg[i], GS_SHARE_EXCLUSIVE);
@@ -372,7 +356,7 @@ static int hami_node(struct gs_k8s_bctx *b, int32_t node, const char **type, int
 		int64_t mem;
 
 		if (len >= sizeof(dev))
-			return gs_k8s_berr(b, &n->o, field, "an entry longer than %d characters",
+			return GS_K8S_BERR(b, &n->o, field, "an entry longer than %d characters",
 					   (int)sizeof(dev) - 1);
 		memcpy(dev, p, len);
 		dev[len] = '\0';
@@ -382,23 +366,23 @@ static int hami_node(struct gs_k8s_bctx *b, int32_t node, const char **type, int
 		for (tok = strtok_r(dev, ",", &save); tok && nf < 8; tok = strtok_r(NULL, ",", &save))
 			f[nf++] = tok;
 		if (nf < 5)
-			return gs_k8s_berr(b, &n->o, field, "'%s': an entry is "
+			return GS_K8S_BERR(b, &n->o, field, "'%s': an entry is "
 					   "uuid,count,memory,cores,type[,numa,healthy]", f[0]);
 		mem = strtoll(f[2], NULL, 10);
 		if (mem <= 0)
-			return gs_k8s_berr(b, &n->o, field, "device %s: memory '%s' is not a number of "
+			return GS_K8S_BERR(b, &n->o, field, "device %s: memory '%s' is not a number of "
 					   "MiB", f[0], f[2]);
 		if (nf >= 7 && strcmp(f[6], "false") == 0)
 			continue;
 		if (*type && strcmp(*type, f[4]) != 0)
-			return gs_k8s_berr(b, &n->o, field, "GPUs of two types (%s and %s) on one node",
+			return GS_K8S_BERR(b, &n->o, field, "GPUs of two types (%s and %s) on one node",
 					   *type, f[4]);
 		if (!*type && !(*type = gs_strpool_get((struct gs_strpool *)&b->s->pool, f[4])))
 			return gs_k8s_boom(b);
 		if (mem > *mem_mib)
 			*mem_mib = mem;
 		if (++count > GS_MAX_GPUS)
-			return gs_k8s_berr(b, &n->o, field, "more than %d GPUs", GS_MAX_GPUS);
+			return GS_K8S_BERR(b, &n->o, field, "more than %d GPUs", GS_MAX_GPUS);
 	}
 	*num_gpu = count;
 	return 0;
@@ -460,7 +444,7 @@ static int add_node(struct gs_k8s_bctx *b, int32_t node)
 
 	g->replicas = 1;
 	if (mem == -2)
-		return gs_k8s_berr(b, &n->o, "metadata.labels[nvidia.com/gpu.memory]", "is not a "
+		return GS_K8S_BERR(b, &n->o, "metadata.labels[nvidia.com/gpu.memory]", "is not a "
 				   "whole number of MiB");
 	if (b->st->dra) {
 		const char *prod[GS_MAX_GPUS];
@@ -477,7 +461,7 @@ static int add_node(struct gs_k8s_bctx *b, int32_t node)
 	}
 	res = plugin_resource(b->s, n);
 	if (units && (res || has_mig_resources(n) || n->hami_register))
-		return gs_k8s_berr(b, &n->o, "status.allocatable", "GPUs published both by a DRA "
+		return GS_K8S_BERR(b, &n->o, "status.allocatable", "GPUs published both by a DRA "
 				   "driver and by %s", res ? res : "a device plugin");
 	if (units) {
 		num_gpu = units;
@@ -504,10 +488,10 @@ static int add_node(struct gs_k8s_bctx *b, int32_t node)
 		int64_t count = node_count(n, "aliyun.com/gpu-count");
 
 		if (total < 0 || count <= 0)
-			return gs_k8s_berr(b, &n->o, "status.allocatable", "aliyun.com/gpu-mem needs "
+			return GS_K8S_BERR(b, &n->o, "status.allocatable", "aliyun.com/gpu-mem needs "
 					   "a whole aliyun.com/gpu-count of at least 1 beside it");
 		if (count > GS_MAX_GPUS)
-			return gs_k8s_berr(b, &n->o, "status.allocatable[aliyun.com/gpu-count]",
+			return GS_K8S_BERR(b, &n->o, "status.allocatable[aliyun.com/gpu-count]",
 					   "%lld GPUs, more than the %d a gpusim node has",
 					   (long long)count, GS_MAX_GPUS);
 		g->kind = GS_K8S_GPU_GPUSHARE;
@@ -521,7 +505,7 @@ static int add_node(struct gs_k8s_bctx *b, int32_t node)
 	} else if (has_mig_resources(n)) {
 		whole_gpus = node_count(n, "nvidia.com/gpu");
 		if (whole_gpus < 0)
-			return gs_k8s_berr(b, &n->o, "status.allocatable[nvidia.com/gpu]", "is not a "
+			return GS_K8S_BERR(b, &n->o, "status.allocatable[nvidia.com/gpu]", "is not a "
 					   "whole number");
 		g->kind = GS_K8S_GPU_MIG;
 		g->resource = "nvidia.com/mig-*";
@@ -533,7 +517,7 @@ static int add_node(struct gs_k8s_bctx *b, int32_t node)
 		int64_t alloc = node_count(n, res);
 
 		if (alloc < 0)
-			return gs_k8s_berr(b, &n->o, "status.allocatable", "%s is not a whole number",
+			return GS_K8S_BERR(b, &n->o, "status.allocatable", "%s is not a whole number",
 					   res);
 		g->kind = GS_K8S_GPU_PLUGIN;
 		g->resource = res;
@@ -549,12 +533,12 @@ static int add_node(struct gs_k8s_bctx *b, int32_t node)
 	rc = gs_cluster_add_node(b->c, n->o.name, (int32_t)n->cpu_milli, n->mem_mib, num_gpu,
 				 num_gpu ? b->c->models.m[model].name : NULL);
 	if (rc < 0)
-		return gs_k8s_berr(b, &n->o, "status.allocatable", "gpusim cannot hold this node "
+		return GS_K8S_BERR(b, &n->o, "status.allocatable", "gpusim cannot hold this node "
 				   "(%s)", gs_strerror(rc));
 	for (i = 0; i < num_gpu; i++) {
 		rc = gs_cluster_set_share(b->c, node, i, &cfg[i], msg, sizeof(msg));
 		if (rc)
-			return gs_k8s_berr(b, &n->o, NULL, "GPU %d: %s", (int)i, msg);
+			return GS_K8S_BERR(b, &n->o, NULL, "GPU %d: %s", (int)i, msg);
 	}
 	return 0;
 }
@@ -610,7 +594,7 @@ int gs_k8s_pod_request(struct gs_k8s_bctx *b, const struct gs_k8s_pod *p, struct
 		    strcmp(name, "nvidia.com/gpumem-percentage") == 0 ||
 		    strcmp(name, "nvidia.com/gpucores") == 0) {
 			if (!whole(&p->ext[i].q, &v))
-				return gs_k8s_berr(b, &p->o, field, "%s is not a whole number", name);
+				return GS_K8S_BERR(b, &p->o, field, "%s is not a whole number", name);
 			if (name[15] == 'e')
 				gpumem = v;
 			else if (name[14] == 'm')
@@ -641,18 +625,18 @@ int gs_k8s_pod_request(struct gs_k8s_bctx *b, const struct gs_k8s_pod *p, struct
 		if (!this)
 			continue;
 		if (kind && strcmp(kind, this) != 0)
-			return gs_k8s_berr(b, &p->o, field, "asks for GPUs two ways (%s and %s); "
+			return GS_K8S_BERR(b, &p->o, field, "asks for GPUs two ways (%s and %s); "
 					   "gpusim models one kind of GPU request per pod",
 					   kind[0] == 'n' ? kind : kind, this);
 		kind = this;
 		if (!whole(&p->ext[i].q, &v) || v < 1 || v > GS_MAX_GPUS * 1024)
-			return gs_k8s_berr(b, &p->o, field, "%s: '%lld%s' is not a whole number of "
+			return GS_K8S_BERR(b, &p->o, field, "%s: '%lld%s' is not a whole number of "
 					   "GPUs gpusim can place", name, (long long)p->ext[i].q.whole,
 					   p->ext[i].q.nano ? " and a fraction" : "");
 		gpus = v;
 	}
 	if ((gpumem >= 0 || pct >= 0 || cores >= 0) && (!kind || strcmp(kind, "gpu") != 0))
-		return gs_k8s_berr(b, &p->o, field, "HAMi's nvidia.com/gpumem, gpumem-percentage and "
+		return GS_K8S_BERR(b, &p->o, field, "HAMi's nvidia.com/gpumem, gpumem-percentage and "
 				   "gpucores go with nvidia.com/gpu");
 	if (!kind)
 		return 0;
@@ -668,7 +652,7 @@ int gs_k8s_pod_request(struct gs_k8s_bctx *b, const struct gs_k8s_pod *p, struct
 		return 0;
 	}
 	if (gpus > GS_MAX_GPUS)
-		return gs_k8s_berr(b, &p->o, field, "%lld GPUs, more than a gpusim node has (%d)",
+		return GS_K8S_BERR(b, &p->o, field, "%lld GPUs, more than a gpusim node has (%d)",
 				   (long long)gpus, GS_MAX_GPUS);
 	out->num_gpu = (int32_t)gpus;
 	out->gpu_milli = GS_MILLI_PER_GPU;
@@ -676,7 +660,7 @@ int gs_k8s_pod_request(struct gs_k8s_bctx *b, const struct gs_k8s_pod *p, struct
 		const struct gs_mig_profile *mp = mig_profile_named(kind + 15);
 
 		if (!mp)
-			return gs_k8s_berr(b, &p->o, field, "%s: '%s' is not a MIG profile gpusim knows",
+			return GS_K8S_BERR(b, &p->o, field, "%s: '%s' is not a MIG profile gpusim knows",
 					   kind, kind + 15);
 		out->gpu_milli = gs_mig_profile_milli(mp);
 		out->gpu_mem_mib = mp->mem_mib;
@@ -685,7 +669,7 @@ int gs_k8s_pod_request(struct gs_k8s_bctx *b, const struct gs_k8s_pod *p, struct
 	if (gpumem >= 0 || pct >= 0 || cores >= 0) {
 		/* HAMi: memory per vGPU and a share of the GPU's compute. */
 		if (cores > 100 || pct > 100)
-			return gs_k8s_berr(b, &p->o, field, "HAMi's gpucores and gpumem-percentage "
+			return GS_K8S_BERR(b, &p->o, field, "HAMi's gpucores and gpumem-percentage "
 					   "are percentages (0 to 100)");
 		if (gpumem >= 0)
 			out->gpu_mem_mib = gpumem;
@@ -703,7 +687,7 @@ int gs_k8s_pod_request(struct gs_k8s_bctx *b, const struct gs_k8s_pod *p, struct
 		if (out->gpu_milli > GS_MILLI_PER_GPU)
 			out->gpu_milli = GS_MILLI_PER_GPU;
 		if (gpus > 1 && out->gpu_milli < GS_MILLI_PER_GPU)
-			return gs_k8s_berr(b, &p->o, field, "%lld vGPUs of less than a whole GPU each: "
+			return GS_K8S_BERR(b, &p->o, field, "%lld vGPUs of less than a whole GPU each: "
 					   "gpusim shares a GPU with one-GPU pods only",
 					   (long long)gpus);
 	}
@@ -771,13 +755,13 @@ static int bind_running(struct gs_k8s_bctx *b)
 			char why[160];
 
 			snprintf(why, sizeof(why), "%s", gs_fit_str(gs_cluster_fits(b->c, node, req)));
-			return gs_k8s_berr(b, &p->o, "spec.nodeName", "node %s has no room for it in "
+			return GS_K8S_BERR(b, &p->o, "spec.nodeName", "node %s has no room for it in "
 					   "gpusim's accounting (%s): the snapshot holds more than "
 					   "its nodes allocate", p->node_name, why);
 		}
 		rc = gs_cluster_bind(b->c, req, &st->pl[i]);
 		if (rc)
-			return gs_k8s_berr(b, &p->o, "spec.nodeName", "cannot be bound on node %s "
+			return GS_K8S_BERR(b, &p->o, "spec.nodeName", "cannot be bound on node %s "
 					   "(%s)", p->node_name, gs_strerror(rc));
 		st->n_running++;
 	}
@@ -812,7 +796,7 @@ static int build_queue(struct gs_k8s_bctx *b, struct gs_trace *queue)
 		q = st->req[i];
 		q.t_create_s = p->t_create_s >= 0 ? p->t_create_s - st->t0_s : 0;
 		if (q.t_create_s > GS_TIME_MAX_S)
-			return gs_k8s_berr(b, &p->o, "metadata.creationTimestamp", "too far after the "
+			return GS_K8S_BERR(b, &p->o, "metadata.creationTimestamp", "too far after the "
 					   "first pending pod");
 		q.t_delete_s = -1;
 		snprintf(name, sizeof(name), "%s/%s", p->o.ns, p->o.name);
@@ -889,7 +873,7 @@ static int classify_pods(struct gs_k8s_bctx *b)
 			char what[400];
 
 			snprintf(what, sizeof(what), "%s", p->unsupported);
-			return gs_k8s_berr(b, &p->o, NULL, "%s (the pod is pending, so gpusim would "
+			return GS_K8S_BERR(b, &p->o, NULL, "%s (the pod is pending, so gpusim would "
 					   "have to place it)", what);
 		}
 	}

@@ -16,10 +16,6 @@ struct gs_k8s_bctx {
 	size_t err_len;
 };
 
-/* "file:line: Kind ns/name: field: message" into the error buffer; returns GS_EPARSE. */
-int gs_k8s_berr(struct gs_k8s_bctx *b, const struct gs_k8s_origin *o, const char *field,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
 /* "out of memory" into the error buffer; returns GS_ENOMEM. */
 int gs_k8s_boom(struct gs_k8s_bctx *b);
 

@@ -12,7 +12,6 @@
  * device, and per claim its devices, node and users. The search mutates
  * the state and undoes each step it backs out of.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,24 +251,6 @@ struct build {
 	size_t err_len;
 };
 
-static int berr(struct build *b, const struct gs_k8s_origin *o, const char *field,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int berr(struct build *b, const struct gs_k8s_origin *o, const char *field,
-		const char *fmt, ...)
-{
-	char where[400], msg[600];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	gs_k8s_origin_format(o, where, sizeof(where));
-	gs_errf(b->err, b->err_len, "%s: %s%s%s", where, field ? field : "", field ? ": " : "",
-		msg);
-	return GS_EPARSE;
-}
-
 static int boom(struct build *b)
 {
 	gs_errf(b->err, b->err_len, "out of memory");
@@ -384,7 +365,7 @@ static int build_pools(struct build *b)
 
 				for (q = p->counter_off; q < d->n_counters; q++)
 					if (strcmp(d->counters[q].set, sl->sets[c].name) == 0)
-						return berr(b, &sl->o, "spec.sharedCounters",
+						return GS_K8S_BERR(b, &sl->o, "spec.sharedCounters",
 							    "counter set '%s' twice in pool %s",
 							    sl->sets[c].name, p->name);
 				for (m = 0; m < sl->sets[c].n; m++) {
@@ -464,7 +445,7 @@ static int build_devices(struct build *b)
 
 				for (c = first; c < d->n_devs; c++)
 					if (strcmp(d->devs[c].d->name, dv->name) == 0)
-						return berr(b, &sl->o, "spec.devices", "device '%s' twice in "
+						return GS_K8S_BERR(b, &sl->o, "spec.devices", "device '%s' twice in "
 							    "pool %s", dv->name, p->name);
 				/* -1: every node, -2: the slice's node selector, -3: a node not in the snapshot. */
 				if (sl->per_device && dv->all_nodes)
@@ -501,7 +482,7 @@ static int build_devices(struct build *b)
 						struct use_of *u;
 
 						if (q < 0)
-							return berr(b, &sl->o, "spec.devices",
+							return GS_K8S_BERR(b, &sl->o, "spec.devices",
 								    "device '%s' consumes counter '%s' of "
 								    "set '%s', which pool %s does not "
 								    "have", dv->name,
@@ -616,7 +597,7 @@ static int build_units(struct build *b)
 					break;
 			if (u == n) {
 				if (n == GS_MAX_GPUS)
-					return berr(b, &b->s->nodes[node].o, NULL, "its ResourceSlices "
+					return GS_K8S_BERR(b, &b->s->nodes[node].o, NULL, "its ResourceSlices "
 						    "publish more than %d GPUs", GS_MAX_GPUS);
 				d->units[first + n].key = key;
 				n++;
@@ -725,7 +706,7 @@ static int build_sub(struct build *b, const struct gs_k8s_claim *cl, const char 
 	size_t n;
 
 	if (r->admin)
-		return berr(b, &cl->o, field, "adminAccess is not supported");
+		return GS_K8S_BERR(b, &cl->o, field, "adminAccess is not supported");
 	/* Requests that admit the same devices share one bit set (its own request kept). */
 	for (n = 0; n < d->n_subs; n++)
 		if (same_sub(d->subs[n].r, r)) {
@@ -738,7 +719,7 @@ static int build_sub(struct build *b, const struct gs_k8s_claim *cl, const char 
 			return 0;
 		}
 	if (r->admin)
-		return berr(b, &cl->o, field, "adminAccess is not supported");
+		return GS_K8S_BERR(b, &cl->o, field, "adminAccess is not supported");
 	if (!(d->subs = gs_grow(d->subs, &d->cap_subs, d->n_subs, sizeof(*d->subs), 16)))
 		return boom(b);
 	sb = &d->subs[d->n_subs];
@@ -767,7 +748,7 @@ static int build_sub(struct build *b, const struct gs_k8s_claim *cl, const char 
 
 					snprintf(f, sizeof(f), "%s%s.selectors[%d]", pass ? field : "",
 						 pass ? "" : "spec", (int)k);
-					return berr(b, pass ? &cl->o : &r->cls->o, f, "CEL expression "
+					return GS_K8S_BERR(b, pass ? &cl->o : &r->cls->o, f, "CEL expression "
 						    "'%s' fails on device %s/%s/%s: %s", sel[k].expr,
 						    x->slice->driver, x->slice->pool, x->d->name, why);
 				}

@@ -429,7 +429,7 @@ static int32_t claim_set(struct gs_k8s_bctx *b, const struct gs_k8s_pod *p)
 	if (!p->n_claims || !b->st->dra)
 		return 0;
 	if (p->n_claims > 64)
-		return gs_k8s_berr(b, &p->o, "spec.resourceClaims", "more than 64 claims");
+		return GS_K8S_BERR(b, &p->o, "spec.resourceClaims", "more than 64 claims");
 	for (i = 0; i < p->n_claims; i++)
 		idx[i] = gs_dra_claim_index(b->st->dra, p->claims[i].c);
 	return gs_dra_claim_set(b->st->dra, idx, p->n_claims);

@@ -27,25 +27,46 @@ char *gs_k8s_origin_format(const struct gs_k8s_origin *o, char *buf, size_t len)
 	return buf;
 }
 
+static int verrf(char *err, size_t err_len, const struct gs_k8s_origin *o, const char *field,
+		 const char *fmt, va_list ap)
+{
+	char where[512], msg[768];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	gs_k8s_origin_format(o, where, sizeof(where));
+	if (field && *field)
+		gs_errf(err, err_len, "%s: %s: %s", where, field, msg);
+	else
+		gs_errf(err, err_len, "%s: %s", where, msg);
+	gs_csv_msg_clean(err);
+	return GS_EPARSE;
+}
+
+int gs_k8s_errf(char *err, size_t err_len, const struct gs_k8s_origin *o, const char *field,
+		const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = verrf(err, err_len, o, field, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 int gs_k8s_refuse(const struct gs_k8s_rctx *c, const struct gs_kdoc *at, const char *field,
 		  const char *fmt, ...)
 {
 	struct gs_k8s_origin o = c->o;
-	char where[512], msg[512];
 	va_list ap;
+	int rc;
 
 	if (at && at->line > 0)
 		o.line = at->line;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = verrf(c->err, c->err_len, &o, field, fmt, ap);
 	va_end(ap);
-	gs_k8s_origin_format(&o, where, sizeof(where));
-	if (field && *field)
-		gs_errf(c->err, c->err_len, "%s: %s: %s", where, field, msg);
-	else
-		gs_errf(c->err, c->err_len, "%s: %s", where, msg);
-	gs_csv_msg_clean(c->err);
-	return GS_EPARSE;
+	return rc;
 }
 
 void gs_k8s_fieldf(char *buf, size_t len, const char *fmt, ...)

@@ -112,6 +112,17 @@ int gs_k8s_snapshot_read_mem(struct gs_k8s_snapshot *s, const char *name, const 
  */
 int gs_k8s_snapshot_finish(struct gs_k8s_snapshot *s, char *err, size_t err_len);
 
+/*
+ * Writes "file:line: Kind ns/name: field: message" about object o into err
+ * (no field part when field is NULL) and returns GS_EPARSE: the one shape
+ * of every refusal of a snapshot.
+ */
+int gs_k8s_errf(char *err, size_t err_len, const struct gs_k8s_origin *o, const char *field,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* gs_k8s_errf() into the err and err_len fields of the context b. */
+#define GS_K8S_BERR(b, ...) gs_k8s_errf((b)->err, (b)->err_len, __VA_ARGS__)
+
 /* Formats "file:line: Kind ns/name" (no line when 0, no "ns/" when cluster-scoped) into buf. */
 char *gs_k8s_origin_format(const struct gs_k8s_origin *o, char *buf, size_t len);
 
