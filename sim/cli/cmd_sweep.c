@@ -23,6 +23,8 @@
 /* What the command line says; the table below fills it. */
 struct sweep_args {
 	const char *nodes, *db_path;
+	struct gs_opt_list state;
+	char *state_joined;            /* the snapshot's files comma-joined (owned) */
 	struct gs_opt_list pods;
 	struct gs_cli_policies policies;
 	struct gs_cli_seeds seeds;
@@ -61,11 +63,15 @@ static int parse_shard(const struct gs_cmd_spec *cmd, const struct gs_opt *o, co
 static const struct gs_opt sweep_opts[] = {
 	{ GS_OPT_GROUP_HEADING("Inputs:") },
 	{ GS_OPT_STRING_AT(S, nodes), .name = "nodes", .short_name = 'n', .arg = "FILE",
-	  .flags = GS_OPT_REQUIRED, .help = "cluster: openb node list, gpusim CSV or JSON" },
+	  .conflicts = "state", .help = "cluster: openb node list, gpusim CSV or JSON (or --state)" },
 	{ GS_OPT_LIST_AT(S, pods, 256), .name = "pods", .short_name = 'p', .arg = "FILE...",
-	  .flags = GS_OPT_REQUIRED | GS_OPT_MULTI,
+	  .flags = GS_OPT_MULTI,
 	  .help = "pod traces: comma-separated, or one argument each up to the next option, "
-		  "as the shell's glob gives them (--pods traces/*.csv)" },
+		  "as the shell's glob gives them (--pods traces/*.csv); with --state, each "
+		  "replayed after the snapshot's pending pods" },
+	{ GS_OPT_LIST_AT(S, state, 0), .flags = GS_OPT_MULTI, .name = "state", .arg = "FILE...",
+	  .help = "start from a Kubernetes snapshot instead of --nodes (as replay --state; "
+		  "without --pods, its pending pods are the one trace)" },
 
 	{ GS_OPT_GROUP_HEADING("Matrix:") },
 	{ GS_OPT_CUSTOM_AT(S, policies, struct gs_cli_policies, gs_cli_parse_policies, NULL),
@@ -235,6 +241,12 @@ int gs_cmd_sweep(int argc, char **argv)
 	a.jobs = ncpu > 0 ? ncpu : 1;
 	if (gs_opt_parse(&sweep_cmd, argc, argv, &a, &status))
 		return status;
+	if (!a.state.n && (!a.nodes || !a.pods.n)) {
+		fprintf(stderr, "gpusim sweep: --nodes and --pods are required, or --state; try "
+			"'gpusim sweep --help'\n");
+		gs_opt_release(&sweep_cmd, &a);
+		return GS_EXIT_USAGE;
+	}
 
 	memset(&spec, 0, sizeof(spec));
 	gs_interference_init(&ifr);
@@ -277,6 +289,28 @@ int gs_cmd_sweep(int argc, char **argv)
 	spec.nodes_path = a.nodes;
 	spec.pods_paths = a.pods.v;
 	spec.n_traces = a.pods.n;
+	if (a.state.n) {
+		/* The snapshot names the cluster; without --pods its queue is the one trace. */
+		size_t k, len = 1;
+
+		for (k = 0; k < a.state.n; k++)
+			len += strlen(a.state.v[k]) + 1;
+		a.state_joined = calloc(len, 1);
+		if (!a.state_joined) {
+			fprintf(stderr, "gpusim sweep: out of memory\n");
+			status = GS_EXIT_FAIL;
+			goto out;
+		}
+		for (k = 0; k < a.state.n; k++)
+			strcat(strcat(a.state_joined, k ? "," : ""), a.state.v[k]);
+		spec.nodes_path = a.state_joined;
+		spec.state_paths = a.state.v;
+		spec.n_state = a.state.n;
+		if (!a.pods.n) {
+			spec.pods_paths = (const char *const *)&a.state_joined;
+			spec.n_traces = 1;
+		}
+	}
 	spec.policies = a.policies.v;
 	spec.n_policies = a.policies.n;
 	spec.seeds = a.seeds.v;
@@ -335,6 +369,7 @@ int gs_cmd_sweep(int argc, char **argv)
 	status = GS_EXIT_OK;
 out:
 	gs_interference_release(&ifr);
+	free(a.state_joined);
 	gs_opt_release(&sweep_cmd, &a);
 	return status;
 }

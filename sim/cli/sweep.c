@@ -49,6 +49,7 @@
 #include "store/plan.h"
 #include "store/results.h"
 #include "cli/sweep.h"
+#include "io/k8s/build.h"
 #include "io/trace/load.h"
 #include "io/trace/trace.h"
 
@@ -548,6 +549,54 @@ void gs_sweep_release(struct gs_sweep *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/*
+ * A snapshot's cluster and pending pods (--state): each trace is a copy of
+ * the queue, then its pods file's pods. The snapshot and its state stay
+ * the caller's: the clusters' DRA states borrow them.
+ */
+static int load_state(const struct gs_sweep_spec *spec, struct gs_cluster *clusters,
+		      struct gs_trace *traces, struct gs_k8s_snapshot **snap,
+		      struct gs_k8s_state **kst, char nodes_sha[GS_SHA256_HEX], char *err,
+		      size_t err_len)
+{
+	struct gs_cluster proto;
+	struct gs_trace queue, extra;
+	size_t t, i;
+	int rc;
+
+	gs_cluster_init(&proto);
+	gs_trace_init(&queue);
+	rc = gs_k8s_load(spec->state_paths, spec->n_state, snap, &proto, &queue, kst, err,
+			 err_len);
+	if (rc == 0)
+		memcpy(nodes_sha, (*snap)->sha256, GS_SHA256_HEX);
+	for (t = 0; rc == 0 && t < spec->n_traces; t++) {
+		rc = gs_cluster_copy(&clusters[t], &proto);
+		for (i = 0; rc == 0 && i < queue.n_pods; i++)
+			rc = gs_trace_append(&traces[t], queue.pod_names[i], &queue.pods[i]);
+		if (rc) {
+			gs_errf(err, err_len, "out of memory");
+			break;
+		}
+		traces[t].audit = queue.audit;
+		traces[t].format = queue.format;
+		if (strcmp(spec->pods_paths[t], spec->nodes_path) == 0) {
+			memcpy(traces[t].sha256, nodes_sha, GS_SHA256_HEX);
+			continue;
+		}
+		gs_trace_init(&extra);
+		rc = gs_trace_load(spec->pods_paths[t], &clusters[t], &extra, err, err_len);
+		if (rc == 0)
+			rc = gs_k8s_queue_add(*kst, &clusters[t], &traces[t], &extra, err, err_len);
+		if (rc == 0)
+			memcpy(traces[t].sha256, extra.sha256, GS_SHA256_HEX);
+		gs_trace_release(&extra);
+	}
+	gs_trace_release(&queue);
+	gs_cluster_release(&proto);
+	return rc;
+}
+
 /* Loads the cluster and the traces, each trace against its own copy of the cluster. */
 static int load_inputs(const struct gs_sweep_spec *spec, struct gs_cluster *clusters,
 		       struct gs_trace *traces, char nodes_sha[GS_SHA256_HEX], char *err,
@@ -581,6 +630,8 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	pthread_t *threads = NULL;
 	size_t *todo = NULL, n_cells, i, n_todo = 0, n_set = n_settings(spec), j;
 	char nodes_sha[GS_SHA256_HEX], **params = NULL, owner[512] = "";
+	struct gs_k8s_snapshot *snap = NULL;
+	struct gs_k8s_state *kst = NULL;
 	struct gs_plan_cell *plan = NULL;
 	struct timespec t0, t1;
 	struct sigaction on_sig, old_int, old_term;
@@ -643,7 +694,10 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 			goto done;
 		}
 	}
-	rc = load_inputs(spec, clusters, traces, nodes_sha, err, err_len);
+	if (spec->n_state)
+		rc = load_state(spec, clusters, traces, &snap, &kst, nodes_sha, err, err_len);
+	else
+		rc = load_inputs(spec, clusters, traces, nodes_sha, err, err_len);
 	if (rc)
 		goto done;
 	for (i = 0; spec->strict && i < spec->n_traces; i++) {
@@ -863,6 +917,9 @@ done:
 			gs_cluster_release(&clusters[i]);
 	free(traces);
 	free(clusters);
+	/* After the clusters, whose DRA states borrow them. */
+	gs_k8s_state_free(kst);
+	gs_k8s_snapshot_free(snap);
 	if (caught) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);

@@ -40,6 +40,14 @@ struct gs_sweep_spec {
 	const char *nodes_path;
 	const char *const *pods_paths;          /* n_traces of them */
 	size_t n_traces;
+	/*
+	 * A Kubernetes snapshot instead of a nodes file (io/k8s/build.h): its
+	 * files, read in order (nodes_path names them, comma-joined); each
+	 * trace is the snapshot's pending pods, then the pods file's, or the
+	 * pending pods alone when pods_paths[t] is nodes_path.
+	 */
+	const char *const *state_paths;
+	size_t n_state;
 	const struct gs_policy *const *policies;
 	size_t n_policies;
 	const uint64_t *seeds;

@@ -379,13 +379,12 @@ int gs_k8s_snapshot_finish(struct gs_k8s_snapshot *s, char *err, size_t err_len)
 			"them)", s->paths ? s->paths : "snapshot");
 		return GS_EPARSE;
 	}
-	if ((rc = no_duplicates(&c, &s->nodes[0].o, s->n_nodes, sizeof(s->nodes[0]))) ||
-	    (rc = no_duplicates(&c, &s->pods[0].o, s->n_pods, sizeof(s->pods[0]))) ||
-	    (rc = no_duplicates(&c, &s->slices[0].o, s->n_slices, sizeof(s->slices[0]))) ||
-	    (rc = no_duplicates(&c, &s->classes[0].o, s->n_classes, sizeof(s->classes[0]))) ||
-	    (rc = no_duplicates(&c, &s->claims[0].o, s->n_claims, sizeof(s->claims[0]))) ||
-	    (rc = no_duplicates(&c, &s->templates[0].o, s->n_templates, sizeof(s->templates[0]))))
+/* Each kind's objects, unique by namespace/name (no address is taken of an empty array). */
+#define UNIQUE(arr) (s->n_##arr < 2 ? 0 : no_duplicates(&c, &s->arr[0].o, s->n_##arr, sizeof(s->arr[0])))
+	if ((rc = UNIQUE(nodes)) || (rc = UNIQUE(pods)) || (rc = UNIQUE(slices)) ||
+	    (rc = UNIQUE(classes)) || (rc = UNIQUE(claims)) || (rc = UNIQUE(templates)))
 		return rc;
+#undef UNIQUE
 	if ((rc = index_nodes(&c)))
 		return rc;
 	if ((rc = mark_live(&c)) || (rc = expand(&c)))
