@@ -810,11 +810,21 @@ static int build_claims(struct build *b)
 			}
 		}
 		x->sub_off[cs->n_requests] = n;
+		/* The claim's own configuration, else its requests' classes'. */
 		for (k = 0; k < cs->n_configs; k++)
 			if (cs->configs[k].has_sharing) {
 				x->has_sharing = true;
 				x->sharing = cs->configs[k].sharing;
 			}
+		for (r = 0; r < cs->n_requests && !x->has_sharing; r++) {
+			const struct gs_k8s_class *cls = cs->requests[r].sub[0].cls;
+
+			for (k = 0; cls && k < cls->n_configs && !x->has_sharing; k++)
+				if (cls->configs[k].has_sharing) {
+					x->has_sharing = true;
+					x->sharing = cls->configs[k].sharing;
+				}
+		}
 		/* Time-slicing among the claim's users: as many replicas as pods share it. */
 		if (x->has_sharing && x->sharing.mode == GS_SHARE_TIMESLICE)
 			x->sharing.replicas = (uint8_t)(cl->users < 1 ? 1 : cl->users > 32 ? 32
