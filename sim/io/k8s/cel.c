@@ -434,9 +434,10 @@ static struct node *parse_primary(struct parser *ps)
 		}
 		x->name = id;
 		if (parse_args(ps, x) || x->nargs != 1) {
+			if (!ps->failed)
+				fail(ps, "%s() takes one argument (column %d)", id, c0);
 			node_free(x);
-			return ps->failed ? NULL : fail(ps, "%s() takes one argument (column %d)",
-							id, c0);
+			return NULL;
 		}
 		return x;
 	}

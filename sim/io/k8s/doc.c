@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "io/csv.h"
 #include "io/json.h"
 #include "io/k8s/arena.h"
 #include "io/k8s/doc.h"
@@ -106,7 +107,7 @@ static int root_done(struct reader *r, const struct gs_kdoc *root, bool had_item
 		return 0;
 	if (root->kind != GS_KDOC_MAP) {
 		gs_errf(r->err, r->err_len, "%s:%d: document %d is %s, not a Kubernetes object",
-			r->file, root->line, r->doc + 1, gs_kdoc_kind_str(root));
+			r->file, root->line > 0 ? root->line : 1, r->doc + 1, gs_kdoc_kind_str(root));
 		return GS_EPARSE;
 	}
 	kind = gs_kdoc_str(root, "kind");
@@ -114,9 +115,14 @@ static int root_done(struct reader *r, const struct gs_kdoc *root, bool had_item
 		return r->fn(r->arg, root, -1, r->doc);
 	n = kind ? strlen(kind) : 0;
 	if (n < 4 || strcmp(kind + n - 4, "List") != 0) {
-		gs_errf(r->err, r->err_len, "%s:%d: an object with 'items' must be a List (kind List "
-			"or <Kind>List), not %s%s%s", r->file, root->line, kind ? "'" : "",
+		char line[24] = "";
+
+		if (root->line > 0)
+			snprintf(line, sizeof(line), ":%d", (int)root->line);
+		gs_errf(r->err, r->err_len, "%s%s: an object with 'items' must be a List (kind "
+			"List or <Kind>List), not %s%s%s", r->file, line, kind ? "'" : "",
 			kind ? kind : "one without a kind", kind ? "'" : "");
+		gs_csv_msg_clean(r->err);
 		return GS_EPARSE;
 	}
 	return 0;
@@ -146,6 +152,7 @@ struct ybuild {
 static int yerr(struct ybuild *b, int32_t line, const char *what)
 {
 	gs_errf(b->r->err, b->r->err_len, "%s:%d: %s", b->r->file, line, what);
+	gs_csv_msg_clean(b->r->err);
 	return GS_EPARSE;
 }
 
@@ -663,5 +670,8 @@ int gs_kdoc_read(const char *file, const char *text, size_t len, gs_kdoc_fn fn, 
 	else
 		rc = read_yaml(&r, text, len);
 	gs_arena_reset(&r.arena, (struct gs_arena_mark){ NULL, 0 });
+	/* A value quoted in a message never breaks it over lines. */
+	if (rc)
+		gs_csv_msg_clean(err);
 	return rc;
 }

@@ -743,9 +743,21 @@ int gs_k8s_snapshot_read_mem(struct gs_k8s_snapshot *s, const char *name, const 
 			     size_t len, char *err, size_t err_len)
 {
 	char sha[GS_SHA256_HEX];
+	char *copy = len < SIZE_MAX ? malloc(len + 1) : NULL;
+	int rc;
 
-	gs_sha256_hex(data, len, sha);
-	return read_text(s, name, data, len, sha, err, err_len);
+	/* The JSON reader wants a NUL after the text, as a file read gets one. */
+	if (!copy) {
+		gs_errf(err, err_len, "%s: out of memory", name);
+		return GS_ENOMEM;
+	}
+	if (len)
+		memcpy(copy, data, len);
+	copy[len] = '\0';
+	gs_sha256_hex(copy, len, sha);
+	rc = read_text(s, name, copy, len, sha, err, err_len);
+	free(copy);
+	return rc;
 }
 
 /* --- lookups ------------------------------------------------------------------------ */
