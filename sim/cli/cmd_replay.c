@@ -14,103 +14,66 @@
 #include "cli/cmd.h"
 #include "cli/json_out.h"
 #include "core/error.h"
-#include "cli/progress.h"
+#include "run/progress.h"
 #include "engine/inflate.h"
 #include "engine/replay.h"
 #include "store/results.h"
-#include "io/k8s/build.h"
+#include "io/k8s/snapshot.h"
 #include "io/trace/load.h"
+#include "run/inputs.h"
 #include "io/trace/trace.h"
 
 /* What the command line says; the table below fills it. */
 struct replay_args {
-	const char *nodes, *pods, *db_path;
-	struct gs_opt_list state;
-	struct gs_cli_policies policies;
-	bool no_db, no_pods, arrival_samples, quiet, strict, json;
-	int mode;    /* enum gs_mode */
-	int compat;  /* -1 mode default, 0 exact, 1 compat */
-	int arrivals; /* enum gs_arrivals */
-	const char *interference;
-	struct gs_replay_opts opts;
+	struct gs_cli_sim sim;
+	const char *pods, *db_path;
+	bool no_db, quiet, json;
 };
 
 #define S struct replay_args
 static const struct gs_opt replay_opts[] = {
 	{ GS_OPT_GROUP_HEADING("Inputs:") },
-	{ GS_OPT_STRING_AT(S, nodes), .name = "nodes", .short_name = 'n', .arg = "FILE",
-	  .conflicts = "state", .help = "cluster: openb node list, gpusim CSV or JSON (or --state)" },
+	GS_CLI_OPT_NODES(S),
 	{ GS_OPT_STRING_AT(S, pods), .name = "pods", .short_name = 'p', .arg = "FILE",
 	  .help = "pods: openb pod list, gpusim CSV or JSON; with --state, replayed after the "
 		  "snapshot's pending pods" },
-	{ GS_OPT_LIST_AT(S, state, 0), .flags = GS_OPT_MULTI, .name = "state", .arg = "FILE...",
-	  .help = "start from a Kubernetes snapshot instead of --nodes: kubectl get nodes,pods "
-		  "-A -o yaml|json output, manifests and DRA objects; its running pods hold their "
-		  "resources for the whole run, its pending pods are the first arrivals "
-		  "(docs/kubernetes.md)" },
+	GS_CLI_OPT_STATE(S),
 
 	{ GS_OPT_GROUP_HEADING("Policy:") },
-	{ GS_OPT_CUSTOM_AT(S, policies, struct gs_cli_policies, gs_cli_parse_policies, NULL),
-	  .name = "policy", .short_name = 'P', .arg = "LIST", .def = "binpack",
-	  .help = "comma-separated names, 'all', or 'paper' (the six of the FGD paper); "
-		  "'gpusim policies' lists them" },
-	{ GS_OPT_UINT_AT(S, opts.seed, INT64_MAX), .name = "seed", .short_name = 's', .arg = "N",
-	  .def = "42", .help = "seed for shuffles, clones and random choices" },
-	{ GS_OPT_SET_AT(S, compat, 1), .name = "compat", .conflicts = "exact",
-	  .help = "FGD reference scoring: integer 0-100 scores, ties broken by a node order "
-		  "shuffled per seed and trace (default in inflate mode)" },
-	{ GS_OPT_SET_AT(S, compat, 0), .name = "exact",
-	  .help = "float scores, ties to the lowest node index (default in time mode)" },
+	GS_CLI_OPT_POLICY(S, "binpack"),
+	{ GS_OPT_UINT_AT(S, sim.opts.seed, INT64_MAX), .name = "seed", .short_name = 's',
+	  .arg = "N", .def = "42", .help = "seed for shuffles, clones and random choices" },
+	GS_CLI_OPTS_SCORING(S),
 
 	{ GS_OPT_GROUP_HEADING("Mode:") },
-	{ GS_OPT_ENUM_AT(S, mode, gs_cli_modes), .name = "mode", .short_name = 'm', .arg = "MODE",
-	  .def = "time",
+	{ GS_OPT_ENUM_AT(S, sim.mode, gs_cli_modes), .name = "mode", .short_name = 'm',
+	  .arg = "MODE", .def = "time",
 	  .help = "'time': pods arrive at their creation time, wait FIFO when nothing fits, "
 		  "leave at their deletion time; 'inflate': the FGD paper's experiment, pods "
 		  "shuffled and cloned to --inflate x GPU capacity, arrive one by one, never "
 		  "leave, fail when nothing fits" },
-	{ GS_OPT_DOUBLE_AT(S, opts.inflate, 0, GS_INFLATE_MAX), .flags = GS_OPT_GT_MIN,
-	  .name = "inflate", .arg = "X", .def = "1.3",
-	  .help = "inflate mode target, total GPU request / capacity, at most 100" },
-	{ GS_OPT_DOUBLE_AT(S, opts.time_scale, 0, INFINITY), .flags = GS_OPT_GT_MIN,
+	GS_CLI_OPT_INFLATE(S),
+	{ GS_OPT_DOUBLE_AT(S, sim.opts.time_scale, 0, INFINITY), .flags = GS_OPT_GT_MIN,
 	  .name = "time-scale", .arg = "X", .def = "1",
 	  .help = "divide arrival times by X, keep durations: X > 1 raises the offered load" },
-	{ GS_OPT_DOUBLE_AT(S, opts.load_pct, 0, INFINITY), .flags = GS_OPT_GT_MIN,
+	{ GS_OPT_DOUBLE_AT(S, sim.opts.load_pct, 0, INFINITY), .flags = GS_OPT_GT_MIN,
 	  .name = "load", .arg = "PCT", .conflicts = "time-scale",
 	  .help = GS_CLI_LOAD_HELP },
-	{ GS_OPT_ENUM_AT(S, arrivals, gs_cli_arrivals), .name = "arrivals", .arg = "SHAPE",
-	  .def = "poisson", .help = GS_CLI_ARRIVALS_HELP },
-	{ GS_OPT_INT_AT(S, opts.load_repeat, 1, 1000000), .name = "repeat", .arg = "K",
-	  .def = "1", .help = GS_CLI_REPEAT_HELP },
-	{ GS_OPT_INT_AT(S, opts.max_wait_s, 0, INT64_MAX), .name = "max-wait", .arg = "S",
-	  .help = "a pod pending longer than S seconds fails (default: waits)" },
-	{ GS_OPT_FLAG_AT(S, opts.frag), .name = "frag",
-	  .help = "track fragmentation in time mode (always on in inflate)" },
+	GS_CLI_OPTS_LOAD_SHAPE(S),
+	GS_CLI_OPTS_QUEUE(S),
 
 	{ GS_OPT_GROUP_HEADING("Sharing:") },
-	{ GS_OPT_CUSTOM_AT(S, opts.sharing, struct gs_share_cfg, gs_cli_parse_sharing, NULL),
+	{ GS_OPT_CUSTOM_AT(S, sim.opts.sharing, struct gs_share_cfg, gs_cli_parse_sharing, NULL),
 	  .name = "sharing", .arg = "SPEC", .def = "ideal", .help = GS_CLI_SHARING_HELP },
-	{ GS_OPT_STRING_AT(S, interference), .name = "interference", .arg = "FILE",
-	  .help = GS_CLI_INTERFERENCE_HELP },
+	GS_CLI_OPT_INTERFERENCE(S),
 
 	{ GS_OPT_GROUP_HEADING("Output:") },
-	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "FILE",
-	  .def = "results/gpusim.db", .conflicts = "no-db", .help = "results database" },
-	{ GS_OPT_FLAG_AT(S, no_db), .name = "no-db", .help = "do not store the runs" },
-	{ GS_OPT_FLAG_AT(S, no_pods), .name = "no-pods",
-	  .help = "store no per-pod rows (most of a run's size): counts, mean wait, samples "
-		  "and summary are kept, but 'gpusim inspect --run' cannot show the run" },
-	{ GS_OPT_FLAG_AT(S, arrival_samples), .name = "arrival-samples",
-	  .help = "inflate mode: store one sample per arrival; without it a run stores its "
-		  "statistics per arrived percent and only the samples its summary reads" },
-	{ GS_OPT_INT_AT(S, opts.sample_every, 1, INT64_MAX), .name = "sample-every", .arg = "N",
-	  .def = "1", .help = "sample the time series every N events" },
-	{ GS_OPT_INT_AT(S, opts.sample_interval_s, 0, INT64_MAX), .name = "sample-interval",
-	  .arg = "S", .help = "also sample every S simulated seconds (time mode)" },
-	{ GS_OPT_FLAG_AT(S, opts.check), .name = "check",
-	  .help = "verify the allocator's invariants after every change" },
-	{ GS_OPT_FLAG_AT(S, strict), .name = "strict",
-	  .help = "pods that fit no node even on an empty cluster are errors" },
+	GS_CLI_OPT_DB(S, db_path, "results/gpusim.db"),
+	{ GS_OPT_FLAG_AT(S, no_db), .name = "no-db", .conflicts = "db",
+	  .help = "do not store the runs" },
+	GS_CLI_OPTS_STORE(S),
+	GS_CLI_OPTS_SAMPLING(S),
+	GS_CLI_OPT_STRICT(S),
 	{ GS_OPT_FLAG_AT(S, json), .name = "json", .conflicts = "quiet",
 	  .help = "print the runs as a JSON array, one object per run with the run_summary "
 		  "fields (results/SCHEMA.md; run_id null with --no-db), instead of the table" },
@@ -131,22 +94,17 @@ static const struct gs_cmd_spec replay_cmd = {
 /* Returns 0, or -1 with *status_out the exit status (help, version or a usage error). */
 static int parse_args(int argc, char **argv, struct replay_args *a, int *status_out)
 {
-	struct gs_replay_opts *o = &a->opts;
+	struct gs_replay_opts *o = &a->sim.opts;
 
 	memset(a, 0, sizeof(*a));
-	gs_replay_opts_init(o);
-	a->compat = -1;
+	gs_cli_sim_init(&a->sim);
 	if (gs_opt_parse(&replay_cmd, argc, argv, a, status_out))
 		return -1;
-	o->mode = (enum gs_mode)a->mode;
-	o->arrivals = (enum gs_arrivals)a->arrivals;
-	if (!a->state.n && (!a->nodes || !a->pods)) {
-		fprintf(stderr, "gpusim replay: --nodes and --pods are required, or --state; try "
-			"'gpusim replay --help'\n");
+	if ((*status_out = gs_cli_sim_inputs("replay", &a->sim, a->pods != NULL)) != GS_EXIT_OK) {
 		gs_opt_release(&replay_cmd, a);
-		*status_out = GS_EXIT_USAGE;
 		return -1;
 	}
+	gs_cli_sim_finish(&a->sim);
 	if ((o->load_pct > 0 && o->mode != GS_MODE_TIME) ||
 	    (o->load_repeat > 1 && !(o->load_pct > 0))) {
 		fprintf(stderr, "gpusim replay: %s\n",
@@ -156,10 +114,6 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *status_
 		*status_out = GS_EXIT_USAGE;
 		return -1;
 	}
-	if (a->compat < 0)
-		a->compat = o->mode == GS_MODE_INFLATE;
-	if (a->compat)
-		o->policy_flags |= GS_POLICY_COMPAT;
 	return 0;
 }
 
@@ -202,39 +156,6 @@ static int report_audit(const struct gs_trace *t, const struct gs_cluster *c, bo
 		}
 	}
 	return -1;
-}
-
-/*
- * --state: the snapshot's cluster and its pending pods as the trace, then
- * --pods appended (io/k8s/build.h). The trace's path is --pods when given
- * (the snapshot's files are the run's nodes file), else the snapshot's.
- */
-static int load_state(const struct replay_args *a, struct gs_cluster *c, struct gs_trace *t,
-		      struct gs_k8s_snapshot **snap, struct gs_k8s_state **st,
-		      char nodes_sha[GS_SHA256_HEX], char *err, size_t err_len)
-{
-	struct gs_trace extra;
-	int rc = gs_k8s_load(a->state.v, a->state.n, snap, c, t, st, err, err_len);
-
-	if (rc)
-		return rc;
-	memcpy(nodes_sha, (*snap)->sha256, GS_SHA256_HEX);
-	gs_trace_init(&extra);
-	if (a->pods) {
-		rc = gs_trace_load(a->pods, c, &extra, err, err_len);
-		if (rc == 0)
-			rc = gs_k8s_queue_add(*st, c, t, &extra, err, err_len);
-		if (rc == 0) {
-			memcpy(t->sha256, extra.sha256, GS_SHA256_HEX);
-			t->format = extra.format;
-		}
-	} else {
-		memcpy(t->sha256, (*snap)->sha256, GS_SHA256_HEX);
-	}
-	if (rc == 0 && !(t->path = strdup(a->pods ? a->pods : (*snap)->paths)))
-		rc = GS_ENOMEM;
-	gs_trace_release(&extra);
-	return rc;
 }
 
 static double elapsed_ms(const struct timespec *a, const struct timespec *b)
@@ -384,62 +305,72 @@ int gs_cmd_replay(int argc, char **argv)
 	struct gs_db *db = NULL;
 	cJSON *runs = NULL;
 	struct gs_interference ifr;
-	struct gs_k8s_snapshot *snap = NULL;
-	struct gs_k8s_state *kst = NULL;
+	struct gs_inputs in;
 	char nodes_sha[GS_SHA256_HEX], err[2048], *params = NULL;
 	size_t n_pols, i;
 	int rc, status = GS_EXIT_OK;
 
 	if (parse_args(argc, argv, &a, &status))
 		return status;
-	pols = a.policies.v;
-	n_pols = a.policies.n;
+	pols = a.sim.policies.v;
+	n_pols = a.sim.policies.n;
 
 	gs_cluster_init(&cluster);
 	gs_trace_init(&trace);
 	gs_interference_init(&ifr);
-	if (a.state.n)
-		rc = load_state(&a, &cluster, &trace, &snap, &kst, nodes_sha, err, sizeof(err));
-	else
-		rc = gs_cluster_load(a.nodes, &cluster, nodes_sha, err, sizeof(err));
-	if (rc == 0 && !a.state.n)
-		rc = gs_trace_load(a.pods, &cluster, &trace, err, sizeof(err));
+	gs_inputs_init(&in);
+	if (a.sim.state.n) {
+		/* The snapshot's cluster and queue (run/inputs.h), taken out of in. */
+		rc = gs_inputs_load_state(&in, a.sim.state.v, a.sim.state.n,
+					  a.pods ? &a.pods : NULL, 1, false, err, sizeof(err));
+		if (rc == 0) {
+			cluster = in.clusters[0];
+			trace = in.traces[0];
+			gs_cluster_init(&in.clusters[0]);
+			gs_trace_init(&in.traces[0]);
+			memcpy(nodes_sha, in.nodes_sha256, GS_SHA256_HEX);
+		}
+	} else {
+		rc = gs_cluster_load(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
+		if (rc == 0)
+			rc = gs_trace_load(a.pods, &cluster, &trace, err, sizeof(err));
+	}
 	if (rc) {
 		fprintf(stderr, "gpusim replay: %s\n", err);
 		status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 		goto out;
 	}
-	if (report_audit(&trace, &cluster, a.strict, a.state.n > 0)) {
+	if (report_audit(&trace, &cluster, a.sim.strict, a.sim.state.n > 0)) {
 		status = GS_EXIT_USAGE;
 		goto out;
 	}
 	/* A load the trace cannot offer is the user's to fix, before any run. */
-	if (a.opts.load_pct > 0) {
-		rc = gs_load_check(trace.pods, trace.n_pods, a.opts.load_repeat, cluster.gpu_milli,
-				   a.opts.load_pct, a.opts.arrivals, err, sizeof(err));
+	if (a.sim.opts.load_pct > 0) {
+		rc = gs_load_check(trace.pods, trace.n_pods, a.sim.opts.load_repeat, cluster.gpu_milli,
+				   a.sim.opts.load_pct, a.sim.opts.arrivals, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim replay: --load: %s: %s\n", trace.path, err);
 			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 			goto out;
 		}
 	}
-	if (a.interference) {
-		rc = gs_interference_load(&ifr, a.interference, err, sizeof(err));
+	if (a.sim.interference) {
+		rc = gs_interference_load(&ifr, a.sim.interference, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim replay: --interference: %s\n", err);
 			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 			goto out;
 		}
-		a.opts.interference = &ifr;
+		a.sim.opts.interference = &ifr;
 	}
 	/* What the options make of these inputs is checked before anything is printed. */
-	rc = gs_sim_validate(&cluster, &trace, &a.opts, err, sizeof(err));
+	rc = gs_sim_validate(&cluster, &trace, &a.sim.opts, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpusim replay: %s\n", err);
 		status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 		goto out;
 	}
-	if (gs_replay_params_json(&a.opts, &params)) {
+	if (gs_replay_params_json(&a.sim.opts, &params)) {
 		fprintf(stderr, "gpusim replay: out of memory\n");
 		status = GS_EXIT_FAIL;
 		goto out;
@@ -467,15 +398,15 @@ int gs_cmd_replay(int argc, char **argv)
 		clock_gettime(CLOCK_REALTIME, &ri.started_at);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		gs_progress_init(&bar, stderr, pols[i]->name, 0);
-		rc = gs_sim_init(&sim, &cluster, &trace, pols[i], &a.opts, err, sizeof(err));
+		rc = gs_sim_init(&sim, &cluster, &trace, pols[i], &a.sim.opts, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim replay: %s: %s\n", pols[i]->name, err);
 			status = GS_EXIT_FAIL;
 			break;
 		}
 		if (i == 0 && !a.quiet && !a.json) {
-			print_sharing(&sim, a.interference);
-			print_header(a.opts.mode);
+			print_sharing(&sim, a.sim.interference);
+			print_header(a.sim.opts.mode);
 		}
 		gs_progress_init(&bar, stderr, pols[i]->name, sim.n_pods);
 		if (bar.on) {
@@ -493,16 +424,16 @@ int gs_cmd_replay(int argc, char **argv)
 			break;
 		}
 		ri.policy = pols[i]->name;
-		ri.mode = a.opts.mode == GS_MODE_INFLATE ? "inflate" : "time";
-		ri.seed = a.opts.seed;
-		ri.nodes_path = a.state.n ? snap->paths : a.nodes;
+		ri.mode = a.sim.opts.mode == GS_MODE_INFLATE ? "inflate" : "time";
+		ri.seed = a.sim.opts.seed;
+		ri.nodes_path = a.sim.state.n ? in.snap->paths : a.sim.nodes;
 		ri.nodes_sha256 = nodes_sha;
 		ri.pods_path = trace.path;
 		ri.pods_sha256 = trace.sha256;
 		ri.params_json = params;
 		ri.wall_ms = elapsed_ms(&t0, &t1);
-		ri.no_pods = a.no_pods;
-		ri.arrival_samples = a.arrival_samples;
+		ri.no_pods = a.sim.no_pods;
+		ri.arrival_samples = a.sim.arrival_samples;
 		if (db && gs_db_write_run(db, &ri, &sim, &run_id, err, sizeof(err))) {
 			fprintf(stderr, "gpusim replay: %s\n", err);
 			gs_sim_release(&sim);
@@ -511,9 +442,8 @@ int gs_cmd_replay(int argc, char **argv)
 		}
 		gs_sim_summarize(&sim, &sum);
 		if (a.json)
-			cJSON_AddItemToArray(runs, gs_json_run_summary(pols[i]->name, &sim, &sum,
-								       trace.path, params, run_id,
-								       ri.wall_ms));
+			cJSON_AddItemToArray(runs, gs_json_run_summary(pols[i]->name, &sim, &sum, trace.path,
+								       params, run_id, ri.wall_ms));
 		else if (!a.quiet)
 			print_row(pols[i]->name, &sim, &sum, ri.wall_ms, run_id);
 		else if (run_id > 0)
@@ -526,7 +456,7 @@ int gs_cmd_replay(int argc, char **argv)
 		runs = NULL;
 		if (rc && status == GS_EXIT_OK)
 			status = rc;
-	} else if (status == GS_EXIT_OK && db && !a.quiet && a.no_pods)
+	} else if (status == GS_EXIT_OK && db && !a.quiet && a.sim.no_pods)
 		printf("\nstored in %s without pod rows (--no-pods); 'gpusim inspect --db %s' "
 		       "lists the runs\n", a.db_path, a.db_path);
 	else if (status == GS_EXIT_OK && db && !a.quiet)
@@ -539,8 +469,7 @@ out:
 	free(params);
 	gs_trace_release(&trace);
 	gs_cluster_release(&cluster);
-	gs_k8s_state_free(kst);
-	gs_k8s_snapshot_free(snap);
+	gs_inputs_release(&in);
 	gs_opt_release(&replay_cmd, &a);
 	return status;
 }

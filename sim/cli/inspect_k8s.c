@@ -319,7 +319,8 @@ static void print_notes(struct snap_view *v)
 int gs_inspect_snapshot(const struct gs_inspect_args *a)
 {
 	struct snap_view v;
-	struct gs_inspect in;
+	struct gs_run_state in;
+	struct gs_inspect_args view = *a;
 	struct gs_run_row run;
 	char err[2048], title[1024];
 	int rc, status;
@@ -339,8 +340,10 @@ int gs_inspect_snapshot(const struct gs_inspect_args *a)
 		view_release(&v);
 		return GS_EXIT_FAIL;
 	}
-	rc = gs_inspect_rebuild(&in, 0, 0, v.nodes, (size_t)v.c.n_nodes, v.pods, v.n_pods);
+	rc = gs_run_state_rebuild(&in, 0, 0, v.nodes, (size_t)v.c.n_nodes, v.pods, v.n_pods, err,
+				  sizeof(err));
 	if (rc) {
+		fprintf(stderr, "gpusim inspect: %s\n", err);
 		view_release(&v);
 		return rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 	}
@@ -352,18 +355,18 @@ int gs_inspect_snapshot(const struct gs_inspect_args *a)
 	snprintf(title, sizeof(title), "snapshot %s: %d nodes, %" PRId64 " GPUs, %zu running pods, "
 		 "%zu pending", v.s->paths, (int)v.c.n_nodes, v.c.gpu_count, v.st->n_running,
 		 v.st->n_queue);
-	in.title = title;
+	view.title = title;
 	memset(&run, 0, sizeof(run));
 	run.policy = (char *)"-";
 	run.mode = (char *)"snapshot";
 	run.pods_file = v.s->paths;
-	status = gs_inspect_show(a, &run, NULL, &in);
+	status = gs_inspect_show(&view, &run, NULL, &in);
 	if (status == GS_EXIT_OK && !a->raw && !a->json) {
 		print_queue(a, &v);
 		print_claims(&v);
 		print_notes(&v);
 	}
-	gs_inspect_release(&in);
+	gs_run_state_release(&in);
 	view_release(&v);
 	return status;
 }
