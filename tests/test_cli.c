@@ -821,6 +821,20 @@ static void test_replay_state(void **state)
 	assert_int_equal(gpusim("replay --pods y.csv"), 2);
 	has("gpusim replay: --nodes and --pods are required, or --state; try 'gpusim replay "
 	    "--help'\n");
+	/* sweep takes it as replay does: the pending pods alone, or each --pods after them. */
+	assert_int_equal(gpusim("sweep --state " K8S "dra.yaml --policy binpack,spread --seeds 1,2 "
+				"--mode time --db sw.db"),
+			 0);
+	has("4 runs: 4 ran");
+	assert_int_equal(gpusim("sweep --state " K8S "cluster.yaml --pods " GS_SOURCE_DIR
+				"/traces/sample/pods.csv --policy binpack --seeds 1 --db sw.db"),
+			 0);
+	has("1 runs: 1 ran");
+	assert_int_equal(gpusim("inspect --db sw.db"), 0);
+	has("dra.yaml");
+	has("pods.csv");
+	assert_int_equal(gpusim("sweep --seeds 1 --db sw.db"), 2);
+	has("gpusim sweep: --nodes and --pods are required, or --state");
 }
 
 static void test_bad_snapshot(void **state)
