@@ -164,10 +164,10 @@ static void test_cel(void **state)
 				 "quantity(), semver(), has() and cel.bind()");
 	assert_null(gs_cel_compile("device.driver == ", err, sizeof(err), NULL));
 	assert_string_equal(err, "syntax error at column 18: unexpected 'end'");
-	assert_int_equal(gs_semver_cmp("1.0.0-alpha", "1.0.0"), -1);
-	assert_int_equal(gs_semver_cmp("1.0.0-alpha.1", "1.0.0-alpha.beta"), -1);
-	assert_int_equal(gs_semver_cmp("1.10.0", "1.9.9"), 1);
-	assert_int_equal(gs_semver_cmp("01.0.0", "1.0.0"), -2);
+	assert_int_equal(gs_cel_semver_cmp("1.0.0-alpha", "1.0.0"), -1);
+	assert_int_equal(gs_cel_semver_cmp("1.0.0-alpha.1", "1.0.0-alpha.beta"), -1);
+	assert_int_equal(gs_cel_semver_cmp("1.10.0", "1.9.9"), 1);
+	assert_int_equal(gs_cel_semver_cmp("01.0.0", "1.0.0"), -2);
 }
 
 /* --- reading and building ------------------------------------------------------------- */

@@ -27,7 +27,7 @@
 
 #include "core/error.h"
 #include "io/k8s/build.h"
-#include "bench_util.h"
+#include "bench_time.h"
 
 enum kind { TS, WHOLE, MIG, SHARE, HAMI, CPU };
 
@@ -292,7 +292,7 @@ static int bench(const char *path, int repeats)
 		struct gs_cluster c;
 		struct gs_trace q;
 		const char *paths[1] = { path };
-		double t0 = gs_bench_now_ms();
+		double t0 = bench_now_ms();
 
 		gs_cluster_init(&c);
 		gs_trace_init(&q);
@@ -300,7 +300,7 @@ static int bench(const char *path, int repeats)
 			fprintf(stderr, "bench_k8s: %s\n", err);
 			return 1;
 		}
-		ms[r] = gs_bench_now_ms() - t0;
+		ms[r] = bench_now_ms() - t0;
 		if (r == 0)
 			printf("%s: %.1f MB, %d nodes, %zu running pods, %zu pending\n", path,
 			       (double)size / 1e6, (int)c.n_nodes, st->n_running, st->n_queue);
@@ -309,7 +309,7 @@ static int bench(const char *path, int repeats)
 		gs_trace_release(&q);
 		gs_cluster_release(&c);
 	}
-	qsort(ms, (size_t)repeats, sizeof(*ms), gs_bench_cmp_double);
+	qsort(ms, (size_t)repeats, sizeof(*ms), bench_cmp_double);
 	printf("  load (read, map, build, bind): median %8.1f ms  min %8.1f  max %8.1f  (%d runs)\n",
 	       ms[repeats / 2], ms[0], ms[repeats - 1], repeats);
 	return 0;

@@ -331,9 +331,9 @@ int gs_cmd_replay(int argc, char **argv)
 			memcpy(nodes_sha, in.nodes_sha256, GS_SHA256_HEX);
 		}
 	} else {
-		rc = gs_cluster_load(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
+		rc = gs_load_cluster(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
 		if (rc == 0)
-			rc = gs_trace_load(a.pods, &cluster, &trace, err, sizeof(err));
+			rc = gs_load_trace(a.pods, &cluster, &trace, err, sizeof(err));
 	}
 	if (rc) {
 		fprintf(stderr, "gpusim replay: %s\n", err);
@@ -346,8 +346,9 @@ int gs_cmd_replay(int argc, char **argv)
 	}
 	/* A load the trace cannot offer is the user's to fix, before any run. */
 	if (a.sim.opts.load_pct > 0) {
-		rc = gs_load_check(trace.pods, trace.n_pods, a.sim.opts.load_repeat, cluster.gpu_milli,
-				   a.sim.opts.load_pct, a.sim.opts.arrivals, err, sizeof(err));
+		rc = gs_arrivals_check(trace.pods, trace.n_pods, a.sim.opts.load_repeat,
+				       cluster.gpu_milli, a.sim.opts.load_pct, a.sim.opts.arrivals, err,
+				       sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim replay: --load: %s: %s\n", trace.path, err);
 			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;

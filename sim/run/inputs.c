@@ -62,14 +62,14 @@ int gs_inputs_load(struct gs_inputs *in, const char *nodes_path, const char *con
 	if (rc)
 		return rc;
 	gs_cluster_init(&proto);
-	rc = gs_cluster_load(nodes_path, &proto, in->nodes_sha256, err, err_len);
+	rc = gs_load_cluster(nodes_path, &proto, in->nodes_sha256, err, err_len);
 	for (t = 0; rc == 0 && t < n; t++) {
 		rc = gs_cluster_copy(&in->clusters[t], &proto);
 		if (rc) {
 			gs_errf(err, err_len, "out of memory");
 			break;
 		}
-		rc = gs_trace_load(pods_paths[t], &in->clusters[t], &in->traces[t], err, err_len);
+		rc = gs_load_trace(pods_paths[t], &in->clusters[t], &in->traces[t], err, err_len);
 	}
 	gs_cluster_release(&proto);
 	if (rc == 0 && strict)
@@ -114,7 +114,7 @@ int gs_inputs_load_state(struct gs_inputs *in, const char *const *state_paths, s
 		if (!pods_paths)
 			continue;
 		gs_trace_init(&extra);
-		rc = gs_trace_load(pods_paths[t], &in->clusters[t], &extra, err, err_len);
+		rc = gs_load_trace(pods_paths[t], &in->clusters[t], &extra, err, err_len);
 		if (rc == 0)
 			rc = gs_k8s_queue_add(in->kstate, &in->clusters[t], tr, &extra, err, err_len);
 		if (rc == 0) {

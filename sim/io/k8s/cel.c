@@ -699,7 +699,7 @@ static bool semver_parse(const char *s, long long v[3], const char **pre)
 	return *s == '\0' || *s == '+';
 }
 
-int gs_semver_cmp(const char *a, const char *b)
+int gs_cel_semver_cmp(const char *a, const char *b)
 {
 	long long va[3], vb[3];
 	const char *pa, *pb;
@@ -899,7 +899,7 @@ static int cmp_values(struct env *env, const struct node *n, const struct value 
 		*out = gs_quantity_cmp(&a->q, &b->q);
 		return 0;
 	case V_SEMVER:
-		*out = gs_semver_cmp(a->s, b->s);
+		*out = gs_cel_semver_cmp(a->s, b->s);
 		if (*out == -2)
 			return rt(env, n, "'%s' or '%s' is not a semantic version", a->s, b->s);
 		return 0;

@@ -63,6 +63,6 @@ int gs_cel_eval(const struct gs_cel *e, const struct gs_cel_device *d, char *err
  * Compares two semantic versions (semver.org 2.0.0 precedence, build
  * metadata ignored). Returns -1, 0 or 1, or -2 when either is not a version.
  */
-int gs_semver_cmp(const char *a, const char *b);
+int gs_cel_semver_cmp(const char *a, const char *b);
 
 #endif

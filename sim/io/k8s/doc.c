@@ -15,7 +15,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "io/csv.h"
-#include "io/json.h"
+#include "io/cjson.h"
 #include "io/k8s/arena.h"
 #include "io/k8s/doc.h"
 #include "io/trace/internal.h"
@@ -585,7 +585,7 @@ whole:
 		return 1;
 	/* Items were handed over already: the whole parse can only say what is wrong. */
 	{
-		cJSON *root = gs_json_parse(r->file, t, len, r->err, r->err_len);
+		cJSON *root = gs_trace_json_parse(r->file, t, len, r->err, r->err_len);
 
 		if (root) {
 			cJSON_Delete(root);
@@ -605,7 +605,7 @@ static int read_json(struct reader *r, const char *text, size_t len)
 	if (rc != 1)
 		return rc;
 	rc = 0;
-	root = gs_json_parse(r->file, text, len, r->err, r->err_len);
+	root = gs_trace_json_parse(r->file, text, len, r->err, r->err_len);
 	if (!root)
 		return gs_cjson_oom() ? GS_ENOMEM : GS_EPARSE;
 	items = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "items") : NULL;

@@ -3,7 +3,7 @@
  * doc.h - Kubernetes objects as read from `kubectl get -o yaml|json` and
  * from manifests: one small tree per object, handed to a callback.
  *
- * YAML goes through libyaml's event parser, JSON through cJSON (io/json.h);
+ * YAML goes through libyaml's event parser, JSON through cJSON (io/cjson.h);
  * both become the same tree of maps, sequences and scalars, so the mapping
  * code (read.c) is written once. Scalars stay text: Kubernetes decodes
  * each field by its schema type, so "0x10", "yes" or "1e3" mean what the

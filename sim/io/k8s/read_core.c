@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "io/k8s/internal.h"
+#include "io/k8s/snapshot_internal.h"
 
 /* --- resources ------------------------------------------------------------ */
 

@@ -19,7 +19,7 @@
 
 #include "core/error.h"
 #include "io/k8s/cel.h"
-#include "io/k8s/internal.h"
+#include "io/k8s/snapshot_internal.h"
 
 /* A name qualified with the driver's domain when it has none. */
 static const char *qualify(struct gs_k8s_rctx *c, const char *driver, const char *name)
@@ -281,7 +281,7 @@ static int read_attr(struct gs_k8s_rctx *c, const struct gs_kdoc *v, const char 
 		return gs_k8s_refuse(c, x, f, "is %s, not a string", gs_kdoc_kind_str(x));
 	if (strlen(x->str) > 64)
 		return gs_k8s_refuse(c, x, f, "longer than 64 characters");
-	if (found == GS_K8S_ATTR_VERSION && gs_semver_cmp(x->str, x->str) == -2)
+	if (found == GS_K8S_ATTR_VERSION && gs_cel_semver_cmp(x->str, x->str) == -2)
 		return gs_k8s_refuse(c, x, f, "'%s' is not a semantic version (semver.org 2.0.0)",
 				     x->str);
 	a->s = gs_k8s_str(c, x->str);

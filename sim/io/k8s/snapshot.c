@@ -12,7 +12,7 @@
 #include "core/error.h"
 #include "io/csv.h"
 #include "io/k8s/cel.h"
-#include "io/k8s/internal.h"
+#include "io/k8s/snapshot_internal.h"
 
 /* --- messages ----------------------------------------------------------------- */
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * internal.h - shared by the snapshot readers (read_core.c, read_dra.c,
- * snapshot.c): the context of the object being read, refusals that name
- * it, and readers of the field types every kind uses.
+ * snapshot_internal.h - shared by the snapshot readers (read_core.c,
+ * read_dra.c, link.c, snapshot.c): the context of the object being read,
+ * refusals that name it, and readers of the field types every kind uses.
  */
-#ifndef GS_K8S_INTERNAL_H
-#define GS_K8S_INTERNAL_H
+#ifndef GS_K8S_SNAPSHOT_INTERNAL_H
+#define GS_K8S_SNAPSHOT_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
