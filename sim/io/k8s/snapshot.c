@@ -28,6 +28,9 @@ char *gs_k8s_origin_format(const struct gs_k8s_origin *o, char *buf, size_t len)
 }
 
 static int verrf(char *err, size_t err_len, const struct gs_k8s_origin *o, const char *field,
+		 const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static int verrf(char *err, size_t err_len, const struct gs_k8s_origin *o, const char *field,
 		 const char *fmt, va_list ap)
 {
 	char where[512], msg[768];
