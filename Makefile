@@ -5,6 +5,8 @@
 #   make test     install missing packages, build, run every default test
 #   make demo     install missing packages, build, replay the bundled trace
 #   make bench    CUDA micro-benchmarks (needs a GPU and the CUDA toolkit)
+#   make gpu-check  the CUDA half checked on this host's GPU in under 8 minutes
+#                 (results/bench/<device>/gpu-check/; GPU_CHECK_OUT=DIR gets a tarball)
 #   make bench-sim  simulator speed benchmarks (needs the openb trace)
 #   make bench-hook   libgpushare's cost on an unthrottled launch, on the fake driver
 #   make bench-scale  time mode on synthetic clusters of 1k-100k nodes, 10k-1M pods (long)
@@ -31,7 +33,7 @@ PREFIX   ?= /usr/local
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build test test-slurm demo bench bench-sim bench-hook bench-scale asan repro regress baseline install deb test-install \
+.PHONY: all deps build test test-slurm demo bench gpu-check bench-sim bench-hook bench-scale asan repro regress baseline install deb test-install \
 	fuzz clean
 
 all: build
@@ -59,6 +61,9 @@ demo: deps
 
 bench:
 	@scripts/bench-cuda.sh $(BUILD)
+
+gpu-check:
+	@GPU_CHECK_OUT="$(GPU_CHECK_OUT)" sh scripts/gpu-check.sh $(BUILD)
 
 bench-sim: deps
 	@$(MAKE) --no-print-directory build
