@@ -21,47 +21,20 @@
 #include "io/k8s/build.h"
 #include "io/k8s/dra.h"
 #include "io/k8s/snapshot.h"
+#include "k8s_built.h"
 #include "tmpdir.h"
 
 static char err[4096];
 
-struct built {
-	struct gs_k8s_snapshot *s;
-	struct gs_k8s_state *st;
-	struct gs_cluster c;
-	struct gs_trace q;
-};
-
 /* Builds the bundled DRA snapshot plus `more` (NULL for none). Returns the status. */
-static int build(struct built *b, const char *more)
+static int build(struct k8s_built *b, const char *more)
 {
 	char *base = gs_test_read(GS_SOURCE_DIR "/traces/k8s/dra.yaml");
-	int rc;
+	int rc = k8s_built_make(b, err, sizeof(err), "dra.yaml", base, more ? "more.yaml" : NULL,
+				more, NULL);
 
-	memset(b, 0, sizeof(*b));
-	gs_cluster_init(&b->c);
-	gs_trace_init(&b->q);
-	b->s = gs_k8s_snapshot_new();
-	assert_non_null(b->s);
-	err[0] = '\0';
-	rc = gs_k8s_snapshot_read_mem(b->s, "dra.yaml", base, strlen(base), err, sizeof(err));
-	if (!rc && more)
-		rc = gs_k8s_snapshot_read_mem(b->s, "more.yaml", more, strlen(more), err,
-					      sizeof(err));
-	if (!rc)
-		rc = gs_k8s_snapshot_finish(b->s, err, sizeof(err));
-	if (!rc)
-		rc = gs_k8s_build(b->s, &b->c, &b->q, &b->st, err, sizeof(err));
 	free(base);
 	return rc;
-}
-
-static void built_free(struct built *b)
-{
-	gs_k8s_state_free(b->st);
-	gs_k8s_snapshot_free(b->s);
-	gs_trace_release(&b->q);
-	gs_cluster_release(&b->c);
 }
 
 /*
@@ -69,7 +42,7 @@ static void built_free(struct built *b)
  * the expected devices follow from the allocator alone). Returns the node,
  * or -1 when none does.
  */
-static int32_t place(struct built *b, const char *name)
+static int32_t place(struct k8s_built *b, const char *name)
 {
 	struct gs_placement pl;
 	size_t i;
@@ -90,7 +63,7 @@ static int32_t place(struct built *b, const char *name)
 	return -1;
 }
 
-static int32_t claim_idx(const struct built *b, const char *name)
+static int32_t claim_idx(const struct k8s_built *b, const char *name)
 {
 	size_t i;
 
@@ -102,7 +75,7 @@ static int32_t claim_idx(const struct built *b, const char *name)
 }
 
 /* A claim's devices as "request=pool/device,..." ("-" when not allocated). */
-static const char *devices(const struct built *b, const char *claim)
+static const char *devices(const struct k8s_built *b, const char *claim)
 {
 	static char out[1024];
 	const struct gs_dra_state *ds = gs_k8s_dra_state(b->st, &b->c);
@@ -130,7 +103,7 @@ static const char *devices(const struct built *b, const char *claim)
  */
 static void test_bundled(void **state)
 {
-	struct built b;
+	struct k8s_built b;
 	int32_t dra0, dra1;
 
 	(void)state;
@@ -182,7 +155,7 @@ static void test_bundled(void **state)
 				    "mps:replicas=1;threads=50;pinned_mib=20480");
 	}
 	assert_int_equal(gs_cluster_check(&b.c, err, sizeof(err)), 0);
-	built_free(&b);
+	k8s_built_free(&b);
 }
 
 #define POD(name, t, ref)                                                                   \
@@ -217,7 +190,7 @@ static void test_first_available(void **state)
 		POD("p1", "08:00:00", "resourceClaimName: a3g")
 		POD("p2", "08:00:01", "resourceClaimName: a1g")
 		POD("p3", "08:00:02", "resourceClaimName: fb");
-	struct built b;
+	struct k8s_built b;
 
 	(void)state;
 	if (build(&b, more))
@@ -228,7 +201,7 @@ static void test_first_available(void **state)
 	assert_string_equal(devices(&b, "a1g"), "m=dra-0/gpu-1-mig-1g10gb-4");
 	assert_int_equal(place(&b, "ml/p3"), 0);
 	assert_string_equal(devices(&b, "fb"), "gpu/little=dra-0/gpu-1-mig-1g10gb-5");
-	built_free(&b);
+	k8s_built_free(&b);
 }
 
 /*
@@ -255,7 +228,7 @@ static void test_match_and_all(void **state)
 		POD("q1", "08:00:00", "resourceClaimName: one1g")
 		POD("q2", "08:00:01", "resourceClaimName: all1g")
 		POD("q3", "08:00:02", "resourceClaimName: two1g");
-	struct built b;
+	struct k8s_built b;
 
 	(void)state;
 	if (build(&b, more))
@@ -266,7 +239,7 @@ static void test_match_and_all(void **state)
 	assert_int_equal(place(&b, "ml/q3"), 0);
 	assert_string_equal(devices(&b, "two1g"),
 			    "m=dra-0/gpu-1-mig-1g10gb-5,m=dra-0/gpu-1-mig-1g10gb-6");
-	built_free(&b);
+	k8s_built_free(&b);
 }
 
 /*
@@ -297,7 +270,7 @@ static void test_consumable(void **state)
 		POD("r2", "08:00:01", "resourceClaimName: c5")
 		POD("r3", "08:00:02", "resourceClaimName: cdef")
 		POD("r4", "08:00:03", "resourceClaimName: c35");
-	struct built b;
+	struct k8s_built b;
 	int32_t dra1;
 
 	(void)state;
@@ -310,20 +283,20 @@ static void test_consumable(void **state)
 	assert_int_equal(b.c.nodes[dra1].gpu_mem_free_mib[0], 81920 - 51200);
 	assert_int_equal(b.c.nodes[dra1].gpu_free_milli[0], 1000 - 375 - 125 - 125);
 	assert_int_equal(place(&b, "ml/r4"), -1);
-	built_free(&b);
+	k8s_built_free(&b);
 }
 
 /* What is refused, naming the object, the field and the expression or device. */
 static void refused(const char *more, const char *want)
 {
-	struct built b;
+	struct k8s_built b;
 	int rc = build(&b, more);
 
 	if (rc == 0)
 		fail_msg("accepted, want '%s'", want);
 	if (strcmp(err, want) != 0)
 		fail_msg("got  '%s'\nwant '%s'", err, want);
-	built_free(&b);
+	k8s_built_free(&b);
 }
 
 static void test_refusals(void **state)

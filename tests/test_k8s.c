@@ -20,6 +20,7 @@
 #include "io/k8s/cel.h"
 #include "io/k8s/quantity.h"
 #include "io/k8s/snapshot.h"
+#include "k8s_built.h"
 #include "tmpdir.h"
 
 static char err[4096];
@@ -172,48 +173,7 @@ static void test_cel(void **state)
 
 /* --- reading and building ------------------------------------------------------------- */
 
-struct built {
-	struct gs_k8s_snapshot *s;
-	struct gs_k8s_state *st;
-	struct gs_cluster c;
-	struct gs_trace q;
-};
-
-/* Reads and builds the named texts (name, text, name, text, ..., NULL); returns the status. */
-static int build_texts(struct built *b, ...)
-{
-	const char *name, *text;
-	va_list ap;
-	int rc = 0;
-
-	memset(b, 0, sizeof(*b));
-	gs_cluster_init(&b->c);
-	gs_trace_init(&b->q);
-	b->s = gs_k8s_snapshot_new();
-	assert_non_null(b->s);
-	err[0] = '\0';
-	va_start(ap, b);
-	while (!rc && (name = va_arg(ap, const char *))) {
-		text = va_arg(ap, const char *);
-		rc = gs_k8s_snapshot_read_mem(b->s, name, text, strlen(text), err, sizeof(err));
-	}
-	va_end(ap);
-	if (!rc)
-		rc = gs_k8s_snapshot_finish(b->s, err, sizeof(err));
-	if (!rc)
-		rc = gs_k8s_build(b->s, &b->c, &b->q, &b->st, err, sizeof(err));
-	return rc;
-}
-
-static void built_free(struct built *b)
-{
-	gs_k8s_state_free(b->st);
-	gs_k8s_snapshot_free(b->s);
-	gs_trace_release(&b->q);
-	gs_cluster_release(&b->c);
-}
-
-static int32_t node_of(const struct built *b, const char *name)
+static int32_t node_of(const struct k8s_built *b, const char *name)
 {
 	int32_t n = gs_cluster_find_node(&b->c, name);
 
@@ -222,7 +182,7 @@ static int32_t node_of(const struct built *b, const char *name)
 	return n;
 }
 
-static size_t pod_of(const struct built *b, const char *ns, const char *name)
+static size_t pod_of(const struct k8s_built *b, const char *ns, const char *name)
 {
 	size_t i;
 
@@ -234,7 +194,7 @@ static size_t pod_of(const struct built *b, const char *ns, const char *name)
 }
 
 /* The nodes queued pod `name` may use, as "a,b,c". */
-static const char *eligible(const struct built *b, const char *name, char *buf, size_t len)
+static const char *eligible(const struct k8s_built *b, const char *name, char *buf, size_t len)
 {
 	size_t i;
 	int32_t n;
@@ -262,12 +222,12 @@ static void test_bundled_cluster(void **state)
 	char *cluster = gs_test_read(GS_SOURCE_DIR "/traces/k8s/cluster.yaml");
 	char *web = gs_test_read(GS_SOURCE_DIR "/traces/k8s/web.yaml");
 	char share[256], buf[256];
-	struct built b;
+	struct k8s_built b;
 	const struct gs_node *n;
 	int32_t k;
 
 	(void)state;
-	if (build_texts(&b, "cluster.yaml", cluster, "web.yaml", web, NULL))
+	if (k8s_built_make(&b, err, sizeof(err), "cluster.yaml", cluster, "web.yaml", web, NULL))
 		fail_msg("%s", err);
 	assert_int_equal(b.c.n_nodes, 6);
 	/* Time-slicing from GFD's labels: 8 replicas are 2 T4s of 4 replicas. */
@@ -337,7 +297,7 @@ static void test_bundled_cluster(void **state)
 	assert_int_equal(b.q.pods[2].gpu_mem_mib, 4096);
 	assert_int_equal(gs_cluster_check(&b.c, err, sizeof(err)), 0);
 	(void)pod_of(&b, "ml", "ts-a");
-	built_free(&b);
+	k8s_built_free(&b);
 	free(cluster);
 	free(web);
 }
@@ -358,10 +318,10 @@ static void test_json_and_documents(void **state)
 		"apiVersion: v1\nkind: Node\nmetadata: {name: n2}\nstatus:\n  capacity: {cpu: 2, "
 		"memory: 1Gi}\n---\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p2}\nspec:\n"
 		"  containers:\n  - name: c\n    resources: {requests: {cpu: 250m}}\n";
-	struct built b;
+	struct k8s_built b;
 
 	(void)state;
-	if (build_texts(&b, "a.json", json, "b.yaml", yaml, NULL))
+	if (k8s_built_make(&b, err, sizeof(err), "a.json", json, "b.yaml", yaml, NULL))
 		fail_msg("%s", err);
 	assert_int_equal(b.c.n_nodes, 2);
 	assert_int_equal(b.c.nodes[0].num_gpu, 2);
@@ -370,20 +330,20 @@ static void test_json_and_documents(void **state)
 	assert_int_equal(b.c.nodes[1].mem_mib, 1024);
 	assert_int_equal(b.q.n_pods, 1);
 	assert_string_equal(b.q.pod_names[0], "default/p2");
-	built_free(&b);
+	k8s_built_free(&b);
 }
 
 /* Refusals: each names the file, the line (YAML), the object and the field. */
 static void refused(const char *text, const char *want)
 {
-	struct built b;
-	int rc = build_texts(&b, "snap.yaml", text, NULL);
+	struct k8s_built b;
+	int rc = k8s_built_make(&b, err, sizeof(err), "snap.yaml", text, NULL);
 
 	if (rc == 0)
 		fail_msg("accepted, want '%s'", want);
 	if (strcmp(err, want) != 0)
 		fail_msg("got  '%s'\nwant '%s'", err, want);
-	built_free(&b);
+	k8s_built_free(&b);
 }
 
 #define NODE "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  allocatable: {cpu: \"8\", memory: 16Gi, nvidia.com/gpu: \"2\"}\n---\n"
@@ -457,17 +417,17 @@ static void test_plugin_configmap(void **state)
 		"{nvidia.com/device-plugin.config: any, nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}"
 		"\nstatus:\n  allocatable: {cpu: \"8\", memory: 16Gi, nvidia.com/gpu: \"6\"}\n";
 	char share[128];
-	struct built b;
+	struct k8s_built b;
 
 	(void)state;
-	if (build_texts(&b, "cm.yaml", text, NULL))
+	if (k8s_built_make(&b, err, sizeof(err), "cm.yaml", text, NULL))
 		fail_msg("%s", err);
 	assert_int_equal(b.c.nodes[0].num_gpu, 2);
 	assert_string_equal(b.c.models.m[b.c.nodes[0].model].name, "A100-80G");
 	assert_string_equal(gs_cluster_node_share_text(&b.c, 0, share, sizeof(share)),
 			    "mps:replicas=3");
 	assert_string_equal(b.st->nodes[0].source, "plugin-cfg");
-	built_free(&b);
+	k8s_built_free(&b);
 }
 
 /* Workloads whose pods the snapshot already has are not expanded again. */
@@ -486,17 +446,17 @@ static void test_live_workloads(void **state)
 		"apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: s, namespace: x}\nspec:\n"
 		"  replicas: 2\n  template:\n    spec: {containers: [{name: c, resources: {requests: "
 		"{cpu: 100m}}}]}\n";
-	struct built b;
+	struct k8s_built b;
 
 	(void)state;
-	if (build_texts(&b, "w.yaml", text, NULL))
+	if (k8s_built_make(&b, err, sizeof(err), "w.yaml", text, NULL))
 		fail_msg("%s", err);
 	assert_int_equal(b.st->n_running, 1);
 	assert_int_equal(b.q.n_pods, 2);
 	assert_string_equal(b.q.pod_names[0], "x/s-0");
 	assert_string_equal(b.q.pod_names[1], "x/s-1");
 	assert_int_equal(b.s->n_expanded, 2);
-	built_free(&b);
+	k8s_built_free(&b);
 }
 
 /* Sidecars (restartPolicy Always) count beside the app; overhead adds. */
@@ -509,16 +469,16 @@ static void test_pod_requests(void **state)
 		"{cpu: \"1\", memory: 1Gi}}}\n  - {name: init, resources: {requests: {cpu: \"3\", "
 		"memory: 1Gi}}}\n  containers:\n  - {name: a, resources: {requests: {cpu: \"1\", "
 		"memory: 2Gi}}}\n  - {name: b, resources: {limits: {cpu: 500m, memory: 1Gi}}}\n";
-	struct built b;
+	struct k8s_built b;
 
 	(void)state;
-	if (build_texts(&b, "r.yaml", text, NULL))
+	if (k8s_built_make(&b, err, sizeof(err), "r.yaml", text, NULL))
 		fail_msg("%s", err);
 	/* max(app 1.5 + sidecar 1, init 3 + sidecar 1) + overhead 0.25 = 4.25 cores. */
 	assert_int_equal(b.q.pods[0].cpu_milli, 4250);
 	/* max(3 + 1, 1 + 1) GiB. */
 	assert_int_equal(b.q.pods[0].mem_mib, 4096);
-	built_free(&b);
+	k8s_built_free(&b);
 }
 
 int main(void)
