@@ -289,9 +289,9 @@ static void test_bundled_cluster(void **state)
 	assert_string_equal(eligible(&b, "data/batch-cpu", buf, sizeof(buf)),
 			    "mps-0,mig-0,gpushare-0,hami-0,cpu-0");
 	assert_string_equal(eligible(&b, "ml/finetune-0", buf, sizeof(buf)), "ts-0,mps-0,hami-0");
-	/* The MIG pod asks for a 1g.10gb: 142 milli and 10 GiB. */
+	/* The MIG pod asks for an H100 1g.10gb: 142 milli and its 9984 MiB (core/mig.c). */
 	assert_int_equal(b.q.pods[1].gpu_milli, 142);
-	assert_int_equal(b.q.pods[1].gpu_mem_mib, 10240);
+	assert_int_equal(b.q.pods[1].gpu_mem_mib, 9984);
 	/* 4 GiB of gpushare on 16 GiB cards. */
 	assert_int_equal(b.q.pods[2].gpu_milli, 250);
 	assert_int_equal(b.q.pods[2].gpu_mem_mib, 4096);

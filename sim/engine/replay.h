@@ -36,6 +36,7 @@
 #include "engine/heap.h"
 #include "engine/arrivals.h"
 #include "engine/metrics.h"
+#include "engine/busy.h"
 #include "engine/share_model.h"
 #include "io/interference.h"
 #include "io/trace/trace.h"
@@ -71,6 +72,11 @@ struct gs_replay_opts {
 	 */
 	struct gs_share_cfg sharing;
 	const struct gs_interference *interference;
+	/*
+	 * Busy fractions of the pods the trace leaves without one (engine/busy.h;
+	 * borrowed, NULL: every pod busy all its running time).
+	 */
+	const struct gs_busy *busy;
 	bool check;                 /* verify cluster invariants after every change */
 	/* Optional progress callback, called about every 1% of pods. */
 	void (*progress)(void *arg, size_t done, size_t total);

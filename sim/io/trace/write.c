@@ -140,21 +140,34 @@ static int check_trace(const char *path, const struct gs_trace *t, const struct 
 	return 0;
 }
 
+/* A milli field that 0 leaves empty. */
+static void opt_milli(FILE *f, int32_t v)
+{
+	if (v)
+		fprintf(f, "%" PRId32, v);
+}
+
 int gs_write_trace_csv_stream(FILE *f, const char *path, const struct gs_trace *t,
 			      const struct gs_cluster *c, char *err, size_t err_len)
 {
-	bool extra = false;
+	bool extra = false, busy = false;
 	size_t i;
 	int rc;
 
 	if ((rc = check_trace(path, t, c, err, err_len)))
 		return rc;
-	/* The class and need columns only when some pod has them. */
-	for (i = 0; i < t->n_pods && !extra; i++)
-		extra = t->pods[i].wclass || t->pods[i].need_milli;
+	/*
+	 * The class and need columns only when some pod has them, and the busy
+	 * and compute columns after them only when some pod has one of those.
+	 */
+	for (i = 0; i < t->n_pods; i++) {
+		busy = busy || t->pods[i].busy_milli || t->pods[i].compute_milli;
+		extra = extra || busy || t->pods[i].wclass || t->pods[i].need_milli;
+	}
 	fputs("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time,"
 	      "deletion_time", f);
-	fputs(extra ? ",class,gpu_need_milli\n" : "\n", f);
+	fputs(busy ? ",class,gpu_need_milli,gpu_busy_milli,gpu_compute_milli\n"
+	      : extra ? ",class,gpu_need_milli\n" : "\n", f);
 	for (i = 0; i < t->n_pods; i++) {
 		const struct gs_pod *p = &t->pods[i];
 		char create[24], del[24];
@@ -172,13 +185,17 @@ int gs_write_trace_csv_stream(FILE *f, const char *path, const struct gs_trace *
 			}
 		}
 		fprintf(f, ",%s,%s", create, del);
-		if (extra && p->need_milli)
-			fprintf(f, ",%s,%" PRId32 "\n", gs_trace_class_name(t, p->wclass),
-				p->need_milli);
-		else if (extra)
-			fprintf(f, ",%s,\n", gs_trace_class_name(t, p->wclass));
-		else
-			fputc('\n', f);
+		if (extra) {
+			fprintf(f, ",%s,", gs_trace_class_name(t, p->wclass));
+			opt_milli(f, p->need_milli);
+		}
+		if (busy) {
+			fputc(',', f);
+			opt_milli(f, p->busy_milli);
+			fputc(',', f);
+			opt_milli(f, p->compute_milli);
+		}
+		fputc('\n', f);
 	}
 	if (ferror(f)) {
 		snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
