@@ -35,6 +35,7 @@
 #include "core/frag.h"
 #include "engine/heap.h"
 #include "engine/arrivals.h"
+#include "engine/defrag.h"
 #include "engine/metrics.h"
 #include "engine/busy.h"
 #include "engine/share_model.h"
@@ -78,6 +79,8 @@ struct gs_replay_opts {
 	 */
 	const struct gs_busy *busy;
 	bool check;                 /* verify cluster invariants after every change */
+	/* Time mode: the descheduler (engine/defrag.h); off unless it has a budget. */
+	struct gs_defrag_opts defrag;
 	/* Optional progress callback, called about every 1% of pods. */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
@@ -217,6 +220,8 @@ struct gs_sim {
 	int64_t oversubscribed;           /* pods failed by GPU memory oversubscription */
 	int32_t n_whole;                  /* --sharing mig: GPUs without MIG, run exclusive */
 	double eff_util_pct, eff_util_busy_pct, mig_idle_pct, mig_slack_pct; /* gs_summary's */
+	bool defrag_on;                   /* opts.defrag has a budget (time mode) */
+	struct gs_defrag defrag;          /* the descheduler's state and counts */
 	struct gs_sample *samples;        /* owned */
 	size_t n_samples, cap_samples;
 	int64_t next_sample_t_s;

@@ -14,8 +14,10 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "store/bounds.h"
 #include "store/results.h"
 #include "store/results_internal.h"
+#include "store/run_defrag.h"
 
 /*
  * The samples sample_metrics m of run r that the inflate-mode statistic
@@ -388,7 +390,9 @@ static const char *const schema_sql[] = {
  * SQL runs, as for every minor) and the new run_summary; 1.2 adds
  * columns_1_2 and shows them in run_summary; 1.3 adds columns_1_3;
  * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
- * run_summary views; 1.5 adds sweep_plans and run_claims (a view is not checked when it is made, so the
+ * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 only the
+ * bound tables of store/bounds.h and run_defrag (store/run_defrag.h),
+ * which run with the bench tables (a view is not checked when it is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -399,6 +403,7 @@ static const char *const migration_sql[] = {
 	NULL,
 	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
 	SWEEP_PLANS_TABLE "; " RUN_CLAIMS_TABLE,
+	NULL,
 };
 _Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
 	       "one migration per minor schema version");
@@ -557,7 +562,7 @@ int gs_db_schema_setup(struct gs_db *db, bool create, char *err, size_t err_len)
 	} else {
 		for (i = (size_t)(version % 1000) + 1; i <= GS_DB_SCHEMA_MINOR; i++) {
 			rc = add_columns(db, i, err, err_len);
-			/* NULL: a minor that only added bench tables (below). */
+			/* NULL: a minor that only added bench or bound tables (below). */
 			if (rc == 0 && migration_sql[i])
 				rc = gs_db_exec(db, migration_sql[i], err, err_len);
 			if (rc)
@@ -565,6 +570,10 @@ int gs_db_schema_setup(struct gs_db *db, bool create, char *err, size_t err_len)
 		}
 	}
 	rc = gs_db_exec(db, gs_bench_schema_sql, err, err_len);
+	if (rc == 0)
+		rc = gs_db_exec(db, gs_bounds_schema_sql, err, err_len);
+	if (rc == 0)
+		rc = gs_db_exec(db, gs_run_defrag_schema_sql, err, err_len);
 	if (rc)
 		goto rollback;
 	rc = set_user_version(db, GS_DB_SCHEMA_VERSION, err, err_len);
