@@ -17,7 +17,7 @@ build=${1:?usage: fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 seconds=${2:?usage: fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 src=$(cd "$(dirname "$0")/.." && pwd)
-targets=${*:-"cluster_csv cluster_json pods_csv pods_json gen_spec scenario bench_import interference busy_dist validation"}
+targets=${*:-"cluster_csv cluster_json pods_csv pods_json gen_spec scenario bench_import interference busy_dist validation k8s_yaml k8s_json cel"}
 
 dict_of() {
 	case $1 in
@@ -27,6 +27,8 @@ dict_of() {
 	scenario) echo scenario ;;
 	bench_import) echo bench ;;
 	interference | busy_dist | validation) echo sharing ;;
+	k8s_yaml | k8s_json) echo k8s ;;
+	cel) echo cel ;;
 	esac
 }
 
