@@ -18,7 +18,7 @@ seconds=${2:?usage: fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 src=$(cd "$(dirname "$0")/.." && pwd)
 targets=${*:-"cluster_csv cluster_json pods_csv pods_json gen_spec scenario bench_import interference busy_dist
-	validation sharing_spec db"}
+	validation k8s_yaml k8s_json cel sharing_spec db"}
 
 dict_of() {
 	case $1 in
@@ -28,6 +28,8 @@ dict_of() {
 	scenario) echo scenario ;;
 	bench_import) echo bench ;;
 	interference | busy_dist | validation | sharing_spec) echo sharing ;;
+	k8s_yaml | k8s_json) echo k8s ;;
+	cel) echo cel ;;
 	db) echo db ;;
 	esac
 }

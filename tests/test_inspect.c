@@ -363,7 +363,7 @@ static void test_errors(void **state)
 	assert_int_equal(access(missing, F_OK), -1);
 
 	assert_int_equal(inspect("--run 1"), 2);
-	expect_err("gpusim inspect: --db is required; try 'gpusim inspect --help'");
+	expect_err("gpusim inspect: --db is required, or --state; try 'gpusim inspect --help'");
 	assert_int_equal(inspect_db("--run 1 --at -3"), 2);
 	expect_err("--at: '-3' is not 'end', 'peak' or a time in seconds (a non-negative "
 		   "integer)");
@@ -377,7 +377,7 @@ static void test_errors(void **state)
 	expect_err("unexpected argument 'extra'");
 
 	assert_int_equal(inspect("--help"), 0);
-	expect_out("usage: gpusim inspect --db FILE");
+	expect_out("usage: gpusim inspect [OPTIONS]");
 	assert_string_equal(errs, "");
 }
 

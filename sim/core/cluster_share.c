@@ -170,7 +170,7 @@ static enum gs_fit fits_uniform(const struct gs_cluster *c, int32_t node, const 
 enum gs_fit gs_cluster_fits_demand(const struct gs_cluster *c, int32_t node,
 				   const struct gs_pod *p, const struct gs_share_demand *d)
 {
-	enum gs_fit f = gs__fits_host(&c->nodes[node], p);
+	enum gs_fit f = gs__fits_host(c, node, p);
 
 	if (f != GS_FIT_OK || gs_pod_cpu_only(p))
 		return f;
