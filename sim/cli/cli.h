@@ -278,7 +278,8 @@ int gs_cli_sim_inputs(const char *cmd, const struct gs_cli_sim *s, bool pods_giv
 #define GS_CLI_OPT_INFLATE(S)                                                                   \
 	{ GS_OPT_DOUBLE_AT(S, sim.opts.inflate, 0, GS_INFLATE_MAX), .flags = GS_OPT_GT_MIN,     \
 	  .name = "inflate", .arg = "X", .def = "1.3",                                          \
-	  .help = "inflate mode target, total GPU request / capacity, at most 100" }
+	  .help = "inflate mode target, total GPU request / capacity, at most 100; below 1 a run " \
+		  "stops short of 100% arrived and its figures are those of where it stops" }
 
 /* The shape of a --load: --arrivals SHAPE and --repeat K. */
 #define GS_CLI_OPTS_LOAD_SHAPE(S)                                                               \

@@ -33,6 +33,7 @@
 #include "cli/opt.h"
 #include "core/error.h"
 #include "policies/policy.h"
+#include "store/digest.h"
 #include "store/results.h"
 
 /* Converter of --at: 'end', 'peak' or a time in seconds. */
@@ -502,6 +503,13 @@ static int show_run(struct gs_db *db, const struct gs_inspect_args *a)
 		fprintf(stderr, "gpusim inspect: %s\n", err);
 		return gs_inspect_exit_for(rc);
 	}
+	/* A damaged file says so rather than show what is left of the run. */
+	rc = gs_db_digest_check(db, "main", a->db_path, a->run_id, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "gpusim inspect: %s\n", err);
+		status = gs_inspect_exit_for(rc);
+		goto out;
+	}
 	if (!run.pods_stored) {
 		/* Rebuilt from no pods, the cluster would look empty, which it was not. */
 		fprintf(stderr, "gpusim inspect: run %" PRId64 " was stored without pod rows "
@@ -620,8 +628,8 @@ int gs_cmd_inspect(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "gpusim inspect: %s\n", err);
 		gs_opt_release(&inspect_cmd, &a);
-		/* A missing, foreign or too new file is the user's input. */
-		return rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+		/* A missing, foreign, damaged or too new file is the user's input. */
+		return rc == GS_ENOMEM || rc == GS_EDB ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 	}
 	status = a.run_id < 0 ? list_runs(db, &a) : show_run(db, &a);
 	gs_db_close(db);

@@ -385,6 +385,16 @@ int gs_cluster_set_devices(struct gs_cluster *c, const struct gs_devices_ops *op
 /* --- sharing (core/cluster_share.c) --------------------------------------- */
 
 /*
+ * Checks, without changing c, that cfg can be the default of every GPU the
+ * cluster leaves unset (gs_cluster_share_default()): a MIG layout made of
+ * one model's profiles that fits each MIG GPU, an MPS pinned limit within
+ * each card. A MIG layout must be valid for some MIG model even when no
+ * node has one. Returns 0 or GS_EINVAL with a message naming the node.
+ */
+int gs_cluster_share_check(const struct gs_cluster *c, const struct gs_share_cfg *cfg,
+			   char *err, size_t err_len);
+
+/*
  * Gives GPU `gpu` of node `node` (or all its GPUs when gpu is -1) the mode
  * and settings cfg. The node must have GPUs and no pods. MIG needs a model
  * with MIG profiles (core/mig.h); a fixed layout is created at once.

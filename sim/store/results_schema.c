@@ -109,6 +109,15 @@ static const char *const columns_1_4[] = {
 #define N_COLUMNS_1_4 (sizeof(columns_1_4) / sizeof(columns_1_4[0]))
 
 /*
+ * The column schema 1.7 added to runs: the checksum of the run's rows
+ * (store/digest.h), "1:<hex>", NULL for runs stored before it.
+ */
+static const char *const columns_1_7[] = {
+	"runs ADD COLUMN rows_checksum TEXT",
+};
+#define N_COLUMNS_1_7 (sizeof(columns_1_7) / sizeof(columns_1_7[0]))
+
+/*
  * run_summary, schema 1.4. gpu_alloc_pct, the headline allocation of a
  * run, as gs_sim_summarize() computes it. Inflate mode: the mean over the
  * arrived = 100 % bucket (Weng et al., figure 7), or over 99..101 % when
@@ -392,7 +401,8 @@ static const char *const schema_sql[] = {
  * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
  * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 only the
  * bound tables of store/bounds.h and run_defrag (store/run_defrag.h),
- * which run with the bench tables (a view is not checked when it is made, so the
+ * which run with the bench tables; 1.7 adds columns_1_7, the runs'
+ * checksums (a view is not checked when it is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -403,6 +413,7 @@ static const char *const migration_sql[] = {
 	NULL,
 	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
 	SWEEP_PLANS_TABLE "; " RUN_CLAIMS_TABLE,
+	NULL,
 	NULL,
 };
 _Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
@@ -489,6 +500,7 @@ static const struct {
 	[2] = { columns_1_2, N_COLUMNS_1_2 },
 	[3] = { columns_1_3, N_COLUMNS_1_3 },
 	[4] = { columns_1_4, N_COLUMNS_1_4 },
+	[7] = { columns_1_7, N_COLUMNS_1_7 },
 };
 
 /* ALTER TABLE for each column that minor version `minor` added. */
