@@ -29,6 +29,7 @@
 #include "store/results.h"
 #include "results_fixture.h"
 #include "testutil.h"
+#include "tmpdir.h"
 
 /* --- helpers -------------------------------------------------------------- */
 
@@ -889,25 +890,6 @@ static void test_newer_minor_accepted(void **state)
 }
 
 /* A whole file as a string (caller frees). */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /*
  * A database written by gpusim with schema 1.0 (tests/data/schema-1.0.sql,
  * a dump of two time-mode runs and one inflate-mode run of the three-pod
@@ -920,7 +902,7 @@ static void test_migrate_1_0(void **state)
 	struct rf_run r;
 	struct gs_db *db, *fresh;
 	char path[512], err[512] = "", want[4096];
-	char *dump = slurp(GS_SOURCE_DIR "/tests/data/schema-1.0.sql");
+	char *dump = gs_test_read(GS_SOURCE_DIR "/tests/data/schema-1.0.sql");
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s", rf_temp_db("migrate"));
@@ -993,7 +975,7 @@ static void test_migrate_1_0(void **state)
 			    "1|10|30.0");
 	rf_release(&r);
 
-	/* 1.7: the decision tables of gpusim advise are there, empty. */
+	/* 1.8: the decision tables of gpusim advise are there, empty. */
 	assert_string_equal(rows(db, "SELECT count(*) FROM decisions"), "0");
 	assert_string_equal(rows(db, "SELECT count(*) FROM decision_runs"), "0");
 

@@ -10,7 +10,7 @@
 #include "policies/sched.h"
 #include "run/audit.h"
 
-void gs_audit_trace_print(FILE *f, const char *cmd, const struct gs_trace *t)
+void gs_audit_trace_print(FILE *f, const char *cmd, const struct gs_trace *t, bool snapshot)
 {
 	const struct gs_trace_audit *au = &t->audit;
 
@@ -21,9 +21,9 @@ void gs_audit_trace_print(FILE *f, const char *cmd, const struct gs_trace *t)
 		fprintf(f, "gpusim %s: %s: %zu pods ask for GPU models no node has; "
 			   "they can never be placed\n", cmd, t->path, au->unknown_model);
 	if (au->larger_than_any_node)
-		fprintf(f, "gpusim %s: %s: %zu pods fit on no node even when the cluster is "
-			   "empty; they will never be placed\n", cmd, t->path,
-			au->larger_than_any_node);
+		fprintf(f, "gpusim %s: %s: %zu pods fit on no node even %s; they will never be "
+			   "placed\n", cmd, t->path, au->larger_than_any_node,
+			snapshot ? "in the snapshot's starting state" : "when the cluster is empty");
 }
 
 /*
@@ -208,7 +208,7 @@ int gs_audit_batch(const struct gs_batch *b, FILE *f, const char *cmd,
 			if (j < n)
 				continue;
 			if (f && !printed++)
-				gs_audit_trace_print(f, cmd, b->inputs[i].trace);
+				gs_audit_trace_print(f, cmd, b->inputs[i].trace, false);
 			g = gs_grow(list, &cap, n, sizeof(*g), 8);
 			if (!g) {
 				gs_errf(err, err_len, "out of memory");

@@ -22,6 +22,7 @@
 #ifndef GS_AUDIT_H
 #define GS_AUDIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,8 +32,12 @@
 #include "io/trace/trace.h"
 #include "run/batch.h"
 
-/* Prints the trace audit of t (the first three lines above, those that apply) on f. */
-void gs_audit_trace_print(FILE *f, const char *cmd, const struct gs_trace *t);
+/*
+ * Prints the trace audit of t (the first three lines above, those that
+ * apply) on f; snapshot says the cluster starts from a Kubernetes
+ * snapshot's state rather than empty.
+ */
+void gs_audit_trace_print(FILE *f, const char *cmd, const struct gs_trace *t, bool snapshot);
 
 /*
  * The pods of pods[0..n) that fit no node of c as it is (empty: its

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * decision.h - the decision record of `gpusim advise` in the results
- * database (schema 1.7, results/SCHEMA.md): one row of decisions per
+ * database (schema 1.8, results/SCHEMA.md): one row of decisions per
  * verdict (what was asked, the verdict as printed and as JSON) and one
  * row of decision_runs per run it rests on, so that a reviewer can check
  * the verdict against the stored runs:

@@ -110,6 +110,15 @@ static const char *const columns_1_4[] = {
 #define N_COLUMNS_1_4 (sizeof(columns_1_4) / sizeof(columns_1_4[0]))
 
 /*
+ * The column schema 1.7 added to runs: the checksum of the run's rows
+ * (store/digest.h), "1:<hex>", NULL for runs stored before it.
+ */
+static const char *const columns_1_7[] = {
+	"runs ADD COLUMN rows_checksum TEXT",
+};
+#define N_COLUMNS_1_7 (sizeof(columns_1_7) / sizeof(columns_1_7[0]))
+
+/*
  * run_summary, schema 1.4. gpu_alloc_pct, the headline allocation of a
  * run, as gs_sim_summarize() computes it. Inflate mode: the mean over the
  * arrived = 100 % bucket (Weng et al., figure 7), or over 99..101 % when
@@ -393,8 +402,9 @@ static const char *const schema_sql[] = {
  * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
  * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 only the
  * bound tables of store/bounds.h and run_defrag (store/run_defrag.h),
- * which run with the bench tables; 1.7 the decision tables of
- * store/decision.h, likewise (a view is not checked when it is made, so the
+ * which run with the bench tables; 1.7 adds columns_1_7, the runs'
+ * checksums; 1.8 the decision tables of store/decision.h, which run with
+ * the bench tables too (a view is not checked when it is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -405,6 +415,7 @@ static const char *const migration_sql[] = {
 	NULL,
 	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
 	SWEEP_PLANS_TABLE "; " RUN_CLAIMS_TABLE,
+	NULL,
 	NULL,
 	NULL,
 };
@@ -492,6 +503,7 @@ static const struct {
 	[2] = { columns_1_2, N_COLUMNS_1_2 },
 	[3] = { columns_1_3, N_COLUMNS_1_3 },
 	[4] = { columns_1_4, N_COLUMNS_1_4 },
+	[7] = { columns_1_7, N_COLUMNS_1_7 },
 };
 
 /* ALTER TABLE for each column that minor version `minor` added. */
