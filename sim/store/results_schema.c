@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "store/bounds.h"
+#include "store/decision.h"
 #include "store/results.h"
 #include "store/results_internal.h"
 #include "store/run_defrag.h"
@@ -402,7 +403,8 @@ static const char *const schema_sql[] = {
  * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 only the
  * bound tables of store/bounds.h and run_defrag (store/run_defrag.h),
  * which run with the bench tables; 1.7 adds columns_1_7, the runs'
- * checksums (a view is not checked when it is made, so the
+ * checksums; 1.8 the decision tables of store/decision.h, which run with
+ * the bench tables too (a view is not checked when it is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -413,6 +415,7 @@ static const char *const migration_sql[] = {
 	NULL,
 	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
 	SWEEP_PLANS_TABLE "; " RUN_CLAIMS_TABLE,
+	NULL,
 	NULL,
 	NULL,
 };
@@ -586,6 +589,8 @@ int gs_db_schema_setup(struct gs_db *db, bool create, char *err, size_t err_len)
 		rc = gs_db_exec(db, gs_bounds_schema_sql, err, err_len);
 	if (rc == 0)
 		rc = gs_db_exec(db, gs_run_defrag_schema_sql, err, err_len);
+	if (rc == 0)
+		rc = gs_db_exec(db, gs_decision_schema_sql, err, err_len);
 	if (rc)
 		goto rollback;
 	rc = set_user_version(db, GS_DB_SCHEMA_VERSION, err, err_len);
