@@ -186,13 +186,12 @@ int gs_bounds_write(struct gs_db *db, const struct gs_bound_info *bi,
 		return rc;
 	methods_text(bi->methods, methods, sizeof(methods));
 	pthread_mutex_lock(&db->lock);
-	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot start writing the bound");
+	rc = gs_db_tx_begin(db, "cannot start writing the bound", err, err_len);
+	if (rc)
 		goto unlock;
-	}
 	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot store the bound");
-		goto rollback;
+		goto end;
 	}
 	bind_key(st, bi, methods);
 	sqlite3_bind_text(st, 7, bi->pods_path, -1, SQLITE_STATIC);
@@ -204,21 +203,14 @@ int gs_bounds_write(struct gs_db *db, const struct gs_bound_info *bi,
 	sqlite3_bind_int64(st, 13, bi->n_arrivals);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot store the bound");
-		goto rollback;
+		goto end;
 	}
 	id = sqlite3_last_insert_rowid(db->conn);
 	rc = write_points(db, id, pts, n, err, err_len);
-	if (rc)
-		goto rollback;
-	if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot commit the bound");
-		goto rollback;
-	}
-	if (bound_id_out)
+end:
+	rc = gs_db_tx_end(db, rc, "cannot commit the bound", err, err_len);
+	if (!rc && bound_id_out)
 		*bound_id_out = id;
-	goto unlock;
-rollback:
-	sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
 unlock:
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);

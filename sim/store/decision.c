@@ -73,7 +73,7 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 		" WHERE run_id = ?9 AND status = 'complete'";
 	sqlite3_stmt *st = NULL, *sr = NULL;
 	char when[32];
-	int64_t id;
+	int64_t id = 0;
 	size_t i;
 	int rc = 0;
 
@@ -84,14 +84,13 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 					  "%s: decision run %zu is not a valid record", db->path, i);
 	now_iso(when, sizeof(when));
 	pthread_mutex_lock(&db->lock);
-	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot store the decision");
+	rc = gs_db_tx_begin(db, "cannot store the decision", err, err_len);
+	if (rc)
 		goto out;
-	}
 	if (sqlite3_prepare_v2(db->conn, sql_dec, -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db->conn, sql_run, -1, &sr, NULL) != SQLITE_OK) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot store the decision");
-		goto rollback;
+		goto end;
 	}
 	sqlite3_bind_text(st, 1, when, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, gs_version(), -1, SQLITE_STATIC);
@@ -108,7 +107,7 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 	sqlite3_bind_text(st, 12, rec->verdict_json, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot store the decision");
-		goto rollback;
+		goto end;
 	}
 	id = sqlite3_last_insert_rowid(db->conn);
 	for (i = 0; i < n; i++) {
@@ -134,7 +133,7 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 		sqlite3_bind_int64(sr, 9, r->run_id);
 		if (sqlite3_step(sr) != SQLITE_DONE) {
 			rc = gs_db_sqlfail(db, err, err_len, "cannot store the decision's runs");
-			goto rollback;
+			goto end;
 		}
 		if (sqlite3_changes(db->conn) == 0) {
 			/* Either a row given twice (kept once), or a run that is not there. */
@@ -151,21 +150,16 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 				rc = gs_db_fail(err, err_len, GS_EINVAL, "%s: run %lld of the decision "
 						"is not a complete run", db->path,
 						(long long)r->run_id);
-				goto rollback;
+				goto end;
 			}
 		}
 		sqlite3_reset(sr);
 		sqlite3_clear_bindings(sr);
 	}
-	if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot store the decision");
-		goto rollback;
-	}
-	if (id_out)
+end:
+	rc = gs_db_tx_end(db, rc, "cannot store the decision", err, err_len);
+	if (!rc && id_out)
 		*id_out = id;
-	goto out;
-rollback:
-	sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
 out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(sr);

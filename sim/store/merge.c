@@ -500,10 +500,9 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 			gs_db_sqlfail(out, err, err_len, "cannot prepare the merge");
 		goto detach;
 	}
-	if (sqlite3_exec(out->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(out, err, err_len, "cannot start the merge's transaction");
+	rc = gs_db_tx_begin(out, "cannot start the merge's transaction", err, err_len);
+	if (rc)
 		goto detach;
-	}
 	while ((step = sqlite3_step(m.src_runs)) == SQLITE_ROW) {
 		int64_t old_id = sqlite3_column_int64(m.src_runs, 0), have;
 		bool same;
@@ -517,7 +516,7 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 		sqlite3_reset(m.find);
 		if (step != SQLITE_ROW && step != SQLITE_DONE) {
 			rc = gs_db_sqlfail(out, err, err_len, "cannot look up a run");
-			goto rollback;
+			goto end;
 		}
 		if (have < 0) {
 			const char *table = NULL;
@@ -528,7 +527,7 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 				if (rc == GS_EINVAL)
 					snprintf(err + strlen(err), err_len - strlen(err),
 						 "; nothing of it was merged");
-				goto rollback;
+				goto end;
 			}
 
 			rc = copy_one(&m, old_id, sqlite3_column_int64(m.src_runs, 6),
@@ -537,13 +536,13 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 				gs_db_fail(err, err_len, rc, "%s: run %" PRId64 " is damaged: %" PRId64
 					   " rows in %s where its runs row says %" PRId64
 					   "; nothing was merged", in_path, old_id, got, table, want);
-				goto rollback;
+				goto end;
 			}
 			if (rc) {
 				snprintf(why, sizeof(why), "cannot copy run %" PRId64 " of %s", old_id,
 					 in_path);
 				rc = gs_db_sqlfail(out, err, err_len, why);
-				goto rollback;
+				goto end;
 			}
 			st->copied++;
 			continue;
@@ -551,7 +550,7 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 		rc = same_results(&m, have, old_id, &same);
 		if (rc) {
 			rc = gs_db_sqlfail(out, err, err_len, "cannot compare two runs");
-			goto rollback;
+			goto end;
 		}
 		if (!same) {
 			rc = gs_db_fail(err, err_len, GS_EEXIST,
@@ -561,29 +560,25 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 					(const char *)sqlite3_column_text(m.src_runs, 2),
 					(long long)sqlite3_column_int64(m.src_runs, 3), have,
 					out->path);
-			goto rollback;
+			goto end;
 		}
 		st->identical++;
 	}
 	if (step != SQLITE_DONE) {
 		rc = gs_db_sqlfail(out, err, err_len, "cannot read the input's runs");
-		goto rollback;
+		goto end;
 	}
 	if (step_done(m.copy_plans)) {
 		rc = gs_db_sqlfail(out, err, err_len, "cannot copy the input's plans");
-		goto rollback;
+		goto end;
 	}
 	st->plan_cells = sqlite3_changes(out->conn);
-	if (sqlite3_exec(out->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(out, err, err_len, "cannot commit the merge");
-		goto rollback;
-	}
 	rc = 0;
-	goto detach;
-rollback:
+end:
 	sqlite3_reset(m.src_runs);
-	sqlite3_exec(out->conn, "ROLLBACK", NULL, NULL, NULL);
-	memset(st, 0, sizeof(*st));
+	rc = gs_db_tx_end(out, rc, "cannot commit the merge", err, err_len);
+	if (rc)
+		memset(st, 0, sizeof(*st));
 detach:
 	merge_finalize(&m);
 	sqlite3_exec(out->conn, "DETACH DATABASE src", NULL, NULL, NULL);

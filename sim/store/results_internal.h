@@ -56,6 +56,20 @@ int gs_db_sqlfail(struct gs_db *db, char *err, size_t err_len, const char *what)
 int gs_db_exec(struct gs_db *db, const char *sql, char *err, size_t err_len);
 
 /*
+ * Starts an IMMEDIATE transaction (the write lock is taken now, never in
+ * the middle of a write); the caller holds db->lock. Returns 0, or what
+ * gs_db_sqlfail() returns for what.
+ */
+int gs_db_tx_begin(struct gs_db *db, const char *what, char *err, size_t err_len);
+
+/*
+ * Ends the transaction gs_db_tx_begin() started: commits when rc is 0,
+ * rolls back otherwise or when the commit fails. Returns rc, or
+ * gs_db_sqlfail()'s code for what when the commit failed.
+ */
+int gs_db_tx_end(struct gs_db *db, int rc, const char *what, char *err, size_t err_len);
+
+/*
  * Reads the schema version into *version_out, and for version 0 whether
  * the file is someone else's, in one read snapshot, changing nothing.
  * Returns 0, or GS_ESCHEMA for a newer version, a file with tables but no

@@ -783,7 +783,7 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	struct gs_arrived_stats stats;
 	char digest[GS_DB_DIGEST_LEN];
 	cJSON *params;
-	int64_t run_id;
+	int64_t run_id = 0;
 	int rc;
 
 	if (!db)
@@ -810,58 +810,46 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	rc = prepare_writers(db, err, err_len);
 	if (rc)
 		goto unlock;
-	/* IMMEDIATE: take the write lock now and wait for it, never mid-run. */
-	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot start the run's transaction");
+	rc = gs_db_tx_begin(db, "cannot start the run's transaction", err, err_len);
+	if (rc)
 		goto unlock;
-	}
 	if (insert_run(db, ri, sim, &cnt, &stats) != SQLITE_OK) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot write the run");
-		goto rollback;
+		goto end;
 	}
 	run_id = sqlite3_last_insert_rowid(db->conn);
 	rc = insert_nodes(db, run_id, &sim->cluster, err, err_len);
 	if (rc)
-		goto rollback;
+		goto end;
 	rc = ri->no_pods ? 0 : insert_pods(db, run_id, sim, err, err_len);
 	if (rc)
-		goto rollback;
+		goto end;
 	rc = all_samples(ri, sim) ? insert_samples(db, run_id, sim, err, err_len) :
 				    insert_some_samples(db, run_id, sim, err, err_len);
 	if (rc)
-		goto rollback;
+		goto end;
 	rc = insert_stats(db, run_id, &stats, err, err_len);
 	if (rc == 0)
 		rc = gs_run_defrag_write(db, run_id, sim, err, err_len);
 	if (rc)
-		goto rollback;
+		goto end;
 	/* A sweep claimed the run before it ran it (store/plan.h): the claim ends here. */
 	rc = drop_claim(db, ri, err, err_len);
 	if (rc)
-		goto rollback;
+		goto end;
 	/* The checksum of what is stored, read back as a reader will read it (store/digest.h). */
 	rc = gs_db_digest_run(db, "main", run_id, digest, err, err_len);
 	if (rc)
-		goto rollback;
+		goto end;
 	/* Last: only now can anyone see this run as complete. */
 	sqlite3_bind_int64(db->st_run_done, 1, run_id);
 	sqlite3_bind_text(db->st_run_done, 2, digest, -1, SQLITE_TRANSIENT);
-	if (step_once(db->st_run_done) != SQLITE_OK) {
+	if (step_once(db->st_run_done) != SQLITE_OK)
 		rc = gs_db_sqlfail(db, err, err_len, "cannot mark the run complete");
-		goto rollback;
-	}
-	if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot commit the run");
-		goto rollback;
-	}
-	if (run_id_out)
+end:
+	rc = gs_db_tx_end(db, rc, "cannot commit the run", err, err_len);
+	if (!rc && run_id_out)
 		*run_id_out = run_id;
-	rc = 0;
-	goto unlock;
-
-rollback:
-	if (!sqlite3_get_autocommit(db->conn))
-		sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
 unlock:
 	clear_writer_bindings(db);
 	pthread_mutex_unlock(&db->lock);
