@@ -10,7 +10,6 @@
  * have columns this build does not know, and they are left out.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/strbuf.h"
 #include "store/digest.h"
 #include "store/merge.h"
 #include "store/plan.h"
@@ -34,53 +34,6 @@ static const char *const not_results[] = {
 	"run_id", "status", "nodes_path", "pods_path", "gpusim_version", "started_at", "ended_at",
 	"wall_ms", "pods_stored", "samples_stored",
 };
-
-/* A growing SQL text. */
-struct sql {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-static void put(struct sql *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct sql *q, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (q->oom)
-		return;
-	for (;;) {
-		size_t room = q->cap - q->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(q->s ? q->s + q->len : NULL, q->s ? room : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			q->oom = true;
-			return;
-		}
-		if (q->s && (size_t)n < room) {
-			q->len += (size_t)n;
-			return;
-		}
-		{
-			size_t cap = q->cap ? 2 * q->cap : 1024;
-			char *s;
-
-			while (cap < q->len + (size_t)n + 1)
-				cap *= 2;
-			s = gs_realloc_n(q->s, cap, 1);
-			if (!s) {
-				q->oom = true;
-				return;
-			}
-			q->s = s;
-			q->cap = cap;
-		}
-	}
-}
 
 /* The columns table has in both main and src, in main's order, as a malloc'ed list. */
 static int common_columns(struct gs_db *db, const char *table, char ***cols_out, size_t *n_out)
@@ -166,18 +119,15 @@ static void merge_finalize(struct merge *m)
 	sqlite3_finalize(m->copy_plans);
 }
 
-static int prepare_sql(struct merge *m, struct sql *q, sqlite3_stmt **st)
+static int prepare_sql(struct merge *m, struct gs_strbuf *q, sqlite3_stmt **st)
 {
 	int rc;
 
-	if (q->oom) {
-		free(q->s);
-		memset(q, 0, sizeof(*q));
-		return GS_ENOMEM;
-	}
-	rc = sqlite3_prepare_v2(m->db->conn, q->s, -1, st, NULL) == SQLITE_OK ? 0 : GS_EDB;
-	free(q->s);
-	memset(q, 0, sizeof(*q));
+	if (q->oom)
+		rc = GS_ENOMEM;
+	else
+		rc = sqlite3_prepare_v2(m->db->conn, q->s, -1, st, NULL) == SQLITE_OK ? 0 : GS_EDB;
+	gs_strbuf_release(q);
 	return rc;
 }
 
@@ -187,7 +137,7 @@ static int prepare_sql(struct merge *m, struct sql *q, sqlite3_stmt **st)
  */
 static int prepare_copy(struct merge *m, const char *table, bool is_runs, sqlite3_stmt **st)
 {
-	struct sql q = { 0 };
+	struct gs_strbuf q = { 0 };
 	char **cols;
 	size_t n, i;
 	bool first;
@@ -195,26 +145,26 @@ static int prepare_copy(struct merge *m, const char *table, bool is_runs, sqlite
 
 	if (rc)
 		return rc;
-	put(&q, "INSERT INTO main.\"%s\" (", table);
+	gs_strbuf_addf(&q, "INSERT INTO main.\"%s\" (", table);
 	for (i = 0, first = true; i < n; i++) {
 		if (is_runs && strcmp(cols[i], "run_id") == 0)
 			continue;
-		put(&q, "%s\"%s\"", first ? "" : ", ", cols[i]);
+		gs_strbuf_addf(&q, "%s\"%s\"", first ? "" : ", ", cols[i]);
 		first = false;
 	}
-	put(&q, ") SELECT ");
+	gs_strbuf_addf(&q, ") SELECT ");
 	for (i = 0, first = true; i < n; i++) {
 		bool id = strcmp(cols[i], "run_id") == 0;
 
 		if (is_runs && id)
 			continue;
 		if (id)
-			put(&q, "%s?1", first ? "" : ", ");
+			gs_strbuf_addf(&q, "%s?1", first ? "" : ", ");
 		else
-			put(&q, "%s\"%s\"", first ? "" : ", ", cols[i]);
+			gs_strbuf_addf(&q, "%s\"%s\"", first ? "" : ", ", cols[i]);
 		first = false;
 	}
-	put(&q, " FROM src.\"%s\" WHERE run_id = ?2", table);
+	gs_strbuf_addf(&q, " FROM src.\"%s\" WHERE run_id = ?2", table);
 	free_columns(cols, n);
 	return prepare_sql(m, &q, st);
 }
@@ -222,17 +172,17 @@ static int prepare_copy(struct merge *m, const char *table, bool is_runs, sqlite
 /* "SELECT 1 FROM main.runs a, src.runs b WHERE a.run_id = ?1 AND b.run_id = ?2 AND a.c IS b.c ..." */
 static int prepare_same(struct merge *m)
 {
-	struct sql q = { 0 };
+	struct gs_strbuf q = { 0 };
 	char **cols;
 	size_t n, i;
 	int rc = common_columns(m->db, "runs", &cols, &n);
 
 	if (rc)
 		return rc;
-	put(&q, "SELECT 1 FROM main.runs a, src.runs b WHERE a.run_id = ?1 AND b.run_id = ?2");
+	gs_strbuf_addf(&q, "SELECT 1 FROM main.runs a, src.runs b WHERE a.run_id = ?1 AND b.run_id = ?2");
 	for (i = 0; i < n; i++)
 		if (is_result(cols[i]))
-			put(&q, " AND a.\"%s\" IS b.\"%s\"", cols[i], cols[i]);
+			gs_strbuf_addf(&q, " AND a.\"%s\" IS b.\"%s\"", cols[i], cols[i]);
 	free_columns(cols, n);
 	return prepare_sql(m, &q, &m->same);
 }
