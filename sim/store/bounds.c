@@ -79,22 +79,6 @@ static void methods_text(unsigned m, char *buf, size_t len)
 		 m & GS_BOUND_EXACT ? ",exact" : "");
 }
 
-static void bind_opt_i64(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
-static void bind_opt_double(sqlite3_stmt *st, int i, double v, bool have)
-{
-	if (!have || isnan(v))
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_double(st, i, v);
-}
-
 /* A bound's key as parameters 1-6: trace, cluster, seed, inflation, methods, time limit. */
 static void bind_key(sqlite3_stmt *st, const struct gs_bound_info *bi, const char *methods)
 {
@@ -103,7 +87,7 @@ static void bind_key(sqlite3_stmt *st, const struct gs_bound_info *bi, const cha
 	sqlite3_bind_int64(st, 3, (int64_t)bi->seed);
 	sqlite3_bind_double(st, 4, bi->inflate);
 	sqlite3_bind_text(st, 5, methods, -1, SQLITE_TRANSIENT);
-	bind_opt_double(st, 6, bi->exact_time_limit_s, (bi->methods & GS_BOUND_EXACT) != 0);
+	gs_db_bind_real(st, 6, bi->exact_time_limit_s, (bi->methods & GS_BOUND_EXACT) != 0);
 }
 
 static int check_info(struct gs_db *db, const struct gs_bound_info *bi, char *err,
@@ -140,25 +124,25 @@ static int write_points(struct gs_db *db, int64_t id, const struct gs_bound_poin
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int(st, 2, p->arrived_pct);
 		sqlite3_bind_int64(st, 3, p->n_samples);
-		bind_opt_i64(st, 4, have ? p->n_pods : -1);
-		bind_opt_i64(st, 5, have ? p->arrived_gpu_milli : -1);
-		bind_opt_i64(st, 6, have ? p->aggregate_milli : -1);
-		bind_opt_double(st, 7, p->aggregate_ms, have);
-		bind_opt_i64(st, 8, have ? p->lp_milli : -1);
-		bind_opt_i64(st, 9, have && p->lp_milli >= 0 ? p->lp_columns : -1);
-		bind_opt_double(st, 10, p->lp_ms, have && p->lp_milli >= 0);
-		bind_opt_i64(st, 11, have ? p->exact_milli : -1);
-		bind_opt_i64(st, 12, have ? p->exact_bound_milli : -1);
-		bind_opt_i64(st, 13, have && p->exact_bound_milli >= 0 ? p->exact_optimal : -1);
-		bind_opt_double(st, 14, p->exact_ms, have && p->exact_bound_milli >= 0);
+		gs_db_bind_int(st, 4, have ? p->n_pods : -1);
+		gs_db_bind_int(st, 5, have ? p->arrived_gpu_milli : -1);
+		gs_db_bind_int(st, 6, have ? p->aggregate_milli : -1);
+		gs_db_bind_real(st, 7, p->aggregate_ms, have);
+		gs_db_bind_int(st, 8, have ? p->lp_milli : -1);
+		gs_db_bind_int(st, 9, have && p->lp_milli >= 0 ? p->lp_columns : -1);
+		gs_db_bind_real(st, 10, p->lp_ms, have && p->lp_milli >= 0);
+		gs_db_bind_int(st, 11, have ? p->exact_milli : -1);
+		gs_db_bind_int(st, 12, have ? p->exact_bound_milli : -1);
+		gs_db_bind_int(st, 13, have && p->exact_bound_milli >= 0 ? p->exact_optimal : -1);
+		gs_db_bind_real(st, 14, p->exact_ms, have && p->exact_bound_milli >= 0);
 		if (have && p->method)
 			sqlite3_bind_text(st, 15, p->method, -1, SQLITE_STATIC);
 		else
 			sqlite3_bind_null(st, 15);
-		bind_opt_double(st, 16, p->aggregate_unalloc_pct_min, have);
-		bind_opt_double(st, 17, p->lp_unalloc_pct_min, have);
-		bind_opt_double(st, 18, p->exact_unalloc_pct_min, have);
-		bind_opt_double(st, 19, p->unalloc_pct_min, have);
+		gs_db_bind_real(st, 16, p->aggregate_unalloc_pct_min, have);
+		gs_db_bind_real(st, 17, p->lp_unalloc_pct_min, have);
+		gs_db_bind_real(st, 18, p->exact_unalloc_pct_min, have);
+		gs_db_bind_real(st, 19, p->unalloc_pct_min, have);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			rc = gs_db_sqlfail(db, err, err_len, "cannot store the bound");
 		sqlite3_reset(st);

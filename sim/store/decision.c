@@ -94,8 +94,7 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 	}
 	sqlite3_bind_text(st, 1, when, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, gs_version(), -1, SQLITE_STATIC);
-	if (rec->nodes_path)
-		sqlite3_bind_text(st, 3, rec->nodes_path, -1, SQLITE_STATIC);
+	gs_db_bind_text(st, 3, rec->nodes_path);
 	sqlite3_bind_text(st, 4, rec->nodes_sha256, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 5, rec->objective, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, rec->constraints ? rec->constraints : "", -1, SQLITE_STATIC);
@@ -115,21 +114,12 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 
 		sqlite3_bind_int64(sr, 1, id);
 		sqlite3_bind_text(sr, 2, r->role, -1, SQLITE_STATIC);
-		if (r->pods_path)
-			sqlite3_bind_text(sr, 3, r->pods_path, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(sr, 3);
-		if (isnan(r->load_pct))
-			sqlite3_bind_null(sr, 4);
-		else
-			sqlite3_bind_double(sr, 4, r->load_pct);
+		gs_db_bind_text(sr, 3, r->pods_path);
+		gs_db_bind_real(sr, 4, r->load_pct, true);
 		sqlite3_bind_text(sr, 5, r->policy, -1, SQLITE_STATIC);
 		sqlite3_bind_text(sr, 6, r->sharing, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(sr, 7, (int64_t)r->seed);
-		if (r->gpu_nodes >= 0)
-			sqlite3_bind_int64(sr, 8, r->gpu_nodes);
-		else
-			sqlite3_bind_null(sr, 8);
+		gs_db_bind_int(sr, 8, r->gpu_nodes);
 		sqlite3_bind_int64(sr, 9, r->run_id);
 		if (sqlite3_step(sr) != SQLITE_DONE) {
 			rc = gs_db_sqlfail(db, err, err_len, "cannot store the decision's runs");

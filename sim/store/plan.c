@@ -69,14 +69,6 @@ static void bind_key(sqlite3_stmt *st, int base, const struct gs_plan_cell *c)
 	sqlite3_bind_text(st, base + 4, c->params_json, -1, SQLITE_STATIC);
 }
 
-static void bind_opt_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 int gs_db_add_plan(struct gs_db *db, const char *plan_id, const struct gs_plan_cell *cells,
 		   size_t n, char *err, size_t err_len)
 {
@@ -103,8 +95,8 @@ int gs_db_add_plan(struct gs_db *db, const char *plan_id, const struct gs_plan_c
 		sqlite3_bind_text(st, 1, plan_id, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 2, (int64_t)i);
 		bind_key(st, 3, &cells[i]);
-		bind_opt_text(st, 8, cells[i].pods_path);
-		bind_opt_text(st, 9, cells[i].nodes_path);
+		gs_db_bind_text(st, 8, cells[i].pods_path);
+		gs_db_bind_text(st, 9, cells[i].nodes_path);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			rc = gs_db_sqlfail(db, err, err_len, what);
 		sqlite3_reset(st);

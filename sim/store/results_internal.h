@@ -9,10 +9,12 @@
 #ifndef GS_RESULTS_INTERNAL_H
 #define GS_RESULTS_INTERNAL_H
 
+#include <math.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "store/results.h"
 
@@ -39,6 +41,33 @@ extern const char *const gs_db_pod_state[];
 
 /* How many columns schema 1.1 added to runs: results_schema.c spells them, the writer binds them. */
 #define GS_DB_RUNS_COLUMNS_1_1 25
+
+/* Binds text s to parameter i, or NULL when s is NULL; s must outlive the step. */
+static inline void gs_db_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* Binds v, or NULL when v is negative (the engine's -1 for "never", a count not known). */
+static inline void gs_db_bind_int(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+/* Binds v, or NULL when it is not there (have false) or NAN. */
+static inline void gs_db_bind_real(sqlite3_stmt *st, int i, double v, bool have)
+{
+	if (!have || isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
 
 /* Formats a message into err (when not NULL) and returns code. */
 __attribute__((format(printf, 4, 5)))
