@@ -159,7 +159,7 @@ static int do_run(struct import *im, sqlite3_stmt *st, const struct gs_kvline *l
 						 "status", "started", "host", "device", "driver",
 						 "cuda" };
 	const char *t[sizeof(text_keys) / sizeof(text_keys[0])];
-	struct run_ref *runs;
+	struct run_ref *run;
 	int64_t repeat, clients;
 	double duration, wall;
 	size_t i;
@@ -193,14 +193,10 @@ static int do_run(struct import *im, sqlite3_stmt *st, const struct gs_kvline *l
 	rc = step_done(im, st, "run record");
 	if (rc)
 		return rc;
-	runs = gs_grow(im->runs, &im->cap_runs, im->n_runs, sizeof(*runs), 64);
-	if (!runs)
+	GS_GROW_PUSH(im->runs, im->n_runs, im->cap_runs, 64, run);
+	if (!run || !(run->key = strdup(t[0])))
 		return GS_ENOMEM;
-	im->runs = runs;
-	runs[im->n_runs].key = strdup(t[0]);
-	if (!runs[im->n_runs].key)
-		return GS_ENOMEM;
-	runs[im->n_runs++].id = sqlite3_last_insert_rowid(im->conn);
+	run->id = sqlite3_last_insert_rowid(im->conn);
 	return 0;
 }
 

@@ -181,7 +181,7 @@ char *gs_rset_trace_name(const char *pods_path)
 int gs_rset_run(struct gs_rset *s, size_t family, const char *policy, uint64_t seed, bool replace,
 		size_t *idx)
 {
-	struct gs_rrun *grown;
+	struct gs_rrun *added;
 	size_t i, pol;
 	int rc;
 
@@ -201,43 +201,39 @@ int gs_rset_run(struct gs_rset *s, size_t family, const char *policy, uint64_t s
 		s->duplicates++;
 		break;
 	}
-	grown = gs_grow(s->runs, &s->cap_runs, s->n_runs, sizeof(*grown), 64);
-	if (!grown)
+	GS_GROW_PUSH(s->runs, s->n_runs, s->cap_runs, 64, added);
+	if (!added)
 		return GS_ENOMEM;
-	s->runs = grown;
-	memset(&grown[s->n_runs], 0, sizeof(*grown));
-	grown[s->n_runs].family = family;
-	grown[s->n_runs].policy = pol;
-	grown[s->n_runs].seed = seed;
-	*idx = s->n_runs++;
+	added->family = family;
+	added->policy = pol;
+	added->seed = seed;
+	*idx = s->n_runs - 1;
 	return 0;
 }
 
 int gs_rset_value(struct gs_rset *s, size_t run, const char *metric, double value, bool integer)
 {
-	struct gs_rvalue *grown;
+	struct gs_rvalue *v;
 	size_t m;
 	int rc;
 
 	rc = gs_rset_intern(&s->metrics, &s->n_metrics, &s->cap_metrics, metric, &m);
 	if (rc)
 		return rc;
-	grown = gs_grow(s->values, &s->cap_values, s->n_values, sizeof(*grown), 256);
-	if (!grown)
+	GS_GROW_PUSH(s->values, s->n_values, s->cap_values, 256, v);
+	if (!v)
 		return GS_ENOMEM;
-	s->values = grown;
-	grown[s->n_values].run = run;
-	grown[s->n_values].metric = m;
-	grown[s->n_values].value = value;
-	grown[s->n_values].integer = integer;
-	s->n_values++;
+	v->run = run;
+	v->metric = m;
+	v->value = value;
+	v->integer = integer;
 	return 0;
 }
 
 int gs_rset_point(struct gs_rset *s, size_t family, const char *policy, const char *curve,
 		  double x, double y)
 {
-	struct gs_rpoint *grown;
+	struct gs_rpoint *p;
 	size_t pol, c;
 	int rc;
 
@@ -246,16 +242,14 @@ int gs_rset_point(struct gs_rset *s, size_t family, const char *policy, const ch
 		rc = gs_rset_intern(&s->curves, &s->n_curves, &s->cap_curves, curve, &c);
 	if (rc)
 		return rc;
-	grown = gs_grow(s->points, &s->cap_points, s->n_points, sizeof(*grown), 256);
-	if (!grown)
+	GS_GROW_PUSH(s->points, s->n_points, s->cap_points, 256, p);
+	if (!p)
 		return GS_ENOMEM;
-	s->points = grown;
-	grown[s->n_points].family = family;
-	grown[s->n_points].policy = pol;
-	grown[s->n_points].curve = c;
-	grown[s->n_points].x = x;
-	grown[s->n_points].y = y;
-	s->n_points++;
+	p->family = family;
+	p->policy = pol;
+	p->curve = c;
+	p->x = x;
+	p->y = y;
 	return 0;
 }
 

@@ -128,21 +128,8 @@ int gs_k8s_read_taints(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const c
 /* An RFC 3339 time ("2024-05-01T12:00:00Z", "...+02:00", fractions) in Unix seconds, or -1. */
 int64_t gs_k8s_time(const char *s);
 
-/*
- * Appends a zeroed element to one of the snapshot's arrays (gs_grow) and
- * points out at it; out is NULL when out of memory (the array is kept).
- */
-#define GS_K8S_PUSH(s, arr, out)                                                       \
-	do {                                                                           \
-		void *t_ = gs_grow((s)->arr, &(s)->cap_##arr, (s)->n_##arr,          \
-				   sizeof(*(s)->arr), 64);                             \
-		(out) = NULL;                                                          \
-		if (t_) {                                                              \
-			(s)->arr = t_;                                                 \
-			(out) = &(s)->arr[(s)->n_##arr++];                             \
-			memset((out), 0, sizeof(*(out)));                              \
-		}                                                                      \
-	} while (0)
+/* A zeroed element at the end of one of the snapshot's arrays (GS_GROW_PUSH), or out NULL. */
+#define GS_K8S_PUSH(s, arr, out) GS_GROW_PUSH((s)->arr, (s)->n_##arr, (s)->cap_##arr, 64, out)
 
 /* --- the kinds (read_core.c, read_dra.c) ------------------------------------ */
 
