@@ -21,6 +21,7 @@
 	X(inspect, "inspect", "show per-node, per-GPU allocation of a stored run") \
 	X(policies, "policies", "list the placement policies") \
 	X(gen, "gen", "generate a synthetic cluster and pod trace") \
+	X(convert, "convert", "convert a public GPU trace (Alibaba, Philly, Helios, Acme) to gpusim's formats") \
 	X(sweep, "sweep", "run traces x policies x seeds in parallel, resumable") \
 	X(merge, "merge", "join results databases, e.g. the shards of a sweep (sweep --shard)") \
 	X(plot, "plot", "draw simulator and benchmark figures from a results database") \

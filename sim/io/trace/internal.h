@@ -149,6 +149,12 @@ int gs_trace_node_sharing(const struct gs_where *w, const char *field, struct gs
 int gs_trace_pod_class(const struct gs_where *w, const char *field, struct gs_trace *t,
 		       struct gs_pod *p, const char *name);
 
+/*
+ * Puts the trace's last pod in the group called name (checked by the
+ * caller with gs_check_name()). Returns 0, GS_ERANGE or GS_ENOMEM.
+ */
+int gs_trace_join_group(struct gs_trace *t, const char *name);
+
 /* A pod's gpu_need_milli (0 = its gpu_milli; range-checked by the caller). 0 or GS_EPARSE. */
 int gs_trace_pod_need(const struct gs_where *w, const char *field, struct gs_pod *p,
 		      int64_t need_milli);
@@ -179,7 +185,7 @@ extern const char *const gs_openb_node_cols[5];
 extern const char *const gs_openb_pod_cols[11];
 extern const char *const gs_openb_multigpu_cols[5];
 extern const char *const gs_native_node_cols[6];   /* the 6th, sharing, is optional */
-extern const char *const gs_native_pod_cols[11];   /* the last two are optional */
+extern const char *const gs_native_pod_cols[12];   /* 9, 11 or all 12 */
 
 /* --- JSON helpers (read_json.c), shared with the generator ----------- */
 

@@ -70,7 +70,8 @@ static bool is_pod_header(const struct gs_csv *r)
 {
 	return gs_csv_row_is(r, gs_openb_pod_cols, 11) ||
 	       gs_csv_row_is(r, gs_openb_multigpu_cols, 5) ||
-	       gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11);
+	       gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11) ||
+	       gs_csv_row_is(r, gs_native_pod_cols, 12);
 }
 
 static int first_row(struct gs_csv *r)
@@ -116,7 +117,8 @@ static int csv_pods(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 		t->format = "openb-multigpu";
 		return gs_openb_pods_read(r, true, c, t);
 	}
-	if (gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11)) {
+	if (gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11) ||
+	    gs_csv_row_is(r, gs_native_pod_cols, 12)) {
 		t->format = "csv";
 		return gs_native_pods_read(r, c, t);
 	}
@@ -125,8 +127,8 @@ static int csv_pods(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 	return gs_csv_errorf(r, -1, "unrecognised header '%s'; a pod trace starts with openb's "
 			     "'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...' (11 or 5 "
 			     "columns) or gpusim's 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,"
-			     "gpu_mem_mib,gpu_spec,creation_time,deletion_time[,class,gpu_need_milli]', see "
-			     "traces/README.md", header_text(r, hbuf, sizeof(hbuf)));
+			     "gpu_mem_mib,gpu_spec,creation_time,deletion_time[,class,gpu_need_milli"
+			     "[,pod_group]]', see traces/README.md", header_text(r, hbuf, sizeof(hbuf)));
 }
 
 /* Reads the opened file r into c (see gs_cluster_load); closes r. */

@@ -501,10 +501,11 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 {
 	static const char *const keys[] = {
 		"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_mem_mib",
-		"gpu_spec", "creation_time", "deletion_time", "class", "gpu_need_milli", NULL,
+		"gpu_spec", "creation_time", "deletion_time", "class", "gpu_need_milli", "pod_group",
+		NULL,
 	};
 	int64_t cpu, mem, ngpu, gmilli, gmem, create, del, need;
-	const char *name, *wclass;
+	const char *name, *wclass, *group;
 	char spec[512], vbuf[80];
 	bool unknown = false;
 	struct gs_pod p;
@@ -524,7 +525,9 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 	    (rc = gs_json_int(w, e, "deletion_time", false, 0, GS_TIME_MAX_S, -1, &del, NULL)) ||
 	    (rc = gs_json_int(w, e, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0, &need,
 			      NULL)) ||
-	    (rc = gs_json_string(w, e, "class", false, &wclass)))
+	    (rc = gs_json_string(w, e, "class", false, &wclass)) ||
+	    (rc = gs_json_string(w, e, "pod_group", false, &group)) ||
+	    (group && *group && (rc = gs_check_name(w, "pod_group", group))))
 		return rc;
 	memset(&p, 0, sizeof(p));
 	p.cpu_milli = (int32_t)cpu;
@@ -544,6 +547,8 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 		return gs_where_errorf(w, "name", "duplicate pod name '%s' (first at pods[%ld])",
 				       gs_csv_quote(name, vbuf, sizeof(vbuf)), prev);
 	if ((rc = gs_trace_append_spec(t, name, &p, spec)))
+		return rc;
+	if (group && *group && (rc = gs_trace_join_group(t, group)))
 		return rc;
 	if ((rc = gs_nameset_add(names, t->pod_names[t->n_pods - 1], w->index, NULL)) < 0)
 		return rc;

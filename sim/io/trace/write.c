@@ -137,24 +137,28 @@ static int check_trace(const char *path, const struct gs_trace *t, const struct 
 			return GS_EINVAL;
 		}
 	}
+	for (i = 0; i < (size_t)t->n_groups; i++)
+		if ((rc = check_name(path, "pod group", i, t->group_names[i], err, err_len)))
+			return rc;
 	return 0;
 }
 
 int gs_trace_print_csv(FILE *f, const char *path, const struct gs_trace *t,
 		       const struct gs_cluster *c, char *err, size_t err_len)
 {
-	bool extra = false;
+	bool extra = false, groups = t->n_groups > 0;
 	size_t i;
 	int rc;
 
 	if ((rc = check_trace(path, t, c, err, err_len)))
 		return rc;
-	/* The class and need columns only when some pod has them. */
+	/* The class and need columns only when some pod has them, the group column likewise. */
 	for (i = 0; i < t->n_pods && !extra; i++)
 		extra = t->pods[i].wclass || t->pods[i].need_milli;
 	fputs("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time,"
 	      "deletion_time", f);
-	fputs(extra ? ",class,gpu_need_milli\n" : "\n", f);
+	fputs(groups ? ",class,gpu_need_milli,pod_group\n" : extra ? ",class,gpu_need_milli\n" : "\n",
+	      f);
 	for (i = 0; i < t->n_pods; i++) {
 		const struct gs_pod *p = &t->pods[i];
 		char create[24], del[24];
@@ -172,13 +176,14 @@ int gs_trace_print_csv(FILE *f, const char *path, const struct gs_trace *t,
 			}
 		}
 		fprintf(f, ",%s,%s", create, del);
-		if (extra && p->need_milli)
-			fprintf(f, ",%s,%" PRId32 "\n", gs_trace_class_name(t, p->wclass),
-				p->need_milli);
-		else if (extra)
-			fprintf(f, ",%s,\n", gs_trace_class_name(t, p->wclass));
-		else
-			fputc('\n', f);
+		if (extra || groups) {
+			fprintf(f, ",%s,", gs_trace_class_name(t, p->wclass));
+			if (p->need_milli)
+				fprintf(f, "%" PRId32, p->need_milli);
+		}
+		if (groups)
+			fprintf(f, ",%s", gs_trace_group_name(t, gs_trace_pod_group(t, i)));
+		fputc('\n', f);
 	}
 	if (ferror(f)) {
 		snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
