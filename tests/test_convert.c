@@ -233,7 +233,7 @@ static int setup(void **state)
 		     "m-misc,MISC,96,512,8\n" \
 		     "m-v100,V100,96,384,8\n"
 
-#define PAI_TASKS "j1,worker,2.0,Terminated,1000.0,1100.0,600.0,29.296875,50.0,V100\n" \
+#define PAI_TASKS "j1,worker,2.0,Terminated,1000.0,1100.0,800.0,14.6484375,25.0,V100\n" \
 		  "j1,ps,1.0,Terminated,1010.0,1200.0,400.0,10.0,,\n" \
 		  "j2,tensorflow,1.0,Terminated,990.0,,200.0,4.0,150.0,MISC\n" \
 		  "j3,tensorflow,1.0,Failed,0.0,0.0,100.0,1.0,100.0,T4\n" \
@@ -275,9 +275,9 @@ static void test_pai_tasks(void **state)
 	assert_int_equal(r.t.n_groups, 1);
 	/* Times from the earliest start that became a pod, j2's 990. */
 	assert_int_equal(r.rep.t0_s, 990);
-	/* 600 % of a core, 29.296875 GB = 30000 MiB, 50 % of one GPU; two instances. */
-	check_pod(&r, "j1.worker-0", 6000, 30000, 1, 500, 10, 110, NULL, "j1.worker");
-	check_pod(&r, "j1.worker-1", 6000, 30000, 1, 500, 10, 110, NULL, "j1.worker");
+	/* 800 % of a core, 14.6484375 GB = 15000 MiB, 25 % of one GPU; two instances. */
+	check_pod(&r, "j1.worker-0", 8000, 15000, 1, 250, 10, 110, NULL, "j1.worker");
+	check_pod(&r, "j1.worker-1", 8000, 15000, 1, 250, 10, 110, NULL, "j1.worker");
 	/* No plan_gpu: a CPU pod. */
 	check_pod(&r, "j1.ps", 4000, 10240, 0, 0, 20, 210, NULL, "");
 	/* 150 % of a GPU: two whole GPUs; no end time: never leaves. */
@@ -294,7 +294,7 @@ static void test_pai_tasks(void **state)
 	run_init(&r, GS_CONV_PAI, PAI_TASKS, PAI_MACHINES);
 	r.o.pin_models = true;
 	run_ok(&r);
-	check_pod(&r, "j1.worker-1", 6000, 30000, 1, 500, 10, 110, "V100M16", "j1.worker");
+	check_pod(&r, "j1.worker-1", 8000, 15000, 1, 250, 10, 110, "V100M16", "j1.worker");
 	check_pod(&r, "j1.ps", 4000, 10240, 0, 0, 20, 210, NULL, "");
 	check_pod(&r, "j2.tensorflow", 2000, 4096, 2, 1000, 0, -1, "MISC", "");
 	round_trip(&r, "pai-pinned");
@@ -322,8 +322,8 @@ static void test_pai_instances(void **state)
 	assert_int_equal(r.t.n_pods, 3);
 	assert_int_equal(r.rep.t0_s, 1005);
 	/* Each instance keeps its own times; the task's request. */
-	check_pod(&r, "j1.worker-0", 6000, 30000, 1, 500, 0, 85, NULL, "j1.worker");
-	check_pod(&r, "j1.worker-1", 6000, 30000, 1, 500, 2, 95, NULL, "j1.worker");
+	check_pod(&r, "j1.worker-0", 8000, 15000, 1, 250, 0, 85, NULL, "j1.worker");
+	check_pod(&r, "j1.worker-1", 8000, 15000, 1, 250, 2, 95, NULL, "j1.worker");
 	check_pod(&r, "j1.ps", 4000, 10240, 0, 0, 5, -1, NULL, "");
 	assert_int_equal(note(&r, "instances of tasks the task table does not have"), 1);
 	assert_int_equal(note(&r, "instances that never started"), 1);
@@ -345,6 +345,9 @@ static void test_pai_errors(void **state)
 		  GS_EPARSE, "jobs:6: expected 10 columns, found 9");
 	conv_fail(GS_CONV_PAI, "j5,w,1,T,100.0,200.0,600.0,1.0,2000.0,\n", PAI_MACHINES,
 		  GS_EPARSE, "jobs:1: column plan_gpu: '20' GPUs in one pod is more than 16");
+	conv_fail(GS_CONV_PAI, "j5,w,1e9,T,100.0,200.0,600.0,1.0,50.0,\n", PAI_MACHINES,
+		  GS_EPARSE, "jobs:1: 1000000000 pods (workers, instances or nodes) for one job is "
+		  "more than the 10000 gpusim makes of one record");
 	conv_fail(GS_CONV_PAI, NULL, "a,b\n", GS_EPARSE,
 		  "machines:1: unrecognised header 'a,b'; expected 'machine,gpu_type,cap_cpu,"
 		  "cap_mem,cap_gpu', or no header and rows of that many columns");
@@ -396,11 +399,11 @@ static void test_pai_model_mem(void **state)
 		 "rdma_request,rdma_limit,memory_request,memory_limit,disk_request,disk_limit," \
 		 "max_instance_per_node,creation_time,scheduled_time,deletion_time\n"
 
-#define DLRM_ROWS "i0,HN,app_0,12,12,1,1,25,25,120.0,120.0,640.0,800.0,8,,,\n" \
-		  "i1,HN,app_0,12,12,1,1,25,25,120.0,120.0,640.0,800.0,8,100.0,100.0,500.0\n" \
-		  "i2,HN,app_1,8,8,1,1,25,25,40.0,40.0,1.0,1.0,-1,200.0,201.0,300.0\n" \
-		  "i3,CN,app_2,64,64,0,0,1,1,320.0,320.0,255.0,300.0,-1,,,1000.0\n" \
-		  "i4,CN,app_2,64,64,0,0,1,1,320.0,320.0,255.0,300.0,-1,50.0,50.0,\n" \
+#define DLRM_ROWS "i0,HN,app_a,10,10,1,1,20,20,100.0,100.0,500.0,600.0,6,,,\n" \
+		  "i1,HN,app_a,10,10,1,1,20,20,100.0,100.0,500.0,600.0,6,100.0,100.0,500.0\n" \
+		  "i2,HN,app_b,8,8,1,1,25,25,40.0,40.0,1.0,1.0,-1,200.0,201.0,300.0\n" \
+		  "i3,CN,app_c,60,60,0,0,2,2,300.0,300.0,200.0,250.0,-1,,,1000.0\n" \
+		  "i4,CN,app_c,60,60,0,0,2,2,300.0,300.0,200.0,250.0,-1,50.0,50.0,\n" \
 		  "i5,CN,app_3,48,48,0,0,1,1,200.0,200.0,1.0,1.0,2,2000.0,2000.0,2100.0\n"
 
 static void test_dlrm(void **state)
@@ -412,20 +415,20 @@ static void test_dlrm(void **state)
 	run_ok(&r);
 	assert_int_equal(r.t.n_pods, 6);
 	assert_int_equal(r.t.n_groups, 0);
-	check_pod(&r, "i0", 12000, 122880, 1, 1000, 0, -1, NULL, "");
-	check_pod(&r, "i1", 12000, 122880, 1, 1000, 100, 500, NULL, "");
-	check_pod(&r, "i3", 64000, 327680, 0, 0, 0, 1000, NULL, "");
-	check_pod(&r, "i4", 64000, 327680, 0, 0, 50, -1, NULL, "");
+	check_pod(&r, "i0", 10000, 102400, 1, 1000, 0, -1, NULL, "");
+	check_pod(&r, "i1", 10000, 102400, 1, 1000, 100, 500, NULL, "");
+	check_pod(&r, "i3", 60000, 307200, 0, 0, 0, 1000, NULL, "");
+	check_pod(&r, "i4", 60000, 307200, 0, 0, 50, -1, NULL, "");
 	/*
-	 * GPU nodes: 8 GPUs with 12 cores and 120 GiB per GPU (i0's ratio);
+	 * GPU nodes: 8 GPUs with 10 cores and 100 GiB per GPU (i0's ratio);
 	 * the peak is 3 GPUs in [200, 300): ceil(3 / 8 x 1.1) = 1 node.
 	 */
-	check_node(&r, "hn-0", 96000, 8 * 120 * 1024, 8, "dlrm-gpu");
+	check_node(&r, "hn-0", 80000, 8 * 100 * 1024, 8, "dlrm-gpu");
 	/*
-	 * CPU nodes: the largest CN pod, 64 cores and 320 GiB; the peak is 128
-	 * cores and 640 GiB in [50, 1000): ceil(2 x 1.1) = 3 nodes.
+	 * CPU nodes: the largest CN pod, 60 cores and 300 GiB; the peak is 120
+	 * cores and 600 GiB in [50, 1000): ceil(2 x 1.1) = 3 nodes.
 	 */
-	check_node(&r, "cn-2", 64000, 320 * 1024, 0, NULL);
+	check_node(&r, "cn-2", 60000, 300 * 1024, 0, NULL);
 	assert_int_equal(r.c.n_nodes, 4);
 	assert_int_equal(model_mib(&r, "dlrm-gpu"), 0);
 	assert_int_equal(note(&r, "instances with a per-app density cap"), 3);
@@ -442,7 +445,7 @@ static void test_dlrm(void **state)
 	run_ok(&r);
 	assert_int_equal(r.t.n_pods, 3);
 	assert_int_equal(r.c.n_nodes, 1);
-	check_node(&r, "hn-0", 48000, 4 * 120 * 1024, 4, "dlrm-gpu");
+	check_node(&r, "hn-0", 40000, 4 * 100 * 1024, 4, "dlrm-gpu");
 	assert_int_equal(note(&r, "instances without GPUs: left out"), 3);
 	run_release(&r);
 
@@ -456,7 +459,7 @@ static void test_dlrm(void **state)
 	run_ok(&r);
 	assert_int_equal(r.c.n_nodes, 7);
 	check_node(&r, "hn-4", 100000, 1000 * 1024, 8, "A10");
-	check_node(&r, "cn-1", 64000, 320 * 1024, 0, NULL);
+	check_node(&r, "cn-1", 60000, 300 * 1024, 0, NULL);
 	run_release(&r);
 }
 
@@ -492,8 +495,8 @@ static void test_dlrm_errors(void **state)
 
 #define SPOT_JOBS "job_name,organization,gpu_model,cpu_request,gpu_request,worker_num," \
 		  "submit_time,duration,job_type\n" \
-		  "100,13,A10,20,1,1,0,2764799,HP\n" \
-		  "101,57,A100-SXM4-80GB,15,1,3,500,1000,Spot\n" \
+		  "100,7,A10,12,1,1,0,86400,HP\n" \
+		  "101,9,A100-SXM4-80GB,14,1,3,500,1000,Spot\n" \
 		  "102,57,H800,8,0.5,1,600,10,Spot\n"
 
 static void test_spot(void **state)
@@ -513,14 +516,21 @@ static void test_spot(void **state)
 	assert_int_equal(model_mib(&r, "GPU-series-1"), 24576);
 	assert_int_equal(r.t.n_pods, 5);
 	assert_int_equal(r.t.n_groups, 1);
-	/* Per worker: 15 cores and one GPU of the job's model; three workers, one group. */
-	check_pod(&r, "100", 20000, 0, 1, 1000, 0, 2764799, "A10", "");
-	check_pod(&r, "101-0", 15000, 0, 1, 1000, 500, 1500, "A100-80G", "101");
-	check_pod(&r, "101-2", 15000, 0, 1, 1000, 500, 1500, "A100-80G", "101");
+	/* Per worker: 14 cores and one GPU of the job's model; three workers, one group. */
+	check_pod(&r, "100", 12000, 0, 1, 1000, 0, 86400, "A10", "");
+	check_pod(&r, "101-0", 14000, 0, 1, 1000, 500, 1500, "A100-80G", "101");
+	check_pod(&r, "101-2", 14000, 0, 1, 1000, 500, 1500, "A100-80G", "101");
 	check_pod(&r, "102", 8000, 0, 1, 500, 600, 610, "H800", "");
 	assert_string_equal(gs_trace_class_name(&r.t, r.t.pods[pod(&r, "100")].wclass), "hp");
 	assert_string_equal(gs_trace_class_name(&r.t, r.t.pods[pod(&r, "102")].wclass), "spot");
 	round_trip(&r, "spot");
+	run_release(&r);
+
+	/* Memory the node list lacks, given. */
+	run_init(&r, GS_CONV_SPOT, NULL, SPOT_NODES);
+	r.o.node_mem_gib = 1024;
+	run_ok(&r);
+	check_node(&r, "0", 128000, 1024 * 1024, 1, "A10");
 	run_release(&r);
 
 	/* --model-mem overrides a stated assumption and lets an unknown model through. */
@@ -543,6 +553,8 @@ static void test_spot(void **state)
 		  "jobs:5: column job_type: 'LP' is not HP or Spot");
 	conv_fail(GS_CONV_SPOT, SPOT_JOBS "103,1,A10,1,1,2.5,0,5,HP\n", SPOT_NODES, GS_EPARSE,
 		  "jobs:5: column worker_num: '2.5' is not a whole number");
+	conv_fail(GS_CONV_SPOT, NULL, "gpu_model,gpu_capacity_num,cpu_num,node_name\n", GS_EPARSE,
+		  "machines: no node: the machine list is empty, or has no GPU");
 	conv_fail(GS_CONV_SPOT, SPOT_JOBS "103,1,A10,1,1,1,-1,5,HP\n", SPOT_NODES, GS_EPARSE,
 		  "jobs:5: column submit_time: '-1' is negative");
 }
@@ -557,18 +569,18 @@ static void test_spot(void **state)
 #define PHILLY_GPUS8 "[\"gpu0\",\"gpu1\",\"gpu2\",\"gpu3\",\"gpu4\",\"gpu5\",\"gpu6\",\"gpu7\"]"
 
 #define PHILLY_JOBS \
-	"[{\"status\": \"Pass\", \"vc\": \"ee9e8c\", \"jobid\": \"application_1_1\", " \
-	"\"attempts\": [{\"start_time\": \"2017-10-07 01:12:09\", \"end_time\": " \
-	"\"2017-10-07 01:13:23\", \"detail\": [{\"ip\": \"m1\", \"gpus\": " PHILLY_GPUS8 "}, " \
+	"[{\"status\": \"Pass\", \"vc\": \"a1b2c3\", \"jobid\": \"application_1_1\", " \
+	"\"attempts\": [{\"start_time\": \"2017-11-02 10:00:30\", \"end_time\": " \
+	"\"2017-11-02 10:01:44\", \"detail\": [{\"ip\": \"m1\", \"gpus\": " PHILLY_GPUS8 "}, " \
 	"{\"ip\": \"m3\", \"gpus\": [\"gpu0\", \"gpu1\", \"gpu2\", \"gpu3\"]}]}], " \
-	"\"submitted_time\": \"2017-10-07 01:11:39\", \"user\": \"u1\"},\n" \
-	" {\"status\": \"Killed\", \"vc\": \"ee9e8c\", \"jobid\": \"application_1_2\", " \
-	"\"attempts\": [], \"submitted_time\": \"2017-10-07 01:00:00\", \"user\": \"u2\"},\n" \
-	" {\"status\": \"Pass\", \"vc\": \"ee9e8c\", \"jobid\": \"application_1_3\", " \
-	"\"attempts\": [{\"start_time\": \"2017-10-07 02:00:00\", \"end_time\": " \
-	"\"2017-10-07 02:10:00\", \"detail\": [{\"ip\": \"m2\", \"gpus\": [\"gpu0\"]}]}, " \
-	"{\"start_time\": \"2017-10-07 03:00:00\", \"end_time\": \"None\", \"detail\": []}], " \
-	"\"submitted_time\": \"2017-10-07 01:59:00\", \"user\": \"u3\"}]\n"
+	"\"submitted_time\": \"2017-11-02 10:00:00\", \"user\": \"u1\"},\n" \
+	" {\"status\": \"Killed\", \"vc\": \"a1b2c3\", \"jobid\": \"application_1_2\", " \
+	"\"attempts\": [], \"submitted_time\": \"2017-11-02 09:00:00\", \"user\": \"u2\"},\n" \
+	" {\"status\": \"Pass\", \"vc\": \"a1b2c3\", \"jobid\": \"application_1_3\", " \
+	"\"attempts\": [{\"start_time\": \"2017-11-02 11:00:00\", \"end_time\": " \
+	"\"2017-11-02 11:10:00\", \"detail\": [{\"ip\": \"m2\", \"gpus\": [\"gpu0\"]}]}, " \
+	"{\"start_time\": \"2017-11-02 12:00:00\", \"end_time\": \"None\", \"detail\": []}], " \
+	"\"submitted_time\": \"2017-11-02 10:47:21\", \"user\": \"u3\"}]\n"
 
 static void test_philly(void **state)
 {
@@ -659,6 +671,18 @@ static void test_helios(void **state)
 	round_trip(&r, "helios");
 	run_release(&r);
 
+	/* Times before 1970 (a clock that starts before the year 0): only differences count. */
+	run_init(&r, GS_CONV_HELIOS,
+		 "job_id,gpu_num,cpu_num,node_num,submit_time,start_time,end_time\n"
+		 "a,1,1,1,1970-01-01 00:00:00,1970-01-01 00:00:00,1970-01-01 00:01:00\n"
+		 "b,1,1,1,1969-12-31 23:59:50,1969-12-31 23:59:50,1970-01-01 00:00:00\n"
+		 "c,1,1,1,0001-01-01 00:00:00+01:00,0001-01-01 00:00:00,\n", NULL);
+	run_ok(&r);
+	check_pod(&r, "c", 1000, 0, 1, 1000, 0, -1, NULL, "");
+	check_pod(&r, "b", 1000, 0, 1, 1000, 62135596790 + 3600, 62135596800 + 3600, NULL, "");
+	check_pod(&r, "a", 1000, 0, 1, 1000, 62135596800 + 3600, 62135596860 + 3600, NULL, "");
+	run_release(&r);
+
 	/* Without the list: the peak of 16 GPUs in use, plus 10 %: 3 nodes. */
 	run_init(&r, GS_CONV_HELIOS, HELIOS_LOG, NULL);
 	run_ok(&r);
@@ -685,11 +709,11 @@ static void test_helios(void **state)
 #define ACME_KALOS \
 	"job_id,user,node_num,gpu_num,cpu_num,mem_per_pod_GB,shared_mem_per_pod,type,state," \
 	"submit_time,start_time,end_time,fail_time,stop_time,duration,queue,gpu_time\n" \
-	"dlc1,uf1,8,64,960,1000,100.0,Pretrain,FAILED,2023-05-17 11:00:58+00:00," \
-	"2023-05-17 11:01:08+00:00,2023-05-17 11:01:16+00:00,2023-05-17 11:01:16+00:00,,8," \
-	"10.0,512.0\n" \
-	"dlc2,uf1,1,8,120,500,100.0,SFT,COMPLETED,2023-05-17 19:10:00+08:00," \
-	"2023-05-17 19:10:30+08:00,2023-05-17 20:10:30+08:00,,,3600,30,28800\n"
+	"dlc1,u01,4,32,480,800,50.0,Pretrain,FAILED,2023-06-01 08:00:00+00:00," \
+	"2023-06-01 08:00:10+00:00,2023-06-01 08:00:18+00:00,2023-06-01 08:00:18+00:00,,8," \
+	"10.0,256.0\n" \
+	"dlc2,u01,1,8,120,500,50.0,SFT,COMPLETED,2023-06-01 16:09:02+08:00," \
+	"2023-06-01 16:09:32+08:00,2023-06-01 17:09:32+08:00,,,3600,30,28800\n"
 
 static void test_acme(void **state)
 {
@@ -698,18 +722,18 @@ static void test_acme(void **state)
 	(void)state;
 	run_init(&r, GS_CONV_ACME, ACME_KALOS, NULL);
 	run_ok(&r);
-	assert_int_equal(r.t.n_pods, 9);
+	assert_int_equal(r.t.n_pods, 5);
 	assert_int_equal(r.t.n_groups, 1);
-	/* 1000 GB per pod; 8 s from start to end. */
-	check_pod(&r, "dlc1-7", 120000, 1000 * 1024, 8, 1000, 0, 8, NULL, "dlc1");
-	/* 19:10:00+08:00 is 11:10:00 UTC, 542 s after dlc1's submission. */
+	/* 800 GB per pod; 8 s from start to end. */
+	check_pod(&r, "dlc1-3", 120000, 800 * 1024, 8, 1000, 0, 8, NULL, "dlc1");
+	/* 16:09:02+08:00 is 08:09:02 UTC, 542 s after dlc1's submission. */
 	check_pod(&r, "dlc2", 120000, 500 * 1024, 8, 1000, 542, 4142, NULL, "");
 	assert_string_equal(gs_trace_class_name(&r.t, r.t.pods[pod(&r, "dlc1-0")].wclass),
 			    "pretrain");
 	assert_string_equal(gs_trace_class_name(&r.t, r.t.pods[pod(&r, "dlc2")].wclass), "sft");
-	/* 15 cores and 125 GiB per GPU; a peak of 64 GPUs: ceil(8 x 1.1) = 9 nodes. */
-	assert_int_equal(r.c.n_nodes, 9);
-	check_node(&r, "node-8", 120000, 1000 * 1024, 8, "A100-80G");
+	/* 15 cores and 100 GiB per GPU; a peak of 32 GPUs: ceil(4 x 1.1) = 5 nodes. */
+	assert_int_equal(r.c.n_nodes, 5);
+	check_node(&r, "node-4", 120000, 800 * 1024, 8, "A100-80G");
 	round_trip(&r, "acme");
 	run_release(&r);
 

@@ -132,7 +132,8 @@ static const struct gs_opt convert_opts[] = {
 	  .help = "cores per node (default: enough for its GPUs' pods; philly: the machines' "
 		  "cores, none by default)" },
 	{ GS_OPT_INT_AT(S, node_mem_gib, 1, GS_MIB_MAX / 1024), .name = "node-mem-gib",
-	  .arg = "GIB", .help = "memory per node, likewise" },
+	  .arg = "GIB", .help = "memory per node, likewise (spot, philly: the machines' memory, "
+				"none by default)" },
 	{ GS_OPT_INT_AT(S, node_count, 1, 1000000), .name = "node-count", .arg = "N",
 	  .help = "GPU nodes (default: what the trace's peak of GPUs in use needs, plus the "
 		  "headroom)" },

@@ -55,6 +55,13 @@ struct gs_csv {
 int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len);
 
 /*
+ * gs_csv_open() without the checksum (r->sha256 stays empty), for readers
+ * that record none: hashing is a third of the time of reading a large
+ * table (gpusim convert).
+ */
+int gs_csv_open_unhashed(struct gs_csv *r, const char *path, char *err, size_t err_len);
+
+/*
  * Like gs_csv_open() on a copy of len bytes of data, reported as `name`.
  * Returns 0 or GS_ENOMEM ("NAME: out of memory"). A NUL byte is kept (the
  * readers refuse it with its line). For tests and for data that is not in

@@ -114,6 +114,12 @@ void fuzz_check_same_trace(const struct gs_trace *a, const struct gs_cluster *ca
 			   (long long)y->t_create_s, (long long)y->t_delete_s);
 		FUZZ_CHECK(same_models(x->model_mask, ca, y->model_mask, cb),
 			   "pod '%s' changed its GPU models", a->pod_names[i]);
+		FUZZ_CHECK(strcmp(gs_trace_group_name(a, gs_trace_pod_group(a, i)),
+				  gs_trace_group_name(b, gs_trace_pod_group(b, i))) == 0,
+			   "pod '%s' changed its pod group", a->pod_names[i]);
+		FUZZ_CHECK(strcmp(gs_trace_class_name(a, x->wclass),
+				  gs_trace_class_name(b, y->wclass)) == 0,
+			   "pod '%s' changed its class", a->pod_names[i]);
 	}
 }
 

@@ -47,6 +47,7 @@ void gs_conv_opts_init(struct gs_conv_opts *o, enum gs_conv_format f)
 	memset(o, 0, sizeof(*o));
 	o->format = f;
 	o->headroom_pct = 10;
+	o->max_pods = GS_CONV_MAX_PODS;
 }
 
 int gs_conv_errorf(struct gs_conv *cv, int rc, const char *fmt, ...)
@@ -64,7 +65,7 @@ int gs_conv_open(struct gs_conv *cv, const struct gs_conv_input *in, struct gs_c
 {
 	if (in->data)
 		return gs_csv_open_mem(r, in->name, in->data, in->len, cv->err, cv->err_len);
-	return gs_csv_open(r, in->name, cv->err, cv->err_len);
+	return gs_csv_open_unhashed(r, in->name, cv->err, cv->err_len);
 }
 
 /* The record joined with commas again, for messages. */
@@ -176,6 +177,42 @@ static bool missing_text(const char *s)
 	return s[0] == '\0' || strcmp(s, "NaN") == 0 || strcmp(s, "nan") == 0;
 }
 
+/*
+ * The value of a plain decimal "-?D+(.D*)?" whose digits make an integer m
+ * of at most 2^53 and whose fraction has k <= 22 digits: m / 10^k, one
+ * correctly rounded division of two exact doubles, which is what strtod()
+ * returns (Clinger's fast path), at a fraction of its cost. False for
+ * anything else (exponents, long mantissas), which strtod() reads.
+ */
+static bool decimal_fast(const char *s, double *out)
+{
+	static const double pow10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	bool neg = *s == '-';
+	uint64_t m = 0;
+	int k = 0, frac = 0;
+
+	s += neg;
+	for (; *s; s++) {
+		if (*s == '.' && !frac) {
+			frac = 1;
+			continue;
+		}
+		if (*s < '0' || *s > '9' || m > (UINT64_C(1) << 53) / 10)
+			return false;
+		m = m * 10 + (uint64_t)(*s - '0');
+		k += frac;
+	}
+	if (m > (UINT64_C(1) << 53) || k > 22)
+		return false;
+	*out = (double)m / pow10[k];
+	if (neg)
+		*out = -*out;
+	return true;
+}
+
 /* Parses text as a number in [min, max]; *why gets the problem, or NULL. */
 static bool number_parse(const char *text, double min, double max, double *out,
 			 const char **why, double *bound)
@@ -187,7 +224,8 @@ static bool number_parse(const char *text, double min, double max, double *out,
 		*why = "is not a number";
 		return false;
 	}
-	v = strtod(text, NULL);
+	if (!decimal_fast(text, &v))
+		v = strtod(text, NULL);
 	if (!isfinite(v)) {
 		*why = "is out of range";
 		return false;
@@ -326,7 +364,7 @@ static bool datetime_parse(const char *s, int64_t *out)
 		return false;
 	t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
 	/* 10:00+08:00 is 02:00 UTC. */
-	*out = t - sign * (zh * 3600 + zm * 60);
+	*out = t - sign * (zh * 3600 + zm * 60) + GS_CONV_CLOCK_1970;
 	return true;
 }
 
@@ -525,7 +563,7 @@ int gs_conv_pod(struct gs_conv *cv, const struct gs_where *w, const char *name,
 	int rc;
 
 	q.model_mask = model_mask;
-	if ((rc = gs_check_name(w, "name", name)))
+	if ((rc = gs_conv_room(cv, w, 1)) || (rc = gs_check_name(w, "name", name)))
 		return rc;
 	if (gs_nameset_find(&cv->names, name, &prev))
 		return gs_where_errorf(w, NULL, "pod name '%s' made twice (first from record "
@@ -554,6 +592,18 @@ int gs_conv_check_pod(struct gs_conv *cv, const struct gs_where *w, const struct
 					     mask_out, unknown_out);
 }
 
+int gs_conv_room(struct gs_conv *cv, const struct gs_where *w, int64_t n)
+{
+	if (n > GS_CONV_MAX_WORKERS)
+		return gs_where_errorf(w, NULL, "%" PRId64 " pods (workers, instances or nodes) for "
+				       "one job is more than the %d gpusim makes of one record", n,
+				       GS_CONV_MAX_WORKERS);
+	if (cv->t->n_pods + (size_t)n > cv->o->max_pods)
+		return gs_where_errorf(w, NULL, "more than %zu pods in all, the most a conversion "
+				       "makes", cv->o->max_pods);
+	return 0;
+}
+
 int gs_conv_group(struct gs_conv *cv, const struct gs_where *w, const char *name)
 {
 	int rc = gs_check_name(w, "pod_group", name);
@@ -571,7 +621,8 @@ int gs_conv_pods(struct gs_conv *cv, const struct gs_where *w, const char *base,
 	int64_t k;
 	int rc;
 
-	if ((rc = gs_conv_check_pod(cv, w, p, spec, &mask, &unknown)))
+	if ((rc = gs_conv_check_pod(cv, w, p, spec, &mask, &unknown)) ||
+	    (rc = gs_conv_room(cv, w, n)))
 		return rc;
 	if (n > 1 && (g = gs_conv_group(cv, w, base)) < 0)
 		return g;
@@ -598,18 +649,20 @@ int gs_conv_nodes(struct gs_conv *cv, const char *prefix, int64_t count, int64_t
 		  const char *model, int64_t cpu_milli, int64_t mem_mib)
 {
 	static const struct gs_node_fields f = {
-		"--node-count", "--node-cpu", "--node-mem-gib", "--node-gpus", "--node-model",
+		"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_model",
 	};
-	struct gs_where w = { "built nodes", 0, prefix, 0, cv->err, cv->err_len };
+	/* Sized from the jobs: errors name them, and the built node ("jobs.csv: hn[3].memory_mib"). */
+	struct gs_where w = { cv->o->jobs.name ? cv->o->jobs.name : "built nodes", 0, prefix, 0,
+			      cv->err, cv->err_len };
 	struct gs_nameset names;
 	char name[64];
 	int64_t k;
 	int rc = 0;
 
 	if (count > 1000000)
-		return gs_conv_errorf(cv, GS_EPARSE, "%s: %" PRId64 " nodes is more than the "
+		return gs_conv_errorf(cv, GS_EPARSE, "%s: %" PRId64 " %s nodes is more than the "
 				      "1000000 a built cluster may have (--node-count, "
-				      "--headroom)", prefix, count);
+				      "--headroom)", w.file, count, prefix);
 	gs_nameset_init(&names);
 	for (k = 0; k < count && rc == 0; k++) {
 		snprintf(name, sizeof(name), "%s-%" PRId64, prefix, k);
@@ -711,7 +764,7 @@ int gs_conv_build_gpu_nodes(struct gs_conv *cv, const char *prefix, bool cpu_pod
 	int64_t gpus = o->node_gpus ? o->node_gpus : dflt_gpus, count = o->node_count;
 	bool from_list = !count && list_gpus > 0;
 	const char *model = o->node_model ? o->node_model : dflt_model;
-	double cpu_per_gpu = 0, mem_per_gpu = 0, cpu_max = 0, mem_max = 0, peak = 0;
+	double cpu_per_gpu = 0, mem_per_gpu = 0, cpu_max = 0, mem_max = 0, peak = 0, dcpu, dmem;
 	int64_t *start = NULL, *end = NULL, cpu, mem;
 	double *weight = NULL;
 	size_t i;
@@ -736,12 +789,17 @@ int gs_conv_build_gpu_nodes(struct gs_conv *cv, const char *prefix, bool cpu_pod
 			mem_max = (double)p->mem_mib;
 	}
 	/* Never short of CPU or memory for its GPUs' pods, nor for the largest pod. */
-	cpu = o->node_cpu ? o->node_cpu * 1000 : (int64_t)ceil(fmax(cpu_per_gpu * gpus, cpu_max));
-	mem = o->node_mem_gib ? o->node_mem_gib * 1024 : (int64_t)ceil(fmax(mem_per_gpu * gpus,
-									     mem_max));
-	if (cpu > GS_CPU_MILLI_MAX)
-		return gs_conv_errorf(cv, GS_EPARSE, "built nodes: %" PRId64 " milli-cores per node "
-				      "is more than %d; set --node-cpu", cpu, GS_CPU_MILLI_MAX);
+	dcpu = o->node_cpu ? (double)o->node_cpu * 1000 : ceil(fmax(cpu_per_gpu * gpus, cpu_max));
+	dmem = o->node_mem_gib ? (double)o->node_mem_gib * 1024
+			       : ceil(fmax(mem_per_gpu * gpus, mem_max));
+	if (dcpu > GS_CPU_MILLI_MAX || dmem > (double)GS_MIB_MAX)
+		return gs_conv_errorf(cv, GS_EPARSE, "%s: built nodes of %.0f milli-cores and %.0f "
+				      "MiB (for the pods' CPU and memory per GPU) are more than %d "
+				      "and %" PRId64 "; set --node-cpu and --node-mem-gib",
+				      o->jobs.name ? o->jobs.name : "the jobs", dcpu, dmem,
+				      GS_CPU_MILLI_MAX, GS_MIB_MAX);
+	cpu = (int64_t)dcpu;
+	mem = (int64_t)dmem;
 	if ((rc = gs_conv_model(cv, &w, NULL, model, model, dflt_mib)) < 0)
 		return rc;
 	if (from_list) {
@@ -904,6 +962,11 @@ int gs_convert(const struct gs_conv_opts *o, struct gs_cluster *c, struct gs_tra
 	rc = format_fns[o->format](&cv);
 	if (rc == GS_ENOMEM)
 		gs_conv_errorf(&cv, rc, "out of memory");
+	if (rc == 0 && cv.built && c->n_nodes == 0 && (o->machines.name || t->n_pods))
+		rc = gs_conv_errorf(&cv, GS_EPARSE, "%s: no node: %s",
+				    o->machines.name ? o->machines.name : o->jobs.name,
+				    o->machines.name ? "the machine list is empty, or has no GPU"
+						     : "the jobs ask for no GPU and no CPU");
 	if (rc == 0 && t->n_pods > 0 && c->n_nodes > 0) {
 		uint32_t nodes = gs_cluster_model_mask(c);
 

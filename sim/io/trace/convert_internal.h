@@ -105,13 +105,20 @@ int gs_conv_number_text(const struct gs_where *w, const char *field, const char 
 			double min, double max, double *out);
 
 /*
+ * Seconds from the clock's zero to 1970-01-01 00:00 UTC: the clock starts
+ * a day before the year 0, so that every time a log can write is positive
+ * and -1 stays free to mean "none". Only differences of times are used.
+ */
+#define GS_CONV_CLOCK_1970 INT64_C(62167305600)
+
+/*
  * A date and time as the job logs write it, "YYYY-MM-DD HH:MM:SS" (or a
- * date alone, its midnight) with an optional fraction of a second and an optional zone ("Z", "+08:00",
- * "+0800"), into seconds since 1970 (UTC; a time without a zone is taken
- * as UTC, which only matters across a daylight-saving change). An empty
- * text, "None", "NaN" or "NaT" is absent: *present false, *out untouched.
- * Returns 0 or GS_EPARSE ("'...' is not a date and time (YYYY-MM-DD
- * [HH:MM:SS]...)").
+ * date alone, its midnight) with an optional fraction of a second (dropped)
+ * and an optional zone ("Z", "+08:00", "+0800"), into seconds on the clock
+ * above (UTC; a time without a zone is taken as UTC, which only matters
+ * across a daylight-saving change). An empty text, "None", "NaN" or "NaT"
+ * is absent: *present false, *out untouched. Returns 0 or GS_EPARSE
+ * ("'...' is not a date and time (YYYY-MM-DD [HH:MM:SS]...)").
  */
 int gs_conv_datetime_text(const struct gs_where *w, const char *field, const char *text,
 			  int64_t *out, bool *present);
@@ -180,6 +187,12 @@ int gs_conv_check_pod(struct gs_conv *cv, const struct gs_where *w, const struct
 int gs_conv_pod(struct gs_conv *cv, const struct gs_where *w, const char *name,
 		const struct gs_pod *p, uint32_t model_mask, const char *spec, bool unknown,
 		int32_t group);
+
+/*
+ * Whether n more pods may be made: at most GS_CONV_MAX_WORKERS for one
+ * record and o->max_pods in all. 0 or GS_EPARSE with a message for w.
+ */
+int gs_conv_room(struct gs_conv *cv, const struct gs_where *w, int64_t n);
 
 /* The number of the pod group called name (a valid name), or a GS_E* code. */
 int gs_conv_group(struct gs_conv *cv, const struct gs_where *w, const char *name);

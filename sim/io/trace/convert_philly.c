@@ -181,7 +181,7 @@ static int job_parse(struct gs_conv *cv, struct gs_where *w, const cJSON *job, i
 		gs_conv_note(cv, "jobs whose machines hold no GPU: left out");
 		return 0;
 	}
-	if ((rc = gs_check_name(w, "jobid", id)))
+	if ((rc = gs_check_name(w, "jobid", id)) || (rc = gs_conv_room(cv, w, members)))
 		return rc;
 	if (members > 1 && (g = gs_conv_group(cv, w, id)) < 0)
 		return g;

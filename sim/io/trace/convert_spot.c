@@ -7,9 +7,10 @@
  *
  * Both files are published with a header. The node list has no memory
  * column and the jobs ask for none: memory is not modelled (0 on both
- * sides). GPU models gpusim does not have become custom models with the
+ * sides) unless --node-mem-gib gives the nodes some. GPU models gpusim does not have become custom models with the
  * memory stated in the table below (--model-mem overrides it).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,8 +68,8 @@ static int node_row(struct gs_conv *cv, struct gs_csv *r, void *arg)
 	if (gpus > 0 && (rc = gs_conv_model_mapped(cv, &w, "gpu_model", spot_models, r->field[0],
 						   &model)) < 0)
 		return rc;
-	return gs_conv_node(cv, &w, &node_fields, names, r->field[3], cpu_milli, 0,
-			    (int64_t)gpus, model);
+	return gs_conv_node(cv, &w, &node_fields, names, r->field[3], cpu_milli,
+			    cv->o->node_mem_gib * 1024, (int64_t)gpus, model);
 }
 
 /* job_type as a workload class: "hp" or "spot". */
@@ -143,8 +144,9 @@ int gs_conv_spot(struct gs_conv *cv)
 	int rc;
 
 	if ((rc = gs_conv_refuse(cv, o->node_gpus || o->node_model || o->node_cpu ||
-					     o->node_mem_gib || o->node_count || o->cpu_node_count,
-				 "--node-*", "takes its nodes from --machines (node_info_df.csv)")))
+					     o->node_count || o->cpu_node_count,
+				 "--node-gpus, --node-model, --node-cpu, --node-count",
+				 "takes its nodes from --machines (node_info_df.csv)")))
 		return rc;
 	if (o->machines.name) {
 		if ((rc = gs_conv_open(cv, &o->machines, &r)))
@@ -157,7 +159,8 @@ int gs_conv_spot(struct gs_conv *cv)
 		if (rc)
 			return rc;
 		snprintf(cv->rep->cluster_how, sizeof(cv->rep->cluster_how),
-			 "the node list, one node per row; no memory (not in the trace)");
+			 "the node list, one node per row, %" PRId64 " GiB of memory each "
+			 "(--node-mem-gib; not in the trace)", o->node_mem_gib);
 		cv->node_mask = gs_cluster_model_mask(cv->c);
 	} else if (!o->nodes) {
 		return gs_conv_errorf(cv, GS_EINVAL, "the spot format takes its cluster from "

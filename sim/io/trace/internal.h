@@ -65,6 +65,7 @@ bool gs_model_name_ok(const char *name, size_t len);
 struct gs_nameset {
 	const char **keys;    /* borrowed strings */
 	long *vals;
+	uint32_t *hash;       /* each key's hash: compared before the strings, kept when growing */
 	size_t cap;           /* a power of two, or 0 */
 	size_t n;
 };

@@ -108,12 +108,31 @@ static int check_name(const char *path, const char *what, size_t i, const char *
 	return gs_check_name(&w, field, name) ? GS_EINVAL : 0;
 }
 
-static void time_field(char *buf, size_t len, int64_t t_s)
+/* Appends s at e (the caller has the room); returns the new end. */
+static char *put_str(char *e, const char *s)
 {
-	if (t_s < 0)
-		buf[0] = '\0';
-	else
-		snprintf(buf, len, "%" PRId64, t_s);
+	size_t n = strlen(s);
+
+	memcpy(e, s, n);
+	return e + n;
+}
+
+/* Appends v in decimal, as printf's %lld writes it; returns the new end. */
+static char *put_int(char *e, int64_t v)
+{
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	char tmp[24];
+	int n = 0;
+
+	if (v < 0)
+		*e++ = '-';
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while (n)
+		*e++ = tmp[--n];
+	return e;
 }
 
 /* What the pod CSV format cannot carry, checked before anything is written. */
@@ -159,31 +178,51 @@ int gs_trace_print_csv(FILE *f, const char *path, const struct gs_trace *t,
 	      "deletion_time", f);
 	fputs(groups ? ",class,gpu_need_milli,pod_group\n" : extra ? ",class,gpu_need_milli\n" : "\n",
 	      f);
+	/* One line at a time into a buffer: printf per field is most of a large trace's cost. */
 	for (i = 0; i < t->n_pods; i++) {
 		const struct gs_pod *p = &t->pods[i];
-		char create[24], del[24];
+		char line[4096], *e = line;
 		int m, first = 1;
 
-		time_field(create, sizeof(create), p->t_create_s);
-		time_field(del, sizeof(del), p->t_delete_s);
-		fprintf(f, "%s,%" PRId32 ",%" PRId64 ",%" PRId32 ",%" PRId32 ",%" PRId64 ",",
-			t->pod_names[i], p->cpu_milli, p->mem_mib, p->num_gpu, p->gpu_milli,
-			p->gpu_mem_mib);
+		e = put_str(e, t->pod_names[i]);
+		*e++ = ',';
+		e = put_int(e, p->cpu_milli);
+		*e++ = ',';
+		e = put_int(e, p->mem_mib);
+		*e++ = ',';
+		e = put_int(e, p->num_gpu);
+		*e++ = ',';
+		e = put_int(e, p->gpu_milli);
+		*e++ = ',';
+		e = put_int(e, p->gpu_mem_mib);
+		*e++ = ',';
 		for (m = 0; m < c->models.n; m++) {
 			if (p->model_mask & (1u << m)) {
-				fprintf(f, "%s%s", first ? "" : "|", c->models.m[m].name);
+				if (!first)
+					*e++ = '|';
+				e = put_str(e, c->models.m[m].name);
 				first = 0;
 			}
 		}
-		fprintf(f, ",%s,%s", create, del);
+		*e++ = ',';
+		if (p->t_create_s >= 0)
+			e = put_int(e, p->t_create_s);
+		*e++ = ',';
+		if (p->t_delete_s >= 0)
+			e = put_int(e, p->t_delete_s);
 		if (extra || groups) {
-			fprintf(f, ",%s,", gs_trace_class_name(t, p->wclass));
+			*e++ = ',';
+			e = put_str(e, gs_trace_class_name(t, p->wclass));
+			*e++ = ',';
 			if (p->need_milli)
-				fprintf(f, "%" PRId32, p->need_milli);
+				e = put_int(e, p->need_milli);
 		}
-		if (groups)
-			fprintf(f, ",%s", gs_trace_group_name(t, gs_trace_pod_group(t, i)));
-		fputc('\n', f);
+		if (groups) {
+			*e++ = ',';
+			e = put_str(e, gs_trace_group_name(t, gs_trace_pod_group(t, i)));
+		}
+		*e++ = '\n';
+		fwrite(line, 1, (size_t)(e - line), f);
 	}
 	if (ferror(f)) {
 		snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
