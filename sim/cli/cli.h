@@ -52,6 +52,15 @@ extern const struct gs_opt_choice gs_cli_arrivals[];
 	"the interference table of the rate model (mode,gpu_model,n,class,efficiency,source; "  \
 	"traces/README.md) instead of the built-in results/interference.csv"
 
+#define GS_CLI_IDLE_JOB_HELP                                                                   \
+	"the reference job of the idle GPU breakdown (run_summary.idle_*_pct): GPUS,CORES"      \
+	"[,MEM_GIB], whole GPUs; each idle GPU is counted by why such a job cannot have it "    \
+	"(docs/trace-formats-public.md)"
+
+/* Converter for --idle-job (field: struct gs_idle_job): GPUS,CORES[,MEM_GIB]. */
+int gs_cli_parse_idle_job(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			  const char *value, void *field);
+
 /* Converter for --sharing (field: struct gs_share_cfg): one spec (core/sharing.h). */
 int gs_cli_parse_sharing(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 			 const char *value, void *field);

@@ -76,6 +76,8 @@ static const struct gs_opt replay_opts[] = {
 	  .def = "1", .help = GS_CLI_REPEAT_HELP },
 	{ GS_OPT_INT_AT(S, opts.max_wait_s, 0, INT64_MAX), .name = "max-wait", .arg = "S",
 	  .help = "a pod pending longer than S seconds fails (default: waits)" },
+	{ GS_OPT_CUSTOM_AT(S, opts.idle_job, struct gs_idle_job, gs_cli_parse_idle_job, NULL),
+	  .name = "idle-job", .arg = "G,C[,M]", .def = "1,8", .help = GS_CLI_IDLE_JOB_HELP },
 	{ GS_OPT_FLAG_AT(S, opts.frag), .name = "frag",
 	  .help = "track fragmentation in time mode (always on in inflate)" },
 

@@ -163,6 +163,13 @@ cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 	num(o, "n_oversubscribed", time_mode ? (double)s->oversubscribed : NAN);
 	num(o, "mig_idle_pct", s->mig_idle_pct);
 	num(o, "mig_slack_pct", s->mig_slack_pct);
+	cJSON_AddNumberToObject(o, "n_groups", (double)s->groups);
+	cJSON_AddNumberToObject(o, "n_groups_placed", (double)s->groups_placed);
+	cJSON_AddNumberToObject(o, "n_groups_failed", (double)s->groups_failed);
+	num(o, "group_wait_mean_s", s->group_mean_wait_s);
+	num(o, "idle_frac_pct", s->idle_frac_pct);
+	num(o, "idle_nocpu_pct", s->idle_nocpu_pct);
+	num(o, "idle_stranded_pct", s->idle_stranded_pct);
 	params(o, params_json);
 	return built(o);
 }
@@ -213,6 +220,13 @@ cJSON *gs_json_run_row(const struct gs_run_row *r)
 	num(o, "n_oversubscribed", r->n_oversubscribed);
 	num(o, "mig_idle_pct", r->mig_idle_pct);
 	num(o, "mig_slack_pct", r->mig_slack_pct);
+	cJSON_AddNumberToObject(o, "n_groups", (double)r->n_groups);
+	cJSON_AddNumberToObject(o, "n_groups_placed", (double)r->n_groups_placed);
+	cJSON_AddNumberToObject(o, "n_groups_failed", (double)r->n_groups_failed);
+	num(o, "group_wait_mean_s", r->group_wait_mean_s);
+	num(o, "idle_frac_pct", r->idle_frac_pct);
+	num(o, "idle_nocpu_pct", r->idle_nocpu_pct);
+	num(o, "idle_stranded_pct", r->idle_stranded_pct);
 	params(o, r->params_json);
 	return built(o);
 }

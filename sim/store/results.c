@@ -119,6 +119,25 @@ static const char *const columns_1_4[] = {
 #define N_COLUMNS_1_4 (sizeof(columns_1_4) / sizeof(columns_1_4[0]))
 
 /*
+ * Schema 1.6: pod groups (engine/gang.h) and the idle GPU capacity by
+ * reason (core/idle.h), per run and per sample. Older rows have NULL
+ * (and 0 groups).
+ */
+static const char *const columns_1_6[] = {
+	"runs ADD COLUMN n_groups INTEGER NOT NULL DEFAULT 0",
+	"runs ADD COLUMN n_groups_placed INTEGER NOT NULL DEFAULT 0",
+	"runs ADD COLUMN n_groups_failed INTEGER NOT NULL DEFAULT 0",
+	"runs ADD COLUMN group_wait_mean_s REAL",
+	"runs ADD COLUMN idle_frac_pct REAL",
+	"runs ADD COLUMN idle_nocpu_pct REAL",
+	"runs ADD COLUMN idle_stranded_pct REAL",
+	"samples ADD COLUMN idle_frac_milli INTEGER",
+	"samples ADD COLUMN idle_nocpu_milli INTEGER",
+	"samples ADD COLUMN idle_stranded_milli INTEGER",
+};
+#define N_COLUMNS_1_6 (sizeof(columns_1_6) / sizeof(columns_1_6[0]))
+
+/*
  * run_summary, schema 1.4. gpu_alloc_pct, the headline allocation of a
  * run, as gs_sim_summarize() computes it. Inflate mode: the mean over the
  * arrived = 100 % bucket (Weng et al., figure 7), or over 99..101 % when
@@ -170,8 +189,34 @@ static const char *const columns_1_4[] = {
 	"  r.completion_max_s, r.slowdown_mean, r.slowdown_p99, r.pending_avg, r.makespan_s," \
 	"  r.gpu_alloc_busy_pct, r.frag_avg_pct, r.n_timed_out,"                           \
 	"  r.sharing, r.eff_util_pct, r.eff_util_busy_pct, r.n_oversubscribed,"             \
-	"  r.mig_idle_pct, r.mig_slack_pct"                                                 \
+	"  r.mig_idle_pct, r.mig_slack_pct, r.n_groups, r.n_groups_placed, r.n_groups_failed," \
+	"  r.group_wait_mean_s, r.idle_frac_pct, r.idle_nocpu_pct, r.idle_stranded_pct"     \
 	" FROM runs r WHERE r.status = 'complete') x"
+
+/*
+ * Each sample in percent of capacity. Schema 1.6 adds the idle breakdown
+ * (NULL for the samples of older runs).
+ */
+#define SAMPLE_METRICS_VIEW                                                                \
+	"CREATE VIEW sample_metrics AS"                                                    \
+	" SELECT s.run_id, s.sample_idx, s.t_s, s.arrived_pct,"                           \
+	"  100.0 * s.gpu_alloc_milli / r.gpu_milli_capacity AS gpu_alloc_pct,"            \
+	"  100.0 - 100.0 * s.gpu_alloc_milli / r.gpu_milli_capacity AS unalloc_gpu_pct,"  \
+	"  r.gpu_milli_capacity - s.gpu_alloc_milli AS idle_gpu_milli,"                   \
+	"  CASE WHEN s.frag_milli IS NULL THEN NULL"                                       \
+	"   WHEN r.gpu_milli_capacity > s.gpu_alloc_milli"                                 \
+	"   THEN 100.0 * s.frag_milli / (r.gpu_milli_capacity - s.gpu_alloc_milli)"       \
+	"   ELSE 0.0 END AS frag_ratio_pct,"                                               \
+	"  100.0 * s.frag_milli / r.gpu_milli_capacity AS frag_amount_pct,"               \
+	"  100.0 * s.gpus_in_use / r.gpu_count AS gpus_in_use_pct,"                       \
+	"  100.0 * s.cpu_alloc_milli / r.cpu_milli_capacity AS cpu_alloc_pct,"            \
+	"  100.0 * s.mem_alloc_mib / r.mem_mib_capacity AS mem_alloc_pct,"                \
+	"  s.pods_running, s.pods_pending, s.pods_failed,"                                 \
+	"  100.0 * s.idle_frac_milli / r.gpu_milli_capacity AS idle_frac_pct,"            \
+	"  100.0 * s.idle_nocpu_milli / r.gpu_milli_capacity AS idle_nocpu_pct,"          \
+	"  100.0 * s.idle_stranded_milli / r.gpu_milli_capacity AS idle_stranded_pct"     \
+	" FROM samples s JOIN runs r ON r.run_id = s.run_id"                               \
+	" WHERE r.status = 'complete'"
 
 /*
  * Weng et al., ATC 2023, section 5: the statistic per integer percent of
@@ -368,22 +413,7 @@ static const char *const schema_sql[] = {
 	"CREATE INDEX samples_arrived ON samples (run_id, arrived_pct, gpu_alloc_milli,"
 	" frag_milli)",
 
-	"CREATE VIEW sample_metrics AS"
-	" SELECT s.run_id, s.sample_idx, s.t_s, s.arrived_pct,"
-	"  100.0 * s.gpu_alloc_milli / r.gpu_milli_capacity AS gpu_alloc_pct,"
-	"  100.0 - 100.0 * s.gpu_alloc_milli / r.gpu_milli_capacity AS unalloc_gpu_pct,"
-	"  r.gpu_milli_capacity - s.gpu_alloc_milli AS idle_gpu_milli,"
-	"  CASE WHEN s.frag_milli IS NULL THEN NULL"
-	"   WHEN r.gpu_milli_capacity > s.gpu_alloc_milli"
-	"   THEN 100.0 * s.frag_milli / (r.gpu_milli_capacity - s.gpu_alloc_milli)"
-	"   ELSE 0.0 END AS frag_ratio_pct,"
-	"  100.0 * s.frag_milli / r.gpu_milli_capacity AS frag_amount_pct,"
-	"  100.0 * s.gpus_in_use / r.gpu_count AS gpus_in_use_pct,"
-	"  100.0 * s.cpu_alloc_milli / r.cpu_milli_capacity AS cpu_alloc_pct,"
-	"  100.0 * s.mem_alloc_mib / r.mem_mib_capacity AS mem_alloc_pct,"
-	"  s.pods_running, s.pods_pending, s.pods_failed"
-	" FROM samples s JOIN runs r ON r.run_id = s.run_id"
-	" WHERE r.status = 'complete'",
+	SAMPLE_METRICS_VIEW,
 
 	ARRIVED_STATS_TABLE,
 	SWEEP_PLANS_TABLE,
@@ -400,7 +430,9 @@ static const char *const schema_sql[] = {
  * before this SQL runs) and the new run_summary; 1.2 adds columns_1_2
  * (add_columns_1_2()) and shows them in run_summary; 1.3 adds columns_1_3;
  * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
- * run_summary views; 1.5 adds sweep_plans and run_claims (a view is not checked when it is made, so the
+ * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 adds
+ * columns_1_6 and new run_summary and sample_metrics views (a view is
+ * not checked when it is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -411,6 +443,8 @@ static const char *const migration_sql[] = {
 	NULL,
 	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
 	SWEEP_PLANS_TABLE "; " RUN_CLAIMS_TABLE,
+	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW "; DROP VIEW sample_metrics; "
+	SAMPLE_METRICS_VIEW,
 };
 _Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
 	       "one migration per minor schema version");
@@ -567,6 +601,11 @@ static int add_columns_1_4(struct gs_db *db, char *err, size_t err_len)
 	return add_columns(db, columns_1_4, N_COLUMNS_1_4, err, err_len);
 }
 
+static int add_columns_1_6(struct gs_db *db, char *err, size_t err_len)
+{
+	return add_columns(db, columns_1_6, N_COLUMNS_1_6, err, err_len);
+}
+
 /*
  * Creates or migrates the schema inside one IMMEDIATE transaction, after
  * looking at the version again under the write lock: another connection
@@ -605,6 +644,8 @@ static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len
 					rc = add_columns_1_3(db, err, err_len);
 				if (rc == 0)
 					rc = add_columns_1_4(db, err, err_len);
+				if (rc == 0)
+					rc = add_columns_1_6(db, err, err_len);
 			}
 			if (rc == 0)
 				rc = exec_sql(db, schema_sql[i], err, err_len);
@@ -626,7 +667,8 @@ static int setup_schema(struct gs_db *db, bool create, char *err, size_t err_len
 			rc = i == 1 ? add_runs_columns_1_1(db, err, err_len)
 			     : i == 2 ? add_columns_1_2(db, err, err_len)
 			     : i == 3 ? add_columns_1_3(db, err, err_len)
-			     : i == 4 ? add_columns_1_4(db, err, err_len) : 0;
+			     : i == 4 ? add_columns_1_4(db, err, err_len)
+			     : i == 6 ? add_columns_1_6(db, err, err_len) : 0;
 			/* NULL: a minor that only added bench tables (below). */
 			if (rc == 0 && migration_sql[i])
 				rc = exec_sql(db, migration_sql[i], err, err_len);
@@ -874,6 +916,14 @@ int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out)
 	}
 	if (ok && o->interference)
 		ok = cJSON_AddStringToObject(obj, "interference", o->interference->sha256) != NULL;
+	if (ok && (o->idle_job.num_gpu != 1 || o->idle_job.cpu_milli != 8000 ||
+		   o->idle_job.mem_mib != 0)) {
+		cJSON *job = cJSON_AddObjectToObject(obj, "idle_job");
+
+		ok = job && cJSON_AddNumberToObject(job, "num_gpu", o->idle_job.num_gpu) &&
+		     cJSON_AddNumberToObject(job, "cpu_milli", o->idle_job.cpu_milli) &&
+		     cJSON_AddNumberToObject(job, "mem_mib", (double)o->idle_job.mem_mib);
+	}
 	text = ok ? cJSON_PrintUnformatted(obj) : NULL;
 	cJSON_Delete(obj);
 	if (text) {
@@ -900,11 +950,13 @@ static const char sql_insert_run[] =
 	" gpu_alloc_peak_pct, frag_avg_pct, n_timed_out, offered_load_pct, sharing,"
 	" interference_sha256, eff_util_pct, eff_util_busy_pct, n_oversubscribed, mig_idle_pct,"
 	" mig_slack_pct, samples_stored, at100_n, at100_gpu_alloc_pct, at100_frag_ratio_pct,"
-	" at100_frag_amount_pct)"
+	" at100_frag_amount_pct, n_groups, n_groups_placed, n_groups_failed, group_wait_mean_s,"
+	" idle_frac_pct, idle_nocpu_pct, idle_stranded_pct)"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
 	" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34,"
 	" ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51,"
-	" ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, ?63, ?64)";
+	" ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, ?63, ?64, ?65, ?66, ?67, ?68,"
+	" ?69, ?70, ?71)";
 static const char sql_run_done[] =
 	"UPDATE runs SET status = 'complete' WHERE run_id = ?1";
 #define N_NODE_COLUMNS 9
@@ -922,11 +974,11 @@ static const char pod_columns[] =
 	"run_id, pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_mem_mib,"
 	" gpu_spec, state, node_idx, gpus, t_arrive_s, t_start_s, t_end_s, wait_s, fail_reason,"
 	" coloc, mig, duration_s";
-#define N_SAMPLE_COLUMNS 14
+#define N_SAMPLE_COLUMNS 17
 static const char sample_columns[] =
 	"run_id, sample_idx, t_s, event, cpu_alloc_milli, mem_alloc_mib, gpu_alloc_milli,"
 	" gpus_in_use, arrived_gpu_milli, pods_running, pods_pending, pods_failed, frag_milli,"
-	" arrived_pct";
+	" arrived_pct, idle_frac_milli, idle_nocpu_milli, idle_stranded_milli";
 static const char sql_insert_stat[] =
 	"INSERT INTO arrived_stats (run_id, arrived_pct, n_samples, gpu_alloc_pct_sum,"
 	" unalloc_gpu_pct_sum, frag_ratio_pct_sum, frag_amount_pct_sum)"
@@ -1321,6 +1373,18 @@ static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const stru
 		sqlite3_bind_null(st, 63);
 		sqlite3_bind_null(st, 64);
 	}
+	{
+		struct gs_summary sum;
+
+		gs_sim_summarize(sim, &sum);
+		sqlite3_bind_int64(st, 65, sum.groups);
+		sqlite3_bind_int64(st, 66, sum.groups_placed);
+		sqlite3_bind_int64(st, 67, sum.groups_failed);
+		bind_opt_real(st, 68, sum.group_mean_wait_s);
+		bind_opt_real(st, 69, sum.idle_frac_pct);
+		bind_opt_real(st, 70, sum.idle_nocpu_pct);
+		bind_opt_real(st, 71, sum.idle_stranded_pct);
+	}
 	return step_once(st);
 }
 
@@ -1441,8 +1505,8 @@ static int bind_pod(struct gs_db *db, sqlite3_stmt *st, int base, int64_t run_id
 		sqlite3_bind_int64(st, base + 17, o->t_start_s - o->t_arrive_s);
 	else
 		sqlite3_bind_null(st, base + 17);
-	if (o->state == GS_POD_FAILED && o->fail == GS_FAIL_GPU_MEM)
-		bind_text(st, base + 18, gs_fail_reason_str(GS_FAIL_GPU_MEM));
+	if (o->state == GS_POD_FAILED && (o->fail == GS_FAIL_GPU_MEM || o->fail == GS_FAIL_GROUP))
+		bind_text(st, base + 18, gs_fail_reason_str((enum gs_fail_reason)o->fail));
 	else
 		bind_text(st, base + 18, unplaced ? gs_nofit_format(&o->why, txt->reason,
 								    sizeof(txt->reason)) : NULL);
@@ -1523,6 +1587,9 @@ static void bind_sample(sqlite3_stmt *st, int base, int64_t run_id, const struct
 		sqlite3_bind_int64(st, base + 14, gs_sample_arrived_pct(s, cap));
 	else
 		sqlite3_bind_null(st, base + 14);
+	sqlite3_bind_int64(st, base + 15, s->idle_frac_milli);
+	sqlite3_bind_int64(st, base + 16, s->idle_nocpu_milli);
+	sqlite3_bind_int64(st, base + 17, s->idle_stranded_milli);
 }
 
 /* The few samples an inflate run keeps without ri->arrival_samples (all_samples()). */
