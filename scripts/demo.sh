@@ -17,7 +17,7 @@ mkdir -p "$out"
 rm -f "$db" "$db-wal" "$db-shm"
 
 echo "== gpusim replay: bundled sample (traces/sample), every policy, time mode"
-echo "   (WAIT(s) is the mean wait, the figure to rank time-mode runs by; README.md says why)"
+echo "   (FAILED and PEND first, then COMPL(s) and WAIT(s): docs/time-mode.md says why)"
 "$gpusim" replay --nodes "$top/traces/sample/cluster.csv" --pods "$top/traces/sample/pods.csv" \
 	--policy all --seed 42 --db "$db"
 
@@ -26,7 +26,7 @@ echo "== gpusim inspect: run 1 (binpack) at its peak GPU allocation"
 "$gpusim" inspect --db "$db" --run 1 --at peak
 
 echo
-echo "== sqlite3: the run_summary view (schema: results/SCHEMA.md), policies ranked by mean wait"
+echo "== sqlite3: the run_summary view (schema: results/SCHEMA.md), every pod placed, by mean wait"
 sqlite3 -header -column "$db" \
 	"select rank() over (order by mean_wait_s) as rank, run_id, policy, n_placed,
 	        round(mean_wait_s, 1) as mean_wait_s, wait_p99_s, wait_max_s,

@@ -30,7 +30,8 @@ echo "== make install into $scratch/root (prefix /usr)"
 DESTDIR="$scratch/root" cmake --install "$build" --prefix /usr >/dev/null
 root=$scratch/root/usr
 for f in bin/gpusim share/gpusim/scripts/plot_common.gp share/gpusim/traces/sample/cluster.csv \
-	share/doc/gpusim/SCHEMA.md share/doc/gpusim/LICENSE; do
+	share/doc/gpusim/README.md share/doc/gpusim/SCHEMA.md share/doc/gpusim/LICENSE \
+	share/doc/gpusim/docs/README.md share/doc/gpusim/docs/user-guide.md; do
 	[ -e "$root/$f" ] || fail "$f is not installed"
 done
 
@@ -100,6 +101,8 @@ grep -q '\./usr/bin/gpusim$' "$scratch/contents" || fail "the package has no /us
 grep -q '\./usr/share/gpusim/scripts/plot_common.gp' "$scratch/contents" ||
 	fail "the package has no gnuplot scripts"
 grep -q '\./usr/share/man/man1/gpusim-sweep\.1\.gz' "$scratch/contents" || fail "the package has no man pages"
+grep -q '\./usr/share/doc/gpusim/docs/user-guide\.md$' "$scratch/contents" ||
+	fail "the package has no documentation pages (share/doc/gpusim/docs)"
 grep -q '\./usr/share/bash-completion/completions/gpusim$' "$scratch/contents" ||
 	fail "the package has no bash completion"
 dpkg-deb -x "$deb" "$scratch/x"

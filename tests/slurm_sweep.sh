@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# slurm_sweep.sh - the README's Slurm recipe, for real, on this one host:
-# starts munged, slurmctld and slurmd with a private configuration in a
-# temporary directory (their own sockets, ports, spool, state and logs;
-# nothing under /etc or /run is touched), submits a job array whose tasks
-# each run one shard of a sweep (gpusim sweep --shard K/N), merges the
-# shards with gpusim merge, checks that the merged database holds what a
-# sweep on one host makes (every run_summary figure to 17 digits, and no
-# run missing from the plan), and stops the daemons.
+# slurm_sweep.sh - the Slurm recipe of docs/distributed-sweeps.md, for
+# real, on this one host: starts munged, slurmctld and slurmd with a
+# private configuration in a temporary directory (their own sockets, ports,
+# spool, state and logs; nothing under /etc or /run is touched), submits a
+# job array whose tasks each run one shard of a sweep (gpusim sweep
+# --shard K/N), merges the shards with gpusim merge, checks that the merged
+# database holds what a sweep on one host makes (every run_summary figure
+# to 17 digits, and no run missing from the plan), and stops the daemons.
 #
 #   tests/slurm_sweep.sh GPUSIM SOURCE_DIR        (CTest label "slurm")
 #

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_durability.c - what README.md promises about a sweep killed with
+ * test_durability.c - what docs/guarantees.md promises about a sweep killed with
  * SIGKILL and about a disk that fills up (issue 14), checked on the real
  * program:
  *   - kill -9 in the middle of a sweep, three times: the database passes

@@ -808,7 +808,7 @@ static void test_cli_pods_glob(void **st)
 /*
  * The sharing figures, from test_cli's sweep of exclusive and
  * timeslice:replicas=2 at loads 50 and 120 with binpack: the data show the
- * highest load, the mechanisms in the README's order, what run_summary
+ * highest load, the mechanisms in docs/sharing.md's order, what run_summary
  * says; exclusive pods run alone at full speed; the figures are drawn and
  * `gpusim plot` lists them. A database with one mechanism has no sharing
  * figures, and says why.

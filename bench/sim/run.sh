@@ -11,8 +11,8 @@
 #    the policy set-up included, no database).
 # 2. The FGD paper's whole matrix with `gpusim sweep`: 17 traces x 6
 #    policies x seeds 42-51 = 1020 runs, --jobs 2, into a fresh database,
-#    once with --no-pods (the form README's figures need; issue 15's target
-#    is under 20 s and 100 MB on 2 cores) and once with every pod stored.
+#    once with --no-pods (the form the FGD figures need; the target is
+#    under 20 s and 100 MB on 2 cores) and once with every pod stored.
 # Needs the openb trace in ../shared/traces/openb (or $GS_OPENB_DIR).
 # BENCH_SWEEP=0 skips step 2; BENCH_REPEATS changes 5.
 set -eu
@@ -42,7 +42,7 @@ echo "== one run per policy, openb_pod_list_default, median of $repeats"
 	"$repeats" "$policies"
 "$build/bench/sim/bench_replay" "$nodes" "$openb/openb_pod_list_default.csv" time \
 	"$repeats" "binpack,spread,first-fit,$policies" | tail -n +2
-# The sharing-aware replay (README, "Sharing mechanisms"): the rate model
+# The sharing-aware replay (docs/sharing.md): the rate model
 # on every GPU; openb has no MIG models, so 'mig' runs them exclusive.
 echo "== time mode with each sharing mechanism, openb_pod_list_default, median of $repeats"
 for sharing in exclusive timeslice mps vgpu mig; do

@@ -46,7 +46,7 @@ extern const struct gs_opt_choice gs_cli_arrivals[];
 	"the GPU-sharing mechanism of every GPU the cluster file leaves unset: 'ideal' (shares " \
 	"accounted as asked, sharing costs nothing: gpusim before the sharing model), "        \
 	"'exclusive', 'timeslice[:replicas=N]', 'mps[:replicas=N;threads=PCT;pinned_mib=MIB]', " \
-	"'vgpu[:elastic|:capped]' or 'mig[:layout=P+P+...]' (README, \"Sharing mechanisms\"); " \
+	"'vgpu[:elastic|:capped]' or 'mig[:layout=P+P+...]' (docs/sharing.md); " \
 	"under 'mig', GPUs without MIG run exclusive"
 #define GS_CLI_INTERFERENCE_HELP                                                               \
 	"the interference table of the rate model (mode,gpu_model,n,class,efficiency,source; "  \

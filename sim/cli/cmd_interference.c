@@ -75,7 +75,7 @@ static void usage(FILE *f)
 	fputs("usage: gpusim interference show [--out FILE]\n"
 	      "       gpusim interference check FILE\n"
 	      "       gpusim interference export --db DB [--out FILE]\n\n"
-	      "The interference table of the sharing model (README, \"Sharing mechanisms\";\n"
+	      "The interference table of the sharing model (docs/sharing.md;\n"
 	      "format: traces/README.md). 'gpusim interference VERB --help' says more.\n", f);
 }
 

@@ -36,7 +36,7 @@ static void usage(FILE *f)
 	for (i = 0; i < gs_n_commands; i++)
 		fprintf(f, "  %-14s %s\n", gs_commands[i].name, gs_commands[i].summary);
 	fprintf(f, "\nRun 'gpusim COMMAND --help' or 'man gpusim-COMMAND' for a command's options.\n"
-		   "Version %s. Documentation: README.md, results/SCHEMA.md, "
+		   "Version %s. Documentation: README.md and docs/, results/SCHEMA.md, "
 		   "traces/README.md.\n", gs_version());
 }
 

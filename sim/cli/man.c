@@ -59,8 +59,8 @@ static const struct man_extra extras[] = {
 	  SCRIPTS_FILES
 	  ".TP\n.I PREFIX/share/gpusim/traces/sample\nThe bundled sample: a 42-node cluster, "
 	  "2000 pods and the spec that generated them.\n"
-	  ".TP\n.I PREFIX/share/doc/gpusim\nREADME.md, the results database's schema "
-	  "(SCHEMA.md) and the trace formats (TRACES.md).\n",
+	  ".TP\n.I PREFIX/share/doc/gpusim\nREADME.md, the documentation pages (docs/), the "
+	  "results database's schema (SCHEMA.md) and the trace formats (TRACES.md).\n",
 	  "sqlite3 gnuplot" },
 	{ "replay",
 	  SAMPLE_NOTE
@@ -463,7 +463,7 @@ static void put_see_also(FILE *f, const struct man_extra *x, const char *self)
 		first = false;
 		s += len + (sp ? 1 : 0);
 	}
-	fputs("\n.PP\nREADME.md, SCHEMA.md and TRACES.md in PREFIX/share/doc/gpusim, "
+	fputs("\n.PP\nREADME.md, docs/, SCHEMA.md and TRACES.md in PREFIX/share/doc/gpusim, "
 	      "or in the source tree.\n", f);
 }
 
@@ -567,7 +567,7 @@ static void write_main_page(FILE *f)
 		fputs(",\n", f);
 	}
 	fputs("\\fBsqlite3\\fR(1), \\fBgnuplot\\fR(1)\n"
-	      ".PP\nREADME.md, SCHEMA.md and TRACES.md in PREFIX/share/doc/gpusim, "
+	      ".PP\nREADME.md, docs/, SCHEMA.md and TRACES.md in PREFIX/share/doc/gpusim, "
 	      "or in the source tree.\n", f);
 }
 

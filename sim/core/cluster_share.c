@@ -3,7 +3,7 @@
  * cluster_share.c - the allocator's side of GPU sharing (cluster.h,
  * "sharing"): per-GPU modes, what a request costs on each, MIG instances.
  *
- * What a GPU pod costs on one GPU, by mode (README, "Sharing mechanisms"):
+ * What a GPU pod costs on one GPU, by mode (docs/sharing.md):
  *   ideal, vgpu  its gpu_milli and gpu_mem_mib, as requested
  *   exclusive    the whole GPU: 1000 milli (its memory is then free to no one)
  *   timeslice    one replica: floor(1000 / replicas) milli and no memory

@@ -3,7 +3,7 @@
  * sharing.h - GPU-sharing mechanisms: the mode of a GPU, its settings, and
  * what a pod's request costs the scheduler on such a GPU.
  *
- * Modes (README, "Sharing mechanisms", has the model in full):
+ * Modes (docs/sharing.md has the model in full):
  *   ideal      shares are accounted as requested and sharing costs nothing:
  *              gpusim's behaviour before the sharing model, the default
  *   exclusive  one pod per GPU; a fractional request takes a whole GPU

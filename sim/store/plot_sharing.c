@@ -91,7 +91,7 @@ static long intern(char ***list, size_t *n, const char *name)
 	return (long)(*n)++;
 }
 
-/* The mechanisms in the order of the README (ideal, exclusive, ..., mig), then by name. */
+/* The mechanisms in the order of docs/sharing.md (ideal, exclusive, ..., mig), then by name. */
 static int sharing_rank(const char *spec)
 {
 	static const char *const order[] = { "ideal", "exclusive", "timeslice", "mps", "vgpu",
