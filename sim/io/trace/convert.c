@@ -190,7 +190,7 @@ static bool decimal_fast(const char *s, double *out)
 		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 	};
-	bool neg = *s == '-';
+	bool neg = *s == '-', digit = false;
 	uint64_t m = 0;
 	int k = 0, frac = 0;
 
@@ -204,8 +204,9 @@ static bool decimal_fast(const char *s, double *out)
 			return false;
 		m = m * 10 + (uint64_t)(*s - '0');
 		k += frac;
+		digit = true;
 	}
-	if (m > (UINT64_C(1) << 53) || k > 22)
+	if (!digit || m > (UINT64_C(1) << 53) || k > 22)
 		return false;
 	*out = (double)m / pow10[k];
 	if (neg)
@@ -220,12 +221,14 @@ static bool number_parse(const char *text, double min, double max, double *out,
 	double v;
 
 	*why = NULL;
-	if (!decimal_ok(text)) {
-		*why = "is not a number";
-		return false;
-	}
-	if (!decimal_fast(text, &v))
+	/* What the fast path reads is a plain decimal; the rest is checked, then strtod()'s. */
+	if (!decimal_fast(text, &v)) {
+		if (!decimal_ok(text)) {
+			*why = "is not a number";
+			return false;
+		}
 		v = strtod(text, NULL);
+	}
 	if (!isfinite(v)) {
 		*why = "is out of range";
 		return false;
@@ -563,19 +566,18 @@ int gs_conv_pod(struct gs_conv *cv, const struct gs_where *w, const char *name,
 	int rc;
 
 	q.model_mask = model_mask;
-	if ((rc = gs_conv_room(cv, w, 1)) || (rc = gs_check_name(w, "name", name)))
+	if ((rc = gs_conv_room(cv, w, 1)) || (rc = gs_trace_append_spec(t, name, &q, spec)) ||
+	    (group && (rc = gs_trace_set_group(t, t->n_pods - 1, group))))
 		return rc;
-	if (gs_nameset_find(&cv->names, name, &prev))
+	/* Keyed by the trace's copy; a name made twice fails the conversion. */
+	rc = gs_nameset_add(&cv->names, t->pod_names[t->n_pods - 1],
+			    w->line > 0 ? w->line : w->index, &prev);
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
 		return gs_where_errorf(w, NULL, "pod name '%s' made twice (first from record "
 				       "%ld): the job ids are not unique",
 				       gs_csv_quote(name, vbuf, sizeof(vbuf)), prev);
-	if ((rc = gs_trace_append_spec(t, name, &q, spec)) ||
-	    (group && (rc = gs_trace_set_group(t, t->n_pods - 1, group))))
-		return rc;
-	rc = gs_nameset_add(&cv->names, t->pod_names[t->n_pods - 1],
-			    w->line > 0 ? w->line : w->index, NULL);
-	if (rc < 0)
-		return rc;
 	if (unknown)
 		t->audit.unknown_model++;
 	return 0;
@@ -611,6 +613,34 @@ int gs_conv_group(struct gs_conv *cv, const struct gs_where *w, const char *name
 	return rc ? rc : gs_trace_group(cv->t, name);
 }
 
+char *gs_conv_join(char *buf, size_t len, const char *a, char sep, const char *b)
+{
+	size_t na = strlen(a), nb = b ? strlen(b) : 0;
+
+	if (na + 1 + nb + 1 > len)
+		return NULL;
+	memcpy(buf, a, na);
+	if (b) {
+		buf[na++] = sep;
+		memcpy(buf + na, b, nb);
+	}
+	buf[na + nb] = '\0';
+	return buf;
+}
+
+char *gs_conv_name_k(char *buf, size_t len, const char *base, int64_t k)
+{
+	char num[24], *e = num + sizeof(num);
+	uint64_t u = (uint64_t)k;
+
+	*--e = '\0';
+	do {
+		*--e = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	return gs_conv_join(buf, len, base, '-', e);
+}
+
 int gs_conv_pods(struct gs_conv *cv, const struct gs_where *w, const char *base, int64_t n,
 		 const struct gs_pod *p, const char *spec)
 {
@@ -622,15 +652,16 @@ int gs_conv_pods(struct gs_conv *cv, const struct gs_where *w, const char *base,
 	int rc;
 
 	if ((rc = gs_conv_check_pod(cv, w, p, spec, &mask, &unknown)) ||
-	    (rc = gs_conv_room(cv, w, n)))
+	    (rc = gs_conv_room(cv, w, n)) || (rc = gs_check_name(w, "name", base)))
 		return rc;
 	if (n > 1 && (g = gs_conv_group(cv, w, base)) < 0)
 		return g;
 	for (k = 0; k < n; k++) {
-		if (n > 1)
-			snprintf(name, sizeof(name), "%s-%" PRId64, base, k);
-		else
-			snprintf(name, sizeof(name), "%s", base);
+		/* A valid base and "-K" make a valid name, if it is not too long. */
+		if (!(n > 1 ? gs_conv_name_k(name, sizeof(name), base, k)
+			    : gs_conv_join(name, sizeof(name), base, 0, NULL)) ||
+		    strlen(name) > GS_NAME_MAX)
+			return gs_check_name(w, "name", name[0] ? name : base);
 		if ((rc = gs_conv_pod(cv, w, name, p, mask, spec ? spec : "", unknown, g)))
 			return rc;
 	}

@@ -181,7 +181,8 @@ int gs_conv_check_pod(struct gs_conv *cv, const struct gs_where *w, const struct
 		      const char *spec, uint32_t *mask_out, bool *unknown_out);
 
 /*
- * Appends one pod called name (checked, unique) with the mask and spec
+ * Appends one pod called name (a valid name, gs_check_name(), which the
+ * caller checks; unique, which this checks) with the mask and spec
  * gs_conv_check_pod() gave, in group (0: none). 0 or a GS_E* code.
  */
 int gs_conv_pod(struct gs_conv *cv, const struct gs_where *w, const char *name,
@@ -196,6 +197,15 @@ int gs_conv_room(struct gs_conv *cv, const struct gs_where *w, int64_t n);
 
 /* The number of the pod group called name (a valid name), or a GS_E* code. */
 int gs_conv_group(struct gs_conv *cv, const struct gs_where *w, const char *name);
+
+/*
+ * a, then sep and b (b NULL: a alone), into buf of len bytes. Returns buf,
+ * or NULL when it does not fit. For pod names, cheaper than snprintf().
+ */
+char *gs_conv_join(char *buf, size_t len, const char *a, char sep, const char *b);
+
+/* base-k (k >= 0) into buf; NULL when it does not fit. */
+char *gs_conv_name_k(char *buf, size_t len, const char *base, int64_t k);
 
 /*
  * Appends n pods of request p: one called base when n is 1, else base-0

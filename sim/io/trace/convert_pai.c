@@ -192,11 +192,7 @@ static int task_parse(struct gs_conv *cv, struct gs_csv *r, struct task *tk)
 /* The pod name base of a task: job_name, and .task_name when it has one. */
 static int task_base(struct gs_csv *r, char *buf, size_t len)
 {
-	if (r->field[1][0])
-		snprintf(buf, len, "%s.%s", r->field[0], r->field[1]);
-	else
-		snprintf(buf, len, "%s", r->field[0]);
-	if (strlen(r->field[0]) + strlen(r->field[1]) + 2 > len)
+	if (!gs_conv_join(buf, len, r->field[0], '.', r->field[1][0] ? r->field[1] : NULL))
 		return gs_csv_errorf(r, 0, "job_name and task_name are too long for a pod name");
 	return 0;
 }
@@ -366,10 +362,13 @@ static int inst_pods(struct gs_conv *cv, struct insts *is)
 			rc = 0;
 		}
 		if (tk->started > 1)
-			snprintf(name, sizeof(name), "%s-%" PRId64, tk->base, seen[in->task]++);
+			gs_conv_name_k(name, sizeof(name), tk->base, seen[in->task]++);
 		else
-			snprintf(name, sizeof(name), "%s", tk->base);
-		rc = gs_conv_pod(cv, &w, name, &p, mask, tk->spec, unknown, group[in->task]);
+			gs_conv_join(name, sizeof(name), tk->base, 0, NULL);
+		rc = gs_check_name(&w, "name", name);
+		if (rc == 0)
+			rc = gs_conv_pod(cv, &w, name, &p, mask, tk->spec, unknown,
+					 group[in->task]);
 	}
 out:
 	free(seen);

@@ -215,6 +215,7 @@ static int job_parse(struct gs_conv *cv, struct gs_where *w, const cJSON *job, i
 		else
 			snprintf(name, sizeof(name), "%s", id);
 		if ((rc = gs_conv_check_pod(cv, w, &p, NULL, &mask, &unknown)) ||
+		    (rc = gs_check_name(w, "name", name)) ||
 		    (rc = gs_conv_pod(cv, w, name, &p, mask, "", unknown, g)))
 			return rc;
 	}
