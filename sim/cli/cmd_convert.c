@@ -22,6 +22,7 @@
 #include "core/limits.h"
 #include "io/trace/convert.h"
 #include "io/trace/load.h"
+#include "io/path.h"
 #include "io/trace/write.h"
 
 struct convert_args {
@@ -163,13 +164,6 @@ static const struct gs_cmd_spec convert_cmd = {
 	.opts = convert_opts,
 };
 
-static bool ends_with_json(const char *path)
-{
-	size_t n = strlen(path);
-
-	return n >= 5 && strcasecmp(path + n - 5, ".json") == 0;
-}
-
 /* The outputs the inputs call for, checked before anything is read. */
 static int check_outputs(const struct convert_args *a)
 {
@@ -186,7 +180,7 @@ static int check_outputs(const struct convert_args *a)
 				"--nodes)\n");
 		return -1;
 	}
-	if (a->pods_out && ends_with_json(a->pods_out)) {
+	if (a->pods_out && gs_path_is_json(a->pods_out)) {
 		fprintf(stderr, "gpusim convert: --pods-out: '%s': pods are written as gpusim CSV; "
 				"give a .csv name\n", a->pods_out);
 		return -1;
@@ -216,24 +210,9 @@ static void summary(const struct convert_args *a, const struct gs_cluster *c,
 static int write_outputs(const struct convert_args *a, const struct gs_cluster *c,
 			 const struct gs_trace *t)
 {
-	struct gs_staged nodes_st = { NULL, NULL }, pods_st = { NULL, NULL };
 	char err[1024];
-	int rc = 0;
+	int rc = gs_write_cluster_and_trace(a->nodes_out, c, a->pods_out, t, err, sizeof(err));
 
-	if (a->nodes_out) {
-		if (ends_with_json(a->nodes_out))
-			rc = gs_cluster_stage_json(&nodes_st, a->nodes_out, c, err, sizeof(err));
-		else
-			rc = gs_cluster_stage_csv(&nodes_st, a->nodes_out, c, err, sizeof(err));
-	}
-	if (!rc && a->pods_out)
-		rc = gs_trace_stage_csv(&pods_st, a->pods_out, t, c, err, sizeof(err));
-	if (!rc)
-		rc = gs_staged_commit(&nodes_st, err, sizeof(err));
-	if (!rc)
-		rc = gs_staged_commit(&pods_st, err, sizeof(err));
-	gs_staged_discard(&nodes_st);
-	gs_staged_discard(&pods_st);
 	if (rc) {
 		fprintf(stderr, "gpusim convert: %s\n", err);
 		return rc == GS_EINVAL ? GS_EXIT_USAGE : GS_EXIT_FAIL;

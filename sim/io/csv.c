@@ -408,3 +408,46 @@ int gs_csv_int_opt(struct gs_csv *r, int col, int64_t min, int64_t max, int64_t 
 	}
 	return gs_csv_int(r, col, min, max, out);
 }
+
+bool gs_csv_decimal_ok(const char *s)
+{
+	bool digits = false;
+
+	if (*s == '-')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits = true;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits = true;
+	if (!digits)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!(*s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return *s == '\0';
+}
+
+const char *gs_csv_row_text(const struct gs_csv *r, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->n_fields && i < GS_CSV_MAX_FIELDS && off < len; i++) {
+		int n = snprintf(buf + off, len - off, "%s%s", i ? "," : "", r->field[i]);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	if (off >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+	return buf;
+}

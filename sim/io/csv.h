@@ -110,6 +110,20 @@ int gs_csv_int_opt(struct gs_csv *r, int col, int64_t min, int64_t max, int64_t 
 		   int64_t *out);
 
 /*
+ * True when s is a plain decimal number: an optional '-', digits with an
+ * optional fraction (a digit before or after the point), an optional
+ * exponent; no blank, '+', hexadecimal, inf or nan. The syntax every
+ * decimal gpusim reads (options, converted traces) is held to.
+ */
+bool gs_csv_decimal_ok(const char *s);
+
+/*
+ * The current record joined with commas again into buf (len bytes), cut
+ * with "..." when it does not fit: for messages quoting a header. Returns buf.
+ */
+const char *gs_csv_row_text(const struct gs_csv *r, char *buf, size_t len);
+
+/*
  * Writes "FILE:LINE: column NAME: " (col >= 0) or "FILE:LINE: " (col < 0)
  * followed by the formatted text into the error buffer, and returns
  * GS_EPARSE. Use gs_csv_quote() to show field values.

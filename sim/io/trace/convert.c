@@ -68,23 +68,22 @@ int gs_conv_open(struct gs_conv *cv, const struct gs_conv_input *in, struct gs_c
 	return gs_csv_open_unhashed(r, in->name, cv->err, cv->err_len);
 }
 
-/* The record joined with commas again, for messages. */
-static const char *row_text(const struct gs_csv *r, char *buf, size_t len)
+int gs_conv_machines(struct gs_conv *cv, const char *const *cols, int n, bool headerless,
+		     gs_conv_row_fn fn)
 {
-	size_t off = 0;
-	int i;
+	struct gs_nameset names;
+	struct gs_csv r;
+	int rc = gs_conv_open(cv, &cv->o->machines, &r);
 
-	buf[0] = '\0';
-	for (i = 0; i < r->n_fields && i < GS_CSV_MAX_FIELDS && off < len; i++) {
-		int n = snprintf(buf + off, len - off, "%s%s", i ? "," : "", r->field[i]);
-
-		if (n < 0)
-			break;
-		off += (size_t)n;
-	}
-	if (off >= len && len > 4)
-		memcpy(buf + len - 4, "...", 4);
-	return buf;
+	if (rc)
+		return rc;
+	gs_nameset_init(&names);
+	rc = gs_conv_rows(cv, &r, cols, n, headerless, fn, &names, &cv->rep->machine_rows);
+	gs_nameset_release(&names);
+	gs_csv_close(&r);
+	if (rc == 0)
+		cv->node_mask = gs_cluster_model_mask(cv->c);
+	return rc;
 }
 
 int gs_conv_header(struct gs_csv *r, const char *const *cols, int n, bool headerless,
@@ -111,7 +110,7 @@ int gs_conv_header(struct gs_csv *r, const char *const *cols, int n, bool header
 		off += (size_t)snprintf(want + off, sizeof(want) - off, "%s%s", i ? "," : "",
 					cols[i]);
 	return gs_csv_errorf(r, -1, "unrecognised header '%s'; expected '%s'%s",
-			     row_text(r, found, sizeof(found)), want,
+			     gs_csv_row_text(r, found, sizeof(found)), want,
 			     headerless ? ", or no header and rows of that many columns" : "");
 }
 
@@ -138,38 +137,6 @@ int gs_conv_rows(struct gs_conv *cv, struct gs_csv *r, const char *const *cols, 
 	if (rows_out)
 		*rows_out = rows;
 	return rc;
-}
-
-/* True when s is a plain decimal: -?digits[.digits][e[+-]digits], a digit somewhere. */
-static bool decimal_ok(const char *s)
-{
-	bool digits = false;
-
-	if (*s == '-')
-		s++;
-	while (*s >= '0' && *s <= '9') {
-		s++;
-		digits = true;
-	}
-	if (*s == '.') {
-		s++;
-		while (*s >= '0' && *s <= '9') {
-			s++;
-			digits = true;
-		}
-	}
-	if (!digits)
-		return false;
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		if (*s == '+' || *s == '-')
-			s++;
-		if (!(*s >= '0' && *s <= '9'))
-			return false;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	return *s == '\0';
 }
 
 static bool missing_text(const char *s)
@@ -223,7 +190,7 @@ static bool number_parse(const char *text, double min, double max, double *out,
 	*why = NULL;
 	/* What the fast path reads is a plain decimal; the rest is checked, then strtod()'s. */
 	if (!decimal_fast(text, &v)) {
-		if (!decimal_ok(text)) {
+		if (!gs_csv_decimal_ok(text)) {
 			*why = "is not a number";
 			return false;
 		}

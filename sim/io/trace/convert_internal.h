@@ -87,6 +87,15 @@ typedef int (*gs_conv_row_fn)(struct gs_conv *cv, struct gs_csv *r, void *arg);
 int gs_conv_rows(struct gs_conv *cv, struct gs_csv *r, const char *const *cols, int n,
 		 bool headerless, gs_conv_row_fn fn, void *arg, size_t *rows_out);
 
+/*
+ * Reads o->machines, a machine list of n columns cols (headerless: also
+ * without its header), with fn for each row; fn's arg is the set of the
+ * node names so far, for gs_conv_node(). Counts the rows in the report
+ * and notes the models the nodes have. 0 or fn's error.
+ */
+int gs_conv_machines(struct gs_conv *cv, const char *const *cols, int n, bool headerless,
+		     gs_conv_row_fn fn);
+
 /* gpusim's name for the trace's model name through map, or name itself when map lacks it. */
 const char *gs_conv_model_name(const struct gs_conv_model_map *map, const char *name);
 

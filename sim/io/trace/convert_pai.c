@@ -96,22 +96,6 @@ static int machine_row(struct gs_conv *cv, struct gs_csv *r, void *arg)
 			    (int64_t)gpu, model);
 }
 
-static int machines_read(struct gs_conv *cv)
-{
-	struct gs_nameset names;
-	struct gs_csv r;
-	int rc = gs_conv_open(cv, &cv->o->machines, &r);
-
-	if (rc)
-		return rc;
-	gs_nameset_init(&names);
-	rc = gs_conv_rows(cv, &r, machine_cols, 5, true, machine_row, &names,
-			  &cv->rep->machine_rows);
-	gs_nameset_release(&names);
-	gs_csv_close(&r);
-	return rc;
-}
-
 /* One task of the task table, as the pods of its instances will ask. */
 struct task {
 	char *base;          /* job_name.task_name, owned */
@@ -402,11 +386,10 @@ int gs_conv_pai(struct gs_conv *cv)
 				 "--node-*", "takes its nodes from --machines (pai_machine_spec)")))
 		return rc;
 	if (o->machines.name) {
-		if ((rc = machines_read(cv)))
+		if ((rc = gs_conv_machines(cv, machine_cols, 5, true, machine_row)))
 			return rc;
 		snprintf(cv->rep->cluster_how, sizeof(cv->rep->cluster_how),
 			 "the machine list, one node per machine");
-		cv->node_mask = gs_cluster_model_mask(cv->c);
 	} else if (!o->nodes && o->jobs.name) {
 		return gs_conv_errorf(cv, GS_EINVAL, "the pai format takes its cluster from "
 				      "--machines (pai_machine_spec); give it, or a gpusim cluster "

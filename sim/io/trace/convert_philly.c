@@ -256,8 +256,6 @@ static int jobs_read(struct gs_conv *cv)
 int gs_conv_philly(struct gs_conv *cv)
 {
 	const struct gs_conv_opts *o = cv->o;
-	struct gs_nameset names;
-	struct gs_csv r;
 	int rc;
 
 	if ((rc = gs_conv_refuse(cv, o->node_gpus || o->node_model || o->node_count ||
@@ -266,20 +264,12 @@ int gs_conv_philly(struct gs_conv *cv)
 				 "takes its nodes from --machines (cluster_machine_list)")))
 		return rc;
 	if (o->machines.name) {
-		if ((rc = gs_conv_open(cv, &o->machines, &r)))
-			return rc;
-		gs_nameset_init(&names);
-		rc = gs_conv_rows(cv, &r, machine_cols, 3, true, machine_row, &names,
-				  &cv->rep->machine_rows);
-		gs_nameset_release(&names);
-		gs_csv_close(&r);
-		if (rc)
+		if ((rc = gs_conv_machines(cv, machine_cols, 3, true, machine_row)))
 			return rc;
 		snprintf(cv->rep->cluster_how, sizeof(cv->rep->cluster_how),
 			 "the machine list, one node per machine, %" PRId64 " cores and %" PRId64
 			 " GiB each (--node-cpu, --node-mem-gib; not in the trace)", o->node_cpu,
 			 o->node_mem_gib);
-		cv->node_mask = gs_cluster_model_mask(cv->c);
 	} else if (!o->nodes) {
 		return gs_conv_errorf(cv, GS_EINVAL, "the philly format takes its cluster from "
 				      "--machines (cluster_machine_list); give it, or a gpusim "

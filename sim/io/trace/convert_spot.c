@@ -139,7 +139,6 @@ static int job_row(struct gs_conv *cv, struct gs_csv *r, void *arg)
 int gs_conv_spot(struct gs_conv *cv)
 {
 	const struct gs_conv_opts *o = cv->o;
-	struct gs_nameset names;
 	struct gs_csv r;
 	int rc;
 
@@ -149,19 +148,11 @@ int gs_conv_spot(struct gs_conv *cv)
 				 "takes its nodes from --machines (node_info_df.csv)")))
 		return rc;
 	if (o->machines.name) {
-		if ((rc = gs_conv_open(cv, &o->machines, &r)))
-			return rc;
-		gs_nameset_init(&names);
-		rc = gs_conv_rows(cv, &r, node_cols, 4, false, node_row, &names,
-				  &cv->rep->machine_rows);
-		gs_nameset_release(&names);
-		gs_csv_close(&r);
-		if (rc)
+		if ((rc = gs_conv_machines(cv, node_cols, 4, false, node_row)))
 			return rc;
 		snprintf(cv->rep->cluster_how, sizeof(cv->rep->cluster_how),
 			 "the node list, one node per row, %" PRId64 " GiB of memory each "
 			 "(--node-mem-gib; not in the trace)", o->node_mem_gib);
-		cv->node_mask = gs_cluster_model_mask(cv->c);
 	} else if (!o->nodes) {
 		return gs_conv_errorf(cv, GS_EINVAL, "the spot format takes its cluster from "
 				      "--machines (node_info_df.csv); give it, or a gpusim cluster "

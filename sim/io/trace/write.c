@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "io/path.h"
 #include "io/trace/internal.h"
 #include "io/trace/write.h"
 
@@ -405,6 +406,28 @@ int gs_cluster_write_json(const char *path, const struct gs_cluster *c, char *er
 	int rc = gs_cluster_stage_json(&st, path, c, err, err_len);
 
 	return rc ? rc : gs_staged_commit(&st, err, err_len);
+}
+
+int gs_write_cluster_and_trace(const char *nodes_out, const struct gs_cluster *c,
+			       const char *pods_out, const struct gs_trace *t, char *err,
+			       size_t err_len)
+{
+	struct gs_staged nodes_st = { NULL, NULL }, pods_st = { NULL, NULL };
+	int rc = 0;
+
+	if (nodes_out)
+		rc = gs_path_is_json(nodes_out)
+			     ? gs_cluster_stage_json(&nodes_st, nodes_out, c, err, err_len)
+			     : gs_cluster_stage_csv(&nodes_st, nodes_out, c, err, err_len);
+	if (!rc && pods_out)
+		rc = gs_trace_stage_csv(&pods_st, pods_out, t, c, err, err_len);
+	if (!rc)
+		rc = gs_staged_commit(&nodes_st, err, err_len);
+	if (!rc)
+		rc = gs_staged_commit(&pods_st, err, err_len);
+	gs_staged_discard(&nodes_st);
+	gs_staged_discard(&pods_st);
+	return rc;
 }
 
 /* The directory of path ("." when it has none) and where its last component starts. */
