@@ -909,7 +909,7 @@ static char *slurp(const char *path)
 /*
  * A database written by gpusim with schema 1.0 (tests/data/schema-1.0.sql,
  * a dump of two time-mode runs and one inflate-mode run of the three-pod
- * trace of test_replay) is migrated to 1.2 when opened: runs gains the new
+ * trace of test_replay) is migrated to the current schema when opened: runs gains the new
  * columns exactly as a new database has them, the old runs keep their 1.0
  * figures (computed from the samples), and new runs get the event figures.
  */
@@ -938,7 +938,21 @@ static void test_migrate_1_0(void **state)
 	snprintf(want, sizeof(want), "%s",
 		 rows(fresh, "SELECT name FROM pragma_table_info('run_summary')"));
 	assert_string_equal(rows(db, "SELECT name FROM pragma_table_info('run_summary')"), want);
+	/* 1.6: the samples' idle breakdown and the view that shows it. */
+	snprintf(want, sizeof(want), "%s",
+		 rows(fresh, "SELECT name, type FROM pragma_table_info('samples')"));
+	assert_string_equal(rows(db, "SELECT name, type FROM pragma_table_info('samples')"), want);
+	snprintf(want, sizeof(want), "%s",
+		 rows(fresh, "SELECT name FROM pragma_table_info('sample_metrics')"));
+	assert_string_equal(rows(db, "SELECT name FROM pragma_table_info('sample_metrics')"), want);
 	close_and_remove(fresh);
+	/* The old runs had no pod groups and no breakdown. */
+	assert_string_equal(rows(db, "SELECT n_groups, n_groups_placed, group_wait_mean_s,"
+				     " idle_frac_pct FROM run_summary WHERE run_id = 1"),
+			    "0|0|NULL|NULL");
+	assert_string_equal(rows(db, "SELECT count(*), count(idle_frac_pct) FROM sample_metrics"
+				     " WHERE run_id = 1"),
+			    rows(db, "SELECT count(*) || '|0' FROM samples WHERE run_id = 1"));
 
 	/*
 	 * The old runs: no event figures. Run 1 (binpack, time) keeps the 1.0
