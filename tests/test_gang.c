@@ -406,6 +406,51 @@ static void test_group_per_copy(void **state)
 	gs_cluster_release(&c);
 }
 
+/*
+ * Under time-slicing with 2 replicas one GPU holds two pods of a whole
+ * GPU each: a group of two such pods fits one T4, though together they
+ * ask for twice the GPU (the cluster's GPU totals say no: 2000 milli
+ * asked, 1000 at most free). B (0 to 100) and C (from 5, for 200) take
+ * both replicas; the group arrives at 10 and starts whole on n0 when the
+ * later of B and C leaves. Sharing slows the pods down (docs/sharing.md),
+ * so those times come from the run, not by hand.
+ */
+static void test_group_under_sharing(void **state)
+{
+	struct gs_replay_opts o = opts();
+	struct gs_cluster c;
+	struct gs_trace t;
+	struct gs_sim sim;
+	char err[256];
+	size_t b, cc, s0, s1;
+	int64_t gone;
+
+	(void)state;
+	gs_cluster_init(&c);
+	assert_int_equal(gs_cluster_add_node(&c, "n0", 32000, 65536, 1, "T4"), 0);
+	assert_int_equal(gs_share_parse("timeslice:replicas=2", &o.sharing, err, sizeof(err)), 0);
+	gs_trace_init(&t);
+	b = add(&t, "B", 1, 0, 100, NULL);
+	cc = add(&t, "C", 1, 5, 200, NULL);
+	s0 = add(&t, "S-0", 1, 10, 50, "S");
+	s1 = add(&t, "S-1", 1, 10, 50, "S");
+	run(&sim, &c, &t, &o);
+	assert_int_equal(sim.out[b].t_start_s, 0);
+	assert_int_equal(sim.out[cc].t_start_s, 5);
+	gone = sim.out[b].t_end_s > sim.out[cc].t_end_s ? sim.out[b].t_end_s : sim.out[cc].t_end_s;
+	assert_true(gone >= 205);
+	assert_int_equal(sim.out[s0].state, GS_POD_DONE);
+	assert_int_equal(sim.out[s1].state, GS_POD_DONE);
+	assert_int_equal(sim.out[s0].t_start_s, gone);
+	assert_int_equal(sim.out[s1].t_start_s, gone);
+	assert_int_equal(sim.out[s0].pl.node, 0);
+	assert_int_equal(sim.out[s1].pl.node, 0);
+	assert_int_equal(sim.gangs.placed, 1);
+	gs_sim_release(&sim);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+}
+
 /* The same group trace gives the same run twice (--check on). */
 static void test_deterministic(void **state)
 {
@@ -455,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_inflate_groups),
 		cmocka_unit_test(test_inflate_order_keeps_groups),
 		cmocka_unit_test(test_group_per_copy),
+		cmocka_unit_test(test_group_under_sharing),
 		cmocka_unit_test(test_deterministic),
 	};
 

@@ -922,9 +922,9 @@ static int gang_arrive(struct gs_sim *sim, int32_t g, int32_t i, int64_t t_s)
 
 /*
  * Whether waiting group g may fit now that node `freed` gained room: the
- * cluster's free totals hold its whole request and one of its pods fits
- * on `freed` (without that, no pod of it gained anything). Only then is a
- * placement tried, which is exact.
+ * cluster's free totals hold its whole request (GPUs only without sharing
+ * modes) and one of its pods fits on `freed` (without that, no pod of it
+ * gained anything). Only then is a placement tried, which is exact.
  */
 static bool gang_may_fit(const struct gs_sim *sim, int32_t g, int32_t freed)
 {
@@ -932,7 +932,8 @@ static bool gang_may_fit(const struct gs_sim *sim, int32_t g, int32_t freed)
 	const struct gs_cluster *c = &sim->cluster;
 	int32_t k;
 
-	if (gg->gpu_milli > c->gpu_free_milli || gg->cpu_milli > c->cpu_free_milli ||
+	/* A sharing mode charges a pod its mode's cost, not its request: GPU totals say nothing then. */
+	if ((!c->share && gg->gpu_milli > c->gpu_free_milli) || gg->cpu_milli > c->cpu_free_milli ||
 	    gg->mem_mib > c->mem_free_mib)
 		return false;
 	for (k = 0; k < gg->n; k++)
