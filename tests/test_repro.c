@@ -46,7 +46,7 @@
 #include "core/error.h"
 #include "io/csv.h"
 #include "store/results.h"
-#include "cli/sweep.h"
+#include "run/sweep.h"
 #include "tmpdir.h"
 
 #define N_POLICIES 6
@@ -321,7 +321,7 @@ static void test_repro(void **st)
 
 			c->n = 0;
 			for (k = 0; k < N_SEEDS; k++) {
-				const struct gs_sweep_cell *sc = gs_sweep_cell_at(&s, i, (size_t)j, 0,
+				const struct gs_outcome *sc = gs_sweep_cell_at(&s, i, (size_t)j, 0,
 										  (size_t)k);
 				struct gs_run_row row;
 

@@ -5,8 +5,8 @@
  * Default run (a few seconds): a small synthetic cluster and trace written
  * to a temporary directory, two policies x two seeds through the library
  * (cells, statistics, resuming, a new seed added later, runs stored without
- * pod rows), the same through the command line (table, exit statuses), the
- * seed-list parser, and the plot export and rendering. The FGD
+ * pod rows), the same through the command line (table, exit statuses),
+ * and the plot export and rendering. The FGD
  * reproduction on openb is test_repro.c (`make repro`).
  */
 #include <math.h>
@@ -24,8 +24,9 @@
 
 #include "core/error.h"
 #include "report/plot.h"
+#include "report/sweep_table.h"
 #include "store/results.h"
-#include "cli/sweep.h"
+#include "run/sweep.h"
 #include "testutil.h"
 #include "tmpdir.h"
 
@@ -131,15 +132,15 @@ static void test_sweep_and_resume(void **st)
 	assert_string_equal(a.trace_names[0], "pods");
 	for (p = 0; p < 2; p++) {
 		for (s = 0; s < 2; s++) {
-			const struct gs_sweep_cell *cell = gs_sweep_cell_at(&a, 0, p, 0, s);
+			const struct gs_outcome *cell = gs_sweep_cell_at(&a, 0, p, 0, s);
 
 			assert_true(cell->run_id > 0);
 			assert_false(cell->skipped);
-			assert_true(cell->fig[GS_SWEEP_UNALLOC] >= 0 && cell->fig[GS_SWEEP_UNALLOC] <= 100);
-			v[s] = cell->fig[GS_SWEEP_UNALLOC];
+			assert_true(cell->fig[GS_FIG_UNALLOC] >= 0 && cell->fig[GS_FIG_UNALLOC] <= 100);
+			v[s] = cell->fig[GS_FIG_UNALLOC];
 		}
 		/* The statistics are the plain mean and sample sd of the cells. */
-		gs_sweep_stats(&a, 0, p, 0, GS_SWEEP_UNALLOC, &mean, &sd, &n);
+		gs_sweep_stats(&a, 0, p, 0, GS_FIG_UNALLOC, &mean, &sd, &n);
 		assert_int_equal(n, 2);
 		assert_true(fabs(mean - (v[0] + v[1]) / 2) < 1e-9);
 		assert_true(fabs(sd - fabs(v[0] - v[1]) / sqrt(2.0)) < 1e-9);
@@ -151,12 +152,12 @@ static void test_sweep_and_resume(void **st)
 	assert_int_equal(b.n_skipped, 4);
 	for (p = 0; p < 2; p++)
 		for (s = 0; s < 2; s++) {
-			const struct gs_sweep_cell *x = gs_sweep_cell_at(&a, 0, p, 0, s);
-			const struct gs_sweep_cell *y = gs_sweep_cell_at(&b, 0, p, 0, s);
+			const struct gs_outcome *x = gs_sweep_cell_at(&a, 0, p, 0, s);
+			const struct gs_outcome *y = gs_sweep_cell_at(&b, 0, p, 0, s);
 
 			assert_true(y->skipped);
 			assert_int_equal(x->run_id, y->run_id);
-			assert_true(fabs(x->fig[GS_SWEEP_UNALLOC] - y->fig[GS_SWEEP_UNALLOC]) < 1e-9);
+			assert_true(fabs(x->fig[GS_FIG_UNALLOC] - y->fig[GS_FIG_UNALLOC]) < 1e-9);
 		}
 
 	/* A third seed: only its two runs are new. */
@@ -221,7 +222,7 @@ static void test_sweep_no_pods(void **st)
 		struct gs_db_pod *p;
 		size_t n;
 
-		assert_true(fabs(a.cells[i].fig[GS_SWEEP_UNALLOC] - b.cells[i].fig[GS_SWEEP_UNALLOC]) < 1e-12);
+		assert_true(fabs(a.cells[i].fig[GS_FIG_UNALLOC] - b.cells[i].fig[GS_FIG_UNALLOC]) < 1e-12);
 		assert_int_equal(gs_db_get_run(db_with, a.cells[i].run_id, &rw, err, sizeof(err)),
 				 0);
 		assert_int_equal(gs_db_get_run(db_without, b.cells[i].run_id, &rn, err,
@@ -257,7 +258,7 @@ static void test_sweep_no_pods(void **st)
 	assert_int_equal(c.n_ran, 0);
 	assert_int_equal(c.n_skipped, 4);
 	for (i = 0; i < 4; i++)
-		assert_true(fabs(c.cells[i].fig[GS_SWEEP_UNALLOC] - a.cells[i].fig[GS_SWEEP_UNALLOC]) < 1e-12);
+		assert_true(fabs(c.cells[i].fig[GS_FIG_UNALLOC] - a.cells[i].fig[GS_FIG_UNALLOC]) < 1e-12);
 	gs_sweep_release(&a);
 	gs_sweep_release(&b);
 	gs_sweep_release(&c);
@@ -282,7 +283,7 @@ static void test_sweep_deterministic(void **st)
 	assert_int_equal(gs_sweep_run(&spec, &b, err, sizeof(err)), 0);
 	assert_int_equal(b.n_ran, 4);
 	for (i = 0; i < 4; i++)
-		assert_true(fabs(a.cells[i].fig[GS_SWEEP_UNALLOC] - b.cells[i].fig[GS_SWEEP_UNALLOC]) < 1e-12);
+		assert_true(fabs(a.cells[i].fig[GS_FIG_UNALLOC] - b.cells[i].fig[GS_FIG_UNALLOC]) < 1e-12);
 	gs_sweep_release(&a);
 	gs_sweep_release(&b);
 }
@@ -393,18 +394,18 @@ static void test_time_sweep_loads(void **st)
 
 		for (k = 0; k < 2; k++)
 			for (i = 0; i < 2; i++) {
-				const struct gs_sweep_cell *x = gs_sweep_cell_at(&a, 0, p, k, i);
+				const struct gs_outcome *x = gs_sweep_cell_at(&a, 0, p, k, i);
 
-				assert_false(isnan(x->fig[GS_SWEEP_WAIT_MEAN]));
-				assert_false(isnan(x->fig[GS_SWEEP_COMPL_P99]));
-				assert_true(x->fig[GS_SWEEP_SLOWDOWN] >= 1);
+				assert_false(isnan(x->fig[GS_FIG_WAIT_MEAN]));
+				assert_false(isnan(x->fig[GS_FIG_COMPL_P99]));
+				assert_true(x->fig[GS_FIG_SLOWDOWN] >= 1);
 			}
-		gs_sweep_stats(&a, 0, p, 0, GS_SWEEP_WAIT_MEAN, &lo, &sd, &n);
+		gs_sweep_stats(&a, 0, p, 0, GS_FIG_WAIT_MEAN, &lo, &sd, &n);
 		assert_int_equal(n, 2);
-		gs_sweep_stats(&a, 0, p, 1, GS_SWEEP_WAIT_MEAN, &hi, &sd, &n);
+		gs_sweep_stats(&a, 0, p, 1, GS_FIG_WAIT_MEAN, &hi, &sd, &n);
 		assert_true(hi > lo);
 	}
-	gs_sweep_print_summary(stdout, &spec, &a);
+	gs_sweep_table_print(stdout, &spec, &a);
 
 	assert_int_equal(gs_sweep_run(&spec, &b, err, sizeof(err)), 0);
 	assert_int_equal(b.n_ran, 0);
@@ -413,7 +414,7 @@ static void test_time_sweep_loads(void **st)
 		int f;
 
 		assert_int_equal(a.cells[i].run_id, b.cells[i].run_id);
-		for (f = 0; f < GS_SWEEP_N_FIGS; f++)
+		for (f = 0; f < GS_N_FIGS; f++)
 			assert_true(fabs(a.cells[i].fig[f] - b.cells[i].fig[f]) <=
 				    1e-9 * (1 + fabs(a.cells[i].fig[f])));
 	}
@@ -565,35 +566,6 @@ static void test_sweep_errors(void **st)
 	assert_non_null(strstr(err, "/nonexistent/pods.csv"));
 	spec.n_seeds = 0;
 	assert_int_equal(gs_sweep_run(&spec, &s, err, sizeof(err)), GS_EINVAL);
-}
-
-static void test_parse_seeds(void **st)
-{
-	uint64_t *s;
-	size_t n;
-
-	(void)st;
-	assert_int_equal(gs_parse_seeds("42-51", &s, &n), 0);
-	assert_int_equal(n, 10);
-	assert_int_equal(s[0], 42);
-	assert_int_equal(s[9], 51);
-	free(s);
-	assert_int_equal(gs_parse_seeds("1,5,7-9", &s, &n), 0);
-	assert_int_equal(n, 5);
-	assert_int_equal(s[1], 5);
-	assert_int_equal(s[4], 9);
-	free(s);
-	assert_int_equal(gs_parse_seeds("7", &s, &n), 0);
-	assert_int_equal(n, 1);
-	free(s);
-	assert_int_equal(gs_parse_seeds("", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("9-3", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("1,,2", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("1-", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("x", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("-3", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("0-200000", &s, &n), GS_EINVAL);
-	assert_int_equal(gs_parse_seeds("9223372036854775808", &s, &n), GS_EINVAL);
 }
 
 /* Runs gpusim with args; stdout and stderr go to files in dir. Returns the exit status. */
@@ -1025,7 +997,6 @@ static void test_plot(void **st)
 int main(void)
 {
 	const struct CMUnitTest unit[] = {
-		cmocka_unit_test(test_parse_seeds),
 		cmocka_unit_test(test_sweep_and_resume),
 		cmocka_unit_test(test_sweep_no_pods),
 		cmocka_unit_test(test_sweep_deterministic),

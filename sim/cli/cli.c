@@ -5,9 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/sweep.h"
+#include "io/list.h"
 #include "core/error.h"
 #include "core/limits.h"
 #include "core/sharing.h"
@@ -106,7 +107,7 @@ int gs_cli_parse_seeds(const struct gs_cmd_spec *cmd, const struct gs_opt *o, co
 	size_t n, i;
 	int rc;
 
-	rc = gs_parse_seeds(value, &seeds, &n);
+	rc = gs_list_parse_seeds(value, &seeds, &n);
 	if (rc == GS_ENOMEM) {
 		gs_opt_err(cmd, o, "out of memory");
 		return rc;
@@ -155,7 +156,7 @@ int gs_cli_parse_numbers(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 	struct gs_cli_numbers *out = field;
 	double *v;
 	size_t n;
-	int rc = gs_parse_numbers(value, &v, &n);
+	int rc = gs_list_parse_numbers(value, &v, &n);
 
 	if (rc == GS_ENOMEM) {
 		gs_opt_err(cmd, o, "out of memory");
@@ -309,4 +310,47 @@ bool gs_cli_is_list(const struct gs_opt *o)
 	       (o->kind == GS_OPT_CUSTOM &&
 		(o->parse == gs_cli_parse_policies || o->parse == gs_cli_parse_sharings ||
 		 o->parse == gs_cli_parse_seeds || o->parse == gs_cli_parse_numbers));
+}
+
+int gs_cli_parse_shard(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+		       void *field)
+{
+	struct gs_cli_shard *sh = field;
+	unsigned long long k, n;
+	int used = 0;
+
+	if (sscanf(value, "%llu/%llu%n", &k, &n, &used) != 2 || value[used] != '\0' ||
+	    value[0] < '0' || value[0] > '9' || k < 1 || n < 1 || k > n || n > (1ull << 31)) {
+		gs_opt_err(cmd, o, "'%s' is not K/N with 1 <= K <= N, e.g. 3/8", value);
+		return GS_EINVAL;
+	}
+	sh->k = (size_t)k;
+	sh->n = (size_t)n;
+	return 0;
+}
+
+void gs_cli_exec_init(struct gs_cli_exec *e)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(e, 0, sizeof(*e));
+	e->jobs = ncpu > 0 ? ncpu : 1;
+}
+
+void gs_cli_sim_init(struct gs_cli_sim *s)
+{
+	memset(s, 0, sizeof(*s));
+	gs_replay_opts_init(&s->opts);
+	s->mode = -1;
+	s->compat = -1;
+}
+
+void gs_cli_sim_finish(struct gs_cli_sim *s)
+{
+	s->opts.mode = (enum gs_mode)s->mode;
+	s->opts.arrivals = (enum gs_arrivals)s->arrivals;
+	if (s->compat < 0)
+		s->compat = s->opts.mode == GS_MODE_INFLATE;
+	if (s->compat)
+		s->opts.policy_flags |= GS_POLICY_COMPAT;
 }

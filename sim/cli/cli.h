@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cli.h - the option kinds gpusim's commands share beyond opt.h's plain
- * ones: the --mode names, the --policy list and the --seeds list. Each
- * converter has the gs_opt_parse_fn contract (opt.h): it fills its field
- * and returns 0, or prints "gpusim CMD: --OPT: ..." and returns GS_EINVAL
- * (bad value) or GS_ENOMEM.
+ * cli.h - what gpusim's commands share beyond opt.h: the option kinds
+ * (the --mode names, the --policy, --seeds and --sharing lists) and the
+ * option rows themselves. Each converter has the gs_opt_parse_fn contract
+ * (opt.h): it fills its field and returns 0, or prints "gpusim CMD: --OPT:
+ * ..." and returns GS_EINVAL (bad value) or GS_ENOMEM.
+ *
+ * An option two commands share is declared once, below, as a row (or a
+ * run of rows) that each command's table includes, as git's parse-options
+ * shares its OPT_* groups: the --help, man page and completion of every
+ * command that has it then say the same thing. The options of a
+ * simulation (those replay and sweep share, and any command that runs
+ * replays) fill a struct gs_cli_sim that the command's argument struct
+ * embeds under the name `sim`.
  */
 #ifndef GS_CLI_H
 #define GS_CLI_H
@@ -14,8 +22,9 @@
 #include <stdint.h>
 
 #include "cli/opt.h"
-#include "policies/policy.h"
+#include "engine/inflate.h"
 #include "engine/replay.h"
+#include "policies/policy.h"
 
 /* The names of --mode for a GS_OPT_ENUM option: "time" and "inflate" (enum gs_mode values). */
 extern const struct gs_opt_choice gs_cli_modes[];
@@ -25,30 +34,30 @@ extern const struct gs_opt_choice gs_cli_arrivals[];
 
 /* The --help paragraphs of --load and --arrivals, shared by replay and sweep. */
 #define GS_CLI_LOAD_HELP                                                                       \
-	"time mode: replace the arrival times so that the pods offer PCT% of the cluster's "   \
-	"GPU capacity over the arrival window, each keeping its request, its duration and "    \
-	"its place in the arrival order. Offered demand: the sum over pods of num_gpu x "      \
-	"gpu_milli x min(duration, W) over capacity x W, W the window's length; a pod that "   \
-	"runs longer than the window (openb's 34 pods of more than 10^6 s) or never leaves "   \
-	"counts as holding its request for the whole window. The run records the load it "     \
+	"time mode: replace the arrival times so that the pods offer PCT% of the cluster's "    \
+	"GPU capacity over the arrival window, each keeping its request, its duration and "     \
+	"its place in the arrival order. Offered demand: the sum over pods of num_gpu x "       \
+	"gpu_milli x min(duration, W) over capacity x W, W the window's length; a pod that "    \
+	"runs longer than the window (openb's 34 pods of more than 10^6 s) or never leaves "    \
+	"counts as holding its request for the whole window. The run records the load it "      \
 	"got (LOAD%, run_summary.offered_load_pct)"
-#define GS_CLI_ARRIVALS_HELP                                                                   \
-	"with --load: 'poisson', a steady Poisson stream drawn with the seed (the default), "  \
+#define GS_CLI_ARRIVALS_HELP                                                                    \
+	"with --load: 'poisson', a steady Poisson stream drawn with the seed (the default), "   \
 	"or 'trace', the trace's own gaps scaled by one factor (keeps its bursts and lulls)"
 
-#define GS_CLI_REPEAT_HELP                                                                     \
-	"with --load: the trace's pods K times over, copy after copy, each pod keeping its "  \
-	"request and duration; a trace whose pods together ask for about the cluster's "       \
-	"capacity (openb) needs K > 1 to offer a load near or above 100% over a window "       \
+#define GS_CLI_REPEAT_HELP                                                                      \
+	"with --load: the trace's pods K times over, copy after copy, each pod keeping its "    \
+	"request and duration; a trace whose pods together ask for about the cluster's "        \
+	"capacity (openb) needs K > 1 to offer a load near or above 100% over a window "        \
 	"longer than its pods' durations"
 
-#define GS_CLI_SHARING_HELP                                                                    \
+#define GS_CLI_SHARING_HELP                                                                     \
 	"the GPU-sharing mechanism of every GPU the cluster file leaves unset: 'ideal' (shares " \
-	"accounted as asked, sharing costs nothing: gpusim before the sharing model), "        \
+	"accounted as asked, sharing costs nothing: gpusim before the sharing model), "         \
 	"'exclusive', 'timeslice[:replicas=N]', 'mps[:replicas=N;threads=PCT;pinned_mib=MIB]', " \
 	"'vgpu[:elastic|:capped]' or 'mig[:layout=P+P+...]' (docs/sharing.md); " \
 	"under 'mig', GPUs without MIG run exclusive"
-#define GS_CLI_INTERFERENCE_HELP                                                               \
+#define GS_CLI_INTERFERENCE_HELP                                                                \
 	"the interference table of the rate model (mode,gpu_model,n,class,efficiency,source; "  \
 	"traces/README.md) instead of the built-in results/interference.csv"
 
@@ -103,8 +112,8 @@ struct gs_cli_seeds {
 
 /*
  * Converter for --seeds (field: struct gs_cli_seeds): seeds and ranges such
- * as 42-51 or 1,5,7-9 (gs_parse_seeds() in sweep.h); a seed given twice is
- * GS_EINVAL. Frees the list of an earlier call.
+ * as 42-51 or 1,5,7-9 (gs_list_parse_seeds(), io/list.h); a seed given
+ * twice is GS_EINVAL. Frees the list of an earlier call.
  */
 int gs_cli_parse_seeds(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
 		       void *field);
@@ -120,7 +129,7 @@ struct gs_cli_numbers {
 
 /*
  * Converter for a list of positive numbers (field: struct gs_cli_numbers),
- * such as 50,80,95,110 (gs_parse_numbers() in sweep.h): a value given
+ * such as 50,80,95,110 (gs_list_parse_numbers(), io/list.h): a value given
  * twice, zero, a negative or a malformed one is GS_EINVAL. Frees the list
  * of an earlier call.
  */
@@ -145,5 +154,162 @@ const char *gs_cli_policy_word(size_t i);
 
 /* Whether o takes a comma-separated list (GS_OPT_LIST, or a list converter of this file). */
 bool gs_cli_is_list(const struct gs_opt *o);
+
+/* --- shared option rows ------------------------------------------------------ */
+
+/* What the simulation options fill: a command's argument struct S has one named `sim`. */
+struct gs_cli_sim {
+	const char *nodes;                   /* --nodes */
+	struct gs_cli_policies policies;     /* --policy */
+	const char *interference;            /* --interference, NULL: the built-in table */
+	int mode;                            /* --mode (enum gs_mode); -1: not given */
+	int compat;                          /* --compat 1, --exact 0; -1: the mode's default */
+	int arrivals;                        /* --arrivals (enum gs_arrivals) */
+	bool no_pods, arrival_samples;       /* --no-pods, --arrival-samples */
+	bool strict;                         /* --strict */
+	struct gs_replay_opts opts;          /* the options that are replay options as they are */
+};
+
+/* Gives s the defaults the rows do not set: gs_replay_opts_init(), no mode, the mode's scoring. */
+void gs_cli_sim_init(struct gs_cli_sim *s);
+
+/*
+ * Completes s->opts once the line is parsed and s->mode is set (>= 0):
+ * the mode and arrival shape, and the scoring (--compat, --exact, or the
+ * mode's default: compat in inflate mode, exact in time mode) as
+ * GS_POLICY_COMPAT in opts.policy_flags.
+ */
+void gs_cli_sim_finish(struct gs_cli_sim *s);
+
+/* The cluster: -n, --nodes FILE, required. */
+#define GS_CLI_OPT_NODES(S)                                                                     \
+	{ GS_OPT_STRING_AT(S, sim.nodes), .name = "nodes", .short_name = 'n', .arg = "FILE",    \
+	  .flags = GS_OPT_REQUIRED, .help = "cluster: openb node list, gpusim CSV or JSON" }
+
+/* The policies: -P, --policy LIST, DEF when not given. */
+#define GS_CLI_OPT_POLICY(S, DEF)                                                               \
+	{ GS_OPT_CUSTOM_AT(S, sim.policies, struct gs_cli_policies, gs_cli_parse_policies,      \
+			   NULL),                                                               \
+	  .name = "policy", .short_name = 'P', .arg = "LIST", .def = (DEF),                     \
+	  .help = "comma-separated names, 'all' (every policy) or 'paper' (the six of the FGD " \
+		  "paper: random,dotprod,gpuclustering,gpupacking,bestfit,fgd); 'gpusim "       \
+		  "policies' lists them" }
+
+/* The scoring: --compat and --exact. */
+#define GS_CLI_OPTS_SCORING(S)                                                                  \
+	{ GS_OPT_SET_AT(S, sim.compat, 1), .name = "compat", .conflicts = "exact",              \
+	  .help = "FGD reference scoring: integer 0-100 scores, ties broken by a node order "   \
+		  "shuffled per seed and trace (default in inflate mode)" },                    \
+	{ GS_OPT_SET_AT(S, sim.compat, 0), .name = "exact",                                     \
+	  .help = "float scores, ties to the lowest node index (default in time mode)" }
+
+/* Inflate mode's target: --inflate X. */
+#define GS_CLI_OPT_INFLATE(S)                                                                   \
+	{ GS_OPT_DOUBLE_AT(S, sim.opts.inflate, 0, GS_INFLATE_MAX), .flags = GS_OPT_GT_MIN,     \
+	  .name = "inflate", .arg = "X", .def = "1.3",                                          \
+	  .help = "inflate mode target, total GPU request / capacity, at most 100" }
+
+/* The shape of a --load: --arrivals SHAPE and --repeat K. */
+#define GS_CLI_OPTS_LOAD_SHAPE(S)                                                               \
+	{ GS_OPT_ENUM_AT(S, sim.arrivals, gs_cli_arrivals), .name = "arrivals", .arg = "SHAPE", \
+	  .def = "poisson", .help = GS_CLI_ARRIVALS_HELP },                                     \
+	{ GS_OPT_INT_AT(S, sim.opts.load_repeat, 1, 1000000), .name = "repeat", .arg = "K",     \
+	  .def = "1", .help = GS_CLI_REPEAT_HELP }
+
+/* Waiting pods: --max-wait S and --frag. */
+#define GS_CLI_OPTS_QUEUE(S)                                                                    \
+	{ GS_OPT_INT_AT(S, sim.opts.max_wait_s, 0, INT64_MAX), .name = "max-wait", .arg = "S",  \
+	  .help = "a pod pending longer than S seconds fails (default: waits)" },               \
+	{ GS_OPT_FLAG_AT(S, sim.opts.frag), .name = "frag",                                     \
+	  .help = "track fragmentation in time mode (always on in inflate)" }
+
+/* The idle breakdown's reference job: --idle-job G,C[,M]. */
+#define GS_CLI_OPT_IDLE_JOB(S)                                                                  \
+	{ GS_OPT_CUSTOM_AT(S, sim.opts.idle_job, struct gs_idle_job, gs_cli_parse_idle_job,     \
+			   NULL),                                                               \
+	  .name = "idle-job", .arg = "G,C[,M]", .def = "1,8", .help = GS_CLI_IDLE_JOB_HELP }
+
+/* The rate model's table: --interference FILE. */
+#define GS_CLI_OPT_INTERFERENCE(S)                                                              \
+	{ GS_OPT_STRING_AT(S, sim.interference), .name = "interference", .arg = "FILE",         \
+	  .help = GS_CLI_INTERFERENCE_HELP }
+
+/* Sampling and checks: --sample-every N, --sample-interval S and --check. */
+#define GS_CLI_OPTS_SAMPLING(S)                                                                 \
+	{ GS_OPT_INT_AT(S, sim.opts.sample_every, 1, INT64_MAX), .name = "sample-every",        \
+	  .arg = "N", .def = "1", .help = "sample the time series every N events" },            \
+	{ GS_OPT_INT_AT(S, sim.opts.sample_interval_s, 0, INT64_MAX),                           \
+	  .name = "sample-interval", .arg = "S",                                                \
+	  .help = "also sample every S simulated seconds (time mode)" },                        \
+	{ GS_OPT_FLAG_AT(S, sim.opts.check), .name = "check",                                   \
+	  .help = "verify the allocator's invariants after every change" }
+
+/* What a stored run keeps: --no-pods and --arrival-samples. */
+#define GS_CLI_OPTS_STORE(S)                                                                    \
+	{ GS_OPT_FLAG_AT(S, sim.no_pods), .name = "no-pods",                                    \
+	  .help = "store no per-pod rows (most of a run's size): counts, mean wait, samples "   \
+		  "and summary are kept, but 'gpusim inspect --run' cannot show the run" },     \
+	{ GS_OPT_FLAG_AT(S, sim.arrival_samples), .name = "arrival-samples",                    \
+	  .help = "inflate mode: store one sample per arrival; without it a run stores its "    \
+		  "statistics per arrived percent and only the samples its summary reads (the " \
+		  "figures are the same)" }
+
+/* --strict: a trace that cannot be placed whole is an error. */
+#define GS_CLI_OPT_STRICT(S)                                                                    \
+	{ GS_OPT_FLAG_AT(S, sim.strict), .name = "strict",                                      \
+	  .help = "pods that fit no node even on an empty cluster are errors" }
+
+/* The results database: -d, --db FILE into field F of S, DEF when not given. */
+#define GS_CLI_OPT_DB(S, F, DEF)                                                                \
+	{ GS_OPT_STRING_AT(S, F), .name = "db", .short_name = 'd', .arg = "FILE",               \
+	  .def = (DEF), .help = "results database" }
+
+/* Target of --shard K/N: 1 <= K <= N; 0/0 when not given. */
+struct gs_cli_shard {
+	size_t k, n;
+};
+
+/* Converter for --shard (field: struct gs_cli_shard): K/N, whole numbers, 1 <= K <= N <= 2^31. */
+int gs_cli_parse_shard(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+		       void *field);
+
+/*
+ * What the options of running many runs fill (run/exec.h: workers,
+ * shards, claims): a command's argument struct S has one named `exec`.
+ */
+struct gs_cli_exec {
+	int64_t jobs;                        /* --jobs */
+	struct gs_cli_shard shard;           /* --shard */
+	int64_t claim_timeout_s;             /* --claim-timeout */
+};
+
+/* Gives e the defaults the rows do not set: as many jobs as there are CPUs online. */
+void gs_cli_exec_init(struct gs_cli_exec *e);
+
+/* Worker threads: -j, --jobs N. */
+#define GS_CLI_OPT_JOBS(S)                                                                     \
+	{ GS_OPT_INT_AT(S, exec.jobs, 1, 1024), .name = "jobs", .short_name = 'j', .arg = "N", \
+	  .help = "worker threads (default: the number of CPUs); the run ids do not depend on " \
+		  "it, a finished run waits for the runs before it to be stored" }
+
+/* One share of the runs: --shard K/N. */
+#define GS_CLI_OPT_SHARD(S)                                                                    \
+	{ GS_OPT_CUSTOM_AT(S, exec.shard, struct gs_cli_shard, gs_cli_parse_shard, NULL),      \
+	  .name = "shard", .arg = "K/N",                                                       \
+	  .help = "run the K-th of N fixed shares of the matrix (the cells whose index is K-1 " \
+		  "modulo N), for sweeps spread over hosts; gpusim merge joins the databases" }
+
+/* When another host's claim counts as abandoned: --claim-timeout S. */
+#define GS_CLI_OPT_CLAIM_TIMEOUT(S)                                                            \
+	{ GS_OPT_INT_AT(S, exec.claim_timeout_s, 0, INT64_MAX), .name = "claim-timeout",       \
+	  .arg = "S", .def = "86400",                                                          \
+	  .help = "a run another host claimed S seconds ago or more counts as abandoned and is " \
+		  "run here (0: never); claims of this host's processes that are gone always do" }
+
+/* Where the gnuplot scripts are: --scripts DIR into field F of S. */
+#define GS_CLI_OPT_SCRIPTS(S, F)                                                                \
+	{ GS_OPT_STRING_AT(S, F), .name = "scripts", .arg = "DIR",                              \
+	  .help = "the gnuplot scripts (default $GPUSIM_SCRIPTS, else those installed with "    \
+		  "gpusim, else the source tree's scripts/)" }
 
 #endif

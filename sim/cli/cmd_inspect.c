@@ -5,7 +5,7 @@
  * Without --run it lists the stored runs with what tells them apart (mode,
  * load or time scale, scoring, sharing) and their headline number. With
  * --run it rebuilds the cluster's allocation at one simulated time from
- * the run's pods table (inspect_alloc.c) and shows it one node per row in
+ * the run's pods table (run/run_state.h) and shows it one node per row in
  * the manner of `kubectl inspect gpushare` (inspect_show.c). The rebuild
  * reads only the database, so any stored run can be looked at later, at
  * any time, except one stored with --no-pods, which has no pod rows.
@@ -478,10 +478,7 @@ out:
 static int show_run(struct gs_db *db, const struct gs_inspect_args *a)
 {
 	struct gs_run_row run;
-	struct gs_db_node *nodes = NULL;
-	struct gs_db_pod *pods = NULL;
-	struct gs_inspect in;
-	size_t n_nodes = 0, n_pods = 0;
+	struct gs_run_state in;
 	enum gs_at_kind at = a->at.kind;
 	char err[1024];
 	int64_t t_s;
@@ -519,29 +516,20 @@ static int show_run(struct gs_db *db, const struct gs_inspect_args *a)
 			goto out;
 		}
 	}
-	rc = gs_db_load_nodes(db, a->run_id, &nodes, &n_nodes, err, sizeof(err));
-	if (!rc)
-		rc = gs_db_load_pods(db, a->run_id, &pods, &n_pods, err, sizeof(err));
+	rc = gs_run_state_load(&in, db, a->run_id, t_s, err, sizeof(err));
+	if (!rc && gs_run_state_frag(&in, run.params_json)) {
+		rc = GS_ENOMEM;
+		gs_errf(err, sizeof(err), "out of memory");
+	}
 	if (rc) {
 		fprintf(stderr, "gpusim inspect: %s\n", err);
-		status = GS_EXIT_FAIL;
-		goto out;
-	}
-	rc = gs_inspect_rebuild(&in, a->run_id, t_s, nodes, n_nodes, pods, n_pods);
-	if (!rc)
-		rc = gs_inspect_frag(&in, run.params_json);
-	if (rc) {
-		if (rc == GS_ENOMEM)
-			fprintf(stderr, "gpusim inspect: out of memory\n");
 		status = GS_EXIT_FAIL;
 		goto out;
 	}
 	status = gs_inspect_show(a, &run, at == GS_AT_PEAK ? "peak" : at == GS_AT_END ? "end" : NULL,
 				 &in);
 out:
-	gs_inspect_release(&in);
-	gs_db_pods_free(pods, n_pods);
-	gs_db_nodes_free(nodes, n_nodes);
+	gs_run_state_release(&in);
 	gs_run_row_release(&run);
 	return status;
 }

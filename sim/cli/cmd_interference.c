@@ -24,19 +24,22 @@ struct ifr_args {
 };
 
 #define S struct ifr_args
+/* --out FILE, the same for show and export. */
+#define OPT_OUT                                                                    \
+	{ GS_OPT_STRING_AT(S, out), .name = "out", .short_name = 'o', .arg = "FILE", \
+	  .help = "write the table to FILE instead of standard output" }
 static const struct gs_opt show_opts[] = {
-	{ GS_OPT_STRING_AT(S, out), .name = "out", .short_name = 'o', .arg = "FILE",
-	  .help = "write the table to FILE instead of standard output" },
+	OPT_OUT,
 	{ 0 },
 };
 static const struct gs_opt export_opts[] = {
 	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "DB",
 	  .flags = GS_OPT_REQUIRED, .help = "results database with benchmark results "
 					    "(gpusim bench-import)" },
-	{ GS_OPT_STRING_AT(S, out), .name = "out", .short_name = 'o', .arg = "FILE",
-	  .help = "write the table to FILE instead of standard output" },
+	OPT_OUT,
 	{ 0 },
 };
+#undef OPT_OUT
 static const struct gs_opt check_opts[] = {
 	{ 0 },
 };

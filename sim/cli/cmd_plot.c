@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/opt.h"
 #include "core/error.h"
@@ -27,13 +28,10 @@ struct plot_args {
 
 #define S struct plot_args
 static const struct gs_opt plot_opts[] = {
-	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "FILE",
-	  .def = "results/fgd.db", .help = "results database" },
+	GS_CLI_OPT_DB(S, db_path, "results/fgd.db"),
 	{ GS_OPT_STRING_AT(S, out_dir), .name = "out", .short_name = 'o', .arg = "DIR",
 	  .def = "results/plots", .help = "output directory, created if missing" },
-	{ GS_OPT_STRING_AT(S, scripts), .name = "scripts", .arg = "DIR",
-	  .help = "the gnuplot scripts (default $GPUSIM_SCRIPTS, else those installed with "
-		  "gpusim, else the source tree's scripts/)" },
+	GS_CLI_OPT_SCRIPTS(S, scripts),
 	{ GS_OPT_SET_AT(S, compat, 1), .name = "compat", .conflicts = "exact any-scoring",
 	  .help = "only runs with compat scoring (the default)" },
 	{ GS_OPT_SET_AT(S, compat, 0), .name = "exact", .conflicts = "any-scoring",

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/opt.h"
 #include "core/error.h"
@@ -46,9 +47,7 @@ static const struct gs_opt regress_opts[] = {
 	{ GS_OPT_STRING_AT(S, write_dir), .name = "write-baseline", .short_name = 'w', .arg = "DIR",
 	  .help = "instead of comparing, write the database's runs as a baseline into DIR "
 		  "(families.csv, runs.csv, curves.csv, speed.csv)" },
-	{ GS_OPT_STRING_AT(S, scripts), .name = "scripts", .arg = "DIR",
-	  .help = "the gnuplot scripts (default $GPUSIM_SCRIPTS, else those installed with "
-		  "gpusim, else the source tree's scripts/)" },
+	GS_CLI_OPT_SCRIPTS(S, scripts),
 	{ GS_OPT_GROUP_HEADING("Rules:") },
 	{ GS_OPT_ENUM_AT(S, rule, rules), .name = "rule", .arg = "RULE", .def = "auto",
 	  .help = "'auto': exact where both sides ran the same seeds, statistical where not; "

@@ -14,7 +14,7 @@
 #include "cli/cmd.h"
 #include "cli/json_out.h"
 #include "core/error.h"
-#include "cli/progress.h"
+#include "run/progress.h"
 #include "engine/inflate.h"
 #include "engine/replay.h"
 #include "store/results.h"
@@ -23,88 +23,54 @@
 
 /* What the command line says; the table below fills it. */
 struct replay_args {
-	const char *nodes, *pods, *db_path;
-	struct gs_cli_policies policies;
-	bool no_db, no_pods, arrival_samples, quiet, strict, json;
-	int mode;    /* enum gs_mode */
-	int compat;  /* -1 mode default, 0 exact, 1 compat */
-	int arrivals; /* enum gs_arrivals */
-	const char *interference;
-	struct gs_replay_opts opts;
+	struct gs_cli_sim sim;
+	const char *pods, *db_path;
+	bool no_db, quiet, json;
 };
 
 #define S struct replay_args
 static const struct gs_opt replay_opts[] = {
 	{ GS_OPT_GROUP_HEADING("Inputs:") },
-	{ GS_OPT_STRING_AT(S, nodes), .name = "nodes", .short_name = 'n', .arg = "FILE",
-	  .flags = GS_OPT_REQUIRED, .help = "cluster: openb node list, gpusim CSV or JSON" },
+	GS_CLI_OPT_NODES(S),
 	{ GS_OPT_STRING_AT(S, pods), .name = "pods", .short_name = 'p', .arg = "FILE",
 	  .flags = GS_OPT_REQUIRED, .help = "pods: openb pod list, gpusim CSV or JSON" },
 
 	{ GS_OPT_GROUP_HEADING("Policy:") },
-	{ GS_OPT_CUSTOM_AT(S, policies, struct gs_cli_policies, gs_cli_parse_policies, NULL),
-	  .name = "policy", .short_name = 'P', .arg = "LIST", .def = "binpack",
-	  .help = "comma-separated names, 'all', or 'paper' (the six of the FGD paper); "
-		  "'gpusim policies' lists them" },
-	{ GS_OPT_UINT_AT(S, opts.seed, INT64_MAX), .name = "seed", .short_name = 's', .arg = "N",
-	  .def = "42", .help = "seed for shuffles, clones and random choices" },
-	{ GS_OPT_SET_AT(S, compat, 1), .name = "compat", .conflicts = "exact",
-	  .help = "FGD reference scoring: integer 0-100 scores, ties broken by a node order "
-		  "shuffled per seed and trace (default in inflate mode)" },
-	{ GS_OPT_SET_AT(S, compat, 0), .name = "exact",
-	  .help = "float scores, ties to the lowest node index (default in time mode)" },
+	GS_CLI_OPT_POLICY(S, "binpack"),
+	{ GS_OPT_UINT_AT(S, sim.opts.seed, INT64_MAX), .name = "seed", .short_name = 's',
+	  .arg = "N", .def = "42", .help = "seed for shuffles, clones and random choices" },
+	GS_CLI_OPTS_SCORING(S),
 
 	{ GS_OPT_GROUP_HEADING("Mode:") },
-	{ GS_OPT_ENUM_AT(S, mode, gs_cli_modes), .name = "mode", .short_name = 'm', .arg = "MODE",
-	  .def = "time",
+	{ GS_OPT_ENUM_AT(S, sim.mode, gs_cli_modes), .name = "mode", .short_name = 'm',
+	  .arg = "MODE", .def = "time",
 	  .help = "'time': pods arrive at their creation time, wait FIFO when nothing fits, "
 		  "leave at their deletion time; 'inflate': the FGD paper's experiment, pods "
 		  "shuffled and cloned to --inflate x GPU capacity, arrive one by one, never "
 		  "leave, fail when nothing fits" },
-	{ GS_OPT_DOUBLE_AT(S, opts.inflate, 0, GS_INFLATE_MAX), .flags = GS_OPT_GT_MIN,
-	  .name = "inflate", .arg = "X", .def = "1.3",
-	  .help = "inflate mode target, total GPU request / capacity, at most 100" },
-	{ GS_OPT_DOUBLE_AT(S, opts.time_scale, 0, INFINITY), .flags = GS_OPT_GT_MIN,
+	GS_CLI_OPT_INFLATE(S),
+	{ GS_OPT_DOUBLE_AT(S, sim.opts.time_scale, 0, INFINITY), .flags = GS_OPT_GT_MIN,
 	  .name = "time-scale", .arg = "X", .def = "1",
 	  .help = "divide arrival times by X, keep durations: X > 1 raises the offered load" },
-	{ GS_OPT_DOUBLE_AT(S, opts.load_pct, 0, INFINITY), .flags = GS_OPT_GT_MIN,
+	{ GS_OPT_DOUBLE_AT(S, sim.opts.load_pct, 0, INFINITY), .flags = GS_OPT_GT_MIN,
 	  .name = "load", .arg = "PCT", .conflicts = "time-scale",
 	  .help = GS_CLI_LOAD_HELP },
-	{ GS_OPT_ENUM_AT(S, arrivals, gs_cli_arrivals), .name = "arrivals", .arg = "SHAPE",
-	  .def = "poisson", .help = GS_CLI_ARRIVALS_HELP },
-	{ GS_OPT_INT_AT(S, opts.load_repeat, 1, 1000000), .name = "repeat", .arg = "K",
-	  .def = "1", .help = GS_CLI_REPEAT_HELP },
-	{ GS_OPT_INT_AT(S, opts.max_wait_s, 0, INT64_MAX), .name = "max-wait", .arg = "S",
-	  .help = "a pod pending longer than S seconds fails (default: waits)" },
-	{ GS_OPT_CUSTOM_AT(S, opts.idle_job, struct gs_idle_job, gs_cli_parse_idle_job, NULL),
-	  .name = "idle-job", .arg = "G,C[,M]", .def = "1,8", .help = GS_CLI_IDLE_JOB_HELP },
-	{ GS_OPT_FLAG_AT(S, opts.frag), .name = "frag",
-	  .help = "track fragmentation in time mode (always on in inflate)" },
+	GS_CLI_OPTS_LOAD_SHAPE(S),
+	GS_CLI_OPTS_QUEUE(S),
+	GS_CLI_OPT_IDLE_JOB(S),
 
 	{ GS_OPT_GROUP_HEADING("Sharing:") },
-	{ GS_OPT_CUSTOM_AT(S, opts.sharing, struct gs_share_cfg, gs_cli_parse_sharing, NULL),
+	{ GS_OPT_CUSTOM_AT(S, sim.opts.sharing, struct gs_share_cfg, gs_cli_parse_sharing, NULL),
 	  .name = "sharing", .arg = "SPEC", .def = "ideal", .help = GS_CLI_SHARING_HELP },
-	{ GS_OPT_STRING_AT(S, interference), .name = "interference", .arg = "FILE",
-	  .help = GS_CLI_INTERFERENCE_HELP },
+	GS_CLI_OPT_INTERFERENCE(S),
 
 	{ GS_OPT_GROUP_HEADING("Output:") },
-	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "FILE",
-	  .def = "results/gpusim.db", .conflicts = "no-db", .help = "results database" },
-	{ GS_OPT_FLAG_AT(S, no_db), .name = "no-db", .help = "do not store the runs" },
-	{ GS_OPT_FLAG_AT(S, no_pods), .name = "no-pods",
-	  .help = "store no per-pod rows (most of a run's size): counts, mean wait, samples "
-		  "and summary are kept, but 'gpusim inspect --run' cannot show the run" },
-	{ GS_OPT_FLAG_AT(S, arrival_samples), .name = "arrival-samples",
-	  .help = "inflate mode: store one sample per arrival; without it a run stores its "
-		  "statistics per arrived percent and only the samples its summary reads" },
-	{ GS_OPT_INT_AT(S, opts.sample_every, 1, INT64_MAX), .name = "sample-every", .arg = "N",
-	  .def = "1", .help = "sample the time series every N events" },
-	{ GS_OPT_INT_AT(S, opts.sample_interval_s, 0, INT64_MAX), .name = "sample-interval",
-	  .arg = "S", .help = "also sample every S simulated seconds (time mode)" },
-	{ GS_OPT_FLAG_AT(S, opts.check), .name = "check",
-	  .help = "verify the allocator's invariants after every change" },
-	{ GS_OPT_FLAG_AT(S, strict), .name = "strict",
-	  .help = "pods that fit no node even on an empty cluster are errors" },
+	GS_CLI_OPT_DB(S, db_path, "results/gpusim.db"),
+	{ GS_OPT_FLAG_AT(S, no_db), .name = "no-db", .conflicts = "db",
+	  .help = "do not store the runs" },
+	GS_CLI_OPTS_STORE(S),
+	GS_CLI_OPTS_SAMPLING(S),
+	GS_CLI_OPT_STRICT(S),
 	{ GS_OPT_FLAG_AT(S, json), .name = "json", .conflicts = "quiet",
 	  .help = "print the runs as a JSON array, one object per run with the run_summary "
 		  "fields (results/SCHEMA.md; run_id null with --no-db), instead of the table" },
@@ -125,15 +91,13 @@ static const struct gs_cmd_spec replay_cmd = {
 /* Returns 0, or -1 with *status_out the exit status (help, version or a usage error). */
 static int parse_args(int argc, char **argv, struct replay_args *a, int *status_out)
 {
-	struct gs_replay_opts *o = &a->opts;
+	struct gs_replay_opts *o = &a->sim.opts;
 
 	memset(a, 0, sizeof(*a));
-	gs_replay_opts_init(o);
-	a->compat = -1;
+	gs_cli_sim_init(&a->sim);
 	if (gs_opt_parse(&replay_cmd, argc, argv, a, status_out))
 		return -1;
-	o->mode = (enum gs_mode)a->mode;
-	o->arrivals = (enum gs_arrivals)a->arrivals;
+	gs_cli_sim_finish(&a->sim);
 	if ((o->load_pct > 0 && o->mode != GS_MODE_TIME) ||
 	    (o->load_repeat > 1 && !(o->load_pct > 0))) {
 		fprintf(stderr, "gpusim replay: %s\n",
@@ -143,10 +107,6 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *status_
 		*status_out = GS_EXIT_USAGE;
 		return -1;
 	}
-	if (a->compat < 0)
-		a->compat = o->mode == GS_MODE_INFLATE;
-	if (a->compat)
-		o->policy_flags |= GS_POLICY_COMPAT;
 	return 0;
 }
 
@@ -338,13 +298,13 @@ int gs_cmd_replay(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a, &status))
 		return status;
-	pols = a.policies.v;
-	n_pols = a.policies.n;
+	pols = a.sim.policies.v;
+	n_pols = a.sim.policies.n;
 
 	gs_cluster_init(&cluster);
 	gs_trace_init(&trace);
 	gs_interference_init(&ifr);
-	rc = gs_cluster_load(a.nodes, &cluster, nodes_sha, err, sizeof(err));
+	rc = gs_cluster_load(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
 	if (rc == 0)
 		rc = gs_trace_load(a.pods, &cluster, &trace, err, sizeof(err));
 	if (rc) {
@@ -352,37 +312,37 @@ int gs_cmd_replay(int argc, char **argv)
 		status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 		goto out;
 	}
-	if (report_audit(&trace, &cluster, a.strict)) {
+	if (report_audit(&trace, &cluster, a.sim.strict)) {
 		status = GS_EXIT_USAGE;
 		goto out;
 	}
 	/* A load the trace cannot offer is the user's to fix, before any run. */
-	if (a.opts.load_pct > 0) {
-		rc = gs_load_check(trace.pods, trace.n_pods, a.opts.load_repeat, cluster.gpu_milli,
-				   a.opts.load_pct, a.opts.arrivals, err, sizeof(err));
+	if (a.sim.opts.load_pct > 0) {
+		rc = gs_load_check(trace.pods, trace.n_pods, a.sim.opts.load_repeat, cluster.gpu_milli,
+				   a.sim.opts.load_pct, a.sim.opts.arrivals, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim replay: --load: %s: %s\n", a.pods, err);
 			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 			goto out;
 		}
 	}
-	if (a.interference) {
-		rc = gs_interference_load(&ifr, a.interference, err, sizeof(err));
+	if (a.sim.interference) {
+		rc = gs_interference_load(&ifr, a.sim.interference, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim replay: --interference: %s\n", err);
 			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 			goto out;
 		}
-		a.opts.interference = &ifr;
+		a.sim.opts.interference = &ifr;
 	}
 	/* What the options make of these inputs is checked before anything is printed. */
-	rc = gs_sim_validate(&cluster, &trace, &a.opts, err, sizeof(err));
+	rc = gs_sim_validate(&cluster, &trace, &a.sim.opts, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpusim replay: %s\n", err);
 		status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 		goto out;
 	}
-	if (gs_replay_params_json(&a.opts, &params)) {
+	if (gs_replay_params_json(&a.sim.opts, &params)) {
 		fprintf(stderr, "gpusim replay: out of memory\n");
 		status = GS_EXIT_FAIL;
 		goto out;
@@ -410,15 +370,15 @@ int gs_cmd_replay(int argc, char **argv)
 		clock_gettime(CLOCK_REALTIME, &ri.started_at);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		gs_progress_init(&bar, stderr, pols[i]->name, 0);
-		rc = gs_sim_init(&sim, &cluster, &trace, pols[i], &a.opts, err, sizeof(err));
+		rc = gs_sim_init(&sim, &cluster, &trace, pols[i], &a.sim.opts, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim replay: %s: %s\n", pols[i]->name, err);
 			status = GS_EXIT_FAIL;
 			break;
 		}
 		if (i == 0 && !a.quiet && !a.json) {
-			print_sharing(&sim, a.interference);
-			print_header(a.opts.mode);
+			print_sharing(&sim, a.sim.interference);
+			print_header(a.sim.opts.mode);
 		}
 		gs_progress_init(&bar, stderr, pols[i]->name, sim.n_pods);
 		if (bar.on) {
@@ -436,16 +396,16 @@ int gs_cmd_replay(int argc, char **argv)
 			break;
 		}
 		ri.policy = pols[i]->name;
-		ri.mode = a.opts.mode == GS_MODE_INFLATE ? "inflate" : "time";
-		ri.seed = a.opts.seed;
-		ri.nodes_path = a.nodes;
+		ri.mode = a.sim.opts.mode == GS_MODE_INFLATE ? "inflate" : "time";
+		ri.seed = a.sim.opts.seed;
+		ri.nodes_path = a.sim.nodes;
 		ri.nodes_sha256 = nodes_sha;
 		ri.pods_path = a.pods;
 		ri.pods_sha256 = trace.sha256;
 		ri.params_json = params;
 		ri.wall_ms = elapsed_ms(&t0, &t1);
-		ri.no_pods = a.no_pods;
-		ri.arrival_samples = a.arrival_samples;
+		ri.no_pods = a.sim.no_pods;
+		ri.arrival_samples = a.sim.arrival_samples;
 		if (db && gs_db_write_run(db, &ri, &sim, &run_id, err, sizeof(err))) {
 			fprintf(stderr, "gpusim replay: %s\n", err);
 			gs_sim_release(&sim);
@@ -468,7 +428,7 @@ int gs_cmd_replay(int argc, char **argv)
 		runs = NULL;
 		if (rc && status == GS_EXIT_OK)
 			status = rc;
-	} else if (status == GS_EXIT_OK && db && !a.quiet && a.no_pods)
+	} else if (status == GS_EXIT_OK && db && !a.quiet && a.sim.no_pods)
 		printf("\nstored in %s without pod rows (--no-pods); 'gpusim inspect --db %s' "
 		       "lists the runs\n", a.db_path, a.db_path);
 	else if (status == GS_EXIT_OK && db && !a.quiet)

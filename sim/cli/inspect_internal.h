@@ -1,14 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * inspect_internal.h - the parts of `gpusim inspect` shared by its files:
- * the allocation of a stored run rebuilt at one simulated time
- * (inspect_alloc.c) and the views of it, tables and JSON (inspect_show.c).
- * cmd_inspect.c holds the option table, the run list and the dispatch.
- * Tables are libsmartcols tables; nothing here touches SQLite.
- *
- * Ownership: struct gs_inspect borrows the run's nodes and pods (the
- * caller's, from gs_db_load_nodes() and gs_db_load_pods()) and owns the
- * arrays it fills; gs_inspect_release() frees them.
+ * the views of a stored run's cluster at one time (run/run_state.h), as
+ * tables and JSON (inspect_show.c). cmd_inspect.c holds the option table,
+ * the run list and the dispatch. Tables are libsmartcols tables; nothing
+ * here touches SQLite.
  */
 #ifndef GS_INSPECT_INTERNAL_H
 #define GS_INSPECT_INTERNAL_H
@@ -21,6 +17,7 @@
 #include "core/cluster.h"
 #include "core/mig.h"
 #include "core/sharing.h"
+#include "run/run_state.h"
 #include "store/results.h"
 
 struct cJSON;
@@ -78,75 +75,6 @@ struct gs_inspect_colset {
 	size_t n;
 };
 
-/* Allocation of one node at the inspected time. */
-struct gs_inspect_node {
-	int32_t gpu_milli[GS_MAX_GPUS];  /* held on each GPU, as its mode counts it */
-	int32_t gpu_pods[GS_MAX_GPUS];   /* pods on each GPU */
-	int64_t gpu_mem_mib;             /* GPU memory its pods asked for, all GPUs */
-	int64_t cpu_milli;
-	int64_t mem_mib;
-	int32_t pods;
-	int32_t free_milli;              /* GPU share left, sum over its GPUs */
-	double frag_milli;               /* FGD fragmentation, milli-GPU; NAN: not known */
-	int32_t first_pod;               /* first of its pods in gs_inspect.held, -1: none */
-	/* Sharing: each GPU's mode and its MIG instances at t. */
-	bool shared;
-	struct gs_share_cfg cfg[GS_MAX_GPUS];
-	struct gs_mig_gpu mig[GS_MAX_GPUS];
-};
-
-/* A pod that holds resources at the inspected time. */
-struct gs_inspect_pod {
-	size_t pod;                      /* index into gs_inspect.pods */
-	int32_t cost_milli[GS_MAX_GPUS]; /* what its k-th GPU costs, as the GPU's mode counts */
-	int32_t next;                    /* next pod of the same node, -1: last */
-};
-
-/* A stored run's cluster at one time. */
-struct gs_inspect {
-	const struct gs_db_node *nodes;  /* borrowed */
-	size_t n_nodes;
-	const struct gs_db_pod *pods;    /* borrowed */
-	size_t n_pods;
-	int64_t run_id;
-	int64_t t_s;
-	struct gs_inspect_node *alloc;   /* [n_nodes], owned */
-	struct gs_inspect_pod *held;     /* owned, in pod order */
-	size_t n_held;
-	/*
-	 * Fragmentation: known when the run's pods give a typical workload
-	 * (frag_note says why not otherwise), measured with the run's own
-	 * coverage and kind rule.
-	 */
-	bool frag_known;
-	const char *frag_note;           /* static text, NULL when known */
-};
-
-/*
- * Rebuilds the allocation of run run_id at t_s from its nodes and pods: a
- * pod counts when it started at or before t_s and had not ended by then.
- * Fills *in (borrowing nodes and pods). Returns 0, GS_ENOMEM, or GS_EDB
- * after printing on stderr what is inconsistent (a pod on a node or GPU
- * the run lacks, an over-committed node, text gpusim does not write). On
- * error *in holds nothing to release.
- */
-int gs_inspect_rebuild(struct gs_inspect *in, int64_t run_id, int64_t t_s,
-		       const struct gs_db_node *nodes, size_t n_nodes, const struct gs_db_pod *pods,
-		       size_t n_pods);
-
-/*
- * Fills every node's frag_milli: the expected free GPU share that the
- * typical pods of the run's trace (its stored pods, one per trace row,
- * grouped as the run grouped them: params_json's compat and
- * frag_coverage) cannot use there (core/frag.h). Sets frag_known, or
- * leaves it false with a note when the run has no GPU pods or too many
- * GPU models. Returns 0 or GS_ENOMEM.
- */
-int gs_inspect_frag(struct gs_inspect *in, const char *params_json);
-
-/* Frees what gs_inspect_rebuild() allocated; in stays valid to release again. */
-void gs_inspect_release(struct gs_inspect *in);
-
 /*
  * Chooses the columns of a table of n_cols cols from -o's text (NULL: the
  * default ones, those with .deflt, less those whose bit is set in skip;
@@ -180,7 +108,7 @@ int gs_inspect_width(void);
  * exit status: 0, 1 (out of memory) or 2 (a --model no node has).
  */
 int gs_inspect_show(const struct gs_inspect_args *a, const struct gs_run_row *run,
-		    const char *at_what, const struct gs_inspect *in);
+		    const char *at_what, const struct gs_run_state *in);
 
 /* The run's list entry as a new JSON object (NULL when out of memory); caller owns it. */
 struct cJSON *gs_inspect_run_json(const struct gs_run_row *r);

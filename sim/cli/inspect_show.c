@@ -255,11 +255,11 @@ static const char *const node_unit[C_N] = {
 };
 
 /* Node i's cell of column id, in buf (256 bytes) or a static or borrowed string. */
-static const char *node_cell(char *buf, size_t len, int id, bool raw, const struct gs_inspect *in,
+static const char *node_cell(char *buf, size_t len, int id, bool raw, const struct gs_run_state *in,
 			     size_t i)
 {
 	const struct gs_db_node *nd = &in->nodes[i];
-	const struct gs_inspect_node *na = &in->alloc[i];
+	const struct gs_run_state_node *na = &in->alloc[i];
 
 	switch (id) {
 	case C_IDX:
@@ -304,7 +304,7 @@ static const char *node_cell(char *buf, size_t len, int id, bool raw, const stru
 }
 
 static void node_line(struct libscols_line *ln, const struct gs_inspect_args *a,
-		      const struct gs_inspect_colset *cs, const struct gs_inspect *in, size_t i)
+		      const struct gs_inspect_colset *cs, const struct gs_run_state *in, size_t i)
 {
 	char buf[256];
 	size_t k;
@@ -317,7 +317,7 @@ static void node_line(struct libscols_line *ln, const struct gs_inspect_args *a,
  * The width of the node table with cs's columns over rows[0..n): the
  * widest cell or header of each column, one space between columns.
  */
-static size_t table_width(const struct gs_inspect_colset *cs, const struct gs_inspect *in,
+static size_t table_width(const struct gs_inspect_colset *cs, const struct gs_run_state *in,
 			  const size_t *rows, size_t n)
 {
 	size_t k, j, sum = 0;
@@ -338,8 +338,8 @@ static size_t table_width(const struct gs_inspect_colset *cs, const struct gs_in
 
 /* A pod under its node (--details): what it holds on each GPU of the node. */
 static void pod_line(struct libscols_line *ln, const struct gs_inspect_args *a,
-		     const struct gs_inspect_colset *cs, const struct gs_inspect *in, size_t i,
-		     const struct gs_inspect_pod *hp)
+		     const struct gs_inspect_colset *cs, const struct gs_run_state *in, size_t i,
+		     const struct gs_run_state_pod *hp)
 {
 	const struct gs_db_node *nd = &in->nodes[i];
 	const struct gs_db_pod *p = &in->pods[hp->pod];
@@ -410,7 +410,7 @@ static bool model_selected(const struct gs_inspect_args *a, const struct gs_db_n
 }
 
 /* Do --model, --node and --min-free keep node i? */
-static bool node_selected(const struct gs_inspect_args *a, const struct gs_inspect *in, size_t i)
+static bool node_selected(const struct gs_inspect_args *a, const struct gs_run_state *in, size_t i)
 {
 	const struct gs_db_node *nd = &in->nodes[i];
 
@@ -424,7 +424,7 @@ static bool node_selected(const struct gs_inspect_args *a, const struct gs_inspe
 }
 
 /* Every --model must be a model of the run: a typo is an error, not an empty table. */
-static int check_models(const struct gs_inspect_args *a, const struct gs_inspect *in)
+static int check_models(const struct gs_inspect_args *a, const struct gs_run_state *in)
 {
 	size_t k, i;
 
@@ -481,7 +481,7 @@ static int cmp_rows(const void *x, const void *y)
 }
 
 /* Orders rows[0..n) as --sort asks. Returns 0 or GS_ENOMEM. */
-static int sort_rows(const struct gs_inspect *in, int by, size_t *rows, size_t n)
+static int sort_rows(const struct gs_run_state *in, int by, size_t *rows, size_t n)
 {
 	struct row_key *k = malloc((n ? n : 1) * sizeof(*k));
 	size_t j;
@@ -489,7 +489,7 @@ static int sort_rows(const struct gs_inspect *in, int by, size_t *rows, size_t n
 	if (!k)
 		return GS_ENOMEM;
 	for (j = 0; j < n; j++) {
-		const struct gs_inspect_node *na = &in->alloc[rows[j]];
+		const struct gs_run_state_node *na = &in->alloc[rows[j]];
 
 		k[j].i = rows[j];
 		k[j].name = by == GS_SORT_NAME ? in->nodes[rows[j]].name : NULL;
@@ -517,10 +517,10 @@ struct sums {
 	double frag_milli;
 };
 
-static void sums_add(struct sums *s, const struct gs_inspect *in, size_t i)
+static void sums_add(struct sums *s, const struct gs_run_state *in, size_t i)
 {
 	const struct gs_db_node *nd = &in->nodes[i];
-	const struct gs_inspect_node *na = &in->alloc[i];
+	const struct gs_run_state_node *na = &in->alloc[i];
 	int g;
 
 	s->nodes++;
@@ -558,7 +558,7 @@ static int cmp_model(const void *x, const void *y)
 }
 
 /* Subtotals per GPU model of the nodes in sel[0..n), in model order; *n_out of them. */
-static struct sums *model_sums(const struct gs_inspect *in, const size_t *sel, size_t n,
+static struct sums *model_sums(const struct gs_run_state *in, const size_t *sel, size_t n,
 			       size_t *n_out)
 {
 	struct sums *s = calloc(n ? n : 1, sizeof(*s));
@@ -640,7 +640,7 @@ static void mig_text(const struct gs_mig_table *t, const struct gs_mig_gpu *g, c
 }
 
 /* The MIG instances of the MIG GPUs of the nodes shown. */
-static void show_mig(const struct gs_inspect *in, const size_t *rows, size_t n_rows)
+static void show_mig(const struct gs_run_state *in, const size_t *rows, size_t n_rows)
 {
 	char buf[512];
 	size_t k;
@@ -688,10 +688,10 @@ static void sums_json(cJSON *o, const struct sums *s, bool frag_known)
 	cJSON_AddNumberToObject(o, "idle_nodes", (double)s->idle_nodes);
 }
 
-static cJSON *node_json(const struct gs_inspect_args *a, const struct gs_inspect *in, size_t i)
+static cJSON *node_json(const struct gs_inspect_args *a, const struct gs_run_state *in, size_t i)
 {
 	const struct gs_db_node *nd = &in->nodes[i];
-	const struct gs_inspect_node *na = &in->alloc[i];
+	const struct gs_run_state_node *na = &in->alloc[i];
 	cJSON *o = cJSON_CreateObject(), *gpus;
 	int g;
 
@@ -736,7 +736,7 @@ static cJSON *node_json(const struct gs_inspect_args *a, const struct gs_inspect
 		int32_t h;
 
 		for (h = na->first_pod; arr && h >= 0; h = in->held[h].next) {
-			const struct gs_inspect_pod *hp = &in->held[h];
+			const struct gs_run_state_pod *hp = &in->held[h];
 			const struct gs_db_pod *p = &in->pods[hp->pod];
 			cJSON *po = cJSON_CreateObject(), *pg, *pc;
 
@@ -762,7 +762,7 @@ static cJSON *node_json(const struct gs_inspect_args *a, const struct gs_inspect
 }
 
 static int show_json(const struct gs_inspect_args *a, const struct gs_run_row *run,
-		     const struct gs_inspect *in, const char *at_what, const size_t *rows,
+		     const struct gs_run_state *in, const char *at_what, const size_t *rows,
 		     size_t n_rows, const struct sums *ms, size_t n_ms, const struct sums *all)
 {
 	cJSON *root = cJSON_CreateObject();
@@ -801,7 +801,7 @@ static int show_json(const struct gs_inspect_args *a, const struct gs_run_row *r
 /* --- the whole view ------------------------------------------------------ */
 
 /* The node table with the columns cs (already checked), GPUS narrowed to GPUBAR when too wide. */
-static int print_nodes(const struct gs_inspect_args *a, const struct gs_inspect *in,
+static int print_nodes(const struct gs_inspect_args *a, const struct gs_run_state *in,
 		       const size_t *rows, size_t n_rows, struct gs_inspect_colset cs)
 {
 	struct libscols_table *tb;
@@ -867,7 +867,7 @@ static int print_nodes(const struct gs_inspect_args *a, const struct gs_inspect 
 }
 
 int gs_inspect_show(const struct gs_inspect_args *a, const struct gs_run_row *run,
-		    const char *at_what, const struct gs_inspect *in)
+		    const char *at_what, const struct gs_run_state *in)
 {
 	size_t *sel = NULL, *rows = NULL, n_sel = 0, n_rows = 0, n_ms = 0, k, i;
 	struct sums *ms = NULL, all;

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/progress.h"
+#include "run/progress.h"
 
 #define BAR_WIDTH 30
 

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * inspect_alloc.c - `gpusim inspect --run`: a stored run's cluster rebuilt
- * at one simulated time from its nodes and pods, and each node's FGD
- * fragmentation against the typical pods of the run's trace.
+ * run_state.c - a stored run's cluster rebuilt at one simulated time from
+ * its nodes and pods, and each node's FGD fragmentation against the
+ * typical pods of the run's trace (see run_state.h).
  *
  * With sharing modes (run_nodes.sharing) each pod is counted as its GPU's
  * mode counted it: a whole GPU under exclusive, a replica under timeslice
- * and mps, its instance under mig. Contracts in inspect_internal.h.
+ * and mps, its instance under mig.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,17 +17,17 @@
 
 #include <cJSON.h>
 
-#include "cli/inspect_internal.h"
 #include "core/error.h"
 #include "core/frag.h"
 #include "core/gpu_model.h"
+#include "run/run_state.h"
 
 /*
  * Reads a node's run_nodes.sharing (one spec, or one per GPU joined by
  * '|') into na->cfg and creates the fixed MIG layouts. Returns false for
  * text gpusim did not write.
  */
-static bool node_modes(const struct gs_db_node *nd, struct gs_inspect_node *na)
+static bool node_modes(const struct gs_db_node *nd, struct gs_run_state_node *na)
 {
 	const struct gs_mig_table *t = gs_mig_table_for_model(nd->gpu_model);
 	const char *s = nd->sharing;
@@ -67,7 +67,7 @@ static bool node_modes(const struct gs_db_node *nd, struct gs_inspect_node *na)
  * (mig) the instance it holds, from pods.mig: its i-th entry belongs to
  * the i-th MIG GPU of the pod. Returns -1 for text gpusim did not write.
  */
-static int32_t gpu_cost(const struct gs_db_node *nd, struct gs_inspect_node *na,
+static int32_t gpu_cost(const struct gs_db_node *nd, struct gs_run_state_node *na,
 			const struct gs_db_pod *p, int k, int *mig_seen)
 {
 	const struct gs_share_cfg *cfg = &na->cfg[p->gpus[k]];
@@ -129,34 +129,37 @@ static int32_t gpu_cost(const struct gs_db_node *nd, struct gs_inspect_node *na,
 
 /*
  * Adds up the pods that hold resources at in->t_s into in->alloc and
- * in->held. Returns 0, or GS_EDB after printing what is inconsistent.
+ * in->held. Returns 0, GS_ENOMEM, or GS_EDB with what is inconsistent in
+ * err.
  */
-static int add_pods(struct gs_inspect *in)
+static int add_pods(struct gs_run_state *in, char *err, size_t err_len)
 {
 	const struct gs_db_node *nodes = in->nodes;
-	struct gs_inspect_node *alloc = in->alloc;
+	struct gs_run_state_node *alloc = in->alloc;
 	int32_t *last;
 	size_t i;
 	int g;
 
 	last = malloc((in->n_nodes ? in->n_nodes : 1) * sizeof(*last));
-	if (!last)
+	if (!last) {
+		gs_errf(err, err_len, "out of memory");
 		return GS_ENOMEM;
+	}
 	for (i = 0; i < in->n_nodes; i++) {
 		last[i] = -1;
 		alloc[i].first_pod = -1;
 		alloc[i].frag_milli = NAN;
 		if (!node_modes(&nodes[i], &alloc[i])) {
-			fprintf(stderr, "gpusim inspect: run %" PRId64 " node %s: sharing '%s' is not "
-				"a sharing spec gpusim writes\n", in->run_id, nodes[i].name,
+			gs_errf(err, err_len, "run %" PRId64 " node %s: sharing '%s' is not "
+				"a sharing spec gpusim writes", in->run_id, nodes[i].name,
 				nodes[i].sharing);
 			goto bad;
 		}
 	}
 	for (i = 0; i < in->n_pods; i++) {
 		const struct gs_db_pod *p = &in->pods[i];
-		struct gs_inspect_node *na;
-		struct gs_inspect_pod *hp;
+		struct gs_run_state_node *na;
+		struct gs_run_state_pod *hp;
 		int mig_seen = 0;
 
 		if (p->t_start_s < 0 || p->t_start_s > in->t_s)
@@ -164,8 +167,8 @@ static int add_pods(struct gs_inspect *in)
 		if (p->t_end_s >= 0 && p->t_end_s <= in->t_s)
 			continue;
 		if (p->node_idx < 0 || (size_t)p->node_idx >= in->n_nodes) {
-			fprintf(stderr, "gpusim inspect: run %" PRId64 " pod %" PRId32
-				" ran on node %" PRId32 ", the run has %zu nodes\n",
+			gs_errf(err, err_len, "run %" PRId64 " pod %" PRId32
+				" ran on node %" PRId32 ", the run has %zu nodes",
 				in->run_id, p->pod_idx, p->node_idx, in->n_nodes);
 			goto bad;
 		}
@@ -178,16 +181,16 @@ static int add_pods(struct gs_inspect *in)
 			int32_t cost;
 
 			if (p->gpus[g] >= nodes[p->node_idx].num_gpu) {
-				fprintf(stderr, "gpusim inspect: run %" PRId64 " pod %" PRId32
-					" holds GPU %u of node %s, which has %" PRId32 "\n",
+				gs_errf(err, err_len, "run %" PRId64 " pod %" PRId32
+					" holds GPU %u of node %s, which has %" PRId32 "",
 					in->run_id, p->pod_idx, (unsigned)p->gpus[g],
 					nodes[p->node_idx].name, nodes[p->node_idx].num_gpu);
 				goto bad;
 			}
 			cost = gpu_cost(&nodes[p->node_idx], na, p, g, &mig_seen);
 			if (cost < 0) {
-				fprintf(stderr, "gpusim inspect: run %" PRId64 " pod %" PRId32
-					": MIG instance '%s' is not one gpusim writes\n",
+				gs_errf(err, err_len, "run %" PRId64 " pod %" PRId32
+					": MIG instance '%s' is not one gpusim writes",
 					in->run_id, p->pod_idx, p->mig ? p->mig : "");
 				goto bad;
 			}
@@ -212,8 +215,8 @@ static int add_pods(struct gs_inspect *in)
 		alloc[i].free_milli = nodes[i].num_gpu * GS_MILLI_PER_GPU;
 		for (g = 0; g < nodes[i].num_gpu; g++) {
 			if (alloc[i].gpu_milli[g] > GS_MILLI_PER_GPU) {
-				fprintf(stderr, "gpusim inspect: run %" PRId64 " at t=%" PRId64
-					": node %s GPU %d holds %" PRId32 " of %d milli\n",
+				gs_errf(err, err_len, "run %" PRId64 " at t=%" PRId64
+					": node %s GPU %d holds %" PRId32 " of %d milli",
 					in->run_id, in->t_s, nodes[i].name, g, alloc[i].gpu_milli[g],
 					GS_MILLI_PER_GPU);
 				goto bad;
@@ -222,9 +225,9 @@ static int add_pods(struct gs_inspect *in)
 		}
 		if (alloc[i].cpu_milli > nodes[i].cpu_milli ||
 		    alloc[i].mem_mib > nodes[i].memory_mib) {
-			fprintf(stderr, "gpusim inspect: run %" PRId64 " at t=%" PRId64
+			gs_errf(err, err_len, "run %" PRId64 " at t=%" PRId64
 				": node %s is over-committed (cpu %" PRId64 "/%" PRId32
-				" milli, memory %" PRId64 "/%" PRId64 " MiB)\n",
+				" milli, memory %" PRId64 "/%" PRId64 " MiB)",
 				in->run_id, in->t_s, nodes[i].name, alloc[i].cpu_milli,
 				nodes[i].cpu_milli, alloc[i].mem_mib, nodes[i].memory_mib);
 			goto bad;
@@ -237,9 +240,9 @@ bad:
 	return GS_EDB;
 }
 
-int gs_inspect_rebuild(struct gs_inspect *in, int64_t run_id, int64_t t_s,
-		       const struct gs_db_node *nodes, size_t n_nodes, const struct gs_db_pod *pods,
-		       size_t n_pods)
+int gs_run_state_rebuild(struct gs_run_state *in, int64_t run_id, int64_t t_s,
+			 const struct gs_db_node *nodes, size_t n_nodes,
+			 const struct gs_db_pod *pods, size_t n_pods, char *err, size_t err_len)
 {
 	int rc;
 
@@ -254,22 +257,57 @@ int gs_inspect_rebuild(struct gs_inspect *in, int64_t run_id, int64_t t_s,
 	in->alloc = calloc(n_nodes ? n_nodes : 1, sizeof(*in->alloc));
 	in->held = malloc((n_pods ? n_pods : 1) * sizeof(*in->held));
 	if (!in->alloc || !in->held) {
-		gs_inspect_release(in);
+		gs_run_state_release(in);
+		gs_errf(err, err_len, "out of memory");
 		return GS_ENOMEM;
 	}
-	rc = add_pods(in);
+	rc = add_pods(in, err, err_len);
 	if (rc)
-		gs_inspect_release(in);
+		gs_run_state_release(in);
 	return rc;
 }
 
-void gs_inspect_release(struct gs_inspect *in)
+int gs_run_state_load(struct gs_run_state *in, struct gs_db *db, int64_t run_id, int64_t t_s,
+		      char *err, size_t err_len)
+{
+	struct gs_db_node *nodes = NULL;
+	struct gs_db_pod *pods = NULL;
+	size_t n_nodes = 0, n_pods = 0;
+	int rc;
+
+	memset(in, 0, sizeof(*in));
+	rc = gs_db_load_nodes(db, run_id, &nodes, &n_nodes, err, err_len);
+	if (!rc)
+		rc = gs_db_load_pods(db, run_id, &pods, &n_pods, err, err_len);
+	if (!rc)
+		rc = gs_run_state_rebuild(in, run_id, t_s, nodes, n_nodes, pods, n_pods, err,
+					  err_len);
+	if (rc) {
+		gs_db_pods_free(pods, n_pods);
+		gs_db_nodes_free(nodes, n_nodes);
+		return rc;
+	}
+	in->own_nodes = nodes;
+	in->own_pods = pods;
+	return 0;
+}
+
+void gs_run_state_release(struct gs_run_state *in)
 {
 	free(in->alloc);
 	free(in->held);
 	in->alloc = NULL;
 	in->held = NULL;
 	in->n_held = 0;
+	if (in->own_pods || in->own_nodes) {
+		gs_db_pods_free(in->own_pods, in->n_pods);
+		gs_db_nodes_free(in->own_nodes, in->n_nodes);
+		in->own_pods = NULL;
+		in->own_nodes = NULL;
+		in->pods = NULL;
+		in->nodes = NULL;
+		in->n_pods = in->n_nodes = 0;
+	}
 }
 
 /* --- fragmentation --------------------------------------------------------- */
@@ -310,7 +348,7 @@ static void frag_params(const char *params_json, double *coverage, enum gs_kinds
 	cJSON_Delete(root);
 }
 
-int gs_inspect_frag(struct gs_inspect *in, const char *params_json)
+int gs_run_state_frag(struct gs_run_state *in, const char *params_json)
 {
 	struct gs_models models;
 	struct gs_workload w;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * progress.h - a one-line progress bar on stderr for long runs and sweeps.
+ * progress.h - a one-line progress bar on stderr for long runs and for the
+ * runs of a batch (run/exec.h).
  *
  * Drawn only when stderr is a terminal (and NO_COLOR-style plain text even
  * then), so logs and pipes stay clean. Redraws at most once per percent
