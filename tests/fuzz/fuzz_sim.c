@@ -224,6 +224,22 @@ void fuzz_round_trip(const struct gs_cluster *c, const struct gs_trace *t, bool 
 	gs_cluster_release(&back);
 }
 
+/* Hourly, or coarser so that the trace's span holds at most 10,000 points. */
+static int64_t grid_interval(const struct gs_trace *t)
+{
+	double last = 0;
+	size_t i;
+
+	for (i = 0; i < t->n_pods; i++) {
+		int64_t d = gs_pod_duration_s(&t->pods[i]);
+		double end = (double)t->pods[i].t_create_s + (double)(d > 0 ? d : 0);
+
+		if (end > last)
+			last = end;
+	}
+	return last / 10000 > 3600 ? (int64_t)(last / 10000) + 1 : 3600;
+}
+
 static void replay_mode(const struct gs_cluster *c, const struct gs_trace *t, enum gs_mode mode,
 			const char *policy, const char *sharing)
 {
@@ -237,8 +253,12 @@ static void replay_mode(const struct gs_cluster *c, const struct gs_trace *t, en
 	o.mode = mode;
 	o.check = true;
 	o.frag = true;
-	/* A sampling grid, where it stays small: the validation refuses a huge one. */
-	o.sample_interval_s = 3600;
+	/*
+	 * A sampling grid of at most about 10,000 points: hourly unless the trace
+	 * spans more than 10,000 hours (dates decades apart are legal), when a
+	 * million points (the validation's limit) made one input take seconds.
+	 */
+	o.sample_interval_s = grid_interval(t);
 	if (sharing)
 		FUZZ_CHECK(gs_share_parse(sharing, &o.sharing, err, sizeof(err)) == 0, "%s", err);
 	rc = gs_sim_validate(c, t, &o, err, sizeof(err));
