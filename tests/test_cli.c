@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <sqlite3.h>
 

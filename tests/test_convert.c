@@ -177,12 +177,12 @@ static void round_trip(const struct run *r, const char *tag)
 	gs_test_path(name, npath, sizeof(npath));
 	snprintf(name, sizeof(name), "%s-pods.csv", tag);
 	gs_test_path(name, ppath, sizeof(ppath));
-	assert_int_equal(gs_cluster_write_json(npath, &r->c, err, sizeof(err)), 0);
-	assert_int_equal(gs_trace_write_csv(ppath, &r->t, &r->c, err, sizeof(err)), 0);
+	assert_int_equal(gs_write_cluster_json(npath, &r->c, err, sizeof(err)), 0);
+	assert_int_equal(gs_write_trace_csv(ppath, &r->t, &r->c, err, sizeof(err)), 0);
 	gs_cluster_init(&c);
 	gs_trace_init(&t);
-	if (gs_cluster_load(npath, &c, NULL, err, sizeof(err)) ||
-	    gs_trace_load(ppath, &c, &t, err, sizeof(err)))
+	if (gs_load_cluster(npath, &c, NULL, err, sizeof(err)) ||
+	    gs_load_trace(ppath, &c, &t, err, sizeof(err)))
 		fail_msg("round trip: %s", err);
 	assert_int_equal(c.n_nodes, r->c.n_nodes);
 	for (i = 0; i < (size_t)c.n_nodes; i++) {
@@ -755,7 +755,7 @@ static void test_given_cluster(void **state)
 	(void)state;
 	gs_test_write("given.csv", nodes, path, sizeof(path));
 	gs_cluster_init(&given);
-	assert_int_equal(gs_cluster_load(path, &given, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(path, &given, NULL, err, sizeof(err)), 0);
 	run_init(&r, GS_CONV_SPOT, SPOT_JOBS, NULL);
 	r.o.nodes = &given;
 	run_ok(&r);

@@ -189,11 +189,12 @@ static void test_deterministic(void **state)
 		gs_trace_init(&t[k]);
 		assert_int_equal(gs_gen_pods(&s, seeds[k], &t[k], err, sizeof(err)), 0);
 		snprintf(pods[k], PATH_LEN, "%s/pods-%d.csv", dir, k);
-		assert_int_equal(gs_trace_write_csv(pods[k], &t[k], &s.cluster, err, sizeof(err)), 0);
+		assert_int_equal(gs_write_trace_csv(pods[k], &t[k], &s.cluster, err, sizeof(err)),
+				 0);
 	}
 	for (k = 0; k < 2; k++) {
 		snprintf(nodes[k], PATH_LEN, "%s/nodes-%d.csv", dir, k);
-		assert_int_equal(gs_cluster_write_csv(nodes[k], &s.cluster, err, sizeof(err)), 0);
+		assert_int_equal(gs_write_cluster_csv(nodes[k], &s.cluster, err, sizeof(err)), 0);
 	}
 	assert_memory_equal(t[0].pods, t[1].pods, t[0].n_pods * sizeof(*t[0].pods));
 	assert_true(same_bytes(pods[0], pods[1]));

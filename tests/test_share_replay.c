@@ -153,9 +153,9 @@ static void sample(struct gs_cluster *c, struct gs_trace *t, bool whole)
 
 	gs_cluster_init(c);
 	gs_trace_init(t);
-	assert_int_equal(gs_cluster_load(GS_SOURCE_DIR "/traces/sample/cluster.csv", c, NULL, err,
+	assert_int_equal(gs_load_cluster(GS_SOURCE_DIR "/traces/sample/cluster.csv", c, NULL, err,
 					 sizeof(err)), 0);
-	assert_int_equal(gs_trace_load(GS_SOURCE_DIR "/traces/sample/pods.csv", c, t, err,
+	assert_int_equal(gs_load_trace(GS_SOURCE_DIR "/traces/sample/pods.csv", c, t, err,
 				       sizeof(err)), 0);
 	for (i = 0; whole && i < t->n_pods; i++) {
 		if (t->pods[i].gpu_milli > 0 && t->pods[i].gpu_milli < 1000) {

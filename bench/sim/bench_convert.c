@@ -172,7 +172,7 @@ static int bench(const char *fmt, long rows, int repeats)
 		rc = gs_convert(&o, &c, &t, &rep, err, sizeof(err));
 		t1 = clock_ms(CLOCK_MONOTONIC);
 		if (rc == 0 && null)
-			rc = gs_trace_print_csv(null, "/dev/null", &t, &c, err, sizeof(err));
+			rc = gs_write_trace_csv_stream(null, "/dev/null", &t, &c, err, sizeof(err));
 		t2 = clock_ms(CLOCK_MONOTONIC);
 		cpu_ms[i] = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
 		if (null)

@@ -25,11 +25,6 @@ const struct gs_opt_choice gs_cli_arrivals[] = {
 	{ NULL, 0 },
 };
 
-/* The six policies compared in Weng et al., ATC 2023, in the paper's order. */
-static const char *const paper_policies[] = {
-	"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
-};
-
 static int add_policy(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *name,
 		      struct gs_cli_policies *p)
 {
@@ -80,8 +75,8 @@ int gs_cli_parse_policies(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 			for (i = 0; i < gs_policies_count() && !rc; i++)
 				rc = add_policy(cmd, o, gs_policy_at(i)->name, &p);
 		} else if (!strcmp(name, "paper")) {
-			for (i = 0; i < sizeof(paper_policies) / sizeof(*paper_policies) && !rc; i++)
-				rc = add_policy(cmd, o, paper_policies[i], &p);
+			for (i = 0; i < gs_policies_paper_count() && !rc; i++)
+				rc = add_policy(cmd, o, gs_policy_paper_at(i)->name, &p);
 		} else {
 			rc = add_policy(cmd, o, name, &p);
 		}

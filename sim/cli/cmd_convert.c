@@ -185,7 +185,7 @@ static int check_outputs(const struct convert_args *a)
 				"give a .csv name\n", a->pods_out);
 		return -1;
 	}
-	if (a->pods_out && a->nodes_out && gs_output_same(a->pods_out, a->nodes_out)) {
+	if (a->pods_out && a->nodes_out && gs_write_same_file(a->pods_out, a->nodes_out)) {
 		fprintf(stderr, "gpusim convert: --nodes-out and --pods-out name the same file\n");
 		return -1;
 	}
@@ -253,7 +253,7 @@ int gs_cmd_convert(int argc, char **argv)
 	o.cpu_node_count = a.cpu_node_count;
 	o.headroom_pct = a.headroom;
 	if (a.nodes) {
-		rc = gs_cluster_load(a.nodes, &given, NULL, err, sizeof(err));
+		rc = gs_load_cluster(a.nodes, &given, NULL, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim convert: %s\n", err);
 			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;

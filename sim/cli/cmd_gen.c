@@ -72,7 +72,7 @@ int gs_cmd_gen(int argc, char **argv)
 				"give a .csv name\n", pods_out);
 		return GS_EXIT_USAGE;
 	}
-	if (gs_output_same(nodes_out, pods_out)) {
+	if (gs_write_same_file(nodes_out, pods_out)) {
 		fprintf(stderr, "gpusim gen: --nodes-out and --pods-out name the same file\n");
 		return GS_EXIT_USAGE;
 	}

@@ -304,9 +304,9 @@ int gs_cmd_replay(int argc, char **argv)
 	gs_cluster_init(&cluster);
 	gs_trace_init(&trace);
 	gs_interference_init(&ifr);
-	rc = gs_cluster_load(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
+	rc = gs_load_cluster(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
 	if (rc == 0)
-		rc = gs_trace_load(a.pods, &cluster, &trace, err, sizeof(err));
+		rc = gs_load_trace(a.pods, &cluster, &trace, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpusim replay: %s\n", err);
 		status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
@@ -318,8 +318,9 @@ int gs_cmd_replay(int argc, char **argv)
 	}
 	/* A load the trace cannot offer is the user's to fix, before any run. */
 	if (a.sim.opts.load_pct > 0) {
-		rc = gs_load_check(trace.pods, trace.n_pods, a.sim.opts.load_repeat, cluster.gpu_milli,
-				   a.sim.opts.load_pct, a.sim.opts.arrivals, err, sizeof(err));
+		rc = gs_arrivals_check(trace.pods, trace.n_pods, a.sim.opts.load_repeat,
+				       cluster.gpu_milli, a.sim.opts.load_pct, a.sim.opts.arrivals, err,
+				       sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim replay: --load: %s: %s\n", a.pods, err);
 			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;

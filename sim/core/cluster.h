@@ -200,8 +200,14 @@ int gs_cluster_add_node(struct gs_cluster *c, const char *name, int32_t cpu_mill
 /* Returns the node index with this name, or -1. Linear search. */
 int gs_cluster_find_node(const struct gs_cluster *c, const char *name);
 
+/* Bitmask of the models some node of c with GPUs has. */
+uint32_t gs_cluster_model_mask(const struct gs_cluster *c);
+
 /* Checks that a pod request is well-formed (not that it fits anywhere). */
 bool gs_pod_valid(const struct gs_pod *p);
+
+/* A pod's duration in the trace: deletion - creation, 0 if negative, -1 for never leaving. */
+int64_t gs_pod_duration_s(const struct gs_pod *p);
 
 /* True when the pod asks for no GPU. */
 static inline bool gs_pod_cpu_only(const struct gs_pod *p)

@@ -45,39 +45,27 @@
 /* slices x card / 8, written out so the table reads like the guide's. */
 #define PROF(name, c, m, starts, card) { name, c, m, starts, (int64_t)(m) * (card) / 8 }
 
+/*
+ * The six profiles of a GPU of 7 compute and 8 memory slices, in the
+ * guide's order (1g, 1g with two memory slices, 2g, 3g, 4g, 7g): one
+ * geometry for all four GPUs (see above), named after each card's memory.
+ */
+#define SEVEN_SLICES(card, p1, p1m2, p2, p3, p4, p7)                                    \
+	6, {                                                                            \
+		PROF(p1, 1, 1, ALL7, card), PROF(p1m2, 1, 2, EVEN, card),               \
+		PROF(p2, 2, 2, E024, card), PROF(p3, 3, 4, S04, card),                  \
+		PROF(p4, 4, 4, S0, card), PROF(p7, 7, 8, S0, card),                     \
+	}
+
 static const struct gs_mig_table tables[] = {
-	{ "A100 40GB", 40960, 6, {
-		PROF("1g.5gb", 1, 1, ALL7, 40960),
-		PROF("1g.10gb", 1, 2, EVEN, 40960),
-		PROF("2g.10gb", 2, 2, E024, 40960),
-		PROF("3g.20gb", 3, 4, S04, 40960),
-		PROF("4g.20gb", 4, 4, S0, 40960),
-		PROF("7g.40gb", 7, 8, S0, 40960),
-	} },
-	{ "A100 80GB", 81920, 6, {
-		PROF("1g.10gb", 1, 1, ALL7, 81920),
-		PROF("1g.20gb", 1, 2, EVEN, 81920),
-		PROF("2g.20gb", 2, 2, E024, 81920),
-		PROF("3g.40gb", 3, 4, S04, 81920),
-		PROF("4g.40gb", 4, 4, S0, 81920),
-		PROF("7g.80gb", 7, 8, S0, 81920),
-	} },
-	{ "H100 80GB", 81920, 6, {
-		PROF("1g.10gb", 1, 1, ALL7, 81920),
-		PROF("1g.20gb", 1, 2, EVEN, 81920),
-		PROF("2g.20gb", 2, 2, E024, 81920),
-		PROF("3g.40gb", 3, 4, S04, 81920),
-		PROF("4g.40gb", 4, 4, S0, 81920),
-		PROF("7g.80gb", 7, 8, S0, 81920),
-	} },
-	{ "H200 141GB", 144384, 6, {
-		PROF("1g.18gb", 1, 1, ALL7, 144384),
-		PROF("1g.35gb", 1, 2, EVEN, 144384),
-		PROF("2g.35gb", 2, 2, E024, 144384),
-		PROF("3g.71gb", 3, 4, S04, 144384),
-		PROF("4g.71gb", 4, 4, S0, 144384),
-		PROF("7g.141gb", 7, 8, S0, 144384),
-	} },
+	{ "A100 40GB", 40960,
+	  SEVEN_SLICES(40960, "1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb") },
+	{ "A100 80GB", 81920,
+	  SEVEN_SLICES(81920, "1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb") },
+	{ "H100 80GB", 81920,
+	  SEVEN_SLICES(81920, "1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb") },
+	{ "H200 141GB", 144384,
+	  SEVEN_SLICES(144384, "1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb") },
 };
 
 /* gpusim's model names (core/gpu_model.c) and their tables. */

@@ -42,7 +42,7 @@
 #include "engine/arrivals.h"
 #include "engine/gang.h"
 #include "engine/metrics.h"
-#include "engine/sharing.h"
+#include "engine/share_model.h"
 #include "io/interference.h"
 #include "io/trace/trace.h"
 
@@ -93,6 +93,20 @@ struct gs_replay_opts {
 
 /* Fills the defaults documented in `gpusim replay --help`. */
 void gs_replay_opts_init(struct gs_replay_opts *o);
+
+/*
+ * The run parameters as canonical JSON, the runs.params_json of the
+ * results store: every option of o that changes a run's results (mode,
+ * time_scale, max_wait_s, sample_every, sample_interval_s, inflate,
+ * frag_coverage, frag, compat, policy_flags; load, arrivals and repeat
+ * only when a load is set; sharing only when it is not ideal; the
+ * interference table's SHA-256 only when one is given), in a fixed order,
+ * so equal options give byte-equal text and a resumed sweep finds its
+ * runs. The seed and the policy are columns of their own and not in it;
+ * --check changes no result and is left out. Stores a malloc'ed string in
+ * *json_out (caller frees with free()). Returns 0 or GS_ENOMEM.
+ */
+int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out);
 
 enum gs_pod_state {
 	GS_POD_NEW = 0,     /* not arrived yet (only seen in a run cut short) */
@@ -202,7 +216,7 @@ struct gs_sim {
 	int64_t n_waiting;                /* pending pods that have not given up */
 	struct gs_metrics metrics;        /* time mode: integrals fed at every event */
 	struct gs_time_metrics tm;        /* time mode: the figures, once the run ended */
-	/* The rate model (engine/sharing.h): time mode on a cluster with sharing modes. */
+	/* The rate model (engine/share_model.h): time mode on a cluster with sharing modes. */
 	bool share_on;
 	struct gs_share_model share;
 	struct gs_interference ifr_own;   /* the built-in table, when opts.interference is NULL */

@@ -306,7 +306,7 @@ static void fgd_pick(void *state, const struct gs_cluster *c, int32_t node,
 	int32_t gpu;
 
 	if (p->num_gpu != 1 || p->gpu_milli >= GS_MILLI_PER_GPU) {
-		gs_pick_gpus_first(state, c, node, p, pl);
+		gs_gpu_pick_first(state, c, node, p, pl);
 		return;
 	}
 	gpu = fgd_lookup(state, c, node, p, &tmp)->gpu;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * merge.c - copying the runs of one results database into another (plan.h,
- * gs_db_merge), for sweeps that ran as shards on several hosts.
+ * merge.c - copying the runs of one results database into another
+ * (merge.h), for sweeps that ran as shards on several hosts.
  *
  * The input is attached to the output's connection and every statement is
  * an INSERT ... SELECT between the two, so rows are copied by SQLite as
@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "store/merge.h"
 #include "store/plan.h"
 #include "store/results_internal.h"
 

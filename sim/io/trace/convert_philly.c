@@ -233,7 +233,7 @@ static int jobs_read(struct gs_conv *cv)
 
 	if (rc)
 		return rc;
-	root = gs_json_parse(r.name, r.buf + r.pos, r.len - r.pos, cv->err, cv->err_len);
+	root = gs_trace_json_parse(r.name, r.buf + r.pos, r.len - r.pos, cv->err, cv->err_len);
 	gs_csv_close(&r);
 	if (!root)
 		return GS_EPARSE;

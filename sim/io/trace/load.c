@@ -106,7 +106,7 @@ static int csv_pods(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 			     "[,pod_group]]', see traces/README.md", gs_csv_row_text(r, hbuf, sizeof(hbuf)));
 }
 
-/* Reads the opened file r into c (see gs_cluster_load); closes r. */
+/* Reads the opened file r into c (see gs_load_cluster); closes r. */
 static int cluster_read(struct gs_csv *r, struct gs_cluster *c, char sha256_out[GS_SHA256_HEX])
 {
 	struct gs_cluster tmp;
@@ -116,7 +116,7 @@ static int cluster_read(struct gs_csv *r, struct gs_cluster *c, char sha256_out[
 	tmp.models = c->models;
 	tmp.check = c->check;
 	if (is_json(r))
-		rc = gs_json_cluster_read(r, &tmp);
+		rc = gs_trace_json_cluster_read(r, &tmp);
 	else
 		rc = csv_cluster(r, &tmp);
 	if (!rc && tmp.n_nodes == 0)
@@ -135,7 +135,7 @@ static int cluster_read(struct gs_csv *r, struct gs_cluster *c, char sha256_out[
 	return rc;
 }
 
-int gs_cluster_load(const char *path, struct gs_cluster *c, char sha256_out[GS_SHA256_HEX],
+int gs_load_cluster(const char *path, struct gs_cluster *c, char sha256_out[GS_SHA256_HEX],
 		    char *err, size_t err_len)
 {
 	struct gs_csv r;
@@ -151,7 +151,7 @@ int gs_cluster_load(const char *path, struct gs_cluster *c, char sha256_out[GS_S
 	return rc ? rc : cluster_read(&r, c, sha256_out);
 }
 
-int gs_cluster_load_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
+int gs_load_cluster_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
 			char sha256_out[GS_SHA256_HEX], char *err, size_t err_len)
 {
 	struct gs_csv r;
@@ -167,7 +167,7 @@ int gs_cluster_load_mem(const char *name, const char *data, size_t len, struct g
 	return rc ? rc : cluster_read(&r, c, sha256_out);
 }
 
-/* Reads the opened file r into t against c (see gs_trace_load); closes r. */
+/* Reads the opened file r into t against c (see gs_load_trace); closes r. */
 static int trace_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 {
 	struct gs_models saved = c->models;
@@ -177,7 +177,7 @@ static int trace_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t
 	gs_trace_init(&tmp);
 	if (is_json(r)) {
 		tmp.format = "json";
-		rc = gs_json_pods_read(r, c, &tmp);
+		rc = gs_trace_json_pods_read(r, c, &tmp);
 	} else {
 		rc = csv_pods(r, c, &tmp);
 	}
@@ -201,7 +201,7 @@ static int trace_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t
 	return rc;
 }
 
-int gs_trace_load(const char *path, struct gs_cluster *c, struct gs_trace *t, char *err,
+int gs_load_trace(const char *path, struct gs_cluster *c, struct gs_trace *t, char *err,
 		  size_t err_len)
 {
 	struct gs_csv r;
@@ -217,7 +217,7 @@ int gs_trace_load(const char *path, struct gs_cluster *c, struct gs_trace *t, ch
 	return rc ? rc : trace_read(&r, c, t);
 }
 
-int gs_trace_load_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
+int gs_load_trace_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
 		      struct gs_trace *t, char *err, size_t err_len)
 {
 	struct gs_csv r;

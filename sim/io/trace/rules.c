@@ -304,17 +304,6 @@ int gs_trace_add_node(const struct gs_where *w, const struct gs_node_fields *f,
 	return rc < 0 ? rc : 0;
 }
 
-uint32_t gs_cluster_model_mask(const struct gs_cluster *c)
-{
-	uint32_t mask = 0;
-	int32_t i;
-
-	for (i = 0; i < c->n_nodes; i++)
-		if (c->nodes[i].num_gpu > 0 && c->nodes[i].model >= 0)
-			mask |= 1u << c->nodes[i].model;
-	return mask;
-}
-
 /* --- pods --------------------------------------------------------------- */
 
 int gs_trace_spec_add(const struct gs_where *w, const char *spec, struct gs_models *models,

@@ -163,8 +163,8 @@ static int check_trace(const char *path, const struct gs_trace *t, const struct 
 	return 0;
 }
 
-int gs_trace_print_csv(FILE *f, const char *path, const struct gs_trace *t,
-		       const struct gs_cluster *c, char *err, size_t err_len)
+int gs_write_trace_csv_stream(FILE *f, const char *path, const struct gs_trace *t,
+			      const struct gs_cluster *c, char *err, size_t err_len)
 {
 	bool extra = false, groups = t->n_groups > 0;
 	size_t i;
@@ -273,8 +273,8 @@ static int check_csv_models(const char *path, const struct gs_cluster *c, char *
 	return 0;
 }
 
-int gs_cluster_print_csv(FILE *f, const char *path, const struct gs_cluster *c, char *err,
-			 size_t err_len)
+int gs_write_cluster_csv_stream(FILE *f, const char *path, const struct gs_cluster *c, char *err,
+				size_t err_len)
 {
 	int32_t i;
 	int rc;
@@ -303,8 +303,8 @@ int gs_cluster_print_csv(FILE *f, const char *path, const struct gs_cluster *c, 
 	return 0;
 }
 
-int gs_cluster_print_json(FILE *f, const char *path, const struct gs_cluster *c, char *err,
-			  size_t err_len)
+int gs_write_cluster_json_stream(FILE *f, const char *path, const struct gs_cluster *c, char *err,
+				 size_t err_len)
 {
 	uint32_t used = gs_cluster_model_mask(c);
 	int32_t i;
@@ -344,8 +344,8 @@ int gs_cluster_print_json(FILE *f, const char *path, const struct gs_cluster *c,
 	return 0;
 }
 
-int gs_trace_stage_csv(struct gs_staged *st, const char *path, const struct gs_trace *t,
-		       const struct gs_cluster *c, char *err, size_t err_len)
+int gs_staged_write_trace_csv(struct gs_staged *st, const char *path, const struct gs_trace *t,
+			      const struct gs_cluster *c, char *err, size_t err_len)
 {
 	FILE *f;
 	int rc;
@@ -354,11 +354,12 @@ int gs_trace_stage_csv(struct gs_staged *st, const char *path, const struct gs_t
 	if ((rc = check_trace(path, t, c, err, err_len)) ||
 	    (rc = stage_open(st, &f, path, err, err_len)))
 		return rc;
-	return stage_close(st, f, gs_trace_print_csv(f, path, t, c, err, err_len), err, err_len);
+	return stage_close(st, f, gs_write_trace_csv_stream(f, path, t, c, err, err_len), err,
+			   err_len);
 }
 
-int gs_cluster_stage_csv(struct gs_staged *st, const char *path, const struct gs_cluster *c,
-			 char *err, size_t err_len)
+int gs_staged_write_cluster_csv(struct gs_staged *st, const char *path, const struct gs_cluster *c,
+				char *err, size_t err_len)
 {
 	FILE *f;
 	int rc;
@@ -367,11 +368,12 @@ int gs_cluster_stage_csv(struct gs_staged *st, const char *path, const struct gs
 	    (rc = check_csv_models(path, c, err, err_len)) ||
 	    (rc = stage_open(st, &f, path, err, err_len)))
 		return rc;
-	return stage_close(st, f, gs_cluster_print_csv(f, path, c, err, err_len), err, err_len);
+	return stage_close(st, f, gs_write_cluster_csv_stream(f, path, c, err, err_len), err,
+			   err_len);
 }
 
-int gs_cluster_stage_json(struct gs_staged *st, const char *path, const struct gs_cluster *c,
-			  char *err, size_t err_len)
+int gs_staged_write_cluster_json(struct gs_staged *st, const char *path, const struct gs_cluster *c,
+				 char *err, size_t err_len)
 {
 	FILE *f;
 	int rc;
@@ -379,31 +381,32 @@ int gs_cluster_stage_json(struct gs_staged *st, const char *path, const struct g
 	if ((rc = check_nodes(path, c, err, err_len)) ||
 	    (rc = stage_open(st, &f, path, err, err_len)))
 		return rc;
-	return stage_close(st, f, gs_cluster_print_json(f, path, c, err, err_len), err, err_len);
+	return stage_close(st, f, gs_write_cluster_json_stream(f, path, c, err, err_len), err,
+			   err_len);
 }
 
-int gs_trace_write_csv(const char *path, const struct gs_trace *t, const struct gs_cluster *c,
+int gs_write_trace_csv(const char *path, const struct gs_trace *t, const struct gs_cluster *c,
 		       char *err, size_t err_len)
 {
 	struct gs_staged st = { NULL, NULL };
-	int rc = gs_trace_stage_csv(&st, path, t, c, err, err_len);
+	int rc = gs_staged_write_trace_csv(&st, path, t, c, err, err_len);
 
 	return rc ? rc : gs_staged_commit(&st, err, err_len);
 }
 
-int gs_cluster_write_csv(const char *path, const struct gs_cluster *c, char *err, size_t err_len)
+int gs_write_cluster_csv(const char *path, const struct gs_cluster *c, char *err, size_t err_len)
 {
 	struct gs_staged st = { NULL, NULL };
-	int rc = gs_cluster_stage_csv(&st, path, c, err, err_len);
+	int rc = gs_staged_write_cluster_csv(&st, path, c, err, err_len);
 
 	return rc ? rc : gs_staged_commit(&st, err, err_len);
 }
 
-int gs_cluster_write_json(const char *path, const struct gs_cluster *c, char *err,
+int gs_write_cluster_json(const char *path, const struct gs_cluster *c, char *err,
 			  size_t err_len)
 {
 	struct gs_staged st = { NULL, NULL };
-	int rc = gs_cluster_stage_json(&st, path, c, err, err_len);
+	int rc = gs_staged_write_cluster_json(&st, path, c, err, err_len);
 
 	return rc ? rc : gs_staged_commit(&st, err, err_len);
 }
@@ -417,10 +420,10 @@ int gs_write_cluster_and_trace(const char *nodes_out, const struct gs_cluster *c
 
 	if (nodes_out)
 		rc = gs_path_is_json(nodes_out)
-			     ? gs_cluster_stage_json(&nodes_st, nodes_out, c, err, err_len)
-			     : gs_cluster_stage_csv(&nodes_st, nodes_out, c, err, err_len);
+			     ? gs_staged_write_cluster_json(&nodes_st, nodes_out, c, err, err_len)
+			     : gs_staged_write_cluster_csv(&nodes_st, nodes_out, c, err, err_len);
 	if (!rc && pods_out)
-		rc = gs_trace_stage_csv(&pods_st, pods_out, t, c, err, err_len);
+		rc = gs_staged_write_trace_csv(&pods_st, pods_out, t, c, err, err_len);
 	if (!rc)
 		rc = gs_staged_commit(&nodes_st, err, err_len);
 	if (!rc)
@@ -441,7 +444,7 @@ static char *dir_of(const char *path, const char **base_out)
 	return strndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
-bool gs_output_same(const char *a, const char *b)
+bool gs_write_same_file(const char *a, const char *b)
 {
 	const char *base_a, *base_b;
 	char *dir_a = dir_of(a, &base_a), *dir_b = dir_of(b, &base_b);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sharing.c - the rate model (see sharing.h).
+ * share_model.c - the rate model (see share_model.h).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/limits.h"
-#include "engine/sharing.h"
+#include "engine/share_model.h"
 
 #define N_IDX (GS_IFR_N_MAX + 1)
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sharing.h - the rate model: how fast each running pod progresses under
+ * share_model.h - the rate model: how fast each running pod progresses under
  * its GPUs' sharing modes, and when it completes.
  *
  * A pod's trace duration is its work at full speed. While it runs, on each
@@ -35,8 +35,8 @@
  * Ownership: struct gs_share_model is caller-owned (_init/_release); it
  * borrows the cluster, the pods and the table for its lifetime.
  */
-#ifndef GS_ENGINE_SHARING_H
-#define GS_ENGINE_SHARING_H
+#ifndef GS_SHARE_MODEL_H
+#define GS_SHARE_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
