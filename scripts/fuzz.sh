@@ -17,7 +17,7 @@ build=${1:?usage: fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 seconds=${2:?usage: fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 src=$(cd "$(dirname "$0")/.." && pwd)
-targets=${*:-"cluster_csv cluster_json pods_csv pods_json gen_spec scenario bench_import
+targets=${*:-"cluster_csv cluster_json pods_csv pods_json gen_spec scenario bench_import interference busy_dist validation
 	convert_pai convert_dlrm convert_spot convert_philly convert_helios convert_acme"}
 
 dict_of() {
@@ -27,6 +27,7 @@ dict_of() {
 	gen_spec) echo spec ;;
 	scenario) echo scenario ;;
 	bench_import) echo bench ;;
+	interference | busy_dist | validation) echo sharing ;;
 	convert_philly) echo json ;;
 	convert_*) echo convert ;;
 	esac

@@ -35,7 +35,7 @@ cases=(
 	'gpusim inspect -t p|peak'
 	'gpusim sweep --sharing timeslice,m|timeslice,mig timeslice,mps'
 	'gpusim sweep --mo|--mode'
-	'gpusim interference |check export show'
+	'gpusim interference |check export fit-busy show validate'
 	'gpusim interference export --o|--out'
 	'gpusim sweep --pods README.md CMakeL|CMakeLists.txt'
 	'gpusim sweep --nodes CMakeL|CMakeLists.txt'

@@ -233,7 +233,8 @@ static void test_spec_errors(void **state)
 		  ": pods.mix[1].gpu_milli: '1500' is greater than 1000");
 	spec_fail(SPEC(POD_OK("{\"wieght\": 1, \"cpu_milli\": 1, \"memory_mib\": 1}")),
 		  ": pods.mix[0]: unknown key 'wieght' (expected weight, cpu_milli, memory_mib, "
-		  "num_gpu, gpu_milli, gpu_mem_mib, gpu_spec, duration, class, gpu_need_milli)");
+		  "num_gpu, gpu_milli, gpu_mem_mib, gpu_spec, duration, class, gpu_need_milli, "
+		  "gpu_busy_milli, gpu_compute_milli)");
 	spec_fail(SPEC(POD_OK("{\"weight\": 0, \"cpu_milli\": 1, \"memory_mib\": 1}")),
 		  ": pods.mix[0].weight: '0' is not greater than 0");
 	spec_fail(SPEC(POD_OK("{\"weight\": 1, \"cpu_milli\": 1, \"memory_mib\": 1, "

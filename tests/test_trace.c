@@ -280,7 +280,8 @@ static void test_pod_file_errors(void **state)
 		  ":1: unrecognised header 'a,b'; a pod trace starts with openb's "
 		  "'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...' (11 or 5 columns) "
 		  "or gpusim's 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,"
-		  "creation_time,deletion_time[,class,gpu_need_milli[,pod_group]]', see traces/README.md");
+		  "creation_time,deletion_time[,class,gpu_need_milli[,gpu_busy_milli,"
+		  "gpu_compute_milli[,pod_group]]]', see traces/README.md");
 
 	gs_test_path("no-such-file.csv", path, sizeof(path));
 	std_cluster(&c);
@@ -494,7 +495,8 @@ static void test_json_pod_errors(void **state)
 	pods_fail("p.json", JP("{\"name\": \"a\", \"cpu_mili\": 1, \"memory_mib\": 1}"),
 		  GS_EPARSE, ": pods[0]: unknown key 'cpu_mili' (expected name, cpu_milli, "
 		  "memory_mib, num_gpu, gpu_milli, gpu_mem_mib, gpu_spec, creation_time, "
-		  "deletion_time, class, gpu_need_milli, pod_group)");
+		  "deletion_time, class, gpu_need_milli, gpu_busy_milli, gpu_compute_milli, "
+		  "pod_group)");
 	pods_fail("p.json", JP("{\"name\": \"a\", \"cpu_milli\": 1, \"cpu_milli\": 2, "
 			       "\"memory_mib\": 1}"),
 		  GS_EPARSE, ": pods[0]: key 'cpu_milli' appears twice");
@@ -957,17 +959,76 @@ static void test_classes_and_needs(void **state)
 		  ":2: column gpu_need_milli: '1001' is greater than 1000");
 }
 
-#define NP12_HDR "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time," \
-		 "deletion_time,class,gpu_need_milli,pod_group\n"
+#define NP13_HDR "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time," \
+		 "deletion_time,class,gpu_need_milli,gpu_busy_milli,gpu_compute_milli\n"
 
-/* Pod groups: the 12th CSV column and the JSON key, written back as read. */
+/*
+ * The busy fraction and the compute fraction of the sharing model: read
+ * from the CSV's last two columns and the JSON keys, written back (13
+ * columns only when a pod has one), refused out of range naming the column.
+ */
+static void test_busy_and_compute(void **state)
+{
+	char out[PATH_LEN];
+	struct gs_cluster c;
+	struct gs_trace t, u;
+
+	(void)state;
+	load_pods_ok("busy.csv", NP13_HDR
+		     "a,1000,1024,1,500,0,,0,100,inference,,250,\n"
+		     "b,1000,1024,1,1000,0,,0,100,,,,400\n"
+		     "c,1000,1024,1,1000,0,,0,100,,,,\n", &c, &t);
+	assert_int_equal(t.pods[0].busy_milli, 250);
+	assert_int_equal(t.pods[0].compute_milli, 0);
+	assert_int_equal(t.pods[1].busy_milli, 0);
+	assert_int_equal(t.pods[1].compute_milli, 400);
+	assert_int_equal(t.pods[2].busy_milli, 0);
+	gs_test_path("busy-out.csv", out, sizeof(out));
+	assert_int_equal(gs_write_trace_csv(out, &t, &c, err, sizeof(err)), 0);
+	assert_string_equal(read_all(out), NP13_HDR
+			    "a,1000,1024,1,500,0,,0,100,inference,,250,\n"
+			    "b,1000,1024,1,1000,0,,0,100,,,,400\n"
+			    "c,1000,1024,1,1000,0,,0,100,,,,\n");
+	gs_trace_init(&u);
+	assert_int_equal(gs_load_trace(out, &c, &u, err, sizeof(err)), 0);
+	assert_memory_equal(u.pods, t.pods, t.n_pods * sizeof(*t.pods));
+	gs_trace_release(&u);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+
+	load_pods_ok("busy.json", "{\"pods\": [{\"name\": \"a\", \"cpu_milli\": 1, "
+		     "\"memory_mib\": 1, \"num_gpu\": 1, \"gpu_milli\": 100, "
+		     "\"gpu_busy_milli\": 60, \"gpu_compute_milli\": 800}]}", &c, &t);
+	assert_int_equal(t.pods[0].busy_milli, 60);
+	assert_int_equal(t.pods[0].compute_milli, 800);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+
+	pods_fail("badbusy.csv", NP13_HDR "a,1,1,1,100,0,,0,1,,,1001,\n", GS_EPARSE,
+		  ":2: column gpu_busy_milli: '1001' is greater than 1000");
+	pods_fail("badbusy2.csv", NP13_HDR "a,1,1,1,100,0,,0,1,,,0,\n", GS_EPARSE,
+		  ":2: column gpu_busy_milli: '0' is less than 1");
+	pods_fail("badbusy3.csv", NP13_HDR "a,1,1,0,0,0,,0,1,,,500,\n", GS_EPARSE,
+		  ":2: column gpu_busy_milli: '500' is not allowed on a pod without GPUs");
+	pods_fail("badcompute.csv", NP13_HDR "a,1,1,1,100,0,,0,1,,,,1001\n", GS_EPARSE,
+		  ":2: column gpu_compute_milli: '1001' is greater than 1000");
+	pods_fail("badbusy.json", "{\"pods\": [{\"name\": \"a\", \"cpu_milli\": 1, "
+		  "\"memory_mib\": 1, \"num_gpu\": 1, \"gpu_milli\": 100, "
+		  "\"gpu_busy_milli\": 2000}]}", GS_EPARSE,
+		  ": pods[0].gpu_busy_milli: '2000' is greater than 1000");
+}
+
+#define NP14_HDR "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time," \
+		 "deletion_time,class,gpu_need_milli,gpu_busy_milli,gpu_compute_milli,pod_group\n"
+
+/* Pod groups: the 14th CSV column and the JSON key, written back as read. */
 static void test_pod_groups(void **state)
 {
-	static const char text[] = NP12_HDR
-		"w0,1000,1024,1,1000,0,,0,100,,,job-1\n"
-		"w1,1000,1024,1,1000,0,,0,100,,,job-1\n"
-		"solo,1000,1024,1,500,0,,3,,train,,\n"
-		"x0,1000,1024,2,1000,0,,5,9,,,job.2\n";
+	static const char text[] = NP14_HDR
+		"w0,1000,1024,1,1000,0,,0,100,,,,,job-1\n"
+		"w1,1000,1024,1,1000,0,,0,100,,,,,job-1\n"
+		"solo,1000,1024,1,500,0,,3,,train,,,,\n"
+		"x0,1000,1024,2,1000,0,,5,9,,,,,job.2\n";
 	char out[PATH_LEN];
 	struct gs_cluster c;
 	struct gs_trace t, u;
@@ -991,7 +1052,7 @@ static void test_pod_groups(void **state)
 	gs_cluster_release(&c);
 
 	/* A trace without groups keeps its 9 columns and has no group array. */
-	load_pods_ok("nogroups.csv", NP12_HDR "a,1,1,0,0,0,,0,1,,,\n", &c, &t);
+	load_pods_ok("nogroups.csv", NP14_HDR "a,1,1,0,0,0,,0,1,,,,,\n", &c, &t);
 	assert_null(t.pod_group);
 	assert_int_equal(gs_trace_pod_group(&t, 0), 0);
 	gs_trace_release(&t);
@@ -1007,7 +1068,7 @@ static void test_pod_groups(void **state)
 	gs_trace_release(&t);
 	gs_cluster_release(&c);
 
-	pods_fail("badgroup.csv", NP12_HDR "a,1,1,0,0,0,,0,1,,,g\"x\n", GS_EPARSE,
+	pods_fail("badgroup.csv", NP14_HDR "a,1,1,0,0,0,,0,1,,,,,g\"x\n", GS_EPARSE,
 		  ":2: column pod_group: 'g\"x' has a quote character; quoted fields are not "
 		  "supported");
 	pods_fail("badgroup.json", "{\"pods\": [{\"name\": \"a\", \"cpu_milli\": 1, "
@@ -1108,6 +1169,7 @@ int main(void)
 		cmocka_unit_test(test_write_cluster),
 		cmocka_unit_test(test_sharing_columns),
 		cmocka_unit_test(test_classes_and_needs),
+		cmocka_unit_test(test_busy_and_compute),
 		cmocka_unit_test(test_pod_groups),
 		cmocka_unit_test(test_sha256_vectors),
 		cmocka_unit_test(test_sha256_incremental),

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/limits.h"
 #include "core/sharing.h"
+#include "engine/busy.h"
 
 const struct gs_opt_choice gs_cli_modes[] = {
 	{ "time", GS_MODE_TIME },
@@ -227,6 +228,28 @@ int gs_cli_parse_sharing(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 	return 0;
 }
 
+int gs_cli_parse_busy(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+		      void *field)
+{
+	char err[1024];
+	int rc = gs_busy_parse(field, value, err, sizeof(err));
+
+	if (rc == GS_ENOMEM) {
+		gs_opt_err(cmd, o, "out of memory");
+		return GS_ENOMEM;
+	}
+	if (rc) {
+		gs_opt_err(cmd, o, "%s", err);
+		return GS_EINVAL;
+	}
+	return 0;
+}
+
+void gs_cli_release_busy(void *field)
+{
+	gs_busy_release(field);
+}
+
 int gs_cli_parse_sharings(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 			  const char *value, void *field)
 {
@@ -344,6 +367,7 @@ void gs_cli_sim_finish(struct gs_cli_sim *s)
 {
 	s->opts.mode = (enum gs_mode)s->mode;
 	s->opts.arrivals = (enum gs_arrivals)s->arrivals;
+	s->opts.busy = s->busy.n ? &s->busy : NULL;
 	if (s->compat < 0)
 		s->compat = s->opts.mode == GS_MODE_INFLATE;
 	if (s->compat)

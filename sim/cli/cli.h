@@ -55,7 +55,7 @@ extern const struct gs_opt_choice gs_cli_arrivals[];
 	"the GPU-sharing mechanism of every GPU the cluster file leaves unset: 'ideal' (shares " \
 	"accounted as asked, sharing costs nothing: gpusim before the sharing model), "         \
 	"'exclusive', 'timeslice[:replicas=N]', 'mps[:replicas=N;threads=PCT;pinned_mib=MIB]', " \
-	"'vgpu[:elastic|:capped]' or 'mig[:layout=P+P+...]' (docs/sharing.md); " \
+	"'vgpu[:elastic|:capped][;accuracy=F]' or 'mig[:layout=P+P+...]' (docs/sharing.md); " \
 	"under 'mig', GPUs without MIG run exclusive"
 #define GS_CLI_INTERFERENCE_HELP                                                                \
 	"the interference table of the rate model (mode,gpu_model,n,class,efficiency,source; "  \
@@ -69,6 +69,20 @@ extern const struct gs_opt_choice gs_cli_arrivals[];
 /* Converter for --idle-job (field: struct gs_idle_job): GPUS,CORES[,MEM_GIB]. */
 int gs_cli_parse_idle_job(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 			  const char *value, void *field);
+
+#define GS_CLI_BUSY_HELP                                                                       \
+	"how busy the pods keep their GPUs when the trace gives no gpu_busy_milli, which "    \
+	"time-slicing, MPS and vGPU costs depend on: ITEM[,ITEM...], ITEM = [CLASS=]VALUE, "  \
+	"VALUE a fraction in (0, 1], 'genai' (drawn per pod from the duty cycles of "          \
+	"Alibaba's GenAI trace, results/busy-genai.csv) or a distribution file (gpusim "       \
+	"interference fit-busy); an item without CLASS= is for the other pods "               \
+	"(default: busy all their running time, 1)"
+
+/* Converter for --busy (field: struct gs_busy, zeroed or gs_busy_init'ed; engine/busy.h). */
+int gs_cli_parse_busy(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+		      void *field);
+/* Its release: frees the distributions --busy loaded. */
+void gs_cli_release_busy(void *field);
 
 /* Converter for --sharing (field: struct gs_share_cfg): one spec (core/sharing.h). */
 int gs_cli_parse_sharing(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
@@ -162,6 +176,7 @@ struct gs_cli_sim {
 	const char *nodes;                   /* --nodes */
 	struct gs_cli_policies policies;     /* --policy */
 	const char *interference;            /* --interference, NULL: the built-in table */
+	struct gs_busy busy;                 /* --busy, n = 0: every pod busy all the time */
 	int mode;                            /* --mode (enum gs_mode); -1: not given */
 	int compat;                          /* --compat 1, --exact 0; -1: the mode's default */
 	int arrivals;                        /* --arrivals (enum gs_arrivals) */
@@ -175,7 +190,8 @@ void gs_cli_sim_init(struct gs_cli_sim *s);
 
 /*
  * Completes s->opts once the line is parsed and s->mode is set (>= 0):
- * the mode and arrival shape, and the scoring (--compat, --exact, or the
+ * the mode and arrival shape, the busy fractions (s->busy when --busy was
+ * given; s must then outlive the runs), and the scoring (--compat, --exact, or the
  * mode's default: compat in inflate mode, exact in time mode) as
  * GS_POLICY_COMPAT in opts.policy_flags.
  */
@@ -228,6 +244,11 @@ void gs_cli_sim_finish(struct gs_cli_sim *s);
 	{ GS_OPT_CUSTOM_AT(S, sim.opts.idle_job, struct gs_idle_job, gs_cli_parse_idle_job,     \
 			   NULL),                                                               \
 	  .name = "idle-job", .arg = "G,C[,M]", .def = "1,8", .help = GS_CLI_IDLE_JOB_HELP }
+
+/* The pods' busy fractions: --busy SPEC (engine/busy.h). */
+#define GS_CLI_OPT_BUSY(S)                                                                      \
+	{ GS_OPT_CUSTOM_AT(S, sim.busy, struct gs_busy, gs_cli_parse_busy, gs_cli_release_busy), \
+	  .name = "busy", .arg = "SPEC", .help = GS_CLI_BUSY_HELP }
 
 /* The rate model's table: --interference FILE. */
 #define GS_CLI_OPT_INTERFERENCE(S)                                                              \

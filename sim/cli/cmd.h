@@ -27,7 +27,7 @@
 	X(plot, "plot", "draw simulator and benchmark figures from a results database") \
 	X(bench_import, "bench-import", "load gpusim-bench results (make bench) into a results database") \
 	X(regress, "regress", "compare a results database with a baseline (CI regression checks)") \
-	X(interference, "interference", "show, check or export (from make bench) the interference table")
+	X(interference, "interference", "show, check, export or validate the sharing model's tables")
 
 struct gs_cmd_spec;
 

@@ -63,6 +63,7 @@ static const struct gs_opt replay_opts[] = {
 	{ GS_OPT_CUSTOM_AT(S, sim.opts.sharing, struct gs_share_cfg, gs_cli_parse_sharing, NULL),
 	  .name = "sharing", .arg = "SPEC", .def = "ideal", .help = GS_CLI_SHARING_HELP },
 	GS_CLI_OPT_INTERFERENCE(S),
+	GS_CLI_OPT_BUSY(S),
 
 	{ GS_OPT_GROUP_HEADING("Output:") },
 	GS_CLI_OPT_DB(S, db_path, "results/gpusim.db"),
@@ -273,6 +274,9 @@ static void print_sharing(const struct gs_sim *sim, const char *table)
 	printf("sharing: %s (GPUs the cluster file leaves unset), interference table: %s\n",
 	       gs_share_format(&sim->opts.sharing, spec, sizeof(spec)),
 	       table ? table : "built-in (results/interference.csv)");
+	if (sim->opts.busy)
+		printf("busy fractions of pods the trace leaves without one: %s\n",
+		       sim->opts.busy->spec);
 	if (sim->n_whole)
 		printf("sharing: %d GPUs of models without MIG run exclusive\n", (int)sim->n_whole);
 	if (sim->opts.mode == GS_MODE_INFLATE)

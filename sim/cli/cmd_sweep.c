@@ -66,6 +66,7 @@ static const struct gs_opt sweep_opts[] = {
 	  .help = "sharing modes, e.g. exclusive,timeslice,mps,vgpu,mig: one run per mode "
 		  "(outside the loads). Each is " GS_CLI_SHARING_HELP },
 	GS_CLI_OPT_INTERFERENCE(S),
+	GS_CLI_OPT_BUSY(S),
 	GS_CLI_OPTS_QUEUE(S),
 	GS_CLI_OPT_IDLE_JOB(S),
 	GS_CLI_OPTS_SAMPLING(S),

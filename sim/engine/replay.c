@@ -339,6 +339,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 					goto fail;
 				tbl = &sim->ifr_own;
 			}
+			gs_busy_apply(o->busy, t, sim->pods, n, o->seed);
 			rc = gs_share_model_init(&sim->share, &sim->cluster, sim->pods, n, t, tbl);
 			if (rc)
 				goto fail;

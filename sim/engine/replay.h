@@ -42,6 +42,7 @@
 #include "engine/arrivals.h"
 #include "engine/gang.h"
 #include "engine/metrics.h"
+#include "engine/busy.h"
 #include "engine/share_model.h"
 #include "io/interference.h"
 #include "io/trace/trace.h"
@@ -79,6 +80,11 @@ struct gs_replay_opts {
 	const struct gs_interference *interference;
 	/* The reference job of the idle GPU breakdown (core/idle.h): 1 GPU, 8 cores by default. */
 	struct gs_idle_job idle_job;
+	/*
+	 * Busy fractions of the pods the trace leaves without one (engine/busy.h;
+	 * borrowed, NULL: every pod busy all its running time).
+	 */
+	const struct gs_busy *busy;
 	bool check;                 /* verify cluster invariants after every change */
 	/* Optional progress callback, called about every 1% of pods. */
 	void (*progress)(void *arg, size_t done, size_t total);

@@ -260,6 +260,20 @@ int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out)
 		     cJSON_AddNumberToObject(job, "cpu_milli", o->idle_job.cpu_milli) &&
 		     cJSON_AddNumberToObject(job, "mem_mib", (double)o->idle_job.mem_mib);
 	}
+	if (ok && o->busy && o->busy->n > 0) {
+		char shas[GS_BUSY_ITEMS_MAX * 65 + 1];
+		size_t used = 0;
+		int i;
+
+		/* The distributions by their bytes, so that a changed file is another run. */
+		shas[0] = '\0';
+		for (i = 0; i < o->busy->n_dists; i++)
+			used += (size_t)snprintf(shas + used, sizeof(shas) - used, "%s%s",
+						 i ? "," : "", o->busy->dists[i]->sha256);
+		ok = cJSON_AddStringToObject(obj, "busy", o->busy->spec) != NULL &&
+		     (o->busy->n_dists == 0 ||
+		      cJSON_AddStringToObject(obj, "busy_sha256", shas) != NULL);
+	}
 	text = ok ? cJSON_PrintUnformatted(obj) : NULL;
 	cJSON_Delete(obj);
 	if (text) {

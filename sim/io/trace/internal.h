@@ -153,9 +153,13 @@ int gs_trace_pod_class(const struct gs_where *w, const char *field, struct gs_tr
  */
 int gs_trace_join_group(struct gs_trace *t, const char *name);
 
-/* A pod's gpu_need_milli (0 = its gpu_milli; range-checked by the caller). 0 or GS_EPARSE. */
-int gs_trace_pod_need(const struct gs_where *w, const char *field, struct gs_pod *p,
-		      int64_t need_milli);
+/*
+ * One of a pod's sharing-model fields, named by `field`: gpu_need_milli,
+ * gpu_busy_milli or gpu_compute_milli (0 = unset; range-checked by the
+ * caller), refused on a pod without GPUs. 0 or GS_EPARSE.
+ */
+int gs_trace_pod_gpu_milli(const struct gs_where *w, const char *field, struct gs_pod *p,
+			   int64_t milli);
 
 /*
  * The readers, called by gs_load_cluster() and gs_load_trace() with r at
@@ -183,7 +187,7 @@ extern const char *const gs_openb_node_cols[5];
 extern const char *const gs_openb_pod_cols[11];
 extern const char *const gs_openb_multigpu_cols[5];
 extern const char *const gs_native_node_cols[6];   /* the 6th, sharing, is optional */
-extern const char *const gs_native_pod_cols[12];   /* 9, 11 or all 12 */
+extern const char *const gs_native_pod_cols[14];   /* the last two, four or five are optional */
 
 /* --- JSON helpers (read_json.c), shared with the generator ----------- */
 

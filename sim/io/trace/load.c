@@ -46,7 +46,7 @@ static bool is_pod_header(const struct gs_csv *r)
 	return gs_csv_row_is(r, gs_openb_pod_cols, 11) ||
 	       gs_csv_row_is(r, gs_openb_multigpu_cols, 5) ||
 	       gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11) ||
-	       gs_csv_row_is(r, gs_native_pod_cols, 12);
+	       gs_csv_row_is(r, gs_native_pod_cols, 13) || gs_csv_row_is(r, gs_native_pod_cols, 14);
 }
 
 static int first_row(struct gs_csv *r)
@@ -93,7 +93,7 @@ static int csv_pods(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 		return gs_openb_pods_read(r, true, c, t);
 	}
 	if (gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11) ||
-	    gs_csv_row_is(r, gs_native_pod_cols, 12)) {
+	    gs_csv_row_is(r, gs_native_pod_cols, 13) || gs_csv_row_is(r, gs_native_pod_cols, 14)) {
 		t->format = "csv";
 		return gs_native_pods_read(r, c, t);
 	}
@@ -103,7 +103,8 @@ static int csv_pods(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 			     "'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...' (11 or 5 "
 			     "columns) or gpusim's 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,"
 			     "gpu_mem_mib,gpu_spec,creation_time,deletion_time[,class,gpu_need_milli"
-			     "[,pod_group]]', see traces/README.md", gs_csv_row_text(r, hbuf, sizeof(hbuf)));
+			     "[,gpu_busy_milli,gpu_compute_milli[,pod_group]]]', see traces/README.md",
+			     gs_csv_row_text(r, hbuf, sizeof(hbuf)));
 }
 
 /* Reads the opened file r into c (see gs_load_cluster); closes r. */

@@ -526,10 +526,10 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 {
 	static const char *const keys[] = {
 		"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_mem_mib",
-		"gpu_spec", "creation_time", "deletion_time", "class", "gpu_need_milli", "pod_group",
-		NULL,
+		"gpu_spec", "creation_time", "deletion_time", "class", "gpu_need_milli",
+		"gpu_busy_milli", "gpu_compute_milli", "pod_group", NULL,
 	};
-	int64_t create, del, need;
+	int64_t create, del, need, busy, compute;
 	const char *name, *wclass, *group;
 	char spec[512], vbuf[80];
 	bool unknown = false;
@@ -548,6 +548,10 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 				    NULL)) ||
 	    (rc = gs_trace_json_int(w, e, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0, &need,
 				    NULL)) ||
+	    (rc = gs_trace_json_int(w, e, "gpu_busy_milli", false, 1, GS_MILLI_PER_GPU, 0, &busy,
+				    NULL)) ||
+	    (rc = gs_trace_json_int(w, e, "gpu_compute_milli", false, 1, GS_MILLI_PER_GPU, 0,
+				    &compute, NULL)) ||
 	    (rc = gs_trace_json_string(w, e, "class", false, &wclass)) ||
 	    (rc = gs_trace_json_string(w, e, "pod_group", false, &group)) ||
 	    (group && *group && (rc = gs_check_name(w, "pod_group", group))))
@@ -559,7 +563,9 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 				     spec, sizeof(spec))) ||
 	    (rc = gs_trace_check_pod(w, &p, spec)) ||
 	    (rc = gs_trace_pod_class(w, "class", t, &p, wclass)) ||
-	    (rc = gs_trace_pod_need(w, "gpu_need_milli", &p, need)))
+	    (rc = gs_trace_pod_gpu_milli(w, "gpu_need_milli", &p, need)) ||
+	    (rc = gs_trace_pod_gpu_milli(w, "gpu_busy_milli", &p, busy)) ||
+	    (rc = gs_trace_pod_gpu_milli(w, "gpu_compute_milli", &p, compute)))
 		return rc;
 	if (gs_nameset_find(names, name, &prev))
 		return gs_where_errorf(w, "name", "duplicate pod name '%s' (first at pods[%ld])",

@@ -166,19 +166,26 @@ static int check_trace(const char *path, const struct gs_trace *t, const struct 
 int gs_write_trace_csv_stream(FILE *f, const char *path, const struct gs_trace *t,
 			      const struct gs_cluster *c, char *err, size_t err_len)
 {
-	bool extra = false, groups = t->n_groups > 0;
+	bool extra = false, busy = false, groups = t->n_groups > 0;
 	size_t i;
 	int rc;
 
 	if ((rc = check_trace(path, t, c, err, err_len)))
 		return rc;
-	/* The class and need columns only when some pod has them, the group column likewise. */
-	for (i = 0; i < t->n_pods && !extra; i++)
-		extra = t->pods[i].wclass || t->pods[i].need_milli;
+	/*
+	 * The class and need columns only when some pod has them, the busy and
+	 * compute columns after them only when some pod has one of those, and
+	 * the group column after all of them when some pod is in a group.
+	 */
+	for (i = 0; i < t->n_pods; i++) {
+		busy = busy || groups || t->pods[i].busy_milli || t->pods[i].compute_milli;
+		extra = extra || busy || t->pods[i].wclass || t->pods[i].need_milli;
+	}
 	fputs("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time,"
 	      "deletion_time", f);
-	fputs(groups ? ",class,gpu_need_milli,pod_group\n" : extra ? ",class,gpu_need_milli\n" : "\n",
-	      f);
+	fputs(groups ? ",class,gpu_need_milli,gpu_busy_milli,gpu_compute_milli,pod_group\n"
+	      : busy ? ",class,gpu_need_milli,gpu_busy_milli,gpu_compute_milli\n"
+	      : extra ? ",class,gpu_need_milli\n" : "\n", f);
 	/* One line at a time into a buffer: printf per field is most of a large trace's cost. */
 	for (i = 0; i < t->n_pods; i++) {
 		const struct gs_pod *p = &t->pods[i];
@@ -211,12 +218,20 @@ int gs_write_trace_csv_stream(FILE *f, const char *path, const struct gs_trace *
 		*e++ = ',';
 		if (p->t_delete_s >= 0)
 			e = put_int(e, p->t_delete_s);
-		if (extra || groups) {
+		if (extra) {
 			*e++ = ',';
 			e = put_str(e, gs_trace_class_name(t, p->wclass));
 			*e++ = ',';
 			if (p->need_milli)
 				e = put_int(e, p->need_milli);
+		}
+		if (busy) {
+			*e++ = ',';
+			if (p->busy_milli)
+				e = put_int(e, p->busy_milli);
+			*e++ = ',';
+			if (p->compute_milli)
+				e = put_int(e, p->compute_milli);
 		}
 		if (groups) {
 			*e++ = ',';
