@@ -451,6 +451,46 @@ static void test_group_under_sharing(void **state)
 	gs_cluster_release(&c);
 }
 
+/*
+ * The descheduler (--defrag) moves a pod alone, never a pod of a group.
+ * n0 has 2 GPUs, n1 one. X (1 GPU, from 0) takes n0's GPU 0; D (2 GPUs)
+ * arrives at 10 and fits nowhere. Alone, X moves to n1 and D starts at 10
+ * on n0. In a group of its own, X stays and D waits until X leaves at 100.
+ */
+static void test_defrag_leaves_groups(void **state)
+{
+	struct gs_replay_opts o = opts();
+	struct gs_cluster c;
+	struct gs_trace t;
+	struct gs_sim sim;
+	size_t x, d;
+	int grouped;
+
+	(void)state;
+	for (grouped = 0; grouped < 2; grouped++) {
+		gs_cluster_init(&c);
+		assert_int_equal(gs_cluster_add_node(&c, "n0", 32000, 65536, 2, "T4"), 0);
+		assert_int_equal(gs_cluster_add_node(&c, "n1", 32000, 65536, 1, "T4"), 1);
+		o.defrag.budget_pct = 100;
+		gs_trace_init(&t);
+		x = add(&t, "X", 1, 0, 100, grouped ? "G" : NULL);
+		d = add(&t, "D", 2, 10, 50, NULL);
+		run(&sim, &c, &t, &o);
+		if (grouped) {
+			assert_int_equal(sim.defrag.st.moves, 0);
+			started(&sim, x, 0, 100, 0);
+			started(&sim, d, 100, 150, 0);
+		} else {
+			assert_int_equal(sim.defrag.st.moves, 1);
+			assert_int_equal(sim.out[x].pl.node, 1);
+			started(&sim, d, 10, 60, 0);
+		}
+		gs_sim_release(&sim);
+		gs_trace_release(&t);
+		gs_cluster_release(&c);
+	}
+}
+
 /* The same group trace gives the same run twice (--check on). */
 static void test_deterministic(void **state)
 {
@@ -501,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_inflate_order_keeps_groups),
 		cmocka_unit_test(test_group_per_copy),
 		cmocka_unit_test(test_group_under_sharing),
+		cmocka_unit_test(test_defrag_leaves_groups),
 		cmocka_unit_test(test_deterministic),
 	};
 

@@ -84,6 +84,26 @@ int gs_cli_parse_busy(const struct gs_cmd_spec *cmd, const struct gs_opt *o, con
 /* Its release: frees the distributions --busy loaded. */
 void gs_cli_release_busy(void *field);
 
+/* The --help paragraphs of --defrag and --defrag-cost (engine/defrag.h). */
+#define GS_CLI_DEFRAG_HELP                                                                     \
+	"time mode: when an arriving pod fits on no node, move (evict and re-place) running "  \
+	"pods so that one takes it, within BUDGET: 'PCT%' moves at most PCT% of the pods "     \
+	"arrived so far, 'N/h' at most N moves per simulated hour, 'PCT%,N/h' both. The "      \
+	"descheduler empties the GPUs the pod needs at the least lost work, at most 4 moves "  \
+	"per pod, the moved pods re-placed by the run's policy on other nodes"
+#define GS_CLI_DEFRAG_COST_HELP                                                                \
+	"what a move costs the moved pod: 'lost' (it restarts from scratch: the work since it " \
+	"last started is lost) or S, seconds of restart (checkpoint and restore: it ends S "    \
+	"later); counted in lost GPU-seconds"
+
+/* Converter for --defrag (field: struct gs_defrag_opts): 'PCT%', 'N/h' or both, comma-separated. */
+int gs_cli_parse_defrag(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+			void *field);
+
+/* Converter for --defrag-cost (field: struct gs_defrag_opts): 'lost' or seconds of restart. */
+int gs_cli_parse_defrag_cost(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			     const char *value, void *field);
+
 /* Converter for --sharing (field: struct gs_share_cfg): one spec (core/sharing.h). */
 int gs_cli_parse_sharing(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 			 const char *value, void *field);
@@ -202,6 +222,20 @@ void gs_cli_sim_finish(struct gs_cli_sim *s);
 	{ GS_OPT_STRING_AT(S, sim.nodes), .name = "nodes", .short_name = 'n', .arg = "FILE",    \
 	  .flags = GS_OPT_REQUIRED, .help = "cluster: openb node list, gpusim CSV or JSON" }
 
+/* The pod traces of a batch: -p, --pods FILE..., into `pods` (struct gs_opt_list), required. */
+#define GS_CLI_OPT_PODS_LIST(S)                                                                 \
+	{ GS_OPT_LIST_AT(S, pods, 256), .name = "pods", .short_name = 'p', .arg = "FILE...",    \
+	  .flags = GS_OPT_REQUIRED | GS_OPT_MULTI,                                              \
+	  .help = "pod traces: comma-separated, or one argument each up to the next option, "   \
+		  "as the shell's glob gives them (--pods traces/*.csv)" }
+
+/* The seeds of a batch: -s, --seeds LIST into `seeds` (struct gs_cli_seeds), 42-51 by default. */
+#define GS_CLI_OPT_SEEDS(S)                                                                     \
+	{ GS_OPT_CUSTOM_AT(S, seeds, struct gs_cli_seeds, gs_cli_parse_seeds,                   \
+			   gs_cli_seeds_release),                                               \
+	  .name = "seeds", .short_name = 's', .arg = "LIST", .def = "42-51",                    \
+	  .help = "seeds and ranges, e.g. 42-51 or 1,5,7-9" }
+
 /* The policies: -P, --policy LIST, DEF when not given. */
 #define GS_CLI_OPT_POLICY(S, DEF)                                                               \
 	{ GS_OPT_CUSTOM_AT(S, sim.policies, struct gs_cli_policies, gs_cli_parse_policies,      \
@@ -249,6 +283,16 @@ void gs_cli_sim_finish(struct gs_cli_sim *s);
 #define GS_CLI_OPT_BUSY(S)                                                                      \
 	{ GS_OPT_CUSTOM_AT(S, sim.busy, struct gs_busy, gs_cli_parse_busy, gs_cli_release_busy), \
 	  .name = "busy", .arg = "SPEC", .help = GS_CLI_BUSY_HELP }
+
+/* The descheduler of time mode (engine/defrag.h): --defrag BUDGET and --defrag-cost COST. */
+#define GS_CLI_OPTS_DEFRAG(S)                                                                   \
+	{ GS_OPT_CUSTOM_AT(S, sim.opts.defrag, struct gs_defrag_opts, gs_cli_parse_defrag,      \
+			   NULL),                                                               \
+	  .name = "defrag", .arg = "BUDGET", .help = GS_CLI_DEFRAG_HELP },                      \
+	{ GS_OPT_CUSTOM_AT(S, sim.opts.defrag, struct gs_defrag_opts, gs_cli_parse_defrag_cost, \
+			   NULL),                                                               \
+	  .name = "defrag-cost", .arg = "COST", .requires = "defrag",                           \
+	  .help = GS_CLI_DEFRAG_COST_HELP " (default lost)" }
 
 /* The rate model's table: --interference FILE. */
 #define GS_CLI_OPT_INTERFERENCE(S)                                                              \

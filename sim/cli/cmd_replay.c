@@ -58,6 +58,7 @@ static const struct gs_opt replay_opts[] = {
 	GS_CLI_OPTS_LOAD_SHAPE(S),
 	GS_CLI_OPTS_QUEUE(S),
 	GS_CLI_OPT_IDLE_JOB(S),
+	GS_CLI_OPTS_DEFRAG(S),
 
 	{ GS_OPT_GROUP_HEADING("Sharing:") },
 	{ GS_OPT_CUSTOM_AT(S, sim.opts.sharing, struct gs_share_cfg, gs_cli_parse_sharing, NULL),
@@ -264,6 +265,19 @@ static void report_share_audit(const struct gs_sim *sim)
 }
 
 /* One line on the sharing model before the table, when the run has one. */
+/* What the descheduler did in one run (--defrag), under the table. */
+static void print_defrag(const char *policy, const struct gs_defrag_stats *st)
+{
+	if (!st->attempts) {
+		printf("defrag, %s: every pod found a node on arrival; nothing moved\n", policy);
+		return;
+	}
+	printf("defrag, %s: %lld of the %lld pods that fit nowhere on arrival placed after %lld "
+	       "moves of %lld pods; %.1f GPU-hours of work lost\n", policy, (long long)st->placed,
+	       (long long)st->attempts, (long long)st->moves, (long long)st->pods_moved,
+	       st->lost_gpu_s / 3600.0);
+}
+
 static void print_sharing(const struct gs_sim *sim, const char *table)
 {
 	char spec[GS_SHARE_SPEC_MAX];
@@ -297,6 +311,7 @@ int gs_cmd_replay(int argc, char **argv)
 	cJSON *runs = NULL;
 	struct gs_interference ifr;
 	char nodes_sha[GS_SHA256_HEX], err[1024], *params = NULL;
+	struct gs_defrag_stats moved[GS_CLI_MAX_POLICIES] = { { 0 } };
 	size_t n_pols, i;
 	int rc, status = GS_EXIT_OK;
 
@@ -425,8 +440,13 @@ int gs_cmd_replay(int argc, char **argv)
 			print_row(pols[i]->name, &sim, &sum, ri.wall_ms, run_id);
 		else if (run_id > 0)
 			printf("%lld\n", (long long)run_id);
+		if (sim.defrag_on)
+			moved[i] = sim.defrag.st;
 		gs_sim_release(&sim);
 	}
+	if (gs_defrag_on(&a.sim.opts.defrag))
+		for (i = 0; !a.json && !a.quiet && i < n_pols; i++)
+			print_defrag(pols[i]->name, &moved[i]);
 	if (runs) {
 		/* The runs that finished, also when a later one failed. */
 		rc = gs_json_print("replay", runs);

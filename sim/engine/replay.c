@@ -348,6 +348,12 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		rc = shape_pods(sim);
 		if (rc)
 			goto fail;
+		if (gs_defrag_on(&o->defrag)) {
+			rc = gs_defrag_init(&sim->defrag, &o->defrag, n);
+			if (rc)
+				goto fail;
+			sim->defrag_on = true;
+		}
 		/* Pushed in trace order, so equal arrival times keep it. */
 		for (i = 0; i < n; i++) {
 			rc = gs_heap_push(&sim->events, sim->t_arrive[i], GS_EV_ARRIVE, (int32_t)i);
@@ -398,6 +404,7 @@ void gs_sim_release(struct gs_sim *sim)
 	gs_idle_track_release(&sim->idle);
 	if (sim->share_on)
 		gs_share_model_release(&sim->share);
+	gs_defrag_release(&sim->defrag);
 	gs_interference_release(&sim->ifr_own);
 	memset(sim, 0, sizeof(*sim));
 }
@@ -478,15 +485,20 @@ static void fail_oversubscribed(struct gs_sim *sim, int32_t i, const struct gs_p
 	sim->oversubscribed++;
 }
 
-/* The allocator's bind and unbind, keeping the fragmentation cache current. */
+void gs_sim_node_changed(struct gs_sim *sim, int32_t node)
+{
+	if (sim->frag_on)
+		gs_frag_update(&sim->frag, &sim->cluster, node);
+	gs_idle_track_update(&sim->idle, &sim->cluster, node);
+}
+
+/* The allocator's bind and unbind, keeping what the run tracks per node current. */
 static int cluster_bind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl)
 {
 	int rc = gs_sched_bind(&sim->sched, &sim->cluster, &sim->pods[i], pl);
 
-	if (rc == 0 && sim->frag_on)
-		gs_frag_update(&sim->frag, &sim->cluster, pl->node);
 	if (rc == 0)
-		gs_idle_track_update(&sim->idle, &sim->cluster, pl->node);
+		gs_sim_node_changed(sim, pl->node);
 	return rc;
 }
 
@@ -494,10 +506,8 @@ static int cluster_unbind(struct gs_sim *sim, int32_t i, const struct gs_placeme
 {
 	int rc = gs_sched_unbind(&sim->sched, &sim->cluster, &sim->pods[i], pl);
 
-	if (rc == 0 && sim->frag_on)
-		gs_frag_update(&sim->frag, &sim->cluster, pl->node);
 	if (rc == 0)
-		gs_idle_track_update(&sim->idle, &sim->cluster, pl->node);
+		gs_sim_node_changed(sim, pl->node);
 	return rc;
 }
 
@@ -891,6 +901,24 @@ static int retry_pending(struct gs_sim *sim, int32_t freed, int64_t t_s)
 	return rc;
 }
 
+/*
+ * Pod i fits nowhere: the descheduler moves pods so that a node takes it,
+ * places it there, and gives the pending queue the room that is left on
+ * that node (the retry invariant: nodes other than it only lost room).
+ * GS_ENOFIT when it could not.
+ */
+static int make_room(struct gs_sim *sim, int32_t i, int64_t t_s)
+{
+	struct gs_placement pl;
+	int rc = gs_defrag_make_room(sim, i, t_s, &pl);
+
+	if (rc == 0)
+		rc = bind(sim, i, &pl, t_s);
+	if (rc == 0 && sim->n_pending)
+		rc = retry_pending(sim, pl.node, t_s);
+	return rc;
+}
+
 static int handle(struct gs_sim *sim, const struct gs_event *ev)
 {
 	struct gs_pod_outcome *o = ev->pod >= 0 ? &sim->out[ev->pod] : NULL;
@@ -910,7 +938,10 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 			if (rc || o->state != GS_POD_PENDING)
 				return rc;
 		} else {
+			/* The descheduler makes room for a pod alone, not for a group. */
 			rc = try_place(sim, ev->pod, ev->t_s);
+			if (rc == GS_ENOFIT && sim->defrag_on)
+				rc = make_room(sim, ev->pod, ev->t_s);
 			if (rc != GS_ENOFIT)
 				return rc;
 			o->state = GS_POD_PENDING;
@@ -1006,6 +1037,10 @@ static int run_time(struct gs_sim *sim)
 		if (ev.kind == GS_EV_DEPART && sim->share_on &&
 		    sim->out[ev.pod].pl.num_gpu &&
 		    !gs_share_model_current(&sim->share, ev.pod, ev.gen))
+			continue;
+		/* Nor the completion of a pod the descheduler moved since. */
+		if (ev.kind == GS_EV_DEPART && sim->defrag_on &&
+		    gs_defrag_stale(&sim->defrag, ev.pod, ev.gen))
 			continue;
 		sim->stats.events++;
 		sim->stats.t_end_s = ev.t_s;

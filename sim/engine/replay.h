@@ -41,6 +41,7 @@
 #include "engine/heap.h"
 #include "engine/arrivals.h"
 #include "engine/gang.h"
+#include "engine/defrag.h"
 #include "engine/metrics.h"
 #include "engine/busy.h"
 #include "engine/share_model.h"
@@ -86,6 +87,8 @@ struct gs_replay_opts {
 	 */
 	const struct gs_busy *busy;
 	bool check;                 /* verify cluster invariants after every change */
+	/* Time mode: the descheduler (engine/defrag.h); off unless it has a budget. */
+	struct gs_defrag_opts defrag;
 	/* Optional progress callback, called about every 1% of pods. */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
@@ -232,6 +235,8 @@ struct gs_sim {
 	/* Pod groups (engine/gang.h), placed all together or not at all. */
 	struct gs_gangs gangs;
 	struct gs_placement *gang_pl;     /* owned: one per pod of the largest group */
+	bool defrag_on;                   /* opts.defrag has a budget (time mode) */
+	struct gs_defrag defrag;          /* the descheduler's state and counts */
 	struct gs_sample *samples;        /* owned */
 	size_t n_samples, cap_samples;
 	int64_t next_sample_t_s;
@@ -276,6 +281,14 @@ int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len);
 
 /* Frees everything gs_sim_init() made (its cluster copy, events, policy state). */
 void gs_sim_release(struct gs_sim *sim);
+
+/*
+ * Keeps what the run tracks per node current after node `node` of
+ * sim->cluster changed (a bind or an unbind through the scheduler): the
+ * fragmentation cache (with --frag) and the idle GPU breakdown. Every
+ * bind and unbind of the engine, the descheduler's included, calls it.
+ */
+void gs_sim_node_changed(struct gs_sim *sim, int32_t node);
 
 /*
  * Headline figures of a finished run. Percentages are of the cluster's

@@ -29,6 +29,39 @@ void gs_replay_opts_init(struct gs_replay_opts *o)
 	o->frag_coverage = 0.95;
 	o->load_repeat = 1;
 	o->idle_job = (struct gs_idle_job)GS_IDLE_JOB_DEFAULT;
+	gs_defrag_opts_init(&o->defrag);
+}
+
+/* The descheduler's options: a budget only in time mode, with shares as requested. */
+static int check_defrag(const struct gs_replay_opts *o, char *err, size_t err_len)
+{
+	const struct gs_defrag_opts *d = &o->defrag;
+
+	if (!(d->budget_pct >= 0 && d->budget_pct <= 100) || !(d->per_hour >= 0) ||
+	    !isfinite(d->per_hour)) {
+		gs_errf(err, err_len, "--defrag: a budget is a percentage of the pods from 0 to 100 "
+			"or a number of moves per hour, not %g%% or %g/h", d->budget_pct,
+			d->per_hour);
+		return GS_EINVAL;
+	}
+	if ((d->cost != GS_DEFRAG_LOST && d->cost != GS_DEFRAG_RESTART) || d->restart_s < 0 ||
+	    d->restart_s > GS_TIME_MAX_S) {
+		gs_errf(err, err_len, "--defrag-cost: 'lost' or a restart time from 0 to %lld s",
+			(long long)GS_TIME_MAX_S);
+		return GS_EINVAL;
+	}
+	if (!gs_defrag_on(d))
+		return 0;
+	if (o->mode != GS_MODE_TIME) {
+		gs_errf(err, err_len, "--defrag moves running pods, which only time mode has");
+		return GS_EINVAL;
+	}
+	if (o->sharing.mode != GS_SHARE_IDEAL) {
+		gs_errf(err, err_len, "--defrag works with shares as requested; --sharing %s would "
+			"need the rate model to restart moved pods", gs_share_mode_str(o->sharing.mode));
+		return GS_EINVAL;
+	}
+	return 0;
 }
 
 static int check_opts(const struct gs_replay_opts *o, char *err, size_t err_len)
@@ -94,7 +127,7 @@ static int check_opts(const struct gs_replay_opts *o, char *err, size_t err_len)
 			o->frag_coverage);
 		return GS_EINVAL;
 	}
-	return 0;
+	return check_defrag(o, err, err_len);
 }
 
 /*
@@ -139,6 +172,11 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 
 	if (rc)
 		return rc;
+	if (gs_defrag_on(&o->defrag) && proto->share) {
+		gs_errf(err, err_len, "--defrag works with shares as requested; the cluster file "
+			"sets sharing modes");
+		return GS_EINVAL;
+	}
 	/* The rate model of a sharing run counts work in 2^-20 s: stays are bounded. */
 	if (o->mode == GS_MODE_TIME &&
 	    (proto->share || (o->sharing.mode != GS_SHARE_DEFAULT &&
@@ -274,6 +312,12 @@ int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out)
 		     (o->busy->n_dists == 0 ||
 		      cJSON_AddStringToObject(obj, "busy_sha256", shas) != NULL);
 	}
+	if (ok && gs_defrag_on(&o->defrag))
+		ok = cJSON_AddNumberToObject(obj, "defrag_pct", o->defrag.budget_pct) &&
+		     cJSON_AddNumberToObject(obj, "defrag_per_hour", o->defrag.per_hour) &&
+		     cJSON_AddNumberToObject(obj, "defrag_restart_s",
+					     o->defrag.cost == GS_DEFRAG_LOST ? -1.0
+									      : (double)o->defrag.restart_s);
 	text = ok ? cJSON_PrintUnformatted(obj) : NULL;
 	cJSON_Delete(obj);
 	if (text) {

@@ -141,6 +141,18 @@ static void log_files(FILE *log, const char *out_dir, const char *base)
 			out_dir, base);
 }
 
+/* 1 when a trace of the family has a bound at 100 % (the bars then show it), else 0. */
+static int family_bound(const struct gs_plot_index *ix, const char *family)
+{
+	size_t t, len = strlen(family);
+
+	for (t = 0; ix->bound_at100 && t < ix->n_traces; t++)
+		if (!strncmp(ix->traces[t], family, len) && ix->traces[t][len] >= '0' &&
+		    ix->traces[t][len] <= '9' && !isnan(ix->bound_at100[t]))
+			return 1;
+	return 0;
+}
+
 /*
  * Runs gnuplot on scripts_dir/script with the variables vars set; on
  * success lists base's files in log (none for a NULL base).
@@ -190,9 +202,9 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 		seeds_text(lo, hi, seeds, sizeof(seeds));
 		snprintf(vars, sizeof(vars),
 			 "scriptdir='%s/'; datadir='%s'; trace='%s'; policies='%s';"
-			 " out='%s/unalloc_%s'; seeds='%s'; maxseeds=%zu; scoring='%s'",
+			 " out='%s/unalloc_%s'; seeds='%s'; maxseeds=%zu; scoring='%s'; bound=%d",
 			 scripts_dir, data_dir, tr, words, out_dir, tr, seeds, hi,
-			 ix->scoring ? ix->scoring : "");
+			 ix->scoring ? ix->scoring : "", ix->bound && ix->bound[t] ? 1 : 0);
 		rc = draw(scripts_dir, "plot_alloc.gp", vars, log, out_dir, NULL, err, err_len);
 		if (rc)
 			return rc;
@@ -238,9 +250,9 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 		seeds_text(lo, hi, seeds, sizeof(seeds));
 		snprintf(vars, sizeof(vars),
 			 "scriptdir='%s/'; datafile='%s/%s.dat'; family='%s'; policies='%s';"
-			 " out='%s/%s'; seeds='%s'; maxseeds=%zu; scoring='%s'",
+			 " out='%s/%s'; seeds='%s'; maxseeds=%zu; scoring='%s'; bound=%d",
 			 scripts_dir, data_dir, base, ix->families[f], words, out_dir, base, seeds,
-			 hi, ix->scoring ? ix->scoring : "");
+			 hi, ix->scoring ? ix->scoring : "", family_bound(ix, ix->families[f]));
 		rc = draw(scripts_dir, "plot_bars.gp", vars, log, out_dir, base, err, err_len);
 		if (rc)
 			return rc;

@@ -24,7 +24,8 @@
 #include "store/results_internal.h"
 
 /* The tables a run owns rows of, in an order that satisfies the foreign keys. */
-static const char *const child_tables[] = { "run_nodes", "pods", "samples", "arrived_stats" };
+static const char *const child_tables[] = { "run_nodes", "pods", "samples", "arrived_stats",
+					     "run_defrag" };
 #define N_CHILD (sizeof(child_tables) / sizeof(child_tables[0]))
 
 /* runs columns that say how or where a run was made or stored, not what it computed. */

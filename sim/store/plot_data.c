@@ -28,6 +28,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "policies/policy.h"
+#include "store/bounds.h"
 #include "store/plot_data.h"
 #include "store/plot_data_internal.h"
 
@@ -58,6 +59,8 @@ void gs_plot_index_release(struct gs_plot_index *ix)
 	gs_plot_names_free(ix->families, ix->n_families);
 	free(ix->seeds_min);
 	free(ix->seeds_max);
+	free(ix->bound);
+	free(ix->bound_at100);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -331,7 +334,7 @@ static int write_bars(const struct gs_plot_index *ix, const char *family, double
 	fprintf(f, "# unallocated GPU %% at arrived 100%%: trace, then mean and sd per policy:");
 	for (p = 0; p < ix->n_policies; p++)
 		fprintf(f, " %s", ix->policies[p]);
-	fputc('\n', f);
+	fprintf(f, ", then the bound of any placement (gpusim bound) and 0\n");
 	for (i = 0; i < n; i++) {
 		t = order[i];
 		fprintf(f, "%s", ix->traces[t]);
@@ -345,9 +348,84 @@ static int write_bars(const struct gs_plot_index *ix, const char *family, double
 				fprintf(f, "\t%.4f\t%.4f", gsl_stats_mean(v, 1, k),
 					k > 1 ? gsl_stats_sd(v, 1, k) : 0.0);
 		}
-		fputc('\n', f);
+		if (isnan(ix->bound_at100[t]))
+			fprintf(f, "\tNaN\t0\n");
+		else
+			fprintf(f, "\t%.4f\t0\n", ix->bound_at100[t]);
 	}
 	return gs_plot_data_close(f, dir, name, err, err_len);
+}
+
+/*
+ * The bound line of trace t: the stored floors (gpusim bound) of the runs
+ * of the first policy with runs of t, one per seed, as median, min and max
+ * per arrived percent into <trace>.bound.dat, and their mean at 100 % into
+ * ix->bound_at100[t]. Nothing is written when no run has a bound.
+ */
+static int write_bound(struct gs_db *db, struct gs_plot_index *ix, const struct run_ref *runs,
+		       size_t n_runs, size_t t, const char *dir, char *err, size_t err_len)
+{
+	double (*curve)[GS_PLOT_PCT_MAX + 1] = NULL, *v = NULL;
+	size_t i, k = 0, p = SIZE_MAX;
+	char name[512];
+	FILE *f;
+	int pct, rc = 0;
+
+	ix->bound_at100[t] = NAN;
+	for (i = 0; i < n_runs; i++)
+		if (runs[i].trace == t && runs[i].policy < p)
+			p = runs[i].policy;
+	curve = malloc((n_runs + 1) * sizeof(*curve));
+	v = malloc((n_runs + 1) * sizeof(*v));
+	if (!curve || !v) {
+		gs_errf(err, err_len, "out of memory");
+		rc = GS_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n_runs; i++) {
+		int got;
+
+		if (runs[i].trace != t || runs[i].policy != p)
+			continue;
+		got = gs_bounds_of_run(db, runs[i].run_id, curve[k], GS_PLOT_PCT_MAX, err, err_len);
+		if (got < 0) {
+			rc = got;
+			goto out;
+		}
+		if (got > 0)
+			k++;
+	}
+	if (k == 0)
+		goto out;
+	snprintf(name, sizeof(name), "%s.bound.dat", ix->traces[t]);
+	f = gs_plot_data_open(dir, name, err, err_len);
+	if (!f) {
+		rc = GS_EIO;
+		goto out;
+	}
+	fprintf(f, "# %s, any placement (gpusim bound), %zu seeds: arrived%%\t"
+		   "unallocated GPU %% floor median\tmin\tmax\n", ix->traces[t], k);
+	for (pct = GS_PLOT_ALLOC_MIN_PCT; pct <= GS_PLOT_ALLOC_MAX_PCT; pct++) {
+		size_t m = 0;
+
+		for (i = 0; i < k; i++)
+			if (!isnan(curve[i][pct]))
+				v[m++] = curve[i][pct];
+		if (m == 0)
+			continue;
+		gsl_sort(v, 1, m);
+		fprintf(f, "%d\t%.4f\t%.4f\t%.4f\n", pct,
+			gsl_stats_median_from_sorted_data(v, 1, m), v[0], v[m - 1]);
+		if (pct == 100)
+			ix->bound_at100[t] = gsl_stats_mean(v, 1, m);
+	}
+	rc = gs_plot_data_close(f, dir, name, err, err_len);
+	if (rc == 0)
+		ix->bound[t] = true;
+out:
+	free(curve);
+	free(v);
+	return rc;
 }
 
 int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot_index *ix,
@@ -407,12 +485,19 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 	}
 	ix->seeds_min = calloc(ix->n_traces, sizeof(*ix->seeds_min));
 	ix->seeds_max = calloc(ix->n_traces, sizeof(*ix->seeds_max));
-	if (!ix->seeds_min || !ix->seeds_max) {
+	ix->bound = calloc(ix->n_traces, sizeof(*ix->bound));
+	ix->bound_at100 = calloc(ix->n_traces, sizeof(*ix->bound_at100));
+	if (!ix->seeds_min || !ix->seeds_max || !ix->bound || !ix->bound_at100) {
 		gs_errf(err, err_len, "out of memory");
 		rc = GS_ENOMEM;
 		goto out;
 	}
 	ix->scoring = compat == 1 ? "compat" : compat == 0 ? "exact" : "compat and exact";
+	for (t = 0; t < ix->n_traces; t++) {
+		rc = write_bound(db, ix, runs, n_runs, t, dir, err, err_len);
+		if (rc)
+			goto out;
+	}
 	for (t = 0; t < ix->n_traces; t++) {
 		for (p = 0; p < ix->n_policies; p++) {
 			size_t n = 0;

@@ -14,8 +14,10 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "store/bounds.h"
 #include "store/results.h"
 #include "store/results_internal.h"
+#include "store/run_defrag.h"
 
 /*
  * The samples sample_metrics m of run r that the inflate-mode statistic
@@ -107,11 +109,11 @@ static const char *const columns_1_4[] = {
 #define N_COLUMNS_1_4 (sizeof(columns_1_4) / sizeof(columns_1_4[0]))
 
 /*
- * Schema 1.6: pod groups (engine/gang.h) and the idle GPU capacity by
+ * Schema 1.7: pod groups (engine/gang.h) and the idle GPU capacity by
  * reason (core/idle.h), per run and per sample. Older rows have NULL
  * (and 0 groups).
  */
-static const char *const columns_1_6[] = {
+static const char *const columns_1_7[] = {
 	"runs ADD COLUMN n_groups INTEGER NOT NULL DEFAULT 0",
 	"runs ADD COLUMN n_groups_placed INTEGER NOT NULL DEFAULT 0",
 	"runs ADD COLUMN n_groups_failed INTEGER NOT NULL DEFAULT 0",
@@ -123,7 +125,7 @@ static const char *const columns_1_6[] = {
 	"samples ADD COLUMN idle_nocpu_milli INTEGER",
 	"samples ADD COLUMN idle_stranded_milli INTEGER",
 };
-#define N_COLUMNS_1_6 (sizeof(columns_1_6) / sizeof(columns_1_6[0]))
+#define N_COLUMNS_1_7 (sizeof(columns_1_7) / sizeof(columns_1_7[0]))
 
 /*
  * run_summary, schema 1.4. gpu_alloc_pct, the headline allocation of a
@@ -182,7 +184,7 @@ static const char *const columns_1_6[] = {
 	" FROM runs r WHERE r.status = 'complete') x"
 
 /*
- * Each sample in percent of capacity. Schema 1.6 adds the idle breakdown
+ * Each sample in percent of capacity. Schema 1.7 adds the idle breakdown
  * (NULL for the samples of older runs).
  */
 #define SAMPLE_METRICS_VIEW                                                                \
@@ -418,9 +420,11 @@ static const char *const schema_sql[] = {
  * SQL runs, as for every minor) and the new run_summary; 1.2 adds
  * columns_1_2 and shows them in run_summary; 1.3 adds columns_1_3;
  * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
- * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 adds
- * columns_1_6 and new run_summary and sample_metrics views (a view is
- * not checked when it is made, so the
+ * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 only the
+ * bound tables of store/bounds.h and run_defrag (store/run_defrag.h),
+ * which run with the bench tables; 1.7 adds columns_1_7 and new
+ * run_summary and sample_metrics views (a view is not checked when it is
+ * made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -431,6 +435,7 @@ static const char *const migration_sql[] = {
 	NULL,
 	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
 	SWEEP_PLANS_TABLE "; " RUN_CLAIMS_TABLE,
+	NULL,
 	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW "; DROP VIEW sample_metrics; "
 	SAMPLE_METRICS_VIEW,
 };
@@ -518,7 +523,7 @@ static const struct {
 	[2] = { columns_1_2, N_COLUMNS_1_2 },
 	[3] = { columns_1_3, N_COLUMNS_1_3 },
 	[4] = { columns_1_4, N_COLUMNS_1_4 },
-	[6] = { columns_1_6, N_COLUMNS_1_6 },
+	[7] = { columns_1_7, N_COLUMNS_1_7 },
 };
 
 /* ALTER TABLE for each column that minor version `minor` added. */
@@ -592,7 +597,7 @@ int gs_db_schema_setup(struct gs_db *db, bool create, char *err, size_t err_len)
 	} else {
 		for (i = (size_t)(version % 1000) + 1; i <= GS_DB_SCHEMA_MINOR; i++) {
 			rc = add_columns(db, i, err, err_len);
-			/* NULL: a minor that only added bench tables (below). */
+			/* NULL: a minor that only added bench or bound tables (below). */
 			if (rc == 0 && migration_sql[i])
 				rc = gs_db_exec(db, migration_sql[i], err, err_len);
 			if (rc)
@@ -600,6 +605,10 @@ int gs_db_schema_setup(struct gs_db *db, bool create, char *err, size_t err_len)
 		}
 	}
 	rc = gs_db_exec(db, gs_bench_schema_sql, err, err_len);
+	if (rc == 0)
+		rc = gs_db_exec(db, gs_bounds_schema_sql, err, err_len);
+	if (rc == 0)
+		rc = gs_db_exec(db, gs_run_defrag_schema_sql, err, err_len);
 	if (rc)
 		goto rollback;
 	rc = set_user_version(db, GS_DB_SCHEMA_VERSION, err, err_len);

@@ -22,6 +22,7 @@
 #include "io/cjson.h"
 #include "store/results.h"
 #include "store/results_internal.h"
+#include "store/run_defrag.h"
 
 static const char sql_insert_run[] =
 	"INSERT INTO runs (policy, mode, seed, nodes_path, nodes_sha256, pods_path, pods_sha256,"
@@ -845,6 +846,8 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	if (rc)
 		goto rollback;
 	rc = insert_stats(db, run_id, &stats, err, err_len);
+	if (rc == 0)
+		rc = gs_run_defrag_write(db, run_id, sim, err, err_len);
 	if (rc)
 		goto rollback;
 	/* A sweep claimed the run before it ran it (store/plan.h): the claim ends here. */
