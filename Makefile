@@ -24,6 +24,8 @@
 #   make install  install into PREFIX (default /usr/local), under DESTDIR if set
 #   make deb      a Debian package (CPack) in build/
 #   make test-install  install into a scratch DESTDIR and build, inspect and run the .deb
+#   make faults   the store under injected faults (every write, sync and allocation
+#                 failed in turn, 40 points per command and kind; tests/fault/)
 #   make fuzz     every reader's libFuzzer target, FUZZ_SECONDS (15) each, ASan+UBSan,
 #                 in build-fuzz/ (clang; tests/fuzz/README.md)
 
@@ -37,7 +39,7 @@ PREFIX   ?= /usr/local
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build test test-slurm demo bench gpu-check bench-sim bench-hook bench-scale asan repro repro-sharing regress baseline install deb test-install \
+.PHONY: all deps build test test-slurm faults demo bench gpu-check bench-sim bench-hook bench-scale asan repro repro-sharing regress baseline install deb test-install \
 	fuzz clean
 
 all: build
@@ -58,6 +60,10 @@ test: deps
 test-slurm:
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && GS_TEST_SLURM=1 ctest --output-on-failure -L slurm
+
+faults: deps
+	@$(MAKE) --no-print-directory build
+	FAULT_POINTS=40 bash tests/fault/check_faults.sh $(GPUSIM) $(BUILD)/tests/libgsfault.so .
 
 demo: deps
 	@$(MAKE) --no-print-directory build

@@ -479,7 +479,9 @@ static void test_perturbed_policy(void **state)
 	sh("cp base.db swapped.db");
 	sql("swapped.db", "UPDATE runs SET policy = 'x' WHERE policy = 'fgd' AND mode = 'inflate';"
 			  "UPDATE runs SET policy = 'fgd' WHERE policy = 'bestfit';"
-			  "UPDATE runs SET policy = 'bestfit' WHERE policy = 'x'");
+			  "UPDATE runs SET policy = 'bestfit' WHERE policy = 'x';"
+			  /* As another program would write it: no checksum to hold the runs to. */
+			  "UPDATE runs SET rows_checksum = NULL");
 	assert_int_equal(gpusim("regress --db swapped.db --baseline base"), 1);
 	expect_line("FAIL", "fgd", "unalloc_gpu_pct");
 	expect_line("FAIL", "bestfit", "unalloc_gpu_pct");
@@ -557,6 +559,14 @@ static void test_bad_input(void **state)
 		  "inflate-nope,bestfit,1,failed_pct,1");
 	assert_int_equal(gpusim("regress --db base.db --baseline broken"), 2);
 	expect_line("column family: 'inflate-nope' is not a family of families.csv", NULL, NULL);
+	/*
+	 * A file cut mid-line: the last value would still read as a number
+	 * (25.83 of 25.834...), so the cut itself is refused.
+	 */
+	sh("rm -rf broken && cp -r base broken && head -c -7 base/runs.csv > broken/runs.csv");
+	assert_int_equal(gpusim("regress --db base.db --baseline broken"), 2);
+	expect_line("broken/runs.csv:", "the file ends in the middle of a line, so it was cut short",
+		    NULL);
 }
 
 /* --out: the report, and the figures when gnuplot is there. */

@@ -28,6 +28,7 @@
 #include "store/results.h"
 #include "results_fixture.h"
 #include "testutil.h"
+#include "tmpdir.h"
 
 /* --- helpers -------------------------------------------------------------- */
 
@@ -888,25 +889,6 @@ static void test_newer_minor_accepted(void **state)
 }
 
 /* A whole file as a string (caller frees). */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /*
  * A database written by gpusim with schema 1.0 (tests/data/schema-1.0.sql,
  * a dump of two time-mode runs and one inflate-mode run of the three-pod
@@ -919,7 +901,7 @@ static void test_migrate_1_0(void **state)
 	struct rf_run r;
 	struct gs_db *db, *fresh;
 	char path[512], err[512] = "", want[4096];
-	char *dump = slurp(GS_SOURCE_DIR "/tests/data/schema-1.0.sql");
+	char *dump = gs_test_read(GS_SOURCE_DIR "/tests/data/schema-1.0.sql");
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s", rf_temp_db("migrate"));
@@ -939,7 +921,7 @@ static void test_migrate_1_0(void **state)
 	snprintf(want, sizeof(want), "%s",
 		 rows(fresh, "SELECT name FROM pragma_table_info('run_summary')"));
 	assert_string_equal(rows(db, "SELECT name FROM pragma_table_info('run_summary')"), want);
-	/* 1.7: the samples' idle breakdown and the view that shows it. */
+	/* 1.8: the samples' idle breakdown and the view that shows it. */
 	snprintf(want, sizeof(want), "%s",
 		 rows(fresh, "SELECT name, type FROM pragma_table_info('samples')"));
 	assert_string_equal(rows(db, "SELECT name, type FROM pragma_table_info('samples')"), want);

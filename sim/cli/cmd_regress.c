@@ -186,7 +186,7 @@ int gs_cmd_regress(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "gpusim regress: %s\n", err);
 		gs_rset_release(&base);
-		return rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+		return rc == GS_ENOMEM || rc == GS_EDB ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 	}
 	rc = gs_regress_compare(&base, &now, &opts, &result, err, sizeof(err));
 	if (rc) {

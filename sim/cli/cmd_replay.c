@@ -18,7 +18,9 @@
 #include "engine/inflate.h"
 #include "engine/replay.h"
 #include "store/results.h"
+#include "io/k8s/snapshot.h"
 #include "io/trace/load.h"
+#include "run/inputs.h"
 #include "io/trace/trace.h"
 
 /* What the command line says; the table below fills it. */
@@ -33,7 +35,9 @@ static const struct gs_opt replay_opts[] = {
 	{ GS_OPT_GROUP_HEADING("Inputs:") },
 	GS_CLI_OPT_NODES(S),
 	{ GS_OPT_STRING_AT(S, pods), .name = "pods", .short_name = 'p', .arg = "FILE",
-	  .flags = GS_OPT_REQUIRED, .help = "pods: openb pod list, gpusim CSV or JSON" },
+	  .help = "pods: openb pod list, gpusim CSV or JSON; with --state, replayed after the "
+		  "snapshot's pending pods" },
+	GS_CLI_OPT_STATE(S),
 
 	{ GS_OPT_GROUP_HEADING("Policy:") },
 	GS_CLI_OPT_POLICY(S, "binpack"),
@@ -99,6 +103,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *status_
 	gs_cli_sim_init(&a->sim);
 	if (gs_opt_parse(&replay_cmd, argc, argv, a, status_out))
 		return -1;
+	if ((*status_out = gs_cli_sim_inputs("replay", &a->sim, a->pods != NULL)) != GS_EXIT_OK) {
+		gs_opt_release(&replay_cmd, a);
+		return -1;
+	}
 	gs_cli_sim_finish(&a->sim);
 	if ((o->load_pct > 0 && o->mode != GS_MODE_TIME) ||
 	    (o->load_repeat > 1 && !(o->load_pct > 0))) {
@@ -112,9 +120,15 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *status_
 	return 0;
 }
 
-/* Reports the trace audit on stderr. Returns -1 when --strict makes it an error. */
-static int report_audit(const struct gs_trace *t, const struct gs_cluster *c, bool strict)
+/*
+ * Reports the trace audit on stderr. Returns -1 when --strict makes it an
+ * error. From a snapshot the cluster is never emptier than its starting
+ * state, which is what the count is against.
+ */
+static int report_audit(const struct gs_trace *t, const struct gs_cluster *c, bool strict,
+			bool snapshot)
 {
+	const char *empty = snapshot ? "in the snapshot's starting state" : "when the cluster is empty";
 	const struct gs_trace_audit *au = &t->audit;
 	size_t i;
 
@@ -126,8 +140,8 @@ static int report_audit(const struct gs_trace *t, const struct gs_cluster *c, bo
 				"they can never be placed\n", t->path, au->unknown_model);
 	if (!au->larger_than_any_node)
 		return 0;
-	fprintf(stderr, "gpusim replay: %s: %zu pods fit on no node even when the cluster is "
-			"empty; they will %s\n", t->path, au->larger_than_any_node,
+	fprintf(stderr, "gpusim replay: %s: %zu pods fit on no node even %s; they will %s\n",
+		t->path, au->larger_than_any_node, empty,
 		strict ? "be refused (--strict)" : "never be placed");
 	if (!strict)
 		return 0;
@@ -310,7 +324,8 @@ int gs_cmd_replay(int argc, char **argv)
 	struct gs_db *db = NULL;
 	cJSON *runs = NULL;
 	struct gs_interference ifr;
-	char nodes_sha[GS_SHA256_HEX], err[1024], *params = NULL;
+	struct gs_inputs in;
+	char nodes_sha[GS_SHA256_HEX], err[2048], *params = NULL;
 	struct gs_defrag_stats moved[GS_CLI_MAX_POLICIES] = { { 0 } };
 	size_t n_pols, i;
 	int rc, status = GS_EXIT_OK;
@@ -323,15 +338,29 @@ int gs_cmd_replay(int argc, char **argv)
 	gs_cluster_init(&cluster);
 	gs_trace_init(&trace);
 	gs_interference_init(&ifr);
-	rc = gs_load_cluster(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
-	if (rc == 0)
-		rc = gs_load_trace(a.pods, &cluster, &trace, err, sizeof(err));
+	gs_inputs_init(&in);
+	if (a.sim.state.n) {
+		/* The snapshot's cluster and queue (run/inputs.h), taken out of in. */
+		rc = gs_inputs_load_state(&in, a.sim.state.v, a.sim.state.n,
+					  a.pods ? &a.pods : NULL, 1, false, err, sizeof(err));
+		if (rc == 0) {
+			cluster = in.clusters[0];
+			trace = in.traces[0];
+			gs_cluster_init(&in.clusters[0]);
+			gs_trace_init(&in.traces[0]);
+			memcpy(nodes_sha, in.nodes_sha256, GS_SHA256_HEX);
+		}
+	} else {
+		rc = gs_load_cluster(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
+		if (rc == 0)
+			rc = gs_load_trace(a.pods, &cluster, &trace, err, sizeof(err));
+	}
 	if (rc) {
 		fprintf(stderr, "gpusim replay: %s\n", err);
 		status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 		goto out;
 	}
-	if (report_audit(&trace, &cluster, a.sim.strict)) {
+	if (report_audit(&trace, &cluster, a.sim.strict, a.sim.state.n > 0)) {
 		status = GS_EXIT_USAGE;
 		goto out;
 	}
@@ -341,7 +370,7 @@ int gs_cmd_replay(int argc, char **argv)
 				       cluster.gpu_milli, a.sim.opts.load_pct, a.sim.opts.arrivals, err,
 				       sizeof(err));
 		if (rc) {
-			fprintf(stderr, "gpusim replay: --load: %s: %s\n", a.pods, err);
+			fprintf(stderr, "gpusim replay: --load: %s: %s\n", trace.path, err);
 			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 			goto out;
 		}
@@ -367,9 +396,11 @@ int gs_cmd_replay(int argc, char **argv)
 		status = GS_EXIT_FAIL;
 		goto out;
 	}
-	if (!a.no_db && gs_db_open(a.db_path, &db, err, sizeof(err))) {
+	if (!a.no_db && (rc = gs_db_open(a.db_path, &db, err, sizeof(err)))) {
 		fprintf(stderr, "gpusim replay: %s\n", err);
-		status = GS_EXIT_USAGE;
+		/* A missing directory, a foreign or damaged file is the user's; a full disk is not. */
+		status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL || rc == GS_EIO ?
+				 GS_EXIT_USAGE : GS_EXIT_FAIL;
 		goto out;
 	}
 	if (a.json && !(runs = cJSON_CreateArray())) {
@@ -418,9 +449,9 @@ int gs_cmd_replay(int argc, char **argv)
 		ri.policy = pols[i]->name;
 		ri.mode = a.sim.opts.mode == GS_MODE_INFLATE ? "inflate" : "time";
 		ri.seed = a.sim.opts.seed;
-		ri.nodes_path = a.sim.nodes;
+		ri.nodes_path = a.sim.state.n ? in.snap->paths : a.sim.nodes;
 		ri.nodes_sha256 = nodes_sha;
-		ri.pods_path = a.pods;
+		ri.pods_path = trace.path;
 		ri.pods_sha256 = trace.sha256;
 		ri.params_json = params;
 		ri.wall_ms = elapsed_ms(&t0, &t1);
@@ -434,7 +465,7 @@ int gs_cmd_replay(int argc, char **argv)
 		}
 		gs_sim_summarize(&sim, &sum);
 		if (a.json)
-			cJSON_AddItemToArray(runs, gs_json_run_summary(pols[i]->name, &sim, &sum, a.pods,
+			cJSON_AddItemToArray(runs, gs_json_run_summary(pols[i]->name, &sim, &sum, trace.path,
 								       params, run_id, ri.wall_ms));
 		else if (!a.quiet)
 			print_row(pols[i]->name, &sim, &sum, ri.wall_ms, run_id);
@@ -466,6 +497,7 @@ out:
 	free(params);
 	gs_trace_release(&trace);
 	gs_cluster_release(&cluster);
+	gs_inputs_release(&in);
 	gs_opt_release(&replay_cmd, &a);
 	return status;
 }

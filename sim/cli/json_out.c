@@ -15,6 +15,7 @@
 #include "cli/json_out.h"
 #include "core/error.h"
 #include "io/cjson.h"
+#include "io/utf8.h"
 
 #ifdef GS_TEST_HOOKS
 /* GS_TEST_JSON_FAIL_AT=N: cJSON allocation N (from 0) fails, the others not (test builds only). */
@@ -108,7 +109,7 @@ static void params(cJSON *o, const char *json)
 		cJSON_AddNullToObject(o, "params");
 }
 
-/* The pod groups and the idle breakdown of a run (schema 1.7), as run_summary names them. */
+/* The pod groups and the idle breakdown of a run (schema 1.8), as run_summary names them. */
 static void groups_idle(cJSON *o, int64_t groups, int64_t placed, int64_t failed, double wait_s,
 			double frac_pct, double nocpu_pct, double stranded_pct)
 {
@@ -244,6 +245,22 @@ int gs_json_print(const char *cmd, cJSON *root)
 		cJSON_free(text);
 		fprintf(stderr, "gpusim %s: out of memory\n", cmd);
 		return GS_EXIT_FAIL;
+	}
+	/*
+	 * Readers refuse names that are not UTF-8; a path or a database written
+	 * by another program may still hold such bytes, and JSON must not.
+	 */
+	if (!gs_utf8_valid(text, strlen(text))) {
+		char *fixed = gs_utf8_repair(text);
+
+		cJSON_free(text);
+		if (!fixed) {
+			fprintf(stderr, "gpusim %s: out of memory\n", cmd);
+			return GS_EXIT_FAIL;
+		}
+		printf("%s\n", fixed);
+		free(fixed);
+		return GS_EXIT_OK;
 	}
 	printf("%s\n", text);
 	cJSON_free(text);

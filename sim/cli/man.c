@@ -17,6 +17,7 @@
 #include "cli/opt.h"
 #include "core/error.h"
 #include "core/version.h"
+#include "io/outfile.h"
 #include "io/path.h"
 
 /* What a man page has beyond the option tables. Example lines: "$ " a command, else prose. */
@@ -603,7 +604,8 @@ static int write_file(const char *dir, const char *page, const struct gs_command
 {
 	char path[MAN_PATH_MAX];
 	FILE *f;
-	int bad, len;
+	char msg[4200];
+	int len;
 
 	len = snprintf(path, sizeof(path), "%s/%s.1", dir, page);
 	if (len < 0 || (size_t)len >= sizeof(path)) {
@@ -620,9 +622,8 @@ static int write_file(const char *dir, const char *page, const struct gs_command
 		write_command_page(f, c);
 	else
 		write_main_page(f);
-	bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		fprintf(stderr, "gpusim: %s: cannot write\n", path);
+	if (gs_outfile_finish(f, path, NULL, msg, sizeof(msg))) {
+		fprintf(stderr, "gpusim: %s\n", msg);
 		return 1;
 	}
 	return 0;

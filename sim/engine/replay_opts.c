@@ -172,6 +172,18 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 
 	if (rc)
 		return rc;
+	/* The default spec against every GPU it would apply to, so that no run of a sweep starts first. */
+	if (o->sharing.mode != GS_SHARE_DEFAULT) {
+		char msg[256];
+
+		rc = gs_cluster_share_check(proto, &o->sharing, msg, sizeof(msg));
+		if (rc) {
+			gs_errf(err, err_len, "--sharing %s: %s",
+				gs_share_format(&o->sharing, (char[GS_SHARE_SPEC_MAX]){ 0 },
+						GS_SHARE_SPEC_MAX), msg);
+			return rc;
+		}
+	}
 	if (gs_defrag_on(&o->defrag) && proto->share) {
 		gs_errf(err, err_len, "--defrag works with shares as requested; the cluster file "
 			"sets sharing modes");

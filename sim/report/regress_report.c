@@ -17,6 +17,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "core/error.h"
+#include "io/outfile.h"
 #include "io/path.h"
 #include "policies/policy.h"
 #include "report/plot.h"
@@ -155,14 +156,10 @@ static int open_data(const struct figs *g, const char *name, FILE **f, char *err
 
 static int close_data(FILE *f, const struct figs *g, const char *name, char *err, size_t err_len)
 {
-	int bad = ferror(f);
+	char path[4096];
 
-	bad |= fclose(f);
-	if (bad) {
-		gs_errf(err, err_len, "%s/%s: write error", g->data, name);
-		return GS_EIO;
-	}
-	return 0;
+	snprintf(path, sizeof(path), "%s/%s", g->data, name);
+	return gs_outfile_finish(f, path, NULL, err, err_len);
 }
 
 /* Runs one figure's script; a failure becomes the note, drawing stops. */
@@ -664,7 +661,6 @@ static int write_md(const struct figs *g, const char *base_name, const char *now
 	const struct gs_regress *r = g->r;
 	char path[4096], tmp[4096];
 	FILE *f;
-	int bad;
 
 	snprintf(path, sizeof(path), "%s/report.md", g->dir);
 	snprintf(tmp, sizeof(tmp), "%s/.report.md.tmp", g->dir);
@@ -684,12 +680,8 @@ static int write_md(const struct figs *g, const char *base_name, const char *now
 	md_issues(f, r);
 	md_speed(f, r);
 	md_figures(f, g);
-	bad = ferror(f);
-	bad |= fclose(f);
-	if (bad || rename(tmp, path)) {
-		gs_errf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
+	if (gs_outfile_finish(f, tmp, path, err, err_len))
 		return GS_EIO;
-	}
 	if (g->log)
 		fprintf(g->log, "%s\n", path);
 	return 0;

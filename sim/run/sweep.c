@@ -199,7 +199,11 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 		return rc;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = shape(spec, out, err, err_len);
-	if (!rc) /* step 2 */
+	if (!rc && spec->n_state) /* step 2 */
+		rc = gs_inputs_load_state(&in, spec->state_paths, spec->n_state,
+					  spec->state_only ? NULL : spec->pods_paths, spec->n_traces,
+					  spec->strict, err, err_len);
+	else if (!rc)
 		rc = gs_inputs_load(&in, spec->nodes_path, spec->pods_paths, spec->n_traces,
 				    spec->strict, err, err_len);
 	if (!rc)

@@ -33,6 +33,15 @@ struct gs_sweep_spec {
 	const char *nodes_path;
 	const char *const *pods_paths;          /* n_traces of them */
 	size_t n_traces;
+	/*
+	 * A Kubernetes snapshot instead of a cluster file (run/inputs.h): its
+	 * n_state files, which nodes_path names comma-joined for the runs'
+	 * records; with state_only the one trace is its pending pods (and
+	 * pods_paths[0] names the snapshot too).
+	 */
+	const char *const *state_paths;
+	size_t n_state;
+	bool state_only;
 	const struct gs_policy *const *policies;
 	size_t n_policies;
 	const uint64_t *seeds;

@@ -26,6 +26,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "io/outfile.h"
 #include "core/grow.h"
 #include "policies/policy.h"
 #include "store/bounds.h"
@@ -59,6 +60,8 @@ void gs_plot_index_release(struct gs_plot_index *ix)
 	gs_plot_names_free(ix->families, ix->n_families);
 	free(ix->seeds_min);
 	free(ix->seeds_max);
+	free(ix->alloc_points);
+	free(ix->frag_points);
 	free(ix->bound);
 	free(ix->bound_at100);
 	memset(ix, 0, sizeof(*ix));
@@ -258,10 +261,10 @@ static void quartiles(struct run_buckets *const *rb, size_t n, size_t field, int
 	out[2] = gsl_stats_quantile_from_sorted_data(v, 1, k, 0.75);
 }
 
-/* Writes the alloc and frag files of one (trace, policy). */
+/* Writes the alloc and frag files of one (trace, policy); adds the points of each to *n_alloc, *n_frag. */
 static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
-		       const char *trace, const char *policy, double *scratch, char *err,
-		       size_t err_len)
+		       const char *trace, const char *policy, double *scratch, size_t *n_alloc,
+		       size_t *n_frag, char *err, size_t err_len)
 {
 	char name[512];
 	FILE *f;
@@ -277,8 +280,10 @@ static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
 		double q[3];
 
 		quartiles(rb, n, 0, pct, scratch, q);
-		if (!isnan(q[0]))
+		if (!isnan(q[0])) {
 			fprintf(f, "%d\t%.4f\t%.4f\t%.4f\n", pct, q[0], q[1], q[2]);
+			(*n_alloc)++;
+		}
 	}
 	rc = gs_plot_data_close(f, dir, name, err, err_len);
 	if (rc)
@@ -295,9 +300,11 @@ static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
 
 		quartiles(rb, n, 1, pct, scratch, r);
 		quartiles(rb, n, 2, pct, scratch, a);
-		if (!isnan(r[0]))
+		if (!isnan(r[0])) {
 			fprintf(f, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n", pct, r[0], r[1], r[2],
 				a[0], a[1], a[2]);
+			(*n_frag)++;
+		}
 	}
 	return gs_plot_data_close(f, dir, name, err, err_len);
 }
@@ -485,9 +492,12 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 	}
 	ix->seeds_min = calloc(ix->n_traces, sizeof(*ix->seeds_min));
 	ix->seeds_max = calloc(ix->n_traces, sizeof(*ix->seeds_max));
+	ix->alloc_points = calloc(ix->n_traces, sizeof(*ix->alloc_points));
+	ix->frag_points = calloc(ix->n_traces, sizeof(*ix->frag_points));
 	ix->bound = calloc(ix->n_traces, sizeof(*ix->bound));
 	ix->bound_at100 = calloc(ix->n_traces, sizeof(*ix->bound_at100));
-	if (!ix->seeds_min || !ix->seeds_max || !ix->bound || !ix->bound_at100) {
+	if (!ix->seeds_min || !ix->seeds_max || !ix->alloc_points || !ix->frag_points ||
+	    !ix->bound || !ix->bound_at100) {
 		gs_errf(err, err_len, "out of memory");
 		rc = GS_ENOMEM;
 		goto out;
@@ -512,7 +522,7 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 			if (n > ix->seeds_max[t])
 				ix->seeds_max[t] = n;
 			rc = write_lines(group, n, dir, ix->traces[t], ix->policies[p], scratch,
-					 err, err_len);
+					 &ix->alloc_points[t], &ix->frag_points[t], err, err_len);
 			if (rc)
 				goto out;
 		}
@@ -854,17 +864,8 @@ void gs_plot_data_discard(FILE *f, const char *dir, const char *name)
 int gs_plot_data_close(FILE *f, const char *dir, const char *name, char *err, size_t err_len)
 {
 	char tmp[4096], path[4096];
-	int failed = ferror(f);
 
 	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	failed |= fclose(f);
-	if (failed)
-		gs_errf(err, err_len, "%s: write error", tmp);
-	else if (rename(tmp, path))
-		gs_errf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
-	else
-		return 0;
-	unlink(tmp);
-	return GS_EIO;
+	return gs_outfile_finish(f, tmp, path, err, err_len);
 }

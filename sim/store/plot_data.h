@@ -30,6 +30,13 @@ struct gs_plot_index {
 	size_t n_families;
 	size_t *seeds_min;    /* per trace: the fewest runs (seeds) of one policy */
 	size_t *seeds_max;    /* per trace: the most runs (seeds) of one policy */
+	/*
+	 * Per trace: the points the unallocated-GPU figure (arrived 80-130 %)
+	 * and the fragmentation figures (0-100 %) have over all policies; a
+	 * figure without any is not drawn (a run with --inflate below 0.8
+	 * never reaches 80 %).
+	 */
+	size_t *alloc_points, *frag_points;
 	const char *scoring;  /* static: "compat", "exact" or "compat and exact" */
 	bool *bound;          /* per trace: <trace>.bound.dat written (gpusim bound) */
 	double *bound_at100;  /* per trace: the bound's mean over seeds at 100 %, NAN: none */

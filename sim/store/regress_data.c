@@ -26,6 +26,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "store/digest.h"
 #include "store/regress_data.h"
 
 void gs_rset_init(struct gs_rset *s)
@@ -1174,6 +1175,9 @@ int gs_rset_from_db(struct gs_db *db, struct gs_rset *s, char *err, size_t err_l
 	int rc;
 
 	rc = read_runs(sq, s, &ids, err, err_len);
+	/* A damaged file says so rather than compare what is left of it. */
+	for (r = 0; !rc && r < ids.n; r++)
+		rc = gs_db_digest_check(db, "main", gs_db_path(db), ids.ids[r], err, err_len);
 	for (r = 0; !rc && r < s->n_runs; r++)
 		live += !s->runs[r].dropped;
 	if (!rc && live == 0) {

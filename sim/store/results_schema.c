@@ -109,11 +109,20 @@ static const char *const columns_1_4[] = {
 #define N_COLUMNS_1_4 (sizeof(columns_1_4) / sizeof(columns_1_4[0]))
 
 /*
- * Schema 1.7: pod groups (engine/gang.h) and the idle GPU capacity by
+ * The column schema 1.7 added to runs: the checksum of the run's rows
+ * (store/digest.h), "1:<hex>", NULL for runs stored before it.
+ */
+static const char *const columns_1_7[] = {
+	"runs ADD COLUMN rows_checksum TEXT",
+};
+#define N_COLUMNS_1_7 (sizeof(columns_1_7) / sizeof(columns_1_7[0]))
+
+/*
+ * Schema 1.8: pod groups (engine/gang.h) and the idle GPU capacity by
  * reason (core/idle.h), per run and per sample. Older rows have NULL
  * (and 0 groups).
  */
-static const char *const columns_1_7[] = {
+static const char *const columns_1_8[] = {
 	"runs ADD COLUMN n_groups INTEGER NOT NULL DEFAULT 0",
 	"runs ADD COLUMN n_groups_placed INTEGER NOT NULL DEFAULT 0",
 	"runs ADD COLUMN n_groups_failed INTEGER NOT NULL DEFAULT 0",
@@ -125,7 +134,7 @@ static const char *const columns_1_7[] = {
 	"samples ADD COLUMN idle_nocpu_milli INTEGER",
 	"samples ADD COLUMN idle_stranded_milli INTEGER",
 };
-#define N_COLUMNS_1_7 (sizeof(columns_1_7) / sizeof(columns_1_7[0]))
+#define N_COLUMNS_1_8 (sizeof(columns_1_8) / sizeof(columns_1_8[0]))
 
 /*
  * run_summary, schema 1.4. gpu_alloc_pct, the headline allocation of a
@@ -422,9 +431,9 @@ static const char *const schema_sql[] = {
  * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
  * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 only the
  * bound tables of store/bounds.h and run_defrag (store/run_defrag.h),
- * which run with the bench tables; 1.7 adds columns_1_7 and new
- * run_summary and sample_metrics views (a view is not checked when it is
- * made, so the
+ * which run with the bench tables; 1.7 adds columns_1_7, the runs'
+ * checksums; 1.8 adds columns_1_8 and new run_summary and sample_metrics
+ * views (a view is not checked when it is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -435,6 +444,7 @@ static const char *const migration_sql[] = {
 	NULL,
 	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
 	SWEEP_PLANS_TABLE "; " RUN_CLAIMS_TABLE,
+	NULL,
 	NULL,
 	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW "; DROP VIEW sample_metrics; "
 	SAMPLE_METRICS_VIEW,
@@ -524,6 +534,7 @@ static const struct {
 	[3] = { columns_1_3, N_COLUMNS_1_3 },
 	[4] = { columns_1_4, N_COLUMNS_1_4 },
 	[7] = { columns_1_7, N_COLUMNS_1_7 },
+	[8] = { columns_1_8, N_COLUMNS_1_8 },
 };
 
 /* ALTER TABLE for each column that minor version `minor` added. */
