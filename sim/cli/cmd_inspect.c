@@ -337,8 +337,25 @@ static bool run_selected(const struct gs_inspect_args *a, const struct gs_run_ro
 	return true;
 }
 
+/*
+ * The TRACE cell of run r among rows[0..n): its file name, or its path as
+ * given when another run's trace has the same file name in another place.
+ */
+static const char *trace_cell(const struct gs_run_row *r, const struct gs_run_row *rows, size_t n)
+{
+	size_t i;
+
+	if (!r->pods_file)
+		return "-";
+	for (i = 0; i < n; i++)
+		if (rows[i].pods_file && !strcmp(rows[i].pods_file, r->pods_file) &&
+		    strcmp(rows[i].pods_path, r->pods_path))
+			return r->pods_path;
+	return r->pods_file;
+}
+
 static void list_line(struct libscols_table *tb, const struct gs_inspect_colset *cs,
-		      const struct gs_run_row *r)
+		      const struct gs_run_row *r, const char *trace)
 {
 	struct libscols_line *ln = scols_table_new_line(tb, NULL);
 	struct run_params p;
@@ -365,7 +382,7 @@ static void list_line(struct libscols_table *tb, const struct gs_inspect_colset 
 			snprintf(buf, sizeof(buf), "%" PRIu64, r->seed);
 			break;
 		case L_TRACE:
-			v = r->pods_file ? r->pods_file : "-";
+			v = trace;
 			break;
 		case L_LOAD:
 			load_text(r, &p, buf, sizeof(buf));
@@ -469,7 +486,7 @@ static int list_runs(struct gs_db *db, const struct gs_inspect_args *a)
 			skip--;
 			continue;
 		}
-		list_line(tb, &cs, &rows[i]);
+		list_line(tb, &cs, &rows[i], trace_cell(&rows[i], rows, n));
 	}
 	scols_print_table(tb);
 	if (a->limit > 0 && (uint64_t)a->limit < n_sel && !a->raw)

@@ -68,7 +68,8 @@ static const struct gs_opt regress_opts[] = {
 		  "lacks a trace)" },
 	{ GS_OPT_GROUP_HEADING("Output:") },
 	{ GS_OPT_FLAG_AT(S, all), .name = "all", .short_name = 'a',
-	  .help = "list every compared figure, not only those that moved" },
+	  .help = "list every compared figure, not only those that moved, and the speed of "
+		  "families too brief to judge" },
 	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
 	  .help = "print only the verdict line (and errors)" },
 	{ 0 },

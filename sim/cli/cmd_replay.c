@@ -14,6 +14,7 @@
 #include "cli/cmd.h"
 #include "cli/json_out.h"
 #include "core/error.h"
+#include "run/audit.h"
 #include "run/progress.h"
 #include "engine/inflate.h"
 #include "engine/replay.h"
@@ -128,36 +129,19 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *status_
 static int report_audit(const struct gs_trace *t, const struct gs_cluster *c, bool strict,
 			bool snapshot)
 {
-	const char *empty = snapshot ? "in the snapshot's starting state" : "when the cluster is empty";
-	const struct gs_trace_audit *au = &t->audit;
-	size_t i;
+	size_t first;
 
-	if (au->deleted_before_created)
-		fprintf(stderr, "gpusim replay: %s: %zu pods are deleted before they are created; "
-				"they run for 0 s\n", t->path, au->deleted_before_created);
-	if (au->unknown_model)
-		fprintf(stderr, "gpusim replay: %s: %zu pods ask for GPU models no node has; "
-				"they can never be placed\n", t->path, au->unknown_model);
-	if (!au->larger_than_any_node)
+	if (!strict || !t->audit.larger_than_any_node) {
+		gs_audit_trace_print(stderr, "replay", t, snapshot);
 		return 0;
-	fprintf(stderr, "gpusim replay: %s: %zu pods fit on no node even %s; they will %s\n",
-		t->path, au->larger_than_any_node, empty,
-		strict ? "be refused (--strict)" : "never be placed");
-	if (!strict)
-		return 0;
-	/* Name the first such pod; the cluster is still empty here. */
-	for (i = 0; i < t->n_pods; i++) {
-		int32_t n;
-
-		for (n = 0; n < c->n_nodes; n++)
-			if (gs_cluster_fits(c, n, &t->pods[i]) == GS_FIT_OK)
-				break;
-		if (n == c->n_nodes) {
-			fprintf(stderr, "gpusim replay: %s: pod '%s' is the first that fits on no node\n",
-				t->path, t->pod_names[i]);
-			break;
-		}
 	}
+	fprintf(stderr, "gpusim replay: %s: %zu pods fit on no node even %s; they will be "
+			"refused (--strict)\n", t->path, t->audit.larger_than_any_node,
+		snapshot ? "in the snapshot's starting state" : "when the cluster is empty");
+	/* Name the first such pod; the cluster is still empty here. */
+	if (gs_audit_unfit(c, t->pods, t->n_pods, &first) != (size_t)-1 && first < t->n_pods)
+		fprintf(stderr, "gpusim replay: %s: pod '%s' is the first that fits on no node\n",
+			t->path, t->pod_names[first]);
 	return -1;
 }
 
@@ -237,45 +221,26 @@ static void print_row(const char *policy, const struct gs_sim *sim, const struct
 	       (long long)s->oversubscribed, wall_ms, run);
 }
 
+/* The name of pod i of a run (its trace's, clones share it). */
+static const char *sim_pod_name(const void *arg, size_t i)
+{
+	const struct gs_sim *sim = arg;
+
+	return sim->trace->pod_names[sim->out[i].src];
+}
+
 /*
  * Pods that fit no node of the empty cluster once the sharing modes are
  * applied (the trace audit runs before them): an MPS pinned-memory limit
- * below a pod's memory, a request no MIG profile covers. Reported like the
- * audit, with the first such pod's reasons.
+ * below a pod's memory, a request no MIG profile covers (run/audit.h).
  */
 static void report_share_audit(const struct gs_sim *sim)
 {
-	const struct gs_cluster *c = &sim->cluster;
-	struct gs_nofit nf;
-	size_t i, n = 0, first = 0;
-	char buf[512], spec[GS_SHARE_SPEC_MAX];
-	int32_t k;
+	char spec[GS_SHARE_SPEC_MAX];
 
-	for (i = 0; i < sim->n_pods; i++) {
-		memset(&nf, 0, sizeof(nf));
-		for (k = 0; k < c->n_nodes; k++) {
-			enum gs_fit f = gs_cluster_fits(c, k, &sim->pods[i]);
-
-			if (f == GS_FIT_OK)
-				break;
-			nf.count[f]++;
-		}
-		if (k < c->n_nodes)
-			continue;
-		if (n++ == 0)
-			first = i;
-	}
-	if (!n)
-		return;
-	memset(&nf, 0, sizeof(nf));
-	nf.nodes = c->n_nodes;
-	for (k = 0; k < c->n_nodes; k++)
-		nf.count[gs_cluster_fits(c, k, &sim->pods[first])]++;
-	fprintf(stderr, "gpusim replay: under --sharing %s, %zu pods fit on no node even when the "
-			"cluster is empty and will never be placed; the first, '%s': %s\n",
-		gs_share_format(&sim->opts.sharing, spec, sizeof(spec)), n,
-		sim->trace->pod_names[sim->out[first].src],
-		gs_nofit_format(&nf, buf, sizeof(buf)));
+	gs_audit_sharing_print(stderr, "replay", NULL,
+			       gs_share_format(&sim->opts.sharing, spec, sizeof(spec)),
+			       &sim->cluster, sim->pods, sim->n_pods, sim_pod_name, sim);
 }
 
 /* One line on the sharing model before the table, when the run has one. */

@@ -262,6 +262,7 @@ int gs_cmd_sweep(int argc, char **argv)
 	spec.claim_timeout_s = a.exec.claim_timeout_s;
 	spec.progress = stderr;
 	spec.on_signals = true;
+	spec.warn = stderr;
 
 	rc = gs_sweep_run(&spec, &result, err, sizeof(err));
 	if (rc == GS_EINTR) {

@@ -109,7 +109,7 @@ static void params(cJSON *o, const char *json)
 		cJSON_AddNullToObject(o, "params");
 }
 
-/* The pod groups and the idle breakdown of a run (schema 1.8), as run_summary names them. */
+/* The pod groups and the idle breakdown of a run (schema 1.9), as run_summary names them. */
 static void groups_idle(cJSON *o, int64_t groups, int64_t placed, int64_t failed, double wait_s,
 			double frac_pct, double nocpu_pct, double stranded_pct)
 {

@@ -315,8 +315,8 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 			char msg[384];
 
 			rc = gs_arrivals_generate(sim->pods, n, t->n_pods ? t->n_pods : 1,
-						  proto->gpu_milli, o->load_pct, o->arrivals, o->seed,
-						  sim->t_arrive, msg, sizeof(msg));
+						  gs_replay_load_cap(o, proto), o->load_pct, o->arrivals,
+						  o->seed, sim->t_arrive, msg, sizeof(msg));
 			if (rc) {
 				if (rc != GS_ENOMEM)
 					gs_errf(err, err_len, "%s: load %g%%: %s",

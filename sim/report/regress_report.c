@@ -688,28 +688,13 @@ static int write_md(const struct figs *g, const char *base_name, const char *now
 }
 
 /*
- * Writes why figures are missing into buf: the note, then the figures not
- * drawn, whole names only; those that do not fit are counted, and named
- * in report.md ("...; and 33 more, named in report.md").
+ * Writes why figures are missing into buf: gnuplot's failures. A CDF with
+ * nothing to draw (every pod at 0 s) is named in report.md only: it is
+ * the same on every run of a baseline, not news.
  */
 static void figure_note_write(const struct figs *g, char *buf, size_t len)
 {
-	/* Room kept for the count of those left out. */
-	const size_t tail = 48;
-	size_t used, i;
-
-	used = (size_t)snprintf(buf, len, "%s", g->note);
-	for (i = 0; i < g->n_skipped && used < len; i++) {
-		size_t need = strlen(g->skipped[i]) + strlen(SKIP_REASON) + 5;
-
-		if (used + need + (i + 1 < g->n_skipped ? tail : 0) >= len)
-			break;
-		used += (size_t)snprintf(buf + used, len - used, "%s%s (%s)", used ? "; " : "",
-					 g->skipped[i], SKIP_REASON);
-	}
-	if (i < g->n_skipped && used < len)
-		snprintf(buf + used, len - used, "%sand %zu more, named in report.md",
-			 used ? "; " : "", g->n_skipped - i);
+	snprintf(buf, len, "%s", g->note);
 }
 
 int gs_regress_report(const struct gs_regress *r, const char *base_name, const char *now_name,

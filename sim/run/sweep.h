@@ -78,6 +78,11 @@ struct gs_sweep_spec {
 	int64_t claim_timeout_s;
 	FILE *progress;                         /* a bar when it is a terminal; may be NULL */
 	bool on_signals;
+	/*
+	 * Where to say, before any run, which pods can never run: once per
+	 * trace, and once per trace and sharing mode (run/audit.h); NULL: not said.
+	 */
+	FILE *warn;
 };
 
 struct gs_sweep {
@@ -86,7 +91,7 @@ struct gs_sweep {
 	struct gs_outcome *cells;
 	double *settings;             /* the load or time scale of each setting; NAN for none */
 	size_t n_numbers;             /* loads or scales per sharing mode */
-	char **trace_names;           /* file names without directory and extension */
+	char **trace_names;           /* file names without extension, directories where two share one */
 	/* As in struct gs_exec_result (run/exec.h). */
 	size_t n_ran, n_skipped;
 	size_t n_other_shards;        /* cells left to other shards */

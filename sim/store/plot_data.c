@@ -28,6 +28,7 @@
 #include "core/error.h"
 #include "io/outfile.h"
 #include "core/grow.h"
+#include "io/path.h"
 #include "policies/policy.h"
 #include "store/bounds.h"
 #include "store/plot_data.h"
@@ -67,19 +68,85 @@ void gs_plot_index_release(struct gs_plot_index *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
-char *gs_plot_short_name(const char *path)
+int gs_plot_traces_load(struct sqlite3 *sq, struct gs_plot_traces *nm, char *err, size_t err_len)
 {
-	const char *base = strrchr(path, '/');
-	const char *prefix = "openb_pod_list_";
-	char *name, *dot;
+	static const char sql[] = "SELECT DISTINCT pods_path FROM runs WHERE status = 'complete'"
+				  " AND pods_path IS NOT NULL ORDER BY pods_path";
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc = 0, step;
 
-	base = base ? base + 1 : path;
-	if (!strncmp(base, prefix, strlen(prefix)) && base[strlen(prefix)])
-		base += strlen(prefix);
-	name = strdup(base);
-	if (name && (dot = strrchr(name, '.')) && dot != name)
-		*dot = '\0';
-	return name;
+	memset(nm, 0, sizeof(*nm));
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		return GS_EDB;
+	}
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		char **g = gs_grow(nm->paths, &cap, nm->n, sizeof(*g), 16);
+
+		if (!g) {
+			rc = GS_ENOMEM;
+			break;
+		}
+		nm->paths = g;
+		nm->paths[nm->n] = strdup((const char *)sqlite3_column_text(st, 0));
+		if (!nm->paths[nm->n]) {
+			rc = GS_ENOMEM;
+			break;
+		}
+		nm->n++;
+	}
+	if (!rc && step != SQLITE_DONE) {
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		rc = GS_EDB;
+	}
+	sqlite3_finalize(st);
+	if (!rc) {
+		nm->names = calloc(nm->n ? nm->n : 1, sizeof(*nm->names));
+		if (!nm->names ||
+		    gs_path_names((const char *const *)nm->paths, nm->n, "openb_pod_list_",
+				  nm->names))
+			rc = GS_ENOMEM;
+	}
+	if (rc) {
+		if (rc == GS_ENOMEM)
+			gs_errf(err, err_len, "out of memory");
+		free(nm->names);
+		nm->names = NULL;
+		gs_plot_traces_release(nm);
+	}
+	return rc;
+}
+
+char *gs_plot_traces_name(const struct gs_plot_traces *nm, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < nm->n; i++)
+		if (!strcmp(nm->paths[i], path))
+			return strdup(nm->names[i]);
+	/* A path no complete run has: its own short name. */
+	{
+		char *name = NULL;
+
+		if (gs_path_names(&path, 1, "openb_pod_list_", &name))
+			return NULL;
+		return name;
+	}
+}
+
+void gs_plot_traces_release(struct gs_plot_traces *nm)
+{
+	size_t i;
+
+	for (i = 0; i < nm->n; i++) {
+		free(nm->paths[i]);
+		if (nm->names)
+			free(nm->names[i]);
+	}
+	free(nm->paths);
+	free(nm->names);
+	memset(nm, 0, sizeof(*nm));
 }
 
 /* Position of s in order[0..n), n when absent: listed names sort first. */
@@ -129,16 +196,22 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 		" AND (?1 < 0 OR json_extract(params_json, '$.compat') = ?1)"
 		" ORDER BY run_id";
 	struct run_ref *runs = NULL;
+	struct gs_plot_traces names;
 	char **pol_of = NULL, **trace_of = NULL;
 	size_t n = 0, cap = 0, i;
 	sqlite3_stmt *st = NULL;
 	int rc = 0, step;
 
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
+	rc = gs_plot_traces_load(sq, &names, err, err_len);
+	if (rc)
+		return rc;
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
+		gs_plot_traces_release(&names);
 		return gs_plot_dberr(sq, err, err_len);
+	}
 	sqlite3_bind_int(st, 1, compat);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		char *tname = gs_plot_short_name((const char *)sqlite3_column_text(st, 2));
+		char *tname = gs_plot_traces_name(&names, (const char *)sqlite3_column_text(st, 2));
 
 		if (n == cap) {
 			/* Three arrays, one capacity. */
@@ -177,6 +250,7 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 	if (!rc && step != SQLITE_DONE)
 		rc = gs_plot_dberr(sq, err, err_len);
 	sqlite3_finalize(st);
+	gs_plot_traces_release(&names);
 	if (!rc && n == 0) {
 		gs_errf(err, err_len, "%s: no complete inflate-mode runs%s to plot",
 			sqlite3_db_filename(sq, "main"),

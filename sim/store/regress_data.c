@@ -757,12 +757,14 @@ int gs_rset_params(const char *params_json, char **out)
 /*
  * The columns of runs and run_summary that are neither key nor metric:
  * ids, how the run was stored, the cluster's size (a fact of the cluster
- * file, whose checksum is part of the key) and wall-clock times.
+ * file, whose checksum is part of the key), wall-clock times, and the
+ * inflate headline's own columns (at100_*), which run_summary's
+ * gpu_alloc_pct, frag_ratio_pct and frag_amount_pct compare already.
  */
 static bool skipped_column(const char *name)
 {
 	static const char *const skip[] = {
-		"run_id", "seed", "status", "pods_stored", "n_nodes", "gpu_count",
+		"run_id", "seed", "status", "pods_stored", "samples_stored", "n_nodes", "gpu_count",
 	};
 	static const char capacity[] = "_capacity";
 	size_t i, len = strlen(name);
@@ -770,6 +772,8 @@ static bool skipped_column(const char *name)
 	for (i = 0; i < sizeof(skip) / sizeof(*skip); i++)
 		if (!strcmp(name, skip[i]))
 			return true;
+	if (!strncmp(name, "at100_", 6))
+		return true;
 	if (len >= sizeof(capacity) - 1 && !strcmp(name + len - (sizeof(capacity) - 1), capacity))
 		return true;
 	/* Wall-clock milliseconds (results/SCHEMA.md's unit convention). */

@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "store/bounds.h"
+#include "store/decision.h"
 #include "store/results.h"
 #include "store/results_internal.h"
 #include "store/run_defrag.h"
@@ -118,11 +119,11 @@ static const char *const columns_1_7[] = {
 #define N_COLUMNS_1_7 (sizeof(columns_1_7) / sizeof(columns_1_7[0]))
 
 /*
- * Schema 1.8: pod groups (engine/gang.h) and the idle GPU capacity by
+ * Schema 1.9: pod groups (engine/gang.h) and the idle GPU capacity by
  * reason (core/idle.h), per run and per sample. Older rows have NULL
  * (and 0 groups).
  */
-static const char *const columns_1_8[] = {
+static const char *const columns_1_9[] = {
 	"runs ADD COLUMN n_groups INTEGER NOT NULL DEFAULT 0",
 	"runs ADD COLUMN n_groups_placed INTEGER NOT NULL DEFAULT 0",
 	"runs ADD COLUMN n_groups_failed INTEGER NOT NULL DEFAULT 0",
@@ -134,7 +135,7 @@ static const char *const columns_1_8[] = {
 	"samples ADD COLUMN idle_nocpu_milli INTEGER",
 	"samples ADD COLUMN idle_stranded_milli INTEGER",
 };
-#define N_COLUMNS_1_8 (sizeof(columns_1_8) / sizeof(columns_1_8[0]))
+#define N_COLUMNS_1_9 (sizeof(columns_1_9) / sizeof(columns_1_9[0]))
 
 /*
  * run_summary, schema 1.4. gpu_alloc_pct, the headline allocation of a
@@ -432,8 +433,10 @@ static const char *const schema_sql[] = {
  * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 only the
  * bound tables of store/bounds.h and run_defrag (store/run_defrag.h),
  * which run with the bench tables; 1.7 adds columns_1_7, the runs'
- * checksums; 1.8 adds columns_1_8 and new run_summary and sample_metrics
- * views (a view is not checked when it is made, so the
+ * checksums; 1.8 the decision tables of store/decision.h, which run with
+ * the bench tables too; 1.9 adds columns_1_9 (pod groups, idle GPUs) and
+ * new run_summary and sample_metrics views (a view is not checked when it
+ * is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -444,6 +447,7 @@ static const char *const migration_sql[] = {
 	NULL,
 	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
 	SWEEP_PLANS_TABLE "; " RUN_CLAIMS_TABLE,
+	NULL,
 	NULL,
 	NULL,
 	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW "; DROP VIEW sample_metrics; "
@@ -534,7 +538,7 @@ static const struct {
 	[3] = { columns_1_3, N_COLUMNS_1_3 },
 	[4] = { columns_1_4, N_COLUMNS_1_4 },
 	[7] = { columns_1_7, N_COLUMNS_1_7 },
-	[8] = { columns_1_8, N_COLUMNS_1_8 },
+	[9] = { columns_1_9, N_COLUMNS_1_9 },
 };
 
 /* ALTER TABLE for each column that minor version `minor` added. */
@@ -620,6 +624,8 @@ int gs_db_schema_setup(struct gs_db *db, bool create, char *err, size_t err_len)
 		rc = gs_db_exec(db, gs_bounds_schema_sql, err, err_len);
 	if (rc == 0)
 		rc = gs_db_exec(db, gs_run_defrag_schema_sql, err, err_len);
+	if (rc == 0)
+		rc = gs_db_exec(db, gs_decision_schema_sql, err, err_len);
 	if (rc)
 		goto rollback;
 	rc = set_user_version(db, GS_DB_SCHEMA_VERSION, err, err_len);
