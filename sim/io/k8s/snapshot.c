@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "io/civil.h"
 #include "io/csv.h"
 #include "io/k8s/cel.h"
 #include "io/k8s/snapshot_internal.h"
@@ -471,19 +472,6 @@ int gs_k8s_read_taints(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const c
 	return rc;
 }
 
-/* Days since 1970-01-01 of a civil date (proleptic Gregorian). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 /* n digits of s as a number, or -1 when one is not a digit. */
 static int digits(const char *s, int n)
 {
@@ -529,7 +517,7 @@ int64_t gs_k8s_time(const char *s)
 	if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 ||
 	    y < 1970)
 		return -1;
-	t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - oh * 3600 - om * 60;
+	t = gs_civil_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - oh * 3600 - om * 60;
 	return t < 0 ? -1 : t;
 }
 
