@@ -601,21 +601,18 @@ static int skip_kind(struct gs_k8s_rctx *c, const char *kind)
 static int on_object(void *arg, const struct gs_kdoc *obj, int64_t index, int doc)
 {
 	struct file_read *r = arg;
-	struct gs_k8s_rctx c;
+	struct gs_k8s_rctx c = {
+		.s = r->s,
+		.o = { .file = r->file, .line = obj->line, .kind = "object", .ns = "" },
+		.err = r->err,
+		.err_len = r->err_len,
+	};
 	const struct gs_kdoc *meta;
 	const char *kind = gs_kdoc_str(obj, "kind"), *api = gs_kdoc_str(obj, "apiVersion");
 	const struct kind_entry *k = NULL;
 	size_t i;
 	int rc;
 
-	memset(&c, 0, sizeof(c));
-	c.s = r->s;
-	c.err = r->err;
-	c.err_len = r->err_len;
-	c.o.file = r->file;
-	c.o.line = obj->line;
-	c.o.kind = "object";
-	c.o.ns = "";
 	if (!kind) {
 		char f[64];
 

@@ -898,7 +898,7 @@ int gs_conv_refuse(struct gs_conv *cv, bool given, const char *option, const cha
 int gs_convert(const struct gs_conv_opts *o, struct gs_cluster *c, struct gs_trace *t,
 	       struct gs_conv_report *rep, char *err, size_t err_len)
 {
-	struct gs_conv cv;
+	struct gs_conv cv = { .o = o, .c = c, .t = t, .rep = rep, .err = err, .err_len = err_len };
 	int rc;
 
 	if (err && err_len)
@@ -908,13 +908,6 @@ int gs_convert(const struct gs_conv_opts *o, struct gs_cluster *c, struct gs_tra
 		snprintf(err, err_len, "unknown trace format %d", (int)o->format);
 		return GS_EINVAL;
 	}
-	memset(&cv, 0, sizeof(cv));
-	cv.o = o;
-	cv.c = c;
-	cv.t = t;
-	cv.rep = rep;
-	cv.err = err;
-	cv.err_len = err_len;
 	gs_nameset_init(&cv.names);
 	t->format = format_names[o->format];
 	if (!o->jobs.name && !o->machines.name) {
