@@ -135,20 +135,43 @@ static int write_points(struct gs_db *db, int64_t id, const struct gs_bound_poin
 		gs_db_bind_int(st, 12, have ? p->exact_bound_milli : -1);
 		gs_db_bind_int(st, 13, have && p->exact_bound_milli >= 0 ? p->exact_optimal : -1);
 		gs_db_bind_real(st, 14, p->exact_ms, have && p->exact_bound_milli >= 0);
-		if (have && p->method)
-			sqlite3_bind_text(st, 15, p->method, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, 15);
+		gs_db_bind_text(st, 15, have ? p->method : NULL);
 		gs_db_bind_real(st, 16, p->aggregate_unalloc_pct_min, have);
 		gs_db_bind_real(st, 17, p->lp_unalloc_pct_min, have);
 		gs_db_bind_real(st, 18, p->exact_unalloc_pct_min, have);
 		gs_db_bind_real(st, 19, p->unalloc_pct_min, have);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = gs_db_sqlfail(db, err, err_len, "cannot store the bound");
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
+		rc = gs_db_step_done(db, st, "cannot store the bound", err, err_len);
 	}
 	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The bounds row of bi; its id in *id_out. Returns 0 or gs_db_sqlfail()'s code. */
+static int write_bound(struct gs_db *db, const struct gs_bound_info *bi, const char *methods,
+		       int64_t *id_out, char *err, size_t err_len)
+{
+	static const char sql[] =
+		"INSERT INTO bounds (pods_sha256, nodes_sha256, seed, inflate, methods,"
+		" exact_time_limit_s, pods_path, nodes_path, gpusim_version, created_at, wall_ms,"
+		" n_nodes, gpu_milli_capacity, n_arrivals) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+		" ?8, ?9, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?10, ?11, ?12, ?13)";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK)
+		return gs_db_sqlfail(db, err, err_len, "cannot store the bound");
+	bind_key(st, bi, methods);
+	sqlite3_bind_text(st, 7, bi->pods_path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, bi->nodes_path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, gs_version(), -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 10, bi->wall_ms);
+	sqlite3_bind_int64(st, 11, bi->n_nodes);
+	sqlite3_bind_int64(st, 12, bi->gpu_milli);
+	sqlite3_bind_int64(st, 13, bi->n_arrivals);
+	rc = gs_db_step_done(db, st, "cannot store the bound", err, err_len);
+	sqlite3_finalize(st);
+	if (!rc)
+		*id_out = sqlite3_last_insert_rowid(db->conn);
 	return rc;
 }
 
@@ -156,12 +179,6 @@ int gs_bounds_write(struct gs_db *db, const struct gs_bound_info *bi,
 		    const struct gs_bound_point *pts, size_t n, int64_t *bound_id_out, char *err,
 		    size_t err_len)
 {
-	static const char sql[] =
-		"INSERT INTO bounds (pods_sha256, nodes_sha256, seed, inflate, methods,"
-		" exact_time_limit_s, pods_path, nodes_path, gpusim_version, created_at, wall_ms,"
-		" n_nodes, gpu_milli_capacity, n_arrivals) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-		" ?8, ?9, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?10, ?11, ?12, ?13)";
-	sqlite3_stmt *st = NULL;
 	char methods[64];
 	int64_t id = 0;
 	int rc = check_info(db, bi, err, err_len);
@@ -171,33 +188,15 @@ int gs_bounds_write(struct gs_db *db, const struct gs_bound_info *bi,
 	methods_text(bi->methods, methods, sizeof(methods));
 	pthread_mutex_lock(&db->lock);
 	rc = gs_db_tx_begin(db, "cannot start writing the bound", err, err_len);
-	if (rc)
-		goto unlock;
-	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot store the bound");
-		goto end;
+	if (!rc) {
+		rc = write_bound(db, bi, methods, &id, err, err_len);
+		if (!rc)
+			rc = write_points(db, id, pts, n, err, err_len);
+		rc = gs_db_tx_end(db, rc, "cannot commit the bound", err, err_len);
 	}
-	bind_key(st, bi, methods);
-	sqlite3_bind_text(st, 7, bi->pods_path, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 8, bi->nodes_path, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 9, gs_version(), -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 10, bi->wall_ms);
-	sqlite3_bind_int64(st, 11, bi->n_nodes);
-	sqlite3_bind_int64(st, 12, bi->gpu_milli);
-	sqlite3_bind_int64(st, 13, bi->n_arrivals);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot store the bound");
-		goto end;
-	}
-	id = sqlite3_last_insert_rowid(db->conn);
-	rc = write_points(db, id, pts, n, err, err_len);
-end:
-	rc = gs_db_tx_end(db, rc, "cannot commit the bound", err, err_len);
+	pthread_mutex_unlock(&db->lock);
 	if (!rc && bound_id_out)
 		*bound_id_out = id;
-unlock:
-	sqlite3_finalize(st);
-	pthread_mutex_unlock(&db->lock);
 	return rc;
 }
 

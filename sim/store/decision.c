@@ -104,10 +104,9 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 	sqlite3_bind_double(st, 10, rec->conf);
 	sqlite3_bind_text(st, 11, rec->verdict, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 12, rec->verdict_json, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot store the decision");
+	rc = gs_db_step_done(db, st, "cannot store the decision", err, err_len);
+	if (rc)
 		goto end;
-	}
 	id = sqlite3_last_insert_rowid(db->conn);
 	for (i = 0; i < n; i++) {
 		const struct gs_decision_run *r = &runs[i];
@@ -121,10 +120,9 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 		sqlite3_bind_int64(sr, 7, (int64_t)r->seed);
 		gs_db_bind_int(sr, 8, r->gpu_nodes);
 		sqlite3_bind_int64(sr, 9, r->run_id);
-		if (sqlite3_step(sr) != SQLITE_DONE) {
-			rc = gs_db_sqlfail(db, err, err_len, "cannot store the decision's runs");
+		rc = gs_db_step_done(db, sr, "cannot store the decision's runs", err, err_len);
+		if (rc)
 			goto end;
-		}
 		if (sqlite3_changes(db->conn) == 0) {
 			/* Either a row given twice (kept once), or a run that is not there. */
 			sqlite3_stmt *q;
@@ -143,8 +141,6 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 				goto end;
 			}
 		}
-		sqlite3_reset(sr);
-		sqlite3_clear_bindings(sr);
 	}
 end:
 	rc = gs_db_tx_end(db, rc, "cannot store the decision", err, err_len);

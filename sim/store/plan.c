@@ -97,9 +97,7 @@ int gs_db_add_plan(struct gs_db *db, const char *plan_id, const struct gs_plan_c
 		bind_key(st, 3, &cells[i]);
 		gs_db_bind_text(st, 8, cells[i].pods_path);
 		gs_db_bind_text(st, 9, cells[i].nodes_path);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = gs_db_sqlfail(db, err, err_len, what);
-		sqlite3_reset(st);
+		rc = gs_db_step_done(db, st, what, err, err_len);
 	}
 	rc = gs_db_tx_end(db, rc, what, err, err_len);
 out:
@@ -257,8 +255,7 @@ int gs_db_release_claims(struct gs_db *db, const char *owner, char *err, size_t 
 		rc = gs_db_sqlfail(db, err, err_len, "cannot release the claims");
 	} else {
 		sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = gs_db_sqlfail(db, err, err_len, "cannot release the claims");
+		rc = gs_db_step_done(db, st, "cannot release the claims", err, err_len);
 	}
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);

@@ -85,6 +85,14 @@ int gs_db_sqlfail(struct gs_db *db, char *err, size_t err_len, const char *what)
 int gs_db_exec(struct gs_db *db, const char *sql, char *err, size_t err_len);
 
 /*
+ * Steps st, an INSERT, UPDATE or DELETE, to its end, then resets it and
+ * clears its bindings for the next row. Returns 0, or what
+ * gs_db_sqlfail() returns for what (read before the reset).
+ */
+int gs_db_step_done(struct gs_db *db, sqlite3_stmt *st, const char *what, char *err,
+		    size_t err_len);
+
+/*
  * Starts an IMMEDIATE transaction (the write lock is taken now, never in
  * the middle of a write); the caller holds db->lock. Returns 0, or what
  * gs_db_sqlfail() returns for what.

@@ -75,6 +75,16 @@ int gs_db_exec(struct gs_db *db, const char *sql, char *err, size_t err_len)
 	return gs_db_sqlfail(db, err, err_len, sql);
 }
 
+int gs_db_step_done(struct gs_db *db, sqlite3_stmt *st, const char *what, char *err,
+		    size_t err_len)
+{
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : gs_db_sqlfail(db, err, err_len, what);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc;
+}
+
 int gs_db_tx_begin(struct gs_db *db, const char *what, char *err, size_t err_len)
 {
 	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK)
