@@ -822,22 +822,24 @@ const char *gs_k8s_node_label(const struct gs_k8s_node *n, const char *key)
 	return NULL;
 }
 
-const struct gs_quantity *gs_k8s_node_ext(const struct gs_k8s_node *n, const char *name)
+/* The quantity of resource name among the n of res, or NULL. */
+static const struct gs_quantity *res_find(const struct gs_k8s_res *res, int32_t n,
+					  const char *name)
 {
 	int32_t i;
 
-	for (i = 0; i < n->n_ext; i++)
-		if (strcmp(n->ext[i].name, name) == 0)
-			return &n->ext[i].q;
+	for (i = 0; i < n; i++)
+		if (strcmp(res[i].name, name) == 0)
+			return &res[i].q;
 	return NULL;
+}
+
+const struct gs_quantity *gs_k8s_node_ext(const struct gs_k8s_node *n, const char *name)
+{
+	return res_find(n->ext, n->n_ext, name);
 }
 
 const struct gs_quantity *gs_k8s_pod_ext(const struct gs_k8s_pod *p, const char *name)
 {
-	int32_t i;
-
-	for (i = 0; i < p->n_ext; i++)
-		if (strcmp(p->ext[i].name, name) == 0)
-			return &p->ext[i].q;
-	return NULL;
+	return res_find(p->ext, p->n_ext, name);
 }
