@@ -32,6 +32,36 @@ static const char *qualify(struct gs_k8s_rctx *c, const char *driver, const char
 	return gs_k8s_str(c, buf);
 }
 
+/*
+ * The quantities of map m (NULL: none), one per key, named field[key] in
+ * messages; with driver, names without a domain get the driver's.
+ */
+static int read_quantities(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *field,
+			   const char *driver, struct gs_k8s_res **out, int32_t *n_out)
+{
+	const struct gs_kdoc *x;
+	int32_t i = 0;
+	int rc;
+
+	if (!m || !m->n)
+		return 0;
+	*out = gs_k8s_alloc(c, (size_t)m->n, sizeof(**out));
+	if (!*out)
+		return gs_k8s_oom(c);
+	for (x = m->child; x; x = x->next, i++) {
+		char f[400];
+
+		gs_k8s_fieldf(f, sizeof(f), "%s[%s]", field, x->key);
+		(*out)[i].name = driver ? qualify(c, driver, x->key) : gs_k8s_str(c, x->key);
+		if (!(*out)[i].name)
+			return gs_k8s_oom(c);
+		if ((rc = gs_k8s_quantity(c, x, f, &(*out)[i].q)))
+			return rc;
+	}
+	*n_out = i;
+	return 0;
+}
+
 /* --- CEL ------------------------------------------------------------------------- */
 
 /* The compiled selector of expr, shared by every object that uses the same text. */
@@ -595,7 +625,7 @@ static int read_subrequest(struct gs_k8s_rctx *c, const struct gs_kdoc *v, const
 {
 	const bool *sub = arg;
 	struct gs_k8s_subrequest *r = elem;
-	const struct gs_kdoc *cap, *reqs, *tol, *x;
+	const struct gs_kdoc *cap, *reqs, *tol;
 	const char *mode;
 	char f[360];
 	int rc;
@@ -641,24 +671,7 @@ static int read_subrequest(struct gs_k8s_rctx *c, const struct gs_kdoc *v, const
 	gs_k8s_fieldf(f, sizeof(f), "%s.capacity.requests", field);
 	if ((rc = gs_k8s_get_map(c, cap, "requests", f, &reqs)))
 		return rc;
-	if (reqs && reqs->n) {
-		int32_t i = 0;
-
-		r->cap_requests = gs_k8s_alloc(c, (size_t)reqs->n, sizeof(*r->cap_requests));
-		if (!r->cap_requests)
-			return gs_k8s_oom(c);
-		for (x = reqs->child; x; x = x->next, i++) {
-			char g[400];
-
-			gs_k8s_fieldf(g, sizeof(g), "%s[%s]", f, x->key);
-			if (!(r->cap_requests[i].name = gs_k8s_str(c, x->key)))
-				return gs_k8s_oom(c);
-			if ((rc = gs_k8s_quantity(c, x, g, &r->cap_requests[i].q)))
-				return rc;
-		}
-		r->n_cap_requests = i;
-	}
-	return 0;
+	return read_quantities(c, reqs, f, NULL, &r->cap_requests, &r->n_cap_requests);
 }
 
 static int read_claim_spec(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const char *field,
@@ -759,7 +772,7 @@ static int read_claim_spec(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, co
 static int read_allocation(struct gs_k8s_rctx *c, const struct gs_kdoc *status,
 			   struct gs_k8s_claim *cl)
 {
-	const struct gs_kdoc *alloc, *devices, *results, *reserved, *v, *x;
+	const struct gs_kdoc *alloc, *devices, *results, *reserved, *v;
 	int32_t i = 0;
 	int rc;
 
@@ -779,7 +792,7 @@ static int read_allocation(struct gs_k8s_rctx *c, const struct gs_kdoc *status,
 		for (v = results->child; v; v = v->next, i++) {
 			struct gs_k8s_result *r = &cl->results[i];
 			const struct gs_kdoc *cons;
-			char f[200];
+			char f[200], g[240];
 
 			gs_k8s_fieldf(f, sizeof(f), "status.allocation.devices.results[%d]", (int)i);
 			if ((rc = gs_k8s_get_str(c, v, "request", f, &r->request)) ||
@@ -791,24 +804,10 @@ static int read_allocation(struct gs_k8s_rctx *c, const struct gs_kdoc *status,
 			if (!r->request || !r->driver || !r->pool || !r->device)
 				return gs_k8s_refuse(c, v, f, "a result needs request, driver, pool "
 						     "and device");
-			if (cons && cons->n) {
-				int32_t k = 0;
-
-				r->consumed = gs_k8s_alloc(c, (size_t)cons->n, sizeof(*r->consumed));
-				if (!r->consumed)
-					return gs_k8s_oom(c);
-				for (x = cons->child; x; x = x->next, k++) {
-					char g[300];
-
-					gs_k8s_fieldf(g, sizeof(g), "%s.consumedCapacity[%s]", f, x->key);
-					r->consumed[k].name = qualify(c, r->driver, x->key);
-					if (!r->consumed[k].name)
-						return gs_k8s_oom(c);
-					if ((rc = gs_k8s_quantity(c, x, g, &r->consumed[k].q)))
-						return rc;
-				}
-				r->n_consumed = k;
-			}
+			gs_k8s_fieldf(g, sizeof(g), "%s.consumedCapacity", f);
+			if ((rc = read_quantities(c, cons, g, r->driver, &r->consumed,
+						  &r->n_consumed)))
+				return rc;
 		}
 	}
 	cl->n_results = i;
