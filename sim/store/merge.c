@@ -27,6 +27,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/strbuf.h"
+#include "core/strv.h"
 #include "io/cjson.h"
 #include "store/digest.h"
 #include "store/merge.h"
@@ -81,15 +82,6 @@ static int common_columns(struct gs_db *db, const char *table, char ***cols_out,
 	*cols_out = cols;
 	*n_out = n;
 	return 0;
-}
-
-static void free_columns(char **cols, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(cols[i]);
-	free(cols);
 }
 
 static bool is_result(const char *col)
@@ -201,7 +193,7 @@ static int prepare_insert(struct merge *m, const char *table, const char *key,
 			gs_strbuf_addf(&q, ") SELECT ");
 	}
 	gs_strbuf_addf(&q, " FROM src.\"%s\" t WHERE t.\"%s\" = ?2", table, key);
-	free_columns(cols, n);
+	gs_strv_free(cols, n);
 	return prepare_sql(m, &q, st);
 }
 
@@ -227,7 +219,7 @@ static int prepare_same(struct merge *m)
 	for (i = 0; i < n; i++)
 		if (is_result(cols[i]))
 			gs_strbuf_addf(&q, " AND a.\"%s\" IS b.\"%s\"", cols[i], cols[i]);
-	free_columns(cols, n);
+	gs_strv_free(cols, n);
 	return prepare_sql(m, &q, &m->same);
 }
 

@@ -13,19 +13,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Frees names[0..n) and the array itself; names may be NULL. */
-void gs_plot_names_free(char **names, size_t n);
-
-/*
- * Index of s in (*list)[0..*n), appending a copy when absent: the list
- * grows by one (it holds a few traces, policies or mechanisms). Returns -1
- * when out of memory, the list still fit for gs_plot_names_free().
- */
-long gs_plot_names_intern(char ***list, size_t *n, const char *s);
-
-/* Index of s in list[0..n), -1 when absent. */
-long gs_plot_names_find(char *const *list, size_t n, const char *s);
-
 /* qsort comparator of an array of strings (char *), by strcmp. */
 int gs_plot_cmp_str(const void *a, const void *b);
 
