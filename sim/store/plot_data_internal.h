@@ -2,9 +2,9 @@
 /*
  * plot_data_internal.h - what the three files behind plot_data.h share:
  * plot_data.c (the FGD and bench figures), plot_time.c (time mode) and
- * plot_sharing.c (sharing mechanisms). Lists of names, the data files
- * gnuplot reads, and SQLite's errors. Defined in plot_data.c; include
- * plot_data.h instead outside these files.
+ * plot_sharing.c (sharing mechanisms). The order of names (core/strv.h
+ * keeps the lists), the data files gnuplot reads, and SQLite's errors.
+ * Defined in plot_data.c; include plot_data.h instead outside these files.
  */
 #ifndef GS_PLOT_DATA_INTERNAL_H
 #define GS_PLOT_DATA_INTERNAL_H
