@@ -73,14 +73,6 @@ static cJSON *built(cJSON *o)
 	return o;
 }
 
-static void num(cJSON *o, const char *key, double v)
-{
-	if (isnan(v))
-		cJSON_AddNullToObject(o, key);
-	else
-		cJSON_AddNumberToObject(o, key, v);
-}
-
 static void str(cJSON *o, const char *key, const char *v)
 {
 	if (v)
@@ -120,7 +112,7 @@ cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 
 	if (!o)
 		return NULL;
-	num(o, "run_id", run_id > 0 ? (double)run_id : NAN);
+	gs_cjson_add_number(o, "run_id", run_id > 0 ? (double)run_id : NAN);
 	str(o, "policy", policy);
 	str(o, "mode", time_mode ? "time" : "inflate");
 	gs_json_add_u64(o, "seed", sim->opts.seed);
@@ -128,42 +120,43 @@ cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 	cJSON_AddNumberToObject(o, "n_pods", (double)s->pods);
 	cJSON_AddNumberToObject(o, "n_placed", (double)s->placed);
 	cJSON_AddNumberToObject(o, "n_failed", (double)s->failed);
-	num(o, "failed_pct", s->pods ? 100.0 * (double)s->failed / (double)s->pods : NAN);
-	num(o, "mean_wait_s", s->mean_wait_s);
-	num(o, "gpu_alloc_pct", s->gpu_alloc_pct);
-	num(o, "unalloc_gpu_pct", s->unalloc_gpu_pct);
-	num(o, "frag_ratio_pct", s->frag_ratio_pct);
-	num(o, "frag_amount_pct", s->frag_amount_pct);
-	num(o, "peak_gpu_alloc_pct", s->peak_gpu_alloc_pct);
+	gs_cjson_add_number(o, "failed_pct",
+			    s->pods ? 100.0 * (double)s->failed / (double)s->pods : NAN);
+	gs_cjson_add_number(o, "mean_wait_s", s->mean_wait_s);
+	gs_cjson_add_number(o, "gpu_alloc_pct", s->gpu_alloc_pct);
+	gs_cjson_add_number(o, "unalloc_gpu_pct", s->unalloc_gpu_pct);
+	gs_cjson_add_number(o, "frag_ratio_pct", s->frag_ratio_pct);
+	gs_cjson_add_number(o, "frag_amount_pct", s->frag_amount_pct);
+	gs_cjson_add_number(o, "peak_gpu_alloc_pct", s->peak_gpu_alloc_pct);
 	cJSON_AddNumberToObject(o, "peak_pending", (double)s->peak_pending);
-	num(o, "wall_ms", wall_ms);
-	num(o, "load_pct", sim->opts.load_pct > 0 ? sim->opts.load_pct : NAN);
-	num(o, "offered_load_pct", time_mode ? m->offered_load_pct : NAN);
-	num(o, "wait_p50_s", m->wait_p50_s);
-	num(o, "wait_p90_s", m->wait_p90_s);
-	num(o, "wait_p99_s", m->wait_p99_s);
-	num(o, "wait_max_s", m->wait_max_s);
-	num(o, "completion_mean_s", m->completion_mean_s);
-	num(o, "completion_p50_s", m->completion_p50_s);
-	num(o, "completion_p90_s", m->completion_p90_s);
-	num(o, "completion_p99_s", m->completion_p99_s);
-	num(o, "completion_max_s", m->completion_max_s);
-	num(o, "slowdown_mean", m->slowdown_mean);
-	num(o, "slowdown_p99", m->slowdown_p99);
-	num(o, "pending_avg", m->pending_avg);
-	num(o, "makespan_s", m->valid ? (double)m->makespan_s : NAN);
-	num(o, "gpu_alloc_busy_pct", m->gpu_alloc_busy_pct);
-	num(o, "frag_avg_pct", m->frag_avg_pct);
-	num(o, "n_timed_out", m->valid ? (double)m->n_timed_out : NAN);
+	gs_cjson_add_number(o, "wall_ms", wall_ms);
+	gs_cjson_add_number(o, "load_pct", sim->opts.load_pct > 0 ? sim->opts.load_pct : NAN);
+	gs_cjson_add_number(o, "offered_load_pct", time_mode ? m->offered_load_pct : NAN);
+	gs_cjson_add_number(o, "wait_p50_s", m->wait_p50_s);
+	gs_cjson_add_number(o, "wait_p90_s", m->wait_p90_s);
+	gs_cjson_add_number(o, "wait_p99_s", m->wait_p99_s);
+	gs_cjson_add_number(o, "wait_max_s", m->wait_max_s);
+	gs_cjson_add_number(o, "completion_mean_s", m->completion_mean_s);
+	gs_cjson_add_number(o, "completion_p50_s", m->completion_p50_s);
+	gs_cjson_add_number(o, "completion_p90_s", m->completion_p90_s);
+	gs_cjson_add_number(o, "completion_p99_s", m->completion_p99_s);
+	gs_cjson_add_number(o, "completion_max_s", m->completion_max_s);
+	gs_cjson_add_number(o, "slowdown_mean", m->slowdown_mean);
+	gs_cjson_add_number(o, "slowdown_p99", m->slowdown_p99);
+	gs_cjson_add_number(o, "pending_avg", m->pending_avg);
+	gs_cjson_add_number(o, "makespan_s", m->valid ? (double)m->makespan_s : NAN);
+	gs_cjson_add_number(o, "gpu_alloc_busy_pct", m->gpu_alloc_busy_pct);
+	gs_cjson_add_number(o, "frag_avg_pct", m->frag_avg_pct);
+	gs_cjson_add_number(o, "n_timed_out", m->valid ? (double)m->n_timed_out : NAN);
 	{
 		char spec[256];
 
 		str(o, "sharing", gs_share_format(&sim->opts.sharing, spec, sizeof(spec)));
 	}
-	num(o, "eff_util_pct", time_mode ? s->eff_util_pct : NAN);
-	num(o, "n_oversubscribed", time_mode ? (double)s->oversubscribed : NAN);
-	num(o, "mig_idle_pct", s->mig_idle_pct);
-	num(o, "mig_slack_pct", s->mig_slack_pct);
+	gs_cjson_add_number(o, "eff_util_pct", time_mode ? s->eff_util_pct : NAN);
+	gs_cjson_add_number(o, "n_oversubscribed", time_mode ? (double)s->oversubscribed : NAN);
+	gs_cjson_add_number(o, "mig_idle_pct", s->mig_idle_pct);
+	gs_cjson_add_number(o, "mig_slack_pct", s->mig_slack_pct);
 	params(o, params_json);
 	return built(o);
 }
@@ -182,38 +175,38 @@ cJSON *gs_json_run_row(const struct gs_run_row *r)
 	cJSON_AddNumberToObject(o, "n_pods", (double)r->n_pods);
 	cJSON_AddNumberToObject(o, "n_placed", (double)r->n_placed);
 	cJSON_AddNumberToObject(o, "n_failed", (double)r->n_failed);
-	num(o, "failed_pct", r->failed_pct);
-	num(o, "mean_wait_s", r->mean_wait_s);
-	num(o, "gpu_alloc_pct", r->gpu_alloc_pct);
-	num(o, "unalloc_gpu_pct", r->unalloc_gpu_pct);
-	num(o, "frag_ratio_pct", r->frag_ratio_pct);
-	num(o, "frag_amount_pct", r->frag_amount_pct);
-	num(o, "peak_gpu_alloc_pct", r->peak_gpu_alloc_pct);
-	num(o, "peak_pending", r->peak_pending);
-	num(o, "wall_ms", r->wall_ms);
-	num(o, "load_pct", r->load_pct);
-	num(o, "offered_load_pct", r->offered_load_pct);
-	num(o, "wait_p50_s", r->wait_p50_s);
-	num(o, "wait_p90_s", r->wait_p90_s);
-	num(o, "wait_p99_s", r->wait_p99_s);
-	num(o, "wait_max_s", r->wait_max_s);
-	num(o, "completion_mean_s", r->completion_mean_s);
-	num(o, "completion_p50_s", r->completion_p50_s);
-	num(o, "completion_p90_s", r->completion_p90_s);
-	num(o, "completion_p99_s", r->completion_p99_s);
-	num(o, "completion_max_s", r->completion_max_s);
-	num(o, "slowdown_mean", r->slowdown_mean);
-	num(o, "slowdown_p99", r->slowdown_p99);
-	num(o, "pending_avg", r->pending_avg);
-	num(o, "makespan_s", r->makespan_s);
-	num(o, "gpu_alloc_busy_pct", r->gpu_alloc_busy_pct);
-	num(o, "frag_avg_pct", r->frag_avg_pct);
-	num(o, "n_timed_out", r->n_timed_out);
+	gs_cjson_add_number(o, "failed_pct", r->failed_pct);
+	gs_cjson_add_number(o, "mean_wait_s", r->mean_wait_s);
+	gs_cjson_add_number(o, "gpu_alloc_pct", r->gpu_alloc_pct);
+	gs_cjson_add_number(o, "unalloc_gpu_pct", r->unalloc_gpu_pct);
+	gs_cjson_add_number(o, "frag_ratio_pct", r->frag_ratio_pct);
+	gs_cjson_add_number(o, "frag_amount_pct", r->frag_amount_pct);
+	gs_cjson_add_number(o, "peak_gpu_alloc_pct", r->peak_gpu_alloc_pct);
+	gs_cjson_add_number(o, "peak_pending", r->peak_pending);
+	gs_cjson_add_number(o, "wall_ms", r->wall_ms);
+	gs_cjson_add_number(o, "load_pct", r->load_pct);
+	gs_cjson_add_number(o, "offered_load_pct", r->offered_load_pct);
+	gs_cjson_add_number(o, "wait_p50_s", r->wait_p50_s);
+	gs_cjson_add_number(o, "wait_p90_s", r->wait_p90_s);
+	gs_cjson_add_number(o, "wait_p99_s", r->wait_p99_s);
+	gs_cjson_add_number(o, "wait_max_s", r->wait_max_s);
+	gs_cjson_add_number(o, "completion_mean_s", r->completion_mean_s);
+	gs_cjson_add_number(o, "completion_p50_s", r->completion_p50_s);
+	gs_cjson_add_number(o, "completion_p90_s", r->completion_p90_s);
+	gs_cjson_add_number(o, "completion_p99_s", r->completion_p99_s);
+	gs_cjson_add_number(o, "completion_max_s", r->completion_max_s);
+	gs_cjson_add_number(o, "slowdown_mean", r->slowdown_mean);
+	gs_cjson_add_number(o, "slowdown_p99", r->slowdown_p99);
+	gs_cjson_add_number(o, "pending_avg", r->pending_avg);
+	gs_cjson_add_number(o, "makespan_s", r->makespan_s);
+	gs_cjson_add_number(o, "gpu_alloc_busy_pct", r->gpu_alloc_busy_pct);
+	gs_cjson_add_number(o, "frag_avg_pct", r->frag_avg_pct);
+	gs_cjson_add_number(o, "n_timed_out", r->n_timed_out);
 	str(o, "sharing", r->sharing);
-	num(o, "eff_util_pct", r->eff_util_pct);
-	num(o, "n_oversubscribed", r->n_oversubscribed);
-	num(o, "mig_idle_pct", r->mig_idle_pct);
-	num(o, "mig_slack_pct", r->mig_slack_pct);
+	gs_cjson_add_number(o, "eff_util_pct", r->eff_util_pct);
+	gs_cjson_add_number(o, "n_oversubscribed", r->n_oversubscribed);
+	gs_cjson_add_number(o, "mig_idle_pct", r->mig_idle_pct);
+	gs_cjson_add_number(o, "mig_slack_pct", r->mig_slack_pct);
 	params(o, r->params_json);
 	return built(o);
 }
