@@ -24,6 +24,7 @@
 #include "cli/opt.h"
 #include "engine/inflate.h"
 #include "engine/replay.h"
+#include "io/interference.h"
 #include "policies/policy.h"
 
 /* The names of --mode for a GS_OPT_ENUM option: "time" and "inflate" (enum gs_mode values). */
@@ -129,6 +130,14 @@ struct gs_cli_policies {
 int gs_cli_parse_policies(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 			  const char *value, void *field);
 
+/*
+ * Says why gs_list_parse_seeds() or gs_list_parse_numbers() (io/list.h)
+ * refused option o's value with rc: "out of memory" for GS_ENOMEM, else
+ * "'VALUE' is not a list of WHAT". Returns rc.
+ */
+int gs_cli_list_refused(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+			int rc, const char *what);
+
 /* Target of --seeds: n seeds in the order given, each once; v is malloc'ed. */
 struct gs_cli_seeds {
 	uint64_t *v;
@@ -230,6 +239,23 @@ void gs_cli_sim_finish(struct gs_cli_sim *s);
  * returns GS_EXIT_USAGE when not, else GS_EXIT_OK.
  */
 int gs_cli_sim_inputs(const char *cmd, const struct gs_cli_sim *s, bool pods_given);
+
+/*
+ * Loads --interference, when given, into ifr (gs_interference_init()'ed by
+ * the caller, who releases it after the runs) and points s->opts at it.
+ * Returns GS_EXIT_OK, or prints "gpusim CMD: --interference: ..." and
+ * returns GS_EXIT_FAIL when out of memory, GS_EXIT_USAGE for a bad table.
+ */
+int gs_cli_sim_interference(const char *cmd, struct gs_cli_sim *s, struct gs_interference *ifr);
+
+/*
+ * The exit status of a batch of runs (run/sweep.h, report/advise.h) that
+ * returned rc (not 0) with the message err: prints "gpusim CMD: err", then
+ * returns 128 + sig when a signal (sig) stopped it (GS_EINTR), as a shell
+ * does; GS_EXIT_USAGE for inputs the user must fix (missing, unreadable,
+ * malformed, out of range); GS_EXIT_FAIL for a run or the database failing.
+ */
+int gs_cli_batch_status(const char *cmd, int rc, int sig, const char *err);
 
 /*
  * The pod traces of a batch: -p, --pods FILE..., into `pods` (struct

@@ -339,15 +339,9 @@ int gs_cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (a.sim.interference) {
-		rc = gs_interference_load(&ifr, a.sim.interference, err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "gpusim replay: --interference: %s\n", err);
-			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
-			goto out;
-		}
-		a.sim.opts.interference = &ifr;
-	}
+	status = gs_cli_sim_interference("replay", &a.sim, &ifr);
+	if (status != GS_EXIT_OK)
+		goto out;
 	/* What the options make of these inputs is checked before anything is printed. */
 	rc = gs_sim_validate(&cluster, &trace, &a.sim.opts, err, sizeof(err));
 	if (rc) {

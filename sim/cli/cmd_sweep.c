@@ -199,18 +199,12 @@ int gs_cmd_sweep(int argc, char **argv)
 	if (a.sim.mode < 0)
 		a.sim.mode = a.sharings.n ? GS_MODE_TIME : GS_MODE_INFLATE;
 	gs_cli_sim_finish(&a.sim);
+	status = gs_cli_sim_interference("sweep", &a.sim, &ifr);
+	if (status != GS_EXIT_OK)
+		goto out;
 	spec.opts = a.sim.opts;
 	spec.sharings = a.sharings.v;
 	spec.n_sharings = a.sharings.n;
-	if (a.sim.interference) {
-		rc = gs_interference_load(&ifr, a.sim.interference, err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "gpusim sweep: --interference: %s\n", err);
-			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
-			goto out;
-		}
-		spec.opts.interference = &ifr;
-	}
 	spec.loads = a.loads.v;
 	spec.n_loads = a.loads.n;
 	spec.scales = a.scales.v;
@@ -264,18 +258,9 @@ int gs_cmd_sweep(int argc, char **argv)
 	spec.warn = stderr;
 
 	rc = gs_sweep_run(&spec, &result, err, sizeof(err));
-	if (rc == GS_EINTR) {
-		/* Stopped by a signal, all it finished stored: 128 + the signal, as a shell says. */
-		fprintf(stderr, "gpusim sweep: %s\n", err);
-		status = 128 + result.signal;
-		goto out;
-	}
 	if (rc) {
-		fprintf(stderr, "gpusim sweep: %s\n", err);
-		/* Unreadable inputs are the user's to fix; a run that breaks is ours. */
-		status = rc == GS_ENOENT || rc == GS_EIO || rc == GS_EPARSE || rc == GS_ESCHEMA ||
-				 rc == GS_EINVAL || rc == GS_ERANGE ?
-			 GS_EXIT_USAGE : GS_EXIT_FAIL;
+		/* Stopped by a signal, all it finished is stored. */
+		status = gs_cli_batch_status("sweep", rc, result.signal, err);
 		goto out;
 	}
 	if (a.json) {
