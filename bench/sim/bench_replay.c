@@ -92,14 +92,14 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < repeats; i++) {
 			struct gs_sim sim;
-			double t0 = bench_now_ms();
+			double t0 = gs_clock_ms();
 
 			if (gs_sim_init(&sim, in.clusters, in.traces, pol, &o, err, sizeof(err)) ||
 			    gs_sim_run(&sim, err, sizeof(err))) {
 				fprintf(stderr, "bench_replay: %s: %s\n", name, err);
 				return 1;
 			}
-			ms[i] = bench_now_ms() - t0;
+			ms[i] = gs_clock_ms() - t0;
 			events = sim.stats.events;
 			gs_sim_release(&sim);
 		}

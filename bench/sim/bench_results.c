@@ -79,19 +79,19 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < repeats; i++) {
 		int64_t id;
-		double t0 = bench_now_ms();
+		double t0 = gs_clock_ms();
 
 		if (gs_db_write_run(db, &ri, &sim, &id, err, sizeof(err))) {
 			fprintf(stderr, "bench_results: %s\n", err);
 			return 1;
 		}
-		write_ms[i] = bench_now_ms() - t0;
-		t0 = bench_now_ms();
+		write_ms[i] = gs_clock_ms() - t0;
+		t0 = gs_clock_ms();
 		if (gs_db_get_run(db, id, &row, err, sizeof(err))) {
 			fprintf(stderr, "bench_results: %s\n", err);
 			return 1;
 		}
-		read_ms[i] = bench_now_ms() - t0;
+		read_ms[i] = gs_clock_ms() - t0;
 		if (i == 0)
 			printf("unalloc_gpu_pct %.2f, frag_ratio_pct %.2f\n", row.unalloc_gpu_pct,
 			       row.frag_ratio_pct);

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/json_out.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "run/audit.h"
 #include "run/progress.h"
@@ -142,11 +143,6 @@ static int report_audit(const struct gs_trace *t, const struct gs_cluster *c, bo
 		fprintf(stderr, "gpusim replay: %s: pod '%s' is the first that fits on no node\n",
 			t->path, t->pod_names[first]);
 	return -1;
-}
-
-static double elapsed_ms(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
 }
 
 static void progress_cb(void *arg, size_t done, size_t total)
@@ -372,12 +368,12 @@ int gs_cmd_replay(int argc, char **argv)
 		struct gs_run_info ri;
 		struct gs_summary sum;
 		struct gs_sim sim;
-		struct timespec t0, t1;
+		double t0, t1;
 		int64_t run_id = 0;
 
 		memset(&ri, 0, sizeof(ri));
 		clock_gettime(CLOCK_REALTIME, &ri.started_at);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = gs_clock_ms();
 		gs_progress_init(&bar, stderr, pols[i]->name, 0);
 		rc = gs_sim_init(&sim, &cluster, &trace, pols[i], &a.sim.opts, err, sizeof(err));
 		if (rc) {
@@ -395,7 +391,7 @@ int gs_cmd_replay(int argc, char **argv)
 			sim.opts.progress_arg = &bar;
 		}
 		rc = gs_sim_run(&sim, err, sizeof(err));
-		clock_gettime(CLOCK_MONOTONIC, &t1);
+		t1 = gs_clock_ms();
 		clock_gettime(CLOCK_REALTIME, &ri.ended_at);
 		gs_progress_done(&bar);
 		if (rc) {
@@ -412,7 +408,7 @@ int gs_cmd_replay(int argc, char **argv)
 		ri.pods_path = trace.path;
 		ri.pods_sha256 = trace.sha256;
 		ri.params_json = params;
-		ri.wall_ms = elapsed_ms(&t0, &t1);
+		ri.wall_ms = t1 - t0;
 		ri.no_pods = a.sim.no_pods;
 		ri.arrival_samples = a.sim.arrival_samples;
 		if (db && gs_db_write_run(db, &ri, &sim, &run_id, err, sizeof(err))) {
