@@ -53,16 +53,16 @@ const char *gs_plot_scripts_dir(void)
 
 /* Buckets kept per run: arrived 0..GS_PLOT_PCT_MAX percent. */
 
-/* Paths go into gnuplot strings between single quotes. */
-static bool quotable(const char *s)
+bool gs_plot_quotable(const char *s)
 {
-	return !strchr(s, '\'') && !strchr(s, '\n');
+	return !strpbrk(s, "'\n");
 }
 
 static int check_paths(const char *scripts_dir, const char *data_dir, const char *out_dir,
 		       char *err, size_t err_len)
 {
-	if (quotable(data_dir) && quotable(out_dir) && quotable(scripts_dir))
+	if (gs_plot_quotable(data_dir) && gs_plot_quotable(out_dir) &&
+	    gs_plot_quotable(scripts_dir))
 		return 0;
 	gs_errf(err, err_len, "paths with a single quote cannot be passed to gnuplot");
 	return GS_EINVAL;
@@ -422,7 +422,7 @@ int gs_plot_sharing_render(const struct gs_plot_sharing *ix, const char *scripts
 		rc = word_list(ix->sharings, ix->n_sharings, true, sharings, sizeof(sharings), err,
 			       err_len);
 	for (t = 0; !rc && t < ix->n_traces; t++) {
-		if (!quotable(ix->traces[t]) || strchr(ix->traces[t], '"')) {
+		if (!gs_plot_quotable(ix->traces[t]) || strchr(ix->traces[t], '"')) {
 			gs_errf(err, err_len,
 				"'%s' has a quote or a line break; gnuplot cannot be given it",
 				ix->traces[t]);
