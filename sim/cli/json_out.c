@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,42 @@ cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 	return built(o);
 }
 
+/*
+ * The number columns of a stored run, in the order --json lists them: a
+ * key is the run_summary column's name, and struct gs_run_row's field has
+ * the same name (NULL and NAN are null).
+ */
+struct row_num {
+	const char *key;
+	size_t offset;
+};
+/* The pointer comparison fails to compile when field F is not a double. */
+#define ROW_NUM(F) \
+	{ #F, offsetof(struct gs_run_row, F) + 0 * sizeof((double *)0 == &((struct gs_run_row *)0)->F) }
+static const struct row_num row_figures[] = {
+	ROW_NUM(failed_pct), ROW_NUM(mean_wait_s), ROW_NUM(gpu_alloc_pct),
+	ROW_NUM(unalloc_gpu_pct), ROW_NUM(frag_ratio_pct), ROW_NUM(frag_amount_pct),
+	ROW_NUM(peak_gpu_alloc_pct), ROW_NUM(peak_pending), ROW_NUM(wall_ms), ROW_NUM(load_pct),
+	ROW_NUM(offered_load_pct), ROW_NUM(wait_p50_s), ROW_NUM(wait_p90_s), ROW_NUM(wait_p99_s),
+	ROW_NUM(wait_max_s), ROW_NUM(completion_mean_s), ROW_NUM(completion_p50_s),
+	ROW_NUM(completion_p90_s), ROW_NUM(completion_p99_s), ROW_NUM(completion_max_s),
+	ROW_NUM(slowdown_mean), ROW_NUM(slowdown_p99), ROW_NUM(pending_avg), ROW_NUM(makespan_s),
+	ROW_NUM(gpu_alloc_busy_pct), ROW_NUM(frag_avg_pct), ROW_NUM(n_timed_out),
+};
+static const struct row_num row_sharing[] = {
+	ROW_NUM(eff_util_pct), ROW_NUM(n_oversubscribed), ROW_NUM(mig_idle_pct),
+	ROW_NUM(mig_slack_pct),
+};
+#undef ROW_NUM
+
+static void row_nums(cJSON *o, const struct gs_run_row *r, const struct row_num *k, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		gs_cjson_add_number(o, k[i].key, *(const double *)((const char *)r + k[i].offset));
+}
+
 cJSON *gs_json_run_row(const struct gs_run_row *r)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -190,38 +227,9 @@ cJSON *gs_json_run_row(const struct gs_run_row *r)
 	cJSON_AddNumberToObject(o, "n_pods", (double)r->n_pods);
 	cJSON_AddNumberToObject(o, "n_placed", (double)r->n_placed);
 	cJSON_AddNumberToObject(o, "n_failed", (double)r->n_failed);
-	gs_cjson_add_number(o, "failed_pct", r->failed_pct);
-	gs_cjson_add_number(o, "mean_wait_s", r->mean_wait_s);
-	gs_cjson_add_number(o, "gpu_alloc_pct", r->gpu_alloc_pct);
-	gs_cjson_add_number(o, "unalloc_gpu_pct", r->unalloc_gpu_pct);
-	gs_cjson_add_number(o, "frag_ratio_pct", r->frag_ratio_pct);
-	gs_cjson_add_number(o, "frag_amount_pct", r->frag_amount_pct);
-	gs_cjson_add_number(o, "peak_gpu_alloc_pct", r->peak_gpu_alloc_pct);
-	gs_cjson_add_number(o, "peak_pending", r->peak_pending);
-	gs_cjson_add_number(o, "wall_ms", r->wall_ms);
-	gs_cjson_add_number(o, "load_pct", r->load_pct);
-	gs_cjson_add_number(o, "offered_load_pct", r->offered_load_pct);
-	gs_cjson_add_number(o, "wait_p50_s", r->wait_p50_s);
-	gs_cjson_add_number(o, "wait_p90_s", r->wait_p90_s);
-	gs_cjson_add_number(o, "wait_p99_s", r->wait_p99_s);
-	gs_cjson_add_number(o, "wait_max_s", r->wait_max_s);
-	gs_cjson_add_number(o, "completion_mean_s", r->completion_mean_s);
-	gs_cjson_add_number(o, "completion_p50_s", r->completion_p50_s);
-	gs_cjson_add_number(o, "completion_p90_s", r->completion_p90_s);
-	gs_cjson_add_number(o, "completion_p99_s", r->completion_p99_s);
-	gs_cjson_add_number(o, "completion_max_s", r->completion_max_s);
-	gs_cjson_add_number(o, "slowdown_mean", r->slowdown_mean);
-	gs_cjson_add_number(o, "slowdown_p99", r->slowdown_p99);
-	gs_cjson_add_number(o, "pending_avg", r->pending_avg);
-	gs_cjson_add_number(o, "makespan_s", r->makespan_s);
-	gs_cjson_add_number(o, "gpu_alloc_busy_pct", r->gpu_alloc_busy_pct);
-	gs_cjson_add_number(o, "frag_avg_pct", r->frag_avg_pct);
-	gs_cjson_add_number(o, "n_timed_out", r->n_timed_out);
+	row_nums(o, r, row_figures, sizeof(row_figures) / sizeof(row_figures[0]));
 	str(o, "sharing", r->sharing);
-	gs_cjson_add_number(o, "eff_util_pct", r->eff_util_pct);
-	gs_cjson_add_number(o, "n_oversubscribed", r->n_oversubscribed);
-	gs_cjson_add_number(o, "mig_idle_pct", r->mig_idle_pct);
-	gs_cjson_add_number(o, "mig_slack_pct", r->mig_slack_pct);
+	row_nums(o, r, row_sharing, sizeof(row_sharing) / sizeof(row_sharing[0]));
 	groups_idle(o, r->n_groups, r->n_groups_placed, r->n_groups_failed, r->group_wait_mean_s,
 		    r->idle_frac_pct, r->idle_nocpu_pct, r->idle_stranded_pct);
 	params(o, r->params_json);
