@@ -494,3 +494,9 @@ int gs_cli_batch_status(const char *cmd, int rc, int sig, const char *err)
 			       rc == GS_EINVAL || rc == GS_ERANGE ?
 		       GS_EXIT_USAGE : GS_EXIT_FAIL;
 }
+
+int gs_cli_db_status(const char *cmd, int rc, const char *err)
+{
+	fprintf(stderr, "gpusim %s: %s\n", cmd, err);
+	return rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ? GS_EXIT_USAGE : GS_EXIT_FAIL;
+}

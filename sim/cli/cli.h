@@ -267,6 +267,18 @@ int gs_cli_sim_interference(const char *cmd, struct gs_cli_sim *s, struct gs_int
 int gs_cli_batch_status(const char *cmd, int rc, int sig, const char *err);
 
 /*
+ * The exit status of a results database that gs_db_open() or a merge
+ * (store/) refused with rc (not 0) and the message err: prints "gpusim
+ * CMD: err", then returns GS_EXIT_USAGE for what the user must fix (a
+ * missing directory or file, one that is not a gpusim database, a newer or
+ * damaged one: GS_ENOENT, GS_ESCHEMA, GS_EINVAL), GS_EXIT_FAIL for a
+ * failure (a full disk, I/O, memory, a directory that cannot be made:
+ * GS_EDB, GS_ENOMEM, GS_EIO). replay, which says 2 for the last, keeps
+ * its own test.
+ */
+int gs_cli_db_status(const char *cmd, int rc, const char *err);
+
+/*
  * The pod traces of a batch: -p, --pods FILE..., into `pods` (struct
  * gs_opt_list), with the flags FLAGS (GS_OPT_MULTI and whether required).
  */
