@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli.h - what gpusim's commands share beyond opt.h: the option kinds
- * (the --mode names, the --policy, --seeds and --sharing lists) and the
- * option rows themselves. Each converter has the gs_opt_parse_fn contract
+ * (the --mode names, the --policy, --seeds and --sharing lists), the
+ * option rows themselves, and the exit status of a refused batch or
+ * database. Each converter has the gs_opt_parse_fn contract
  * (opt.h): it fills its field and returns 0, or prints "gpusim CMD: --OPT:
  * ..." and returns GS_EINVAL (bad value) or GS_ENOMEM.
  *
