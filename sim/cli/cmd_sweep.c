@@ -260,7 +260,7 @@ int gs_cmd_sweep(int argc, char **argv)
 
 	rc = gs_sweep_run(&spec, &result, err, sizeof(err));
 	if (rc) {
-		/* Stopped by a signal, all it finished is stored. */
+		/* After a signal, 128 + it; all the sweep finished is stored. */
 		status = gs_cli_batch_status("sweep", rc, result.signal, err);
 		goto out;
 	}
