@@ -100,6 +100,15 @@ int gs_cli_list_refused(const struct gs_cmd_spec *cmd, const struct gs_opt *o, c
 	return rc;
 }
 
+const char *gs_cli_num(char *buf, size_t len, double v, int decimals)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f", decimals, v);
+	return buf;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

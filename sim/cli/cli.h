@@ -148,6 +148,9 @@ int gs_cli_parse_policies(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 int gs_cli_list_refused(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
 			int rc, const char *what);
 
+/* A table cell: v with `decimals` decimals into buf (len bytes), "-" for NAN. Returns buf. */
+const char *gs_cli_num(char *buf, size_t len, double v, int decimals);
+
 /* Target of --seeds: n seeds in the order given, each once; v is malloc'ed. */
 struct gs_cli_seeds {
 	uint64_t *v;

@@ -254,16 +254,6 @@ static const char *load_text(const struct gs_run_row *r, const struct run_params
 	return buf;
 }
 
-/* v with `decimals` decimals, "-" for NAN. */
-static const char *fmt_num(double v, int decimals, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.*f", decimals, v);
-	return buf;
-}
-
 int gs_inspect_print_json(cJSON *root)
 {
 	return gs_json_print("inspect", root);
@@ -397,19 +387,17 @@ static void list_line(struct libscols_table *tb, const struct gs_inspect_colset 
 			break;
 		case L_UNALLOC:
 			/* Time mode's time-weighted share is no headline: its mean wait is. */
-			fmt_num(strcmp(r->mode, "inflate") ? NAN : r->unalloc_gpu_pct, 2, buf,
-				sizeof(buf));
+			gs_cli_num(buf, sizeof(buf),
+				   strcmp(r->mode, "inflate") ? NAN : r->unalloc_gpu_pct, 2);
 			break;
 		case L_WAIT:
-			fmt_num(strcmp(r->mode, "time") ? NAN : r->mean_wait_s, 1, buf,
-				sizeof(buf));
+			gs_cli_num(buf, sizeof(buf), strcmp(r->mode, "time") ? NAN : r->mean_wait_s, 1);
 			break;
 		case L_WAIT99:
-			fmt_num(strcmp(r->mode, "time") ? NAN : r->wait_p99_s, 0, buf,
-				sizeof(buf));
+			gs_cli_num(buf, sizeof(buf), strcmp(r->mode, "time") ? NAN : r->wait_p99_s, 0);
 			break;
 		case L_WALL:
-			fmt_num(r->wall_ms / 1000.0, 2, buf, sizeof(buf));
+			gs_cli_num(buf, sizeof(buf), r->wall_ms / 1000.0, 2);
 			break;
 		default:
 			v = "";

@@ -152,15 +152,6 @@ static void progress_cb(void *arg, size_t done, size_t total)
 	gs_progress_update(arg, done);
 }
 
-/* A figure in a column of width w with prec decimals, or "-" for NAN. */
-static void cell(char *buf, size_t len, double v, int prec)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.*f", prec, v);
-}
-
 static void print_header(enum gs_mode mode)
 {
 	if (mode == GS_MODE_INFLATE) {
@@ -180,14 +171,26 @@ static void print_row(const char *policy, const struct gs_sim *sim, const struct
 		      double wall_ms, int64_t run_id)
 {
 	const struct gs_time_metrics *m = &s->tm;
+	/* The time-mode figures that may be missing, and their decimals, in column order. */
+	const struct {
+		double v;
+		int decimals;
+	} f[13] = {
+		{ m->wait_mean_s, 1 }, { m->wait_p50_s, 0 }, { m->wait_p99_s, 0 },
+		{ m->wait_max_s, 0 }, { m->completion_mean_s, 1 }, { m->completion_p99_s, 0 },
+		{ m->slowdown_mean, 2 }, { m->pending_avg, 2 }, { m->gpu_alloc_arrival_pct, 2 },
+		{ m->gpu_alloc_peak_pct, 2 }, { m->frag_avg_pct, 2 }, { m->offered_load_pct, 1 },
+		{ s->eff_util_pct, 2 },
+	};
 	char frag[16], run[24], c[13][24];
+	size_t i;
 
 	if (run_id > 0)
 		snprintf(run, sizeof(run), "%lld", (long long)run_id);
 	else
 		snprintf(run, sizeof(run), "-");
 	if (sim->opts.mode == GS_MODE_INFLATE) {
-		cell(frag, sizeof(frag), s->frag_ratio_pct, 2);
+		gs_cli_num(frag, sizeof(frag), s->frag_ratio_pct, 2);
 		printf("%-14s %-7s %7lld %7lld %7lld %7lld %10.1f %8.2f%% %7.2f %9.2f %7s %9.1f "
 		       "%5s\n",
 		       policy, "inflate", (long long)s->pods, (long long)s->placed,
@@ -196,19 +199,8 @@ static void print_row(const char *policy, const struct gs_sim *sim, const struct
 		       s->peak_gpu_alloc_pct, s->unalloc_gpu_pct, frag, wall_ms, run);
 		return;
 	}
-	cell(c[0], sizeof(c[0]), m->wait_mean_s, 1);
-	cell(c[1], sizeof(c[1]), m->wait_p50_s, 0);
-	cell(c[2], sizeof(c[2]), m->wait_p99_s, 0);
-	cell(c[3], sizeof(c[3]), m->wait_max_s, 0);
-	cell(c[4], sizeof(c[4]), m->completion_mean_s, 1);
-	cell(c[5], sizeof(c[5]), m->completion_p99_s, 0);
-	cell(c[6], sizeof(c[6]), m->slowdown_mean, 2);
-	cell(c[7], sizeof(c[7]), m->pending_avg, 2);
-	cell(c[8], sizeof(c[8]), m->gpu_alloc_arrival_pct, 2);
-	cell(c[9], sizeof(c[9]), m->gpu_alloc_peak_pct, 2);
-	cell(c[10], sizeof(c[10]), m->frag_avg_pct, 2);
-	cell(c[11], sizeof(c[11]), m->offered_load_pct, 1);
-	cell(c[12], sizeof(c[12]), s->eff_util_pct, 2);
+	for (i = 0; i < 13; i++)
+		gs_cli_num(c[i], sizeof(c[i]), f[i].v, f[i].decimals);
 	printf("%-14s %6lld %6lld %6lld %6lld %9s %8s %8s %8s %9s %8s %7s %7s %6lld %7s %7s %6s "
 	       "%6s %7s %5lld %9.1f %5s\n",
 	       policy, (long long)s->pods, (long long)s->placed, (long long)s->failed,
