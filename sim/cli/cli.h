@@ -397,6 +397,13 @@ int gs_cli_db_status(const char *cmd, int rc, const char *err);
 	{ GS_OPT_FLAG_AT(S, sim.strict), .name = "strict",                                      \
 	  .help = "pods that fit no node even on an empty cluster are errors" }
 
+/*
+ * -q, --quiet: a flag into field `quiet` of S, HELP saying what the command
+ * leaves out (git's OPT__QUIET: the switch is one, its effect the command's).
+ */
+#define GS_CLI_OPT_QUIET(S, HELP)                                                               \
+	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q', .help = (HELP) }
+
 /* The results database: -d, --db FILE into field F of S, DEF when not given. */
 #define GS_CLI_OPT_DB(S, F, DEF)                                                                \
 	{ GS_OPT_STRING_AT(S, F), .name = "db", .short_name = 'd', .arg = "FILE",               \

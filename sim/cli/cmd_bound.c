@@ -131,8 +131,7 @@ static const struct gs_opt bound_opts[] = {
 	  .help = "results database, the sweep's by default; bounds go beside the runs (tables "
 		  "bounds, bound_points)" },
 	{ GS_OPT_FLAG_AT(S, no_db), .name = "no-db", .help = "do not store the bounds" },
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
-	  .help = "print no table, only the id of each bound stored, one per line" },
+	GS_CLI_OPT_QUIET(S, "print no table, only the id of each bound stored, one per line"),
 	{ 0 },
 };
 #undef S

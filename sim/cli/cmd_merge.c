@@ -30,8 +30,7 @@ struct merge_args {
 
 #define S struct merge_args
 static const struct gs_opt merge_opts[] = {
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
-	  .help = "print only the missing runs, one per line" },
+	GS_CLI_OPT_QUIET(S, "print only the missing runs, one per line"),
 	{ 0 },
 };
 #undef S

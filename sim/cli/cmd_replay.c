@@ -82,8 +82,7 @@ static const struct gs_opt replay_opts[] = {
 	{ GS_OPT_FLAG_AT(S, json), .name = "json", .conflicts = "quiet",
 	  .help = "print the runs as a JSON array, one object per run with the run_summary "
 		  "fields (results/SCHEMA.md; run_id null with --no-db), instead of the table" },
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
-	  .help = "print no table, only the id of each run stored, one per line" },
+	GS_CLI_OPT_QUIET(S, "print no table, only the id of each run stored, one per line"),
 	{ 0 },
 };
 #undef S

@@ -79,8 +79,8 @@ static const struct gs_opt sweep_opts[] = {
 	  .help = "print the matrix's runs as a JSON array, one object per run with the "
 		  "run_summary fields (results/SCHEMA.md) and \"skipped\" (already in the "
 		  "database), instead of the table" },
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
-	  .help = "print no table, only the id of each run this sweep added, one per line" },
+	GS_CLI_OPT_QUIET(S,
+			 "print no table, only the id of each run this sweep added, one per line"),
 	{ 0 },
 };
 #undef S
