@@ -40,8 +40,7 @@ static const struct gs_opt plot_opts[] = {
 	  .help = "runs of either scoring together" },
 	{ GS_OPT_FLAG_AT(S, keep), .name = "keep-data",
 	  .help = "keep the exported data files and print their directory" },
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
-	  .help = "do not list the files written nor the figures skipped" },
+	GS_CLI_OPT_QUIET(S, "do not list the files written nor the figures skipped"),
 	{ 0 },
 };
 #undef S
