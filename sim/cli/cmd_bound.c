@@ -270,9 +270,8 @@ int gs_cmd_bound(int argc, char **argv)
 		status = GS_EXIT_FAIL;
 		goto out;
 	}
-	if (!a.no_db && gs_db_open(a.db_path, &db, err, sizeof(err))) {
-		fprintf(stderr, CMD ": %s\n", err);
-		status = GS_EXIT_USAGE;
+	if (!a.no_db && (rc = gs_db_open(a.db_path, &db, err, sizeof(err)))) {
+		status = gs_cli_db_status("bound", rc, err);
 		goto out;
 	}
 

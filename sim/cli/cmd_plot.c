@@ -221,10 +221,8 @@ int gs_cmd_plot(int argc, char **argv)
 		return GS_EXIT_USAGE;
 	}
 	rc = gs_db_open_existing(db_path, &db, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "gpusim plot: %s\n", err);
-		return GS_EXIT_USAGE;
-	}
+	if (rc)
+		return gs_cli_db_status("plot", rc, err);
 	if (!mkdtemp(tmpl)) {
 		fprintf(stderr, "gpusim plot: cannot create a temporary directory: %s\n",
 			strerror(errno));

@@ -230,7 +230,6 @@ static void report_share_audit(const struct gs_sim *sim)
 			       &sim->cluster, sim->pods, sim->n_pods, sim_pod_name, sim);
 }
 
-/* One line on the sharing model before the table, when the run has one. */
 /* What the descheduler did in one run (--defrag), under the table. */
 static void print_defrag(const char *policy, const struct gs_defrag_stats *st)
 {
