@@ -5,6 +5,8 @@
 #   make test     install missing packages, build, run every default test
 #   make demo     install missing packages, build, replay the bundled trace
 #   make bench    CUDA micro-benchmarks (needs a GPU and the CUDA toolkit)
+#   make gpu-check  the CUDA half checked on this host's GPU in under 8 minutes
+#                 (results/bench/<device>/gpu-check/; GPU_CHECK_OUT=DIR gets a tarball)
 #   make bench-sim  simulator speed benchmarks (needs the openb trace)
 #   make bench-hook   libgpushare's cost on an unthrottled launch, on the fake driver
 #   make bench-scale  time mode on synthetic clusters of 1k-100k nodes, 10k-1M pods (long)
@@ -12,6 +14,10 @@
 #   make asan     build and test under ASan+UBSan in build-asan/
 #   make repro    the FGD reproduction's statistical acceptance test (label "repro",
 #                 minutes); prints the table of all 78 published cells
+#   make repro-sharing  the sharing model against the published measurements of
+#                 results/validation/ (seconds, no GPU): the table of every row,
+#                 published vs gpusim vs ratio, pass within 15 %, and the figure
+#                 results/plots/validation_sharing.{png,svg} (docs/sharing-model.md)
 #   make regress  the regression check: the baseline's runs, compared with
 #                 results/baseline/; report and figures in results/ci/
 #   make baseline regenerate results/baseline/ (after an intended change of results)
@@ -31,7 +37,7 @@ PREFIX   ?= /usr/local
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build test test-slurm demo bench bench-sim bench-hook bench-scale asan repro regress baseline install deb test-install \
+.PHONY: all deps build test test-slurm demo bench gpu-check bench-sim bench-hook bench-scale asan repro repro-sharing regress baseline install deb test-install \
 	fuzz clean
 
 all: build
@@ -60,6 +66,9 @@ demo: deps
 bench:
 	@scripts/bench-cuda.sh $(BUILD)
 
+gpu-check:
+	@GPU_CHECK_OUT="$(GPU_CHECK_OUT)" sh scripts/gpu-check.sh $(BUILD)
+
 bench-sim: deps
 	@$(MAKE) --no-print-directory build
 	@bench/sim/run.sh $(BUILD)
@@ -80,6 +89,14 @@ asan: deps
 repro: deps
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest --verbose -L repro
+
+repro-sharing: build
+	@if command -v gnuplot >/dev/null 2>&1; then \
+		$(GPUSIM) interference validate --plot results/plots; \
+	else \
+		echo "repro-sharing: no gnuplot: the table only, no figure"; \
+		$(GPUSIM) interference validate; \
+	fi
 
 regress: build
 	@scripts/regress.sh check $(BUILD)

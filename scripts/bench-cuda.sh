@@ -25,53 +25,24 @@ build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
 bdir="$build-cuda"
 
-no_gpu() {
-	echo "make bench needs an NVIDIA GPU: $1." >&2
+# shellcheck source=scripts/cuda-lib.sh
+. "$root/scripts/cuda-lib.sh"
+
+why=$(cuda_gpu_missing)
+if [ -n "$why" ]; then
+	echo "make bench needs an NVIDIA GPU: $why." >&2
 	echo "It runs real CUDA kernels; on a machine without a GPU use 'make test'" >&2
 	echo "(the interception library and the harness are tested there against a" >&2
 	echo "fake driver) or 'make bench-sim' (the simulator's own speed)." >&2
 	exit 1
-}
-
-if ! command -v nvidia-smi >/dev/null 2>&1; then
-	no_gpu "nvidia-smi is not installed (no NVIDIA driver)"
-fi
-if ! nvidia-smi -L >/dev/null 2>&1; then
-	no_gpu "nvidia-smi fails ($(nvidia-smi -L 2>&1 | head -n 1))"
-fi
-if [ ! -e /dev/nvidia0 ]; then
-	no_gpu "there is no /dev/nvidia0 (no GPU visible here)"
 fi
 
-nvcc=$(command -v nvcc || true)
-if [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ]; then
-	nvcc=/usr/local/cuda/bin/nvcc
-fi
-if [ -z "$nvcc" ]; then
-	echo "make bench needs the CUDA toolkit (nvcc not in PATH nor in /usr/local/cuda/bin)." >&2
-	exit 1
-fi
-
-# The simulator only if its libraries are here; the suite does not need it.
-sim=OFF
-if command -v pkg-config >/dev/null 2>&1 &&
-	pkg-config --exists gsl sqlite3 libcjson 2>/dev/null; then
-	sim=ON
-fi
-
-echo "bench: configuring $bdir (GS_SIM=$sim, nvcc $nvcc)" >&2
-cmake -S "$root" -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DGS_CUDA=ON -DGS_SIM="$sim" \
-	-DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-native}" >&2
-targets="gpusim-bench gpushare vecadd mnist launch memprobe"
-if [ "$sim" = ON ]; then
-	targets="$targets gpusim"
-fi
-# shellcheck disable=SC2086
-cmake --build "$bdir" -j "$(nproc 2>/dev/null || echo 2)" --target $targets >&2
+# The simulator too when its libraries are here (for bench-import); the suite does not need it.
+cuda_build "$bdir" gpusim-bench gpushare gpushare-pod vecadd mnist launch memprobe
 
 bench="$bdir/bench/cuda/gpusim-bench"
-device=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-slug=$(printf '%s' "$device" | tr -c 'A-Za-z0-9._-' '-' | sed 's/--*/-/g; s/-$//')
+device=$(cuda_device_name)
+slug=$(cuda_slug "$device")
 out="$root/results/bench/$slug"
 mkdir -p "$out"
 rm -rf "$out/logs"

@@ -17,7 +17,7 @@ build=${1:?usage: fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 seconds=${2:?usage: fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 src=$(cd "$(dirname "$0")/.." && pwd)
-targets=${*:-"cluster_csv cluster_json pods_csv pods_json gen_spec scenario bench_import"}
+targets=${*:-"cluster_csv cluster_json pods_csv pods_json gen_spec scenario bench_import interference busy_dist validation"}
 
 dict_of() {
 	case $1 in
@@ -26,6 +26,7 @@ dict_of() {
 	gen_spec) echo spec ;;
 	scenario) echo scenario ;;
 	bench_import) echo bench ;;
+	interference | busy_dist | validation) echo sharing ;;
 	esac
 }
 

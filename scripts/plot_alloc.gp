@@ -7,7 +7,9 @@
 # datadir, trace, policies (a space-separated word list), out (the
 # output path without extension), seeds (e.g. '10 seeds'), maxseeds and
 # scoring ('compat', 'exact', ...). With one seed there is no band. Data: datadir/<trace>.<policy>.alloc.dat,
-# tab-separated columns arrived%, median, q25, q75.
+# tab-separated columns arrived%, median, q25, q75. With bound=1, also
+# datadir/<trace>.bound.dat (arrived%, median, min, max over seeds): the
+# floor no placement goes below (gpusim bound), a black dashed line.
 set datafile separator "\t"
 set xlabel 'Arrived workload (% of cluster GPU capacity)'
 set ylabel 'Unallocated GPU (%)'
@@ -23,11 +25,14 @@ set grid
 set style fill transparent solid 0.20 noborder
 n = words(policies)
 file(i) = sprintf('%s/%s.%s.alloc.dat', datadir, trace, word(policies, i))
+boundfile = sprintf('%s/%s.bound.dat', datadir, trace)
 band = maxseeds > 1
 do for [fmt in 'png svg pdf'] {
 	call scriptdir.'plot_common.gp' fmt
 	set output out.'.'.fmt
 	plot for [i=1:n] file(i) using 1:(band ? $3 : NaN):4 with filledcurves lc i notitle, \
-	     for [i=1:n] file(i) using 1:2 with linespoints lt i pi 5 ps 0.8 title word(policies, i)
+	     for [i=1:n] file(i) using 1:2 with linespoints lt i pi 5 ps 0.8 title word(policies, i), \
+	     for [k=1:bound] boundfile using 1:2 with lines lc rgb 'black' dt 2 lw 2 \
+		title 'bound: any placement'
 	unset output
 }

@@ -6,9 +6,10 @@
 #
 # Driven by `gpusim plot`, which sets: scriptdir (with a trailing slash),
 # datafile, family, policies, out (the output path without extension),
-# seeds, maxseeds and scoring (as plot_alloc.gp).
+# seeds, maxseeds, scoring (as plot_alloc.gp) and bound (1: draw it).
 # Data: tab-separated, the trace name then mean and sd for each policy in
-# the order of `policies`.
+# the order of `policies`, then the floor no placement goes below (gpusim
+# bound; NaN without) and 0, drawn as a black mark over each group.
 set datafile separator "\t"
 set datafile missing 'NaN'
 set ylabel 'Unallocated GPU at arrived 100% (%)'
@@ -30,6 +31,8 @@ do for [fmt in 'png svg pdf'] {
 	call scriptdir.'plot_common.gp' fmt
 	set output out.'.'.fmt
 	plot for [i=1:n] datafile using (column(2*i)):(column(2*i+1)):xtic(1) lc i dt 1 \
-		title word(policies, i)
+		title word(policies, i), \
+	     for [k=1:bound] datafile using 0:(column(2*n+2)) with points pt 5 ps 1.5 \
+		lc rgb 'black' title 'bound: any placement'
 	unset output
 }

@@ -2,7 +2,7 @@
 # plot_bench_overhead.gp - what a sharing mode costs a kernel that has a GPU
 # to itself: the throughput it loses against the exclusive mode, one group
 # of bars per kernel and one bar per mode (the `overhead` scenario of
-# `make bench`; issue 4's targets for the hook: at most 1 % on mnist and
+# `make bench`; the hook's targets: at most 1 % on mnist and
 # 5 % on launch, drawn as dashed lines).
 #
 # Driven by `gpusim plot` or plot-bench.gp, which set: scriptdir (with a

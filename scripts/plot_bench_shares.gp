@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # plot_bench_shares.gp - compute isolation: the share of the GPU each client
 # achieved against the share it asked for, one point per client, scenario
-# and mode, with the ideal diagonal and issue 4's target band of 5 points
+# and mode, with the ideal diagonal and the hook's target band of 5 points
 # around it (the `compute` scenarios of `make bench`: 30/70 and 10/90).
 #
 # Driven by `gpusim plot` or plot-bench.gp, which set: scriptdir (with a

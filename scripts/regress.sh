@@ -89,9 +89,9 @@ run_all() {
 	run_sharing "$db"
 }
 
-# The mechanism x policy matrix (issue 9): on the bundled sample now, and on
-# the bundled H100 example (a folder traces/*h100*/ with cluster.* or
-# nodes.*, and pods.*) once it is there.
+# The mechanism x policy matrix: on the bundled sample, and on the bundled
+# H100 example (a folder traces/*h100*/ with cluster.* or nodes.*, and
+# pods.*) when there is one.
 run_sharing() {
 	local db=$1 dir nodes pods help
 	# Read the help whole first: grep -q stops at the first match, and under

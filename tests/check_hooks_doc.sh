@@ -18,7 +18,7 @@ if [ "${1:-}" = --self-test ]; then
 GS_HOOK(CUresult, cuMemAlloc_v2, "cuMemAlloc", 3020, ANY, (CUdeviceptr *dptr, size_t n))
 GS_HOOK(CUresult, cuMemFree_v2, "cuMemFree", 3020, ANY,
 	(CUdeviceptr dptr))
-GS_REAL(CUresult, cuCtxGetDevice, (CUdevice *device))
+GS_REAL(CUresult, cuCtxGetDevice, "cuCtxGetDevice", 2000, ANY, (CUdevice *device))
 D
 	cat >"$dir/bench/cuda/hook/x.c" <<'C'
 GS_EXPORT int nvmlFoo(void);

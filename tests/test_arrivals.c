@@ -61,17 +61,17 @@ static void test_window_by_hand(void **state)
 
 	(void)state;
 	abc(p);
-	assert_int_equal(gs_load_window(p, 3, 1000, 50, &w, err, sizeof(err)), 0);
+	assert_int_equal(gs_arrivals_window(p, 3, 1000, 50, &w, err, sizeof(err)), 0);
 	assert_near(w, 260);
-	assert_int_equal(gs_load_window(p, 3, 1000, 175, &w, err, sizeof(err)), 0);
+	assert_int_equal(gs_arrivals_window(p, 3, 1000, 175, &w, err, sizeof(err)), 0);
 	assert_near(w, 20);
-	assert_int_equal(gs_load_window(p, 3, 1000, 120, &w, err, sizeof(err)), 0);
+	assert_int_equal(gs_arrivals_window(p, 3, 1000, 120, &w, err, sizeof(err)), 0);
 	assert_near(w, 130000.0 / 1200);
-	assert_int_equal(gs_load_window(p, 3, 1000, 200, &w, err, sizeof(err)), 0);
+	assert_int_equal(gs_arrivals_window(p, 3, 1000, 200, &w, err, sizeof(err)), 0);
 	assert_near(w, 10);
-	assert_int_equal(gs_load_window(p, 3, 1000, 201, &w, err, sizeof(err)), GS_EINVAL);
+	assert_int_equal(gs_arrivals_window(p, 3, 1000, 201, &w, err, sizeof(err)), GS_EINVAL);
 	assert_non_null(strstr(err, "at most 200.00%"));
-	assert_int_equal(gs_load_window(p, 3, 1000, 0, &w, err, sizeof(err)), GS_EINVAL);
+	assert_int_equal(gs_arrivals_window(p, 3, 1000, 0, &w, err, sizeof(err)), GS_EINVAL);
 }
 
 /*
@@ -86,9 +86,9 @@ static void test_window_never_leaving(void **state)
 	double w = -1;
 
 	(void)state;
-	assert_int_equal(gs_load_window(p, 2, 2000, 75, &w, err, sizeof(err)), 0);
+	assert_int_equal(gs_arrivals_window(p, 2, 2000, 75, &w, err, sizeof(err)), 0);
 	assert_near(w, 200);
-	assert_int_equal(gs_load_window(p, 2, 2000, 50, &w, err, sizeof(err)), GS_EINVAL);
+	assert_int_equal(gs_arrivals_window(p, 2, 2000, 50, &w, err, sizeof(err)), GS_EINVAL);
 	assert_non_null(strstr(err, "never leave already offer 50.00%"));
 }
 
@@ -101,15 +101,15 @@ static void test_trace_shape(void **state)
 
 	(void)state;
 	abc(p);
-	assert_int_equal(gs_load_arrivals(p, 3, 3, 1000, 175, GS_ARRIVALS_TRACE, 1, at, err,
-					  sizeof(err)),
+	assert_int_equal(gs_arrivals_generate(p, 3, 3, 1000, 175, GS_ARRIVALS_TRACE, 1, at, err,
+					      sizeof(err)),
 			 0);
 	assert_int_equal(at[0], 0);
 	assert_int_equal(at[1], 10);
 	assert_int_equal(at[2], 20);
 	/* 50 %: W = 260, the gaps 13 times longer. */
-	assert_int_equal(gs_load_arrivals(p, 3, 3, 1000, 50, GS_ARRIVALS_TRACE, 1, at, err,
-					  sizeof(err)),
+	assert_int_equal(gs_arrivals_generate(p, 3, 3, 1000, 50, GS_ARRIVALS_TRACE, 1, at, err,
+					      sizeof(err)),
 			 0);
 	assert_int_equal(at[1], 130);
 	assert_int_equal(at[2], 260);
@@ -118,8 +118,8 @@ static void test_trace_shape(void **state)
 	p[1].t_create_s = p[2].t_create_s = 0;
 	p[1].t_delete_s = 50;
 	p[2].t_delete_s = 10;
-	assert_int_equal(gs_load_arrivals(p, 3, 3, 1000, 50, GS_ARRIVALS_TRACE, 1, at, err,
-					  sizeof(err)),
+	assert_int_equal(gs_arrivals_generate(p, 3, 3, 1000, 50, GS_ARRIVALS_TRACE, 1, at, err,
+					      sizeof(err)),
 			 GS_EINVAL);
 	assert_non_null(strstr(err, "no gaps to scale"));
 }
@@ -140,27 +140,27 @@ static void test_poisson_shape(void **state)
 	(void)state;
 	for (i = 0; i < 400; i++)
 		p[i] = pod(100, (int64_t)(399 - i), 100);  /* the file in reverse time order */
-	assert_int_equal(gs_load_arrivals(p, 400, 400, 4000, 80, GS_ARRIVALS_POISSON, 7, a, err,
-					  sizeof(err)),
+	assert_int_equal(gs_arrivals_generate(p, 400, 400, 4000, 80, GS_ARRIVALS_POISSON, 7, a, err,
+					      sizeof(err)),
 			 0);
 	assert_int_equal(a[399], 0);
 	assert_int_equal(a[0], 1250);
 	for (i = 0; i + 1 < 400; i++)
 		assert_true(a[i] >= a[i + 1]);
-	assert_int_equal(gs_load_arrivals(p, 400, 400, 4000, 80, GS_ARRIVALS_POISSON, 7, b, err,
-					  sizeof(err)),
+	assert_int_equal(gs_arrivals_generate(p, 400, 400, 4000, 80, GS_ARRIVALS_POISSON, 7, b, err,
+					      sizeof(err)),
 			 0);
 	assert_memory_equal(a, b, sizeof(a));
-	assert_int_equal(gs_load_arrivals(p, 400, 400, 4000, 80, GS_ARRIVALS_POISSON, 8, b, err,
-					  sizeof(err)),
+	assert_int_equal(gs_arrivals_generate(p, 400, 400, 4000, 80, GS_ARRIVALS_POISSON, 8, b, err,
+					      sizeof(err)),
 			 0);
 	for (i = 0; i < 400; i++)
 		same += a[i] == b[i];
 	assert_true(same < 100);
 	assert_near(gs_offered_load_pct(p, a, 400, 4000), 80);
 	/* Fewer than two pods cannot be spaced out. */
-	assert_int_equal(gs_load_arrivals(p, 1, 1, 4000, 80, GS_ARRIVALS_POISSON, 7, a, err,
-					  sizeof(err)),
+	assert_int_equal(gs_arrivals_generate(p, 1, 1, 4000, 80, GS_ARRIVALS_POISSON, 7, a, err,
+					      sizeof(err)),
 			 GS_EINVAL);
 }
 

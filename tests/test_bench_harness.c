@@ -472,7 +472,7 @@ static void test_overhead_alone(void **state)
 	assert_float_equal(num(l, "overhead_pct"), 2.0, 1e-6);
 	assert_null(gs_kvline_get(l, "share"));
 	expect_str(l, "seen_pct", ""); /* a whole GPU: no compute limit */
-	expect_str(l, "seen_mem", "");
+	expect_str(l, "seen_mem", "0"); /* no memory limit, said so */
 	free_records(&r);
 }
 

@@ -418,28 +418,37 @@ static void test_interference_export(void **state)
 	buf[n] = 0;
 	fclose(f);
 	assert_non_null(strstr(buf, "mode,gpu_model,n,class,efficiency,source\n"
-				    "vgpu,*,1,launch,0.9800,make bench on Fake GPU (driver unknown; "
+				    "vgpu,*,1,launch,0.98,make bench on Fake GPU (driver unknown; "
 				    "CUDA 13.0): 1 x the mean throughput factor 0.9800 against alone "
 				    "of 1 clients over 1 scenarios\n"));
-	assert_non_null(strstr(buf, "\nvgpu,*,2,vecadd,0.9800,"));
-	assert_non_null(strstr(buf, "\nvgpu,H100,2,vecadd,0.9800,make bench on NVIDIA H100 80GB "
+	assert_non_null(strstr(buf, "\nvgpu,*,2,vecadd,0.98,"));
+	assert_non_null(strstr(buf, "\nvgpu,H100,2,vecadd,0.98,make bench on NVIDIA H100 80GB "
 				    "HBM3 (driver 550.54.15; CUDA 12.4): 2 x the mean throughput "
 				    "factor 0.4900 against alone of 2 clients over 1 scenarios\n"));
-	assert_non_null(strstr(buf, "\nmps,*,1,mnist,1.0000,"));
-	assert_non_null(strstr(buf, "\nmps,*,2,vecadd,1.0000,"));
-	assert_non_null(strstr(buf, "\ntimeslice,*,2,vecadd,1.0000,make bench on Fake GPU "
+	assert_non_null(strstr(buf, "\nmps,*,1,mnist,1,"));
+	assert_non_null(strstr(buf, "\nmps,*,2,vecadd,1,"));
+	assert_non_null(strstr(buf, "\ntimeslice,*,2,vecadd,1,make bench on Fake GPU "
 				    "(driver unknown; CUDA 13.0): 2 x the mean throughput factor 0.5000 "
 				    "against alone of 4 clients over 2 scenarios\n"));
-	assert_non_null(strstr(buf, "\ntimeslice,*,4,vecadd,1.0000,"));
+	assert_non_null(strstr(buf, "\ntimeslice,*,4,vecadd,1,"));
 	assert_int_equal(gpusim("interference check t.csv"), 0);
 	assert_non_null(strstr(out, "t.csv: 13 rows, valid"));
 	/* The built-in table, and a broken one. */
 	assert_int_equal(gpusim("interference show --out d.csv"), 0);
 	assert_int_equal(gpusim("interference check d.csv"), 0);
+	/* Every figure as the built-in table has it: no digit lost on the way out. */
+	gs_test_path("d.csv", path, sizeof(path));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	assert_non_null(strstr(buf, "\nvgpu,*,1,*,0.98985,GaiaGPU"));
+	assert_non_null(strstr(buf, "\ntimeslice,*,3,*,0.9021,nos"));
 	gs_test_write("bad.csv", "mode,gpu_model,n,class,efficiency,source\nmps,*,two,*,1,x\n",
 		      NULL, 0);
 	assert_int_equal(gpusim("interference check bad.csv"), 2);
-	assert_non_null(strstr(out, "bad.csv:2: column n: 'two' is not an integer"));
+	assert_non_null(strstr(out, "bad.csv:2: column n: 'two' is not a decimal number"));
 	assert_int_equal(gpusim("interference sing"), 2);
 	assert_non_null(strstr(out, "'sing' is not a verb"));
 }

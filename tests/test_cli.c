@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <sqlite3.h>
 
@@ -665,6 +665,31 @@ static void test_replay_sharing(void **state)
 	a = dump("share.db", "select t_end_s > 200 and t_end_s < 220 from pods where run_id = 2");
 	assert_string_equal(a, "1|\n1|\n");
 	free(a);
+	/*
+	 * --busy: two pods busy half their time ask for one GPU between them
+	 * (B = 1, E(1) = 1 in ts80.csv): neither slows, both end at 100 s; the
+	 * run records the spec.
+	 */
+	assert_int_equal(gpusim("replay --nodes one.csv --pods two.csv --db busy.db --policy binpack "
+				"--sharing timeslice:replicas=2 --interference ts80.csv --busy 0.5"), 0);
+	assert_non_null(strstr(out, "busy fractions of pods the trace leaves without one: 0.5\n"));
+	a = dump("busy.db", "select name, t_end_s from pods order by name");
+	assert_string_equal(a, "A|100|\nB|100|\n");
+	free(a);
+	a = dump("busy.db", "select json_extract(params_json, '$.busy') from runs");
+	assert_string_equal(a, "0.5|\n");
+	free(a);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods two.csv --no-db --sharing timeslice "
+				"--busy 1.5"), 2);
+	assert_string_equal(out, "gpusim replay: --busy: busy spec '1.5': '1.5' is not a busy "
+				 "fraction in (0, 1], genai or a distribution file (a name with '/' "
+				 "or ending in .csv)\n");
+	assert_int_equal(gpusim("replay --nodes one.csv --pods two.csv --no-db --sharing timeslice "
+				"--busy nothere.csv"), 2);
+	assert_non_null(strstr(out, "gpusim replay: --busy: nothere.csv: cannot open"));
+	assert_int_equal(gpusim("replay --nodes one.csv --pods two.csv --no-db "
+				"--sharing 'vgpu:capped;accuracy=1.5'"), 2);
+	assert_non_null(strstr(out, "accuracy"));
 	/* Without --sharing: ideal, as before the model; no table, no modes. */
 	assert_int_equal(gpusim("replay --nodes one.csv --pods two.csv --db share.db --policy binpack -q"),
 			 0);

@@ -339,7 +339,7 @@ static void test_cluster_totals_no_drift(void **st)
 				continue;
 			memset(&pls[live], 0, sizeof(pls[live]));
 			pls[live].node = node;
-			gs_pick_gpus_tightest(NULL, &c, node, &p, &pls[live]);
+			gs_gpu_pick_tightest(NULL, &c, node, &p, &pls[live]);
 			assert_int_equal(gs_cluster_bind(&c, &p, &pls[live]), 0);
 			gs_frag_update(&f, &c, node);
 			pods[live++] = p;
@@ -574,9 +574,9 @@ static void test_typical_openb(void **st)
 	gs_cluster_init(&c);
 	gs_trace_init(&t);
 	snprintf(path, sizeof(path), "%s/openb_node_list_gpu_node.csv", GS_OPENB_DIR);
-	assert_int_equal(gs_cluster_load(path, &c, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(path, &c, NULL, err, sizeof(err)), 0);
 	snprintf(path, sizeof(path), "%s/openb_pod_list_default.csv", GS_OPENB_DIR);
-	assert_int_equal(gs_trace_load(path, &c, &t, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_trace(path, &c, &t, err, sizeof(err)), 0);
 	assert_int_equal(t.n_pods, 8152);
 
 	assert_int_equal(gs_workload_typical(t.pods, t.n_pods, 0.95, &w), 0);
@@ -605,7 +605,7 @@ static void test_typical_openb(void **st)
 	 */
 	gs_trace_init(&t);
 	snprintf(path, sizeof(path), "%s/openb_pod_list_gpuspec25.csv", GS_OPENB_DIR);
-	assert_int_equal(gs_trace_load(path, &c, &t, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_trace(path, &c, &t, err, sizeof(err)), 0);
 	assert_int_equal(gs_workload_typical(t.pods, t.n_pods, 1.0, &w), 0);
 	assert_int_equal(w.n, 303);
 	gs_workload_release(&w);

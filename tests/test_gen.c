@@ -189,11 +189,12 @@ static void test_deterministic(void **state)
 		gs_trace_init(&t[k]);
 		assert_int_equal(gs_gen_pods(&s, seeds[k], &t[k], err, sizeof(err)), 0);
 		snprintf(pods[k], PATH_LEN, "%s/pods-%d.csv", dir, k);
-		assert_int_equal(gs_trace_write_csv(pods[k], &t[k], &s.cluster, err, sizeof(err)), 0);
+		assert_int_equal(gs_write_trace_csv(pods[k], &t[k], &s.cluster, err, sizeof(err)),
+				 0);
 	}
 	for (k = 0; k < 2; k++) {
 		snprintf(nodes[k], PATH_LEN, "%s/nodes-%d.csv", dir, k);
-		assert_int_equal(gs_cluster_write_csv(nodes[k], &s.cluster, err, sizeof(err)), 0);
+		assert_int_equal(gs_write_cluster_csv(nodes[k], &s.cluster, err, sizeof(err)), 0);
 	}
 	assert_memory_equal(t[0].pods, t[1].pods, t[0].n_pods * sizeof(*t[0].pods));
 	assert_true(same_bytes(pods[0], pods[1]));
@@ -232,7 +233,8 @@ static void test_spec_errors(void **state)
 		  ": pods.mix[1].gpu_milli: '1500' is greater than 1000");
 	spec_fail(SPEC(POD_OK("{\"wieght\": 1, \"cpu_milli\": 1, \"memory_mib\": 1}")),
 		  ": pods.mix[0]: unknown key 'wieght' (expected weight, cpu_milli, memory_mib, "
-		  "num_gpu, gpu_milli, gpu_mem_mib, gpu_spec, duration, class, gpu_need_milli)");
+		  "num_gpu, gpu_milli, gpu_mem_mib, gpu_spec, duration, class, gpu_need_milli, "
+		  "gpu_busy_milli, gpu_compute_milli)");
 	spec_fail(SPEC(POD_OK("{\"weight\": 0, \"cpu_milli\": 1, \"memory_mib\": 1}")),
 		  ": pods.mix[0].weight: '0' is not greater than 0");
 	spec_fail(SPEC(POD_OK("{\"weight\": 1, \"cpu_milli\": 1, \"memory_mib\": 1, "

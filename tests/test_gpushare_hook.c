@@ -4,11 +4,9 @@
  * program links the fake driver (fake_cuda*.c, as libcuda.so.1) and runs
  * with LD_PRELOAD=libgpushare.so, as a pod's process would.
  *
- * Every case runs in a forked child with its own environment, because
- * the library reads its limits once per process (a forked child is a new
- * process of the pod to it). The child checks with CHECK(), which prints
- * both values and exits non-zero; the parent asserts the exit status.
- * Each case gets a fresh GPUSHARE_SHM_DIR, so cases never share regions.
+ * Every case runs in a forked child with its own environment
+ * (gpushare_child.h). Each case gets a fresh GPUSHARE_SHM_DIR, so cases
+ * never share regions.
  */
 #define _GNU_SOURCE
 #define __CUDA_API_VERSION_INTERNAL 1
@@ -32,72 +30,9 @@
 #include <cmocka.h>
 
 #include "fake_cuda.h"
+#include "gpushare_child.h"
 #include "region.h"
 #include "tmpdir.h"
-
-#define MIB ((uint64_t)1 << 20)
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		if (!(cond)) {                                                        \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-				#cond);                                               \
-			_exit(1);                                                     \
-		}                                                                     \
-	} while (0)
-
-#define CHECK_EQ(a, b)                                                                 \
-	do {                                                                           \
-		long long a_ = (long long)(a), b_ = (long long)(b);                    \
-		if (a_ != b_) {                                                        \
-			fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n",    \
-				__FILE__, __LINE__, #a, a_, #b, b_);                   \
-			_exit(1);                                                      \
-		}                                                                      \
-	} while (0)
-
-static char child_stderr[8192];
-
-static int make_dir(void **state)
-{
-	(void)state;
-	return gs_test_tmpdir_make("gpushare-hook");
-}
-
-/*
- * Runs fn in a child with the variables env (name, value, ..., NULL) set
- * on top of GPUSHARE_SHM_DIR=dir. Returns the child's exit status (128 +
- * signal if it was killed); its stderr is copied to child_stderr and to
- * our stderr, so a failing check shows in the test log.
- */
-static int run_child(int (*fn)(void *), void *arg, const char *const *env)
-{
-	int err_pipe[2], status;
-	ssize_t n, got = 0;
-	pid_t pid;
-
-	assert_int_equal(pipe(err_pipe), 0);
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(err_pipe[0]);
-		dup2(err_pipe[1], STDERR_FILENO);
-		setenv("GPUSHARE_SHM_DIR", gs_test_tmpdir(), 1);
-		for (; env && *env; env += 2)
-			setenv(env[0], env[1], 1);
-		_exit(fn(arg));
-	}
-	close(err_pipe[1]);
-	while ((n = read(err_pipe[0], child_stderr + got, sizeof(child_stderr) - 1 - (size_t)got)) > 0)
-		got += n;
-	child_stderr[got] = 0;
-	close(err_pipe[0]);
-	if (got)
-		fprintf(stderr, "%s", child_stderr);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 /* --- memory ------------------------------------------------------------------- */
 
@@ -145,7 +80,7 @@ static int exact_limit(void *arg)
 static void test_exact_limit(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(exact_limit, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(exact_limit, NULL, limit_100), 0);
 }
 
 static int no_limit_passes_through(void *arg)
@@ -164,10 +99,11 @@ static int no_limit_passes_through(void *arg)
 
 static void test_no_limit_passes_through(void **state)
 {
-	static const char *const env[] = { "GPUSHARE_POD_ID", "p", NULL };
+	static const char *const env[] = { "GPUSHARE_POD_ID", "p", "GPUSHARE_MEM_LIMIT_MIB", "0",
+					   NULL };
 
 	(void)state;
-	assert_int_equal(run_child(no_limit_passes_through, NULL, env), 0);
+	assert_int_equal(gs_child_run(no_limit_passes_through, NULL, env), 0);
 }
 
 static int every_allocator(void *arg)
@@ -226,7 +162,7 @@ static int every_allocator(void *arg)
 static void test_every_allocator(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(every_allocator, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(every_allocator, NULL, limit_100), 0);
 }
 
 static int error_paths(void *arg)
@@ -268,7 +204,7 @@ static int error_paths(void *arg)
 static void test_error_paths(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(error_paths, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(error_paths, NULL, limit_100), 0);
 }
 
 static int per_device(void *arg)
@@ -294,7 +230,7 @@ static int per_device(void *arg)
 static void test_per_device(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(per_device, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(per_device, NULL, limit_100), 0);
 }
 
 /* Many threads allocating and freeing: never over the limit, all back at the end. */
@@ -358,7 +294,7 @@ static void test_many_threads(void **state)
 					   NULL };
 
 	(void)state;
-	assert_int_equal(run_child(many_threads, NULL, env), 0);
+	assert_int_equal(gs_child_run(many_threads, NULL, env), 0);
 }
 
 /*
@@ -434,7 +370,7 @@ static void test_several_processes(void **state)
 		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
 		assert_int_equal(WEXITSTATUS(status), 0);
 	}
-	assert_int_equal(run_child(after_race, NULL, env), 0);
+	assert_int_equal(gs_child_run(after_race, NULL, env), 0);
 }
 
 static int crash_holding_memory(void *arg)
@@ -461,8 +397,8 @@ static int alloc_full_limit(void *arg)
 static void test_crashed_process_reclaimed(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(crash_holding_memory, NULL, limit_100), 128 + SIGKILL);
-	assert_int_equal(run_child(alloc_full_limit, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(crash_holding_memory, NULL, limit_100), 128 + SIGKILL);
+	assert_int_equal(gs_child_run(alloc_full_limit, NULL, limit_100), 0);
 }
 
 /* --- routes past the limit ------------------------------------------------------ */
@@ -482,13 +418,6 @@ static CUDA_ARRAY3D_DESCRIPTOR desc3(size_t w, size_t h, size_t d, CUarray_forma
 	return a;
 }
 
-static uint64_t pod_free(void)
-{
-	size_t free_b = 0, total_b = 0;
-
-	CHECK_EQ(cuMemGetInfo_v2(&free_b, &total_b), CUDA_SUCCESS);
-	return free_b;
-}
 
 /* CUDA arrays (cudaMallocArray, cudaMalloc3DArray, mipmapped arrays) count. */
 static int arrays(void *arg)
@@ -506,7 +435,7 @@ static int arrays(void *arg)
 	d2.Format = CU_AD_FORMAT_FLOAT;
 	d2.NumChannels = 1;
 	CHECK_EQ(cuArrayCreate_v2(&a2, &d2), CUDA_SUCCESS); /* 16 MiB */
-	CHECK(pod_free() <= 84 * MIB);
+	CHECK(gs_child_pod_free() <= 84 * MIB);
 	/* 128 MiB of RGBA bytes: over the limit, refused before the driver. */
 	d3 = desc3(1024, 1024, 32, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0);
 	CHECK_EQ(cuArray3DCreate_v2(&a3, &d3), CUDA_ERROR_OUT_OF_MEMORY);
@@ -514,20 +443,20 @@ static int arrays(void *arg)
 	/* 16 layers of 1024 x 512 float2: 64 MiB. */
 	d3 = desc3(1024, 512, 16, CU_AD_FORMAT_FLOAT, 2, CUDA_ARRAY3D_LAYERED);
 	CHECK_EQ(cuArray3DCreate_v2(&a3, &d3), CUDA_SUCCESS);
-	CHECK(pod_free() <= 20 * MIB);
+	CHECK(gs_child_pod_free() <= 20 * MIB);
 	/* A full mip chain of 4096^2 floats is 64 MiB and a third. */
 	d3 = desc3(4096, 4096, 0, CU_AD_FORMAT_FLOAT, 1, 0);
 	CHECK_EQ(cuMipmappedArrayCreate(&m, &d3, 13), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK_EQ(cuArrayDestroy(a3), CUDA_SUCCESS);
-	CHECK(pod_free() <= 84 * MIB && pod_free() >= 80 * MIB);
+	CHECK(gs_child_pod_free() <= 84 * MIB && gs_child_pod_free() >= 80 * MIB);
 	CHECK_EQ(cuMipmappedArrayCreate(&m, &d3, 13), CUDA_ERROR_OUT_OF_MEMORY); /* 16 + 85 */
 	CHECK_EQ(cuArrayDestroy(a2), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	CHECK_EQ(cuMipmappedArrayCreate(&m, &d3, 13), CUDA_SUCCESS);
-	CHECK(pod_free() <= 100 * MIB - 85 * MIB);
+	CHECK(gs_child_pod_free() <= 100 * MIB - 85 * MIB);
 	CHECK_EQ(cuMipmappedArrayDestroy(m), CUDA_SUCCESS);
 	/* Each destroy gave back exactly what was charged. */
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	CHECK_EQ(fakecuda_used_bytes(0), 0);
 	return 0;
 }
@@ -535,7 +464,7 @@ static int arrays(void *arg)
 static void test_arrays(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(arrays, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(arrays, NULL, limit_100), 0);
 }
 
 /*
@@ -563,7 +492,7 @@ static int vmm_release_after_map(void *arg)
 	CHECK_EQ(cuMemAlloc_v2(&p, 41 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK(fakecuda_used_bytes(0) <= 100 * MIB);
 	CHECK_EQ(cuMemUnmap(va, 60 * MIB), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	/* A handle retained from its mapping is one more reference to release. */
 	CHECK_EQ(cuMemCreate(&h2, 60 * MIB, &prop, 0), CUDA_SUCCESS);
 	CHECK_EQ(cuMemMap(va2, 60 * MIB, 0, h2, 0), CUDA_SUCCESS);
@@ -571,9 +500,9 @@ static int vmm_release_after_map(void *arg)
 	CHECK_EQ(again, h2);
 	CHECK_EQ(cuMemRelease(h2), CUDA_SUCCESS);
 	CHECK_EQ(cuMemUnmap(va2, 60 * MIB), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 40 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 40 * MIB);
 	CHECK_EQ(cuMemRelease(again), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	CHECK_EQ(fakecuda_used_bytes(0), 0);
 	return 0;
 }
@@ -581,7 +510,7 @@ static int vmm_release_after_map(void *arg)
 static void test_vmm_release_after_map(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(vmm_release_after_map, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(vmm_release_after_map, NULL, limit_100), 0);
 }
 
 /*
@@ -601,28 +530,28 @@ static int pools_keep_memory(void *arg)
 	/* The default threshold (0): freed memory goes back, as before. */
 	CHECK_EQ(cuMemAllocAsync(&a, 80 * MIB, NULL), CUDA_SUCCESS);
 	CHECK_EQ(cuMemFreeAsync(a, NULL), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	/* Threshold at the maximum: the pool keeps its high-water mark. */
 	CHECK_EQ(cuDeviceGetDefaultMemPool(&dflt, 0), CUDA_SUCCESS);
 	CHECK_EQ(cuMemPoolSetAttribute(dflt, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &max),
 		 CUDA_SUCCESS);
 	CHECK_EQ(cuMemAllocAsync(&a, 80 * MIB, NULL), CUDA_SUCCESS);
 	CHECK_EQ(cuMemFreeAsync(a, NULL), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 20 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 20 * MIB);
 	CHECK_EQ(cuMemAlloc_v2(&b, 50 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK(fakecuda_used_bytes(0) <= 100 * MIB);
 	/* Memory the pool holds is reused without a new charge. */
 	CHECK_EQ(cuMemAllocAsync_ptsz(&a, 30 * MIB, NULL), CUDA_SUCCESS);
 	CHECK_EQ(cuMemAllocFromPoolAsync(&b, 50 * MIB, dflt, NULL), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 20 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 20 * MIB);
 	CHECK_EQ(cuMemFreeAsync_ptsz(a, NULL), CUDA_SUCCESS);
 	CHECK_EQ(cuMemFree_v2(b), CUDA_SUCCESS); /* a synchronous free of pool memory */
-	CHECK_EQ(pod_free(), 20 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 20 * MIB);
 	/* Trimming gives back what the pool lets go. */
 	CHECK_EQ(cuMemPoolTrimTo(dflt, 10 * MIB), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 90 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 90 * MIB);
 	CHECK_EQ(cuMemPoolTrimTo(dflt, 0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	/* A pool of one's own with a threshold of 40 MiB keeps 40 of 80. */
 	memset(&props, 0, sizeof(props));
 	props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -633,11 +562,11 @@ static int pools_keep_memory(void *arg)
 		 CUDA_SUCCESS);
 	CHECK_EQ(cuMemAllocFromPoolAsync_ptsz(&a, 80 * MIB, own, NULL), CUDA_SUCCESS);
 	CHECK_EQ(cuMemFreeAsync(a, NULL), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 60 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 60 * MIB);
 	CHECK_EQ(cuMemAlloc_v2(&b, 61 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK(fakecuda_used_bytes(0) <= 100 * MIB);
 	CHECK_EQ(cuMemPoolDestroy(own), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	CHECK_EQ(fakecuda_used_bytes(0), 0);
 	return 0;
 }
@@ -645,7 +574,7 @@ static int pools_keep_memory(void *arg)
 static void test_pools_keep_memory(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(pools_keep_memory, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(pools_keep_memory, NULL, limit_100), 0);
 }
 
 static CUresult add_alloc_node(CUgraphNode *node, CUgraph g, size_t bytes)
@@ -679,17 +608,17 @@ static int graph_memory(void *arg)
 	CHECK_EQ(cuGraphCreate(&g, 0), CUDA_SUCCESS);
 	CHECK_EQ(add_alloc_node(&n1, g, 40 * MIB), CUDA_SUCCESS);
 	CHECK_EQ(add_alloc_node(&n2, g, 30 * MIB), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 30 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 30 * MIB);
 	CHECK_EQ(add_alloc_node(&n3, g, 31 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK_EQ(cuMemAlloc_v2(&p, 31 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	/* A node removed before the graph is instantiated gives its bytes back. */
 	CHECK_EQ(cuGraphDestroyNode(n2), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 60 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 60 * MIB);
 	/* A clone holds the same memory again. */
 	CHECK_EQ(cuGraphClone(&clone, g), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 20 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 20 * MIB);
 	CHECK_EQ(cuGraphDestroy(clone), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 60 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 60 * MIB);
 	/* Instantiated graphs keep it after their graph is gone. */
 	CHECK_EQ(cuGraphInstantiateWithFlags(&x1, g, 0), CUDA_SUCCESS);
 	memset(&ip, 0, sizeof(ip));
@@ -701,12 +630,12 @@ static int graph_memory(void *arg)
 	CHECK_EQ(cuGraphExecDestroy(x2), CUDA_SUCCESS);
 	/* x3 still uses it: a trim gives nothing back. */
 	CHECK_EQ(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 60 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 60 * MIB);
 	CHECK_EQ(cuGraphExecDestroy(x3), CUDA_SUCCESS);
 	/* Then the driver's graph pool keeps it until trimmed. */
-	CHECK_EQ(pod_free(), 60 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 60 * MIB);
 	CHECK_EQ(cuDeviceGraphMemTrim(0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	CHECK_EQ(cuMemAlloc_v2(&p, 100 * MIB), CUDA_SUCCESS);
 	return 0;
 }
@@ -714,7 +643,7 @@ static int graph_memory(void *arg)
 static void test_graph_memory(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(graph_memory, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(graph_memory, NULL, limit_100), 0);
 }
 
 /* GPUSHARE_CONTEXT_RESERVE_MIB is charged for every context created. */
@@ -726,21 +655,21 @@ static int context_reserve(void *arg)
 	(void)arg;
 	CHECK_EQ(cuInit(0), CUDA_SUCCESS);
 	CHECK_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 70 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 70 * MIB);
 	/* The primary context is one context, however often it is retained. */
 	CHECK_EQ(cuDevicePrimaryCtxRetain(&again, 0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 70 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 70 * MIB);
 	CHECK_EQ(cuMemAlloc_v2(&p, 71 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK_EQ(cuCtxCreate_v2(&own, 0, 0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 40 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 40 * MIB);
 	CHECK_EQ(fakecuda_used_bytes(0), 60 * MIB);
 	CHECK_EQ(cuMemAlloc_v2(&p, 41 * MIB), CUDA_ERROR_OUT_OF_MEMORY);
 	CHECK_EQ(cuCtxDestroy_v2(own), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 70 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 70 * MIB);
 	CHECK_EQ(cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 70 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 70 * MIB);
 	CHECK_EQ(cuDevicePrimaryCtxRelease_v2(0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	/* No room for a context's reserve: the context is refused. */
 	CHECK_EQ(cuMemAlloc_v2(&p, 80 * MIB), CUDA_SUCCESS);
 	CHECK_EQ(cuCtxCreate_v4(&own, NULL, 0, 0), CUDA_ERROR_OUT_OF_MEMORY);
@@ -748,7 +677,7 @@ static int context_reserve(void *arg)
 	CHECK_EQ(cuMemFree_v2(p), CUDA_SUCCESS);
 	CHECK_EQ(cuDevicePrimaryCtxRetain(&primary, 0), CUDA_SUCCESS);
 	CHECK_EQ(cuDevicePrimaryCtxReset_v2(0), CUDA_SUCCESS);
-	CHECK_EQ(pod_free(), 100 * MIB);
+	CHECK_EQ(gs_child_pod_free(), 100 * MIB);
 	CHECK_EQ(fakecuda_used_bytes(0), 0);
 	return 0;
 }
@@ -760,7 +689,7 @@ static void test_context_reserve(void **state)
 					   "FAKECUDA_CTX_MIB", "30", NULL };
 
 	(void)state;
-	assert_int_equal(run_child(context_reserve, NULL, env), 0);
+	assert_int_equal(gs_child_run(context_reserve, NULL, env), 0);
 }
 
 /* --- refusals --------------------------------------------------------------- */
@@ -784,9 +713,9 @@ static void test_bad_variable_refused(void **state)
 					   NULL };
 
 	(void)state;
-	assert_int_equal(run_child(expect_refusal, NULL, env), 0);
-	assert_non_null(strstr(child_stderr, "gpushare: GPUSHARE_MEM_LIMIT_MIB='12x': not a "
-					     "positive integer (MiB): refusing to run"));
+	assert_int_equal(gs_child_run(expect_refusal, NULL, env), 0);
+	gs_child_expect_logged("gpushare: GPUSHARE_MEM_LIMIT_MIB='12x': not an integer of MiB (0 for "
+			       "no limit): refusing to run");
 }
 
 static void test_region_version_mismatch_refused(void **state)
@@ -797,7 +726,7 @@ static void test_region_version_mismatch_refused(void **state)
 
 	(void)state;
 	/* A pod region left by a library of another layout version. */
-	assert_int_equal(run_child(alloc_full_limit, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(alloc_full_limit, NULL, limit_100), 0);
 	gs_region_path(path, sizeof(path), gs_test_tmpdir(), GS_REGION_POD, "p");
 	fd = open(path, O_RDWR);
 	assert_true(fd >= 0);
@@ -805,12 +734,11 @@ static void test_region_version_mismatch_refused(void **state)
 				offsetof(struct gs_region_hdr, version)),
 			 sizeof(version));
 	close(fd);
-	assert_int_equal(run_child(expect_refusal, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(expect_refusal, NULL, limit_100), 0);
 	snprintf(want, sizeof(want), "gpushare: %s has layout version %u but this libgpushare "
 				     "uses version %u: refusing to share it",
 		 path, GS_REGION_VERSION + 1, GS_REGION_VERSION);
-	if (!strstr(child_stderr, want))
-		fail_msg("stderr '%s' lacks '%s'", child_stderr, want);
+	gs_child_expect_logged(want);
 }
 
 /* --- the entry-point route ---------------------------------------------------- */
@@ -857,7 +785,7 @@ static int proc_address_route(void *arg)
 	CHECK_EQ(gpa2("cuMemAlloc", &p, 98000, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
 	CHECK(p == ours);
 	CHECK_EQ(gpa2("cuMemAlloc", &p, 99000, CU_GET_PROC_ADDRESS_DEFAULT, &status), CUDA_SUCCESS);
-	CHECK(p == fakecuda_self("fake_cuMemAlloc_v99"));
+	CHECK(p == fakecuda_self("mem_alloc_v99"));
 	/* Per-thread default stream: the _ptsz wrapper; legacy: the plain one. */
 	CHECK_EQ(gpa2("cuLaunchKernel", &p, 12000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
 		      &status), CUDA_SUCCESS);
@@ -923,7 +851,7 @@ static int proc_address_route(void *arg)
 static void test_proc_address_route(void **state)
 {
 	(void)state;
-	assert_int_equal(run_child(proc_address_route, NULL, limit_100), 0);
+	assert_int_equal(gs_child_run(proc_address_route, NULL, limit_100), 0);
 }
 
 /*
@@ -947,12 +875,12 @@ static void test_proc_address_distinct_pointers(void **state)
 					   "GPUSHARE_LOG", "2", NULL };
 
 	(void)state;
-	assert_int_equal(run_child(exec_distinct, NULL, env), 0);
+	assert_int_equal(gs_child_run(exec_distinct, NULL, env), 0);
 	/* At start-up, how many entry points the hook wraps. */
-	if (!strstr(child_stderr, "gpushare: wrapping ") ||
-	    !strstr(child_stderr, " CUDA driver entry points"))
+	if (!strstr(gs_child_stderr(), "gpushare: wrapping ") ||
+	    !strstr(gs_child_stderr(), " CUDA driver entry points"))
 		fail_msg("stderr '%s' does not say how many entry points are wrapped",
-			 child_stderr);
+			 gs_child_stderr());
 }
 
 /* --- compute ---------------------------------------------------------------- */
@@ -1024,8 +952,8 @@ static void run_launchers(const struct launcher *l, int n, uint64_t run_ns, doub
 			s.out_fd = fds[i][1];
 			setenv("GPUSHARE_SHM_DIR", gs_test_tmpdir(), 1);
 			setenv("GPUSHARE_POD_ID", l[i].pod, 1);
-			if (l[i].pct)
-				setenv("GPUSHARE_COMPUTE_PERCENT", l[i].pct, 1);
+			/* 100: a pod without a share, which asks for the whole GPU. */
+			setenv("GPUSHARE_COMPUTE_PERCENT", l[i].pct ? l[i].pct : "100", 1);
 			if (l[i].node)
 				setenv("GPUSHARE_NODE_ID", l[i].node, 1);
 			_exit(spin_launcher(&s));
@@ -1220,7 +1148,7 @@ static void test_capture_while_timing(void **state)
 					   "30", "GPUSHARE_ACTIVE_WINDOW_MS", "10000", NULL };
 
 	(void)state;
-	assert_int_equal(run_child(capture_while_timing, NULL, env), 0);
+	assert_int_equal(gs_child_run(capture_while_timing, NULL, env), 0);
 }
 
 struct capturer {
@@ -1302,35 +1230,35 @@ static void test_capture_on_other_thread(void **state)
 					   "30", "GPUSHARE_ACTIVE_WINDOW_MS", "10000", NULL };
 
 	(void)state;
-	assert_int_equal(run_child(capture_on_other_thread, NULL, env), 0);
+	assert_int_equal(gs_child_run(capture_on_other_thread, NULL, env), 0);
 }
 
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		GS_TMPDIR_TEST(test_exact_limit, make_dir),
-		GS_TMPDIR_TEST(test_no_limit_passes_through, make_dir),
-		GS_TMPDIR_TEST(test_every_allocator, make_dir),
-		GS_TMPDIR_TEST(test_error_paths, make_dir),
-		GS_TMPDIR_TEST(test_per_device, make_dir),
-		GS_TMPDIR_TEST(test_arrays, make_dir),
-		GS_TMPDIR_TEST(test_vmm_release_after_map, make_dir),
-		GS_TMPDIR_TEST(test_pools_keep_memory, make_dir),
-		GS_TMPDIR_TEST(test_graph_memory, make_dir),
-		GS_TMPDIR_TEST(test_context_reserve, make_dir),
-		GS_TMPDIR_TEST(test_many_threads, make_dir),
-		GS_TMPDIR_TEST(test_several_processes, make_dir),
-		GS_TMPDIR_TEST(test_crashed_process_reclaimed, make_dir),
-		GS_TMPDIR_TEST(test_bad_variable_refused, make_dir),
-		GS_TMPDIR_TEST(test_region_version_mismatch_refused, make_dir),
-		GS_TMPDIR_TEST(test_proc_address_route, make_dir),
-		GS_TMPDIR_TEST(test_proc_address_distinct_pointers, make_dir),
-		GS_TMPDIR_TEST(test_compute_share_30_70, make_dir),
-		GS_TMPDIR_TEST(test_compute_share_10_90, make_dir),
-		GS_TMPDIR_TEST(test_compute_elastic_when_alone, make_dir),
-		GS_TMPDIR_TEST(test_compute_against_unlimited_pod, make_dir),
-		GS_TMPDIR_TEST(test_capture_while_timing, make_dir),
-		GS_TMPDIR_TEST(test_capture_on_other_thread, make_dir),
+		GS_TMPDIR_TEST(test_exact_limit, gs_child_dir),
+		GS_TMPDIR_TEST(test_no_limit_passes_through, gs_child_dir),
+		GS_TMPDIR_TEST(test_every_allocator, gs_child_dir),
+		GS_TMPDIR_TEST(test_error_paths, gs_child_dir),
+		GS_TMPDIR_TEST(test_per_device, gs_child_dir),
+		GS_TMPDIR_TEST(test_arrays, gs_child_dir),
+		GS_TMPDIR_TEST(test_vmm_release_after_map, gs_child_dir),
+		GS_TMPDIR_TEST(test_pools_keep_memory, gs_child_dir),
+		GS_TMPDIR_TEST(test_graph_memory, gs_child_dir),
+		GS_TMPDIR_TEST(test_context_reserve, gs_child_dir),
+		GS_TMPDIR_TEST(test_many_threads, gs_child_dir),
+		GS_TMPDIR_TEST(test_several_processes, gs_child_dir),
+		GS_TMPDIR_TEST(test_crashed_process_reclaimed, gs_child_dir),
+		GS_TMPDIR_TEST(test_bad_variable_refused, gs_child_dir),
+		GS_TMPDIR_TEST(test_region_version_mismatch_refused, gs_child_dir),
+		GS_TMPDIR_TEST(test_proc_address_route, gs_child_dir),
+		GS_TMPDIR_TEST(test_proc_address_distinct_pointers, gs_child_dir),
+		GS_TMPDIR_TEST(test_compute_share_30_70, gs_child_dir),
+		GS_TMPDIR_TEST(test_compute_share_10_90, gs_child_dir),
+		GS_TMPDIR_TEST(test_compute_elastic_when_alone, gs_child_dir),
+		GS_TMPDIR_TEST(test_compute_against_unlimited_pod, gs_child_dir),
+		GS_TMPDIR_TEST(test_capture_while_timing, gs_child_dir),
+		GS_TMPDIR_TEST(test_capture_on_other_thread, gs_child_dir),
 	};
 
 	self_path = argv[0];

@@ -3,8 +3,10 @@
  * test_gpushare_pod.c - libgpushare's pod accounting when the world around
  * it goes wrong, without a GPU: the pod region deleted, zeroed or
  * truncated under running processes, a full device table, a device that
- * cannot be identified, a peer that dies; and what NVML's and HAMi's
- * users see. Like test_gpushare_hook.c, this program links the fake
+ * cannot be identified, a peer that dies; the pod's limits living with
+ * the pod, so that a process without the limit variables is held to them
+ * and one whose variables ask for more is refused; and what NVML's and
+ * HAMi's users see. Like test_gpushare_hook.c, this program links the fake
  * driver (fake_cuda*.c) and runs with LD_PRELOAD=libgpushare.so.
  *
  * A case drives one or more "agents": forked children, each a process of
@@ -49,6 +51,7 @@ enum op {
 	OP_NVML,      /* NVML memory info of device dev: a = total, b = used, c = free (v1) */
 	OP_NVML_V2,   /* the same through nvmlDeviceGetMemoryInfo_v2 */
 	OP_LAUNCH,    /* one cuLaunchKernel on device dev */
+	OP_NVML_UTIL, /* NVML utilisation of device dev: a = gpu, b = memory (%) */
 };
 
 struct cmd {
@@ -89,6 +92,7 @@ static void forget_fd(int fd)
 typedef int (*nvml_init_fn)(void);
 typedef int (*nvml_handle_fn)(unsigned int, void **);
 typedef int (*nvml_mem_fn)(void *, void *);
+typedef int (*nvml_util_fn)(void *, unsigned int *);
 
 /* What NVML's memory structs look like (nvml.h, version 1 and 2). */
 struct nvml_mem_v1 {
@@ -114,7 +118,9 @@ static int nvml_query(int dev, int v2, struct reply *r)
 		return -1000;
 	init = (nvml_init_fn)dlsym(h, "nvmlInit_v2");
 	get = (nvml_handle_fn)dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
-	mem = (nvml_mem_fn)dlsym(h, v2 ? "nvmlDeviceGetMemoryInfo_v2" : "nvmlDeviceGetMemoryInfo");
+	mem = (nvml_mem_fn)dlsym(h, v2 == 1 ? "nvmlDeviceGetMemoryInfo_v2"
+			       : v2 == 2 ? "nvmlDeviceGetUtilizationRates"
+					 : "nvmlDeviceGetMemoryInfo");
 	if (!init || !get || !mem)
 		return -1001;
 	rc = init();
@@ -122,7 +128,13 @@ static int nvml_query(int dev, int v2, struct reply *r)
 		rc = get((unsigned int)dev, &d);
 	if (rc)
 		return rc;
-	if (v2) {
+	if (v2 == 2) {
+		unsigned int util[2] = { 0, 0 };
+
+		rc = ((nvml_util_fn)(void *)mem)(d, util);
+		r->a = util[0];
+		r->b = util[1];
+	} else if (v2) {
 		struct nvml_mem_v2 m;
 
 		memset(&m, 0, sizeof(m));
@@ -180,7 +192,8 @@ static int agent_main(int in, int out)
 			break;
 		case OP_NVML:
 		case OP_NVML_V2:
-			r.rc = nvml_query(c.dev, c.op == OP_NVML_V2, &r);
+		case OP_NVML_UTIL:
+			r.rc = nvml_query(c.dev, c.op == OP_NVML ? 0 : c.op == OP_NVML_V2 ? 1 : 2, &r);
 			break;
 		case OP_LAUNCH:
 			r.rc = cuLaunchKernel((CUfunction)0x42, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL);
@@ -494,6 +507,143 @@ static void test_meminfo_after_peer_died(void **state)
 	assert_int_equal(agent_stop(&b), 0);
 }
 
+/* --- the pod's limits live with the pod -------------------------------------------- */
+
+/*
+ * Runs gpushare-pod with the variables env (name, value, ..., NULL) on top
+ * of the case's GPUSHARE_SHM_DIR and GPUSHARE_POD_ID=p; returns its exit
+ * status.
+ */
+static int pod_setup(const char *const *env, const char *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		unsetenv("LD_PRELOAD");
+		setenv("GPUSHARE_SHM_DIR", gs_test_tmpdir(), 1);
+		setenv("GPUSHARE_POD_ID", "p", 1);
+		for (; env && *env; env += 2)
+			setenv(env[0], env[1], 1);
+		execl(GS_POD_SETUP, "gpushare-pod", arg, (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static const char *const limit_8[] = { "GPUSHARE_MEM_LIMIT_MIB", "8", NULL };
+static const char *const no_limits[] = { NULL };
+
+/*
+ * The issue's case: a process of the pod without the limit variables (a
+ * shell opened with kubectl exec, a cron job) ran unlimited, and the pod
+ * reached 12 MiB against 8. Now it takes the pod's limits from the pod's
+ * region, whoever wrote them; with no region to take them from, it
+ * refuses to run.
+ */
+static void test_process_without_variables(void **state)
+{
+	struct agent a, b;
+	struct reply r;
+
+	(void)state;
+	/* First, alone: nothing to take the limits from. */
+	agent_start(&a, "first", no_limits);
+	assert_int_equal(agent_alloc(&a, 0, 4 * MIB), -999);
+	assert_int_equal(agent_stop(&a), 3); /* cuInit refused */
+	expect_logged(&a, "gpushare: pod p: no limits: this process has none of its own");
+	/* Set up by gpushare-pod before the pod's processes start. */
+	assert_int_equal(pod_setup(limit_8, NULL), 0);
+	agent_start(&a, "shell", no_limits);
+	agent_start(&b, "main", limit_8);
+	assert_int_equal(agent_alloc(&a, 0, 4 * MIB), CUDA_SUCCESS);
+	assert_int_equal(agent_alloc(&b, 0, 4 * MIB), CUDA_SUCCESS);
+	assert_int_equal(agent_alloc(&a, 0, 1), CUDA_ERROR_OUT_OF_MEMORY);
+	assert_int_equal(agent_do(&a, OP_INFO, 0, 0, &r), CUDA_SUCCESS);
+	assert_int_equal(r.a, 0);
+	assert_int_equal(r.b, 8 * MIB);
+	assert_int_equal(agent_stop(&a), 0);
+	assert_int_equal(agent_stop(&b), 0);
+}
+
+/* Without a setup, the first process with the variables writes the pod's limits. */
+static void test_limits_from_first_process(void **state)
+{
+	static const char *const compute_only[] = { "GPUSHARE_COMPUTE_PERCENT", "100", NULL };
+	static const char *const other_share[] = { "GPUSHARE_COMPUTE_PERCENT", "50", NULL };
+	struct agent a, b, c;
+
+	(void)state;
+	agent_start(&b, "main", limit_8);
+	assert_int_equal(agent_alloc(&b, 0, 6 * MIB), CUDA_SUCCESS);
+	agent_start(&a, "cron", no_limits);
+	assert_int_equal(agent_alloc(&a, 0, 2 * MIB + 1), CUDA_ERROR_OUT_OF_MEMORY);
+	assert_int_equal(agent_alloc(&a, 0, 2 * MIB), CUDA_SUCCESS);
+	/* Compute limits of its own (none, the pod's), no memory limit: it takes the pod's. */
+	agent_start(&c, "worker", compute_only);
+	assert_int_equal(agent_alloc(&c, 0, 1), CUDA_ERROR_OUT_OF_MEMORY);
+	assert_int_equal(agent_stop(&c), 0);
+	/* A share the pod was not given: refused. */
+	agent_start(&c, "greedy", other_share);
+	assert_int_equal(agent_stop(&c), 3);
+	expect_logged(&c, "asks for the compute share 50 %, but the pod's is none (written by its "
+			  "first process)");
+	assert_int_equal(agent_stop(&a), 0);
+	assert_int_equal(agent_stop(&b), 0);
+}
+
+/*
+ * HAMi-core's case of an environment that tries to change the limit from
+ * inside the pod: a process whose variables ask for more than the pod's
+ * limits (globally, on one device, or a smaller context reserve) is
+ * refused, also after every other process of the pod has gone, and the
+ * setup cannot change them under live processes.
+ */
+static void test_environment_overrides(void **state)
+{
+	static const char *const setup[] = { "GPUSHARE_MEM_LIMIT_MIB", "100",
+					     "GPUSHARE_CONTEXT_RESERVE_MIB", "10", NULL };
+	static const char *const same[] = { "GPUSHARE_MEM_LIMIT_MIB", "100",
+					    "GPUSHARE_CONTEXT_RESERVE_MIB", "10", NULL };
+	static const char *const more[] = { "GPUSHARE_MEM_LIMIT_MIB", "200", NULL };
+	static const char *const more_hami[] = { "CUDA_DEVICE_MEMORY_LIMIT", "100m",
+						 "CUDA_DEVICE_MEMORY_LIMIT_0", "1g", NULL };
+	static const char *const no_reserve[] = { "GPUSHARE_CONTEXT_RESERVE_MIB", "0", NULL };
+	static const char *const resetup[] = { "GPUSHARE_MEM_LIMIT_MIB", "300", NULL };
+	struct agent a, b;
+
+	(void)state;
+	assert_int_equal(pod_setup(setup, NULL), 0);
+	agent_start(&a, "more", more);
+	assert_int_equal(agent_stop(&a), 3);
+	expect_logged(&a, "this process asks for the memory limit 200 MiB, but the pod's is 100 "
+			  "MiB (set up by gpushare-pod): refusing to run");
+	agent_start(&a, "hami", more_hami);
+	assert_int_equal(agent_stop(&a), 3);
+	expect_logged(&a, "memory limit 100 MiB, device 0: 1024 MiB, but the pod's is 100 MiB");
+	agent_start(&a, "reserve", no_reserve);
+	assert_int_equal(agent_stop(&a), 3);
+	expect_logged(&a, "context reserve 0 MiB, but the pod's is 10 MiB");
+	/* The pod's own limits: fine. */
+	agent_start(&b, "same", same);
+	assert_int_equal(agent_alloc(&b, 0, 100 * MIB), CUDA_SUCCESS);
+	assert_int_equal(pod_setup(resetup, NULL), 1);
+	assert_int_equal(agent_stop(&b), 0);
+	/* Nobody left: the limits stay with the pod all the same. */
+	agent_start(&a, "later", more);
+	assert_int_equal(agent_stop(&a), 3);
+	/* Only setting the pod up again changes them. */
+	assert_int_equal(pod_setup(resetup, NULL), 0);
+	agent_start(&a, "after", no_limits);
+	assert_int_equal(agent_alloc(&a, 0, 300 * MIB), CUDA_SUCCESS);
+	assert_int_equal(agent_stop(&a), 0);
+	assert_int_equal(pod_setup(no_limits, "--show"), 0);
+}
+
 /* --- NVML ----------------------------------------------------------------------------- */
 
 static void test_nvml_reports_the_pod(void **state)
@@ -529,6 +679,37 @@ static void test_nvml_reports_the_pod(void **state)
 	assert_int_equal(r.b, 10 * MIB);
 	assert_int_equal(agent_free_bytes(&b, 0), r.c);
 	assert_int_equal(agent_stop(&b), 0);
+}
+
+/*
+ * HAMi-core's case of NVML on several GPUs: each device index answers for
+ * its own device, with its own limit (also before the pod has used it),
+ * and utilisation passes through, the card's own.
+ */
+static void test_nvml_per_device(void **state)
+{
+	static const char *const env[] = { "CUDA_DEVICE_MEMORY_LIMIT", "100m",
+					   "CUDA_DEVICE_MEMORY_LIMIT_1", "50m", NULL };
+	struct agent a;
+	struct reply r;
+	int dev;
+
+	(void)state;
+	agent_start(&a, "a", env);
+	assert_int_equal(agent_do(&a, OP_NVML, 1, 0, &r), 0);
+	assert_int_equal(r.a, 50 * MIB);
+	assert_int_equal(r.b, 0);
+	assert_int_equal(agent_alloc(&a, 0, 30 * MIB), CUDA_SUCCESS);
+	assert_int_equal(agent_alloc(&a, 1, 20 * MIB), CUDA_SUCCESS);
+	for (dev = 0; dev < 2; dev++) {
+		assert_int_equal(agent_do(&a, OP_NVML_V2, dev, 0, &r), 0);
+		assert_int_equal(r.a, dev ? 50 * MIB : 100 * MIB);
+		assert_int_equal(r.b, dev ? 20 * MIB : 30 * MIB);
+		assert_int_equal(agent_do(&a, OP_NVML_UTIL, dev, 0, &r), 0);
+		assert_int_equal(r.a, 10 * (dev + 1));
+		assert_int_equal(r.b, 5 * (dev + 1));
+	}
+	assert_int_equal(agent_stop(&a), 0);
 }
 
 /* --- HAMi's variables ------------------------------------------------------------- */
@@ -593,11 +774,17 @@ int main(void)
 		GS_TMPDIR_TEST(test_device_table_full, make_dir),
 		GS_TMPDIR_TEST(test_unidentified_device_refused, make_dir),
 		GS_TMPDIR_TEST(test_meminfo_after_peer_died, make_dir),
+		GS_TMPDIR_TEST(test_process_without_variables, make_dir),
+		GS_TMPDIR_TEST(test_limits_from_first_process, make_dir),
+		GS_TMPDIR_TEST(test_environment_overrides, make_dir),
 		GS_TMPDIR_TEST(test_nvml_reports_the_pod, make_dir),
+		GS_TMPDIR_TEST(test_nvml_per_device, make_dir),
 		GS_TMPDIR_TEST(test_hami_limits_per_device, make_dir),
 		GS_TMPDIR_TEST(test_hami_sm_limit_per_device, make_dir),
 	};
 
+	/* An agent that refused to run is gone: writing it a command must fail, not kill us. */
+	signal(SIGPIPE, SIG_IGN);
 	if (!getenv("LD_PRELOAD") || !strstr(getenv("LD_PRELOAD"), "libgpushare")) {
 		fprintf(stderr, "run with LD_PRELOAD=.../libgpushare.so (ctest sets it)\n");
 		return 1;

@@ -212,7 +212,7 @@ static void expect_error(const char *const *env, const char *needle)
 static void test_config_errors(void **state)
 {
 	static const char *const e1[] = { "GPUSHARE_MEM_LIMIT_MIB", "12x", NULL };
-	static const char *const e2[] = { "GPUSHARE_MEM_LIMIT_MIB", "0", NULL };
+	static const char *const e2[] = { "GPUSHARE_MEM_LIMIT_MIB", "1.5", NULL };
 	static const char *const e3[] = { "GPUSHARE_MEM_LIMIT_MIB", "-5", NULL };
 	static const char *const e4[] = { "GPUSHARE_COMPUTE_PERCENT", "101", NULL };
 	static const char *const e5[] = { "GPUSHARE_COMPUTE_PERCENT", " 50", NULL };
@@ -226,8 +226,8 @@ static void test_config_errors(void **state)
 	static const char *const e11[] = { "GPUSHARE_MEM_LIMIT_MIB", "99999999999999999999", NULL };
 
 	(void)state;
-	expect_error(e1, "GPUSHARE_MEM_LIMIT_MIB='12x': not a positive integer (MiB)");
-	expect_error(e2, "GPUSHARE_MEM_LIMIT_MIB='0'");
+	expect_error(e1, "GPUSHARE_MEM_LIMIT_MIB='12x': not an integer of MiB (0 for no limit)");
+	expect_error(e2, "GPUSHARE_MEM_LIMIT_MIB='1.5'");
 	expect_error(e3, "GPUSHARE_MEM_LIMIT_MIB='-5'");
 	expect_error(e4, "GPUSHARE_COMPUTE_PERCENT='101': not an integer from 1 to 100");
 	expect_error(e5, "GPUSHARE_COMPUTE_PERCENT=' 50'");
@@ -237,6 +237,38 @@ static void test_config_errors(void **state)
 	expect_error(e9, "GPUSHARE_POD_ID='../etc'");
 	expect_error(e10, "GPUSHARE_SHM_DIR='relative/dir'");
 	expect_error(e11, "GPUSHARE_MEM_LIMIT_MIB='99999999999999999999'");
+}
+
+/*
+ * Which families of limits the variables give: a process that gives none
+ * of a family takes it from its pod (hook_pod.h); 0 and "none" values
+ * still give it.
+ */
+static void test_config_given(void **state)
+{
+	static const char *const none[] = { "GPUSHARE_POD_ID", "p", NULL };
+	static const char *const zero[] = { "GPUSHARE_MEM_LIMIT_MIB", "0", NULL };
+	static const char *const hami_zero[] = { "CUDA_DEVICE_MEMORY_LIMIT", "0",
+						 "CUDA_DEVICE_SM_LIMIT", "0", NULL };
+	static const char *const plugin[] = { "ALIYUN_COM_GPU_MEM_CONTAINER", "2",
+					      "GPUSHARE_CONTEXT_RESERVE_MIB", "0", NULL };
+	static const char *const dev_sm[] = { "CUDA_DEVICE_SM_LIMIT_1", "100", NULL };
+	struct gs_share_config c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(read_with(none, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.given, 0);
+	assert_int_equal(read_with(zero, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.given, GS_SHARE_GIVEN_MEM);
+	assert_false(gs_share_config_mem_limited(&c));
+	assert_int_equal(read_with(hami_zero, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.given, GS_SHARE_GIVEN_MEM | GS_SHARE_GIVEN_COMPUTE);
+	assert_true(gs_share_config_unlimited(&c));
+	assert_int_equal(read_with(plugin, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.given, GS_SHARE_GIVEN_MEM | GS_SHARE_GIVEN_RESERVE);
+	assert_int_equal(read_with(dev_sm, &c, err, sizeof(err)), 0);
+	assert_int_equal(c.given, GS_SHARE_GIVEN_COMPUTE);
 }
 
 static void test_config_context_reserve(void **state)
@@ -536,7 +568,7 @@ static void test_region_shared_between_opens(void **state)
 	assert_int_equal(gs_region_open(&b, dir, GS_REGION_POD, "p", err, sizeof(err)), 0);
 	assert_int_equal(gs_region_pod(&a)->hdr.version, GS_REGION_VERSION);
 	assert_int_equal(gs_pod_dev_index(&b, -1, uuid, 0), GS_ENOENT); /* look only */
-	assert_int_equal(gs_pod_attach(&a, getpid(), 0, &slot, err, sizeof(err)), 0);
+	assert_int_equal(gs_pod_attach(&a, getpid(), &slot, err, sizeof(err)), 0);
 	assert_int_equal(gs_pod_dev_index(&a, slot, uuid, 0), 0);
 	assert_int_equal(gs_pod_dev_index(&b, -1, uuid, 0), 0);
 	assert_int_equal(gs_region_check(&a, err, sizeof(err)), 0);
@@ -665,7 +697,7 @@ static void test_pod_reclaims_only_dead(void **state)
 		/* Holding only the read end, it exits when the test process does. */
 		close(go[1]);
 		if (gs_region_open(&c, dir, GS_REGION_POD, "p", err, sizeof(err)) ||
-		    gs_pod_attach(&c, getpid(), limit, &s, err, sizeof(err)) ||
+		    gs_pod_attach(&c, getpid(), &s, err, sizeof(err)) ||
 		    (d = gs_pod_dev_index(&c, s, uuid, limit)) < 0 || gs_pod_reserve(&c, s, d, 60 * MIB, limit))
 			_exit(3);
 		if (write(ready[1], "x", 1) != 1 || read(go[0], &ch, 1) != 1)
@@ -680,7 +712,7 @@ static void test_pod_reclaims_only_dead(void **state)
 		int s, d;
 
 		if (gs_region_open(&c, dir, GS_REGION_POD, "p", err, sizeof(err)) ||
-		    gs_pod_attach(&c, getpid(), limit, &s, err, sizeof(err)) ||
+		    gs_pod_attach(&c, getpid(), &s, err, sizeof(err)) ||
 		    (d = gs_pod_dev_index(&c, s, uuid, limit)) < 0 || gs_pod_reserve(&c, s, d, 30 * MIB, limit))
 			_exit(3);
 		raise(SIGKILL); /* no cleanup of any kind */
@@ -689,12 +721,7 @@ static void test_pod_reclaims_only_dead(void **state)
 	assert_true(WIFSIGNALED(status));
 
 	assert_int_equal(gs_region_open(&r, dir, GS_REGION_POD, "p", err, sizeof(err)), 0);
-	/* A different limit while another process of the pod lives: refused. */
-	assert_int_equal(gs_pod_attach(&r, getpid(), limit * 2, &slot, err, sizeof(err)),
-			 GS_EINVAL);
-	assert_non_null(strstr(err, "this process's memory limit is 200 MiB but the pod's other "
-				    "processes run with 100 MiB"));
-	assert_int_equal(gs_pod_attach(&r, getpid(), limit, &slot, err, sizeof(err)), 0);
+	assert_int_equal(gs_pod_attach(&r, getpid(), &slot, err, sizeof(err)), 0);
 	dev = gs_pod_dev_index(&r, slot, uuid, limit);
 	assert_int_equal(dev, 0);
 	/* The dead child's 30 MiB were reclaimed at attach; the live one's 60 remain. */
@@ -740,7 +767,7 @@ static void test_pod_device_table(void **state)
 
 		close(go[1]);
 		if (gs_region_open(&c, dir, GS_REGION_POD, "p", err, sizeof(err)) ||
-		    gs_pod_attach(&c, getpid(), 0, &s, err, sizeof(err)))
+		    gs_pod_attach(&c, getpid(), &s, err, sizeof(err)))
 			_exit(3);
 		for (i = 0; i < GS_REGION_MAX_DEVS; i++) {
 			uuid[0] = (uint8_t)i;
@@ -753,7 +780,7 @@ static void test_pod_device_table(void **state)
 	}
 	assert_int_equal(read(ready[0], &ch, 1), 1);
 	assert_int_equal(gs_region_open(&r, dir, GS_REGION_POD, "p", err, sizeof(err)), 0);
-	assert_int_equal(gs_pod_attach(&r, getpid(), 0, &slot, err, sizeof(err)), 0);
+	assert_int_equal(gs_pod_attach(&r, getpid(), &slot, err, sizeof(err)), 0);
 	uuid[0] = 200;
 	/* Every entry belongs to a live process. */
 	assert_int_equal(gs_pod_dev_index(&r, slot, uuid, 0), GS_ENOMEM);
@@ -815,6 +842,72 @@ static void test_region_check(void **state)
 	assert_int_equal(gs_region_check(&r, err, sizeof(err)), GS_ENOENT);
 	assert_int_equal(gs_region_check(&o, err, sizeof(err)), 0);
 	gs_region_close(&o);
+	gs_region_close(&r);
+}
+
+/*
+ * A pod has one set of limits, in its region: the first process (or the
+ * pod's setup) writes them, a process may not change them, one without
+ * limits of its own takes them, and the setup cannot change them under
+ * live processes.
+ */
+static void test_pod_limits(void **state)
+{
+	struct gs_pod_limits mine, other;
+	struct gs_region r;
+	char err[1024], dir[256];
+	int slot;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s", gs_test_tmpdir());
+	assert_int_equal(gs_region_open_existing(&r, dir, GS_REGION_POD, "p", err, sizeof(err)),
+			 GS_ENOENT);
+	assert_non_null(strstr(err, "gpushare.pod.p"));
+	assert_int_equal(gs_region_open(&r, dir, GS_REGION_POD, "p", err, sizeof(err)), 0);
+	memset(&mine, 0, sizeof(mine));
+	/* Nothing written yet, and nothing to write: no limits. */
+	assert_int_equal(gs_pod_limits_settle(&r, &mine, 0, 0, -1, err, sizeof(err)), GS_ENOENT);
+	mine.mem_bytes = 100 * MIB;
+	mine.dev_mem_bytes[1] = 50 * MIB;
+	mine.compute_pct = 30;
+	assert_int_equal(gs_pod_limits_settle(&r, &mine, GS_LIMITS_MEM | GS_LIMITS_COMPUTE, 0, -1,
+					      err, sizeof(err)), 0);
+	assert_int_equal(mine.by, GS_LIMITS_PROCESS);
+	/* Another process asking for more: refused, naming both. */
+	other = mine;
+	other.mem_bytes = 200 * MIB;
+	assert_int_equal(gs_pod_limits_settle(&r, &other, GS_LIMITS_MEM, 0, -1, err, sizeof(err)),
+			 GS_EINVAL);
+	assert_non_null(strstr(err, "this process asks for the memory limit 200 MiB, device 1: 50 "
+				    "MiB, but the pod's is 100 MiB, device 1: 50 MiB (written by "
+				    "its first process): refusing to run"));
+	/* One with a compute share of its own and no memory limit takes the pod's. */
+	memset(&other, 0, sizeof(other));
+	other.compute_pct = 30;
+	other.ctx_reserve_bytes = 5 * MIB;
+	assert_int_equal(gs_pod_limits_settle(&r, &other, GS_LIMITS_COMPUTE, 0, -1, err,
+					      sizeof(err)), 0);
+	assert_int_equal(other.mem_bytes, 100 * MIB);
+	assert_int_equal(other.dev_mem_bytes[1], 50 * MIB);
+	assert_int_equal(other.ctx_reserve_bytes, 0);
+	/* The setup may change them while no other process lives... */
+	other = mine;
+	other.mem_bytes = 80 * MIB;
+	assert_int_equal(gs_pod_limits_settle(&r, &other, GS_LIMITS_ALL, 1, -1, err, sizeof(err)),
+			 0);
+	gs_pod_limits_get(&r, &mine);
+	assert_int_equal(mine.by, GS_LIMITS_SETUP);
+	assert_int_equal(mine.mem_bytes, 80 * MIB);
+	/* ...and not under a live one (this process, in a slot). */
+	assert_int_equal(gs_pod_attach(&r, getpid(), &slot, err, sizeof(err)), 0);
+	other.mem_bytes = 90 * MIB;
+	assert_int_equal(gs_pod_limits_settle(&r, &other, GS_LIMITS_ALL, 1, -1, err, sizeof(err)),
+			 GS_EEXIST);
+	assert_non_null(strstr(err, "setting the pod's memory limit 90 MiB, device 1: 50 MiB, but "
+				    "the pod's is 80 MiB, device 1: 50 MiB (set up by "
+				    "gpushare-pod): refusing while processes of the pod run"));
+	assert_int_equal(gs_pod_limits_settle(&r, &other, GS_LIMITS_ALL, 1, slot, err,
+					      sizeof(err)), 0);
 	gs_region_close(&r);
 }
 
@@ -892,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_config_own_variables),
 		cmocka_unit_test(test_config_gpushare_plugin),
 		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_config_given),
 		cmocka_unit_test(test_config_context_reserve),
 		cmocka_unit_test(test_config_hami),
 		cmocka_unit_test(test_config_hami_errors),
@@ -907,6 +1001,7 @@ int main(void)
 		GS_TMPDIR_TEST(test_pod_reclaims_only_dead, make_dir),
 		GS_TMPDIR_TEST(test_pod_device_table, make_dir),
 		GS_TMPDIR_TEST(test_region_check, make_dir),
+		GS_TMPDIR_TEST(test_pod_limits, make_dir),
 		GS_TMPDIR_TEST(test_node_slots_and_peers, make_dir),
 	};
 

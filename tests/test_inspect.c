@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <cmocka.h>
 #include <sqlite3.h>
 

@@ -54,7 +54,7 @@ static int load_nodes(const char *name, const char *text, struct gs_cluster *c)
 
 	gs_test_write(name, text, path, sizeof(path));
 	gs_cluster_init(c);
-	return gs_cluster_load(path, c, NULL, err, sizeof(err));
+	return gs_load_cluster(path, c, NULL, err, sizeof(err));
 }
 
 /* Loads pods from text against the one-T4 cluster c (initialised here). */
@@ -66,7 +66,7 @@ static int load_pods(const char *name, const char *text, struct gs_cluster *c,
 	assert_int_equal(load_nodes("one_t4.csv", ONE_T4, c), 0);
 	gs_test_write(name, text, path, sizeof(path));
 	gs_trace_init(t);
-	return gs_trace_load(path, c, t, err, sizeof(err));
+	return gs_load_trace(path, c, t, err, sizeof(err));
 }
 
 /* err must be "<tmpdir>/<suffix>". */
@@ -191,9 +191,9 @@ static void test_writers_round_trip_at_the_edges(void **state)
 	assert_int_equal(gs_cluster_add_node(&c, "a", GS_CPU_MILLI_MAX, GS_MIB_MAX, 16, "BIG"), 0);
 	assert_int_equal(gs_cluster_add_node(&c, "b", 0, 0, 0, NULL), 1);
 	gs_test_path("c.json", json, sizeof(json));
-	assert_int_equal(gs_cluster_write_json(json, &c, err, sizeof(err)), 0);
+	assert_int_equal(gs_write_cluster_json(json, &c, err, sizeof(err)), 0);
 	gs_cluster_init(&back);
-	assert_int_equal(gs_cluster_load(json, &back, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(json, &back, NULL, err, sizeof(err)), 0);
 	assert_int_equal(back.nodes[0].mem_mib, GS_MIB_MAX);
 	assert_int_equal(back.nodes[0].cpu_milli, GS_CPU_MILLI_MAX);
 	assert_int_equal(back.models.m[back.nodes[0].model].mem_mib, GS_MIB_MAX);
@@ -205,14 +205,14 @@ static void test_writers_round_trip_at_the_edges(void **state)
 	gs_trace_init(&t);
 	assert_int_equal(gs_trace_append(&t, "p", &p), 0);
 	gs_test_path("p.csv", pods, sizeof(pods));
-	assert_int_equal(gs_trace_write_csv(pods, &t, &back, err, sizeof(err)), 0);
+	assert_int_equal(gs_write_trace_csv(pods, &t, &back, err, sizeof(err)), 0);
 	gs_trace_init(&tback);
-	assert_int_equal(gs_trace_load(pods, &back, &tback, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_trace(pods, &back, &tback, err, sizeof(err)), 0);
 	assert_memory_equal(&tback.pods[0], &t.pods[0], sizeof(p));
 
 	/* CSV cannot carry the model's memory: refused before anything is written. */
 	gs_test_path("c.csv", csv, sizeof(csv));
-	assert_int_equal(gs_cluster_write_csv(csv, &c, err, sizeof(err)), GS_EINVAL);
+	assert_int_equal(gs_write_cluster_csv(csv, &c, err, sizeof(err)), GS_EINVAL);
 	assert_int_equal(access(csv, F_OK), -1);
 	gs_trace_release(&t);
 	gs_trace_release(&tback);
@@ -608,12 +608,12 @@ static void test_gen_with_32_models(void **state)
 	assert_int_equal(gs_gen_pods(&s, 1, &t, err, sizeof(err)), 0);
 	gs_test_path("nodes.json", nodes, sizeof(nodes));
 	gs_test_path("pods.csv", pods, sizeof(pods));
-	assert_int_equal(gs_cluster_write_json(nodes, &s.cluster, err, sizeof(err)), 0);
-	assert_int_equal(gs_trace_write_csv(pods, &t, &s.cluster, err, sizeof(err)), 0);
+	assert_int_equal(gs_write_cluster_json(nodes, &s.cluster, err, sizeof(err)), 0);
+	assert_int_equal(gs_write_trace_csv(pods, &t, &s.cluster, err, sizeof(err)), 0);
 	gs_cluster_init(&c);
-	assert_int_equal(gs_cluster_load(nodes, &c, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(nodes, &c, NULL, err, sizeof(err)), 0);
 	gs_trace_init(&back);
-	assert_int_equal(gs_trace_load(pods, &c, &back, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_trace(pods, &c, &back, err, sizeof(err)), 0);
 	assert_int_equal(back.n_pods, 20);
 	assert_int_equal(back.audit.unknown_model, 0);
 	gs_trace_release(&back);
@@ -662,14 +662,14 @@ static void test_outputs_compared_as_files(void **state)
 	gs_test_path("link", link, sizeof(link));
 	assert_int_equal(symlink(gs_test_tmpdir(), link), 0);
 	snprintf(via_link, sizeof(via_link), "%s/a.csv", link);
-	assert_true(gs_output_same(a, dot_a));
-	assert_true(gs_output_same(a, via_link));
-	assert_false(gs_output_same(a, b));
+	assert_true(gs_write_same_file(a, dot_a));
+	assert_true(gs_write_same_file(a, via_link));
+	assert_false(gs_write_same_file(a, b));
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_int_equal(chdir(gs_test_tmpdir()), 0);
-	assert_true(gs_output_same("a.csv", "./a.csv"));
-	assert_true(gs_output_same("a.csv", a));
-	assert_false(gs_output_same("a.csv", "link"));
+	assert_true(gs_write_same_file("a.csv", "./a.csv"));
+	assert_true(gs_write_same_file("a.csv", a));
+	assert_false(gs_write_same_file("a.csv", "link"));
 	assert_int_equal(chdir(cwd), 0);
 
 	/* Staged: the pods fail (no such directory), so the nodes never appear. */
@@ -677,14 +677,14 @@ static void test_outputs_compared_as_files(void **state)
 	assert_int_equal(gs_cluster_add_node(&c, "n", 1, 1, 0, NULL), 0);
 	gs_trace_init(&t);
 	assert_int_equal(gs_trace_append(&t, "p", &p), 0);
-	assert_int_equal(gs_cluster_stage_csv(&st, a, &c, err, sizeof(err)), 0);
+	assert_int_equal(gs_staged_write_cluster_csv(&st, a, &c, err, sizeof(err)), 0);
 	assert_int_equal(access(a, F_OK), -1);
 	snprintf(b, sizeof(b), "%s/nodir/p.csv", gs_test_tmpdir());
-	assert_int_equal(gs_trace_stage_csv(&st2, b, &t, &c, err, sizeof(err)), GS_EIO);
+	assert_int_equal(gs_staged_write_trace_csv(&st2, b, &t, &c, err, sizeof(err)), GS_EIO);
 	gs_staged_discard(&st);
 	assert_int_equal(access(a, F_OK), -1);
 	/* And committed, it is in place. */
-	assert_int_equal(gs_cluster_stage_csv(&st, a, &c, err, sizeof(err)), 0);
+	assert_int_equal(gs_staged_write_cluster_csv(&st, a, &c, err, sizeof(err)), 0);
 	assert_int_equal(gs_staged_commit(&st, err, sizeof(err)), 0);
 	assert_int_equal(access(a, F_OK), 0);
 	gs_trace_release(&t);
@@ -702,17 +702,17 @@ static void test_endless_input_stops(void **state)
 	one_gpu(&c);
 	gs_trace_init(&t);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(gs_trace_load("/dev/zero", &c, &t, err, sizeof(err)), GS_EPARSE);
+	assert_int_equal(gs_load_trace("/dev/zero", &c, &t, err, sizeof(err)), GS_EPARSE);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	assert_string_equal(err, "/dev/zero:1: NUL byte in a line (is this a text file?)");
 	assert_true(t1.tv_sec - t0.tv_sec < 5);
-	assert_int_equal(gs_cluster_load("/dev/zero", &c, NULL, err, sizeof(err)), GS_EINVAL);
+	assert_int_equal(gs_load_cluster("/dev/zero", &c, NULL, err, sizeof(err)), GS_EINVAL);
 	gs_cluster_release(&c);
 	gs_cluster_init(&c);
-	assert_int_equal(gs_cluster_load("/dev/zero", &c, NULL, err, sizeof(err)), GS_EPARSE);
+	assert_int_equal(gs_load_cluster("/dev/zero", &c, NULL, err, sizeof(err)), GS_EPARSE);
 	assert_string_equal(err, "/dev/zero:1: NUL byte in a line (is this a text file?)");
 	/* A directory is named as such, not read. */
-	assert_int_equal(gs_cluster_load(gs_test_tmpdir(), &c, NULL, err, sizeof(err)), GS_EIO);
+	assert_int_equal(gs_load_cluster(gs_test_tmpdir(), &c, NULL, err, sizeof(err)), GS_EIO);
 	assert_non_null(strstr(err, ": cannot read: Is a directory"));
 	gs_cluster_release(&c);
 }

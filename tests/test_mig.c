@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_mig.c - the MIG tables and the geometry of one GPU: the profiles as
- * NVIDIA's MIG user guide lists them, the chain property the allocator
- * relies on, and the checks of issue 9 on an H100 (seven 1g.10gb fit,
- * 4g.40gb + 3g.40gb fit, two 4g.40gb do not, nothing starts at an invalid
- * position), worked out by hand below.
+ * NVIDIA's MIG user guide lists them, with the SMs, memory, copy engines
+ * and decoders `nvidia-smi mig -lgip` reports (issue 21), the chain
+ * property the allocator relies on, and the checks of issue 9 on an H100
+ * (seven 1g.10gb fit, 4g.40gb + 3g.40gb fit, two 4g.40gb do not, nothing
+ * starts at an invalid position), worked out by hand below.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+#include <math.h>
 
 #include "core/error.h"
 #include "core/mig.h"
@@ -36,16 +38,27 @@ static int prof(const struct gs_mig_table *t, const char *name)
 /* The guide's tables 6-8: names, slices, instances available. */
 static void test_tables_match_the_guide(void **state)
 {
+	/*
+	 * The SMs, the memory (the GiB nvidia-smi prints x 1024), copy engines
+	 * and decoders of the listings mig.c cites, and the SMs of the whole GPU.
+	 */
 	static const struct {
 		const char *model, *names[6];
-		int mem_mib_1g;
+		int sm[6], ce[6], dec[6], sm_full;
+		int64_t mib[6];
 	} want[] = {
-		{ "A100", { "1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb" }, 5120 },
+		{ "A100", { "1g.5gb", "1g.10gb", "2g.10gb", "3g.20gb", "4g.20gb", "7g.40gb" },
+		  { 14, 14, 28, 42, 56, 98 }, { 1, 1, 2, 3, 4, 7 }, { 0, 1, 1, 2, 2, 5 }, 108,
+		  { 4864, 9984, 9984, 20096, 20096, 40448 } },
 		{ "A100-80G", { "1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb" },
-		  10240 },
-		{ "H100", { "1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb" }, 10240 },
+		  { 14, 14, 28, 42, 56, 98 }, { 1, 1, 2, 3, 4, 7 }, { 0, 1, 1, 2, 2, 5 }, 108,
+		  { 9728, 19968, 19968, 40192, 40192, 80896 } },
+		{ "H100", { "1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb" },
+		  { 16, 26, 32, 60, 64, 132 }, { 1, 1, 2, 3, 4, 8 }, { 1, 1, 2, 3, 4, 7 }, 132,
+		  { 9984, 20096, 20096, 40448, 40448, 81152 } },
 		{ "H200", { "1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb" },
-		  18048 },
+		  { 16, 26, 32, 60, 64, 132 }, { 1, 1, 2, 3, 4, 8 }, { 1, 1, 2, 3, 4, 7 }, 132,
+		  { 16384, 33024, 33024, 71168, 71168, 142336 } },
 	};
 	/* Compute slices, memory slices and instances available, the same on all four. */
 	static const int compute[6] = { 1, 1, 2, 3, 4, 7 }, mem[6] = { 1, 2, 2, 4, 4, 8 };
@@ -63,7 +76,7 @@ static void test_tables_match_the_guide(void **state)
 
 		assert_non_null(t);
 		assert_int_equal(t->n, 6);
-		assert_int_equal(t->p[0].mem_mib, want[m].mem_mib_1g);
+		assert_int_equal(t->sm_full, want[m].sm_full);
 		for (i = 0; i < 6; i++) {
 			struct gs_mig_gpu g;
 			int k = 0;
@@ -71,7 +84,12 @@ static void test_tables_match_the_guide(void **state)
 			assert_string_equal(t->p[i].name, want[m].names[i]);
 			assert_int_equal(t->p[i].compute, compute[i]);
 			assert_int_equal(t->p[i].mem_slices, mem[i]);
-			assert_int_equal(t->p[i].mem_mib, (int64_t)mem[i] * t->card_mib / 8);
+			assert_int_equal(t->p[i].sm, want[m].sm[i]);
+			assert_int_equal(t->p[i].mem_mib, want[m].mib[i]);
+			assert_int_equal(t->p[i].copy_engines, want[m].ce[i]);
+			assert_int_equal(t->p[i].decoders, want[m].dec[i]);
+			/* Less than the name says, and less than slices x card / 8. */
+			assert_true(t->p[i].mem_mib < (int64_t)mem[i] * t->card_mib / 8);
 			/* As many instances as the guide says fit on an empty GPU. */
 			gs_mig_gpu_init(&g);
 			while (gs_mig_find_start(t, &g, i) >= 0) {
@@ -81,6 +99,36 @@ static void test_tables_match_the_guide(void **state)
 			assert_int_equal(k, instances[i]);
 		}
 	}
+}
+
+/*
+ * Issue 21: a pod asking 10,000 MiB does not fit an H100 1g.10gb (9,984 MiB
+ * as the driver reports it): the smallest profile that covers it is the
+ * 1g.20gb; 9,984 MiB still fits the 1g.10gb. On an A100 80GB the 1g.10gb
+ * has 9,728 MiB. The shares the rate model runs an instance at: SMs over
+ * the whole GPU's, memory slices over 8; a 4g.40gb gets 64 / 132 = 0.485 of
+ * an H100's SMs, not 4 / 7, and a 1g.20gb more than a 1g.10gb.
+ */
+static void test_instances_as_the_driver_reports_them(void **state)
+{
+	const struct gs_mig_table *t = h100(), *a80 = gs_mig_table_for_model("A100-80G");
+
+	(void)state;
+	assert_int_equal(gs_mig_profile_cover(t, 100, 10000), prof(t, "1g.20gb"));
+	assert_int_equal(gs_mig_profile_cover(t, 100, 9984), prof(t, "1g.10gb"));
+	assert_int_equal(gs_mig_profile_cover(a80, 100, 9729), prof(a80, "1g.20gb"));
+	assert_int_equal(gs_mig_profile_cover(a80, 100, 9728), prof(a80, "1g.10gb"));
+	/* 40 GiB asked: more than a 3g.40gb's 39.50 GiB, so only the 7g.80gb covers it. */
+	assert_int_equal(gs_mig_profile_cover(t, 100, 40960), prof(t, "7g.80gb"));
+	assert_true(fabs(gs_mig_profile_sm_share(t, &t->p[prof(t, "4g.40gb")]) - 64.0 / 132) <
+		    1e-12);
+	assert_true(gs_mig_profile_sm_share(t, &t->p[prof(t, "1g.20gb")]) >
+		    gs_mig_profile_sm_share(t, &t->p[prof(t, "1g.10gb")]));
+	assert_true(fabs(gs_mig_profile_sm_share(t, &t->p[prof(t, "7g.80gb")]) - 1.0) < 1e-12);
+	assert_true(fabs(gs_mig_profile_sm_share(a80, &a80->p[prof(a80, "7g.80gb")]) -
+			 98.0 / 108) < 1e-12);
+	assert_true(fabs(gs_mig_profile_bw_share(&t->p[prof(t, "3g.40gb")]) - 0.5) < 1e-12);
+	assert_true(fabs(gs_mig_profile_bw_share(&t->p[prof(t, "1g.10gb")]) - 0.125) < 1e-12);
 }
 
 /*
@@ -98,6 +146,7 @@ static void test_profiles_form_a_chain(void **state)
 		for (i = 1; i < t->n; i++) {
 			assert_true(t->p[i].compute >= t->p[i - 1].compute);
 			assert_true(t->p[i].mem_slices >= t->p[i - 1].mem_slices);
+			assert_true(t->p[i].mem_mib >= t->p[i - 1].mem_mib);
 			assert_int_equal(t->p[i].starts & ~t->p[i - 1].starts, 0);
 		}
 	}
@@ -258,6 +307,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tables_match_the_guide),
+		cmocka_unit_test(test_instances_as_the_driver_reports_them),
 		cmocka_unit_test(test_profiles_form_a_chain),
 		cmocka_unit_test(test_h100_seven_1g),
 		cmocka_unit_test(test_h100_4g_3g_and_two_4g),

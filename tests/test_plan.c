@@ -27,6 +27,7 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "store/merge.h"
 #include "store/plan.h"
 #include "store/results.h"
 #include "results_fixture.h"

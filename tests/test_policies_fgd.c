@@ -3,7 +3,8 @@
  * test_policies_fgd.c - the policies of the FGD paper's comparison (Weng
  * et al., ATC 2023): dotprod, gpuclustering, gpupacking, bestfit and fgd,
  * each on a small cluster built by hand with its scores and placements
- * worked out in the comments, in exact and in compat (integer) scoring.
+ * worked out in the comments, in exact and in compat (integer) scoring;
+ * and fgd-lookahead, whose three terms each change a choice FGD makes.
  * The contract tests every policy passes are in test_policies.c.
  *
  * Pods already running are bound through gs_sched_bind so that stateful
@@ -514,6 +515,143 @@ static void test_fgd_needs_workload(void **st)
 	gs_cluster_release(&f.c);
 }
 
+
+/* ---- fgd-lookahead ---------------------------------------------------- */
+
+/* A cluster and a workload of the tests below, in exact scoring. */
+static void lookahead_start(struct fixture *f, const char *policy)
+{
+	f->c.check = true;
+	start(f, policy, 0);
+}
+
+/*
+ * CPU balance. Workload: 4 x (4000 CPU, 1 GPU), 1 x CPU-only 4000: p = 0.8,
+ * 0.2; the GPU pods ask 4000 / 1000 = 4 CPU milli per milli-GPU. Nodes 0
+ * (8000 CPU) and 1 (32000 CPU), 2 T4 each. A CPU-only 4000 pod changes no
+ * kind's fragmentation on either node (the 1-GPU kind still fits), so FGD
+ * scores 0 twice and takes node 0. Stranded share G - C/4: node 0 goes from
+ * 2000 - 2000 = 0 to 2000 - 1000 = 1000, weight 2: -2000; node 1 stays at
+ * 0. fgd-lookahead takes node 1 (no GPU changes: no lookahead term; one
+ * model: no pressure).
+ */
+static void test_lookahead_cpu_balance(void **st)
+{
+	struct fixture f;
+	struct gs_pod cpu = tu_pod(4000, 4096, 0, 0);
+	const char *names[] = { "fgd", "fgd-lookahead" };
+	int i, k;
+
+	(void)st;
+	for (k = 0; k < 2; k++) {
+		memset(&f, 0, sizeof(f));
+		for (i = 0; i < 4; i++)
+			f.workload[f.n_workload++] = tu_pod(4000, 4096, 1, 1000);
+		f.workload[f.n_workload++] = tu_pod(4000, 4096, 0, 0);
+		gs_cluster_init(&f.c);
+		gs_cluster_add_node(&f.c, "n0", 8000, 131072, 2, "T4");
+		gs_cluster_add_node(&f.c, "n1", 32000, 131072, 2, "T4");
+		lookahead_start(&f, names[k]);
+		assert_true(fabs(score(&f, 0, &cpu) - (k ? -2000.0 : 0.0)) < 1e-9);
+		assert_true(fabs(score(&f, 1, &cpu)) < 1e-9);
+		assert_int_equal(pick(&f, &cpu).node, k);
+		stop(&f);
+	}
+}
+
+/*
+ * Lookahead. Workload: 2 x (1000 CPU, 1 x 600), 2 x (1000, 1 x 400): p =
+ * 0.5 each. W(g), what a GPU with g free keeps after the next typical pods
+ * that fit land on it (K = 100 is as good as the limit here): g below 400;
+ * g - 400 up to 600 (only the 400 fits, and leaves less than 400); then
+ * the mean over the two pods: W(600) = (0 + 200) / 2 = 100, W(800) =
+ * (W(200) + W(400)) / 2 = (200 + 0) / 2 = 100, W(1000) = (W(400) + W(600))
+ * / 2 = 50. One node of 3 GPUs with [1000, 600, 800] free (a 400 on GPU 1,
+ * a 200 on GPU 2). A 400 pod:
+ *   GPU 0 -> [600, 600, 800]: no kind loses a GPU, FGD drop 0; sum of W
+ *          250 -> 300, lookahead 4 x -50 = -200; total -200;
+ *   GPU 1 -> [1000, 200, 800]: 200 too small for both kinds, drop -200;
+ *          W 250 -> 350, -400; total -600;
+ *   GPU 2 -> [1000, 600, 400]: 400 too small for the 600 kind, drop
+ *          -0.5 x 400 = -200; W 250 -> 150, +400; total +200.
+ * FGD takes GPU 0 (0 against -200 twice), fgd-lookahead GPU 2, which a
+ * later 400 fills exactly.
+ */
+static void test_lookahead_gap(void **st)
+{
+	struct fixture f;
+	struct gs_pod p = tu_pod(1000, 1024, 1, 400);
+	struct gs_placement pl;
+	const char *names[] = { "fgd", "fgd-lookahead" };
+	int i, k;
+
+	(void)st;
+	for (k = 0; k < 2; k++) {
+		memset(&f, 0, sizeof(f));
+		for (i = 0; i < 2; i++) {
+			f.workload[f.n_workload++] = tu_pod(1000, 1024, 1, 600);
+			f.workload[f.n_workload++] = tu_pod(1000, 1024, 1, 400);
+		}
+		gs_cluster_init(&f.c);
+		gs_cluster_add_node(&f.c, "n0", 64000, 262144, 3, "V100M32");
+		lookahead_start(&f, names[k]);
+		run_on(&f, tu_pod(1000, 1024, 1, 400), 0, 1, g1);
+		run_on(&f, tu_pod(1000, 1024, 1, 200), 0, 1, (const int[]){ 2 });
+		assert_true(fabs(score(&f, 0, &p) - (k ? 200.0 : 0.0)) < 1e-9);
+		pl = pick(&f, &p);
+		assert_int_equal(pl.node, 0);
+		assert_int_equal(pl.num_gpu, 1);
+		assert_int_equal(pl.gpu[0], k ? 2 : 0);
+		stop(&f);
+	}
+}
+
+/*
+ * Model pressure. Workload: 2 x (1000 CPU, 1 GPU, T4 only), 2 x (1000, 1 x
+ * 500, any model): p = 0.5 each. Nodes 0 (T4) and 1 (P100), 2 GPUs and
+ * 32000 CPU each, each with a 500 pod on GPU 0: [500, 1000] free.
+ * Demand per GPU, the T4-only kind on the 2 T4 GPUs, the other over all 4:
+ * cluster (0.5 x 1000 + 0.5 x 500) / 4 = 187.5; T4 0.5 x 1000 / 2 + 0.5 x
+ * 500 / 4 = 312.5, rho 5/3; P100 62.5, rho 1/3. A 500 pod:
+ *   FGD, node 0, GPU 0 -> [0, 1000]: the T4 kind's 500 too-small share goes,
+ *          drop 0.5 x 500 = 250 (GPU 1 -> [500, 500] would leave it no GPU,
+ *          -250); node 1 (the T4 kind sees all of it as fragment), either
+ *          GPU: 0.5 x 1500 -> 0.5 x 1000, drop 250. A tie: node 0.
+ *   Pressure, weight 3: -3 x (rho - 1) x 500 = -1000 on the T4, +1000 on
+ *          the P100. The lookahead moves nothing: a GPU with 500 free ends
+ *          empty on both models (only the 500 kind fits it; W(500) = 500 x
+ *          (2/3)^100 on the T4, 0 on the P100).
+ * fgd-lookahead: 250 - 1000 = -750 and 250 + 1000 = 1250, the P100.
+ */
+static void test_lookahead_model_pressure(void **st)
+{
+	struct fixture f;
+	struct gs_pod p = tu_pod(1000, 1024, 1, 500);
+	const char *names[] = { "fgd", "fgd-lookahead" };
+	int i, k, t4;
+
+	(void)st;
+	for (k = 0; k < 2; k++) {
+		memset(&f, 0, sizeof(f));
+		gs_cluster_init(&f.c);
+		gs_cluster_add_node(&f.c, "n0", 32000, 131072, 2, "T4");
+		gs_cluster_add_node(&f.c, "n1", 32000, 131072, 2, "P100");
+		t4 = gs_models_find(&f.c.models, "T4");
+		for (i = 0; i < 2; i++) {
+			f.workload[f.n_workload] = tu_pod(1000, 1024, 1, 1000);
+			f.workload[f.n_workload++].model_mask = 1u << t4;
+			f.workload[f.n_workload++] = tu_pod(1000, 1024, 1, 500);
+		}
+		lookahead_start(&f, names[k]);
+		run_on(&f, tu_pod(1000, 1024, 1, 500), 0, 1, g0);
+		run_on(&f, tu_pod(1000, 1024, 1, 500), 1, 1, g0);
+		assert_true(fabs(score(&f, 0, &p) - (k ? -750.0 : 250.0)) < 1e-9);
+		assert_true(fabs(score(&f, 1, &p) - (k ? 1250.0 : 250.0)) < 1e-9);
+		assert_int_equal(pick(&f, &p).node, k);
+		stop(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -525,6 +663,9 @@ int main(void)
 		cmocka_unit_test(test_fgd_whole_and_cpu),
 		cmocka_unit_test(test_fgd_no_change),
 		cmocka_unit_test(test_fgd_needs_workload),
+		cmocka_unit_test(test_lookahead_cpu_balance),
+		cmocka_unit_test(test_lookahead_gap),
+		cmocka_unit_test(test_lookahead_model_pressure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -819,11 +819,12 @@ static void test_new_database(void **state)
 	assert_string_equal(rows(db, "PRAGMA foreign_keys"), "1");
 	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'"
 				     " ORDER BY name"),
-			    "arrived_stats\nbench_results\nbench_runs\nbench_slowdown\npods\nrun_claims\n"
-			    "run_nodes\nruns\nsamples\nsweep_plans");
+			    "arrived_stats\nbench_results\nbench_runs\nbench_slowdown\nbound_points\n"
+			    "bounds\npods\nrun_claims\nrun_defrag\nrun_nodes\nruns\nsamples\n"
+			    "sweep_plans");
 	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'view'"
 				     " ORDER BY name"),
-			    "arrived_buckets\nrun_summary\nsample_metrics");
+			    "arrived_buckets\nbound_gap\nrun_summary\nsample_metrics");
 	close_and_remove(db);
 }
 
@@ -938,6 +939,14 @@ static void test_migrate_1_0(void **state)
 	snprintf(want, sizeof(want), "%s",
 		 rows(fresh, "SELECT name FROM pragma_table_info('run_summary')"));
 	assert_string_equal(rows(db, "SELECT name FROM pragma_table_info('run_summary')"), want);
+	/* Every table and view of a new database, those of 1.6 (bounds, run_defrag) too. */
+	snprintf(want, sizeof(want), "%s",
+		 rows(fresh, "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view')"
+			     " ORDER BY name"));
+	assert_string_equal(rows(db, "SELECT type, name FROM sqlite_master"
+				     " WHERE type IN ('table', 'view') ORDER BY name"), want);
+	assert_non_null(strstr(want, "bound_gap"));
+	assert_non_null(strstr(want, "run_defrag"));
 	close_and_remove(fresh);
 
 	/*

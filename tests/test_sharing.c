@@ -51,9 +51,32 @@ static void test_specs(void **state)
 	cfg = spec("vgpu:elastic");
 	assert_string_equal(gs_share_format(&cfg, buf, sizeof(buf)), "vgpu");
 	assert_int_equal(cfg.elastic, 1);
+	/* The device plugin's integer 100 / replicas percent: 8 replicas get 12 %, 3 get 33 %. */
 	cfg = spec("mps:replicas=8");
-	assert_int_equal(gs_share_mps_thread_milli(&cfg), 125);
+	assert_int_equal(gs_share_mps_thread_milli(&cfg), 120);
 	assert_int_equal(gs_share_mps_pinned_mib(&cfg, 81920), 10240);
+	cfg = spec("mps:replicas=3");
+	assert_int_equal(gs_share_mps_thread_milli(&cfg), 330);
+	assert_int_equal(gs_share_mps_pinned_mib(&cfg, 81920), 27306);
+	/* An interception limiter's accuracy: 1 by default, in thousandths, printed as given. */
+	cfg = spec("vgpu:capped");
+	assert_int_equal(cfg.accuracy_milli, 1000);
+	cfg = spec("vgpu:capped;accuracy=0.2");
+	assert_int_equal(cfg.accuracy_milli, 200);
+	assert_string_equal(gs_share_format(&cfg, buf, sizeof(buf)), "vgpu:capped;accuracy=0.2");
+	cfg = spec("vgpu:accuracy=0.125");
+	assert_int_equal(cfg.accuracy_milli, 125);
+	assert_string_equal(gs_share_format(&cfg, buf, sizeof(buf)), "vgpu:accuracy=0.125");
+	cfg = spec("vgpu:accuracy=1.000");
+	assert_string_equal(gs_share_format(&cfg, buf, sizeof(buf)), "vgpu");
+	assert_int_equal(gs_share_parse("vgpu:accuracy=1.5", &cfg, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "accuracy='1.5' is out of range (0 to 1, at most 3 decimals)"));
+	assert_int_equal(gs_share_parse("vgpu:accuracy=0.1234", &cfg, err, sizeof(err)), GS_EINVAL);
+	assert_int_equal(gs_share_parse("vgpu:accuracy=.5", &cfg, err, sizeof(err)), GS_EINVAL);
+	assert_int_equal(gs_share_parse("vgpu:accuracy", &cfg, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "'accuracy' is not a setting of vgpu (it takes: capped or "
+				    "elastic, accuracy=FRACTION)"));
+	assert_int_equal(gs_share_parse("mps:accuracy=0.5", &cfg, err, sizeof(err)), GS_EINVAL);
 
 	/* Errors name the bad part and what is allowed. */
 	assert_int_equal(gs_share_parse("timeslot", &cfg, err, sizeof(err)), GS_EINVAL);

@@ -68,7 +68,7 @@ static void std_cluster(struct gs_cluster *c)
 
 	gs_test_write("std_nodes.csv", std_nodes, path, sizeof(path));
 	gs_cluster_init(c);
-	assert_int_equal(gs_cluster_load(path, c, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(path, c, NULL, err, sizeof(err)), 0);
 	assert_int_equal(c->n_nodes, 4);
 }
 
@@ -90,7 +90,7 @@ static void load_pods_ok(const char *name, const char *text, struct gs_cluster *
 	std_cluster(c);
 	gs_trace_init(t);
 	err[0] = 'x';
-	assert_int_equal(gs_trace_load(path, c, t, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_trace(path, c, t, err, sizeof(err)), 0);
 	assert_string_equal(err, "");
 	assert_string_equal(t->path, path);
 }
@@ -110,7 +110,7 @@ static void pods_fail(const char *name, const char *text, int rc, const char *su
 	std_cluster(&c);
 	n_models = c.models.n;
 	gs_trace_init(&t);
-	assert_int_equal(gs_trace_load(path, &c, &t, err, sizeof(err)), rc);
+	assert_int_equal(gs_load_trace(path, &c, &t, err, sizeof(err)), rc);
 	snprintf(want, sizeof(want), "%s%s", path, suffix);
 	assert_string_equal(err, want);
 	assert_int_equal(t.n_pods, 0);
@@ -127,7 +127,7 @@ static void nodes_fail(const char *name, const char *text, int rc, const char *s
 
 	gs_test_write(name, text, path, sizeof(path));
 	gs_cluster_init(&c);
-	assert_int_equal(gs_cluster_load(path, &c, NULL, err, sizeof(err)), rc);
+	assert_int_equal(gs_load_cluster(path, &c, NULL, err, sizeof(err)), rc);
 	snprintf(want, sizeof(want), "%s%s", path, suffix);
 	assert_string_equal(err, want);
 	assert_int_equal(c.n_nodes, 0);
@@ -280,19 +280,20 @@ static void test_pod_file_errors(void **state)
 		  ":1: unrecognised header 'a,b'; a pod trace starts with openb's "
 		  "'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...' (11 or 5 columns) "
 		  "or gpusim's 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,"
-		  "creation_time,deletion_time[,class,gpu_need_milli]', see traces/README.md");
+		  "creation_time,deletion_time[,class,gpu_need_milli[,gpu_busy_milli,"
+		  "gpu_compute_milli]]', see traces/README.md");
 
 	gs_test_path("no-such-file.csv", path, sizeof(path));
 	std_cluster(&c);
 	gs_trace_init(&t);
-	assert_int_equal(gs_trace_load(path, &c, &t, err, sizeof(err)), GS_ENOENT);
+	assert_int_equal(gs_load_trace(path, &c, &t, err, sizeof(err)), GS_ENOENT);
 	snprintf(want, sizeof(want), "%s: cannot open: %s", path, strerror(ENOENT));
 	assert_string_equal(err, want);
 
 	/* A trace that already holds pods is refused. */
 	gs_test_write("ok.csv", OB_HDR "p,1,1,1,1000,,LS,Running,0,10,0\n", path, sizeof(path));
-	assert_int_equal(gs_trace_load(path, &c, &t, err, sizeof(err)), 0);
-	assert_int_equal(gs_trace_load(path, &c, &t, err, sizeof(err)), GS_EINVAL);
+	assert_int_equal(gs_load_trace(path, &c, &t, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_trace(path, &c, &t, err, sizeof(err)), GS_EINVAL);
 	assert_int_equal(t.n_pods, 1);
 	gs_trace_release(&t);
 	gs_cluster_release(&c);
@@ -494,7 +495,7 @@ static void test_json_pod_errors(void **state)
 	pods_fail("p.json", JP("{\"name\": \"a\", \"cpu_mili\": 1, \"memory_mib\": 1}"),
 		  GS_EPARSE, ": pods[0]: unknown key 'cpu_mili' (expected name, cpu_milli, "
 		  "memory_mib, num_gpu, gpu_milli, gpu_mem_mib, gpu_spec, creation_time, "
-		  "deletion_time, class, gpu_need_milli)");
+		  "deletion_time, class, gpu_need_milli, gpu_busy_milli, gpu_compute_milli)");
 	pods_fail("p.json", JP("{\"name\": \"a\", \"cpu_milli\": 1, \"cpu_milli\": 2, "
 			       "\"memory_mib\": 1}"),
 		  GS_EPARSE, ": pods[0]: key 'cpu_milli' appears twice");
@@ -574,7 +575,7 @@ static void test_openb_nodes(void **state)
 	gs_test_write("nodes.csv", ON_HDR "n0,32000,262144,0,\nn1,64000,262144,2,P100\n"
 		      "n2,128000,786432,8,G3\n", path, sizeof(path));
 	gs_cluster_init(&c);
-	assert_int_equal(gs_cluster_load(path, &c, sha, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(path, &c, sha, err, sizeof(err)), 0);
 	assert_int_equal(c.n_nodes, 3);
 	assert_int_equal(c.gpu_count, 10);
 	assert_int_equal(c.cpu_milli, 224000);
@@ -589,7 +590,7 @@ static void test_openb_nodes(void **state)
 	assert_string_equal(sha, sha2);
 
 	/* A cluster that already has nodes is refused and left alone. */
-	assert_int_equal(gs_cluster_load(path, &c, NULL, err, sizeof(err)), GS_EINVAL);
+	assert_int_equal(gs_load_cluster(path, &c, NULL, err, sizeof(err)), GS_EINVAL);
 	assert_int_equal(c.n_nodes, 3);
 	gs_cluster_release(&c);
 }
@@ -658,7 +659,7 @@ static void test_json_cluster(void **state)
 		"\"gpu_model\": null}\n"
 		" ]}\n", path, sizeof(path));
 	gs_cluster_init(&c);
-	assert_int_equal(gs_cluster_load(path, &c, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(path, &c, NULL, err, sizeof(err)), 0);
 	assert_int_equal(c.n_nodes, 5);
 	assert_int_equal(c.gpu_count, 28);
 	assert_string_equal(c.node_names[0], "a-0");
@@ -750,14 +751,14 @@ static void test_write_trace_round_trip(void **state)
 				   "\"num_gpu\": 2, \"creation_time\": 6},"
 				   "{\"name\": \"c\", \"cpu_milli\": 0, \"memory_mib\": 0}"), &c, &t);
 	gs_test_path("rt.csv", out, sizeof(out));
-	assert_int_equal(gs_trace_write_csv(out, &t, &c, err, sizeof(err)), 0);
+	assert_int_equal(gs_write_trace_csv(out, &t, &c, err, sizeof(err)), 0);
 	/* Models are listed in table order, empty times mean "none". */
 	assert_string_equal(read_all(out), NP_HDR
 			    "a,1500,2048,1,250,4096,T4|V100M16,5,50\n"
 			    "b,1000,2048,2,1000,0,,6,\n"
 			    "c,0,0,0,0,0,,,\n");
 	gs_trace_init(&u);
-	assert_int_equal(gs_trace_load(out, &c, &u, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_trace(out, &c, &u, err, sizeof(err)), 0);
 	assert_int_equal(u.n_pods, t.n_pods);
 	for (i = 0; i < t.n_pods; i++) {
 		assert_memory_equal(&u.pods[i], &t.pods[i], sizeof(t.pods[i]));
@@ -767,7 +768,7 @@ static void test_write_trace_round_trip(void **state)
 
 	/* A directory that does not exist: an error, and nothing left behind. */
 	gs_test_path("nodir/rt.csv", path, sizeof(path));
-	assert_int_equal(gs_trace_write_csv(path, &t, &c, err, sizeof(err)), GS_EIO);
+	assert_int_equal(gs_write_trace_csv(path, &t, &c, err, sizeof(err)), GS_EIO);
 	snprintf(want, sizeof(want), "%s: cannot write: %s", path, strerror(ENOENT));
 	assert_string_equal(err, want);
 	gs_trace_release(&t);
@@ -784,12 +785,12 @@ static void test_write_cluster(void **state)
 	gs_test_write("wc.csv", ON_HDR "n0,32000,262144,0,\nn1,64000,262144,2,P100\n", in,
 		      sizeof(in));
 	gs_cluster_init(&c);
-	assert_int_equal(gs_cluster_load(in, &c, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(in, &c, NULL, err, sizeof(err)), 0);
 	gs_test_path("wc-out.csv", out, sizeof(out));
-	assert_int_equal(gs_cluster_write_csv(out, &c, err, sizeof(err)), 0);
+	assert_int_equal(gs_write_cluster_csv(out, &c, err, sizeof(err)), 0);
 	assert_string_equal(read_all(out), NN_HDR "n0,32000,262144,0,\nn1,64000,262144,2,P100\n");
 	gs_cluster_init(&d);
-	assert_int_equal(gs_cluster_load(out, &d, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(out, &d, NULL, err, sizeof(err)), 0);
 	assert_int_equal(d.n_nodes, c.n_nodes);
 	for (i = 0; i < c.n_nodes; i++)
 		assert_memory_equal(&d.nodes[i], &c.nodes[i], sizeof(c.nodes[i]));
@@ -802,9 +803,9 @@ static void test_write_cluster(void **state)
 		"\"num_gpu\": 2, "
 		"\"gpu_model\": \"A100\"}, " N1 "]}", in, sizeof(in));
 	gs_cluster_init(&c);
-	assert_int_equal(gs_cluster_load(in, &c, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(in, &c, NULL, err, sizeof(err)), 0);
 	gs_test_path("wc-override.csv", out, sizeof(out));
-	assert_int_equal(gs_cluster_write_csv(out, &c, err, sizeof(err)), GS_EINVAL);
+	assert_int_equal(gs_write_cluster_csv(out, &c, err, sizeof(err)), GS_EINVAL);
 	snprintf(want, sizeof(want), "%s: GPU model 'A100' with 81920 MiB per GPU is not built "
 		 "in, and a CSV cluster cannot record memory per GPU: write a JSON cluster instead",
 		 out);
@@ -812,7 +813,7 @@ static void test_write_cluster(void **state)
 	assert_int_equal(access(out, F_OK), -1);
 
 	gs_test_path("wc-out.json", out, sizeof(out));
-	assert_int_equal(gs_cluster_write_json(out, &c, err, sizeof(err)), 0);
+	assert_int_equal(gs_write_cluster_json(out, &c, err, sizeof(err)), 0);
 	assert_string_equal(read_all(out),
 			    "{\n  \"gpu_models\": [\n    {\"name\": \"A100\", \"mem_mib\": 81920}\n"
 			    "  ],\n  \"nodes\": [\n"
@@ -821,7 +822,7 @@ static void test_write_cluster(void **state)
 			    "    {\"name\": \"n\", \"cpu_milli\": 1, \"memory_mib\": 1, \"num_gpu\": 0}\n"
 			    "  ]\n}\n");
 	gs_cluster_init(&d);
-	assert_int_equal(gs_cluster_load(out, &d, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(out, &d, NULL, err, sizeof(err)), 0);
 	assert_int_equal(d.nodes[0].gpu_mem_free_mib[1], 81920);
 	assert_string_equal(d.node_names[1], "n");
 	gs_cluster_release(&d);
@@ -845,7 +846,7 @@ static void test_sharing_columns(void **state)
 		      "a0,64000,524288,1,A100-80G,\n"
 		      "c0,8000,16384,0,,\n", in, sizeof(in));
 	gs_cluster_init(&c);
-	assert_int_equal(gs_cluster_load(in, &c, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(in, &c, NULL, err, sizeof(err)), 0);
 	assert_non_null(c.share);
 	assert_int_equal(gs_cluster_node_mode(&c, 0), GS_SHARE_MIG);
 	assert_int_equal(c.share[0].gpu[1].mig.n, 2);
@@ -854,16 +855,16 @@ static void test_sharing_columns(void **state)
 	assert_int_equal(gs_cluster_node_mode(&c, 2), GS_SHARE_DEFAULT);
 	/* Written back as read; the JSON writer agrees. */
 	gs_test_path("share-out.csv", out, sizeof(out));
-	assert_int_equal(gs_cluster_write_csv(out, &c, err, sizeof(err)), 0);
+	assert_int_equal(gs_write_cluster_csv(out, &c, err, sizeof(err)), 0);
 	assert_string_equal(read_all(out), NS_HDR
 			    "h0,64000,524288,2,H100,mig:layout=4g.40gb+3g.40gb\n"
 			    "h1,64000,524288,2,H100,exclusive|timeslice:replicas=2\n"
 			    "a0,64000,524288,1,A100-80G,\n"
 			    "c0,8000,16384,0,,\n");
 	gs_test_path("share-out.json", out, sizeof(out));
-	assert_int_equal(gs_cluster_write_json(out, &c, err, sizeof(err)), 0);
+	assert_int_equal(gs_write_cluster_json(out, &c, err, sizeof(err)), 0);
 	gs_cluster_init(&d);
-	assert_int_equal(gs_cluster_load(out, &d, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(out, &d, NULL, err, sizeof(err)), 0);
 	assert_int_equal(gs_cluster_node_mode(&d, 1), GS_SHARE_MIXED);
 	assert_string_equal(d.share_cfg[d.share[0].cfg].layout, "4g.40gb+3g.40gb");
 	gs_cluster_release(&d);
@@ -877,7 +878,7 @@ static void test_sharing_columns(void **state)
 		      "\"gpu_model\": \"H200\", \"sharing\": [\"mig\", \"vgpu:capped\"]}]}",
 		      in, sizeof(in));
 	gs_cluster_init(&c);
-	assert_int_equal(gs_cluster_load(in, &c, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(in, &c, NULL, err, sizeof(err)), 0);
 	assert_int_equal(gs_cluster_node_mode(&c, 1), GS_SHARE_MPS);
 	assert_int_equal(gs_cluster_gpu_share(&c, 1, 0)->replicas, 7);
 	assert_int_equal(gs_cluster_gpu_share(&c, 2, 0)->mode, GS_SHARE_MIG);
@@ -927,14 +928,14 @@ static void test_classes_and_needs(void **state)
 	assert_int_equal(gs_pod_need_milli(&t.pods[0]), 1000);
 	assert_int_equal(gs_pod_need_milli(&t.pods[2]), 142); /* unset: its request */
 	gs_test_path("classes-out.csv", out, sizeof(out));
-	assert_int_equal(gs_trace_write_csv(out, &t, &c, err, sizeof(err)), 0);
+	assert_int_equal(gs_write_trace_csv(out, &t, &c, err, sizeof(err)), 0);
 	assert_string_equal(read_all(out), NP11_HDR
 			    "i0,1000,1024,1,142,8192,,0,100,inference,1000\n"
 			    "t0,1000,1024,2,1000,0,,0,100,training,\n"
 			    "i1,1000,1024,1,142,0,,5,,inference,\n"
 			    "c0,1000,1024,0,0,0,,5,9,,\n");
 	gs_trace_init(&u);
-	assert_int_equal(gs_trace_load(out, &c, &u, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_trace(out, &c, &u, err, sizeof(err)), 0);
 	assert_memory_equal(u.pods, t.pods, t.n_pods * sizeof(*t.pods));
 	gs_trace_release(&u);
 	gs_trace_release(&t);
@@ -955,6 +956,65 @@ static void test_classes_and_needs(void **state)
 		  ":2: column gpu_need_milli: '500' is not allowed on a pod without GPUs");
 	pods_fail("badneed2.csv", NP11_HDR "a,1,1,1,100,0,,0,1,,1001\n", GS_EPARSE,
 		  ":2: column gpu_need_milli: '1001' is greater than 1000");
+}
+
+#define NP13_HDR "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time," \
+		 "deletion_time,class,gpu_need_milli,gpu_busy_milli,gpu_compute_milli\n"
+
+/*
+ * The busy fraction and the compute fraction of the sharing model: read
+ * from the CSV's last two columns and the JSON keys, written back (13
+ * columns only when a pod has one), refused out of range naming the column.
+ */
+static void test_busy_and_compute(void **state)
+{
+	char out[PATH_LEN];
+	struct gs_cluster c;
+	struct gs_trace t, u;
+
+	(void)state;
+	load_pods_ok("busy.csv", NP13_HDR
+		     "a,1000,1024,1,500,0,,0,100,inference,,250,\n"
+		     "b,1000,1024,1,1000,0,,0,100,,,,400\n"
+		     "c,1000,1024,1,1000,0,,0,100,,,,\n", &c, &t);
+	assert_int_equal(t.pods[0].busy_milli, 250);
+	assert_int_equal(t.pods[0].compute_milli, 0);
+	assert_int_equal(t.pods[1].busy_milli, 0);
+	assert_int_equal(t.pods[1].compute_milli, 400);
+	assert_int_equal(t.pods[2].busy_milli, 0);
+	gs_test_path("busy-out.csv", out, sizeof(out));
+	assert_int_equal(gs_write_trace_csv(out, &t, &c, err, sizeof(err)), 0);
+	assert_string_equal(read_all(out), NP13_HDR
+			    "a,1000,1024,1,500,0,,0,100,inference,,250,\n"
+			    "b,1000,1024,1,1000,0,,0,100,,,,400\n"
+			    "c,1000,1024,1,1000,0,,0,100,,,,\n");
+	gs_trace_init(&u);
+	assert_int_equal(gs_load_trace(out, &c, &u, err, sizeof(err)), 0);
+	assert_memory_equal(u.pods, t.pods, t.n_pods * sizeof(*t.pods));
+	gs_trace_release(&u);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+
+	load_pods_ok("busy.json", "{\"pods\": [{\"name\": \"a\", \"cpu_milli\": 1, "
+		     "\"memory_mib\": 1, \"num_gpu\": 1, \"gpu_milli\": 100, "
+		     "\"gpu_busy_milli\": 60, \"gpu_compute_milli\": 800}]}", &c, &t);
+	assert_int_equal(t.pods[0].busy_milli, 60);
+	assert_int_equal(t.pods[0].compute_milli, 800);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+
+	pods_fail("badbusy.csv", NP13_HDR "a,1,1,1,100,0,,0,1,,,1001,\n", GS_EPARSE,
+		  ":2: column gpu_busy_milli: '1001' is greater than 1000");
+	pods_fail("badbusy2.csv", NP13_HDR "a,1,1,1,100,0,,0,1,,,0,\n", GS_EPARSE,
+		  ":2: column gpu_busy_milli: '0' is less than 1");
+	pods_fail("badbusy3.csv", NP13_HDR "a,1,1,0,0,0,,0,1,,,500,\n", GS_EPARSE,
+		  ":2: column gpu_busy_milli: '500' is not allowed on a pod without GPUs");
+	pods_fail("badcompute.csv", NP13_HDR "a,1,1,1,100,0,,0,1,,,,1001\n", GS_EPARSE,
+		  ":2: column gpu_compute_milli: '1001' is greater than 1000");
+	pods_fail("badbusy.json", "{\"pods\": [{\"name\": \"a\", \"cpu_milli\": 1, "
+		  "\"memory_mib\": 1, \"num_gpu\": 1, \"gpu_milli\": 100, "
+		  "\"gpu_busy_milli\": 2000}]}", GS_EPARSE,
+		  ": pods[0].gpu_busy_milli: '2000' is greater than 1000");
 }
 
 /* --- SHA-256 ------------------------------------------------------------------- */
@@ -1049,6 +1109,7 @@ int main(void)
 		cmocka_unit_test(test_write_cluster),
 		cmocka_unit_test(test_sharing_columns),
 		cmocka_unit_test(test_classes_and_needs),
+		cmocka_unit_test(test_busy_and_compute),
 		cmocka_unit_test(test_sha256_vectors),
 		cmocka_unit_test(test_sha256_incremental),
 		cmocka_unit_test(test_sha256_file),

@@ -27,7 +27,7 @@ static char err[1024];
 static void load_cluster(const char *file, struct gs_cluster *c)
 {
 	gs_cluster_init(c);
-	assert_int_equal(gs_cluster_load(file, c, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_load_cluster(file, c, NULL, err, sizeof(err)), 0);
 }
 
 static void test_node_lists(void **state)
@@ -60,7 +60,7 @@ static void test_default_trace(void **state)
 	(void)state;
 	load_cluster(OPENB "openb_node_list_all_node.csv", &c);
 	gs_trace_init(&t);
-	assert_int_equal(gs_trace_load(OPENB "openb_pod_list_default.csv", &c, &t, err,
+	assert_int_equal(gs_load_trace(OPENB "openb_pod_list_default.csv", &c, &t, err,
 				       sizeof(err)), 0);
 	assert_string_equal(t.format, "openb");
 	assert_int_equal(t.n_pods, 8152);
@@ -135,7 +135,7 @@ static void test_every_file(void **state)
 
 			gs_trace_init(&t);
 			err[0] = '\0';
-			if (gs_trace_load(path, &c, &t, err, sizeof(err)) != 0)
+			if (gs_load_trace(path, &c, &t, err, sizeof(err)) != 0)
 				fail_msg("%s", err);
 			assert_int_equal(t.n_pods, count_lines(path) - 1);
 			assert_string_equal(t.format, multigpu ? "openb-multigpu" : "openb");

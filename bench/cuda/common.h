@@ -16,7 +16,8 @@
  * CUDA call or a check failed, 2 bad flags, 77 no usable GPU (no driver or
  * no device; CTest counts that as skipped).
  *
- * Header-only on purpose: each client is one .cu file plus this.
+ * Header-only on purpose: each client is one .cu file plus this, and the
+ * harness's own key=value writer (sim/io/kvline.c) linked in.
  */
 #ifndef GS_BENCH_COMMON_H
 #define GS_BENCH_COMMON_H
@@ -30,6 +31,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* The report line's key=value writer, the harness's reader's twin (C, linked in). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+#include "io/kvline.h"
+#ifdef __cplusplus
+}
+#endif
 
 #define GS_EXIT_NODEV 77
 
@@ -201,6 +211,56 @@ static inline int gs_opts_parse(struct gs_opts *o, int c, const char *arg)
 	}
 }
 
+/* A client's own integer option: its getopt letter, its name, its range and its value. */
+struct gs_client_opt {
+	int c;
+	const char *name;
+	long long lo, hi;
+	long long *value;
+};
+
+#define GS_CLIENT_MAX_OWN 4
+
+/*
+ * Reads a client's arguments: the common flags into *o (defaults first;
+ * kernel, borrowed, is the default --name), the client's own integer
+ * options (own, n_own of them, at most GS_CLIENT_MAX_OWN) into their
+ * values. --help prints help (the client's lines, then the common ones)
+ * and exits 0; anything else prints usage on stderr and exits 2, as does
+ * a bad value.
+ */
+static inline void gs_opts_read(int argc, char **argv, const char *kernel, struct gs_opts *o,
+				const struct gs_client_opt *own, int n_own, const char *help,
+				const char *usage)
+{
+	static const struct option common[] = { GS_COMMON_LONGOPTS };
+	struct option longopts[sizeof(common) / sizeof(common[0]) + GS_CLIENT_MAX_OWN + 1];
+	size_t n = sizeof(common) / sizeof(common[0]);
+	int c, i;
+
+	memcpy(longopts, common, sizeof(common));
+	for (i = 0; i < n_own && i < GS_CLIENT_MAX_OWN; i++)
+		longopts[n++] = (struct option){ own[i].name, required_argument, NULL, own[i].c };
+	memset(&longopts[n], 0, sizeof(longopts[n]));
+	gs_opts_init(o, kernel);
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (gs_opts_parse(o, c, optarg))
+			continue;
+		for (i = 0; i < n_own && own[i].c != c; i++)
+			;
+		if (i < n_own) {
+			*own[i].value = gs_parse_ll(own[i].name, optarg, own[i].lo, own[i].hi);
+			continue;
+		}
+		if (c == 'h') {
+			printf("%s" GS_COMMON_HELP, help);
+			exit(0);
+		}
+		fprintf(stderr, "%s", usage);
+		exit(2);
+	}
+}
+
 /* Sleeps until --start-at-ns, so co-located clients measure the same window. */
 static inline void gs_wait_start(const struct gs_opts *o)
 {
@@ -265,63 +325,19 @@ static inline void gs_device_open(int device, struct gs_device_info *d)
 	CK(cudaFree(0));
 }
 
-/* Writes " key=value", quoting the value when it needs it (sim/io/kvline.h). */
-static inline void gs_kv(FILE *f, const char *key, const char *val)
-{
-	const char *p;
-	int bare = *val != 0;
-
-	for (p = val; *p && bare; p++)
-		if (*p == ' ' || *p == '"' || *p == '=' || *p == '\\' || *p == '\t' ||
-		    (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
-			bare = 0;
-	fprintf(f, " %s=", key);
-	if (bare) {
-		fputs(val, f);
-		return;
-	}
-	fputc('"', f);
-	for (p = val; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fputc('\\', f);
-		if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
-/* gs_kv() with a formatted value (truncated to 511 bytes). */
-static inline void gs_kvf(FILE *f, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* Writes " key=value" with value formatted from fmt, quoted as gs_kv() does. */
-static inline void gs_kvf(FILE *f, const char *key, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	gs_kv(f, key, buf);
-}
-
 /* The start of the report line: kernel, name and the device's identity. */
 static inline void gs_report_begin(const char *kernel, const struct gs_opts *o,
 				   const struct gs_device_info *d, int ok)
 {
 	printf("report");
-	gs_kv(stdout, "kernel", kernel);
-	gs_kv(stdout, "name", o->name);
-	gs_kvf(stdout, "ok", "%d", ok);
-	gs_kv(stdout, "device", d->name);
-	gs_kvf(stdout, "cc", "%d.%d", d->cc_major, d->cc_minor);
-	gs_kvf(stdout, "sms", "%d", d->sms);
-	gs_kvf(stdout, "cuda_driver", "%d", d->driver);
-	gs_kvf(stdout, "cuda_runtime", "%d", d->runtime);
+	gs_kv_write(stdout, "kernel", kernel);
+	gs_kv_write(stdout, "name", o->name);
+	gs_kv_writef(stdout, "ok", "%d", ok);
+	gs_kv_write(stdout, "device", d->name);
+	gs_kv_writef(stdout, "cc", "%d.%d", d->cc_major, d->cc_minor);
+	gs_kv_writef(stdout, "sms", "%d", d->sms);
+	gs_kv_writef(stdout, "cuda_driver", "%d", d->driver);
+	gs_kv_writef(stdout, "cuda_runtime", "%d", d->runtime);
 }
 
 /* Ends the report line and flushes stdout, so the harness reads it at once. */

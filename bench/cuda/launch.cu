@@ -46,43 +46,26 @@ static int check(const struct gs_device_info *d, struct gs_opts *o)
 	if (got != want)
 		fprintf(stderr, "launch: counter %llu, expected %llu\n", got, want);
 	gs_report_begin("launch", o, d, got == want);
-	gs_kvf(stdout, "launches", "%u", i - 1);
+	gs_kv_writef(stdout, "launches", "%u", i - 1);
 	gs_report_end();
 	return got == want ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		GS_COMMON_LONGOPTS,
-		{ "batch", required_argument, NULL, 'b' },
-		{ NULL, 0, NULL, 0 },
-	};
 	unsigned long long *counter, base, got;
 	struct gs_device_info d;
 	struct gs_opts o;
-	long batch = 1000, launches = 0, i;
+	long long batch = 1000;
+	const struct gs_client_opt own[] = { { 'b', "batch", 1, 1000000, &batch } };
+	long launches = 0, i;
 	double t0, t, elapsed;
-	int c;
 
-	gs_opts_init(&o, "launch");
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (gs_opts_parse(&o, c, optarg))
-			continue;
-		if (c == 'b') {
-			batch = (long)gs_parse_ll("batch", optarg, 1, 1000000);
-			continue;
-		}
-		if (c == 'h') {
-			printf("usage: launch [OPTIONS]\n"
-			       "Launch-bound: many one-block kernels; reports launches per second.\n"
-			       "  --batch N            synchronise every N launches (default 1000)\n"
-			       GS_COMMON_HELP);
-			return 0;
-		}
-		fprintf(stderr, "usage: launch [--batch N] [common flags]; see --help\n");
-		return 2;
-	}
+	gs_opts_read(argc, argv, "launch", &o, own, 1,
+		     "usage: launch [OPTIONS]\n"
+		     "Launch-bound: many one-block kernels; reports launches per second.\n"
+		     "  --batch N            synchronise every N launches (default 1000)\n",
+		     "usage: launch [--batch N] [common flags]; see --help\n");
 	gs_device_open(o.device, &d);
 	if (o.check_only)
 		return check(&d, &o);
@@ -113,11 +96,11 @@ int main(int argc, char **argv)
 	got = read_counter(counter) - base;
 
 	gs_report_begin("launch", &o, &d, got == (unsigned long long)launches);
-	gs_kvf(stdout, "throughput", "%.1f", (double)launches / elapsed);
-	gs_kv(stdout, "unit", "launches/s");
-	gs_kvf(stdout, "iters", "%ld", launches);
-	gs_kvf(stdout, "elapsed_s", "%.4f", elapsed);
-	gs_kvf(stdout, "us_per_launch", "%.3f", elapsed / (double)launches * 1e6);
+	gs_kv_writef(stdout, "throughput", "%.1f", (double)launches / elapsed);
+	gs_kv_write(stdout, "unit", "launches/s");
+	gs_kv_writef(stdout, "iters", "%ld", launches);
+	gs_kv_writef(stdout, "elapsed_s", "%.4f", elapsed);
+	gs_kv_writef(stdout, "us_per_launch", "%.3f", elapsed / (double)launches * 1e6);
 	gs_report_end();
 	CK(cudaFree(counter));
 	if (got != (unsigned long long)launches) {

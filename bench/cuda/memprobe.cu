@@ -34,37 +34,19 @@ static cudaError_t try_alloc(void **p, size_t bytes)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		GS_COMMON_LONGOPTS,
-		{ "limit-mib", required_argument, NULL, 'L' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct gs_device_info d;
 	struct gs_opts o;
 	size_t limit, free_b, total_b, got = 0;
 	long long limit_mib = 0;
+	const struct gs_client_opt own[] = { { 'L', "limit-mib", 1, 1 << 30, &limit_mib } };
 	void *a, *b, *c2, *big[4096];
-	int ok = 1, n_big = 0, cc, total_ok, under_ok, over_fails, one_more_ok, after_ok,
+	int ok = 1, n_big = 0, total_ok, under_ok, over_fails, one_more_ok, after_ok,
 	    plus_one_fails, exact_ok, still_works;
 
-	gs_opts_init(&o, "memprobe");
-	o.warmup_s = 0;
-	while ((cc = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (gs_opts_parse(&o, cc, optarg))
-			continue;
-		if (cc == 'L') {
-			limit_mib = gs_parse_ll("limit-mib", optarg, 1, 1 << 30);
-			continue;
-		}
-		if (cc == 'h') {
-			printf("usage: memprobe [--limit-mib L] [OPTIONS]\n"
-			       "Checks that allocations fail exactly at the pod's memory limit.\n"
-			       GS_COMMON_HELP);
-			return 0;
-		}
-		fprintf(stderr, "usage: memprobe [--limit-mib L] [common flags]; see --help\n");
-		return 2;
-	}
+	gs_opts_read(argc, argv, "memprobe", &o, own, 1,
+		     "usage: memprobe [--limit-mib L] [OPTIONS]\n"
+		     "Checks that allocations fail exactly at the pod's memory limit.\n",
+		     "usage: memprobe [--limit-mib L] [common flags]; see --help\n");
 	gs_device_open(o.device, &d);
 
 	if (!limit_mib) {
@@ -76,7 +58,7 @@ int main(int argc, char **argv)
 		while (n_big > 0)
 			CK(cudaFree(big[--n_big]));
 		gs_report_begin("memprobe", &o, &d, 1);
-		gs_kvf(stdout, "allocatable_mib", "%zu", got >> 20);
+		gs_kv_writef(stdout, "allocatable_mib", "%zu", got >> 20);
 		gs_report_end();
 		return 0;
 	}
@@ -122,16 +104,16 @@ int main(int argc, char **argv)
 		CK(cudaFree(a));
 	}
 	gs_report_begin("memprobe", &o, &d, ok);
-	gs_kvf(stdout, "limit_mib", "%lld", limit_mib);
-	gs_kvf(stdout, "reported_total_mib", "%.3f", (double)total_b / 1048576.0);
-	gs_kvf(stdout, "reported_free_mib", "%.3f", (double)free_b / 1048576.0);
-	gs_kvf(stdout, "total_is_limit", "%d", total_ok);
-	gs_kvf(stdout, "byte_under_ok", "%d", under_ok);
-	gs_kvf(stdout, "byte_over_fails", "%d", over_fails);
-	gs_kvf(stdout, "last_byte_ok", "%d", one_more_ok);
-	gs_kvf(stdout, "limit_plus_one_fails", "%d", plus_one_fails);
-	gs_kvf(stdout, "limit_ok", "%d", exact_ok);
-	gs_kvf(stdout, "context_ok", "%d", still_works);
+	gs_kv_writef(stdout, "limit_mib", "%lld", limit_mib);
+	gs_kv_writef(stdout, "reported_total_mib", "%.3f", (double)total_b / 1048576.0);
+	gs_kv_writef(stdout, "reported_free_mib", "%.3f", (double)free_b / 1048576.0);
+	gs_kv_writef(stdout, "total_is_limit", "%d", total_ok);
+	gs_kv_writef(stdout, "byte_under_ok", "%d", under_ok);
+	gs_kv_writef(stdout, "byte_over_fails", "%d", over_fails);
+	gs_kv_writef(stdout, "last_byte_ok", "%d", one_more_ok);
+	gs_kv_writef(stdout, "limit_plus_one_fails", "%d", plus_one_fails);
+	gs_kv_writef(stdout, "limit_ok", "%d", exact_ok);
+	gs_kv_writef(stdout, "context_ok", "%d", still_works);
 	gs_report_end();
 	return ok ? 0 : 1;
 }

@@ -400,9 +400,9 @@ static int check(const struct gs_device_info *d, struct gs_opts *o)
 		fprintf(stderr, "mnist: relative errors loss %.3g gw1 %.3g gb1 %.3g gw2 %.3g gb2 %.3g; "
 				"loss %.4f -> %.4f\n", e[0], e[1], e[2], e[3], e[4], first, last);
 	gs_report_begin("mnist", o, d, ok);
-	gs_kvf(stdout, "max_rel_err", "%.3g", worst);
-	gs_kvf(stdout, "loss_first", "%.4f", first);
-	gs_kvf(stdout, "loss_last", "%.4f", last);
+	gs_kv_writef(stdout, "max_rel_err", "%.3g", worst);
+	gs_kv_writef(stdout, "loss_first", "%.4f", first);
+	gs_kv_writef(stdout, "loss_last", "%.4f", last);
 	gs_report_end();
 	free(x);
 	free(y);
@@ -415,46 +415,28 @@ static int check(const struct gs_device_info *d, struct gs_opts *o)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		GS_COMMON_LONGOPTS,
-		{ "batch", required_argument, NULL, 'b' },
-		{ "samples", required_argument, NULL, 'N' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct gs_device_info d;
 	struct gs_opts o;
 	struct net n;
-	int c, batch = 256, n_samples = 16384, off = 0;
+	long long batch_ll = 256, samples_ll = 16384;
+	const struct gs_client_opt own[] = { { 'b', "batch", 1, 65536, &batch_ll },
+					     { 'N', "samples", 1, 1 << 22, &samples_ll } };
+	int batch, n_samples, off = 0;
 	float *x, *dx, loss_first, loss_last;
 	int *y, *dy;
 	long steps = 0;
 	double t0, t, elapsed;
 	uint64_t seed;
 
-	gs_opts_init(&o, "mnist");
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (gs_opts_parse(&o, c, optarg))
-			continue;
-		if (c == 'b') {
-			batch = (int)gs_parse_ll("batch", optarg, 1, 65536);
-			continue;
-		}
-		if (c == 'N') {
-			n_samples = (int)gs_parse_ll("samples", optarg, 1, 1 << 22);
-			continue;
-		}
-		if (c == 'h') {
-			printf("usage: mnist [OPTIONS]\n"
-			       "Trains a 784-256-10 MLP on synthetic MNIST-shaped data; reports\n"
-			       "samples per second and the loss at the start and the end.\n"
-			       "  --batch N            batch size (default 256)\n"
-			       "  --samples N          synthetic training set size (default 16384)\n"
-			       GS_COMMON_HELP);
-			return 0;
-		}
-		fprintf(stderr, "usage: mnist [--batch N] [--samples N] [common flags]; see --help\n");
-		return 2;
-	}
+	gs_opts_read(argc, argv, "mnist", &o, own, 2,
+		     "usage: mnist [OPTIONS]\n"
+		     "Trains a 784-256-10 MLP on synthetic MNIST-shaped data; reports\n"
+		     "samples per second and the loss at the start and the end.\n"
+		     "  --batch N            batch size (default 256)\n"
+		     "  --samples N          synthetic training set size (default 16384)\n",
+		     "usage: mnist [--batch N] [--samples N] [common flags]; see --help\n");
+	batch = (int)batch_ll;
+	n_samples = (int)samples_ll;
 	if (n_samples < batch) {
 		fprintf(stderr, "--samples %d is smaller than --batch %d\n", n_samples, batch);
 		return 2;
@@ -504,14 +486,14 @@ int main(int argc, char **argv)
 	loss_last = read_loss(&n);
 
 	gs_report_begin("mnist", &o, &d, loss_last < loss_first);
-	gs_kvf(stdout, "throughput", "%.1f", (double)steps * batch / elapsed);
-	gs_kv(stdout, "unit", "samples/s");
-	gs_kvf(stdout, "iters", "%ld", steps);
-	gs_kvf(stdout, "elapsed_s", "%.4f", elapsed);
-	gs_kvf(stdout, "batch", "%d", batch);
-	gs_kvf(stdout, "step_us", "%.2f", elapsed / (double)steps * 1e6);
-	gs_kvf(stdout, "loss_first", "%.4f", loss_first);
-	gs_kvf(stdout, "loss_last", "%.4f", loss_last);
+	gs_kv_writef(stdout, "throughput", "%.1f", (double)steps * batch / elapsed);
+	gs_kv_write(stdout, "unit", "samples/s");
+	gs_kv_writef(stdout, "iters", "%ld", steps);
+	gs_kv_writef(stdout, "elapsed_s", "%.4f", elapsed);
+	gs_kv_writef(stdout, "batch", "%d", batch);
+	gs_kv_writef(stdout, "step_us", "%.2f", elapsed / (double)steps * 1e6);
+	gs_kv_writef(stdout, "loss_first", "%.4f", loss_first);
+	gs_kv_writef(stdout, "loss_last", "%.4f", loss_last);
 	gs_report_end();
 
 	net_free(&n);

@@ -104,8 +104,8 @@ static int check(const struct gs_device_info *d, struct gs_opts *o)
 	free(hb);
 	free(hc);
 	gs_report_begin("vecadd", o, d, bad == 0);
-	gs_kvf(stdout, "checked", "%zu", n);
-	gs_kvf(stdout, "mismatches", "%zu", bad);
+	gs_kv_writef(stdout, "checked", "%zu", n);
+	gs_kv_writef(stdout, "mismatches", "%zu", bad);
 	gs_report_end();
 	return bad ? 1 : 0;
 }
@@ -141,44 +141,29 @@ static double copy_gbps(void *dst, const void *src, size_t bytes, int reps)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		GS_COMMON_LONGOPTS,
-		{ "size-mib", required_argument, NULL, 'm' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct gs_device_info d;
 	struct gs_opts o;
 	struct arrays v;
-	size_t size_mib = 256, bytes, i;
+	long long size_mib = 256;
+	const struct gs_client_opt own[] = { { 'm', "size-mib", 1, 1 << 20, &size_mib } };
+	size_t bytes, i;
 	double t0, t, elapsed, gbps, d2d, batches[4096];
 	long iters = 0;
-	int c, n_batches = 0, batch_iters = 10;
+	int n_batches = 0, batch_iters = 10;
 	cudaEvent_t e0, e1;
 	float ms;
 
-	gs_opts_init(&o, "vecadd");
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (gs_opts_parse(&o, c, optarg))
-			continue;
-		if (c == 'm') {
-			size_mib = (size_t)gs_parse_ll("size-mib", optarg, 1, 1 << 20);
-			continue;
-		}
-		if (c == 'h') {
-			printf("usage: vecadd [OPTIONS]\n"
-			       "Bandwidth-bound c = a + b; reports GB/s and the ratio to a\n"
-			       "device-to-device copy measured in the same run.\n"
-			       "  --size-mib N         size of each of a, b, c (default 256)\n" GS_COMMON_HELP);
-			return 0;
-		}
-		fprintf(stderr, "usage: vecadd [--size-mib N] [common flags]; see --help\n");
-		return 2;
-	}
+	gs_opts_read(argc, argv, "vecadd", &o, own, 1,
+		     "usage: vecadd [OPTIONS]\n"
+		     "Bandwidth-bound c = a + b; reports GB/s and the ratio to a\n"
+		     "device-to-device copy measured in the same run.\n"
+		     "  --size-mib N         size of each of a, b, c (default 256)\n",
+		     "usage: vecadd [--size-mib N] [common flags]; see --help\n");
 	gs_device_open(o.device, &d);
 	if (o.check_only)
 		return check(&d, &o);
 
-	bytes = size_mib << 20;
+	bytes = (size_t)size_mib << 20;
 	v.n = bytes / sizeof(float);
 	/* Enough resident blocks to keep every SM's memory pipeline full. */
 	v.grid = d.sms * 8;
@@ -223,14 +208,14 @@ int main(int argc, char **argv)
 	qsort(batches, (size_t)n_batches, sizeof(batches[0]), cmp_double);
 
 	gs_report_begin("vecadd", &o, &d, 1);
-	gs_kvf(stdout, "throughput", "%.3f", gbps);
-	gs_kv(stdout, "unit", "GB/s");
-	gs_kvf(stdout, "iters", "%ld", iters);
-	gs_kvf(stdout, "elapsed_s", "%.4f", elapsed);
-	gs_kvf(stdout, "size_mib", "%zu", size_mib);
-	gs_kvf(stdout, "median_gbps", "%.3f", batches[n_batches / 2]);
-	gs_kvf(stdout, "d2d_gbps", "%.3f", d2d);
-	gs_kvf(stdout, "ratio_d2d", "%.4f", batches[n_batches / 2] / d2d);
+	gs_kv_writef(stdout, "throughput", "%.3f", gbps);
+	gs_kv_write(stdout, "unit", "GB/s");
+	gs_kv_writef(stdout, "iters", "%ld", iters);
+	gs_kv_writef(stdout, "elapsed_s", "%.4f", elapsed);
+	gs_kv_writef(stdout, "size_mib", "%lld", size_mib);
+	gs_kv_writef(stdout, "median_gbps", "%.3f", batches[n_batches / 2]);
+	gs_kv_writef(stdout, "d2d_gbps", "%.3f", d2d);
+	gs_kv_writef(stdout, "ratio_d2d", "%.4f", batches[n_batches / 2] / d2d);
 	gs_report_end();
 
 	CK(cudaEventDestroy(e0));

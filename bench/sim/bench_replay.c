@@ -21,25 +21,11 @@
 #include <malloc.h>
 #endif
 
+#include "bench_time.h"
 #include "core/error.h"
 #include "engine/replay.h"
 #include "io/trace/load.h"
 #include "io/trace/trace.h"
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {
@@ -90,8 +76,8 @@ int main(int argc, char **argv)
 	}
 	gs_cluster_init(&c);
 	gs_trace_init(&t);
-	if (gs_cluster_load(argv[1], &c, NULL, err, sizeof(err)) ||
-	    gs_trace_load(argv[2], &c, &t, err, sizeof(err))) {
+	if (gs_load_cluster(argv[1], &c, NULL, err, sizeof(err)) ||
+	    gs_load_trace(argv[2], &c, &t, err, sizeof(err))) {
 		fprintf(stderr, "bench_replay: %s\n", err);
 		return 2;
 	}
@@ -109,18 +95,18 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < repeats; i++) {
 			struct gs_sim sim;
-			double t0 = now_ms();
+			double t0 = bench_now_ms();
 
 			if (gs_sim_init(&sim, &c, &t, pol, &o, err, sizeof(err)) ||
 			    gs_sim_run(&sim, err, sizeof(err))) {
 				fprintf(stderr, "bench_replay: %s: %s\n", name, err);
 				return 1;
 			}
-			ms[i] = now_ms() - t0;
+			ms[i] = bench_now_ms() - t0;
 			events = sim.stats.events;
 			gs_sim_release(&sim);
 		}
-		qsort(ms, (size_t)repeats, sizeof(*ms), cmp_double);
+		qsort(ms, (size_t)repeats, sizeof(*ms), bench_cmp_double);
 		med = repeats % 2 ? ms[repeats / 2] : (ms[repeats / 2 - 1] + ms[repeats / 2]) / 2;
 		printf("%s\t%s\t%s\t%d\t%.1f\t%.1f\t%.1f\t%lld\t%.0f%s%s\n", name, argv[3],
 		       o.policy_flags & GS_POLICY_COMPAT ? "compat" : "exact", repeats, med, ms[0],

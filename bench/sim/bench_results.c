@@ -13,30 +13,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_time.h"
 #include "core/error.h"
 #include "engine/replay.h"
 #include "store/results.h"
 #include "io/trace/load.h"
 #include "io/trace/trace.h"
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void report(const char *what, double *ms, int n)
 {
-	qsort(ms, (size_t)n, sizeof(*ms), cmp_double);
+	qsort(ms, (size_t)n, sizeof(*ms), bench_cmp_double);
 	printf("%-28s median %8.2f ms  min %8.2f  max %8.2f  (%d runs)\n", what, ms[n / 2], ms[0],
 	       ms[n - 1], n);
 }
@@ -61,8 +47,8 @@ int main(int argc, char **argv)
 	}
 	gs_cluster_init(&cluster);
 	gs_trace_init(&trace);
-	if (gs_cluster_load(argv[1], &cluster, nodes_sha, err, sizeof(err)) ||
-	    gs_trace_load(argv[2], &cluster, &trace, err, sizeof(err))) {
+	if (gs_load_cluster(argv[1], &cluster, nodes_sha, err, sizeof(err)) ||
+	    gs_load_trace(argv[2], &cluster, &trace, err, sizeof(err))) {
 		fprintf(stderr, "bench_results: %s\n", err);
 		return 2;
 	}
@@ -96,19 +82,19 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < repeats; i++) {
 		int64_t id;
-		double t0 = now_ms();
+		double t0 = bench_now_ms();
 
 		if (gs_db_write_run(db, &ri, &sim, &id, err, sizeof(err))) {
 			fprintf(stderr, "bench_results: %s\n", err);
 			return 1;
 		}
-		write_ms[i] = now_ms() - t0;
-		t0 = now_ms();
+		write_ms[i] = bench_now_ms() - t0;
+		t0 = bench_now_ms();
 		if (gs_db_get_run(db, id, &row, err, sizeof(err))) {
 			fprintf(stderr, "bench_results: %s\n", err);
 			return 1;
 		}
-		read_ms[i] = now_ms() - t0;
+		read_ms[i] = bench_now_ms() - t0;
 		if (i == 0)
 			printf("unalloc_gpu_pct %.2f, frag_ratio_pct %.2f\n", row.unalloc_gpu_pct,
 			       row.frag_ratio_pct);

@@ -15,6 +15,8 @@
 # Prints one line per trace and set-up, "same" or "DIFFERENT: what", and
 # exits 1 if anything differs. Needs the openb trace in
 # ../shared/traces/openb (or $GS_OPENB_DIR) and sqlite3.
+# Both replay the policies OLD_GPUSIM knows (a policy added since would
+# shift the new binary's run ids); COMPARE_POLICIES gives another list.
 # COMPARE_TRACES and COMPARE_SETUPS (numbers 1-6) narrow it down;
 # COMPARE_NEW_ARGS adds options for the new binary only (for example
 # --arrival-samples, so that an inflate run stores every sample as before).
@@ -38,6 +40,11 @@ fi
 traces=${COMPARE_TRACES:-"default cpu050 cpu100 cpu200 cpu250 gpushare40 gpushare60 gpushare80
 	gpushare100 gpuspec10 gpuspec20 gpuspec25 gpuspec33 multigpu20 multigpu30 multigpu40 multigpu50"}
 setups=${COMPARE_SETUPS:-"1 2 3 4 5 6"}
+policies=${COMPARE_POLICIES:-$("$old" policies 2>/dev/null | awk 'NR > 1 && NF { print $1 }' | paste -sd, -)}
+if [ -z "$policies" ]; then
+	echo "compare.sh: cannot list the policies of $old; set COMPARE_POLICIES" >&2
+	exit 2
+fi
 
 setup_args() {
 	case $1 in
@@ -70,7 +77,7 @@ for t in $traces; do
 			[ $side = new ] && extra=${COMPARE_NEW_ARGS:-}
 			rm -f "$db"
 			# shellcheck disable=SC2086
-			if ! "${!side}" replay --nodes "$nodes" --pods "$pods" --policy all $args $extra \
+			if ! "${!side}" replay --nodes "$nodes" --pods "$pods" --policy "$policies" $args $extra \
 				--db "$db" -q >"$work/$t-$s-$side.log" 2>&1; then
 				echo "$t [$args]: $side binary failed, see $work/$t-$s-$side.log"
 				status=1

@@ -2,6 +2,7 @@
 /*
  * cli.c - the option kinds shared by the subcommands (see cli.h).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,9 @@
 #include "cli/cli.h"
 #include "io/list.h"
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/sharing.h"
+#include "engine/busy.h"
 
 const struct gs_opt_choice gs_cli_modes[] = {
 	{ "time", GS_MODE_TIME },
@@ -22,11 +25,6 @@ const struct gs_opt_choice gs_cli_arrivals[] = {
 	{ "poisson", GS_ARRIVALS_POISSON },
 	{ "trace", GS_ARRIVALS_TRACE },
 	{ NULL, 0 },
-};
-
-/* The six policies compared in Weng et al., ATC 2023, in the paper's order. */
-static const char *const paper_policies[] = {
-	"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
 };
 
 static int add_policy(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *name,
@@ -79,8 +77,8 @@ int gs_cli_parse_policies(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 			for (i = 0; i < gs_policies_count() && !rc; i++)
 				rc = add_policy(cmd, o, gs_policy_at(i)->name, &p);
 		} else if (!strcmp(name, "paper")) {
-			for (i = 0; i < sizeof(paper_policies) / sizeof(*paper_policies) && !rc; i++)
-				rc = add_policy(cmd, o, paper_policies[i], &p);
+			for (i = 0; i < gs_policies_paper_count() && !rc; i++)
+				rc = add_policy(cmd, o, gs_policy_paper_at(i)->name, &p);
 		} else {
 			rc = add_policy(cmd, o, name, &p);
 		}
@@ -181,6 +179,91 @@ void gs_cli_numbers_release(void *field)
 	l->n = 0;
 }
 
+/* A plain non-negative decimal (digits, an optional fraction) from s up to end; false if not. */
+static bool plain_number(const char *s, const char *end, double *out)
+{
+	char buf[64], *stop;
+	size_t n = (size_t)(end - s);
+	size_t i, dots = 0;
+
+	if (n == 0 || n >= sizeof(buf) || s[0] == '.')
+		return false;
+	for (i = 0; i < n; i++) {
+		if (s[i] == '.')
+			dots++;
+		else if (s[i] < '0' || s[i] > '9')
+			return false;
+	}
+	if (dots > 1 || s[n - 1] == '.')
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	*out = strtod(buf, &stop);
+	return *stop == '\0' && isfinite(*out);
+}
+
+int gs_cli_parse_defrag(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+			void *field)
+{
+	struct gs_defrag_opts *d = field;
+	const char *p = value;
+	double pct = 0, per_hour = 0;
+	bool have_pct = false, have_rate = false;
+
+	while (*p) {
+		const char *end = strchr(p, ',');
+		size_t len;
+		double v;
+
+		if (!end)
+			end = p + strlen(p);
+		len = (size_t)(end - p);
+		if (len > 1 && p[len - 1] == '%' && !have_pct && plain_number(p, p + len - 1, &v) &&
+		    v <= 100) {
+			pct = v;
+			have_pct = true;
+		} else if (len > 2 && !strncmp(p + len - 2, "/h", 2) && !have_rate &&
+			   plain_number(p, p + len - 2, &v)) {
+			per_hour = v;
+			have_rate = true;
+		} else {
+			gs_opt_err(cmd, o, "'%s' is not a budget such as 1%%, 30/h or 1%%,30/h "
+				   "(a percentage of the pods from 0 to 100, moves per hour)", value);
+			return GS_EINVAL;
+		}
+		p = *end ? end + 1 : end;
+		if (*end && !*p) {
+			gs_opt_err(cmd, o, "'%s' ends with a comma", value);
+			return GS_EINVAL;
+		}
+	}
+	if (!have_pct && !have_rate) {
+		gs_opt_err(cmd, o, "an empty budget; give 1%%, 30/h or 1%%,30/h");
+		return GS_EINVAL;
+	}
+	d->budget_pct = pct;
+	d->per_hour = per_hour;
+	return 0;
+}
+
+int gs_cli_parse_defrag_cost(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			     const char *value, void *field)
+{
+	struct gs_defrag_opts *d = field;
+	int64_t s;
+
+	if (!strcmp(value, "lost")) {
+		d->cost = GS_DEFRAG_LOST;
+		d->restart_s = 0;
+		return 0;
+	}
+	if (gs_opt_int(cmd, o, value, 0, GS_TIME_MAX_S, &s))
+		return GS_EINVAL;
+	d->cost = GS_DEFRAG_RESTART;
+	d->restart_s = s;
+	return 0;
+}
+
 int gs_cli_parse_sharing(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 			 const char *value, void *field)
 {
@@ -193,6 +276,28 @@ int gs_cli_parse_sharing(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 	}
 	*(struct gs_share_cfg *)field = cfg;
 	return 0;
+}
+
+int gs_cli_parse_busy(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+		      void *field)
+{
+	char err[1024];
+	int rc = gs_busy_parse(field, value, err, sizeof(err));
+
+	if (rc == GS_ENOMEM) {
+		gs_opt_err(cmd, o, "out of memory");
+		return GS_ENOMEM;
+	}
+	if (rc) {
+		gs_opt_err(cmd, o, "%s", err);
+		return GS_EINVAL;
+	}
+	return 0;
+}
+
+void gs_cli_release_busy(void *field)
+{
+	gs_busy_release(field);
 }
 
 int gs_cli_parse_sharings(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
@@ -312,6 +417,7 @@ void gs_cli_sim_finish(struct gs_cli_sim *s)
 {
 	s->opts.mode = (enum gs_mode)s->mode;
 	s->opts.arrivals = (enum gs_arrivals)s->arrivals;
+	s->opts.busy = s->busy.n ? &s->busy : NULL;
 	if (s->compat < 0)
 		s->compat = s->opts.mode == GS_MODE_INFLATE;
 	if (s->compat)

@@ -55,11 +55,45 @@ extern const struct gs_opt_choice gs_cli_arrivals[];
 	"the GPU-sharing mechanism of every GPU the cluster file leaves unset: 'ideal' (shares " \
 	"accounted as asked, sharing costs nothing: gpusim before the sharing model), "         \
 	"'exclusive', 'timeslice[:replicas=N]', 'mps[:replicas=N;threads=PCT;pinned_mib=MIB]', " \
-	"'vgpu[:elastic|:capped]' or 'mig[:layout=P+P+...]' (docs/sharing.md); " \
+	"'vgpu[:elastic|:capped][;accuracy=F]' or 'mig[:layout=P+P+...]' (docs/sharing.md); " \
 	"under 'mig', GPUs without MIG run exclusive"
 #define GS_CLI_INTERFERENCE_HELP                                                                \
 	"the interference table of the rate model (mode,gpu_model,n,class,efficiency,source; "  \
 	"traces/README.md) instead of the built-in results/interference.csv"
+
+#define GS_CLI_BUSY_HELP                                                                       \
+	"how busy the pods keep their GPUs when the trace gives no gpu_busy_milli, which "    \
+	"time-slicing, MPS and vGPU costs depend on: ITEM[,ITEM...], ITEM = [CLASS=]VALUE, "  \
+	"VALUE a fraction in (0, 1], 'genai' (drawn per pod from the duty cycles of "          \
+	"Alibaba's GenAI trace, results/busy-genai.csv) or a distribution file (gpusim "       \
+	"interference fit-busy); an item without CLASS= is for the other pods "               \
+	"(default: busy all their running time, 1)"
+
+/* Converter for --busy (field: struct gs_busy, zeroed or gs_busy_init'ed; engine/busy.h). */
+int gs_cli_parse_busy(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+		      void *field);
+/* Its release: frees the distributions --busy loaded. */
+void gs_cli_release_busy(void *field);
+
+/* The --help paragraphs of --defrag and --defrag-cost (engine/defrag.h). */
+#define GS_CLI_DEFRAG_HELP                                                                     \
+	"time mode: when an arriving pod fits on no node, move (evict and re-place) running "  \
+	"pods so that one takes it, within BUDGET: 'PCT%' moves at most PCT% of the pods "     \
+	"arrived so far, 'N/h' at most N moves per simulated hour, 'PCT%,N/h' both. The "      \
+	"descheduler empties the GPUs the pod needs at the least lost work, at most 4 moves "  \
+	"per pod, the moved pods re-placed by the run's policy on other nodes"
+#define GS_CLI_DEFRAG_COST_HELP                                                                \
+	"what a move costs the moved pod: 'lost' (it restarts from scratch: the work since it " \
+	"last started is lost) or S, seconds of restart (checkpoint and restore: it ends S "    \
+	"later); counted in lost GPU-seconds"
+
+/* Converter for --defrag (field: struct gs_defrag_opts): 'PCT%', 'N/h' or both, comma-separated. */
+int gs_cli_parse_defrag(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+			void *field);
+
+/* Converter for --defrag-cost (field: struct gs_defrag_opts): 'lost' or seconds of restart. */
+int gs_cli_parse_defrag_cost(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			     const char *value, void *field);
 
 /* Converter for --sharing (field: struct gs_share_cfg): one spec (core/sharing.h). */
 int gs_cli_parse_sharing(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
@@ -153,6 +187,7 @@ struct gs_cli_sim {
 	const char *nodes;                   /* --nodes */
 	struct gs_cli_policies policies;     /* --policy */
 	const char *interference;            /* --interference, NULL: the built-in table */
+	struct gs_busy busy;                 /* --busy, n = 0: every pod busy all the time */
 	int mode;                            /* --mode (enum gs_mode); -1: not given */
 	int compat;                          /* --compat 1, --exact 0; -1: the mode's default */
 	int arrivals;                        /* --arrivals (enum gs_arrivals) */
@@ -166,7 +201,8 @@ void gs_cli_sim_init(struct gs_cli_sim *s);
 
 /*
  * Completes s->opts once the line is parsed and s->mode is set (>= 0):
- * the mode and arrival shape, and the scoring (--compat, --exact, or the
+ * the mode and arrival shape, the busy fractions (s->busy when --busy was
+ * given; s must then outlive the runs), and the scoring (--compat, --exact, or the
  * mode's default: compat in inflate mode, exact in time mode) as
  * GS_POLICY_COMPAT in opts.policy_flags.
  */
@@ -176,6 +212,20 @@ void gs_cli_sim_finish(struct gs_cli_sim *s);
 #define GS_CLI_OPT_NODES(S)                                                                     \
 	{ GS_OPT_STRING_AT(S, sim.nodes), .name = "nodes", .short_name = 'n', .arg = "FILE",    \
 	  .flags = GS_OPT_REQUIRED, .help = "cluster: openb node list, gpusim CSV or JSON" }
+
+/* The pod traces of a batch: -p, --pods FILE..., into `pods` (struct gs_opt_list), required. */
+#define GS_CLI_OPT_PODS_LIST(S)                                                                 \
+	{ GS_OPT_LIST_AT(S, pods, 256), .name = "pods", .short_name = 'p', .arg = "FILE...",    \
+	  .flags = GS_OPT_REQUIRED | GS_OPT_MULTI,                                              \
+	  .help = "pod traces: comma-separated, or one argument each up to the next option, "   \
+		  "as the shell's glob gives them (--pods traces/*.csv)" }
+
+/* The seeds of a batch: -s, --seeds LIST into `seeds` (struct gs_cli_seeds), 42-51 by default. */
+#define GS_CLI_OPT_SEEDS(S)                                                                     \
+	{ GS_OPT_CUSTOM_AT(S, seeds, struct gs_cli_seeds, gs_cli_parse_seeds,                   \
+			   gs_cli_seeds_release),                                               \
+	  .name = "seeds", .short_name = 's', .arg = "LIST", .def = "42-51",                    \
+	  .help = "seeds and ranges, e.g. 42-51 or 1,5,7-9" }
 
 /* The policies: -P, --policy LIST, DEF when not given. */
 #define GS_CLI_OPT_POLICY(S, DEF)                                                               \
@@ -213,6 +263,21 @@ void gs_cli_sim_finish(struct gs_cli_sim *s);
 	  .help = "a pod pending longer than S seconds fails (default: waits)" },               \
 	{ GS_OPT_FLAG_AT(S, sim.opts.frag), .name = "frag",                                     \
 	  .help = "track fragmentation in time mode (always on in inflate)" }
+
+/* The pods' busy fractions: --busy SPEC (engine/busy.h). */
+#define GS_CLI_OPT_BUSY(S)                                                                      \
+	{ GS_OPT_CUSTOM_AT(S, sim.busy, struct gs_busy, gs_cli_parse_busy, gs_cli_release_busy), \
+	  .name = "busy", .arg = "SPEC", .help = GS_CLI_BUSY_HELP }
+
+/* The descheduler of time mode (engine/defrag.h): --defrag BUDGET and --defrag-cost COST. */
+#define GS_CLI_OPTS_DEFRAG(S)                                                                   \
+	{ GS_OPT_CUSTOM_AT(S, sim.opts.defrag, struct gs_defrag_opts, gs_cli_parse_defrag,      \
+			   NULL),                                                               \
+	  .name = "defrag", .arg = "BUDGET", .help = GS_CLI_DEFRAG_HELP },                      \
+	{ GS_OPT_CUSTOM_AT(S, sim.opts.defrag, struct gs_defrag_opts, gs_cli_parse_defrag_cost, \
+			   NULL),                                                               \
+	  .name = "defrag-cost", .arg = "COST", .requires = "defrag",                           \
+	  .help = GS_CLI_DEFRAG_COST_HELP " (default lost)" }
 
 /* The rate model's table: --interference FILE. */
 #define GS_CLI_OPT_INTERFERENCE(S)                                                              \

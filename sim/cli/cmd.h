@@ -22,11 +22,13 @@
 	X(policies, "policies", "list the placement policies") \
 	X(gen, "gen", "generate a synthetic cluster and pod trace") \
 	X(sweep, "sweep", "run traces x policies x seeds in parallel, resumable") \
+	X(bound, "bound", "bound the unallocated GPU any placement could reach (inflate mode)") \
 	X(merge, "merge", "join results databases, e.g. the shards of a sweep (sweep --shard)") \
 	X(plot, "plot", "draw simulator and benchmark figures from a results database") \
 	X(bench_import, "bench-import", "load gpusim-bench results (make bench) into a results database") \
+	X(compare, "compare", "is one policy better than another on each workload (Welch, Holm)") \
 	X(regress, "regress", "compare a results database with a baseline (CI regression checks)") \
-	X(interference, "interference", "show, check or export (from make bench) the interference table")
+	X(interference, "interference", "show, check, export or validate the sharing model's tables")
 
 struct gs_cmd_spec;
 

@@ -79,7 +79,7 @@ int gs_cmd_gen(int argc, char **argv)
 				"give a .csv name\n", pods_out);
 		return GS_EXIT_USAGE;
 	}
-	if (gs_output_same(nodes_out, pods_out)) {
+	if (gs_write_same_file(nodes_out, pods_out)) {
 		fprintf(stderr, "gpusim gen: --nodes-out and --pods-out name the same file\n");
 		return GS_EXIT_USAGE;
 	}
@@ -102,11 +102,14 @@ int gs_cmd_gen(int argc, char **argv)
 	}
 	/* Both files or neither: each is staged, then both are renamed into place. */
 	if (ends_with_json(nodes_out))
-		rc = gs_cluster_stage_json(&nodes_st, nodes_out, &spec.cluster, err, sizeof(err));
+		rc = gs_staged_write_cluster_json(&nodes_st, nodes_out, &spec.cluster, err,
+						  sizeof(err));
 	else
-		rc = gs_cluster_stage_csv(&nodes_st, nodes_out, &spec.cluster, err, sizeof(err));
+		rc = gs_staged_write_cluster_csv(&nodes_st, nodes_out, &spec.cluster, err,
+						 sizeof(err));
 	if (!rc)
-		rc = gs_trace_stage_csv(&pods_st, pods_out, &t, &spec.cluster, err, sizeof(err));
+		rc = gs_staged_write_trace_csv(&pods_st, pods_out, &t, &spec.cluster, err,
+					       sizeof(err));
 	if (!rc)
 		rc = gs_staged_commit(&nodes_st, err, sizeof(err));
 	if (!rc)

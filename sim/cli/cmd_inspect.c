@@ -23,7 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <libsmartcols/libsmartcols.h>
 
 #include "cli/cli.h"

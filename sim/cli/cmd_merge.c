@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_merge.c - `gpusim merge OUT IN...`: joins the results databases of a
- * sweep's shards (or of any runs) into one (store/plan.h, gs_db_merge),
+ * sweep's shards (or of any runs) into one (store/merge.h, gs_db_merge),
  * then says, plan by plan, how much of each sweep's matrix OUT holds and
  * which runs are missing.
  */
@@ -13,6 +13,7 @@
 #include "cli/cmd.h"
 #include "cli/opt.h"
 #include "core/error.h"
+#include "store/merge.h"
 #include "store/plan.h"
 #include "store/results.h"
 

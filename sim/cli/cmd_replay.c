@@ -57,11 +57,13 @@ static const struct gs_opt replay_opts[] = {
 	  .help = GS_CLI_LOAD_HELP },
 	GS_CLI_OPTS_LOAD_SHAPE(S),
 	GS_CLI_OPTS_QUEUE(S),
+	GS_CLI_OPTS_DEFRAG(S),
 
 	{ GS_OPT_GROUP_HEADING("Sharing:") },
 	{ GS_OPT_CUSTOM_AT(S, sim.opts.sharing, struct gs_share_cfg, gs_cli_parse_sharing, NULL),
 	  .name = "sharing", .arg = "SPEC", .def = "ideal", .help = GS_CLI_SHARING_HELP },
 	GS_CLI_OPT_INTERFERENCE(S),
+	GS_CLI_OPT_BUSY(S),
 
 	{ GS_OPT_GROUP_HEADING("Output:") },
 	GS_CLI_OPT_DB(S, db_path, "results/gpusim.db"),
@@ -262,6 +264,19 @@ static void report_share_audit(const struct gs_sim *sim)
 }
 
 /* One line on the sharing model before the table, when the run has one. */
+/* What the descheduler did in one run (--defrag), under the table. */
+static void print_defrag(const char *policy, const struct gs_defrag_stats *st)
+{
+	if (!st->attempts) {
+		printf("defrag, %s: every pod found a node on arrival; nothing moved\n", policy);
+		return;
+	}
+	printf("defrag, %s: %lld of the %lld pods that fit nowhere on arrival placed after %lld "
+	       "moves of %lld pods; %.1f GPU-hours of work lost\n", policy, (long long)st->placed,
+	       (long long)st->attempts, (long long)st->moves, (long long)st->pods_moved,
+	       st->lost_gpu_s / 3600.0);
+}
+
 static void print_sharing(const struct gs_sim *sim, const char *table)
 {
 	char spec[GS_SHARE_SPEC_MAX];
@@ -272,6 +287,9 @@ static void print_sharing(const struct gs_sim *sim, const char *table)
 	printf("sharing: %s (GPUs the cluster file leaves unset), interference table: %s\n",
 	       gs_share_format(&sim->opts.sharing, spec, sizeof(spec)),
 	       table ? table : "built-in (results/interference.csv)");
+	if (sim->opts.busy)
+		printf("busy fractions of pods the trace leaves without one: %s\n",
+		       sim->opts.busy->spec);
 	if (sim->n_whole)
 		printf("sharing: %d GPUs of models without MIG run exclusive\n", (int)sim->n_whole);
 	if (sim->opts.mode == GS_MODE_INFLATE)
@@ -292,6 +310,7 @@ int gs_cmd_replay(int argc, char **argv)
 	cJSON *runs = NULL;
 	struct gs_interference ifr;
 	char nodes_sha[GS_SHA256_HEX], err[1024], *params = NULL;
+	struct gs_defrag_stats moved[GS_CLI_MAX_POLICIES] = { { 0 } };
 	size_t n_pols, i;
 	int rc, status = GS_EXIT_OK;
 
@@ -303,9 +322,9 @@ int gs_cmd_replay(int argc, char **argv)
 	gs_cluster_init(&cluster);
 	gs_trace_init(&trace);
 	gs_interference_init(&ifr);
-	rc = gs_cluster_load(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
+	rc = gs_load_cluster(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
 	if (rc == 0)
-		rc = gs_trace_load(a.pods, &cluster, &trace, err, sizeof(err));
+		rc = gs_load_trace(a.pods, &cluster, &trace, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpusim replay: %s\n", err);
 		status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
@@ -317,8 +336,9 @@ int gs_cmd_replay(int argc, char **argv)
 	}
 	/* A load the trace cannot offer is the user's to fix, before any run. */
 	if (a.sim.opts.load_pct > 0) {
-		rc = gs_load_check(trace.pods, trace.n_pods, a.sim.opts.load_repeat, cluster.gpu_milli,
-				   a.sim.opts.load_pct, a.sim.opts.arrivals, err, sizeof(err));
+		rc = gs_arrivals_check(trace.pods, trace.n_pods, a.sim.opts.load_repeat,
+				       cluster.gpu_milli, a.sim.opts.load_pct, a.sim.opts.arrivals, err,
+				       sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim replay: --load: %s: %s\n", a.pods, err);
 			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
@@ -419,8 +439,13 @@ int gs_cmd_replay(int argc, char **argv)
 			print_row(pols[i]->name, &sim, &sum, ri.wall_ms, run_id);
 		else if (run_id > 0)
 			printf("%lld\n", (long long)run_id);
+		if (sim.defrag_on)
+			moved[i] = sim.defrag.st;
 		gs_sim_release(&sim);
 	}
+	if (gs_defrag_on(&a.sim.opts.defrag))
+		for (i = 0; !a.json && !a.quiet && i < n_pols; i++)
+			print_defrag(pols[i]->name, &moved[i]);
 	if (runs) {
 		/* The runs that finished, also when a later one failed. */
 		rc = gs_json_print("replay", runs);

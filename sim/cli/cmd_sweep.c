@@ -33,16 +33,11 @@ struct sweep_args {
 static const struct gs_opt sweep_opts[] = {
 	{ GS_OPT_GROUP_HEADING("Inputs:") },
 	GS_CLI_OPT_NODES(S),
-	{ GS_OPT_LIST_AT(S, pods, 256), .name = "pods", .short_name = 'p', .arg = "FILE...",
-	  .flags = GS_OPT_REQUIRED | GS_OPT_MULTI,
-	  .help = "pod traces: comma-separated, or one argument each up to the next option, "
-		  "as the shell's glob gives them (--pods traces/*.csv)" },
+	GS_CLI_OPT_PODS_LIST(S),
 
 	{ GS_OPT_GROUP_HEADING("Matrix:") },
 	GS_CLI_OPT_POLICY(S, "paper"),
-	{ GS_OPT_CUSTOM_AT(S, seeds, struct gs_cli_seeds, gs_cli_parse_seeds, gs_cli_seeds_release),
-	  .name = "seeds", .short_name = 's', .arg = "LIST", .def = "42-51",
-	  .help = "seeds and ranges, e.g. 42-51 or 1,5,7-9" },
+	GS_CLI_OPT_SEEDS(S),
 	{ GS_OPT_ENUM_AT(S, sim.mode, gs_cli_modes), .name = "mode", .short_name = 'm',
 	  .arg = "MODE",
 	  .help = "'inflate' or 'time', as in gpusim replay (default: time with --sharing, "
@@ -66,7 +61,9 @@ static const struct gs_opt sweep_opts[] = {
 	  .help = "sharing modes, e.g. exclusive,timeslice,mps,vgpu,mig: one run per mode "
 		  "(outside the loads). Each is " GS_CLI_SHARING_HELP },
 	GS_CLI_OPT_INTERFERENCE(S),
+	GS_CLI_OPT_BUSY(S),
 	GS_CLI_OPTS_QUEUE(S),
+	GS_CLI_OPTS_DEFRAG(S),
 	GS_CLI_OPTS_SAMPLING(S),
 
 	{ GS_OPT_GROUP_HEADING("Execution and output:") },

@@ -17,7 +17,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 #include <libsmartcols/libsmartcols.h>
 
 #include "cli/cmd.h"

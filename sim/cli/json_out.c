@@ -14,7 +14,7 @@
 #include "cli/cmd.h"
 #include "cli/json_out.h"
 #include "core/error.h"
-#include "io/json.h"
+#include "io/cjson.h"
 
 #ifdef GS_TEST_HOOKS
 /* GS_TEST_JSON_FAIL_AT=N: cJSON allocation N (from 0) fails, the others not (test builds only). */

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 
 #include "engine/replay.h"
 #include "store/results.h"

@@ -111,6 +111,19 @@ static const struct man_extra extras[] = {
 	  ".TP\n.I results/fgd.db\nThe default results database; runs it already holds are "
 	  "skipped, so an interrupted sweep resumes.\n",
 	  "gpusim-replay gpusim-merge gpusim-plot gpusim-regress" },
+	{ "bound",
+	  "The floor under every policy at arrived 100%, ten seeds, beside the runs of a sweep:\n"
+	  "$ gpusim bound --nodes openb_node_list_gpu_node.csv \\\n"
+	  "      --pods openb_pod_list_default.csv --seeds 42-51 --db results/fgd.db\n"
+	  "The line of the unallocated-GPU figure, 80-130%, then the figures:\n"
+	  "$ gpusim bound -n N.csv -p P.csv --arrived 80-130 --db results/fgd.db\n"
+	  "$ gpusim plot --db results/fgd.db\n"
+	  "The integer optimum of a small cluster, ten minutes a bucket:\n"
+	  "$ gpusim bound -n small.csv -p P.csv --method exact --time-limit 600 --no-db\n",
+	  NULL,
+	  ".TP\n.I results/fgd.db\nThe default database, as sweep's; the (trace, seed) pairs it "
+	  "already bounds with the same options are skipped.\n",
+	  "gpusim-replay gpusim-sweep gpusim-plot sqlite3" },
 	{ "merge",
 	  "$ gpusim merge results/fgd.db shard-*.db\n"
 	  "$ gpusim merge -q all.db a.db b.db      # only the missing runs\n",
@@ -124,6 +137,14 @@ static const struct man_extra extras[] = {
 	  "$ gpusim bench-import --db results/gpusim.db results/bench/DEVICE/results.txt\n"
 	  "$ gpusim plot --db results/gpusim.db\n",
 	  NULL, NULL, "gpusim-plot gpusim-interference" },
+	{ "compare",
+	  "fgd-lookahead against FGD on the 17 workloads of the FGD paper, ten seeds each:\n"
+	  "$ gpusim sweep --nodes N.csv --pods openb_pod_list_*.csv --policy fgd,fgd-lookahead "
+	  "--db results/fgd.db\n"
+	  "$ gpusim compare --db results/fgd.db --policy fgd,fgd-lookahead\n"
+	  "Mean waits in time mode:\n"
+	  "$ gpusim compare --db results/load.db --policy binpack,fgd --metric mean_wait_s\n",
+	  NULL, NULL, "gpusim-sweep gpusim-regress" },
 	{ "regress",
 	  "Once, from runs you trust (commit the folder), then in every CI run:\n"
 	  "$ gpusim regress --db trusted.db --write-baseline results/baseline/\n"

@@ -193,6 +193,17 @@ int gs_cluster_find_node(const struct gs_cluster *c, const char *name)
 	return -1;
 }
 
+uint32_t gs_cluster_model_mask(const struct gs_cluster *c)
+{
+	uint32_t mask = 0;
+	int32_t i;
+
+	for (i = 0; i < c->n_nodes; i++)
+		if (c->nodes[i].num_gpu > 0 && c->nodes[i].model >= 0)
+			mask |= 1u << c->nodes[i].model;
+	return mask;
+}
+
 bool gs_pod_valid(const struct gs_pod *p)
 {
 	if (p->cpu_milli < 0 || p->mem_mib < 0 || p->gpu_mem_mib < 0)
@@ -207,6 +218,15 @@ bool gs_pod_valid(const struct gs_pod *p)
 	if (p->num_gpu > 1 && p->gpu_milli != GS_MILLI_PER_GPU)
 		return false;
 	return true;
+}
+
+int64_t gs_pod_duration_s(const struct gs_pod *p)
+{
+	if (p->t_delete_s < 0)
+		return -1;
+	if (p->t_create_s < 0 || p->t_delete_s < p->t_create_s)
+		return 0;
+	return p->t_delete_s - p->t_create_s;
 }
 
 enum gs_fit gs__fits_gpus(const struct gs_node *n, const struct gs_pod *p)
@@ -239,17 +259,10 @@ enum gs_fit gs__fits_gpus(const struct gs_node *n, const struct gs_pod *p)
 enum gs_fit gs_cluster_fits(const struct gs_cluster *c, int32_t node, const struct gs_pod *p)
 {
 	const struct gs_node *n = &c->nodes[node];
+	enum gs_fit f = gs__fits_host(n, p);
 
-	if (p->cpu_milli > n->cpu_free_milli)
-		return GS_FIT_CPU;
-	if (p->mem_mib > n->mem_free_mib)
-		return GS_FIT_MEM;
-	if (gs_pod_cpu_only(p))
-		return GS_FIT_OK;
-	if (!gs_node_model_ok(n, p))
-		return GS_FIT_MODEL;
-	if (p->num_gpu > n->num_gpu)
-		return GS_FIT_GPU_COUNT;
+	if (f != GS_FIT_OK || gs_pod_cpu_only(p))
+		return f;
 	if (c->share)
 		return gs__share_fits(c, node, p);
 	return gs__fits_gpus(n, p);
@@ -397,13 +410,6 @@ int gs_cluster_unbind(struct gs_cluster *c, const struct gs_pod *p, const struct
 	return 0;
 }
 
-#define CHECK_FAIL(...)                                      \
-	do {                                                 \
-		if (msg && msg_len)                          \
-			snprintf(msg, msg_len, __VA_ARGS__); \
-		return GS_ECHECK;                            \
-	} while (0)
-
 int gs_cluster_check(const struct gs_cluster *c, char *msg, size_t msg_len)
 {
 	int64_t cpu = 0, cpu_free = 0, mem = 0, mem_free = 0, gpus = 0, gpu_free = 0;
@@ -417,32 +423,33 @@ int gs_cluster_check(const struct gs_cluster *c, char *msg, size_t msg_len)
 		const char *name = c->node_names[i];
 
 		if (n->cpu_free_milli < 0 || n->cpu_free_milli > n->cpu_milli)
-			CHECK_FAIL("node %s: cpu free %d of %d milli", name, n->cpu_free_milli,
-				   n->cpu_milli);
+			GS__CHECK_FAIL("node %s: cpu free %d of %d milli", name, n->cpu_free_milli,
+				       n->cpu_milli);
 		if (n->mem_free_mib < 0 || n->mem_free_mib > n->mem_mib)
-			CHECK_FAIL("node %s: memory free %lld of %lld MiB", name,
-				   (long long)n->mem_free_mib, (long long)n->mem_mib);
+			GS__CHECK_FAIL("node %s: memory free %lld of %lld MiB", name,
+				       (long long)n->mem_free_mib, (long long)n->mem_mib);
 		if (n->num_gpu < 0 || n->num_gpu > GS_MAX_GPUS || (n->num_gpu > 0) != (n->model >= 0))
-			CHECK_FAIL("node %s: %d GPUs of model %d", name, n->num_gpu, n->model);
+			GS__CHECK_FAIL("node %s: %d GPUs of model %d", name, n->num_gpu, n->model);
 		for (g = 0; g < n->num_gpu; g++) {
 			if (n->gpu_free_milli[g] < 0 || n->gpu_free_milli[g] > GS_MILLI_PER_GPU)
-				CHECK_FAIL("node %s: GPU %d free share %d milli", name, g,
-					   n->gpu_free_milli[g]);
+				GS__CHECK_FAIL("node %s: GPU %d free share %d milli", name, g,
+					       n->gpu_free_milli[g]);
 			if (n->gpu_mem_free_mib[g] < 0 || n->gpu_mem_free_mib[g] > card)
-				CHECK_FAIL("node %s: GPU %d free memory %lld of %lld MiB", name, g,
-					   (long long)n->gpu_mem_free_mib[g], (long long)card);
+				GS__CHECK_FAIL("node %s: GPU %d free memory %lld of %lld MiB",
+					       name, g, (long long)n->gpu_mem_free_mib[g],
+					       (long long)card);
 		}
 		gs_node_refresh(&fresh);
 		if (fresh.gpu_free_total_milli != n->gpu_free_total_milli ||
 		    fresh.gpu_free_max_milli != n->gpu_free_max_milli ||
 		    fresh.gpu_whole_free != n->gpu_whole_free)
-			CHECK_FAIL("node %s: derived GPU fields are stale", name);
+			GS__CHECK_FAIL("node %s: derived GPU fields are stale", name);
 		if (n->n_pods < 0)
-			CHECK_FAIL("node %s: %d pods", name, n->n_pods);
+			GS__CHECK_FAIL("node %s: %d pods", name, n->n_pods);
 		if (n->n_pods == 0 && (n->cpu_free_milli != n->cpu_milli ||
 				       n->mem_free_mib != n->mem_mib ||
 				       n->gpu_free_total_milli != n->num_gpu * GS_MILLI_PER_GPU))
-			CHECK_FAIL("node %s: no pods but resources allocated", name);
+			GS__CHECK_FAIL("node %s: no pods but resources allocated", name);
 
 		cpu += n->cpu_milli;
 		cpu_free += n->cpu_free_milli;
@@ -454,23 +461,23 @@ int gs_cluster_check(const struct gs_cluster *c, char *msg, size_t msg_len)
 		pods += n->n_pods;
 	}
 	if (cpu != c->cpu_milli || cpu_free != c->cpu_free_milli)
-		CHECK_FAIL("cluster cpu totals %lld/%lld, nodes add up to %lld/%lld",
-			   (long long)c->cpu_free_milli, (long long)c->cpu_milli,
-			   (long long)cpu_free, (long long)cpu);
+		GS__CHECK_FAIL("cluster cpu totals %lld/%lld, nodes add up to %lld/%lld",
+			       (long long)c->cpu_free_milli, (long long)c->cpu_milli,
+			       (long long)cpu_free, (long long)cpu);
 	if (mem != c->mem_mib || mem_free != c->mem_free_mib)
-		CHECK_FAIL("cluster memory totals %lld/%lld, nodes add up to %lld/%lld",
-			   (long long)c->mem_free_mib, (long long)c->mem_mib,
-			   (long long)mem_free, (long long)mem);
+		GS__CHECK_FAIL("cluster memory totals %lld/%lld, nodes add up to %lld/%lld",
+			       (long long)c->mem_free_mib, (long long)c->mem_mib,
+			       (long long)mem_free, (long long)mem);
 	if (gpus != c->gpu_count || gpus * GS_MILLI_PER_GPU != c->gpu_milli ||
 	    gpu_free != c->gpu_free_milli)
-		CHECK_FAIL("cluster GPU totals %lld/%lld milli, nodes add up to %lld/%lld",
-			   (long long)c->gpu_free_milli, (long long)c->gpu_milli,
-			   (long long)gpu_free, (long long)(gpus * GS_MILLI_PER_GPU));
+		GS__CHECK_FAIL("cluster GPU totals %lld/%lld milli, nodes add up to %lld/%lld",
+			       (long long)c->gpu_free_milli, (long long)c->gpu_milli,
+			       (long long)gpu_free, (long long)(gpus * GS_MILLI_PER_GPU));
 	if (in_use != c->gpus_in_use)
-		CHECK_FAIL("cluster says %lld GPUs in use, nodes add up to %lld",
-			   (long long)c->gpus_in_use, (long long)in_use);
+		GS__CHECK_FAIL("cluster says %lld GPUs in use, nodes add up to %lld",
+			       (long long)c->gpus_in_use, (long long)in_use);
 	if (pods != c->n_pods)
-		CHECK_FAIL("cluster says %lld pods, nodes add up to %lld", (long long)c->n_pods,
-			   (long long)pods);
+		GS__CHECK_FAIL("cluster says %lld pods, nodes add up to %lld", (long long)c->n_pods,
+			       (long long)pods);
 	return gs__share_check(c, msg, msg_len);
 }

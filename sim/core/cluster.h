@@ -58,6 +58,15 @@ struct gs_node {
 struct gs_pod {
 	int32_t cpu_milli;
 	int16_t wclass;        /* workload class: 0 = none, k = the trace's class k - 1 */
+	/*
+	 * The sharing model's view of the pod (engine/sharing.h), milli; 0 =
+	 * unset: busy_milli, the share of its running time it keeps the GPU
+	 * busy (unset: the run's --busy, 1000 by default); compute_milli, the
+	 * share of its GPU work that scales with SMs, the rest with memory
+	 * bandwidth (unset: GS_COMPUTE_DEFAULT_MILLI).
+	 */
+	int16_t busy_milli;
+	int16_t compute_milli;
 	int64_t mem_mib;
 	int32_t num_gpu;
 	int32_t gpu_milli;     /* per GPU; below 1000 only when num_gpu == 1 */
@@ -71,6 +80,13 @@ struct gs_pod {
 	int64_t t_create_s;
 	int64_t t_delete_s;
 };
+
+/*
+ * The share of a pod's GPU work that scales with SMs when its compute
+ * fraction is unset: 900, the value that fits the MIG figures of the
+ * sharing validation set best (docs/sharing-model.md).
+ */
+#define GS_COMPUTE_DEFAULT_MILLI 900
 
 /* A pod's need in milli-GPU per GPU (need_milli, or gpu_milli when unset). */
 static inline int32_t gs_pod_need_milli(const struct gs_pod *p)
@@ -200,8 +216,14 @@ int gs_cluster_add_node(struct gs_cluster *c, const char *name, int32_t cpu_mill
 /* Returns the node index with this name, or -1. Linear search. */
 int gs_cluster_find_node(const struct gs_cluster *c, const char *name);
 
+/* Bitmask of the models some node of c with GPUs has. */
+uint32_t gs_cluster_model_mask(const struct gs_cluster *c);
+
 /* Checks that a pod request is well-formed (not that it fits anywhere). */
 bool gs_pod_valid(const struct gs_pod *p);
+
+/* A pod's duration in the trace: deletion - creation, 0 if negative, -1 for never leaving. */
+int64_t gs_pod_duration_s(const struct gs_pod *p);
 
 /* True when the pod asks for no GPU. */
 static inline bool gs_pod_cpu_only(const struct gs_pod *p)

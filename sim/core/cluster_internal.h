@@ -8,7 +8,31 @@
 #ifndef GS_CLUSTER_INTERNAL_H
 #define GS_CLUSTER_INTERNAL_H
 
+#include <stdio.h>
+
 #include "core/cluster.h"
+#include "core/error.h"
+
+/*
+ * The part of the filter before a node's GPUs, every mode alike: CPU,
+ * memory, then for a GPU pod the model and the GPU count. Returns the
+ * first check that fails, else GS_FIT_OK; for a GPU pod the GPUs decide
+ * after that.
+ */
+static inline enum gs_fit gs__fits_host(const struct gs_node *n, const struct gs_pod *p)
+{
+	if (p->cpu_milli > n->cpu_free_milli)
+		return GS_FIT_CPU;
+	if (p->mem_mib > n->mem_free_mib)
+		return GS_FIT_MEM;
+	if (gs_pod_cpu_only(p))
+		return GS_FIT_OK;
+	if (!gs_node_model_ok(n, p))
+		return GS_FIT_MODEL;
+	if (p->num_gpu > n->num_gpu)
+		return GS_FIT_GPU_COUNT;
+	return GS_FIT_OK;
+}
 
 /* The GPU part of the filter for GPUs that account requests as given. */
 enum gs_fit gs__fits_gpus(const struct gs_node *n, const struct gs_pod *p);
@@ -27,6 +51,18 @@ int gs__share_gpu_check(const struct gs_cluster *c, const struct gs_pod *p,
 /* Applies what gs__share_gpu_check() accepted to the node's GPU arrays and sharing state. */
 void gs__share_gpu_apply(struct gs_cluster *c, const struct gs_pod *p,
 			 const struct gs_placement *pl, int dir);
+
+/*
+ * For the invariant checks (gs_cluster_check(), gs__share_check()): writes
+ * the message into msg (when there is room) and returns GS_ECHECK from the
+ * function it is used in, which has msg and msg_len.
+ */
+#define GS__CHECK_FAIL(...)                                  \
+	do {                                                 \
+		if (msg && msg_len)                          \
+			snprintf(msg, msg_len, __VA_ARGS__); \
+		return GS_ECHECK;                            \
+	} while (0)
 
 /* Verifies the sharing state of every node (gs_cluster_check()). */
 int gs__share_check(const struct gs_cluster *c, char *msg, size_t msg_len);

@@ -162,18 +162,10 @@ static enum gs_fit fits_uniform(const struct gs_cluster *c, int32_t node, const 
 enum gs_fit gs_cluster_fits_demand(const struct gs_cluster *c, int32_t node,
 				   const struct gs_pod *p, const struct gs_share_demand *d)
 {
-	const struct gs_node *n = &c->nodes[node];
+	enum gs_fit f = gs__fits_host(&c->nodes[node], p);
 
-	if (p->cpu_milli > n->cpu_free_milli)
-		return GS_FIT_CPU;
-	if (p->mem_mib > n->mem_free_mib)
-		return GS_FIT_MEM;
-	if (gs_pod_cpu_only(p))
-		return GS_FIT_OK;
-	if (!gs_node_model_ok(n, p))
-		return GS_FIT_MODEL;
-	if (p->num_gpu > n->num_gpu)
-		return GS_FIT_GPU_COUNT;
+	if (f != GS_FIT_OK || gs_pod_cpu_only(p))
+		return f;
 	return fits_uniform(c, node, p, d);
 }
 
@@ -715,13 +707,6 @@ const struct gs_mig_table *gs_cluster_mig_table(const struct gs_cluster *c, int3
 
 /* --- invariants ---------------------------------------------------------------- */
 
-#define CHECK_FAIL(...)                                      \
-	do {                                                 \
-		if (msg && msg_len)                          \
-			snprintf(msg, msg_len, __VA_ARGS__); \
-		return GS_ECHECK;                            \
-	} while (0)
-
 int gs__share_check(const struct gs_cluster *c, char *msg, size_t msg_len)
 {
 	int32_t node;
@@ -744,11 +729,11 @@ int gs__share_check(const struct gs_cluster *c, char *msg, size_t msg_len)
 
 			pods += gs->pods;
 			if (gs->cfg >= c->n_share_cfg || gs->mode != c->share_cfg[gs->cfg].mode)
-				CHECK_FAIL("node %s: GPU %d has a bad sharing config", name, i);
+				GS__CHECK_FAIL("node %s: GPU %d has a bad sharing config", name, i);
 			if (gs->mode != GS_SHARE_MIG)
 				continue;
 			if (!t)
-				CHECK_FAIL("node %s: MIG GPU %d without a MIG table", name, i);
+				GS__CHECK_FAIL("node %s: MIG GPU %d without a MIG table", name, i);
 			for (k = 0; k < gs->mig.n; k++) {
 				if (!gs->mig.inst[k].busy)
 					continue;
@@ -757,21 +742,21 @@ int gs__share_check(const struct gs_cluster *c, char *msg, size_t msg_len)
 				mem += inst_mib(t, gs->mig.inst[k].profile, card_mib(c, n));
 			}
 			if (busy != gs->pods)
-				CHECK_FAIL("node %s: MIG GPU %d has %d busy instances and %d pods", name,
-					   i, busy, gs->pods);
+				GS__CHECK_FAIL("node %s: MIG GPU %d has %d busy instances and %d pods",
+					       name, i, busy, gs->pods);
 			if (GS_MILLI_PER_GPU - n->gpu_free_milli[i] != milli ||
 			    card_mib(c, n) - n->gpu_mem_free_mib[i] != mem)
-				CHECK_FAIL("node %s: MIG GPU %d: instances reserve %d milli and %lld "
-					   "MiB, the GPU says %d and %lld",
-					   name, i, milli, (long long)mem,
-					   GS_MILLI_PER_GPU - n->gpu_free_milli[i],
-					   (long long)(card_mib(c, n) - n->gpu_mem_free_mib[i]));
+				GS__CHECK_FAIL("node %s: MIG GPU %d: instances reserve %d milli and "
+					       "%lld MiB, the GPU says %d and %lld",
+					       name, i, milli, (long long)mem,
+					       GS_MILLI_PER_GPU - n->gpu_free_milli[i],
+					       (long long)(card_mib(c, n) - n->gpu_mem_free_mib[i]));
 			if (gs->mig_cap != mig_cap(t, &gs->mig))
-				CHECK_FAIL("node %s: MIG GPU %d: stale largest placeable profile",
-					   name, i);
+				GS__CHECK_FAIL("node %s: MIG GPU %d: stale largest placeable "
+					       "profile", name, i);
 		}
 		if (pods > 0 && n->n_pods == 0)
-			CHECK_FAIL("node %s: GPUs hold %d pods, the node none", name, pods);
+			GS__CHECK_FAIL("node %s: GPUs hold %d pods, the node none", name, pods);
 	}
 	return 0;
 }

@@ -8,6 +8,13 @@
  * starting at one of the profile's valid start positions, and `compute`
  * compute slices; instances never overlap. The start positions are in
  * memory-slice units, as `nvidia-smi mig -lgipp` prints them ({start}:size).
+ *
+ * Each profile also carries what the silicon gives it, as the driver
+ * reports it (`nvidia-smi mig -lgip`): its SMs, its memory in MiB, its copy
+ * engines and video decoders. Its share of the memory bandwidth is its
+ * share of the memory slices (each slice has its own memory controllers and
+ * L2 banks). The sharing model (engine/sharing.h) runs a pod on an instance
+ * from its SM and bandwidth shares against the whole GPU's `sm_full` SMs.
  * mig.c holds the tables, with where each figure comes from.
  *
  * On every table here the profiles form a chain: sorted by compute slices,
@@ -34,15 +41,19 @@
 struct gs_mig_profile {
 	char name[GS_MIG_NAME_MAX]; /* as nvidia-smi names it, without "MIG " */
 	uint8_t compute;            /* compute slices, the "Ng" of the name */
-	uint8_t mem_slices;         /* memory slices of 8 */
+	uint8_t mem_slices;         /* memory slices of 8: its share of memory bandwidth */
 	uint8_t starts;             /* bit s: memory slice s is a valid start */
-	int64_t mem_mib;            /* instance memory: mem_slices x card / 8 */
+	uint8_t sm;                 /* SMs of the instance (nvidia-smi mig -lgip, column SM) */
+	uint8_t copy_engines;       /* copy engines (column CE) */
+	uint8_t decoders;           /* NVDEC video decoders (column DEC) */
+	int64_t mem_mib;            /* instance memory as the driver reports it, MiB */
 };
 
 /* The profiles of one GPU product, smallest first (a chain, see above). */
 struct gs_mig_table {
 	const char *product;        /* "H100 80GB" */
 	int64_t card_mib;           /* the card's memory the table assumes */
+	int sm_full;                /* SMs of the whole GPU with MIG off */
 	int n;
 	struct gs_mig_profile p[GS_MIG_MAX_PROFILES];
 };
@@ -71,6 +82,12 @@ int gs_mig_profile_cover(const struct gs_mig_table *t, int32_t gpu_milli, int64_
 
 /* Milli-GPU an instance of p reserves: floor(compute x 1000 / 7), 1000 for 7 slices. */
 int32_t gs_mig_profile_milli(const struct gs_mig_profile *p);
+
+/* An instance of p's share of the whole GPU's SMs: p->sm / t->sm_full, in (0, 1]. */
+double gs_mig_profile_sm_share(const struct gs_mig_table *t, const struct gs_mig_profile *p);
+
+/* An instance of p's share of the GPU's memory bandwidth: mem_slices / 8, in (0, 1]. */
+double gs_mig_profile_bw_share(const struct gs_mig_profile *p);
 
 /* One instance on a GPU. */
 struct gs_mig_instance {

@@ -3,10 +3,19 @@
  * sharing.c - sharing modes and their specs (see sharing.h).
  *
  * The MPS defaults follow the NVIDIA Kubernetes device plugin's MPS
- * sharing, which splits a GPU into `replicas` equal clients: each gets
- * 100 / replicas percent of the threads and card / replicas of pinned
- * memory. The device plugin has no default replica count; gpusim uses 4
- * for time-slicing and MPS alike (set it with :replicas=N).
+ * sharing, which splits a GPU into `replicas` equal clients: its MPS
+ * control daemon (cmd/mps-control-daemon/mps/daemon.go) sets
+ * set_default_active_thread_percentage to 100 / replicas and
+ * set_default_device_pinned_mem_limit to the card's memory / replicas in
+ * MiB, both in integer division (3 replicas: 33 %). The device plugin has no
+ * default replica count; gpusim uses 4 for time-slicing and MPS alike (set
+ * it with :replicas=N).
+ *
+ * vgpu's accuracy is how much of its caps an interception limiter enforces
+ * (engine/sharing.h): 1 by default, gpusim's own library and HAMi-core with
+ * its SM-linear correction step (HAMi-core pull request 317) keep a 30 %
+ * cap within a few points; HAMi-core before it gave a 30 % process 46 % of
+ * a 188-SM GPU next to a 70 % one (HAMi-core issue 314), accuracy 0.2.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +53,10 @@ void gs_share_cfg_init(struct gs_share_cfg *cfg, enum gs_share_mode mode)
 	cfg->mode = (uint8_t)mode;
 	if (mode == GS_SHARE_TIMESLICE || mode == GS_SHARE_MPS)
 		cfg->replicas = GS_SHARE_REPLICAS_DEFAULT;
-	if (mode == GS_SHARE_VGPU)
+	if (mode == GS_SHARE_VGPU) {
 		cfg->elastic = 1; /* bench/cuda's library lends idle share (GaiaGPU-style) */
+		cfg->accuracy_milli = 1000;
+	}
 }
 
 int32_t gs_share_slot_milli(int replicas)
@@ -59,7 +70,7 @@ int32_t gs_share_mps_thread_milli(const struct gs_share_cfg *cfg)
 {
 	if (cfg->thread_pct)
 		return cfg->thread_pct * 10;
-	return 1000 / (cfg->replicas ? cfg->replicas : 1);
+	return 100 / (cfg->replicas ? cfg->replicas : 1) * 10;
 }
 
 int64_t gs_share_mps_pinned_mib(const struct gs_share_cfg *cfg, int64_t card_mib)
@@ -85,6 +96,35 @@ static bool parse_int(const char *s, long long min, long long max, long long *ou
 }
 
 /* Settings each mode takes, for messages. */
+/* A decimal fraction in [0, 1] with at most 3 decimals ("0.2", "1", "0.125"), in thousandths. */
+static bool parse_fraction_milli(const char *s, long long *out)
+{
+	long long milli = 0;
+	int digits = 0;
+
+	if (s[0] == '1' && (s[1] == '\0' || (s[1] == '.' && strspn(s + 2, "0") == strlen(s + 2)))) {
+		*out = 1000;
+		return true;
+	}
+	if (s[0] != '0')
+		return false;
+	if (s[1] == '\0') {
+		*out = 0;
+		return true;
+	}
+	if (s[1] != '.' || s[2] == '\0')
+		return false;
+	for (s += 2; *s; s++) {
+		if (*s < '0' || *s > '9' || ++digits > 3)
+			return false;
+		milli = milli * 10 + (*s - '0');
+	}
+	while (digits++ < 3)
+		milli *= 10;
+	*out = milli;
+	return true;
+}
+
 static const char *mode_keys(int mode)
 {
 	switch (mode) {
@@ -93,7 +133,7 @@ static const char *mode_keys(int mode)
 	case GS_SHARE_MPS:
 		return "replicas=N, threads=PCT, pinned_mib=MIB";
 	case GS_SHARE_VGPU:
-		return "capped or elastic";
+		return "capped or elastic, accuracy=FRACTION";
 	case GS_SHARE_MIG:
 		return "layout=PROFILE+PROFILE+...";
 	default:
@@ -138,6 +178,12 @@ static int apply_setting(struct gs_share_cfg *cfg, const char *spec, char *kv, c
 			cfg->elastic = key[0] == 'e';
 			return 0;
 		}
+		if (strcmp(key, "accuracy") == 0 && val) {
+			if (!parse_fraction_milli(val, &v))
+				goto bad_value;
+			cfg->accuracy_milli = (uint16_t)v;
+			return 0;
+		}
 		break;
 	case GS_SHARE_MIG:
 		if (strcmp(key, "layout") == 0 && val) {
@@ -160,6 +206,7 @@ bad_value:
 	snprintf(err, err_len, "sharing spec '%s': %s='%s' is out of range%s", spec, key, val,
 		 strcmp(key, "replicas") == 0 ? " (1 to 32)"
 		 : strcmp(key, "threads") == 0 ? " (1 to 100 percent)"
+		 : strcmp(key, "accuracy") == 0 ? " (0 to 1, at most 3 decimals)"
 		 : strcmp(key, "layout") == 0 ? " (profile names joined by '+')" : "");
 	return GS_EINVAL;
 }
@@ -229,6 +276,8 @@ char *gs_share_format(const struct gs_share_cfg *cfg, char *buf, size_t len)
 	case GS_SHARE_VGPU:
 		if (!cfg->elastic)
 			ADD("%scapped", sep);
+		if (cfg->accuracy_milli != 1000)
+			ADD("%saccuracy=%g", sep, cfg->accuracy_milli / 1000.0);
 		break;
 	case GS_SHARE_MIG:
 		if (cfg->layout[0])
@@ -245,5 +294,6 @@ bool gs_share_cfg_equal(const struct gs_share_cfg *a, const struct gs_share_cfg 
 {
 	return a->mode == b->mode && a->replicas == b->replicas &&
 	       a->thread_pct == b->thread_pct && a->elastic == b->elastic &&
-	       a->pinned_mib == b->pinned_mib && strcmp(a->layout, b->layout) == 0;
+	       a->pinned_mib == b->pinned_mib && a->accuracy_milli == b->accuracy_milli &&
+	       strcmp(a->layout, b->layout) == 0;
 }

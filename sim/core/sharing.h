@@ -12,12 +12,14 @@
  *   mps        NVIDIA MPS: `replicas` clients per GPU, each limited to an
  *              active-thread percentage and a pinned-memory limit
  *   vgpu       gpusim's interception library (HAMi-like): a hard memory
- *              limit and a compute share per pod, capped or elastic
+ *              limit and a compute share per pod, capped or elastic, and
+ *              how accurately the limiter holds the caps
  *   mig        Multi-Instance GPU: each pod gets an instance (core/mig.h)
  *
  * A mode and its settings are written as a spec, MODE[:KEY=VALUE[;...]]:
  *   ideal | exclusive | timeslice[:replicas=N] |
- *   mps[:replicas=N][;threads=PCT][;pinned_mib=MIB] | vgpu[:elastic|:capped] |
+ *   mps[:replicas=N][;threads=PCT][;pinned_mib=MIB] |
+ *   vgpu[:elastic|:capped][;accuracy=FRACTION] |
  *   mig[:layout=PROFILE+PROFILE+...]
  * which is what cluster files, --sharing and the results database use.
  *
@@ -61,6 +63,7 @@ struct gs_share_cfg {
 	uint8_t replicas;    /* timeslice, mps: pods per GPU, 1..32 */
 	uint8_t thread_pct;  /* mps: active-thread percentage, 1..100; 0 = 100 / replicas */
 	uint8_t elastic;     /* vgpu: 1 = idle share is lent out (default), 0 = capped */
+	uint16_t accuracy_milli; /* vgpu: share of the caps the limiter enforces, 0..1000 (1000) */
 	int64_t pinned_mib;  /* mps: pinned device memory per client; 0 = card / replicas */
 	char layout[GS_SHARE_LAYOUT_MAX]; /* mig: fixed layout, "" = chosen as pods land */
 };
@@ -99,7 +102,10 @@ bool gs_share_cfg_equal(const struct gs_share_cfg *a, const struct gs_share_cfg 
  */
 int32_t gs_share_slot_milli(int replicas);
 
-/* MPS settings resolved against a card of card_mib: thread share in milli-GPU and pinned MiB. */
+/*
+ * MPS active-thread share in milli-GPU: cfg's threads, or the device
+ * plugin's integer 100 / replicas percent (3 replicas: 330).
+ */
 int32_t gs_share_mps_thread_milli(const struct gs_share_cfg *cfg);
 /* MPS pinned memory in MiB: cfg's setting, or card_mib divided among the replicas. */
 int64_t gs_share_mps_pinned_mib(const struct gs_share_cfg *cfg, int64_t card_mib);

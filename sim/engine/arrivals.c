@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * arrivals.c - arrival times for a steady offered load (see arrivals.h).
+ * arrivals.c - arrival times: scaled creation times and a steady offered
+ * load (see arrivals.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,8 +33,28 @@ static int cmp_item(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int gs_load_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, double load_pct,
-		   double *window_out, char *err, size_t err_len)
+bool gs_arrivals_scaled(double time_scale, const struct gs_pod *p, int64_t *t_out)
+{
+	double t;
+
+	if (p->t_create_s < 0) {
+		*t_out = 0;
+		return true;
+	}
+	if (time_scale == 1.0) {
+		*t_out = p->t_create_s;
+		return p->t_create_s <= GS_TIME_MAX_S;
+	}
+	/* Compared as a double first: converting one beyond int64 is undefined. */
+	t = floor((double)p->t_create_s / time_scale);
+	if (!(t <= (double)GS_TIME_MAX_S))
+		return false;
+	*t_out = (int64_t)t;
+	return true;
+}
+
+int gs_arrivals_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, double load_pct,
+		       double *window_out, char *err, size_t err_len)
 {
 	struct item *it;
 	double target, never = 0, all = 0, prefix_gd = 0, suffix_g = 0;
@@ -125,9 +146,9 @@ static int cmp_order(const void *a, const void *b)
 	return (x->i > y->i) - (x->i < y->i);
 }
 
-int gs_load_arrivals(const struct gs_pod *pods, size_t n, size_t period, int64_t cap_milli,
-		     double load_pct, enum gs_arrivals shape, uint64_t seed, int64_t *arrive,
-		     char *err, size_t err_len)
+int gs_arrivals_generate(const struct gs_pod *pods, size_t n, size_t period, int64_t cap_milli,
+			 double load_pct, enum gs_arrivals shape, uint64_t seed, int64_t *arrive,
+			 char *err, size_t err_len)
 {
 	struct order *ord;
 	double *u, w, span;
@@ -142,7 +163,7 @@ int gs_load_arrivals(const struct gs_pod *pods, size_t n, size_t period, int64_t
 		gs_errf(err, err_len, "a load needs at least two pods to space out");
 		return GS_EINVAL;
 	}
-	rc = gs_load_window(pods, n, cap_milli, load_pct, &w, err, err_len);
+	rc = gs_arrivals_window(pods, n, cap_milli, load_pct, &w, err, err_len);
 	if (rc)
 		return rc;
 	ord = malloc(n * sizeof(*ord));
@@ -194,8 +215,8 @@ int gs_load_arrivals(const struct gs_pod *pods, size_t n, size_t period, int64_t
 	return 0;
 }
 
-int gs_load_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t cap_milli,
-		  double load_pct, enum gs_arrivals shape, char *err, size_t err_len)
+int gs_arrivals_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t cap_milli,
+		      double load_pct, enum gs_arrivals shape, char *err, size_t err_len)
 {
 	size_t total = n * (size_t)(repeat > 0 ? repeat : 1), i;
 	struct gs_pod *all = malloc((total ? total : 1) * sizeof(*all));
@@ -209,8 +230,8 @@ int gs_load_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t c
 	}
 	for (i = 0; i < total; i++)
 		all[i] = pods[i % n];
-	rc = gs_load_arrivals(all, total, n ? n : 1, cap_milli, load_pct, shape, 0, at, err,
-			      err_len);
+	rc = gs_arrivals_generate(all, total, n ? n : 1, cap_milli, load_pct, shape, 0, at, err,
+				  err_len);
 	free(all);
 	free(at);
 	return rc;

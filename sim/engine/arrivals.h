@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * arrivals.h - the steady load knob of time mode (`--load PCT`): arrival times
- * that offer PCT % of the cluster's GPU capacity over the arrival window,
- * each pod keeping its request and its duration.
+ * arrivals.h - the arrival times of time mode: the trace's creation times
+ * divided by `--time-scale`, or, with the steady load knob (`--load PCT`),
+ * times that offer PCT % of the cluster's GPU capacity over the arrival
+ * window, each pod keeping its request and its duration.
  *
  * Offered load (gs_offered_load_pct() in metrics.h): over an arrival window
  * of length W, 100 * sum_i gpu_i * min(duration_i, W) / (capacity * W),
@@ -32,6 +33,7 @@
 #ifndef GS_ARRIVALS_H
 #define GS_ARRIVALS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,14 +45,22 @@ enum gs_arrivals { GS_ARRIVALS_POISSON = 0, GS_ARRIVALS_TRACE = 1 };
 const char *gs_arrivals_str(enum gs_arrivals a);
 
 /*
+ * The arrival time of pod p in time mode without a load: its creation time
+ * divided by time_scale (> 0), rounded down; 0 for a pod without one.
+ * Returns false when that lies past GS_TIME_MAX_S (a tiny scale stretches
+ * legal creation times beyond the legal range).
+ */
+bool gs_arrivals_scaled(double time_scale, const struct gs_pod *p, int64_t *t_out);
+
+/*
  * The arrival window W (seconds) at which the n pods offer load_pct % of
  * cap_milli. Returns 0, or GS_EINVAL with a message in err when no window
  * does it: load_pct is at or below what the pods that never leave offer
  * alone, or above the sum of every pod's GPU request (all pods at once);
  * GS_ERANGE when the window is longer than GS_TIME_MAX_S seconds.
  */
-int gs_load_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, double load_pct,
-		   double *window_out, char *err, size_t err_len);
+int gs_arrivals_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, double load_pct,
+		       double *window_out, char *err, size_t err_len);
 
 /*
  * Writes into arrive[i] the arrival time of pods[i] (n >= 2) for load_pct
@@ -59,21 +69,21 @@ int gs_load_window(const struct gs_pod *pods, size_t n, int64_t cap_milli, doubl
  * is `period` pods repeated n / period times (period divides n; n for no
  * repeat): copy k arrives after copy k - 1, each in the trace's order.
  * With the trace's shape, copies are separated by the trace's mean gap.
- * Returns 0, GS_EINVAL or GS_ERANGE (message in err: see gs_load_window(),
+ * Returns 0, GS_EINVAL or GS_ERANGE (message in err: see gs_arrivals_window(),
  * fewer than two pods, or GS_ARRIVALS_TRACE on a trace whose pods all
  * arrive at once) or GS_ENOMEM.
  */
-int gs_load_arrivals(const struct gs_pod *pods, size_t n, size_t period, int64_t cap_milli,
-		     double load_pct, enum gs_arrivals shape, uint64_t seed, int64_t *arrive,
-		     char *err, size_t err_len);
+int gs_arrivals_generate(const struct gs_pod *pods, size_t n, size_t period, int64_t cap_milli,
+			 double load_pct, enum gs_arrivals shape, uint64_t seed, int64_t *arrive,
+			 char *err, size_t err_len);
 
 /*
- * Whether gs_load_arrivals() can serve load_pct for these n pods
+ * Whether gs_arrivals_generate() can serve load_pct for these n pods
  * repeated `repeat` (>= 1) times: 0, or
  * GS_EINVAL or GS_ERANGE with its message in err, or GS_ENOMEM. For checking a command
  * line before any run starts.
  */
-int gs_load_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t cap_milli,
-		  double load_pct, enum gs_arrivals shape, char *err, size_t err_len);
+int gs_arrivals_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t cap_milli,
+		      double load_pct, enum gs_arrivals shape, char *err, size_t err_len);
 
 #endif

@@ -45,7 +45,7 @@ struct gs_event {
 	uint64_t seq;
 	int32_t kind;   /* enum gs_event_kind */
 	int32_t pod;
-	uint32_t gen;   /* DEPART under the sharing model: the pod's generation (engine/sharing.h) */
+	uint32_t gen;   /* DEPART under the sharing model: the pod's generation (engine/share_model.h) */
 };
 
 struct gs_heap {

@@ -19,15 +19,6 @@ void gs_metrics_init(struct gs_metrics *m, int64_t cap_milli, bool frag_on)
 	m->t_first_arrival = m->t_last_arrival = m->t_last = -1;
 }
 
-int64_t gs_pod_duration_s(const struct gs_pod *p)
-{
-	if (p->t_delete_s < 0)
-		return -1;
-	if (p->t_create_s < 0 || p->t_delete_s < p->t_create_s)
-		return 0;
-	return p->t_delete_s - p->t_create_s;
-}
-
 double gs_percentile_sorted(const double *v, size_t n, double p)
 {
 	double rank;

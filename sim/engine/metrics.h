@@ -193,7 +193,4 @@ double gs_percentile_sorted(const double *v, size_t n, double p);
 double gs_offered_load_pct(const struct gs_pod *pods, const int64_t *arrive, size_t n,
 			   int64_t cap_milli);
 
-/* A pod's duration in the trace: deletion - creation, 0 if negative, -1 for never leaving. */
-int64_t gs_pod_duration_s(const struct gs_pod *p);
-
 #endif

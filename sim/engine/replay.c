@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * replay.c - the discrete-event simulator (see replay.h).
+ * replay.c - the discrete-event simulator (see replay.h). Its options and
+ * their checks are in replay_opts.c, the summary of a finished run in
+ * replay_summary.c.
  *
  * Time mode pops events from the heap in (time, sequence) order:
  *   ARRIVE   try to place the pod; if nothing fits it joins the FIFO
@@ -37,7 +39,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/limits.h"
-#include "engine/arrived.h"
+#include "engine/arrived_stats.h"
 #include "engine/inflate.h"
 #include "engine/replay.h"
 
@@ -56,21 +58,6 @@ const char *gs_fail_reason_str(enum gs_fail_reason r)
 	return "unknown";
 }
 
-void gs_replay_opts_init(struct gs_replay_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	gs_share_cfg_init(&o->sharing, GS_SHARE_IDEAL);
-	o->mode = GS_MODE_TIME;
-	o->seed = 42;
-	o->time_scale = 1.0;
-	o->max_wait_s = -1;
-	o->sample_every = 1;
-	o->sample_interval_s = 0;
-	o->inflate = 1.3;
-	o->frag_coverage = 0.95;
-	o->load_repeat = 1;
-}
-
 const char *gs_pod_state_str(enum gs_pod_state s)
 {
 	switch (s) {
@@ -86,216 +73,6 @@ const char *gs_pod_state_str(enum gs_pod_state s)
 		return "failed";
 	}
 	return "unknown";
-}
-
-static int check_opts(const struct gs_replay_opts *o, char *err, size_t err_len)
-{
-	if (o->mode != GS_MODE_TIME && o->mode != GS_MODE_INFLATE) {
-		gs_errf(err, err_len, "unknown replay mode %d", (int)o->mode);
-		return GS_EINVAL;
-	}
-	if (!(o->time_scale > 0) || !isfinite(o->time_scale)) {
-		gs_errf(err, err_len, "time scale must be a positive number, not %g",
-			o->time_scale);
-		return GS_EINVAL;
-	}
-	if (o->load_pct != 0 && (!(o->load_pct > 0) || !isfinite(o->load_pct))) {
-		gs_errf(err, err_len, "load must be a positive percentage, not %g", o->load_pct);
-		return GS_EINVAL;
-	}
-	if (o->load_pct > 0 && o->mode != GS_MODE_TIME) {
-		gs_errf(err, err_len, "a load applies to time mode only");
-		return GS_EINVAL;
-	}
-	if (o->load_pct > 0 && o->time_scale != 1.0) {
-		gs_errf(err, err_len, "a load and a time scale both set the arrival times; "
-			"give one of them");
-		return GS_EINVAL;
-	}
-	if (o->load_repeat < 1 || o->load_repeat > 1000000 ||
-	    (o->load_repeat > 1 && !(o->load_pct > 0))) {
-		gs_errf(err, err_len, "a repeat must be from 1 to 1000000, and above 1 only with a "
-			"load, not %lld", (long long)o->load_repeat);
-		return GS_EINVAL;
-	}
-	if (o->arrivals != GS_ARRIVALS_POISSON && o->arrivals != GS_ARRIVALS_TRACE) {
-		gs_errf(err, err_len, "unknown arrival shape %d", (int)o->arrivals);
-		return GS_EINVAL;
-	}
-	if (o->sample_every < 1) {
-		gs_errf(err, err_len, "sample-every must be at least 1, not %lld",
-			(long long)o->sample_every);
-		return GS_EINVAL;
-	}
-	if (o->sample_interval_s < 0) {
-		gs_errf(err, err_len, "sample interval must not be negative");
-		return GS_EINVAL;
-	}
-	if (o->mode == GS_MODE_INFLATE && (!(o->inflate > 0) || !isfinite(o->inflate))) {
-		gs_errf(err, err_len, "inflate factor must be a positive number, not %g",
-			o->inflate);
-		return GS_EINVAL;
-	}
-	if (o->mode == GS_MODE_INFLATE && o->inflate > GS_INFLATE_MAX) {
-		gs_errf(err, err_len, "inflate factor %g is greater than %g (--inflate)", o->inflate,
-			GS_INFLATE_MAX);
-		return GS_ERANGE;
-	}
-	if (o->max_wait_s < -1) {
-		gs_errf(err, err_len, "max wait must be -1 (forever) or a number of seconds, not %lld",
-			(long long)o->max_wait_s);
-		return GS_EINVAL;
-	}
-	if (!(o->frag_coverage > 0 && o->frag_coverage <= 1)) {
-		gs_errf(err, err_len, "fragmentation coverage must be in (0, 1], not %g",
-			o->frag_coverage);
-		return GS_EINVAL;
-	}
-	return 0;
-}
-
-/*
- * Arrival time of a pod in time mode: creation time divided by the scale.
- * Returns false when it lies past GS_TIME_MAX_S (a tiny scale stretches
- * legal creation times beyond the legal range).
- */
-static bool arrival_s(const struct gs_replay_opts *o, const struct gs_pod *p, int64_t *t_out)
-{
-	double t;
-
-	if (p->t_create_s < 0) {
-		*t_out = 0;
-		return true;
-	}
-	if (o->time_scale == 1.0) {
-		*t_out = p->t_create_s;
-		return p->t_create_s <= GS_TIME_MAX_S;
-	}
-	/* Compared as a double first: converting one beyond int64 is undefined. */
-	t = floor((double)p->t_create_s / o->time_scale);
-	if (!(t <= (double)GS_TIME_MAX_S))
-		return false;
-	*t_out = (int64_t)t;
-	return true;
-}
-
-/*
- * The sampling grid (--sample-interval) from 0 to the last arrival plus
- * the longest stay must stay within GS_SAMPLE_GRID_MAX points: one hour
- * over a trace that spans 2^53 s would be 2.5e12 samples. arrive holds
- * the arrivals, or is NULL and every pod counts as arriving at arrive_last.
- */
-static int check_grid(const struct gs_trace *t, const struct gs_replay_opts *o,
-		      const int64_t *arrive, double arrive_last, char *err, size_t err_len)
-{
-	double last = 0, points;
-	size_t i;
-
-	if (o->sample_interval_s <= 0)
-		return 0;
-	for (i = 0; i < t->n_pods; i++) {
-		int64_t d = gs_pod_duration_s(&t->pods[i]);
-		double end = (arrive ? (double)arrive[i] : arrive_last) + (double)(d > 0 ? d : 0);
-
-		if (end > last)
-			last = end;
-	}
-	points = last / (double)o->sample_interval_s;
-	if (points > GS_SAMPLE_GRID_MAX) {
-		gs_errf(err, err_len, "--sample-interval %lld over arrivals and stays up to %.0f s "
-			"takes about %.3g samples, more than the %d a run may have "
-			"(--sample-interval)", (long long)o->sample_interval_s, last, points,
-			GS_SAMPLE_GRID_MAX);
-		return GS_ERANGE;
-	}
-	return 0;
-}
-
-int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
-		    const struct gs_replay_opts *o, char *err, size_t err_len)
-{
-	const char *name = t->path ? t->path : "trace";
-	double expected, w;
-	size_t i;
-	int rc = check_opts(o, err, err_len);
-
-	if (rc)
-		return rc;
-	/* The rate model of a sharing run counts work in 2^-20 s: stays are bounded. */
-	if (o->mode == GS_MODE_TIME &&
-	    (proto->share || (o->sharing.mode != GS_SHARE_DEFAULT &&
-			      o->sharing.mode != GS_SHARE_IDEAL))) {
-		for (i = 0; i < t->n_pods; i++) {
-			int64_t d = gs_pod_duration_s(&t->pods[i]);
-
-			if (d <= GS_SHARE_WORK_MAX_S)
-				continue;
-			gs_errf(err, err_len, "%s: pod '%s' stays %lld s; with a sharing mode a pod "
-				"may stay at most %lld s (--sharing)", name,
-				t->pod_names ? t->pod_names[i] : "?", (long long)d,
-				(long long)GS_SHARE_WORK_MAX_S);
-			return GS_ERANGE;
-		}
-	}
-	if (o->mode == GS_MODE_TIME && o->load_pct > 0) {
-		/* The arrivals of a load do not depend on the policy: check them once here. */
-		char msg[384];
-
-		rc = gs_load_check(t->pods, t->n_pods, o->load_repeat, proto->gpu_milli, o->load_pct,
-				   o->arrivals, msg, sizeof(msg));
-		if (rc == GS_ENOMEM)
-			gs_errf(err, err_len, "out of memory");
-		else if (rc)
-			gs_errf(err, err_len, "%s: load %g%%: %s", name, o->load_pct, msg);
-		else if (gs_load_window(t->pods, t->n_pods, proto->gpu_milli, o->load_pct, &w, msg,
-					sizeof(msg)) == 0)
-			rc = check_grid(t, o, NULL, w * (double)(o->load_repeat > 1 ? o->load_repeat : 1),
-					err, err_len);
-		return rc;
-	}
-	if (o->mode == GS_MODE_TIME) {
-		int64_t *arrive = malloc((t->n_pods ? t->n_pods : 1) * sizeof(*arrive));
-
-		if (!arrive) {
-			gs_errf(err, err_len, "out of memory");
-			return GS_ENOMEM;
-		}
-		for (i = 0; i < t->n_pods; i++) {
-			if (arrival_s(o, &t->pods[i], &arrive[i]))
-				continue;
-			gs_errf(err, err_len, "%s: pod '%s' would arrive at %g s (creation_time "
-				"%lld divided by the time scale %g), past the last simulated "
-				"second %lld (--time-scale)", name,
-				t->pod_names ? t->pod_names[i] : "?",
-				(double)t->pods[i].t_create_s / o->time_scale,
-				(long long)t->pods[i].t_create_s, o->time_scale,
-				(long long)GS_TIME_MAX_S);
-			free(arrive);
-			return GS_ERANGE;
-		}
-		rc = check_grid(t, o, arrive, 0, err, err_len);
-		free(arrive);
-		return rc;
-	}
-	/* Inflate mode grows the trace by its GPU request until it fills the GPUs. */
-	if (proto->gpu_milli <= 0) {
-		gs_errf(err, err_len, "the cluster has no GPUs, and inflate mode fills GPU capacity "
-			"(use --mode time)");
-		return GS_EINVAL;
-	}
-	expected = gs_inflate_expected(t, o->inflate, proto->gpu_milli);
-	if (isinf(expected)) {
-		gs_errf(err, err_len, "%s: no pod asks for a GPU, so inflate mode cannot grow it to "
-			"%g times the GPU capacity (use --mode time)", name, o->inflate);
-		return GS_EINVAL;
-	}
-	if (!(expected <= GS_INFLATE_MAX_PODS)) {
-		gs_errf(err, err_len, "%s: inflating it to %g times the GPU capacity takes about %.3g "
-			"pods, more than the %d a run may have (lower --inflate)", name,
-			o->inflate, expected, GS_INFLATE_MAX_PODS);
-		return GS_ERANGE;
-	}
-	return 0;
 }
 
 /* How long a pod runs once placed; -1 for never leaving. */
@@ -519,9 +296,9 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		if (o->load_pct > 0) {
 			char msg[384];
 
-			rc = gs_load_arrivals(sim->pods, n, t->n_pods ? t->n_pods : 1,
-					      proto->gpu_milli, o->load_pct, o->arrivals, o->seed,
-					      sim->t_arrive, msg, sizeof(msg));
+			rc = gs_arrivals_generate(sim->pods, n, t->n_pods ? t->n_pods : 1,
+						  proto->gpu_milli, o->load_pct, o->arrivals, o->seed,
+						  sim->t_arrive, msg, sizeof(msg));
 			if (rc) {
 				if (rc != GS_ENOMEM)
 					gs_errf(err, err_len, "%s: load %g%%: %s",
@@ -531,7 +308,8 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		} else {
 			/* In range: gs_sim_validate() checked every arrival. */
 			for (i = 0; i < n; i++)
-				(void)arrival_s(o, &sim->pods[i], &sim->t_arrive[i]);
+				(void)gs_arrivals_scaled(o->time_scale, &sim->pods[i],
+							 &sim->t_arrive[i]);
 		}
 		gs_metrics_init(&sim->metrics, proto->gpu_milli, sim->frag_on);
 		if (sim->cluster.share) {
@@ -544,6 +322,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 					goto fail;
 				tbl = &sim->ifr_own;
 			}
+			gs_busy_apply(o->busy, t, sim->pods, n, o->seed);
 			rc = gs_share_model_init(&sim->share, &sim->cluster, sim->pods, n, t, tbl);
 			if (rc)
 				goto fail;
@@ -552,6 +331,12 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		rc = shape_pods(sim);
 		if (rc)
 			goto fail;
+		if (gs_defrag_on(&o->defrag)) {
+			rc = gs_defrag_init(&sim->defrag, &o->defrag, n);
+			if (rc)
+				goto fail;
+			sim->defrag_on = true;
+		}
 		/* Queued in trace order, so equal arrival times keep it. */
 		rc = gs_heap_arrivals(&sim->events, sim->t_arrive, n);
 		if (rc == 0 && sim->share_on)
@@ -599,6 +384,7 @@ void gs_sim_release(struct gs_sim *sim)
 	free(sim->t_arrive);
 	if (sim->share_on)
 		gs_share_model_release(&sim->share);
+	gs_defrag_release(&sim->defrag);
 	gs_interference_release(&sim->ifr_own);
 	memset(sim, 0, sizeof(*sim));
 }
@@ -866,10 +652,31 @@ static int retry_pending(struct gs_sim *sim, int32_t freed, int64_t t_s)
 		q->head++;
 		sim->n_waiting--;
 	}
-	/* The timed-out pods count no more, as when the pass used to sweep them out. */
+	/*
+	 * A retry is where the samples' pending count catches up: the pods that
+	 * timed out since the last one stop counting here (see n_pending).
+	 */
 	sim->n_pending = (size_t)sim->n_waiting;
 	if (rc == 0 && sim->opts.check)
 		rc = check_pending(sim);
+	return rc;
+}
+
+/*
+ * Pod i fits nowhere: the descheduler moves pods so that a node takes it,
+ * places it there, and gives the pending queue the room that is left on
+ * that node (the retry invariant: nodes other than it only lost room).
+ * GS_ENOFIT when it could not.
+ */
+static int make_room(struct gs_sim *sim, int32_t i, int64_t t_s)
+{
+	struct gs_placement pl;
+	int rc = gs_defrag_make_room(sim, i, t_s, &pl);
+
+	if (rc == 0)
+		rc = bind(sim, i, &pl, t_s);
+	if (rc == 0 && sim->n_pending)
+		rc = retry_pending(sim, pl.node, t_s);
 	return rc;
 }
 
@@ -888,6 +695,8 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 		sim->stats.arrived++;
 		sim->arrived_gpu_milli += gs_pod_gpu_milli(&sim->pods[ev->pod]);
 		rc = try_place(sim, ev->pod, ev->t_s);
+		if (rc == GS_ENOFIT && sim->defrag_on)
+			rc = make_room(sim, ev->pod, ev->t_s);
 		if (rc != GS_ENOFIT)
 			return rc;
 		o->state = GS_POD_PENDING;
@@ -986,6 +795,10 @@ static int run_time(struct gs_sim *sim)
 		if (ev.kind == GS_EV_DEPART && sim->share_on &&
 		    sim->out[ev.pod].pl.num_gpu &&
 		    !gs_share_model_current(&sim->share, ev.pod, ev.gen))
+			continue;
+		/* Nor the completion of a pod the descheduler moved since. */
+		if (ev.kind == GS_EV_DEPART && sim->defrag_on &&
+		    gs_defrag_stale(&sim->defrag, ev.pod, ev.gen))
 			continue;
 		sim->stats.events++;
 		sim->stats.t_end_s = ev.t_s;
@@ -1156,129 +969,4 @@ int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 			(long long)sim->stats.events, gs_strerror(rc));
 	}
 	return rc;
-}
-
-int64_t gs_sample_arrived_pct(const struct gs_sample *s, int64_t gpu_capacity_milli)
-{
-	if (gpu_capacity_milli <= 0)
-		return 0;
-	return llround(100.0 * (double)s->arrived_gpu_milli / (double)gpu_capacity_milli);
-}
-
-/*
- * Means over the samples whose arrived workload rounds to lo..hi percent,
- * in percent of capacity cap: allocated GPU share, fragmentation over idle
- * share (0 when nothing is idle) and over capacity. Returns the number of
- * samples; the means are left alone when it is 0.
- */
-static size_t arrived_means(const struct gs_sim *sim, int64_t cap, int64_t lo, int64_t hi,
-			    double *alloc_pct, double *frag_ratio_pct, double *frag_amount_pct)
-{
-	double alloc = 0, frag_ratio = 0, frag_amount = 0;
-	size_t i, n = 0;
-
-	for (i = 0; i < sim->n_samples; i++) {
-		const struct gs_sample *s = &sim->samples[i];
-		double idle = (double)(cap - s->gpu_alloc_milli);
-		int64_t pct = gs_sample_arrived_pct(s, cap);
-
-		if (pct < lo || pct > hi)
-			continue;
-		alloc += 100.0 * (double)s->gpu_alloc_milli / (double)cap;
-		frag_amount += 100.0 * s->frag_milli / (double)cap;
-		frag_ratio += idle > 0 ? 100.0 * s->frag_milli / idle : 0;
-		n++;
-	}
-	if (n) {
-		*alloc_pct = alloc / (double)n;
-		*frag_ratio_pct = frag_ratio / (double)n;
-		*frag_amount_pct = frag_amount / (double)n;
-	}
-	return n;
-}
-
-void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
-{
-	const int64_t cap = sim->cluster.gpu_milli;
-	struct gs_arrived_stats st;
-	double alloc = 0, frag_ratio = 0, frag_amount = 0;
-	size_t i, n = 0;
-
-	memset(out, 0, sizeof(*out));
-	out->pods = (int64_t)sim->n_pods;
-	out->eff_util_pct = sim->opts.mode == GS_MODE_TIME ? sim->eff_util_pct : NAN;
-	out->eff_util_busy_pct = sim->opts.mode == GS_MODE_TIME ? sim->eff_util_busy_pct : NAN;
-	out->mig_idle_pct = sim->opts.mode == GS_MODE_TIME ? sim->mig_idle_pct : NAN;
-	out->mig_slack_pct = sim->opts.mode == GS_MODE_TIME ? sim->mig_slack_pct : NAN;
-	out->oversubscribed = sim->oversubscribed;
-	for (i = 0; i < sim->n_pods; i++) {
-		switch (sim->out[i].state) {
-		case GS_POD_RUNNING:
-			out->running++;
-			out->placed++;
-			break;
-		case GS_POD_DONE:
-			out->placed++;
-			break;
-		case GS_POD_FAILED:
-			out->failed++;
-			break;
-		case GS_POD_PENDING:
-			out->pending++;
-			break;
-		default:
-			break;
-		}
-	}
-	out->mean_wait_s = out->placed ? (double)sim->stats.wait_total_s / (double)out->placed : NAN;
-	out->gpu_alloc_pct = out->unalloc_gpu_pct = NAN;
-	out->frag_ratio_pct = out->frag_amount_pct = NAN;
-	out->peak_gpu_alloc_pct = NAN;
-	out->tm = sim->tm;
-	if (sim->opts.mode == GS_MODE_TIME) {
-		/* From the events alone: the samples do not enter. */
-		out->gpu_alloc_pct = sim->tm.gpu_alloc_arrival_pct;
-		out->peak_gpu_alloc_pct = sim->tm.gpu_alloc_peak_pct;
-		out->peak_pending = sim->tm.valid ? sim->tm.pending_peak : 0;
-		if (!isnan(out->gpu_alloc_pct))
-			out->unalloc_gpu_pct = 100.0 - out->gpu_alloc_pct;
-		return;
-	}
-	if (cap <= 0 || sim->n_samples == 0)
-		return;
-	for (i = 0; i < sim->n_samples; i++) {
-		const struct gs_sample *s = &sim->samples[i];
-		double pct = 100.0 * (double)s->gpu_alloc_milli / (double)cap;
-
-		if (i == 0 || pct > out->peak_gpu_alloc_pct)
-			out->peak_gpu_alloc_pct = pct;
-		if (s->pending > out->peak_pending)
-			out->peak_pending = s->pending;
-	}
-
-	/*
-	 * On a small cluster one pod can jump over the 100 % bucket; then, as
-	 * the reference analysis does, the samples of 99..101 % stand in for
-	 * it. The run_summary view does the same, from the figures the store
-	 * keeps (arrived.h), summed in their order; in sample order only if
-	 * there is no memory for that.
-	 */
-	if (gs_arrived_stats_compute(sim->samples, sim->n_samples, cap, sim->frag_on, &st) == 0) {
-		n = (size_t)st.at100_n;
-		alloc = st.at100_gpu_alloc_pct;
-		frag_ratio = st.at100_frag_ratio_pct;
-		frag_amount = st.at100_frag_amount_pct;
-		gs_arrived_stats_release(&st);
-	} else {
-		n = arrived_means(sim, cap, 100, 100, &alloc, &frag_ratio, &frag_amount);
-		if (n == 0)
-			n = arrived_means(sim, cap, 99, 101, &alloc, &frag_ratio, &frag_amount);
-	}
-	if (n) {
-		out->gpu_alloc_pct = alloc;
-		out->frag_ratio_pct = sim->frag_on ? frag_ratio : NAN;
-		out->frag_amount_pct = sim->frag_on ? frag_amount : NAN;
-	}
-	if (!isnan(out->gpu_alloc_pct))
-		out->unalloc_gpu_pct = 100.0 - out->gpu_alloc_pct;
 }

@@ -35,8 +35,10 @@
 #include "core/frag.h"
 #include "engine/heap.h"
 #include "engine/arrivals.h"
+#include "engine/defrag.h"
 #include "engine/metrics.h"
-#include "engine/sharing.h"
+#include "engine/busy.h"
+#include "engine/share_model.h"
 #include "io/interference.h"
 #include "io/trace/trace.h"
 
@@ -71,7 +73,14 @@ struct gs_replay_opts {
 	 */
 	struct gs_share_cfg sharing;
 	const struct gs_interference *interference;
+	/*
+	 * Busy fractions of the pods the trace leaves without one (engine/busy.h;
+	 * borrowed, NULL: every pod busy all its running time).
+	 */
+	const struct gs_busy *busy;
 	bool check;                 /* verify cluster invariants after every change */
+	/* Time mode: the descheduler (engine/defrag.h); off unless it has a budget. */
+	struct gs_defrag_opts defrag;
 	/* Optional progress callback, called about every 1% of pods. */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
@@ -85,6 +94,20 @@ struct gs_replay_opts {
 
 /* Fills the defaults documented in `gpusim replay --help`. */
 void gs_replay_opts_init(struct gs_replay_opts *o);
+
+/*
+ * The run parameters as canonical JSON, the runs.params_json of the
+ * results store: every option of o that changes a run's results (mode,
+ * time_scale, max_wait_s, sample_every, sample_interval_s, inflate,
+ * frag_coverage, frag, compat, policy_flags; load, arrivals and repeat
+ * only when a load is set; sharing only when it is not ideal; the
+ * interference table's SHA-256 only when one is given), in a fixed order,
+ * so equal options give byte-equal text and a resumed sweep finds its
+ * runs. The seed and the policy are columns of their own and not in it;
+ * --check changes no result and is left out. Stores a malloc'ed string in
+ * *json_out (caller frees with free()). Returns 0 or GS_ENOMEM.
+ */
+int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out);
 
 enum gs_pod_state {
 	GS_POD_NEW = 0,     /* not arrived yet (only seen in a run cut short) */
@@ -190,13 +213,15 @@ struct gs_sim {
 	int64_t n_waiting;                /* pending pods that have not given up */
 	struct gs_metrics metrics;        /* time mode: integrals fed at every event */
 	struct gs_time_metrics tm;        /* time mode: the figures, once the run ended */
-	/* The rate model (engine/sharing.h): time mode on a cluster with sharing modes. */
+	/* The rate model (engine/share_model.h): time mode on a cluster with sharing modes. */
 	bool share_on;
 	struct gs_share_model share;
 	struct gs_interference ifr_own;   /* the built-in table, when opts.interference is NULL */
 	int64_t oversubscribed;           /* pods failed by GPU memory oversubscription */
 	int32_t n_whole;                  /* --sharing mig: GPUs without MIG, run exclusive */
 	double eff_util_pct, eff_util_busy_pct, mig_idle_pct, mig_slack_pct; /* gs_summary's */
+	bool defrag_on;                   /* opts.defrag has a budget (time mode) */
+	struct gs_defrag defrag;          /* the descheduler's state and counts */
 	struct gs_sample *samples;        /* owned */
 	size_t n_samples, cap_samples;
 	int64_t next_sample_t_s;

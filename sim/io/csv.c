@@ -351,6 +351,36 @@ bool gs_csv_row_is(const struct gs_csv *r, const char *const *names, int n)
 	return true;
 }
 
+bool gs_csv_plain_text(const char *text)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)text; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || *p == ',')
+			return false;
+	return true;
+}
+
+int gs_csv_header(struct gs_csv *r, const char *const *names, int n, const char *what)
+{
+	char want[512];
+	size_t used = 0;
+	int i, rc = gs_csv_next(r);
+
+	if (rc == 0)
+		return gs_csv_file_errorf(r, "empty file");
+	if (rc == 1 && !gs_csv_row_is(r, names, n)) {
+		want[0] = '\0';
+		for (i = 0; i < n && used < sizeof(want); i++)
+			used += (size_t)snprintf(want + used, sizeof(want) - used, "%s%s",
+						 i ? "," : "", names[i]);
+		return gs_csv_errorf(r, -1, "unrecognised header; %s starts with '%s'", what, want);
+	}
+	if (rc == 1)
+		gs_csv_set_columns(r, names, n);
+	return rc;
+}
+
 int gs_csv_expect_fields(struct gs_csv *r, int n)
 {
 	if (r->n_fields == n)
@@ -396,4 +426,27 @@ int gs_csv_int_opt(struct gs_csv *r, int col, int64_t min, int64_t max, int64_t 
 		return 0;
 	}
 	return gs_csv_int(r, col, min, max, out);
+}
+
+int gs_csv_decimal(struct gs_csv *r, int col, double min, double max, double *out)
+{
+	const char *s = r->field[col];
+	size_t digits = strspn(s, "0123456789");
+	char vbuf[80];
+	double v;
+
+	if (digits == 0 || (s[digits] && (s[digits] != '.' || !s[digits + 1] ||
+					   strspn(s + digits + 1, "0123456789") !=
+					   strlen(s + digits + 1))))
+		return gs_csv_errorf(r, col, "'%s' is not a decimal number",
+				     gs_csv_quote(s, vbuf, sizeof(vbuf)));
+	v = strtod(s, NULL);
+	if (v < min)
+		return gs_csv_errorf(r, col, "'%s' is less than %g", gs_csv_quote(s, vbuf,
+				     sizeof(vbuf)), min);
+	if (v > max)
+		return gs_csv_errorf(r, col, "'%s' is greater than %g", gs_csv_quote(s, vbuf,
+				     sizeof(vbuf)), max);
+	*out = v;
+	return 0;
 }

@@ -79,6 +79,17 @@ void gs_csv_set_columns(struct gs_csv *r, const char *const *names, int n);
 /* True when the current record is exactly the n given names. */
 bool gs_csv_row_is(const struct gs_csv *r, const char *const *names, int n);
 
+/* True when text is one line without commas or control characters (a free-text field). */
+bool gs_csv_plain_text(const char *text);
+
+/*
+ * Reads the header, which must be exactly the n names, and makes them the
+ * column names. Returns 1 (positioned before the first data record), or
+ * GS_EPARSE with "FILE: empty file" or "FILE:1: unrecognised header; WHAT
+ * starts with 'a,b,...'" (what: "a busy distribution", say).
+ */
+int gs_csv_header(struct gs_csv *r, const char *const *names, int n, const char *what);
+
 /*
  * Returns 0 when the current record has n fields, otherwise GS_EPARSE with
  * "FILE:LINE: expected N columns, found M".
@@ -101,6 +112,15 @@ int gs_csv_int(struct gs_csv *r, int col, int64_t min, int64_t max, int64_t *out
 /* Like gs_csv_int(), but an empty field stores dflt and succeeds. */
 int gs_csv_int_opt(struct gs_csv *r, int col, int64_t min, int64_t max, int64_t dflt,
 		   int64_t *out);
+
+/*
+ * Parses field col as a plain decimal number (digits, one optional '.'
+ * followed by digits; no sign, exponent or spaces) in [min, max]. On
+ * success stores it in *out and returns 0; otherwise returns GS_EPARSE with
+ * "FILE:LINE: column NAME: 'VALUE' is not a decimal number", "... is less
+ * than MIN" or "... is greater than MAX".
+ */
+int gs_csv_decimal(struct gs_csv *r, int col, double min, double max, double *out);
 
 /*
  * Writes "FILE:LINE: column NAME: " (col >= 0) or "FILE:LINE: " (col < 0)

@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +53,7 @@ static int bad(char *err, size_t err_len, const char *fmt, ...)
 	return GS_EINVAL;
 }
 
-int gs_interference_add(struct gs_interference *t, int mode, const char *gpu_model, int n,
+int gs_interference_add(struct gs_interference *t, int mode, const char *gpu_model, double n,
 			const char *wclass, double efficiency, const char *source, char *err,
 			size_t err_len)
 {
@@ -68,17 +69,18 @@ int gs_interference_add(struct gs_interference *t, int mode, const char *gpu_mod
 	    (strcmp(wclass, "*") != 0 &&
 	     strspn(wclass, "abcdefghijklmnopqrstuvwxyz0123456789_.-") != cl))
 		return bad(err, err_len, "'%s' is not a workload class name or *", wclass);
-	if (n < 1 || n > (mode == GS_SHARE_MIG ? GS_MIG_COMPUTE_SLICES : GS_IFR_N_MAX) ||
-	    (mode == GS_SHARE_EXCLUSIVE && n != 1)) {
-		char v[16];
+	if (!(n >= 1 && n <= (mode == GS_SHARE_MIG ? GS_MIG_COMPUTE_SLICES : GS_IFR_N_MAX)) ||
+	    (mode == GS_SHARE_EXCLUSIVE && n != 1) || (mode == GS_SHARE_MIG && n != floor(n))) {
+		char v[32];
 
-		snprintf(v, sizeof(v), "%d", n);
+		snprintf(v, sizeof(v), "%g", n);
 		if (mode == GS_SHARE_MIG)
 			return bad(err, err_len, "'%s' is not a MIG instance size (1 to 7 compute "
 				   "slices)", v);
 		if (mode == GS_SHARE_EXCLUSIVE)
 			return bad(err, err_len, "'%s' is not 1 (an exclusive GPU has one pod)", v);
-		return bad(err, err_len, "'%s' is not a number of busy pods (1 to 64)", v);
+		return bad(err, err_len, "'%s' is not a number of busy pods (1 to 64, the sum "
+			   "of their busy fractions)", v);
 	}
 	if (!(efficiency > 0 && efficiency <= 100)) {
 		char v[32];
@@ -88,6 +90,9 @@ int gs_interference_add(struct gs_interference *t, int mode, const char *gpu_mod
 	}
 	if (!source || !*source)
 		return bad(err, err_len, "%s", "empty source (say where the figure comes from)");
+	if (!gs_csv_plain_text(source))
+		return bad(err, err_len, "%s", "a source is one line of text without commas or "
+			   "control characters");
 	r = gs_grow(t->rows, &t->cap, t->n, sizeof(*r), 32);
 	if (!r)
 		return GS_ENOMEM;
@@ -103,22 +108,6 @@ int gs_interference_add(struct gs_interference *t, int mode, const char *gpu_mod
 	r->n = n;
 	r->efficiency = efficiency;
 	t->n++;
-	return 0;
-}
-
-/* A decimal number: digits, one optional '.', more digits; nothing else. */
-static int parse_eff(struct gs_csv *r, int col, double *out)
-{
-	const char *s = r->field[col];
-	char *end, vbuf[80];
-	size_t digits = strspn(s, "0123456789");
-
-	if (digits == 0 || (s[digits] && (s[digits] != '.' ||
-					   strspn(s + digits + 1, "0123456789") !=
-					   strlen(s + digits + 1) || !s[digits + 1])))
-		return gs_csv_errorf(r, col, "'%s' is not a decimal number",
-				     gs_csv_quote(s, vbuf, sizeof(vbuf)));
-	*out = strtod(s, &end);
 	return 0;
 }
 
@@ -149,8 +138,7 @@ int gs_interference_parse(struct gs_interference *t, const char *name, const cha
 	}
 	gs_csv_set_columns(&r, cols, 6);
 	while (rc == 1 && (rc = gs_csv_next(&r)) == 1) {
-		int64_t n;
-		double eff = 0;
+		double n = 0, eff = 0;
 		int mode = gs_share_mode_find(r.field[0] ? r.field[0] : "");
 		char msg[256], vbuf[80];
 		size_t i;
@@ -163,14 +151,16 @@ int gs_interference_parse(struct gs_interference *t, const char *name, const cha
 					   gs_csv_quote(r.field[0], vbuf, sizeof(vbuf)));
 			break;
 		}
-		if ((rc = gs_csv_int(&r, 2, 1, GS_IFR_N_MAX, &n)) || (rc = parse_eff(&r, 4, &eff)))
+		if ((rc = gs_csv_decimal(&r, 2, 0, 1e9, &n)) ||
+		    (rc = gs_csv_decimal(&r, 4, 0, 1e9, &eff)))
 			break;
-		rc = gs_interference_add(t, mode, r.field[1], (int)n, r.field[3], eff, r.field[5],
+		rc = gs_interference_add(t, mode, r.field[1], n, r.field[3], eff, r.field[5],
 					 msg, sizeof(msg));
 		if (rc == GS_EINVAL) {
 			/* Name the column the message is about. */
-			int col = strstr(msg, "GPU model") ? 1 : strstr(msg, "class") ? 3
-				  : strstr(msg, "efficiency") ? 4 : strstr(msg, "source") ? 5 : 2;
+			int col = strstr(msg, "GPU model") ? 1 : strstr(msg, "workload class") ? 3
+				  : strstr(msg, "an efficiency") ? 4 : strstr(msg, "source") ? 5
+				  : 2;
 
 			rc = gs_csv_errorf(&r, col, "%s", msg);
 			break;
@@ -183,7 +173,7 @@ int gs_interference_parse(struct gs_interference *t, const char *name, const cha
 
 			if (a->mode == b->mode && a->n == b->n && !strcmp(a->gpu_model, b->gpu_model) &&
 			    !strcmp(a->wclass, b->wclass)) {
-				rc = gs_csv_errorf(&r, -1, "duplicate row for %s, %s, n %d, %s (first on "
+				rc = gs_csv_errorf(&r, -1, "duplicate row for %s, %s, n %g, %s (first on "
 						   "line %ld)", r.field[0], a->gpu_model, a->n,
 						   a->wclass, a->line);
 				break;
@@ -226,60 +216,95 @@ int gs_interference_default(struct gs_interference *t, char *err, size_t err_len
 				     err, err_len);
 }
 
+/* x in the fewest digits that read back as x (15 significant ones do for decimal text). */
+static void format_number(double x, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.15g", x);
+	if (strtod(buf, NULL) != x)
+		snprintf(buf, len, "%.17g", x);
+}
+
 int gs_interference_write(const struct gs_interference *t, FILE *f)
 {
+	char n[32], eff[32];
 	size_t i;
 
 	fputs("mode,gpu_model,n,class,efficiency,source\n", f);
 	for (i = 0; i < t->n; i++) {
 		const struct gs_ifr_row *r = &t->rows[i];
 
-		fprintf(f, "%s,%s,%d,%s,%.4f,%s\n", gs_share_mode_str(r->mode), r->gpu_model, r->n,
-			r->wclass, r->efficiency, r->source);
+		format_number(r->n, n, sizeof(n));
+		format_number(r->efficiency, eff, sizeof(eff));
+		fprintf(f, "%s,%s,%s,%s,%s,%s\n", gs_share_mode_str(r->mode), r->gpu_model, n,
+			r->wclass, eff, r->source);
 	}
 	return ferror(f) ? GS_EIO : 0;
 }
 
-/* Rows of one (model, class) group for mode: interpolated in n. Returns NAN if none. */
-static double group_value(const struct gs_interference *t, int mode, const char *model,
-			  const char *wclass, int n)
+/* True when t has a row of mode for (model, wclass) exactly. */
+static bool has_group(const struct gs_interference *t, int mode, const char *model,
+		      const char *wclass)
 {
-	const struct gs_ifr_row *lo = NULL, *hi = NULL;
 	size_t i;
 
-	for (i = 0; i < t->n; i++) {
-		const struct gs_ifr_row *r = &t->rows[i];
-
-		if (r->mode != mode || strcmp(r->gpu_model, model) || strcmp(r->wclass, wclass))
-			continue;
-		if (r->n <= n && (!lo || r->n > lo->n))
-			lo = r;
-		if (r->n >= n && (!hi || r->n < hi->n))
-			hi = r;
-	}
-	if (!lo && !hi)
-		return NAN;
-	if (!lo)
-		return hi->efficiency;
-	if (!hi || hi->n == lo->n)
-		return lo->efficiency;
-	return lo->efficiency + (hi->efficiency - lo->efficiency) * (double)(n - lo->n) /
-				       (double)(hi->n - lo->n);
+	for (i = 0; i < t->n; i++)
+		if (t->rows[i].mode == mode && !strcmp(t->rows[i].gpu_model, model) &&
+		    !strcmp(t->rows[i].wclass, wclass))
+			return true;
+	return false;
 }
 
-double gs_interference_lookup(const struct gs_interference *t, int mode, const char *gpu_model,
-			      const char *wclass, int n)
+void gs_interference_curve(const struct gs_interference *t, int mode, const char *gpu_model,
+			   const char *wclass, struct gs_ifr_curve *out)
 {
 	const char *m = gpu_model && *gpu_model ? gpu_model : "*";
 	const char *k = wclass && *wclass ? wclass : "*";
 	const char *models[4] = { m, "*", m, "*" }, *classes[4] = { k, k, "*", "*" };
+	size_t i;
+	int g, a;
+
+	out->n = 0;
+	for (g = 0; g < 4 && !has_group(t, mode, models[g], classes[g]); g++)
+		;
+	if (g == 4)
+		return;
+	for (i = 0; i < t->n && out->n < GS_IFR_CURVE_MAX; i++) {
+		const struct gs_ifr_row *r = &t->rows[i];
+
+		if (r->mode != mode || strcmp(r->gpu_model, models[g]) ||
+		    strcmp(r->wclass, classes[g]))
+			continue;
+		/* Insertion by n: a group holds a handful of rows. */
+		for (a = out->n; a > 0 && out->x[a - 1] > r->n; a--) {
+			out->x[a] = out->x[a - 1];
+			out->y[a] = out->y[a - 1];
+		}
+		out->x[a] = r->n;
+		out->y[a] = r->efficiency;
+		out->n++;
+	}
+}
+
+double gs_interference_curve_eval(const struct gs_ifr_curve *c, double n)
+{
 	int i;
 
-	for (i = 0; i < 4; i++) {
-		double v = group_value(t, mode, models[i], classes[i], n);
+	if (c->n == 0)
+		return 1.0;
+	if (n <= c->x[0])
+		return c->y[0];
+	for (i = 1; i < c->n; i++)
+		if (n <= c->x[i])
+			return c->y[i - 1] + (c->y[i] - c->y[i - 1]) * (n - c->x[i - 1]) /
+						     (c->x[i] - c->x[i - 1]);
+	return c->y[c->n - 1];
+}
 
-		if (!isnan(v))
-			return v;
-	}
-	return 1.0;
+double gs_interference_lookup(const struct gs_interference *t, int mode, const char *gpu_model,
+			      const char *wclass, double n)
+{
+	struct gs_ifr_curve c;
+
+	gs_interference_curve(t, mode, gpu_model, wclass, &c);
+	return gs_interference_curve_eval(&c, n);
 }

@@ -17,24 +17,24 @@
 #define GS_TIE_WEIGHT 1e-6
 
 /* used / cap, or 0 when cap is 0 (a node without that resource). */
-static inline double gs_ratio(int64_t used, int64_t cap)
+static inline double gs_alloc_ratio(int64_t used, int64_t cap)
 {
 	return cap > 0 ? (double)used / (double)cap : 0.0;
 }
 
 /* Fraction of n's GPU share (all its GPUs) in use after placing p; 0 on a node without GPUs. */
-static inline double gs_gpu_used_after(const struct gs_node *n, const struct gs_pod *p)
+static inline double gs_alloc_ratio_gpu_after(const struct gs_node *n, const struct gs_pod *p)
 {
 	int64_t cap = (int64_t)n->num_gpu * GS_MILLI_PER_GPU;
 
-	return gs_ratio(cap - n->gpu_free_total_milli + gs_pod_gpu_milli(p), cap);
+	return gs_alloc_ratio(cap - n->gpu_free_total_milli + gs_pod_gpu_milli(p), cap);
 }
 
 /* Mean of the CPU and memory fractions in use after placing p. */
-static inline double gs_cpu_mem_used_after(const struct gs_node *n, const struct gs_pod *p)
+static inline double gs_alloc_ratio_cpu_mem_after(const struct gs_node *n, const struct gs_pod *p)
 {
-	double cpu = gs_ratio(n->cpu_milli - n->cpu_free_milli + p->cpu_milli, n->cpu_milli);
-	double mem = gs_ratio(n->mem_mib - n->mem_free_mib + p->mem_mib, n->mem_mib);
+	double cpu = gs_alloc_ratio(n->cpu_milli - n->cpu_free_milli + p->cpu_milli, n->cpu_milli);
+	double mem = gs_alloc_ratio(n->mem_mib - n->mem_free_mib + p->mem_mib, n->mem_mib);
 
 	return (cpu + mem) / 2;
 }

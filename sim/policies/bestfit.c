@@ -24,22 +24,10 @@
 #define BESTFIT_CPU_MAX_MILLI 128000.0
 #define BESTFIT_GPU_MAX_MILLI 8000.0
 
-struct bestfit {
-	bool compat;
-};
-
-static int bestfit_init(void *state, const struct gs_policy_env *env)
-{
-	struct bestfit *b = state;
-
-	b->compat = (env->flags & GS_POLICY_COMPAT) != 0;
-	return 0;
-}
-
 static double bestfit_score(void *state, const struct gs_cluster *c, int32_t node,
 			    const struct gs_pod *p)
 {
-	const struct bestfit *b = state;
+	const struct gs_policy_compat *b = state;
 	const struct gs_node *n = &c->nodes[node];
 	int64_t gpu_req = gs_pod_cpu_only(p) ? 0 : gs_pod_gpu_milli(p);
 	double left = 0;
@@ -55,9 +43,9 @@ static double bestfit_score(void *state, const struct gs_cluster *c, int32_t nod
 const struct gs_policy gs_policy_bestfit = {
 	.name = "bestfit",
 	.summary = "least CPU and GPU left over after placing, tightest GPU (FGD baseline)",
-	.state_size = sizeof(struct bestfit),
-	.init = bestfit_init,
+	.state_size = sizeof(struct gs_policy_compat),
+	.init = gs_policy_compat_init,
 	.score = bestfit_score,
-	.pick_gpus = gs_pick_gpus_tightest,
+	.pick_gpus = gs_gpu_pick_tightest,
 	.node_score = true,
 };

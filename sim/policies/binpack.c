@@ -23,14 +23,14 @@ static double binpack_score(void *state, const struct gs_cluster *c, int32_t nod
 
 	(void)state;
 	if (gs_pod_cpu_only(p))
-		return gs_cpu_mem_used_after(n, p);
-	return gs_gpu_used_after(n, p) + GS_TIE_WEIGHT * gs_cpu_mem_used_after(n, p);
+		return gs_alloc_ratio_cpu_mem_after(n, p);
+	return gs_alloc_ratio_gpu_after(n, p) + GS_TIE_WEIGHT * gs_alloc_ratio_cpu_mem_after(n, p);
 }
 
 const struct gs_policy gs_policy_binpack = {
 	.name = "binpack",
 	.summary = "fullest node first, tightest GPU inside it (gpushare/HAMi binpack)",
 	.score = binpack_score,
-	.pick_gpus = gs_pick_gpus_tightest,
+	.pick_gpus = gs_gpu_pick_tightest,
 	.node_score = true,
 };

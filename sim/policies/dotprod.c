@@ -24,22 +24,10 @@
 #define DOTPROD_CPU_MAX_MILLI 128000.0
 #define DOTPROD_GPU_MAX_MILLI 8000.0
 
-struct dotprod {
-	bool compat;
-};
-
-static int dotprod_init(void *state, const struct gs_policy_env *env)
-{
-	struct dotprod *d = state;
-
-	d->compat = (env->flags & GS_POLICY_COMPAT) != 0;
-	return 0;
-}
-
 static double dotprod_score(void *state, const struct gs_cluster *c, int32_t node,
 			    const struct gs_pod *p)
 {
-	const struct dotprod *d = state;
+	const struct gs_policy_compat *d = state;
 	const struct gs_node *n = &c->nodes[node];
 	int64_t gpu_req = gs_pod_cpu_only(p) ? 0 : gs_pod_gpu_milli(p);
 	double cpu_free = (double)n->cpu_free_milli / DOTPROD_CPU_MAX_MILLI;
@@ -57,9 +45,9 @@ static double dotprod_score(void *state, const struct gs_cluster *c, int32_t nod
 const struct gs_policy gs_policy_dotprod = {
 	.name = "dotprod",
 	.summary = "Tetris dot product of free and requested CPU/GPU, smallest wins (FGD baseline)",
-	.state_size = sizeof(struct dotprod),
-	.init = dotprod_init,
+	.state_size = sizeof(struct gs_policy_compat),
+	.init = gs_policy_compat_init,
 	.score = dotprod_score,
-	.pick_gpus = gs_pick_gpus_tightest,
+	.pick_gpus = gs_gpu_pick_tightest,
 	.node_score = true,
 };

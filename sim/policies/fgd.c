@@ -37,6 +37,9 @@
  * version; a bind or unbind bumps the version of its node alone. Before
  * this, perf put 90% of an openb run in the per-kind amounts and a run
  * took 3.6 s; with it, 0.16 s (bench/sim).
+ *
+ * The machinery is exported (fgd.h) for policies that add terms of their
+ * own to the drop (fgd_lookahead.c); FGD itself has none.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -46,6 +49,7 @@
 #include "core/error.h"
 #include "core/frag.h"
 #include "core/grow.h"
+#include "policies/fgd.h"
 #include "policies/gpu_pick.h"
 #include "policies/policy.h"
 
@@ -57,41 +61,9 @@
  */
 #define FGD_MEMO_MAX_ENTRIES (4u << 20)
 
-/* A request shape: what the score depends on besides the node. */
-struct fgd_shape {
-	int32_t cpu_milli;
-	int32_t num_gpu;
-	int32_t gpu_milli;
-	int64_t gpu_mem_mib;
-};
-
-/* A memoised score, valid while stamp == version of its node + 1. */
-struct fgd_memo {
-	double score;
-	uint32_t stamp;
-	int32_t gpu;
-};
-
-struct fgd {
-	bool compat;
-	struct gs_workload w;
-	struct gs_frag frag;          /* exact: the per-node, per-kind amounts */
-	struct gs_frag_shares shares; /* compat: for the category totals */
-
-	int32_t n_nodes;
-	int64_t *after;           /* exact: [kind] scratch, a node's amounts after a placement */
-	uint32_t *version;        /* [node], bumped on every bind/unbind there */
-	double *before;           /* compat: [node], gs_node_frag_categories of its state */
-	uint32_t *before_stamp;   /* [node], valid while == version + 1 */
-	struct fgd_shape *shapes; /* seen so far */
-	int32_t n_shapes, cap_shapes;
-	struct fgd_memo *memo;    /* [shape * n_nodes + node] */
-	int32_t last_shape;       /* the shape of the previous lookup, or -1 */
-};
-
-static void fgd_release(void *state)
+void gs_fgd_release(void *state)
 {
-	struct fgd *s = state;
+	struct gs_fgd *s = state;
 
 	gs_frag_release(&s->frag);
 	gs_frag_shares_release(&s->shares);
@@ -104,31 +76,30 @@ static void fgd_release(void *state)
 	free(s->memo);
 }
 
-/* On error the scheduler calls fgd_release(), which frees what was allocated. */
-static int fgd_init(void *state, const struct gs_policy_env *env)
+int gs_fgd_init(struct gs_fgd *s, const struct gs_policy_env *env, gs_fgd_term_fn *term)
 {
-	struct fgd *s = state;
 	int err;
 
 	s->compat = (env->flags & GS_POLICY_COMPAT) != 0;
+	s->term = term;
 	gs_workload_init(&s->w);
 	err = gs_workload_typical_by(env->workload, env->workload_specs, env->n_workload,
 				     FGD_COVERAGE,
 				     s->compat ? GS_KINDS_BY_SPEC : GS_KINDS_BY_MODEL_SET, &s->w);
-	if (!err && !s->compat) {
+	if (!err && (!s->compat || term)) {
 		err = gs_frag_init(&s->frag, env->cluster, &s->w);
 		s->after = malloc(((size_t)s->w.n + 1) * sizeof(*s->after));
 		if (!err && !s->after)
 			err = GS_ENOMEM;
 	}
-	if (!err && s->compat)
+	if (!err && s->compat && !term)
 		err = gs_frag_shares_init(&s->shares, &s->w);
 	s->n_nodes = env->cluster->n_nodes;
 	s->last_shape = -1;
 	s->version = calloc((size_t)s->n_nodes + 1, sizeof(*s->version));
 	if (!err && !s->version)
 		err = GS_ENOMEM;
-	if (!err && s->compat) {
+	if (!err && s->compat && !term) {
 		s->before = calloc((size_t)s->n_nodes + 1, sizeof(*s->before));
 		s->before_stamp = calloc((size_t)s->n_nodes + 1, sizeof(*s->before_stamp));
 		if (!s->before || !s->before_stamp)
@@ -137,32 +108,41 @@ static int fgd_init(void *state, const struct gs_policy_env *env)
 	return err;
 }
 
-static void fgd_on_change(void *state, const struct gs_cluster *c, const struct gs_pod *p,
-			  const struct gs_placement *pl)
+/* On error the scheduler calls fgd_release(), which frees what was allocated. */
+static int fgd_init(void *state, const struct gs_policy_env *env)
 {
-	struct fgd *s = state;
+	return gs_fgd_init(state, env, NULL);
+}
+
+void gs_fgd_on_change(void *state, const struct gs_cluster *c, const struct gs_pod *p,
+		      const struct gs_placement *pl)
+{
+	struct gs_fgd *s = state;
 
 	(void)p;
-	if (!s->compat)
+	if (!s->compat || s->term)
 		gs_frag_update(&s->frag, c, pl->node);
 	if (pl->node >= 0 && pl->node < s->n_nodes)
 		s->version[pl->node]++;
 }
 
 /*
- * Decrease of the node's fragmentation if it looked like `after`. Exact: the
- * sum of the per-kind differences, exactly 0 when nothing changes. Compat:
- * as the reference, the difference of the two category totals; the node's
- * own total is kept until the node changes.
+ * Decrease of the node's fragmentation if it looked like `after`, plus the
+ * extending policy's term. Exact: the sum of the per-kind differences,
+ * exactly 0 when nothing changes. Compat: as the reference, the difference
+ * of the two category totals; the node's own total is kept until the node
+ * changes.
  */
-static double frag_drop(struct fgd *s, const struct gs_cluster *c, int32_t node,
+static double frag_drop(struct gs_fgd *s, const struct gs_cluster *c, int32_t node,
 			const struct gs_node *after)
 {
 	const int64_t *before;
 	double drop = 0;
 	int32_t m;
 
-	if (s->compat) {
+	if (s->term)
+		drop = s->term(s, &c->nodes[node], after);
+	else if (s->compat) {
 		if (s->before_stamp[node] != s->version[node] + 1) {
 			s->before[node] = gs_frag_shares_categories(&s->shares, &c->nodes[node]);
 			s->before_stamp[node] = s->version[node] + 1;
@@ -180,7 +160,7 @@ static double frag_drop(struct fgd *s, const struct gs_cluster *c, int32_t node,
 	return drop;
 }
 
-static double to_score(const struct fgd *s, double drop)
+static double to_score(const struct gs_fgd *s, double drop)
 {
 	/* The reference's operations in its order: sigmoid first, then x 100. */
 	if (s->compat)
@@ -192,7 +172,7 @@ static double to_score(const struct fgd *s, double drop)
  * Scores node for p and, for a sharing pod, writes the GPU that scores
  * best (the lowest index on ties) to *gpu_out.
  */
-static double fgd_eval(struct fgd *s, const struct gs_cluster *c, int32_t node,
+static double fgd_eval(struct gs_fgd *s, const struct gs_cluster *c, int32_t node,
 		       const struct gs_pod *p, int32_t *gpu_out)
 {
 	const struct gs_node *n = &c->nodes[node];
@@ -241,14 +221,14 @@ static double fgd_eval(struct fgd *s, const struct gs_cluster *c, int32_t node,
 	return to_score(s, frag_drop(s, c, node, &after));
 }
 
-static bool shape_eq(const struct fgd_shape *a, const struct gs_pod *p)
+static bool shape_eq(const struct gs_fgd_shape *a, const struct gs_pod *p)
 {
 	return a->cpu_milli == p->cpu_milli && a->num_gpu == p->num_gpu &&
 	       a->gpu_milli == p->gpu_milli && a->gpu_mem_mib == p->gpu_mem_mib;
 }
 
 /* The index of p's shape, added if new; -1 when the memo is full or out of memory. */
-static int32_t shape_of(struct fgd *s, const struct gs_pod *p)
+static int32_t shape_of(struct gs_fgd *s, const struct gs_pod *p)
 {
 	int32_t i;
 
@@ -262,8 +242,8 @@ static int32_t shape_of(struct fgd *s, const struct gs_pod *p)
 	if (s->n_shapes == s->cap_shapes) {
 		/* Shapes and their memo rows, one capacity; the memo bound keeps it small. */
 		size_t cap = gs_grow_cap((size_t)s->cap_shapes, 32);
-		struct fgd_shape *sh = gs_realloc_n(s->shapes, cap, sizeof(*sh));
-		struct fgd_memo *m;
+		struct gs_fgd_shape *sh = gs_realloc_n(s->shapes, cap, sizeof(*sh));
+		struct gs_fgd_memo *m;
 
 		if (!sh)
 			return -1;
@@ -284,11 +264,12 @@ static int32_t shape_of(struct fgd *s, const struct gs_pod *p)
 }
 
 /* The memoised score of node for p, computed if the node changed since. */
-static const struct fgd_memo *fgd_lookup(struct fgd *s, const struct gs_cluster *c, int32_t node,
-					 const struct gs_pod *p, struct fgd_memo *tmp)
+static const struct gs_fgd_memo *fgd_lookup(struct gs_fgd *s, const struct gs_cluster *c,
+					    int32_t node, const struct gs_pod *p,
+					    struct gs_fgd_memo *tmp)
 {
 	int32_t sh = shape_of(s, p);
-	struct fgd_memo *m;
+	struct gs_fgd_memo *m;
 
 	if (sh < 0) {
 		/* No room in the memo: still answer, just slower. */
@@ -303,22 +284,21 @@ static const struct fgd_memo *fgd_lookup(struct fgd *s, const struct gs_cluster 
 	return m;
 }
 
-static double fgd_score(void *state, const struct gs_cluster *c, int32_t node,
-			const struct gs_pod *p)
+double gs_fgd_score(void *state, const struct gs_cluster *c, int32_t node, const struct gs_pod *p)
 {
-	struct fgd_memo tmp;
+	struct gs_fgd_memo tmp;
 
 	return fgd_lookup(state, c, node, p, &tmp)->score;
 }
 
-static void fgd_pick(void *state, const struct gs_cluster *c, int32_t node,
-		     const struct gs_pod *p, struct gs_placement *pl)
+void gs_fgd_pick(void *state, const struct gs_cluster *c, int32_t node, const struct gs_pod *p,
+		 struct gs_placement *pl)
 {
-	struct fgd_memo tmp;
+	struct gs_fgd_memo tmp;
 	int32_t gpu;
 
 	if (p->num_gpu != 1 || p->gpu_milli >= GS_MILLI_PER_GPU) {
-		gs_pick_gpus_first(state, c, node, p, pl);
+		gs_gpu_pick_first(state, c, node, p, pl);
 		return;
 	}
 	gpu = fgd_lookup(state, c, node, p, &tmp)->gpu;
@@ -329,12 +309,12 @@ static void fgd_pick(void *state, const struct gs_cluster *c, int32_t node,
 const struct gs_policy gs_policy_fgd = {
 	.name = "fgd",
 	.summary = "least growth of expected GPU fragmentation, Weng et al. ATC 2023",
-	.state_size = sizeof(struct fgd),
+	.state_size = sizeof(struct gs_fgd),
 	.init = fgd_init,
-	.release = fgd_release,
-	.score = fgd_score,
-	.pick_gpus = fgd_pick,
-	.on_bind = fgd_on_change,
-	.on_unbind = fgd_on_change,
+	.release = gs_fgd_release,
+	.score = gs_fgd_score,
+	.pick_gpus = gs_fgd_pick,
+	.on_bind = gs_fgd_on_change,
+	.on_unbind = gs_fgd_on_change,
 	.node_score = true,
 };

@@ -22,6 +22,6 @@ const struct gs_policy gs_policy_firstfit = {
 	.name = "first-fit",
 	.summary = "first feasible node, first fitting GPU (baseline)",
 	.score = firstfit_score,
-	.pick_gpus = gs_pick_gpus_first,
+	.pick_gpus = gs_gpu_pick_first,
 	.node_score = true,
 };

@@ -46,22 +46,22 @@ static void pick_by_free(const struct gs_node *n, const struct gs_pod *p,
 	pl->gpu[0] = (uint8_t)(best >= 0 ? best : 0);
 }
 
-void gs_pick_gpus_tightest(void *state, const struct gs_cluster *c, int32_t node,
-			   const struct gs_pod *p, struct gs_placement *pl)
+void gs_gpu_pick_tightest(void *state, const struct gs_cluster *c, int32_t node,
+			  const struct gs_pod *p, struct gs_placement *pl)
 {
 	(void)state;
 	pick_by_free(&c->nodes[node], p, pl, 1);
 }
 
-void gs_pick_gpus_loosest(void *state, const struct gs_cluster *c, int32_t node,
-			  const struct gs_pod *p, struct gs_placement *pl)
+void gs_gpu_pick_loosest(void *state, const struct gs_cluster *c, int32_t node,
+			 const struct gs_pod *p, struct gs_placement *pl)
 {
 	(void)state;
 	pick_by_free(&c->nodes[node], p, pl, 0);
 }
 
-void gs_pick_gpus_first(void *state, const struct gs_cluster *c, int32_t node,
-			const struct gs_pod *p, struct gs_placement *pl)
+void gs_gpu_pick_first(void *state, const struct gs_cluster *c, int32_t node,
+		       const struct gs_pod *p, struct gs_placement *pl)
 {
 	(void)state;
 	pick_first(&c->nodes[node], p, pl);

@@ -15,13 +15,13 @@
  * that fit, by index.
  */
 /* The fitting GPU with the least free share (tightest fit); ties to the lowest index. */
-void gs_pick_gpus_tightest(void *state, const struct gs_cluster *c, int32_t node,
-			   const struct gs_pod *p, struct gs_placement *pl);
-/* The fitting GPU with the most free share; ties to the lowest index. */
-void gs_pick_gpus_loosest(void *state, const struct gs_cluster *c, int32_t node,
+void gs_gpu_pick_tightest(void *state, const struct gs_cluster *c, int32_t node,
 			  const struct gs_pod *p, struct gs_placement *pl);
+/* The fitting GPU with the most free share; ties to the lowest index. */
+void gs_gpu_pick_loosest(void *state, const struct gs_cluster *c, int32_t node,
+			 const struct gs_pod *p, struct gs_placement *pl);
 /* The first fitting GPU(s) by index. */
-void gs_pick_gpus_first(void *state, const struct gs_cluster *c, int32_t node,
-			const struct gs_pod *p, struct gs_placement *pl);
+void gs_gpu_pick_first(void *state, const struct gs_cluster *c, int32_t node,
+		       const struct gs_pod *p, struct gs_placement *pl);
 
 #endif

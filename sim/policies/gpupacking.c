@@ -22,18 +22,6 @@
 #include "policies/gpu_pick.h"
 #include "policies/policy.h"
 
-struct packing {
-	bool compat;
-};
-
-static int packing_init(void *state, const struct gs_policy_env *env)
-{
-	struct packing *s = state;
-
-	s->compat = (env->flags & GS_POLICY_COMPAT) != 0;
-	return 0;
-}
-
 static double max_d(double a, double b)
 {
 	return a > b ? a : b;
@@ -42,7 +30,7 @@ static double max_d(double a, double b)
 static double packing_score(void *state, const struct gs_cluster *c, int32_t node,
 			    const struct gs_pod *p)
 {
-	const struct packing *s = state;
+	const struct gs_policy_compat *s = state;
 	const struct gs_node *n = &c->nodes[node];
 	int32_t i, best = -1, whole = n->gpu_whole_free, used_whole;
 
@@ -76,9 +64,9 @@ static double packing_score(void *state, const struct gs_cluster *c, int32_t nod
 const struct gs_policy gs_policy_gpupacking = {
 	.name = "gpupacking",
 	.summary = "partly used GPUs first, then used nodes, then small empty nodes (FGD baseline)",
-	.state_size = sizeof(struct packing),
-	.init = packing_init,
+	.state_size = sizeof(struct gs_policy_compat),
+	.init = gs_policy_compat_init,
 	.score = packing_score,
-	.pick_gpus = gs_pick_gpus_tightest,
+	.pick_gpus = gs_gpu_pick_tightest,
 	.node_score = true,
 };

@@ -117,11 +117,47 @@ struct gs_policy {
 	int32_t (*best_of)(void *state, int32_t k);
 };
 
+/*
+ * The private state of a policy whose only setting is compat scoring
+ * (bestfit, dotprod, gpupacking): .state_size = sizeof(struct
+ * gs_policy_compat), .init = gs_policy_compat_init.
+ */
+struct gs_policy_compat {
+	bool compat;   /* GS_POLICY_COMPAT is set */
+};
+
+/* init() of struct gs_policy_compat: compat from env->flags. Returns 0. */
+int gs_policy_compat_init(void *state, const struct gs_policy_env *env);
+
 /* The registry. gs_policies_count() entries, in policies.def order. */
 size_t gs_policies_count(void);
 /* Policy i of the registry, or NULL when i >= gs_policies_count(). */
 const struct gs_policy *gs_policy_at(size_t i);
 /* Returns the policy with this name, or NULL. */
 const struct gs_policy *gs_policy_find(const char *name);
+
+/*
+ * The six policies the FGD paper compares (Weng et al., ATC 2023), in the
+ * order of its figures: random, dotprod, gpuclustering, gpupacking,
+ * bestfit, fgd (`--policy paper`). gs_policies_paper_count() entries.
+ */
+size_t gs_policies_paper_count(void);
+/* Policy i of the paper's six, or NULL when i >= gs_policies_paper_count(). */
+const struct gs_policy *gs_policy_paper_at(size_t i);
+
+/*
+ * Orders two policy names for lists, tables and figures: registry order,
+ * then names of no policy by strcmp. Returns < 0, 0 or > 0, as strcmp.
+ */
+int gs_policy_cmp(const char *a, const char *b);
+/*
+ * The order of the FGD figures and the regression report: the paper's six
+ * in the paper's order, then every other name by strcmp. As strcmp.
+ */
+int gs_policy_cmp_paper(const char *a, const char *b);
+/* qsort comparator of an array of policy names (const char *), by gs_policy_cmp(). */
+int gs_policy_qsort_cmp(const void *a, const void *b);
+/* qsort comparator of an array of policy names, by gs_policy_cmp_paper(). */
+int gs_policy_qsort_cmp_paper(const void *a, const void *b);
 
 #endif

@@ -87,7 +87,7 @@ static void random_pick(void *state, const struct gs_cluster *c, int32_t node,
 	int32_t i, k = 0;
 
 	if (p->num_gpu != 1 || p->gpu_milli >= GS_MILLI_PER_GPU) {
-		gs_pick_gpus_first(state, c, node, p, pl);
+		gs_gpu_pick_first(state, c, node, p, pl);
 		return;
 	}
 	for (i = 0; i < n->num_gpu; i++)

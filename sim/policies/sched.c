@@ -218,28 +218,33 @@ int gs_sched_pick(struct gs_sched *s, const struct gs_cluster *c, const struct g
 	return 0;
 }
 
+/*
+ * After the allocator committed or returned pl (err 0): tell the policy
+ * through its hook (on_bind or on_unbind, may be NULL), then the index.
+ */
+static int changed(struct gs_sched *s, struct gs_cluster *c, const struct gs_pod *p,
+		   const struct gs_placement *pl, int err,
+		   void (*hook)(void *state, const struct gs_cluster *c, const struct gs_pod *p,
+				const struct gs_placement *pl))
+{
+	if (err)
+		return err;
+	if (hook)
+		hook(s->state, c, p, pl);
+	gs_sched_index_touch(s->index, c, pl->node);
+	return 0;
+}
+
 int gs_sched_bind(struct gs_sched *s, struct gs_cluster *c, const struct gs_pod *p,
 		  const struct gs_placement *pl)
 {
-	int err = gs_cluster_bind(c, p, pl);
-
-	if (err == 0 && s->policy->on_bind)
-		s->policy->on_bind(s->state, c, p, pl);
-	if (err == 0)
-		gs_sched_index_touch(s->index, c, pl->node);
-	return err;
+	return changed(s, c, p, pl, gs_cluster_bind(c, p, pl), s->policy->on_bind);
 }
 
 int gs_sched_unbind(struct gs_sched *s, struct gs_cluster *c, const struct gs_pod *p,
 		    const struct gs_placement *pl)
 {
-	int err = gs_cluster_unbind(c, p, pl);
-
-	if (err == 0 && s->policy->on_unbind)
-		s->policy->on_unbind(s->state, c, p, pl);
-	if (err == 0)
-		gs_sched_index_touch(s->index, c, pl->node);
-	return err;
+	return changed(s, c, p, pl, gs_cluster_unbind(c, p, pl), s->policy->on_unbind);
 }
 
 char *gs_nofit_format(const struct gs_nofit *nf, char *buf, size_t len)

@@ -760,21 +760,38 @@ static int32_t nth_fitting(const struct gs_sched_index *x, const struct shape *s
 			return pos;
 }
 
-int gs_sched_index_pick(struct gs_sched_index *x, const struct gs_cluster *c,
-			const struct gs_pod *p, int32_t *node_out, struct gs_nofit *why)
+/*
+ * The shape of p's request, its fits brought up to date with cluster c;
+ * NULL when the index cannot answer for c (not the cluster it was built
+ * on, resized, or with sharing switched on or off) or for p (a new shape
+ * when the index is full or out of memory): then the caller scans.
+ */
+static struct shape *synced_shape(struct gs_sched_index *x, const struct gs_cluster *c,
+				  const struct gs_pod *p)
 {
 	struct shape *sh;
-	int32_t s, i;
+	int32_t s;
 
 	if (!x || c != x->c || c->n_nodes != x->n || !c->share != !x->skeys)
-		return GS_SCHED_INDEX_SCAN;
+		return NULL;
 	if (c->version != x->version)
 		resync_all(x, c);
 	s = shape_of(x, p);
 	if (s < 0)
-		return GS_SCHED_INDEX_SCAN;
+		return NULL;
 	sh = &x->shapes[s];
 	shape_sync(x, sh);
+	return sh;
+}
+
+int gs_sched_index_pick(struct gs_sched_index *x, const struct gs_cluster *c,
+			const struct gs_pod *p, int32_t *node_out, struct gs_nofit *why)
+{
+	struct shape *sh = synced_shape(x, c, p);
+	int32_t i;
+
+	if (!sh)
+		return GS_SCHED_INDEX_SCAN;
 	if (sh->count[GS_FIT_OK] == 0) {
 		if (why) {
 			why->nodes = x->n;
@@ -830,18 +847,11 @@ int gs_sched_index_pick(struct gs_sched_index *x, const struct gs_cluster *c,
 int gs_sched_index_check(struct gs_sched_index *x, const struct gs_cluster *c,
 			 const struct gs_pod *p)
 {
-	struct shape *sh;
-	int32_t s, pos, count[GS_FIT__COUNT] = { 0 };
+	struct shape *sh = synced_shape(x, c, p);
+	int32_t pos, count[GS_FIT__COUNT] = { 0 };
 
-	if (!x || c != x->c || c->n_nodes != x->n || !c->share != !x->skeys)
+	if (!sh)
 		return GS_SCHED_INDEX_SCAN;
-	if (c->version != x->version)
-		resync_all(x, c);
-	s = shape_of(x, p);
-	if (s < 0)
-		return GS_SCHED_INDEX_SCAN;
-	sh = &x->shapes[s];
-	shape_sync(x, sh);
 	for (pos = 0; pos < x->n; pos++) {
 		enum gs_fit f = gs_cluster_fits(c, x->order[pos], p);
 

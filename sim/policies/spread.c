@@ -19,14 +19,15 @@ static double spread_score(void *state, const struct gs_cluster *c, int32_t node
 
 	(void)state;
 	if (gs_pod_cpu_only(p))
-		return 1.0 - gs_cpu_mem_used_after(n, p);
-	return 1.0 - gs_gpu_used_after(n, p) + GS_TIE_WEIGHT * (1.0 - gs_cpu_mem_used_after(n, p));
+		return 1.0 - gs_alloc_ratio_cpu_mem_after(n, p);
+	return 1.0 - gs_alloc_ratio_gpu_after(n, p) +
+	       GS_TIE_WEIGHT * (1.0 - gs_alloc_ratio_cpu_mem_after(n, p));
 }
 
 const struct gs_policy gs_policy_spread = {
 	.name = "spread",
 	.summary = "emptiest node first, loosest GPU inside it (kube LeastAllocated, HAMi spread)",
 	.score = spread_score,
-	.pick_gpus = gs_pick_gpus_loosest,
+	.pick_gpus = gs_gpu_pick_loosest,
 	.node_score = true,
 };

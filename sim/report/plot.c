@@ -141,6 +141,35 @@ static void log_files(FILE *log, const char *out_dir, const char *base)
 			out_dir, base);
 }
 
+/* 1 when a trace of the family has a bound at 100 % (the bars then show it), else 0. */
+static int family_bound(const struct gs_plot_index *ix, const char *family)
+{
+	size_t t, len = strlen(family);
+
+	for (t = 0; ix->bound_at100 && t < ix->n_traces; t++)
+		if (!strncmp(ix->traces[t], family, len) && ix->traces[t][len] >= '0' &&
+		    ix->traces[t][len] <= '9' && !isnan(ix->bound_at100[t]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Runs gnuplot on scripts_dir/script with the variables vars set; on
+ * success lists base's files in log (none for a NULL base).
+ */
+static int draw(const char *scripts_dir, const char *script, const char *vars, FILE *log,
+		const char *out_dir, const char *base, char *err, size_t err_len)
+{
+	char path[4096];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", scripts_dir, script);
+	rc = gs_plot_gnuplot(vars, path, err, err_len);
+	if (!rc && base)
+		log_files(log, out_dir, base);
+	return rc;
+}
+
 /* "10 seeds", "1 seed" or "8-10 seeds" for the titles. */
 static void seeds_text(size_t lo, size_t hi, char *buf, size_t len)
 {
@@ -155,7 +184,7 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 {
 	char seeds[64];
 	size_t lo, hi;
-	char words[2048], vars[8192], script[4096];
+	char words[2048], vars[8192];
 	size_t t, f;
 	int rc;
 
@@ -173,11 +202,10 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 		seeds_text(lo, hi, seeds, sizeof(seeds));
 		snprintf(vars, sizeof(vars),
 			 "scriptdir='%s/'; datadir='%s'; trace='%s'; policies='%s';"
-			 " out='%s/unalloc_%s'; seeds='%s'; maxseeds=%zu; scoring='%s'",
+			 " out='%s/unalloc_%s'; seeds='%s'; maxseeds=%zu; scoring='%s'; bound=%d",
 			 scripts_dir, data_dir, tr, words, out_dir, tr, seeds, hi,
-			 ix->scoring ? ix->scoring : "");
-		snprintf(script, sizeof(script), "%s/plot_alloc.gp", scripts_dir);
-		rc = gs_plot_gnuplot(vars, script, err, err_len);
+			 ix->scoring ? ix->scoring : "", ix->bound && ix->bound[t] ? 1 : 0);
+		rc = draw(scripts_dir, "plot_alloc.gp", vars, log, out_dir, NULL, err, err_len);
 		if (rc)
 			return rc;
 		snprintf(vars, sizeof(vars),
@@ -186,8 +214,7 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 			 " seeds='%s'; maxseeds=%zu; scoring='%s'",
 			 scripts_dir, data_dir, tr, words, out_dir, tr, out_dir, tr, seeds, hi,
 			 ix->scoring ? ix->scoring : "");
-		snprintf(script, sizeof(script), "%s/plot_frag.gp", scripts_dir);
-		rc = gs_plot_gnuplot(vars, script, err, err_len);
+		rc = draw(scripts_dir, "plot_frag.gp", vars, log, out_dir, NULL, err, err_len);
 		if (rc)
 			return rc;
 		if (log) {
@@ -223,14 +250,12 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 		seeds_text(lo, hi, seeds, sizeof(seeds));
 		snprintf(vars, sizeof(vars),
 			 "scriptdir='%s/'; datafile='%s/%s.dat'; family='%s'; policies='%s';"
-			 " out='%s/%s'; seeds='%s'; maxseeds=%zu; scoring='%s'",
+			 " out='%s/%s'; seeds='%s'; maxseeds=%zu; scoring='%s'; bound=%d",
 			 scripts_dir, data_dir, base, ix->families[f], words, out_dir, base, seeds,
-			 hi, ix->scoring ? ix->scoring : "");
-		snprintf(script, sizeof(script), "%s/plot_bars.gp", scripts_dir);
-		rc = gs_plot_gnuplot(vars, script, err, err_len);
+			 hi, ix->scoring ? ix->scoring : "", family_bound(ix, ix->families[f]));
+		rc = draw(scripts_dir, "plot_bars.gp", vars, log, out_dir, base, err, err_len);
 		if (rc)
 			return rc;
-		log_files(log, out_dir, base);
 	}
 	return 0;
 }
@@ -269,7 +294,7 @@ int gs_plot_time_render(const struct gs_plot_time *ix, const char *scripts_dir,
 		{ "time_cdf", "plot_time_cdf.gp" },
 		{ "time_load", "plot_time_load.gp" },
 	};
-	char words[2048], lts[1024], vars[8192], script[4096], base[512];
+	char words[2048], lts[1024], vars[8192], base[512];
 	size_t t, f;
 	int rc;
 
@@ -292,10 +317,8 @@ int gs_plot_time_render(const struct gs_plot_time *ix, const char *scripts_dir,
 				 " lts='%s'; out='%s/%s'; setting='%s'",
 				 scripts_dir, data_dir, ix->traces[t], words, lts, out_dir, base,
 				 ix->setting[t]);
-			snprintf(script, sizeof(script), "%s/%s", scripts_dir, figs[f].script);
-			rc = gs_plot_gnuplot(vars, script, err, err_len);
-			if (!rc)
-				log_files(log, out_dir, base);
+			rc = draw(scripts_dir, figs[f].script, vars, log, out_dir, base,
+				  err, err_len);
 		}
 	}
 	return rc;
@@ -342,7 +365,7 @@ int gs_plot_sharing_render(const struct gs_plot_sharing *ix, const char *scripts
 			   size_t err_len)
 {
 	char words[2048], slugs[2048], lts[1024], policies[2048], sharings[2048], setting[64];
-	char vars[16384], pvars[12288], panels[2048], script[4096], base[512];
+	char vars[16384], pvars[12288], panels[2048], base[512];
 	size_t t, p, n_panels, pused;
 	int rc;
 
@@ -371,10 +394,8 @@ int gs_plot_sharing_render(const struct gs_plot_sharing *ix, const char *scripts
 			 " out='%s/%s'; setting='%s'",
 			 scripts_dir, data_dir, ix->traces[t], policies, sharings, out_dir, base,
 			 setting);
-		snprintf(script, sizeof(script), "%s/plot_sharing_util.gp", scripts_dir);
-		rc = gs_plot_gnuplot(vars, script, err, err_len);
-		if (!rc)
-			log_files(log, out_dir, base);
+		rc = draw(scripts_dir, "plot_sharing_util.gp", vars, log, out_dir, base,
+			  err, err_len);
 		/* Completion-time CDFs: one panel per policy with data, its mechanisms. */
 		n_panels = 0;
 		pused = 0;
@@ -400,10 +421,8 @@ int gs_plot_sharing_render(const struct gs_plot_sharing *ix, const char *scripts
 				 " setting='%s'; panels='%s'%s",
 				 scripts_dir, data_dir, ix->traces[t], out_dir, base, setting, panels,
 				 pvars);
-			snprintf(script, sizeof(script), "%s/plot_sharing_cdf.gp", scripts_dir);
-			rc = gs_plot_gnuplot(vars, script, err, err_len);
-			if (!rc)
-				log_files(log, out_dir, base);
+			rc = draw(scripts_dir, "plot_sharing_cdf.gp", vars, log, out_dir, base,
+				  err, err_len);
 		}
 		/* Slowdown against co-located pods: one line per mechanism with data. */
 		if (!rc && sharing_words(ix, t, SIZE_MAX, words, slugs, lts, sizeof(words))) {
@@ -413,10 +432,8 @@ int gs_plot_sharing_render(const struct gs_plot_sharing *ix, const char *scripts
 				 " lts='%s'; out='%s/%s'; setting='%s'",
 				 scripts_dir, data_dir, ix->traces[t], words, slugs, lts, out_dir, base,
 				 setting);
-			snprintf(script, sizeof(script), "%s/plot_sharing_coloc.gp", scripts_dir);
-			rc = gs_plot_gnuplot(vars, script, err, err_len);
-			if (!rc)
-				log_files(log, out_dir, base);
+			rc = draw(scripts_dir, "plot_sharing_coloc.gp", vars, log, out_dir, base,
+				  err, err_len);
 		}
 	}
 	return rc;
@@ -426,7 +443,7 @@ int gs_plot_bench_render(const struct gs_plot_bench *b, const char *scripts_dir,
 			 const char *data_dir, const char *out_dir, FILE *log, char *err,
 			 size_t err_len)
 {
-	char kernels[2048], modes[512], devices[2048], vars[16384], script[4096];
+	char kernels[2048], modes[512], devices[2048], vars[16384];
 	int rc, fig;
 
 	rc = check_paths(scripts_dir, data_dir, out_dir, err, err_len);
@@ -447,10 +464,7 @@ int gs_plot_bench_render(const struct gs_plot_bench *b, const char *scripts_dir,
 			 "scriptdir='%s/'; datafile='%s/%s'; out='%s/%s'; kernels='%s';"
 			 " modes='%s'; devices='%s'",
 			 scripts_dir, data_dir, f->csv, out_dir, f->name, kernels, modes, devices);
-		snprintf(script, sizeof(script), "%s/%s", scripts_dir, f->script);
-		rc = gs_plot_gnuplot(vars, script, err, err_len);
-		if (!rc)
-			log_files(log, out_dir, f->name);
+		rc = draw(scripts_dir, f->script, vars, log, out_dir, f->name, err, err_len);
 	}
 	return rc;
 }

@@ -36,6 +36,7 @@
 
 #include <stdio.h>
 
+#include "engine/validation.h"
 #include "store/plot_data.h"
 
 /*
@@ -112,5 +113,17 @@ int gs_plot_gnuplot(const char *vars, const char *script, char *err, size_t err_
  * environment: never free it.
  */
 const char *gs_plot_scripts_dir(void);
+
+/*
+ * Draws the sharing validation set v after gs_validation_run(): writes the
+ * replayed rows to out_dir/validation_sharing.tsv and runs gnuplot on
+ * scripts/plot_validation.gp, which writes out_dir/validation_sharing.png,
+ * .svg and .pdf (published against gpusim, log-log, y = x and the band of
+ * +-band). Makes out_dir when missing; lists each file written on log (may
+ * be NULL). Returns 0, GS_ENOENT (gnuplot or the script missing), GS_EIO,
+ * GS_EINVAL (a path gnuplot cannot be given), with a message.
+ */
+int gs_plot_validation_render(const struct gs_validation *v, double band, const char *out_dir,
+		       FILE *log, char *err, size_t err_len);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "policies/policy.h"
 #include "report/regress.h"
 
 #define NONE ((size_t)-1)
@@ -254,25 +255,11 @@ static int cmp_named(const void *x, const void *y)
 }
 
 /* The order of policies in tables and figures: the FGD paper's six first, in its order. */
-static int policy_rank(const char *pol)
-{
-	static const char *const paper[] = {
-		"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(paper) / sizeof(*paper); i++)
-		if (!strcmp(paper[i], pol))
-			return (int)i;
-	return (int)(sizeof(paper) / sizeof(*paper));
-}
-
 static int cmp_policy(const void *x, const void *y)
 {
 	const struct named *a = x, *b = y;
-	int ra = policy_rank(a->name), rb = policy_rank(b->name);
 
-	return ra != rb ? ra - rb : strcmp(a->name, b->name);
+	return gs_policy_cmp_paper(a->name, b->name);
 }
 
 /* One metric of one policy by the exact rule, on the seeds both sides ran. */

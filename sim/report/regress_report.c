@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "io/path.h"
+#include "policies/policy.h"
 #include "report/plot.h"
 #include "report/regress.h"
 
@@ -26,10 +27,6 @@
 /* The metric of the per-family bars: the FGD paper's headline. */
 #define BARS_METRIC "unalloc_gpu_pct"
 
-static const char *const paper_order[] = {
-	"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
-};
-#define N_PAPER (sizeof(paper_order) / sizeof(*paper_order))
 
 /* A family of the figures: its label and its index on each side (NONE: absent). */
 struct fig_family {
@@ -58,24 +55,6 @@ struct figs {
 	size_t n_drawn;
 };
 
-static int rank_of(const char *pol)
-{
-	size_t i;
-
-	for (i = 0; i < N_PAPER; i++)
-		if (!strcmp(paper_order[i], pol))
-			return (int)i;
-	return (int)N_PAPER;
-}
-
-static int cmp_policy(const void *a, const void *b)
-{
-	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	int rx = rank_of(x), ry = rank_of(y);
-
-	return rx != ry ? rx - ry : strcmp(x, y);
-}
-
 static int collect_policies(struct figs *g)
 {
 	const struct gs_rset *sets[2] = { g->r->base, g->r->now };
@@ -92,7 +71,7 @@ static int collect_policies(struct figs *g)
 			if (j == g->n_policies)
 				g->policies[g->n_policies++] = sets[s]->policies[i];
 		}
-	qsort(g->policies, g->n_policies, sizeof(*g->policies), cmp_policy);
+	qsort(g->policies, g->n_policies, sizeof(*g->policies), gs_policy_qsort_cmp_paper);
 	return 0;
 }
 
@@ -281,38 +260,50 @@ static void policy_words(const struct figs *g, const bool *use, char *words, siz
 	}
 }
 
+/*
+ * Writes the data files of one policy's curve on both sides,
+ * <family>.<policy>.base.<what>.dat and <family>.<policy>.now.<what>.dat
+ * (columns: write_curve()'s). *used says whether either side has a point.
+ */
+static int write_sides(struct figs *g, const struct fig_family *ff, const char *pol,
+		       const char *what, const char *curve, const char *curve2,
+		       const char *curve3, bool *used, char *err, size_t err_len)
+{
+	static const char *const side[2] = { "base", "now" };
+	const struct gs_rset *set[2] = { g->r->base, g->r->now };
+	const size_t fam[2] = { ff->base, ff->now };
+	char name[512];
+	size_t k, n = 0;
+	int rc = 0;
+	FILE *f;
+
+	for (k = 0; k < 2 && !rc; k++) {
+		snprintf(name, sizeof(name), "%s.%s.%s.%s.dat", ff->name, pol, side[k], what);
+		rc = open_data(g, name, &f, err, err_len);
+		if (rc)
+			break;
+		n += write_curve(f, set[k], fam[k], pol, curve, curve2, curve3);
+		rc = close_data(f, g, name, err, err_len);
+	}
+	*used = n > 0;
+	return rc;
+}
+
 /* unalloc_FAMILY: figure 9a, baseline against now. */
 static int fig_unalloc(struct figs *g, const struct fig_family *ff, char *err, size_t err_len)
 {
 	const struct gs_regress *r = g->r;
-	char name[512], base[300], words[2048], lts[512], vars[8192];
+	char base[300], words[2048], lts[512], vars[8192];
 	bool *use = calloc(g->n_policies + 1, sizeof(*use));
 	size_t p, any = 0, sb = seeds_of(r->base, ff->base), sn = seeds_of(r->now, ff->now);
 	int rc = 0;
-	FILE *f;
 
 	if (!use)
 		return GS_ENOMEM;
 	for (p = 0; p < g->n_policies && !rc; p++) {
-		size_t nb, nn;
-
-		snprintf(name, sizeof(name), "%s.%s.base.unalloc.dat", ff->name, g->policies[p]);
-		rc = open_data(g, name, &f, err, err_len);
-		if (rc)
-			break;
-		nb = write_curve(f, r->base, ff->base, g->policies[p], GS_RCURVE_UNALLOC_MEDIAN,
-				 GS_RCURVE_UNALLOC_Q25, GS_RCURVE_UNALLOC_Q75);
-		rc = close_data(f, g, name, err, err_len);
-		snprintf(name, sizeof(name), "%s.%s.now.unalloc.dat", ff->name, g->policies[p]);
-		if (!rc)
-			rc = open_data(g, name, &f, err, err_len);
-		if (rc)
-			break;
-		nn = write_curve(f, r->now, ff->now, g->policies[p], GS_RCURVE_UNALLOC_MEDIAN,
-				 GS_RCURVE_UNALLOC_Q25, GS_RCURVE_UNALLOC_Q75);
-		rc = close_data(f, g, name, err, err_len);
-		use[p] = nb || nn;
-		any += nb || nn;
+		rc = write_sides(g, ff, g->policies[p], "unalloc", GS_RCURVE_UNALLOC_MEDIAN,
+				 GS_RCURVE_UNALLOC_Q25, GS_RCURVE_UNALLOC_Q75, &use[p], err, err_len);
+		any += use[p];
 	}
 	if (!rc && any) {
 		policy_words(g, use, words, sizeof(words), lts, sizeof(lts));
@@ -450,34 +441,22 @@ static int fig_cdf(struct figs *g, const struct fig_family *ff, const char *curv
 		   const char *what, const char *label, char *err, size_t err_len)
 {
 	const struct gs_regress *r = g->r;
-	char name[512], base[300], words[2048], lts[512], vars[8192], titles[4096];
+	char base[300], words[2048], lts[512], vars[8192], titles[4096];
 	bool *use = calloc(g->n_policies + 1, sizeof(*use));
 	size_t tu = 0, p, any = 0, positive = 0;
 	size_t sb = seeds_of(r->base, ff->base), sn = seeds_of(r->now, ff->now);
 	int rc = 0;
-	FILE *f;
 
 	if (!use)
 		return GS_ENOMEM;
 	for (p = 0; p < g->n_policies && !rc; p++) {
-		size_t nb, nn;
 		bool pos;
 
-		snprintf(name, sizeof(name), "%s.%s.base.%s.dat", ff->name, g->policies[p], what);
-		rc = open_data(g, name, &f, err, err_len);
+		rc = write_sides(g, ff, g->policies[p], what, curve, NULL, NULL, &use[p], err,
+				 err_len);
 		if (rc)
 			break;
-		nb = write_curve(f, r->base, ff->base, g->policies[p], curve, NULL, NULL);
-		rc = close_data(f, g, name, err, err_len);
-		snprintf(name, sizeof(name), "%s.%s.now.%s.dat", ff->name, g->policies[p], what);
-		if (!rc)
-			rc = open_data(g, name, &f, err, err_len);
-		if (rc)
-			break;
-		nn = write_curve(f, r->now, ff->now, g->policies[p], curve, NULL, NULL);
-		rc = close_data(f, g, name, err, err_len);
-		use[p] = nb || nn;
-		any += nb || nn;
+		any += use[p];
 		pos = above_zero(r->base, ff->base, g->policies[p], curve) ||
 		      above_zero(r->now, ff->now, g->policies[p], curve);
 		positive += pos;

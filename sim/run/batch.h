@@ -80,7 +80,7 @@ int gs_batch_add_cell(struct gs_batch *b, const struct gs_batch_cell *c);
 
 /*
  * Checks, before any run, that every run can start: for each setting and
- * input that a cell pairs, a --load the trace can offer (gs_load_check():
+ * input that a cell pairs, a --load the trace can offer (gs_arrivals_check():
  * "load 95%: FILE: ..."), then the options on that input
  * (gs_sim_validate()), settings outermost. Returns 0, or GS_EINVAL,
  * GS_ERANGE (bad input or usage) or GS_ENOMEM with a message in err.

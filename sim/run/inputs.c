@@ -35,14 +35,14 @@ int gs_inputs_load(struct gs_inputs *in, const char *nodes_path, const char *con
 		gs_trace_init(&in->traces[t]);
 	}
 	gs_cluster_init(&proto);
-	rc = gs_cluster_load(nodes_path, &proto, in->nodes_sha256, err, err_len);
+	rc = gs_load_cluster(nodes_path, &proto, in->nodes_sha256, err, err_len);
 	for (t = 0; rc == 0 && t < n; t++) {
 		rc = gs_cluster_copy(&in->clusters[t], &proto);
 		if (rc) {
 			gs_errf(err, err_len, "out of memory");
 			break;
 		}
-		rc = gs_trace_load(pods_paths[t], &in->clusters[t], &in->traces[t], err, err_len);
+		rc = gs_load_trace(pods_paths[t], &in->clusters[t], &in->traces[t], err, err_len);
 	}
 	gs_cluster_release(&proto);
 	for (t = 0; rc == 0 && strict && t < n; t++) {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cJSON.h>
+#include <cjson/cJSON.h>
 
 #include "core/error.h"
 #include "core/frag.h"

@@ -3,6 +3,7 @@
  * interference_export.c - the interference table from bench_slowdown (see
  * interference_export.h).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +85,9 @@ int gs_db_interference_export(struct gs_db *db, struct gs_interference *t, char 
 				source[k] = ';';
 		if (m <= GS_SHARE_IDEAL || !cls[0] || n < 1 || n > GS_IFR_N_MAX)
 			continue;
-		rc = gs_interference_add(t, m, model ? model : "*", n, cls, n * factor, source, msg,
-					 sizeof(msg));
+		/* Four decimals, as the source states the factor: the table is read by people. */
+		rc = gs_interference_add(t, m, model ? model : "*", n, cls,
+					 round(n * factor * 1e4) / 1e4, source, msg, sizeof(msg));
 		if (rc == GS_ENOMEM) {
 			sqlite3_finalize(st);
 			return gs_db_fail(err, err_len, rc, "out of memory");

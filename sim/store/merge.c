@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * merge.c - copying the runs of one results database into another (plan.h,
- * gs_db_merge), for sweeps that ran as shards on several hosts.
+ * merge.c - copying the runs of one results database into another
+ * (merge.h), for sweeps that ran as shards on several hosts.
  *
  * The input is attached to the output's connection and every statement is
  * an INSERT ... SELECT between the two, so rows are copied by SQLite as
@@ -19,11 +19,13 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "store/merge.h"
 #include "store/plan.h"
 #include "store/results_internal.h"
 
 /* The tables a run owns rows of, in an order that satisfies the foreign keys. */
-static const char *const child_tables[] = { "run_nodes", "pods", "samples", "arrived_stats" };
+static const char *const child_tables[] = { "run_nodes", "pods", "samples", "arrived_stats",
+					     "run_defrag" };
 #define N_CHILD (sizeof(child_tables) / sizeof(child_tables[0]))
 
 /* runs columns that say how or where a run was made or stored, not what it computed. */

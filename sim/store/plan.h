@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plan.h - what lets many sweeps share one run matrix: the plan a sweep
- * records (every run of its matrix, sharded or not), claims that keep two
- * sweeps writing to one database from running the same run, and merging
- * the databases of shards into one.
+ * records (every run of its matrix, sharded or not), and claims that keep
+ * two sweeps writing to one database from running the same run. Merging
+ * the databases of shards into one is merge.h's.
  *
  * A run is identified, as gs_db_find_run() does, by its key: policy, trace
  * and cluster checksums, seed and params_json. The plan and the claims are
@@ -76,29 +76,6 @@ int gs_db_claim(struct gs_db *db, const struct gs_plan_cell *key, const char *ow
 
 /* Drops every claim of owner (after a failed run, or as a sweep ends). 0 or GS_EDB. */
 int gs_db_release_claims(struct gs_db *db, const char *owner, char *err, size_t err_len);
-
-/* What gs_db_merge() did with one input. */
-struct gs_merge_stats {
-	int64_t runs;          /* complete runs in the input */
-	int64_t copied;        /* added to the output */
-	int64_t identical;     /* already in the output with the same results */
-	int64_t plan_cells;    /* plan rows added */
-};
-
-/*
- * Copies the complete runs of the database at in_path into out: the runs
- * row and every row of the run's nodes, pods, samples and statistics,
- * under new run ids, and the input's plans. A run whose key out already
- * has with the same results (every result column of runs, and its
- * arrived_stats) is skipped; with other results, nothing is copied and
- * GS_EEXIST names both runs. The input is opened as gpusim opens any
- * database: an older minor schema is migrated in place, a newer major is
- * refused (GS_ESCHEMA); a newer minor's columns unknown to this build are
- * left out. All or nothing: one transaction. Returns 0, GS_EEXIST,
- * GS_ESCHEMA, GS_ENOENT, GS_ENOMEM or GS_EDB, with a message in err.
- */
-int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *st, char *err,
-		size_t err_len);
 
 /* One plan in a database and how much of it is there. */
 struct gs_plan_status {

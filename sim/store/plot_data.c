@@ -27,15 +27,13 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "policies/policy.h"
+#include "store/bounds.h"
 #include "store/plot_data.h"
-
+#include "store/plot_data_internal.h"
 
 /* Buckets kept per run: arrived 0..GS_PLOT_PCT_MAX percent. */
 #define GS_PLOT_PCT_MAX 200
-
-static const char *const paper_order[] = {
-	"random", "dotprod", "gpuclustering", "gpupacking", "bestfit", "fgd",
-};
 
 static const char *const family_names[] = { "cpu", "gpushare", "gpuspec", "multigpu" };
 
@@ -54,23 +52,15 @@ struct run_ref {
 	size_t trace, policy;
 };
 
-/* Frees a list of n names and the names. */
-static void free_names(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
 void gs_plot_index_release(struct gs_plot_index *ix)
 {
-	free_names(ix->traces, ix->n_traces);
-	free_names(ix->policies, ix->n_policies);
-	free_names(ix->families, ix->n_families);
+	gs_plot_names_free(ix->traces, ix->n_traces);
+	gs_plot_names_free(ix->policies, ix->n_policies);
+	gs_plot_names_free(ix->families, ix->n_families);
 	free(ix->seeds_min);
 	free(ix->seeds_max);
+	free(ix->bound);
+	free(ix->bound_at100);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -87,26 +77,6 @@ char *gs_plot_short_name(const char *path)
 	if (name && (dot = strrchr(name, '.')) && dot != name)
 		*dot = '\0';
 	return name;
-}
-
-/* Index of s in list[0..n), appending a copy when absent; -1 when out of memory. */
-static long intern(char ***list, size_t *n, const char *s)
-{
-	char **grown;
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (!strcmp((*list)[i], s))
-			return (long)i;
-	/* Exact size: these lists hold a few names (traces, policies, families). */
-	grown = gs_realloc_n(*list, *n + 1, sizeof(**list));
-	if (!grown)
-		return -1;
-	*list = grown;
-	grown[*n] = strdup(s);
-	if (!grown[*n])
-		return -1;
-	return (long)(*n)++;
 }
 
 /* Position of s in order[0..n), n when absent: listed names sort first. */
@@ -128,19 +98,9 @@ static int cmp_ranked(const char *const *order, size_t n, const void *a, const v
 	return rx != ry ? rx - ry : strcmp(x, y);
 }
 
-static int cmp_policy(const void *a, const void *b)
-{
-	return cmp_ranked(paper_order, sizeof(paper_order) / sizeof(*paper_order), a, b);
-}
-
 static int cmp_mode(const void *a, const void *b)
 {
 	return cmp_ranked(mode_order, sizeof(mode_order) / sizeof(*mode_order), a, b);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* The family of a short trace name ("gpushare40" -> "gpushare"), or NULL. */
@@ -154,16 +114,6 @@ static const char *family_of(const char *trace)
 			return family_names[i];
 	}
 	return NULL;
-}
-
-static long find(char **list, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(list[i], s))
-			return (long)i;
-	return -1;
 }
 
 /* Lists the runs and fills the index's traces and policies, sorted. */
@@ -181,11 +131,8 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 	sqlite3_stmt *st = NULL;
 	int rc = 0, step;
 
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
-			sqlite3_errmsg(sq));
-		return GS_EDB;
-	}
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
+		return gs_plot_dberr(sq, err, err_len);
 	sqlite3_bind_int(st, 1, compat);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		char *tname = gs_plot_short_name((const char *)sqlite3_column_text(st, 2));
@@ -214,8 +161,9 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 		runs[n].run_id = sqlite3_column_int64(st, 0);
 		pol_of[n] = strdup((const char *)sqlite3_column_text(st, 1));
 		trace_of[n] = tname;
-		if (!pol_of[n] || !tname || intern(&ix->policies, &ix->n_policies, pol_of[n]) < 0 ||
-		    intern(&ix->traces, &ix->n_traces, tname) < 0) {
+		if (!pol_of[n] || !tname ||
+		    gs_plot_names_intern(&ix->policies, &ix->n_policies, pol_of[n]) < 0 ||
+		    gs_plot_names_intern(&ix->traces, &ix->n_traces, tname) < 0) {
 			free(pol_of[n]);
 			free(tname);
 			rc = GS_ENOMEM;
@@ -223,11 +171,8 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 		}
 		n++;
 	}
-	if (!rc && step != SQLITE_DONE) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
-			sqlite3_errmsg(sq));
-		rc = GS_EDB;
-	}
+	if (!rc && step != SQLITE_DONE)
+		rc = gs_plot_dberr(sq, err, err_len);
 	sqlite3_finalize(st);
 	if (!rc && n == 0) {
 		gs_errf(err, err_len, "%s: no complete inflate-mode runs%s to plot",
@@ -236,11 +181,13 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 		rc = GS_ENOENT;
 	}
 	if (!rc) {
-		qsort(ix->traces, ix->n_traces, sizeof(*ix->traces), cmp_str);
-		qsort(ix->policies, ix->n_policies, sizeof(*ix->policies), cmp_policy);
+		qsort(ix->traces, ix->n_traces, sizeof(*ix->traces), gs_plot_cmp_str);
+		qsort(ix->policies, ix->n_policies, sizeof(*ix->policies), gs_policy_qsort_cmp_paper);
 		for (i = 0; i < n; i++) {
-			runs[i].trace = (size_t)find(ix->traces, ix->n_traces, trace_of[i]);
-			runs[i].policy = (size_t)find(ix->policies, ix->n_policies, pol_of[i]);
+			runs[i].trace =
+				(size_t)gs_plot_names_find(ix->traces, ix->n_traces, trace_of[i]);
+			runs[i].policy =
+				(size_t)gs_plot_names_find(ix->policies, ix->n_policies, pol_of[i]);
 		}
 	} else if (rc == GS_ENOMEM) {
 		gs_errf(err, err_len, "out of memory");
@@ -280,11 +227,8 @@ static int load_buckets(sqlite3 *sq, sqlite3_stmt *st, int64_t run_id, struct ru
 		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
 			b->frag_amount[pct] = sqlite3_column_double(st, 3);
 	}
-	if (step != SQLITE_DONE) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
-			sqlite3_errmsg(sq));
-		return GS_EDB;
-	}
+	if (step != SQLITE_DONE)
+		return gs_plot_dberr(sq, err, err_len);
 	return 0;
 }
 
@@ -314,50 +258,6 @@ static void quartiles(struct run_buckets *const *rb, size_t n, size_t field, int
 	out[2] = gsl_stats_quantile_from_sorted_data(v, 1, k, 0.75);
 }
 
-/*
- * Data files are written as dir/name.tmp and renamed by close_data() when
- * complete, so that nobody reads half a file (bench-import writes into
- * the user's directory); discard_data() drops one left unfinished.
- */
-static FILE *open_data(const char *dir, const char *name, char *err, size_t err_len)
-{
-	char tmp[4096];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
-	f = fopen(tmp, "w");
-	if (!f)
-		gs_errf(err, err_len, "%s: cannot write: %s", tmp, strerror(errno));
-	return f;
-}
-
-static void discard_data(FILE *f, const char *dir, const char *name)
-{
-	char tmp[4096];
-
-	fclose(f);
-	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
-	unlink(tmp);
-}
-
-static int close_data(FILE *f, const char *dir, const char *name, char *err, size_t err_len)
-{
-	char tmp[4096], path[4096];
-	int failed = ferror(f);
-
-	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	failed |= fclose(f);
-	if (failed)
-		gs_errf(err, err_len, "%s: write error", tmp);
-	else if (rename(tmp, path))
-		gs_errf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
-	else
-		return 0;
-	unlink(tmp);
-	return GS_EIO;
-}
-
 /* Writes the alloc and frag files of one (trace, policy). */
 static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
 		       const char *trace, const char *policy, double *scratch, char *err,
@@ -368,7 +268,7 @@ static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
 	int pct, rc;
 
 	snprintf(name, sizeof(name), "%s.%s.alloc.dat", trace, policy);
-	f = open_data(dir, name, err, err_len);
+	f = gs_plot_data_open(dir, name, err, err_len);
 	if (!f)
 		return GS_EIO;
 	fprintf(f, "# %s, %s, %zu runs: arrived%%\tunallocated GPU %% median\tq25\tq75\n",
@@ -380,12 +280,12 @@ static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
 		if (!isnan(q[0]))
 			fprintf(f, "%d\t%.4f\t%.4f\t%.4f\n", pct, q[0], q[1], q[2]);
 	}
-	rc = close_data(f, dir, name, err, err_len);
+	rc = gs_plot_data_close(f, dir, name, err, err_len);
 	if (rc)
 		return rc;
 
 	snprintf(name, sizeof(name), "%s.%s.frag.dat", trace, policy);
-	f = open_data(dir, name, err, err_len);
+	f = gs_plot_data_open(dir, name, err, err_len);
 	if (!f)
 		return GS_EIO;
 	fprintf(f, "# %s, %s, %zu runs: arrived%%\tfrag ratio %% median\tq25\tq75"
@@ -399,7 +299,7 @@ static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
 			fprintf(f, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n", pct, r[0], r[1], r[2],
 				a[0], a[1], a[2]);
 	}
-	return close_data(f, dir, name, err, err_len);
+	return gs_plot_data_close(f, dir, name, err, err_len);
 }
 
 /* The numeric suffix of a family trace ("cpu050" -> 50), for ordering. */
@@ -428,13 +328,13 @@ static int write_bars(const struct gs_plot_index *ix, const char *family, double
 			order[j - 1] = tmp;
 		}
 	snprintf(name, sizeof(name), "bars_%s.dat", family);
-	f = open_data(dir, name, err, err_len);
+	f = gs_plot_data_open(dir, name, err, err_len);
 	if (!f)
 		return GS_EIO;
 	fprintf(f, "# unallocated GPU %% at arrived 100%%: trace, then mean and sd per policy:");
 	for (p = 0; p < ix->n_policies; p++)
 		fprintf(f, " %s", ix->policies[p]);
-	fputc('\n', f);
+	fprintf(f, ", then the bound of any placement (gpusim bound) and 0\n");
 	for (i = 0; i < n; i++) {
 		t = order[i];
 		fprintf(f, "%s", ix->traces[t]);
@@ -448,9 +348,84 @@ static int write_bars(const struct gs_plot_index *ix, const char *family, double
 				fprintf(f, "\t%.4f\t%.4f", gsl_stats_mean(v, 1, k),
 					k > 1 ? gsl_stats_sd(v, 1, k) : 0.0);
 		}
-		fputc('\n', f);
+		if (isnan(ix->bound_at100[t]))
+			fprintf(f, "\tNaN\t0\n");
+		else
+			fprintf(f, "\t%.4f\t0\n", ix->bound_at100[t]);
 	}
-	return close_data(f, dir, name, err, err_len);
+	return gs_plot_data_close(f, dir, name, err, err_len);
+}
+
+/*
+ * The bound line of trace t: the stored floors (gpusim bound) of the runs
+ * of the first policy with runs of t, one per seed, as median, min and max
+ * per arrived percent into <trace>.bound.dat, and their mean at 100 % into
+ * ix->bound_at100[t]. Nothing is written when no run has a bound.
+ */
+static int write_bound(struct gs_db *db, struct gs_plot_index *ix, const struct run_ref *runs,
+		       size_t n_runs, size_t t, const char *dir, char *err, size_t err_len)
+{
+	double (*curve)[GS_PLOT_PCT_MAX + 1] = NULL, *v = NULL;
+	size_t i, k = 0, p = SIZE_MAX;
+	char name[512];
+	FILE *f;
+	int pct, rc = 0;
+
+	ix->bound_at100[t] = NAN;
+	for (i = 0; i < n_runs; i++)
+		if (runs[i].trace == t && runs[i].policy < p)
+			p = runs[i].policy;
+	curve = malloc((n_runs + 1) * sizeof(*curve));
+	v = malloc((n_runs + 1) * sizeof(*v));
+	if (!curve || !v) {
+		gs_errf(err, err_len, "out of memory");
+		rc = GS_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n_runs; i++) {
+		int got;
+
+		if (runs[i].trace != t || runs[i].policy != p)
+			continue;
+		got = gs_bounds_of_run(db, runs[i].run_id, curve[k], GS_PLOT_PCT_MAX, err, err_len);
+		if (got < 0) {
+			rc = got;
+			goto out;
+		}
+		if (got > 0)
+			k++;
+	}
+	if (k == 0)
+		goto out;
+	snprintf(name, sizeof(name), "%s.bound.dat", ix->traces[t]);
+	f = gs_plot_data_open(dir, name, err, err_len);
+	if (!f) {
+		rc = GS_EIO;
+		goto out;
+	}
+	fprintf(f, "# %s, any placement (gpusim bound), %zu seeds: arrived%%\t"
+		   "unallocated GPU %% floor median\tmin\tmax\n", ix->traces[t], k);
+	for (pct = GS_PLOT_ALLOC_MIN_PCT; pct <= GS_PLOT_ALLOC_MAX_PCT; pct++) {
+		size_t m = 0;
+
+		for (i = 0; i < k; i++)
+			if (!isnan(curve[i][pct]))
+				v[m++] = curve[i][pct];
+		if (m == 0)
+			continue;
+		gsl_sort(v, 1, m);
+		fprintf(f, "%d\t%.4f\t%.4f\t%.4f\n", pct,
+			gsl_stats_median_from_sorted_data(v, 1, m), v[0], v[m - 1]);
+		if (pct == 100)
+			ix->bound_at100[t] = gsl_stats_mean(v, 1, m);
+	}
+	rc = gs_plot_data_close(f, dir, name, err, err_len);
+	if (rc == 0)
+		ix->bound[t] = true;
+out:
+	free(curve);
+	free(v);
+	return rc;
 }
 
 int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot_index *ix,
@@ -486,9 +461,7 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 	}
 	if (sqlite3_prepare_v2(sq, sql_buckets, -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(sq, sql_at100, -1, &st100, NULL) != SQLITE_OK) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
-			sqlite3_errmsg(sq));
-		rc = GS_EDB;
+		rc = gs_plot_dberr(sq, err, err_len);
 		goto out;
 	}
 	for (i = 0; i < n_runs; i++) {
@@ -512,12 +485,19 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 	}
 	ix->seeds_min = calloc(ix->n_traces, sizeof(*ix->seeds_min));
 	ix->seeds_max = calloc(ix->n_traces, sizeof(*ix->seeds_max));
-	if (!ix->seeds_min || !ix->seeds_max) {
+	ix->bound = calloc(ix->n_traces, sizeof(*ix->bound));
+	ix->bound_at100 = calloc(ix->n_traces, sizeof(*ix->bound_at100));
+	if (!ix->seeds_min || !ix->seeds_max || !ix->bound || !ix->bound_at100) {
 		gs_errf(err, err_len, "out of memory");
 		rc = GS_ENOMEM;
 		goto out;
 	}
 	ix->scoring = compat == 1 ? "compat" : compat == 0 ? "exact" : "compat and exact";
+	for (t = 0; t < ix->n_traces; t++) {
+		rc = write_bound(db, ix, runs, n_runs, t, dir, err, err_len);
+		if (rc)
+			goto out;
+	}
 	for (t = 0; t < ix->n_traces; t++) {
 		for (p = 0; p < ix->n_policies; p++) {
 			size_t n = 0;
@@ -544,7 +524,7 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 				break;
 		if (t == ix->n_traces)
 			continue;
-		if (intern(&ix->families, &ix->n_families, family_names[f]) < 0) {
+		if (gs_plot_names_intern(&ix->families, &ix->n_families, family_names[f]) < 0) {
 			gs_errf(err, err_len, "out of memory");
 			rc = GS_ENOMEM;
 			goto out;
@@ -624,9 +604,9 @@ static const struct bench_query {
 
 void gs_plot_bench_release(struct gs_plot_bench *b)
 {
-	free_names(b->kernels, b->n_kernels);
-	free_names(b->modes, b->n_modes);
-	free_names(b->devices, b->n_devices);
+	gs_plot_names_free(b->kernels, b->n_kernels);
+	gs_plot_names_free(b->modes, b->n_modes);
+	gs_plot_names_free(b->devices, b->n_devices);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -665,7 +645,7 @@ static int intern_column(sqlite3_stmt *st, int col, char ***list, size_t *n)
 {
 	const unsigned char *v = col >= 0 ? sqlite3_column_text(st, col) : NULL;
 
-	return v && intern(list, n, (const char *)v) < 0 ? GS_ENOMEM : 0;
+	return v && gs_plot_names_intern(list, n, (const char *)v) < 0 ? GS_ENOMEM : 0;
 }
 
 /* The one integer sql gives, with ?1 bound to sha (may be NULL). */
@@ -684,8 +664,7 @@ static int query_int(sqlite3 *sq, const char *sql, const char *sha, int64_t *out
 		}
 	}
 	if (rc)
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
-			sqlite3_errmsg(sq));
+		gs_plot_dberr(sq, err, err_len);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -700,13 +679,10 @@ static int write_bench_csv(sqlite3 *sq, enum gs_plot_bench_fig fig, const char *
 	int i, step, rc = 0;
 	FILE *f;
 
-	if (sqlite3_prepare_v2(sq, q->sql, -1, &st, NULL) != SQLITE_OK) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
-			sqlite3_errmsg(sq));
-		return GS_EDB;
-	}
+	if (sqlite3_prepare_v2(sq, q->sql, -1, &st, NULL) != SQLITE_OK)
+		return gs_plot_dberr(sq, err, err_len);
 	sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
-	f = open_data(dir, name, err, err_len);
+	f = gs_plot_data_open(dir, name, err, err_len);
 	if (!f) {
 		sqlite3_finalize(st);
 		return GS_EIO;
@@ -730,18 +706,15 @@ static int write_bench_csv(sqlite3 *sq, enum gs_plot_bench_fig fig, const char *
 			break;
 		}
 	}
-	if (!rc && step != SQLITE_DONE) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"),
-			sqlite3_errmsg(sq));
-		rc = GS_EDB;
-	}
+	if (!rc && step != SQLITE_DONE)
+		rc = gs_plot_dberr(sq, err, err_len);
 	sqlite3_finalize(st);
 	if (rc) {
-		discard_data(f, dir, name);
+		gs_plot_data_discard(f, dir, name);
 		return rc;
 	}
 	b->n_rows[fig] = rows;
-	return close_data(f, dir, name, err, err_len);
+	return gs_plot_data_close(f, dir, name, err, err_len);
 }
 
 int gs_plot_bench_export(struct gs_db *db, const char *source_sha256, const char *dir,
@@ -769,10 +742,129 @@ int gs_plot_bench_export(struct gs_db *db, const char *source_sha256, const char
 	}
 	/* qsort() wants a list, even an empty one. */
 	if (b->n_kernels)
-		qsort(b->kernels, b->n_kernels, sizeof(*b->kernels), cmp_str);
+		qsort(b->kernels, b->n_kernels, sizeof(*b->kernels), gs_plot_cmp_str);
 	if (b->n_modes)
 		qsort(b->modes, b->n_modes, sizeof(*b->modes), cmp_mode);
 	if (b->n_devices)
-		qsort(b->devices, b->n_devices, sizeof(*b->devices), cmp_str);
+		qsort(b->devices, b->n_devices, sizeof(*b->devices), gs_plot_cmp_str);
 	return 0;
+}
+
+/* --- shared with plot_time.c and plot_sharing.c (plot_data_internal.h) --- */
+
+void gs_plot_names_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+long gs_plot_names_intern(char ***list, size_t *n, const char *s)
+{
+	char **grown;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*list)[i], s))
+			return (long)i;
+	grown = gs_realloc_n(*list, *n + 1, sizeof(*grown));
+	if (!grown)
+		return -1;
+	*list = grown;
+	grown[*n] = strdup(s);
+	if (!grown[*n])
+		return -1;
+	return (long)(*n)++;
+}
+
+long gs_plot_names_find(char *const *list, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(list[i], s))
+			return (long)i;
+	return -1;
+}
+
+int gs_plot_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int gs_plot_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double gs_plot_col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+int gs_plot_read_doubles(sqlite3_stmt *st, double **v, size_t *n, size_t *cap, char *err,
+			 size_t err_len)
+{
+	double *g;
+	int step;
+
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		g = gs_grow(*v, cap, *n, sizeof(**v), 4096);
+		if (!g) {
+			gs_errf(err, err_len, "out of memory");
+			return GS_ENOMEM;
+		}
+		*v = g;
+		(*v)[(*n)++] = sqlite3_column_double(st, 0);
+	}
+	return step == SQLITE_DONE ? 0 : gs_plot_dberr(sqlite3_db_handle(st), err, err_len);
+}
+
+int gs_plot_dberr(sqlite3 *sq, char *err, size_t err_len)
+{
+	gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+	return GS_EDB;
+}
+
+FILE *gs_plot_data_open(const char *dir, const char *name, char *err, size_t err_len)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
+	f = fopen(tmp, "w");
+	if (!f)
+		gs_errf(err, err_len, "%s: cannot write: %s", tmp, strerror(errno));
+	return f;
+}
+
+void gs_plot_data_discard(FILE *f, const char *dir, const char *name)
+{
+	char tmp[4096];
+
+	fclose(f);
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
+	unlink(tmp);
+}
+
+int gs_plot_data_close(FILE *f, const char *dir, const char *name, char *err, size_t err_len)
+{
+	char tmp[4096], path[4096];
+	int failed = ferror(f);
+
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	failed |= fclose(f);
+	if (failed)
+		gs_errf(err, err_len, "%s: write error", tmp);
+	else if (rename(tmp, path))
+		gs_errf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
+	else
+		return 0;
+	unlink(tmp);
+	return GS_EIO;
 }

@@ -31,6 +31,8 @@ struct gs_plot_index {
 	size_t *seeds_min;    /* per trace: the fewest runs (seeds) of one policy */
 	size_t *seeds_max;    /* per trace: the most runs (seeds) of one policy */
 	const char *scoring;  /* static: "compat", "exact" or "compat and exact" */
+	bool *bound;          /* per trace: <trace>.bound.dat written (gpusim bound) */
+	double *bound_at100;  /* per trace: the bound's mean over seeds at 100 %, NAN: none */
 };
 
 /* Frees what gs_plot_export() put in *ix; safe on a zeroed index. */
@@ -146,7 +148,12 @@ int gs_plot_sharing_export(struct gs_db *db, const char *dir, struct gs_plot_sha
  * (compat: 1 only runs with compat scoring, 0 only exact, -1 both):
  *   <trace>.<policy>.alloc.dat   arrived%  median  q25  q75  (unallocated GPU %)
  *   <trace>.<policy>.frag.dat    arrived%  ratio median q25 q75  amount median q25 q75
- *   bars_<family>.dat            trace  then mean and sd per policy (index order)
+ *   bars_<family>.dat            trace  then mean and sd per policy (index order),
+ *                                then the bound's mean over seeds at 100 % and 0
+ *                                (NaN 0 without one)
+ *   <trace>.bound.dat            arrived%  median  min  max over seeds of the
+ *                                floor `gpusim bound` stored for the runs of
+ *                                one policy (store/bounds.h), when it has one
  * Percent buckets with no sample in some run use the runs that have one.
  * Returns 0, GS_ENOENT (no such runs), GS_EIO (cannot write, err names the
  * file), GS_EDB or GS_ENOMEM; fills *ix on success.

@@ -17,6 +17,7 @@
 #include "core/grow.h"
 #include "policies/policy.h"
 #include "store/plot_data.h"
+#include "store/plot_data_internal.h"
 
 #define CDF_POINTS 500
 
@@ -36,21 +37,12 @@
 /* The runs of one trace at its shown load: ?1 pods_path, ?2 the load or NULL. */
 #define SHOWN " t.pods_path = ?1 AND t.load IS ?2 "
 
-static void free_names(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void gs_plot_sharing_release(struct gs_plot_sharing *s)
 {
-	free_names(s->traces, s->traces ? s->n_traces : 0);
-	free_names(s->paths, s->n_traces);
-	free_names(s->sharings, s->n_sharings);
-	free_names(s->policies, s->n_policies);
+	gs_plot_names_free(s->traces, s->traces ? s->n_traces : 0);
+	gs_plot_names_free(s->paths, s->n_traces);
+	gs_plot_names_free(s->sharings, s->n_sharings);
+	gs_plot_names_free(s->policies, s->n_policies);
 	free(s->load);
 	free(s->cdf);
 	free(s->n_done);
@@ -70,25 +62,6 @@ void gs_plot_sharing_slug(const char *spec, char *buf, size_t len)
 		buf[i] = (char)((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ? c : '_');
 	}
 	buf[i] = '\0';
-}
-
-/* Index of name in *list, appended when new; -1 when out of memory. */
-static long intern(char ***list, size_t *n, const char *name)
-{
-	char **g;
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (strcmp((*list)[i], name) == 0)
-			return (long)i;
-	g = gs_realloc_n(*list, *n + 1, sizeof(*g));
-	if (!g)
-		return -1;
-	*list = g;
-	g[*n] = strdup(name);
-	if (!g[*n])
-		return -1;
-	return (long)(*n)++;
 }
 
 /* The mechanisms in the order of docs/sharing.md (ideal, exclusive, ..., mig), then by name. */
@@ -114,63 +87,11 @@ static int cmp_sharing(const void *a, const void *b)
 	return rx != ry ? rx - ry : strcmp(x, y);
 }
 
-/* Registry order; unknown names after, by name. */
-static int policy_rank(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < gs_policies_count(); i++)
-		if (!strcmp(gs_policy_at(i)->name, name))
-			return (int)i;
-	return (int)gs_policies_count();
-}
-
-static int cmp_policy(const void *a, const void *b)
-{
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	int rx = policy_rank(x), ry = policy_rank(y);
-
-	return rx != ry ? rx - ry : strcmp(x, y);
-}
-
-static int dberr(sqlite3 *sq, char *err, size_t err_len)
-{
-	gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
-	return GS_EDB;
-}
-
-static FILE *open_file(const char *dir, const char *name, char *err, size_t err_len)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		gs_errf(err, err_len, "%s: cannot write", path);
-	return f;
-}
-
-static int close_file(FILE *f, const char *dir, const char *name, char *err, size_t err_len)
-{
-	if (fclose(f) == 0)
-		return 0;
-	gs_errf(err, err_len, "%s/%s: cannot write", dir, name);
-	return GS_EIO;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static int prepare(sqlite3 *sq, const char *sql, const struct gs_plot_sharing *ix, size_t t,
 		   sqlite3_stmt **st, char *err, size_t err_len)
 {
 	if (sqlite3_prepare_v2(sq, sql, -1, st, NULL) != SQLITE_OK)
-		return dberr(sq, err, err_len);
+		return gs_plot_dberr(sq, err, err_len);
 	sqlite3_bind_text(*st, 1, ix->paths[t], -1, SQLITE_STATIC);
 	if (isnan(ix->load[t]))
 		sqlite3_bind_null(*st, 2);
@@ -187,11 +108,11 @@ static int write_cdf(sqlite3 *sq, const struct gs_plot_sharing *ix, size_t t, si
 		"SELECT p.t_end_s - p.t_arrive_s FROM pods p JOIN t USING (run_id)"
 		" WHERE" SHOWN "AND t.policy = ?3 AND t.sharing = ?4 AND p.state = 'done'";
 	char name[2048], slug[256];
-	double *v = NULL, *g;
+	double *v = NULL;
 	size_t n = 0, cap = 0, k;
 	sqlite3_stmt *st;
 	FILE *f;
-	int rc, step;
+	int rc;
 
 	*wrote = false;
 	rc = prepare(sq, sql, ix, t, &st, err, err_len);
@@ -199,30 +120,20 @@ static int write_cdf(sqlite3 *sq, const struct gs_plot_sharing *ix, size_t t, si
 		return rc;
 	sqlite3_bind_text(st, 3, ix->policies[p], -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, ix->sharings[m], -1, SQLITE_STATIC);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		g = gs_grow(v, &cap, n, sizeof(*v), 4096);
-		if (!g) {
-			free(v);
-			sqlite3_finalize(st);
-			gs_errf(err, err_len, "out of memory");
-			return GS_ENOMEM;
-		}
-		v = g;
-		v[n++] = sqlite3_column_double(st, 0);
-	}
+	rc = gs_plot_read_doubles(st, &v, &n, &cap, err, err_len);
 	sqlite3_finalize(st);
-	if (step != SQLITE_DONE) {
+	if (rc) {
 		free(v);
-		return dberr(sq, err, err_len);
+		return rc;
 	}
 	*n_done = n;
 	if (n == 0)
 		return 0;
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), gs_plot_cmp_double);
 	gs_plot_sharing_slug(ix->sharings[m], slug, sizeof(slug));
 	snprintf(name, sizeof(name), "%s.%s.%s.sharing_cdf.dat", ix->traces[t], ix->policies[p],
 		 slug);
-	f = open_file(dir, name, err, err_len);
+	f = gs_plot_data_open(dir, name, err, err_len);
 	if (!f) {
 		free(v);
 		return GS_EIO;
@@ -236,7 +147,7 @@ static int write_cdf(sqlite3 *sq, const struct gs_plot_sharing *ix, size_t t, si
 		fprintf(f, "%.6g\t%.6f\n", x < 1 ? 1 : x, (double)rank / (double)n);
 	}
 	free(v);
-	rc = close_file(f, dir, name, err, err_len);
+	rc = gs_plot_data_close(f, dir, name, err, err_len);
 	*wrote = rc == 0;
 	return rc;
 }
@@ -256,7 +167,7 @@ static int write_util(sqlite3 *sq, const struct gs_plot_sharing *ix, size_t t, c
 	int rc;
 
 	snprintf(name, sizeof(name), "%s.sharing_util.dat", ix->traces[t]);
-	f = open_file(dir, name, err, err_len);
+	f = gs_plot_data_open(dir, name, err, err_len);
 	if (!f)
 		return GS_EIO;
 	fprintf(f, "# mechanism\tthen allocated %% and useful %% per policy:");
@@ -268,7 +179,7 @@ static int write_util(sqlite3 *sq, const struct gs_plot_sharing *ix, size_t t, c
 		for (p = 0; p < ix->n_policies; p++) {
 			rc = prepare(sq, sql, ix, t, &st, err, err_len);
 			if (rc) {
-				fclose(f);
+				gs_plot_data_discard(f, dir, name);
 				return rc;
 			}
 			sqlite3_bind_text(st, 3, ix->policies[p], -1, SQLITE_STATIC);
@@ -281,13 +192,13 @@ static int write_util(sqlite3 *sq, const struct gs_plot_sharing *ix, size_t t, c
 				fprintf(f, "\tNaN\tNaN");
 			sqlite3_finalize(st);
 			if (rc != SQLITE_ROW) {
-				fclose(f);
-				return dberr(sq, err, err_len);
+				gs_plot_data_discard(f, dir, name);
+				return gs_plot_dberr(sq, err, err_len);
 			}
 		}
 		fprintf(f, "\n");
 	}
-	return close_file(f, dir, name, err, err_len);
+	return gs_plot_data_close(f, dir, name, err, err_len);
 }
 
 /*
@@ -318,7 +229,7 @@ static int write_coloc(sqlite3 *sq, const struct gs_plot_sharing *ix, size_t t, 
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 3, ix->sharings[m], -1, SQLITE_STATIC);
-	f = open_file(dir, name, err, err_len);
+	f = gs_plot_data_open(dir, name, err, err_len);
 	if (!f) {
 		sqlite3_finalize(st);
 		return GS_EIO;
@@ -331,10 +242,10 @@ static int write_coloc(sqlite3 *sq, const struct gs_plot_sharing *ix, size_t t, 
 	}
 	sqlite3_finalize(st);
 	if (step != SQLITE_DONE) {
-		fclose(f);
-		return dberr(sq, err, err_len);
+		gs_plot_data_discard(f, dir, name);
+		return gs_plot_dberr(sq, err, err_len);
 	}
-	rc = close_file(f, dir, name, err, err_len);
+	rc = gs_plot_data_close(f, dir, name, err, err_len);
 	*wrote = rc == 0 && rows > 0;
 	return rc;
 }
@@ -352,13 +263,13 @@ static int find_traces(sqlite3 *sq, struct gs_plot_sharing *ix, char *err, size_
 	int step = SQLITE_DONE, rc = 0;
 
 	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
-		return dberr(sq, err, err_len);
+		return gs_plot_dberr(sq, err, err_len);
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *path = (const char *)sqlite3_column_text(st, 0);
 		double load = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN
 						: sqlite3_column_double(st, 1);
 		size_t n = ix->n_traces;
-		long i = intern(&ix->paths, &ix->n_traces, path);
+		long i = gs_plot_names_intern(&ix->paths, &ix->n_traces, path);
 		double *g;
 
 		if (i < 0) {
@@ -376,7 +287,7 @@ static int find_traces(sqlite3 *sq, struct gs_plot_sharing *ix, char *err, size_
 		ix->load[i] = load;   /* ascending: the last one is the highest */
 	}
 	if (!rc && step != SQLITE_DONE)
-		rc = dberr(sq, err, err_len);
+		rc = gs_plot_dberr(sq, err, err_len);
 	sqlite3_finalize(st);
 	if (!rc && ix->n_traces) {
 		size_t t;
@@ -407,9 +318,9 @@ static int find_names(sqlite3 *sq, struct gs_plot_sharing *ix, char *err, size_t
 		if (rc)
 			return rc;
 		while ((step = sqlite3_step(st)) == SQLITE_ROW)
-			if (intern(&ix->sharings, &ix->n_sharings,
+			if (gs_plot_names_intern(&ix->sharings, &ix->n_sharings,
 				   (const char *)sqlite3_column_text(st, 0)) < 0 ||
-			    intern(&ix->policies, &ix->n_policies,
+			    gs_plot_names_intern(&ix->policies, &ix->n_policies,
 				   (const char *)sqlite3_column_text(st, 1)) < 0) {
 				rc = GS_ENOMEM;
 				gs_errf(err, err_len, "out of memory");
@@ -417,11 +328,11 @@ static int find_names(sqlite3 *sq, struct gs_plot_sharing *ix, char *err, size_t
 			}
 		sqlite3_finalize(st);
 		if (!rc && step != SQLITE_DONE)
-			rc = dberr(sq, err, err_len);
+			rc = gs_plot_dberr(sq, err, err_len);
 	}
 	if (!rc) {
 		qsort(ix->sharings, ix->n_sharings, sizeof(*ix->sharings), cmp_sharing);
-		qsort(ix->policies, ix->n_policies, sizeof(*ix->policies), cmp_policy);
+		qsort(ix->policies, ix->n_policies, sizeof(*ix->policies), gs_policy_qsort_cmp);
 	}
 	return rc;
 }

@@ -11,7 +11,6 @@
  * with the lowest seed; the CDFs pool the pods of all its seeds; the load
  * curves use every run of the trace that has a load.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include "core/grow.h"
 #include "policies/policy.h"
 #include "store/plot_data.h"
+#include "store/plot_data_internal.h"
 
 /* Points per time-series line and per CDF line at most. */
 #define SERIES_POINTS 1000
@@ -51,21 +51,12 @@ static void free_runs(struct trun *r, size_t n)
 	free(r);
 }
 
-static void free_names(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; names && i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
 void gs_plot_time_release(struct gs_plot_time *t)
 {
 	size_t i;
 
-	free_names(t->traces, t->n_traces);
-	free_names(t->policies, t->n_policies);
+	gs_plot_names_free(t->traces, t->n_traces);
+	gs_plot_names_free(t->policies, t->n_policies);
 	for (i = 0; t->setting && i < t->n_traces; i++)
 		free(t->setting[i]);
 	free(t->setting);
@@ -73,64 +64,6 @@ void gs_plot_time_release(struct gs_plot_time *t)
 	free(t->cdf);
 	free(t->load);
 	memset(t, 0, sizeof(*t));
-}
-
-/* Index of s in list, appending a copy when absent; -1 when out of memory. */
-static long intern(char ***list, size_t *n, const char *s)
-{
-	char **grown;
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (!strcmp((*list)[i], s))
-			return (long)i;
-	grown = gs_realloc_n(*list, *n + 1, sizeof(*grown));
-	if (!grown)
-		return -1;
-	*list = grown;
-	grown[*n] = strdup(s);
-	if (!grown[*n])
-		return -1;
-	return (long)(*n)++;
-}
-
-/* Registry order; unknown names after, by name. */
-static int policy_rank(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < gs_policies_count(); i++)
-		if (!strcmp(gs_policy_at(i)->name, name))
-			return (int)i;
-	return (int)gs_policies_count();
-}
-
-static int cmp_policy(const void *a, const void *b)
-{
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	int rx = policy_rank(x), ry = policy_rank(y);
-
-	return rx != ry ? rx - ry : strcmp(x, y);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static long find(char **list, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(list[i], s))
-			return (long)i;
-	return -1;
-}
-
-static double col_real(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
 /* Reads the time-mode runs with event figures; fills the trace and policy names. */
@@ -150,10 +83,8 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 	sqlite3_stmt *st;
 	int step, rc = 0;
 
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
-		return GS_EDB;
-	}
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
+		return gs_plot_dberr(sq, err, err_len);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		char *tname = gs_plot_short_name((const char *)sqlite3_column_text(st, 1));
 		struct trun *r;
@@ -169,39 +100,39 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 		memset(r, 0, sizeof(*r));
 		r->run_id = sqlite3_column_int64(st, 0);
 		r->params = strdup((const char *)sqlite3_column_text(st, 4));
-		if (!r->params || intern(&tnames, &n_t, tname) < 0 ||
-		    intern(&pnames, &n_p, (const char *)sqlite3_column_text(st, 2)) < 0) {
+		if (!r->params || gs_plot_names_intern(&tnames, &n_t, tname) < 0 ||
+		    gs_plot_names_intern(&pnames, &n_p,
+					 (const char *)sqlite3_column_text(st, 2)) < 0) {
 			free(tname);
 			free(r->params);
 			rc = GS_ENOMEM;
 			break;
 		}
 		/* Indices are resolved after sorting the names. */
-		r->trace = (size_t)find(tnames, n_t, tname);
-		r->policy = (size_t)find(pnames, n_p, (const char *)sqlite3_column_text(st, 2));
+		r->trace = (size_t)gs_plot_names_find(tnames, n_t, tname);
+		r->policy = (size_t)gs_plot_names_find(pnames, n_p,
+						       (const char *)sqlite3_column_text(st, 2));
 		free(tname);
 		r->seed = sqlite3_column_int64(st, 3);
-		r->load = col_real(st, 5);
+		r->load = gs_plot_col_real(st, 5);
 		r->pods_stored = sqlite3_column_int(st, 6) != 0;
 		r->t_first = sqlite3_column_int64(st, 7);
 		r->t_last_arrival = sqlite3_column_int64(st, 8);
 		r->t_end = sqlite3_column_int64(st, 9);
 		r->cap = sqlite3_column_double(st, 10);
-		r->wait_mean = col_real(st, 11);
-		r->wait_p99 = col_real(st, 12);
+		r->wait_mean = gs_plot_col_real(st, 11);
+		r->wait_p99 = gs_plot_col_real(st, 12);
 		n++;
 	}
-	if (!rc && step != SQLITE_DONE) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
-		rc = GS_EDB;
-	}
+	if (!rc && step != SQLITE_DONE)
+		rc = gs_plot_dberr(sq, err, err_len);
 	sqlite3_finalize(st);
 	if (rc) {
 		if (rc == GS_ENOMEM)
 			gs_errf(err, err_len, "out of memory");
 		free_runs(runs, n);
-		free_names(tnames, n_t);
-		free_names(pnames, n_p);
+		gs_plot_names_free(tnames, n_t);
+		gs_plot_names_free(pnames, n_p);
 		return rc;
 	}
 	/* Sorted names, and the runs' indices into them. */
@@ -213,8 +144,8 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 			free(ts);
 			free(ps);
 			free_runs(runs, n);
-			free_names(tnames, n_t);
-			free_names(pnames, n_p);
+			gs_plot_names_free(tnames, n_t);
+			gs_plot_names_free(pnames, n_p);
 			gs_errf(err, err_len, "out of memory");
 			return GS_ENOMEM;
 		}
@@ -223,11 +154,11 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 			memcpy(ts, tnames, n_t * sizeof(*ts));
 		if (n_p)
 			memcpy(ps, pnames, n_p * sizeof(*ps));
-		qsort(ts, n_t, sizeof(*ts), cmp_str);
-		qsort(ps, n_p, sizeof(*ps), cmp_policy);
+		qsort(ts, n_t, sizeof(*ts), gs_plot_cmp_str);
+		qsort(ps, n_p, sizeof(*ps), gs_policy_qsort_cmp);
 		for (i = 0; i < n; i++) {
-			runs[i].trace = (size_t)find(ts, n_t, tnames[runs[i].trace]);
-			runs[i].policy = (size_t)find(ps, n_p, pnames[runs[i].policy]);
+			runs[i].trace = (size_t)gs_plot_names_find(ts, n_t, tnames[runs[i].trace]);
+			runs[i].policy = (size_t)gs_plot_names_find(ps, n_p, pnames[runs[i].policy]);
 		}
 		free(tnames);
 		free(pnames);
@@ -238,30 +169,6 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 	}
 	*out = runs;
 	*n_out = n;
-	return 0;
-}
-
-static FILE *open_data(const char *dir, const char *name, char *err, size_t err_len)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		gs_errf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
-	return f;
-}
-
-static int close_data(FILE *f, const char *dir, const char *name, char *err, size_t err_len)
-{
-	int failed = ferror(f);
-
-	failed |= fclose(f);
-	if (failed) {
-		gs_errf(err, err_len, "%s/%s: write error", dir, name);
-		return GS_EIO;
-	}
 	return 0;
 }
 
@@ -299,11 +206,11 @@ static int write_series(sqlite3 *sq, const struct trun *r, const char *dir, cons
 	if (sqlite3_step(st) == SQLITE_ROW)
 		count = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	f = open_data(dir, name, err, err_len);
+	f = gs_plot_data_open(dir, name, err, err_len);
 	if (!f)
 		return GS_EIO;
 	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
-		fclose(f);
+		gs_plot_data_discard(f, dir, name);
 		goto sqlfail;
 	}
 	sqlite3_bind_int64(st, 1, r->run_id);
@@ -336,22 +243,12 @@ static int write_series(sqlite3 *sq, const struct trun *r, const char *dir, cons
 		fprintf(f, "%.6f\t%.4f\t%.0f\n", ((double)bin + 0.5) * width / 3600.0,
 			bin_alloc / (double)in_bin, bin_pending);
 	sqlite3_finalize(st);
-	rc = close_data(f, dir, name, err, err_len);
-	if (!rc && step != SQLITE_DONE) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
-		rc = GS_EDB;
-	}
+	rc = gs_plot_data_close(f, dir, name, err, err_len);
+	if (!rc && step != SQLITE_DONE)
+		rc = gs_plot_dberr(sq, err, err_len);
 	return rc;
 sqlfail:
-	gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
-	return GS_EDB;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
+	return gs_plot_dberr(sq, err, err_len);
 }
 
 /*
@@ -366,40 +263,32 @@ static int write_cdf(sqlite3 *sq, const int64_t *ids, size_t n, int what, const 
 	const char *sql = what == 0 ?
 		"SELECT wait_s FROM pods WHERE run_id = ?1 AND wait_s IS NOT NULL" :
 		"SELECT t_end_s - t_arrive_s FROM pods WHERE run_id = ?1 AND state = 'done'";
-	double *v = NULL, *g;
+	double *v = NULL;
 	size_t nv = 0, cap = 0, i, below = 0;
 	sqlite3_stmt *st;
 	FILE *f;
 	int k, rc;
 
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
-		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
-		return GS_EDB;
-	}
-	for (i = 0; i < n; i++) {
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
+		return gs_plot_dberr(sq, err, err_len);
+	for (i = 0, rc = 0; i < n && !rc; i++) {
 		sqlite3_bind_int64(st, 1, ids[i]);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			g = gs_grow(v, &cap, nv, sizeof(*v), 4096);
-			if (!g) {
-				free(v);
-				sqlite3_finalize(st);
-				gs_errf(err, err_len, "out of memory");
-				return GS_ENOMEM;
-			}
-			v = g;
-			v[nv++] = sqlite3_column_double(st, 0);
-		}
+		rc = gs_plot_read_doubles(st, &v, &nv, &cap, err, err_len);
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
+	if (rc) {
+		free(v);
+		return rc;
+	}
 	if (nv == 0) {
 		free(v);
 		return GS_ENOENT;
 	}
-	qsort(v, nv, sizeof(*v), cmp_double);
+	qsort(v, nv, sizeof(*v), gs_plot_cmp_double);
 	while (below < nv && v[below] < 1)
 		below++;
-	f = open_data(dir, name, err, err_len);
+	f = gs_plot_data_open(dir, name, err, err_len);
 	if (!f) {
 		free(v);
 		return GS_EIO;
@@ -414,7 +303,7 @@ static int write_cdf(sqlite3 *sq, const int64_t *ids, size_t n, int what, const 
 			fprintf(f, "%.6g\t%.6f\n", v[rank - 1], (double)k / CDF_POINTS);
 	}
 	free(v);
-	rc = close_data(f, dir, name, err, err_len);
+	rc = gs_plot_data_close(f, dir, name, err, err_len);
 	return rc;
 }
 
@@ -438,8 +327,8 @@ static int write_load(const struct trun *runs, size_t n, size_t trace, size_t po
 	*n_loads = nl;
 	if (nl == 0)
 		return 0;
-	qsort(loads, nl, sizeof(*loads), cmp_double);
-	f = open_data(dir, name, err, err_len);
+	qsort(loads, nl, sizeof(*loads), gs_plot_cmp_double);
+	f = gs_plot_data_open(dir, name, err, err_len);
 	if (!f)
 		return GS_EIO;
 	for (j = 0; j < nl; j++) {
@@ -465,7 +354,7 @@ static int write_load(const struct trun *runs, size_t n, size_t trace, size_t po
 			fprintf(f, "%g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%zu\n", loads[j],
 				p_sum / (double)m, p_lo, p_hi, w_sum / (double)m, w_lo, w_hi, m);
 	}
-	return close_data(f, dir, name, err, err_len);
+	return gs_plot_data_close(f, dir, name, err, err_len);
 }
 
 int gs_plot_time_export(struct gs_db *db, const char *dir, struct gs_plot_time *ix, char *err,

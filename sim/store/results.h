@@ -7,7 +7,7 @@
  * outcome (pods) and the sampled time series (samples), plus views that
  * derive the headline numbers (run_summary, sample_metrics,
  * arrived_buckets). results/SCHEMA.md documents every column; the DDL in
- * results.c is the definition and the two must agree.
+ * results_schema.c is the definition and the two must agree.
  *
  * Versioning: PRAGMA user_version holds major * 1000 + minor. A minor bump
  * only adds (tables, views, columns with defaults), so this build reads and
@@ -43,7 +43,7 @@
 #include "engine/replay.h"
 
 #define GS_DB_SCHEMA_MAJOR 1
-#define GS_DB_SCHEMA_MINOR 5
+#define GS_DB_SCHEMA_MINOR 6
 #define GS_DB_SCHEMA_VERSION (GS_DB_SCHEMA_MAJOR * 1000 + GS_DB_SCHEMA_MINOR)
 #define GS_DB_BUSY_TIMEOUT_MS 60000
 
@@ -51,12 +51,12 @@ struct gs_db;
 struct sqlite3;
 
 /*
- * The bench tables' DDL (bench/cuda results), defined in sim/bench_schema.c
+ * The bench tables' DDL (bench/cuda results), defined in store/bench_schema.c
  * by the benchmark harness. gs_db_open() executes it after its own DDL in
  * the same transaction when it creates or migrates a database, so it must
  * be idempotent (CREATE TABLE IF NOT EXISTS ...). Adding tables there is a
  * minor schema change: bump GS_DB_SCHEMA_MINOR and add an entry to the
- * migration list in results.c.
+ * migration list in results_schema.c.
  */
 extern const char *const gs_bench_schema_sql;
 
@@ -126,21 +126,10 @@ struct gs_run_info {
 };
 
 /*
- * The run parameters as canonical JSON: every option of o that changes a
- * run's results (mode, time_scale, max_wait_s, sample_every,
- * sample_interval_s, inflate, frag_coverage, frag, compat, policy_flags,
- * and, only when a load is set, load and arrivals), in a fixed order, so
- * equal options give byte-equal text and gs_db_find_run() can compare it. The seed and the policy are columns of their own and not in
- * it; --check changes no result and is left out. Stores a malloc'ed string
- * in *json_out (caller frees with free()). Returns 0 or GS_ENOMEM.
- */
-int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out);
-
-/*
  * Writes one finished run: the runs row, the cluster's nodes, every pod's
  * outcome (none with ri->no_pods), its samples (for an inflate run without
  * ri->arrival_samples only those its summary reads) and its per-percent
- * statistics (engine/arrived.h), in one transaction
+ * statistics (engine/arrived_stats.h), in one transaction
  * with prepared statements. On success stores the new run id in
  * *run_id_out (may be NULL) and returns 0. On any failure rolls back, so
  * no row of the run remains, leaves *run_id_out untouched and returns

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * results_internal.h - what the results store's two halves share:
- * results.c (schema, opening, writing) and results_read.c (the readers
- * behind gpusim inspect). Not part of the store's contract; include
- * results.h instead.
+ * results_internal.h - what the files of the results store share:
+ * results_schema.c (DDL and migrations), results_open.c (opening, WAL),
+ * results_write.c (the writer) and results_read.c (the readers behind
+ * gpusim inspect). Not part of the store's contract; include results.h
+ * instead.
  */
 #ifndef GS_RESULTS_INTERNAL_H
 #define GS_RESULTS_INTERNAL_H
 
 #include <pthread.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "store/results.h"
@@ -35,11 +37,34 @@ struct gs_db {
 extern const char *const gs_db_pod_state[];
 #define GS_DB_POD_STATES (GS_POD_FAILED + 1)
 
+/* How many columns schema 1.1 added to runs: results_schema.c spells them, the writer binds them. */
+#define GS_DB_RUNS_COLUMNS_1_1 25
+
 /* Formats a message into err (when not NULL) and returns code. */
 __attribute__((format(printf, 4, 5)))
 int gs_db_fail(char *err, size_t err_len, int code, const char *fmt, ...);
 
 /* GS_EDB with "<path>: <what>: <SQLite's message>" in err. */
 int gs_db_sqlfail(struct gs_db *db, char *err, size_t err_len, const char *what);
+
+/* Runs sql (one or more statements); GS_EDB with the statement and SQLite's message in err. */
+int gs_db_exec(struct gs_db *db, const char *sql, char *err, size_t err_len);
+
+/*
+ * Reads the schema version into *version_out, and for version 0 whether
+ * the file is someone else's, in one read snapshot, changing nothing.
+ * Returns 0, or GS_ESCHEMA for a newer version, a file with tables but no
+ * gpusim version, or (create false) an empty file; GS_EDB otherwise.
+ */
+int gs_db_schema_look(struct gs_db *db, bool create, int *version_out, char *err,
+		      size_t err_len);
+
+/*
+ * Creates the schema of a new database (create true) or migrates an older
+ * minor version to GS_DB_SCHEMA_VERSION, in one IMMEDIATE transaction that
+ * is rolled back on failure. Returns 0, GS_ESCHEMA (a newer, foreign or
+ * unmigratable file) or GS_EDB, with a message in err.
+ */
+int gs_db_schema_setup(struct gs_db *db, bool create, char *err, size_t err_len);
 
 #endif

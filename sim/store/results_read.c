@@ -172,48 +172,6 @@ void gs_run_rows_free(struct gs_run_row *rows, size_t n)
 	free(rows);
 }
 
-int gs_db_list_runs(struct gs_db *db, struct gs_run_row **rows_out, size_t *n_out, char *err,
-		    size_t err_len)
-{
-	char sql[sizeof(sql_run_rows) + 32];
-	struct gs_run_row *rows = NULL, *grown;
-	size_t n = 0, cap = 0;
-	sqlite3_stmt *st = NULL;
-	int rc = 0, step;
-
-	snprintf(sql, sizeof(sql), "%s ORDER BY s.run_id", sql_run_rows);
-	pthread_mutex_lock(&db->lock);
-	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot list runs");
-		goto out;
-	}
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		grown = gs_grow(rows, &cap, n, sizeof(*rows), 16);
-		if (!grown) {
-			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
-			goto out;
-		}
-		rows = grown;
-		if (!read_run_row(st, &rows[n])) {
-			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
-			goto out;
-		}
-		n++;
-	}
-	if (step != SQLITE_DONE)
-		rc = gs_db_sqlfail(db, err, err_len, "cannot list runs");
-out:
-	sqlite3_finalize(st);
-	pthread_mutex_unlock(&db->lock);
-	if (rc) {
-		gs_run_rows_free(rows, n);
-		return rc;
-	}
-	*rows_out = rows;
-	*n_out = n;
-	return 0;
-}
-
 int gs_db_get_run(struct gs_db *db, int64_t run_id, struct gs_run_row *out, char *err,
 		  size_t err_len)
 {
@@ -262,6 +220,112 @@ static int check_run(struct gs_db *db, int64_t run_id, char *err, size_t err_len
 	return gs_db_sqlfail(db, err, err_len, "cannot read run");
 }
 
+/*
+ * One kind of row for load_rows(): its size, its first allocation, how to
+ * read one and how to free an array of them.
+ */
+struct row_kind {
+	size_t size;
+	size_t first;
+	const char *fail; /* the message when SQLite fails: "cannot read the run's pods" */
+	/*
+	 * Fills the zeroed *row from st's current row, of run run_id (-1 for
+	 * a list of runs). Returns 0, or GS_ENOMEM or GS_EDB (a value gpusim
+	 * never writes) with a message in err; what it filled before failing
+	 * is freed with the rest.
+	 */
+	int (*read)(struct gs_db *db, int64_t run_id, sqlite3_stmt *st, void *row, char *err,
+		    size_t err_len);
+	void (*free_rows)(void *rows, size_t n);
+};
+
+/*
+ * Reads every row sql returns into a new array of k's rows, under the
+ * lock. With run_id >= 0 the run must exist and be complete (GS_ENOENT)
+ * and ?1 is bound to it. Returns 0 with the array in *rows_out and its
+ * length in *n_out, or an error with a message in err and nothing kept.
+ */
+static int load_rows(struct gs_db *db, int64_t run_id, const char *sql, const struct row_kind *k,
+		     void **rows_out, size_t *n_out, char *err, size_t err_len)
+{
+	char *rows = NULL, *grown;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st = NULL;
+	int rc = 0, step;
+
+	pthread_mutex_lock(&db->lock);
+	if (run_id >= 0) {
+		rc = check_run(db, run_id, err, err_len);
+		if (rc)
+			goto out;
+	}
+	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, k->fail);
+		goto out;
+	}
+	if (run_id >= 0)
+		sqlite3_bind_int64(st, 1, run_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		grown = gs_grow(rows, &cap, n, k->size, k->first);
+		if (!grown) {
+			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+			goto out;
+		}
+		rows = grown;
+		memset(rows + n * k->size, 0, k->size);
+		rc = k->read(db, run_id, st, rows + n++ * k->size, err, err_len);
+		if (rc)
+			goto out;
+	}
+	if (step != SQLITE_DONE)
+		rc = gs_db_sqlfail(db, err, err_len, k->fail);
+out:
+	sqlite3_finalize(st);
+	pthread_mutex_unlock(&db->lock);
+	if (rc) {
+		k->free_rows(rows, n);
+		return rc;
+	}
+	*rows_out = rows;
+	*n_out = n;
+	return 0;
+}
+
+static int read_run(struct gs_db *db, int64_t run_id, sqlite3_stmt *st, void *row, char *err,
+		    size_t err_len)
+{
+	(void)db;
+	(void)run_id;
+	return read_run_row(st, row) ? 0 : gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+}
+
+static void free_runs(void *rows, size_t n)
+{
+	gs_run_rows_free(rows, n);
+}
+
+static const struct row_kind run_rows = {
+	.size = sizeof(struct gs_run_row),
+	.first = 16,
+	.fail = "cannot list runs",
+	.read = read_run,
+	.free_rows = free_runs,
+};
+
+int gs_db_list_runs(struct gs_db *db, struct gs_run_row **rows_out, size_t *n_out, char *err,
+		    size_t err_len)
+{
+	char sql[sizeof(sql_run_rows) + 32];
+	void *rows;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "%s ORDER BY s.run_id", sql_run_rows);
+	rc = load_rows(db, -1, sql, &run_rows, &rows, n_out, err, err_len);
+	if (!rc)
+		*rows_out = rows;
+	return rc;
+}
+
 void gs_db_nodes_free(struct gs_db_node *nodes, size_t n)
 {
 	size_t i;
@@ -274,80 +338,65 @@ void gs_db_nodes_free(struct gs_db_node *nodes, size_t n)
 	free(nodes);
 }
 
+static int read_node(struct gs_db *db, int64_t run_id, sqlite3_stmt *st, void *row, char *err,
+		     size_t err_len)
+{
+	struct gs_db_node *nd = row;
+	int64_t cpu_milli, num_gpu;
+	bool oom = false;
+
+	nd->idx = sqlite3_column_int(st, 0);
+	nd->name = col_strdup(st, 1, &oom);
+	nd->gpu_model = col_strdup(st, 5, &oom);
+	nd->sharing = col_strdup(st, 7, &oom);
+	if (oom)
+		return gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+	/*
+	 * The readers hold every node to these ranges; a row outside them
+	 * was not written by gpusim, and callers size arrays by num_gpu.
+	 */
+	if (!col_int_in(st, 2, 0, GS_CPU_MILLI_MAX, &cpu_milli) ||
+	    !col_int_in(st, 3, 0, GS_MIB_MAX, &nd->memory_mib) ||
+	    !col_int_in(st, 4, 0, GS_MAX_GPUS, &num_gpu) ||
+	    !col_int_in(st, 6, 0, GS_MIB_MAX, &nd->gpu_mem_mib))
+		return gs_db_fail(err, err_len, GS_EDB,
+				  "%s: run %" PRId64 " node %" PRId32 " (%s): cpu_milli '%s', "
+				  "memory_mib '%s', num_gpu '%s' or gpu_mem_mib '%s' is out of "
+				  "range (num_gpu: 0 to %d)",
+				  db->path, run_id, nd->idx, nd->name ? nd->name : "NULL",
+				  col_text(st, 2), col_text(st, 3), col_text(st, 4), col_text(st, 6),
+				  GS_MAX_GPUS);
+	nd->cpu_milli = (int32_t)cpu_milli;
+	nd->num_gpu = (int32_t)num_gpu;
+	return 0;
+}
+
+static void free_nodes(void *rows, size_t n)
+{
+	gs_db_nodes_free(rows, n);
+}
+
+static const struct row_kind node_rows = {
+	.size = sizeof(struct gs_db_node),
+	.first = 256,
+	.fail = "cannot read the run's nodes",
+	.read = read_node,
+	.free_rows = free_nodes,
+};
+
 int gs_db_load_nodes(struct gs_db *db, int64_t run_id, struct gs_db_node **nodes_out,
 		     size_t *n_out, char *err, size_t err_len)
 {
-	struct gs_db_node *nodes = NULL, *grown;
-	size_t n = 0, cap = 0;
-	sqlite3_stmt *st = NULL;
-	int64_t cpu_milli, num_gpu;
-	bool oom = false;
-	int rc, step;
+	void *rows;
+	int rc = load_rows(db, run_id,
+			   "SELECT node_idx, name, cpu_milli, memory_mib, num_gpu, gpu_model,"
+			   " gpu_mem_mib, sharing FROM run_nodes WHERE run_id = ?1"
+			   " ORDER BY node_idx",
+			   &node_rows, &rows, n_out, err, err_len);
 
-	pthread_mutex_lock(&db->lock);
-	rc = check_run(db, run_id, err, err_len);
-	if (rc)
-		goto out;
-	if (sqlite3_prepare_v2(db->conn,
-			       "SELECT node_idx, name, cpu_milli, memory_mib, num_gpu, gpu_model,"
-			       " gpu_mem_mib, sharing FROM run_nodes WHERE run_id = ?1"
-			       " ORDER BY node_idx",
-			       -1, &st, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's nodes");
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct gs_db_node *nd;
-
-		grown = gs_grow(nodes, &cap, n, sizeof(*nodes), 256);
-		if (!grown) {
-			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
-			goto out;
-		}
-		nodes = grown;
-		nd = &nodes[n++];
-		memset(nd, 0, sizeof(*nd));
-		nd->idx = sqlite3_column_int(st, 0);
-		nd->name = col_strdup(st, 1, &oom);
-		nd->gpu_model = col_strdup(st, 5, &oom);
-		nd->sharing = col_strdup(st, 7, &oom);
-		if (oom) {
-			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
-			goto out;
-		}
-		/*
-		 * The readers hold every node to these ranges; a row outside them
-		 * was not written by gpusim, and callers size arrays by num_gpu.
-		 */
-		if (!col_int_in(st, 2, 0, GS_CPU_MILLI_MAX, &cpu_milli) ||
-		    !col_int_in(st, 3, 0, GS_MIB_MAX, &nd->memory_mib) ||
-		    !col_int_in(st, 4, 0, GS_MAX_GPUS, &num_gpu) ||
-		    !col_int_in(st, 6, 0, GS_MIB_MAX, &nd->gpu_mem_mib)) {
-			rc = gs_db_fail(err, err_len, GS_EDB,
-					"%s: run %" PRId64 " node %" PRId32 " (%s): cpu_milli '%s', "
-					"memory_mib '%s', num_gpu '%s' or gpu_mem_mib '%s' is out of "
-					"range (num_gpu: 0 to %d)",
-					db->path, run_id, nd->idx, nd->name ? nd->name : "NULL",
-					col_text(st, 2), col_text(st, 3), col_text(st, 4),
-					col_text(st, 6), GS_MAX_GPUS);
-			goto out;
-		}
-		nd->cpu_milli = (int32_t)cpu_milli;
-		nd->num_gpu = (int32_t)num_gpu;
-	}
-	if (step != SQLITE_DONE)
-		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's nodes");
-out:
-	sqlite3_finalize(st);
-	pthread_mutex_unlock(&db->lock);
-	if (rc) {
-		gs_db_nodes_free(nodes, n);
-		return rc;
-	}
-	*nodes_out = nodes;
-	*n_out = n;
-	return 0;
+	if (!rc)
+		*nodes_out = rows;
+	return rc;
 }
 
 void gs_db_pods_free(struct gs_db_pod *pods, size_t n)
@@ -399,100 +448,81 @@ static bool parse_state(const char *s, uint8_t *state_out)
 	return false;
 }
 
+static int read_pod(struct gs_db *db, int64_t run_id, sqlite3_stmt *st, void *row, char *err,
+		    size_t err_len)
+{
+	struct gs_db_pod *p = row;
+	const char *state = (const char *)sqlite3_column_text(st, 8);
+	const char *gpus = (const char *)sqlite3_column_text(st, 10);
+	bool oom = false;
+	int64_t v;
+
+	p->pod_idx = sqlite3_column_int(st, 0);
+	p->src_idx = sqlite3_column_int(st, 1);
+	p->name = col_strdup(st, 2, &oom);
+	p->cpu_milli = sqlite3_column_int(st, 3);
+	p->memory_mib = sqlite3_column_int64(st, 4);
+	p->num_gpu = sqlite3_column_int(st, 5);
+	p->gpu_milli = sqlite3_column_int(st, 6);
+	p->gpu_mem_mib = sqlite3_column_int64(st, 7);
+	p->node_idx = (int32_t)col_opt_int(st, 9);
+	p->t_arrive_s = col_opt_int(st, 11);
+	p->t_start_s = col_opt_int(st, 12);
+	p->t_end_s = col_opt_int(st, 13);
+	p->wait_s = col_opt_int(st, 14);
+	p->fail_reason = col_strdup(st, 15, &oom);
+	p->mig = col_strdup(st, 16, &oom);
+	p->coloc = col_double(st, 17);
+	p->gpu_spec = col_strdup(st, 18, &oom);
+	if (oom)
+		return gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+	/* What gs_db_load_nodes() holds nodes to, and one GPU's share at most per GPU. */
+	if (!col_int_in(st, 3, 0, GS_CPU_MILLI_MAX, &v) ||
+	    !col_int_in(st, 4, 0, GS_MIB_MAX, &p->memory_mib) ||
+	    !col_int_in(st, 5, 0, GS_MAX_GPUS, &v) ||
+	    !col_int_in(st, 6, 0, GS_MILLI_PER_GPU, &v) ||
+	    !col_int_in(st, 7, 0, GS_MIB_MAX, &p->gpu_mem_mib))
+		return gs_db_fail(err, err_len, GS_EDB,
+				  "%s: run %" PRId64 " pod %" PRId32 ": cpu_milli '%s', "
+				  "memory_mib '%s', num_gpu '%s', gpu_milli '%s' or gpu_mem_mib "
+				  "'%s' is out of range (gpu_milli: 0 to %d)",
+				  db->path, run_id, p->pod_idx, col_text(st, 3), col_text(st, 4),
+				  col_text(st, 5), col_text(st, 6), col_text(st, 7), GS_MILLI_PER_GPU);
+	if (!parse_state(state, &p->state) || !parse_gpus(gpus, p))
+		return gs_db_fail(err, err_len, GS_EDB,
+				  "%s: run %" PRId64 " pod %" PRId32 ": bad state '%s' or gpus '%s'",
+				  db->path, run_id, p->pod_idx, state ? state : "NULL",
+				  gpus ? gpus : "NULL");
+	return 0;
+}
+
+static void free_pods(void *rows, size_t n)
+{
+	gs_db_pods_free(rows, n);
+}
+
+static const struct row_kind pod_rows = {
+	.size = sizeof(struct gs_db_pod),
+	.first = 1024,
+	.fail = "cannot read the run's pods",
+	.read = read_pod,
+	.free_rows = free_pods,
+};
+
 int gs_db_load_pods(struct gs_db *db, int64_t run_id, struct gs_db_pod **pods_out,
 		    size_t *n_out, char *err, size_t err_len)
 {
-	struct gs_db_pod *pods = NULL, *grown;
-	size_t n = 0, cap = 0;
-	sqlite3_stmt *st = NULL;
-	bool oom = false;
-	int64_t v;
-	int rc, step;
+	void *rows;
+	int rc = load_rows(db, run_id,
+			   "SELECT pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu,"
+			   " gpu_milli, gpu_mem_mib, state, node_idx, gpus, t_arrive_s,"
+			   " t_start_s, t_end_s, wait_s, fail_reason, mig, coloc, gpu_spec"
+			   " FROM pods WHERE run_id = ?1 ORDER BY pod_idx",
+			   &pod_rows, &rows, n_out, err, err_len);
 
-	pthread_mutex_lock(&db->lock);
-	rc = check_run(db, run_id, err, err_len);
-	if (rc)
-		goto out;
-	if (sqlite3_prepare_v2(db->conn,
-			       "SELECT pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu,"
-			       " gpu_milli, gpu_mem_mib, state, node_idx, gpus, t_arrive_s,"
-			       " t_start_s, t_end_s, wait_s, fail_reason, mig, coloc, gpu_spec"
-			       " FROM pods WHERE run_id = ?1 ORDER BY pod_idx",
-			       -1, &st, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's pods");
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct gs_db_pod *p;
-		const char *state = (const char *)sqlite3_column_text(st, 8);
-		const char *gpus = (const char *)sqlite3_column_text(st, 10);
-
-		grown = gs_grow(pods, &cap, n, sizeof(*pods), 1024);
-		if (!grown) {
-			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
-			goto out;
-		}
-		pods = grown;
-		p = &pods[n++];
-		memset(p, 0, sizeof(*p));
-		p->pod_idx = sqlite3_column_int(st, 0);
-		p->src_idx = sqlite3_column_int(st, 1);
-		p->name = col_strdup(st, 2, &oom);
-		p->cpu_milli = sqlite3_column_int(st, 3);
-		p->memory_mib = sqlite3_column_int64(st, 4);
-		p->num_gpu = sqlite3_column_int(st, 5);
-		p->gpu_milli = sqlite3_column_int(st, 6);
-		p->gpu_mem_mib = sqlite3_column_int64(st, 7);
-		p->node_idx = (int32_t)col_opt_int(st, 9);
-		p->t_arrive_s = col_opt_int(st, 11);
-		p->t_start_s = col_opt_int(st, 12);
-		p->t_end_s = col_opt_int(st, 13);
-		p->wait_s = col_opt_int(st, 14);
-		p->fail_reason = col_strdup(st, 15, &oom);
-		p->mig = col_strdup(st, 16, &oom);
-		p->coloc = col_double(st, 17);
-		p->gpu_spec = col_strdup(st, 18, &oom);
-		if (oom) {
-			rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
-			goto out;
-		}
-		/* What gs_db_load_nodes() holds nodes to, and one GPU's share at most per GPU. */
-		if (!col_int_in(st, 3, 0, GS_CPU_MILLI_MAX, &v) ||
-		    !col_int_in(st, 4, 0, GS_MIB_MAX, &p->memory_mib) ||
-		    !col_int_in(st, 5, 0, GS_MAX_GPUS, &v) ||
-		    !col_int_in(st, 6, 0, GS_MILLI_PER_GPU, &v) ||
-		    !col_int_in(st, 7, 0, GS_MIB_MAX, &p->gpu_mem_mib)) {
-			rc = gs_db_fail(err, err_len, GS_EDB,
-					"%s: run %" PRId64 " pod %" PRId32 ": cpu_milli '%s', "
-					"memory_mib '%s', num_gpu '%s', gpu_milli '%s' or gpu_mem_mib "
-					"'%s' is out of range (gpu_milli: 0 to %d)",
-					db->path, run_id, p->pod_idx, col_text(st, 3), col_text(st, 4),
-					col_text(st, 5), col_text(st, 6), col_text(st, 7),
-					GS_MILLI_PER_GPU);
-			goto out;
-		}
-		if (!parse_state(state, &p->state) || !parse_gpus(gpus, p)) {
-			rc = gs_db_fail(err, err_len, GS_EDB,
-					"%s: run %" PRId64 " pod %" PRId32
-					": bad state '%s' or gpus '%s'",
-					db->path, run_id, p->pod_idx, state ? state : "NULL",
-					gpus ? gpus : "NULL");
-			goto out;
-		}
-	}
-	if (step != SQLITE_DONE)
-		rc = gs_db_sqlfail(db, err, err_len, "cannot read the run's pods");
-out:
-	sqlite3_finalize(st);
-	pthread_mutex_unlock(&db->lock);
-	if (rc) {
-		gs_db_pods_free(pods, n);
-		return rc;
-	}
-	*pods_out = pods;
-	*n_out = n;
-	return 0;
+	if (!rc)
+		*pods_out = rows;
+	return rc;
 }
 
 int gs_db_peak_time(struct gs_db *db, int64_t run_id, int64_t *t_s_out, char *err,

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc;
 
 	gs_cluster_init(&c);
-	rc = gs_cluster_load_mem(FUZZ_NAME, (const char *)data, size, &c, NULL, err, sizeof(err));
+	rc = gs_load_cluster_mem(FUZZ_NAME, (const char *)data, size, &c, NULL, err, sizeof(err));
 	if (rc) {
 		FUZZ_CHECK(rc == GS_EPARSE || rc == GS_ENOMEM, "unexpected status %s: %s",
 			   gs_strerror(rc), err);

@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fixed_cluster(&c);
 	n_models = c.models.n;
 	gs_trace_init(&t);
-	rc = gs_trace_load_mem(FUZZ_NAME, (const char *)data, size, &c, &t, err, sizeof(err));
+	rc = gs_load_trace_mem(FUZZ_NAME, (const char *)data, size, &c, &t, err, sizeof(err));
 	if (rc) {
 		FUZZ_CHECK(rc == GS_EPARSE || rc == GS_ENOMEM, "unexpected status %s: %s",
 			   gs_strerror(rc), err);

@@ -130,8 +130,8 @@ char *fuzz_print_cluster(const struct gs_cluster *c, bool csv, size_t *len_out, 
 {
 	char *buf = NULL, err[1024] = "";
 	FILE *f = mem_open(&buf, len_out);
-	int rc = csv ? gs_cluster_print_csv(f, "rt.csv", c, err, sizeof(err))
-		     : gs_cluster_print_json(f, "rt.json", c, err, sizeof(err));
+	int rc = csv ? gs_write_cluster_csv_stream(f, "rt.csv", c, err, sizeof(err))
+		     : gs_write_cluster_json_stream(f, "rt.json", c, err, sizeof(err));
 
 	fclose(f);
 	*rc_out = rc;
@@ -148,7 +148,7 @@ char *fuzz_print_trace(const struct gs_trace *t, const struct gs_cluster *c, siz
 {
 	char *buf = NULL, err[1024] = "";
 	FILE *f = mem_open(&buf, len_out);
-	int rc = gs_trace_print_csv(f, "rt-pods.csv", t, c, err, sizeof(err));
+	int rc = gs_write_trace_csv_stream(f, "rt-pods.csv", t, c, err, sizeof(err));
 
 	fclose(f);
 	*rc_out = rc;
@@ -168,7 +168,7 @@ static void reload_cluster(const char *name, const char *text, size_t len,
 	int rc;
 
 	gs_cluster_init(back);
-	rc = gs_cluster_load_mem(name, text, len, back, NULL, err, sizeof(err));
+	rc = gs_load_cluster_mem(name, text, len, back, NULL, err, sizeof(err));
 	FUZZ_CHECK(rc == 0, "gpusim's own %s does not read back: %s\n%.*s", name, err,
 		   (int)(len < 2000 ? len : 2000), text);
 }
@@ -205,7 +205,7 @@ void fuzz_round_trip(const struct gs_cluster *c, const struct gs_trace *t, bool 
 		FUZZ_CHECK(text != NULL, "the CSV writer refused an accepted trace (%s)",
 			   gs_strerror(rc));
 		gs_trace_init(&tback);
-		rc = gs_trace_load_mem("rt-pods.csv", text, len, &back, &tback, err, sizeof(err));
+		rc = gs_load_trace_mem("rt-pods.csv", text, len, &back, &tback, err, sizeof(err));
 		FUZZ_CHECK(rc == 0, "gpusim's own pod CSV does not read back: %s\n%.*s", err,
 			   (int)(len < 2000 ? len : 2000), text);
 		free(text);

@@ -297,52 +297,75 @@ static int grow(struct gs_json *v, size_t *cap, int with_keys)
 	return 0;
 }
 
+/* Steps past a container's opening bracket; says whether close follows at once. */
+static int opened_empty(struct parser *p, char close)
+{
+	p->s++;
+	skip_ws(p);
+	if (p->s < p->end && *p->s == close) {
+		p->s++;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * After an item of a container (what: "array", "object"): 1 past its
+ * close, 0 past a comma and the space after it, -1 on an error (p->rc).
+ */
+static int next_item(struct parser *p, char close, const char *what)
+{
+	skip_ws(p);
+	if (p->s >= p->end) {
+		fail(p, p->s, "unterminated %s", what);
+		return -1;
+	}
+	if (*p->s == close) {
+		p->s++;
+		return 1;
+	}
+	if (*p->s != ',') {
+		fail(p, p->s, "expected ',' or '%c' in an %s, found '%c'", close, what, *p->s);
+		return -1;
+	}
+	p->s++;
+	skip_ws(p);
+	return 0;
+}
+
 static int parse_array(struct parser *p, struct gs_json *v)
 {
 	size_t cap = 0;
+	int more = 0;
 
 	v->type = GS_JSON_ARRAY;
-	p->s++;
-	skip_ws(p);
-	if (p->s < p->end && *p->s == ']') {
-		p->s++;
+	if (opened_empty(p, ']'))
 		return 0;
-	}
-	for (;;) {
+	while (!more) {
 		if (v->n == cap && grow(v, &cap, 0))
 			return p->rc = GS_ENOMEM;
 		memset(&v->items[v->n], 0, sizeof(v->items[0]));
 		v->n++;
 		if (parse_value(p, &v->items[v->n - 1]))
 			return p->rc;
-		skip_ws(p);
-		if (p->s >= p->end)
-			return fail(p, p->s, "unterminated array");
-		if (*p->s == ']') {
-			p->s++;
-			return 0;
-		}
-		if (*p->s != ',')
-			return fail(p, p->s, "expected ',' or ']' in an array, found '%c'", *p->s);
-		p->s++;
-		skip_ws(p);
-		if (p->s < p->end && *p->s == ']')
+		more = next_item(p, ']', "array");
+		if (more < 0)
+			return p->rc;
+		if (!more && p->s < p->end && *p->s == ']')
 			return fail(p, p->s, "trailing comma in an array");
 	}
+	return 0;
 }
 
 static int parse_object(struct parser *p, struct gs_json *v)
 {
 	size_t cap = 0, i;
+	int more = 0;
 
 	v->type = GS_JSON_OBJECT;
-	p->s++;
-	skip_ws(p);
-	if (p->s < p->end && *p->s == '}') {
-		p->s++;
+	if (opened_empty(p, '}'))
 		return 0;
-	}
-	for (;;) {
+	while (!more) {
 		const char *key_at = p->s;
 		char *key;
 
@@ -371,18 +394,11 @@ static int parse_object(struct parser *p, struct gs_json *v)
 		p->s++;
 		if (parse_value(p, &v->items[v->n - 1]))
 			return p->rc;
-		skip_ws(p);
-		if (p->s >= p->end)
-			return fail(p, p->s, "unterminated object");
-		if (*p->s == '}') {
-			p->s++;
-			return 0;
-		}
-		if (*p->s != ',')
-			return fail(p, p->s, "expected ',' or '}' in an object, found '%c'", *p->s);
-		p->s++;
-		skip_ws(p);
+		more = next_item(p, '}', "object");
+		if (more < 0)
+			return p->rc;
 	}
+	return 0;
 }
 
 static int parse_value(struct parser *p, struct gs_json *v)

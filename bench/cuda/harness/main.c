@@ -78,6 +78,7 @@ static void usage(FILE *f)
 		"      --work-dir DIR      client logs and private MPS/shm directories\n"
 		"                          (default: a new /tmp/gpusim-bench-XXXXXX)\n"
 		"      --duration-s S      override every scenario's duration\n"
+		"      --warmup-s S        override every scenario's warm-up\n"
 		"      --repeat N          override every scenario's repeat count\n"
 		"      --modes LIST        only these modes, e.g. timeslice,hook (exclusive always runs)\n"
 		"      --startup-s S       time allowed for a client's start-up before the common\n"
@@ -302,6 +303,35 @@ static int parse_modes(const char *list, unsigned *mask)
 	return 0;
 }
 
+/* The options that take seconds, by getopt letter: their name and range. */
+static const struct {
+	int c;
+	const char *name;
+	double lo, hi;
+} seconds_opts[] = {
+	{ 'd', "--duration-s", 0.1, 3600 },
+	{ 'w', "--warmup-s", 0, 600 },
+	{ 'U', "--startup-s", 0.05, 600 },
+};
+
+/* The value of seconds option c into *out; -1 with a message when it is not one in range. */
+static int seconds_arg(int c, const char *arg, double *out)
+{
+	size_t i;
+	char *end;
+	double v = strtod(arg, &end);
+
+	for (i = 0; seconds_opts[i].c != c; i++)
+		;
+	if (*end || !(v >= seconds_opts[i].lo && v <= seconds_opts[i].hi)) {
+		fprintf(stderr, "%s '%s': expected seconds from %g to %g\n", seconds_opts[i].name, arg,
+			seconds_opts[i].lo, seconds_opts[i].hi);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -311,6 +341,7 @@ int main(int argc, char **argv)
 		{ "hook", required_argument, NULL, 'H' },
 		{ "work-dir", required_argument, NULL, 'W' },
 		{ "duration-s", required_argument, NULL, 'd' },
+		{ "warmup-s", required_argument, NULL, 'w' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "modes", required_argument, NULL, 'm' },
 		{ "startup-s", required_argument, NULL, 'U' },
@@ -325,7 +356,7 @@ int main(int argc, char **argv)
 	const char *work_dir = NULL;
 	char self[PATH_MAX], dir_buf[PATH_MAX], hook_buf[PATH_MAX + 32], work_buf[64];
 	char err[1024], *end;
-	double duration = 0, startup = 3.0;
+	double duration = 0, warmup = -1, startup = 3.0;
 	long repeat = 0;
 	unsigned mode_mask = ~0u;
 	int dry = 0, list = 0, c, i, a, status = 0;
@@ -341,12 +372,11 @@ int main(int argc, char **argv)
 		case 'H': hook = optarg; break;
 		case 'W': work_dir = optarg; break;
 		case 'd':
-			duration = strtod(optarg, &end);
-			if (*end || !(duration >= 0.1 && duration <= 3600)) {
-				fprintf(stderr, "--duration-s '%s': expected seconds from 0.1 to 3600\n",
-					optarg);
+		case 'w':
+		case 'U':
+			if (seconds_arg(c, optarg,
+					c == 'd' ? &duration : c == 'w' ? &warmup : &startup))
 				return EXIT_USAGE;
-			}
 			break;
 		case 'r':
 			repeat = strtol(optarg, &end, 10);
@@ -358,14 +388,6 @@ int main(int argc, char **argv)
 		case 'm':
 			if (parse_modes(optarg, &mode_mask))
 				return EXIT_USAGE;
-			break;
-		case 'U':
-			startup = strtod(optarg, &end);
-			if (*end || !(startup >= 0.05 && startup <= 600)) {
-				fprintf(stderr, "--startup-s '%s': expected seconds from 0.05 to 600\n",
-					optarg);
-				return EXIT_USAGE;
-			}
 			break;
 		case 'n': dry = 1; break;
 		case 'L': list = 1; break;
@@ -505,6 +527,8 @@ int main(int argc, char **argv)
 		}
 		if (duration > 0)
 			scen.duration_s = duration;
+		if (warmup >= 0)
+			scen.warmup_s = warmup;
 		if (repeat > 0)
 			scen.repeat = (int)repeat;
 		for (v = 0; v < gs_scenario_variants(&scen); v++) {

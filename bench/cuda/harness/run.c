@@ -137,10 +137,9 @@ static void client_env(const struct gs_bench_env *env, const struct gs_bench_hos
 		setenv("GPUSHARE_POD_ID", buf, 1);
 		setenv("GPUSHARE_NODE_ID", "bench", 1);
 		setenv("GPUSHARE_SHM_DIR", shm_dir, 1);
-		if (cl->gpu_mem_mib) {
-			snprintf(buf, sizeof(buf), "%lld", (long long)cl->gpu_mem_mib);
-			setenv("GPUSHARE_MEM_LIMIT_MIB", buf, 1);
-		}
+		/* 0: no memory limit; a process of a pod without any limit refuses to run. */
+		snprintf(buf, sizeof(buf), "%lld", (long long)cl->gpu_mem_mib);
+		setenv("GPUSHARE_MEM_LIMIT_MIB", buf, 1);
 		if (cl->gpu_milli < 1000) {
 			snprintf(buf, sizeof(buf), "%d", cl->gpu_milli / 10 > 0 ? cl->gpu_milli / 10 : 1);
 			setenv("GPUSHARE_COMPUTE_PERCENT", buf, 1);

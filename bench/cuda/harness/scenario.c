@@ -13,17 +13,8 @@
 #include "json.h"
 #include "scenario.h"
 
-static const char *const mode_names[] = {
-#define GS_MODE_NAME(id, name, summary) name,
-	GS_BENCH_MODES(GS_MODE_NAME)
-#undef GS_MODE_NAME
-};
-
-static const char *const measure_names[] = {
-#define GS_MEASURE_NAME(id, name, summary) name,
-	GS_BENCH_MEASURES(GS_MEASURE_NAME)
-#undef GS_MEASURE_NAME
-};
+static const char *const mode_names[] = { GS_BENCH_MODES(GS_BENCH_NAME) };
+static const char *const measure_names[] = { GS_BENCH_MEASURES(GS_BENCH_NAME) };
 
 static const char *const kernels[] = {
 #define GS_KERNEL_NAME(k) #k,
@@ -107,6 +98,21 @@ static int get_string(const struct ctx *c, const struct gs_json *obj, const char
 		return bad(c, v, field, "longer than %zu characters", out_len - 1);
 	strcpy(out, v->str);
 	return 0;
+}
+
+/* The non-empty array at key (what: its items, for the message), or NULL after bad(). */
+static const struct gs_json *get_list(const struct ctx *c, const struct gs_json *obj,
+				      const char *key, const char *what)
+{
+	const struct gs_json *v = gs_json_get(obj, key);
+
+	if (!v)
+		bad(c, obj, key, "missing");
+	else if (v->type != GS_JSON_ARRAY || v->n == 0)
+		bad(c, v, key, "expected a non-empty array of %s", what);
+	else
+		return v;
+	return NULL;
 }
 
 static int get_number(const struct ctx *c, const struct gs_json *obj, const char *key,
@@ -291,15 +297,9 @@ int gs_scenario_parse(const char *path, const char *text, size_t len, struct gs_
 		goto out;
 	s->repeat = (int)repeat;
 
-	modes = gs_json_get(&root, "modes");
-	if (!modes) {
-		bad(&c, &root, "modes", "missing");
+	modes = get_list(&c, &root, "modes", "mode names");
+	if (!modes)
 		goto out;
-	}
-	if (modes->type != GS_JSON_ARRAY || modes->n == 0) {
-		bad(&c, modes, "modes", "expected a non-empty array of mode names");
-		goto out;
-	}
 	s->modes[s->n_modes++] = GS_MODE_EXCLUSIVE;
 	seen[GS_MODE_EXCLUSIVE] = 1;
 	for (i = 0; i < modes->n; i++) {
@@ -323,15 +323,9 @@ int gs_scenario_parse(const char *path, const char *text, size_t len, struct gs_
 		seen[k] = 1;
 	}
 
-	clients = gs_json_get(&root, "clients");
-	if (!clients) {
-		bad(&c, &root, "clients", "missing");
+	clients = get_list(&c, &root, "clients", "clients");
+	if (!clients)
 		goto out;
-	}
-	if (clients->type != GS_JSON_ARRAY || clients->n == 0) {
-		bad(&c, clients, "clients", "expected a non-empty array of clients");
-		goto out;
-	}
 	for (i = 0; i < clients->n; i++) {
 		rc = parse_client(&c, &clients->items[i], (int)i, s);
 		if (rc)

@@ -35,36 +35,29 @@
 #define GS_SCENARIO_MAX_ARGS 16
 #define GS_SCENARIO_NAME_MAX 64
 
-/* The sharing modes, in the order a scenario runs them. */
-#define GS_BENCH_MODES(X)                                                            \
-	X(EXCLUSIVE, "exclusive", "one client at a time: the baseline")                 \
-	X(TIMESLICE, "timeslice", "all at once, no controls (the GPU time-slices)")     \
-	X(MPS, "mps", "all at once under a private MPS daemon, thread percentage each") \
-	X(HOOK, "hook", "all at once under libgpushare (memory and compute limits)")
+/*
+ * The sharing modes, in the order a scenario runs them, and what a
+ * scenario measures (which decides the derived numbers computed). Each
+ * list is X(enumerator, name as scenarios and results spell it, summary).
+ */
+#define GS_BENCH_MODES(X)                                                                        \
+	X(GS_MODE_EXCLUSIVE, "exclusive", "one client at a time: the baseline")                 \
+	X(GS_MODE_TIMESLICE, "timeslice", "all at once, no controls (the GPU time-slices)")     \
+	X(GS_MODE_MPS, "mps", "all at once under a private MPS daemon, thread percentage each") \
+	X(GS_MODE_HOOK, "hook", "all at once under libgpushare (memory and compute limits)")
+#define GS_BENCH_MEASURES(X)                                                                   \
+	X(GS_MEASURE_OVERHEAD, "overhead", "each client alone, in every mode: its cost")          \
+	X(GS_MEASURE_INTERFERENCE, "interference", "co-located clients: slowdown against alone") \
+	X(GS_MEASURE_MEMORY, "memory", "a pod over its memory limit, and its neighbours")         \
+	X(GS_MEASURE_COMPUTE, "compute", "requested against achieved compute shares")
+#define GS_BENCH_ENUMERATOR(id, name, summary) id,
+#define GS_BENCH_NAME(id, name, summary) name,
 
-enum gs_bench_mode {
-#define GS_MODE_ENUM(id, name, summary) GS_MODE_##id,
-	GS_BENCH_MODES(GS_MODE_ENUM)
-#undef GS_MODE_ENUM
-	GS_MODE__COUNT
-};
+enum gs_bench_mode { GS_BENCH_MODES(GS_BENCH_ENUMERATOR) GS_MODE__COUNT };
+enum gs_bench_measure { GS_BENCH_MEASURES(GS_BENCH_ENUMERATOR) GS_MEASURE__COUNT };
 
 /* The mode's name as scenarios and results spell it ("mps"); a static string. */
 const char *gs_bench_mode_name(enum gs_bench_mode m);
-
-/* What a scenario measures: decides which derived numbers are computed. */
-#define GS_BENCH_MEASURES(X)                                                           \
-	X(OVERHEAD, "overhead", "each client alone, in every mode: its cost")          \
-	X(INTERFERENCE, "interference", "co-located clients: slowdown against alone") \
-	X(MEMORY, "memory", "a pod over its memory limit, and its neighbours")         \
-	X(COMPUTE, "compute", "requested against achieved compute shares")
-
-enum gs_bench_measure {
-#define GS_MEASURE_ENUM(id, name, summary) GS_MEASURE_##id,
-	GS_BENCH_MEASURES(GS_MEASURE_ENUM)
-#undef GS_MEASURE_ENUM
-	GS_MEASURE__COUNT
-};
 
 /* The measure's name as scenarios spell it ("overhead"); a static string. */
 const char *gs_bench_measure_name(enum gs_bench_measure m);

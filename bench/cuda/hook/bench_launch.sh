@@ -33,18 +33,22 @@ done
 shm=$(mktemp -d /tmp/gpushare-bench.XXXXXX)
 trap 'rm -rf "$shm"' EXIT INT TERM
 
-run() { # name, extra variables...
+hooked() { # name, then variables and the command: the command under the hook, as pod bench-name
 	name=$1
 	shift
 	env LD_PRELOAD="$hook" LD_LIBRARY_PATH="$fake" FAKECUDA_KERNEL_NS=0 \
-		GPUSHARE_POD_ID="bench-$name" GPUSHARE_SHM_DIR="$shm" "$@" \
-		"$exe" --launches "$launches" --runs "$runs" | sed -n "s/^launch /$name /p"
+		GPUSHARE_POD_ID="bench-$name" GPUSHARE_SHM_DIR="$shm" "$@"
+}
+
+run() { # name, extra variables...
+	name=$1
+	shift
+	hooked "$name" "$@" "$exe" --launches "$launches" --runs "$runs" |
+		sed -n "s/^launch /$name /p"
 	if command -v valgrind >/dev/null 2>&1; then
 		for path in direct hook; do
 			out="$shm/callgrind.$name.$path"
-			env LD_PRELOAD="$hook" LD_LIBRARY_PATH="$fake" FAKECUDA_KERNEL_NS=0 \
-				GPUSHARE_POD_ID="bench-$name" GPUSHARE_SHM_DIR="$shm" "$@" \
-				valgrind --tool=callgrind --toggle-collect=launch_loop \
+			hooked "$name" "$@" valgrind --tool=callgrind --toggle-collect=launch_loop \
 				--callgrind-out-file="$out" \
 				"$exe" --launches 100000 --runs 1 --only "$path" >/dev/null 2>&1
 			ir=$(sed -n 's/^summary: *//p' "$out")
@@ -55,5 +59,5 @@ run() { # name, extra variables...
 	fi
 }
 
-run noshare
+run noshare GPUSHARE_COMPUTE_PERCENT=100
 run alone30 GPUSHARE_COMPUTE_PERCENT=30

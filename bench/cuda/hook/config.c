@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "core/error.h"
@@ -88,6 +89,35 @@ static int fail(char *err, size_t err_len, const char *var, const char *val, con
 }
 
 /*
+ * The variable var as an integer from lo to hi (want says so in the
+ * message) into *out: 1 when it is set, 0 when unset or empty, GS_EINVAL.
+ */
+static int read_u64(gs_share_getenv_fn get, const char *var, uint64_t lo, uint64_t hi,
+		    const char *want, uint64_t *out, char *err, size_t err_len)
+{
+	const char *s = get(var);
+
+	if (!s || !*s)
+		return 0;
+	if (parse_u64(s, lo, hi, out))
+		return fail(err, err_len, var, s, want);
+	return 1;
+}
+
+/* The id the variable var names (checked), or dflt when it is unset, into out. */
+static int read_id(gs_share_getenv_fn get, const char *var, const char *dflt,
+		   char out[GS_SHARE_ID_MAX], char *err, size_t err_len)
+{
+	const char *s = get(var);
+
+	if (s && *s && !valid_id(s))
+		return fail(err, err_len, var, s,
+			    "use 1 to 63 of A-Z a-z 0-9 . _ -, not starting with '.'");
+	strcpy(out, s && *s ? s : dflt);
+	return 0;
+}
+
+/*
  * HAMi's memory variables. Returns 1 when they set a limit on some
  * device, 0 when not, or GS_EINVAL.
  */
@@ -103,6 +133,7 @@ static int read_hami_mem(struct gs_share_config *c, gs_share_getenv_fn get, char
 		if (parse_size(s, &v))
 			return fail(err, len, "CUDA_DEVICE_MEMORY_LIMIT", s, SIZE_WANT);
 		c->mem_limit_bytes = v;
+		c->given |= GS_SHARE_GIVEN_MEM;
 		any = v != 0;
 	}
 	for (i = 0; i < GS_SHARE_MAX_DEVS; i++) {
@@ -113,6 +144,7 @@ static int read_hami_mem(struct gs_share_config *c, gs_share_getenv_fn get, char
 		if (parse_size(s, &v))
 			return fail(err, len, name, s, SIZE_WANT);
 		c->dev_mem_limit_bytes[i] = v;
+		c->given |= GS_SHARE_GIVEN_MEM;
 		if (v && !any)
 			any = 2;
 	}
@@ -121,28 +153,26 @@ static int read_hami_mem(struct gs_share_config *c, gs_share_getenv_fn get, char
 	return any != 0;
 }
 
-/* HAMi's SM share, global and per device: 0 and 100 mean none. */
+/* HAMi's SM share, global (i = -1) and per device: 0 and 100 mean none. */
 static int read_hami_sm(struct gs_share_config *c, gs_share_getenv_fn get, char *err,
 			size_t len)
 {
-	const char *s = get("CUDA_DEVICE_SM_LIMIT");
 	char name[48];
 	uint64_t v;
-	int i;
+	int i, rc;
 
-	if (s && *s) {
-		if (parse_u64(s, 0, 100, &v))
-			return fail(err, len, "CUDA_DEVICE_SM_LIMIT", s, "not an integer from 0 to 100");
-		c->compute_pct = v ? (int)v : 100;
-	}
-	for (i = 0; i < GS_SHARE_MAX_DEVS; i++) {
-		snprintf(name, sizeof(name), "CUDA_DEVICE_SM_LIMIT_%d", i);
-		s = get(name);
-		if (!s || !*s)
+	for (i = -1; i < GS_SHARE_MAX_DEVS; i++) {
+		if (i < 0)
+			snprintf(name, sizeof(name), "CUDA_DEVICE_SM_LIMIT");
+		else
+			snprintf(name, sizeof(name), "CUDA_DEVICE_SM_LIMIT_%d", i);
+		rc = read_u64(get, name, 0, 100, "not an integer from 0 to 100", &v, err, len);
+		if (rc < 0)
+			return rc;
+		if (!rc)
 			continue;
-		if (parse_u64(s, 0, 100, &v))
-			return fail(err, len, name, s, "not an integer from 0 to 100");
-		c->dev_compute_pct[i] = v ? (int)v : 100;
+		*(i < 0 ? &c->compute_pct : &c->dev_compute_pct[i]) = v ? (int)v : 100;
+		c->given |= GS_SHARE_GIVEN_COMPUTE;
 	}
 	return 0;
 }
@@ -157,11 +187,12 @@ static int read_mem(struct gs_share_config *c, gs_share_getenv_fn get, char *err
 	int rc;
 
 	if (own && *own) {
-		if (parse_u64(own, 1, MAX_LIMIT_MIB, &v))
+		if (parse_u64(own, 0, MAX_LIMIT_MIB, &v))
 			return fail(err, len, "GPUSHARE_MEM_LIMIT_MIB", own,
-				    "not a positive integer (MiB)");
+				    "not an integer of MiB (0 for no limit)");
 		c->mem_limit_bytes = v * MIB;
 		c->mem_source = "GPUSHARE_MEM_LIMIT_MIB";
+		c->given |= GS_SHARE_GIVEN_MEM;
 		return 0;
 	}
 	rc = read_hami_mem(c, get, err, len);
@@ -169,6 +200,7 @@ static int read_mem(struct gs_share_config *c, gs_share_getenv_fn get, char *err
 		return rc < 0 ? rc : 0;
 	if (!ctr || !*ctr)
 		return 0;
+	c->given |= GS_SHARE_GIVEN_MEM;
 	/*
 	 * The device plugin counts in GiB unless it runs with
 	 * --memory-unit=MiB; GPUSHARE_MEM_UNIT says which.
@@ -199,6 +231,16 @@ static int read_mem(struct gs_share_config *c, gs_share_getenv_fn get, char *err
 	return 0;
 }
 
+const char *gs_share_config_getenv(const char *name)
+{
+	static char host[GS_SHARE_ID_MAX];
+	const char *v = getenv(name);
+
+	if (!v && !strcmp(name, "HOSTNAME") && !gethostname(host, sizeof(host) - 1))
+		return host;
+	return v;
+}
+
 int gs_share_config_read(struct gs_share_config *cfg, gs_share_getenv_fn get, char *err,
 			 size_t err_len)
 {
@@ -217,42 +259,24 @@ int gs_share_config_read(struct gs_share_config *cfg, gs_share_getenv_fn get, ch
 	if (rc)
 		return rc;
 
-	s = get("GPUSHARE_COMPUTE_PERCENT");
-	if (s && *s) {
-		if (parse_u64(s, 1, 100, &v))
-			return fail(err, err_len, "GPUSHARE_COMPUTE_PERCENT", s,
-				    "not an integer from 1 to 100");
+	rc = read_u64(get, "GPUSHARE_COMPUTE_PERCENT", 1, 100, "not an integer from 1 to 100", &v,
+		      err, err_len);
+	if (rc > 0) {
 		c.compute_pct = (int)v;
-	} else {
-		rc = read_hami_sm(&c, get, err, err_len);
-		if (rc)
-			return rc;
+		c.given |= GS_SHARE_GIVEN_COMPUTE;
+	} else if (rc < 0 || (rc = read_hami_sm(&c, get, err, err_len))) {
+		return rc;
 	}
 
-	s = get("GPUSHARE_POD_ID");
-	if (s && *s) {
-		if (!valid_id(s))
-			return fail(err, err_len, "GPUSHARE_POD_ID", s,
-				    "use 1 to 63 of A-Z a-z 0-9 . _ -, not starting with '.'");
-		strcpy(c.pod_id, s);
-	} else {
-		/*
-		 * Containers of one Kubernetes pod share its UTS namespace, so
-		 * the host name is the pod name: a sound default pod id.
-		 */
-		s = get("HOSTNAME");
-		strcpy(c.pod_id, s && valid_id(s) ? s : "default");
-	}
-
-	s = get("GPUSHARE_NODE_ID");
-	if (s && *s) {
-		if (!valid_id(s))
-			return fail(err, err_len, "GPUSHARE_NODE_ID", s,
-				    "use 1 to 63 of A-Z a-z 0-9 . _ -, not starting with '.'");
-		strcpy(c.node_id, s);
-	} else {
-		strcpy(c.node_id, "node");
-	}
+	/*
+	 * Containers of one Kubernetes pod share its UTS namespace, so the
+	 * host name is the pod name: a sound default pod id.
+	 */
+	s = get("HOSTNAME");
+	if (read_id(get, "GPUSHARE_POD_ID", s && valid_id(s) ? s : "default", c.pod_id, err,
+		    err_len) ||
+	    read_id(get, "GPUSHARE_NODE_ID", "node", c.node_id, err, err_len))
+		return GS_EINVAL;
 
 	s = get("GPUSHARE_SHM_DIR");
 	if (s && *s) {
@@ -262,42 +286,50 @@ int gs_share_config_read(struct gs_share_config *cfg, gs_share_getenv_fn get, ch
 		strcpy(c.shm_dir, s);
 	}
 
-	s = get("GPUSHARE_ACTIVE_WINDOW_MS");
-	if (s && *s) {
-		if (parse_u64(s, 10, 10000, &v))
-			return fail(err, err_len, "GPUSHARE_ACTIVE_WINDOW_MS", s,
-				    "not an integer from 10 to 10000");
+	rc = read_u64(get, "GPUSHARE_ACTIVE_WINDOW_MS", 10, 10000, "not an integer from 10 to 10000",
+		      &v, err, err_len);
+	if (rc < 0)
+		return rc;
+	if (rc)
 		c.active_window_ms = (int)v;
-	}
 
 	/*
 	 * The driver's own memory of each context (hundreds of MiB on recent
 	 * GPUs), which no allocation call shows: charged when one is created.
 	 */
-	s = get("GPUSHARE_CONTEXT_RESERVE_MIB");
-	if (s && *s) {
-		if (parse_u64(s, 0, MAX_LIMIT_MIB, &v))
-			return fail(err, err_len, "GPUSHARE_CONTEXT_RESERVE_MIB", s,
-				    "not an integer from 0 to 1073741824 (MiB)");
+	rc = read_u64(get, "GPUSHARE_CONTEXT_RESERVE_MIB", 0, MAX_LIMIT_MIB,
+		      "not an integer from 0 to 1073741824 (MiB)", &v, err, err_len);
+	if (rc < 0)
+		return rc;
+	if (rc) {
 		c.ctx_reserve_bytes = v * MIB;
+		c.given |= GS_SHARE_GIVEN_RESERVE;
 	}
 
-	s = get("GPUSHARE_LOG");
-	if (s && *s) {
-		if (parse_u64(s, 0, 2, &v))
-			return fail(err, err_len, "GPUSHARE_LOG", s, "expected 0, 1 or 2");
+	rc = read_u64(get, "GPUSHARE_LOG", 0, 2, "expected 0, 1 or 2", &v, err, err_len);
+	if (rc < 0)
+		return rc;
+	if (rc)
 		c.log_level = (int)v;
-	}
 
 	*cfg = c;
 	return 0;
 }
 
+/* A device's own value when it has one, else the value for all devices. */
+#define PER_DEVICE(cfg, dev_field, all_field, ordinal)                                  \
+	((ordinal) >= 0 && (ordinal) < GS_SHARE_MAX_DEVS && (cfg)->dev_field[ordinal] \
+		 ? (cfg)->dev_field[ordinal]                                           \
+		 : (cfg)->all_field)
+
 uint64_t gs_share_config_mem_limit(const struct gs_share_config *cfg, int ordinal)
 {
-	if (ordinal >= 0 && ordinal < GS_SHARE_MAX_DEVS && cfg->dev_mem_limit_bytes[ordinal])
-		return cfg->dev_mem_limit_bytes[ordinal];
-	return cfg->mem_limit_bytes;
+	return PER_DEVICE(cfg, dev_mem_limit_bytes, mem_limit_bytes, ordinal);
+}
+
+int gs_share_config_compute_pct(const struct gs_share_config *cfg, int ordinal)
+{
+	return PER_DEVICE(cfg, dev_compute_pct, compute_pct, ordinal);
 }
 
 int gs_share_config_mem_limited(const struct gs_share_config *cfg)
@@ -305,16 +337,9 @@ int gs_share_config_mem_limited(const struct gs_share_config *cfg)
 	int i;
 
 	for (i = 0; i < GS_SHARE_MAX_DEVS; i++)
-		if (cfg->dev_mem_limit_bytes[i])
+		if (gs_share_config_mem_limit(cfg, i))
 			return 1;
-	return cfg->mem_limit_bytes != 0;
-}
-
-int gs_share_config_compute_pct(const struct gs_share_config *cfg, int ordinal)
-{
-	if (ordinal >= 0 && ordinal < GS_SHARE_MAX_DEVS && cfg->dev_compute_pct[ordinal])
-		return cfg->dev_compute_pct[ordinal];
-	return cfg->compute_pct;
+	return 0;
 }
 
 int gs_share_config_compute_limited(const struct gs_share_config *cfg)
@@ -322,9 +347,9 @@ int gs_share_config_compute_limited(const struct gs_share_config *cfg)
 	int i;
 
 	for (i = 0; i < GS_SHARE_MAX_DEVS; i++)
-		if (cfg->dev_compute_pct[i] && cfg->dev_compute_pct[i] < 100)
+		if (gs_share_config_compute_pct(cfg, i) < 100)
 			return 1;
-	return cfg->compute_pct < 100;
+	return 0;
 }
 
 int gs_share_config_unlimited(const struct gs_share_config *cfg)

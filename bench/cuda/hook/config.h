@@ -13,6 +13,9 @@
  * an error that names the variable and the value, never a silent default,
  * because a typo in a limit would otherwise run a pod without one.
  *
+ * A process that sets none of a family's variables has not given that
+ * family (given): it takes those limits from its pod (hook_pod.h).
+ *
  * This module only reads variables and checks them; it has no state and
  * no dependency beyond libc, so the unit tests call it directly.
  */
@@ -25,6 +28,13 @@
 #define GS_SHARE_ID_MAX 64      /* pod and node ids, including the NUL */
 #define GS_SHARE_DIR_MAX 256    /* GPUSHARE_SHM_DIR, including the NUL */
 #define GS_SHARE_MAX_DEVS 16    /* per-device variables read: _0 to _15 */
+
+/* The families of limits the variables may give (struct gs_share_config.given). */
+enum {
+	GS_SHARE_GIVEN_MEM = 1,     /* GPUSHARE_MEM_LIMIT_MIB, HAMi's, the device plugin's */
+	GS_SHARE_GIVEN_COMPUTE = 2, /* GPUSHARE_COMPUTE_PERCENT, CUDA_DEVICE_SM_LIMIT* */
+	GS_SHARE_GIVEN_RESERVE = 4, /* GPUSHARE_CONTEXT_RESERVE_MIB */
+};
 
 enum gs_share_log {
 	GS_SHARE_LOG_QUIET = 0, /* errors only */
@@ -45,10 +55,18 @@ struct gs_share_config {
 	int log_level;                   /* enum gs_share_log */
 	const char *mem_source;          /* which variable set the memory limit, static */
 	uint64_t ctx_reserve_bytes;      /* charged per context created, 0 = none */
+	unsigned given;                  /* GS_SHARE_GIVEN_* the variables set */
 };
 
 /* Looks a variable up; getenv in the library, a table in the tests. */
 typedef const char *(*gs_share_getenv_fn)(const char *name);
+
+/*
+ * getenv, but HOSTNAME unset reads as the host name (the default pod id):
+ * the lookup the library and gpushare-pod give gs_share_config_read. The
+ * host name is kept in static storage.
+ */
+const char *gs_share_config_getenv(const char *name);
 
 /*
  * Fills *cfg from the variables that get() returns. Returns 0, or

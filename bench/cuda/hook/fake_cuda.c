@@ -32,9 +32,9 @@ struct event {
 	int recorded;
 };
 
-struct fake_driver fk;
-pthread_mutex_t fk_lock = PTHREAD_MUTEX_INITIALIZER;
-__thread int fk_cur_dev;
+struct fakecuda_driver fakecuda;
+pthread_mutex_t fakecuda_lock = PTHREAD_MUTEX_INITIALIZER;
+__thread int fakecuda_cur_dev;
 
 static uint64_t now_ns(void)
 {
@@ -44,7 +44,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t fake_env_u64(const char *name, uint64_t dflt)
+uint64_t fakecuda_env_u64(const char *name, uint64_t dflt)
 {
 	const char *s = getenv(name);
 
@@ -52,17 +52,17 @@ uint64_t fake_env_u64(const char *name, uint64_t dflt)
 }
 
 /* Consumes an injected failure for this entry point, if one is armed. */
-int fake_injected(const char *name, CUresult *rc)
+int fakecuda_injected(const char *name, CUresult *rc)
 {
 	int hit;
 
-	pthread_mutex_lock(&fk_lock);
-	hit = fk.fail_name[0] && !strcmp(fk.fail_name, name);
+	pthread_mutex_lock(&fakecuda_lock);
+	hit = fakecuda.fail_name[0] && !strcmp(fakecuda.fail_name, name);
 	if (hit) {
-		*rc = fk.fail_rc;
-		fk.fail_name[0] = 0;
+		*rc = fakecuda.fail_rc;
+		fakecuda.fail_name[0] = 0;
 	}
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return hit;
 }
 
@@ -70,35 +70,35 @@ int fake_injected(const char *name, CUresult *rc)
 
 EXPORT void fakecuda_set_device(int ordinal)
 {
-	fk_cur_dev = ordinal;
+	fakecuda_cur_dev = ordinal;
 }
 
 EXPORT uint64_t fakecuda_used_bytes(int ordinal)
 {
 	uint64_t v;
 
-	pthread_mutex_lock(&fk_lock);
-	v = ordinal >= 0 && ordinal < MAX_DEVS ? fk.used[ordinal] : 0;
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
+	v = ordinal >= 0 && ordinal < MAX_DEVS ? fakecuda.used[ordinal] : 0;
+	pthread_mutex_unlock(&fakecuda_lock);
 	return v;
 }
 
 EXPORT void fakecuda_fail_next(const char *name, int rc)
 {
-	pthread_mutex_lock(&fk_lock);
-	snprintf(fk.fail_name, sizeof(fk.fail_name), "%s", name);
-	fk.fail_rc = (CUresult)rc;
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
+	snprintf(fakecuda.fail_name, sizeof(fakecuda.fail_name), "%s", name);
+	fakecuda.fail_rc = (CUresult)rc;
+	pthread_mutex_unlock(&fakecuda_lock);
 }
 
 EXPORT uint64_t fakecuda_kernel_ns(void)
 {
-	return __atomic_load_n(&fk.kernel_ns, __ATOMIC_RELAXED);
+	return __atomic_load_n(&fakecuda.kernel_ns, __ATOMIC_RELAXED);
 }
 
 EXPORT uint64_t fakecuda_launches(void)
 {
-	return __atomic_load_n(&fk.launches, __ATOMIC_RELAXED);
+	return __atomic_load_n(&fakecuda.launches, __ATOMIC_RELAXED);
 }
 
 /* --- device and context ------------------------------------------------------ */
@@ -107,24 +107,24 @@ EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
 {
 	CUresult inj;
 
-	if (fake_injected("cuInit", &inj))
+	if (fakecuda_injected("cuInit", &inj))
 		return inj;
 	if (Flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fk_lock);
-	if (!fk.initialised) {
-		fk.n_devs = (int)fake_env_u64("FAKECUDA_DEVICES", 2);
-		if (fk.n_devs < 1 || fk.n_devs > MAX_DEVS)
-			fk.n_devs = 2;
-		fk.mem_bytes = fake_env_u64("FAKECUDA_MEM_MIB", 16384) << 20;
-		fk.pitch = fake_env_u64("FAKECUDA_PITCH", 512);
-		fk.block_ns = fake_env_u64("FAKECUDA_KERNEL_NS", 1000);
-		fk.uuid_base = (int)fake_env_u64("FAKECUDA_UUID_BASE", 0);
-		fk.ctx_bytes = fake_env_u64("FAKECUDA_CTX_MIB", 0) << 20;
-		fk.next_ptr = 0x7f0000000000ull;
-		fk.initialised = 1;
+	pthread_mutex_lock(&fakecuda_lock);
+	if (!fakecuda.initialised) {
+		fakecuda.n_devs = (int)fakecuda_env_u64("FAKECUDA_DEVICES", 2);
+		if (fakecuda.n_devs < 1 || fakecuda.n_devs > MAX_DEVS)
+			fakecuda.n_devs = 2;
+		fakecuda.mem_bytes = fakecuda_env_u64("FAKECUDA_MEM_MIB", 16384) << 20;
+		fakecuda.pitch = fakecuda_env_u64("FAKECUDA_PITCH", 512);
+		fakecuda.block_ns = fakecuda_env_u64("FAKECUDA_KERNEL_NS", 1000);
+		fakecuda.uuid_base = (int)fakecuda_env_u64("FAKECUDA_UUID_BASE", 0);
+		fakecuda.ctx_bytes = fakecuda_env_u64("FAKECUDA_CTX_MIB", 0) << 20;
+		fakecuda.next_ptr = 0x7f0000000000ull;
+		fakecuda.initialised = 1;
 	}
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
 }
 
@@ -136,70 +136,48 @@ EXPORT CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
 	return CUDA_SUCCESS;
 }
 
-EXPORT CUresult CUDAAPI cuDeviceGetCount(int *count)
+/*
+ * An entry point that answers through its outputs (answer, an expression)
+ * once its arguments are acceptable (ok): CUDA_ERROR_INVALID_VALUE when
+ * they are not.
+ */
+#define ANSWER(name, params, ok, answer)                  \
+	EXPORT CUresult CUDAAPI name params               \
+	{                                                 \
+		ENTER(#name);                             \
+		if (!(ok))                                \
+			return CUDA_ERROR_INVALID_VALUE;  \
+		answer;                                   \
+		return CUDA_SUCCESS;                      \
+	}
+
+/* The UUID of device dev: "fakegpu", zeros, and dev + FAKECUDA_UUID_BASE last. */
+static void uuid_of(CUuuid *uuid, int dev)
 {
-	ENTER("cuDeviceGetCount");
-	if (!count)
-		return CUDA_ERROR_INVALID_VALUE;
-	*count = fk.n_devs;
-	return CUDA_SUCCESS;
+	memset(uuid->bytes, 0, sizeof(uuid->bytes));
+	memcpy(uuid->bytes, "fakegpu", 7);
+	uuid->bytes[15] = (char)(dev + fakecuda.uuid_base);
 }
+
+ANSWER(cuDeviceGetCount, (int *count), count, *count = fakecuda.n_devs)
+ANSWER(cuDeviceGetName, (char *name, int len, CUdevice dev), name && len > 0 && FAKECUDA_DEV_OK(dev),
+       snprintf(name, (size_t)len, "Fake GPU"))
+ANSWER(cuDeviceGetUuid, (CUuuid *uuid, CUdevice dev), uuid && FAKECUDA_DEV_OK(dev), uuid_of(uuid, dev))
+/* Only the compute mode: FAKECUDA_COMPUTE_MODE (default 0, CU_COMPUTEMODE_DEFAULT). */
+ANSWER(cuDeviceGetAttribute, (int *pi, CUdevice_attribute attrib, CUdevice dev),
+       pi && FAKECUDA_DEV_OK(dev) && attrib == CU_DEVICE_ATTRIBUTE_COMPUTE_MODE,
+       *pi = (int)fakecuda_env_u64("FAKECUDA_COMPUTE_MODE", CU_COMPUTEMODE_DEFAULT))
+ANSWER(cuDeviceTotalMem_v2, (size_t *bytes, CUdevice dev), bytes && FAKECUDA_DEV_OK(dev),
+       *bytes = (size_t)fakecuda.mem_bytes)
+ANSWER(cuCtxGetCurrent, (CUcontext *pctx), pctx,
+       *pctx = (CUcontext)(uintptr_t)(0x1000 + fakecuda_cur_dev))
 
 EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
 {
 	ENTER("cuDeviceGet");
-	if (!device || ordinal < 0 || ordinal >= fk.n_devs)
+	if (!device || !FAKECUDA_DEV_OK(ordinal))
 		return CUDA_ERROR_INVALID_DEVICE;
 	*device = ordinal;
-	return CUDA_SUCCESS;
-}
-
-EXPORT CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
-{
-	ENTER("cuDeviceGetName");
-	if (!name || len < 1 || dev < 0 || dev >= fk.n_devs)
-		return CUDA_ERROR_INVALID_VALUE;
-	snprintf(name, (size_t)len, "Fake GPU");
-	(void)dev;
-	return CUDA_SUCCESS;
-}
-
-EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
-{
-	ENTER("cuDeviceGetUuid");
-	if (!uuid || dev < 0 || dev >= fk.n_devs)
-		return CUDA_ERROR_INVALID_VALUE;
-	memset(uuid->bytes, 0, sizeof(uuid->bytes));
-	memcpy(uuid->bytes, "fakegpu", 7);
-	uuid->bytes[15] = (char)(dev + fk.uuid_base);
-	return CUDA_SUCCESS;
-}
-
-/* Only the compute mode: FAKECUDA_COMPUTE_MODE (default 0, CU_COMPUTEMODE_DEFAULT). */
-EXPORT CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
-{
-	ENTER("cuDeviceGetAttribute");
-	if (!pi || dev < 0 || dev >= fk.n_devs || attrib != CU_DEVICE_ATTRIBUTE_COMPUTE_MODE)
-		return CUDA_ERROR_INVALID_VALUE;
-	*pi = (int)fake_env_u64("FAKECUDA_COMPUTE_MODE", CU_COMPUTEMODE_DEFAULT);
-	return CUDA_SUCCESS;
-}
-
-EXPORT CUresult CUDAAPI cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
-{
-	ENTER("cuDeviceTotalMem_v2");
-	if (!bytes || dev < 0 || dev >= fk.n_devs)
-		return CUDA_ERROR_INVALID_VALUE;
-	*bytes = (size_t)fk.mem_bytes;
-	return CUDA_SUCCESS;
-}
-
-EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
-{
-	ENTER("cuCtxGetCurrent");
-	if (!pctx)
-		return CUDA_ERROR_INVALID_VALUE;
-	*pctx = (CUcontext)(uintptr_t)(0x1000 + fk_cur_dev);
 	return CUDA_SUCCESS;
 }
 
@@ -208,9 +186,88 @@ EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
 	ENTER("cuCtxGetDevice");
 	if (!device)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (fk_cur_dev < 0 || fk_cur_dev >= fk.n_devs)
+	if (!FAKECUDA_DEV_OK(fakecuda_cur_dev))
 		return CUDA_ERROR_INVALID_CONTEXT;
-	*device = fk_cur_dev;
+	*device = fakecuda_cur_dev;
+	return CUDA_SUCCESS;
+}
+
+/* --- streams ---------------------------------------------------------------------------- */
+
+/*
+ * A created stream belongs to the device current when it was created;
+ * any other handle (NULL, the special ones, made-up values the tests use)
+ * is a stream of the current device.
+ */
+#define MAX_STREAMS 64
+
+static struct {
+	int in_use;
+	int dev;
+} streams[MAX_STREAMS];
+
+/* The index of a handle cuStreamCreate made, or -1. */
+static int stream_index(CUstream s)
+{
+	uintptr_t off = (uintptr_t)s - (uintptr_t)streams;
+
+	if ((uintptr_t)s < (uintptr_t)streams || off % sizeof(streams[0]) ||
+	    off / sizeof(streams[0]) >= MAX_STREAMS)
+		return -1;
+	return (int)(off / sizeof(streams[0]));
+}
+
+int fakecuda_stream_dev(CUstream s)
+{
+	int i = stream_index(s), dev = fakecuda_cur_dev;
+
+	pthread_mutex_lock(&fakecuda_lock);
+	if (i >= 0 && streams[i].in_use)
+		dev = streams[i].dev;
+	pthread_mutex_unlock(&fakecuda_lock);
+	return dev;
+}
+
+EXPORT CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+	int i;
+
+	ENTER("cuStreamCreate");
+	if (!phStream || Flags > CU_STREAM_NON_BLOCKING)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!FAKECUDA_DEV_OK(fakecuda_cur_dev))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&fakecuda_lock);
+	for (i = 0; i < MAX_STREAMS && streams[i].in_use; i++)
+		;
+	if (i < MAX_STREAMS) {
+		streams[i].in_use = 1;
+		streams[i].dev = fakecuda_cur_dev;
+		*phStream = (CUstream)&streams[i];
+	}
+	pthread_mutex_unlock(&fakecuda_lock);
+	return i < MAX_STREAMS ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
+{
+	int i = stream_index(hStream);
+
+	ENTER("cuStreamDestroy_v2");
+	if (i < 0)
+		return CUDA_ERROR_INVALID_HANDLE;
+	pthread_mutex_lock(&fakecuda_lock);
+	streams[i].in_use = 0;
+	pthread_mutex_unlock(&fakecuda_lock);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device)
+{
+	ENTER("cuStreamGetDevice");
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	*device = fakecuda_stream_dev(hStream);
 	return CUDA_SUCCESS;
 }
 
@@ -223,64 +280,118 @@ EXPORT CUresult CUDAAPI cuCtxGetDevice(CUdevice *device)
  */
 static int primary_refs[MAX_DEVS];
 
-struct fake_ctx {
+struct ctx {
 	int dev;
 };
 
+/*
+ * What making a context costs: FAKECUDA_CTX_CREATE_US of waiting (default
+ * 0), as a real driver takes tens of milliseconds, so that threads that
+ * race to make one overlap as they would on a GPU.
+ */
+static void ctx_making(void)
+{
+	uint64_t us = fakecuda_env_u64("FAKECUDA_CTX_CREATE_US", 0);
+	struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
+
+	if (us)
+		nanosleep(&ts, NULL);
+}
+
+/* With fakecuda_lock held: a context's memory on dev, taken (sign 1) or given back (-1). */
+static void ctx_charge_locked(int dev, int sign)
+{
+	if (sign > 0)
+		fakecuda.used[dev] += fakecuda.ctx_bytes;
+	else
+		fakecuda.used[dev] -= fakecuda.ctx_bytes;
+}
+
 static void ctx_charge(int dev, int sign)
 {
-	pthread_mutex_lock(&fk_lock);
-	if (sign > 0)
-		fk.used[dev] += fk.ctx_bytes;
-	else
-		fk.used[dev] -= fk.ctx_bytes;
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
+	ctx_charge_locked(dev, sign);
+	pthread_mutex_unlock(&fakecuda_lock);
+}
+
+/* The primary context of dev: delta references more (1), fewer (-1), or none left (0). */
+static CUresult primary_ref(CUdevice dev, int delta)
+{
+	CUresult rc = CUDA_SUCCESS;
+
+	pthread_mutex_lock(&fakecuda_lock);
+	if (delta < 0 && !primary_refs[dev])
+		rc = CUDA_ERROR_INVALID_CONTEXT;
+	else if (delta > 0 && primary_refs[dev]++ == 0)
+		ctx_charge_locked(dev, 1);
+	else if (delta <= 0 && primary_refs[dev] && (delta == 0 || --primary_refs[dev] == 0))
+		ctx_charge_locked(dev, -1);
+	if (delta == 0)
+		primary_refs[dev] = 0;
+	pthread_mutex_unlock(&fakecuda_lock);
+	return rc;
 }
 
 EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
 	ENTER("cuDevicePrimaryCtxRetain");
-	if (!pctx || dev < 0 || dev >= fk.n_devs)
+	if (!pctx || !FAKECUDA_DEV_OK(dev))
 		return CUDA_ERROR_INVALID_VALUE;
-	if (primary_refs[dev]++ == 0)
-		ctx_charge(dev, 1);
+	ctx_making();
 	*pctx = (CUcontext)(uintptr_t)(0x1000 + dev);
-	return CUDA_SUCCESS;
+	return primary_ref(dev, 1);
 }
 
 EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
 	ENTER("cuDevicePrimaryCtxRelease_v2");
-	if (dev < 0 || dev >= fk.n_devs || !primary_refs[dev])
+	if (!FAKECUDA_DEV_OK(dev))
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (--primary_refs[dev] == 0)
-		ctx_charge(dev, -1);
-	return CUDA_SUCCESS;
+	return primary_ref(dev, -1);
 }
 
 EXPORT CUresult CUDAAPI cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
 	ENTER("cuDevicePrimaryCtxReset_v2");
-	if (dev < 0 || dev >= fk.n_devs)
+	if (!FAKECUDA_DEV_OK(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
-	if (primary_refs[dev])
-		ctx_charge(dev, -1);
-	primary_refs[dev] = 0;
+	return primary_ref(dev, 0);
+}
+
+/* Peer access: any two distinct devices may reach each other's memory. */
+EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+	ENTER("cuDeviceCanAccessPeer");
+	if (!canAccessPeer || !FAKECUDA_DEV_OK(dev) || !FAKECUDA_DEV_OK(peerDev))
+		return CUDA_ERROR_INVALID_DEVICE;
+	*canAccessPeer = dev != peerDev;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
+{
+	uintptr_t peer = (uintptr_t)peerContext;
+
+	ENTER("cuCtxEnablePeerAccess");
+	if (Flags || peer < 0x1000 || peer >= 0x1000 + (uintptr_t)fakecuda.n_devs ||
+	    (int)(peer - 0x1000) == fakecuda_cur_dev)
+		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
 }
 
 static CUresult ctx_create(CUcontext *pctx, CUdevice dev)
 {
-	struct fake_ctx *c;
+	struct ctx *c;
 
-	if (!pctx || dev < 0 || dev >= fk.n_devs)
+	if (!pctx || !FAKECUDA_DEV_OK(dev))
 		return CUDA_ERROR_INVALID_VALUE;
 	c = malloc(sizeof(*c));
 	if (!c)
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	ctx_making();
 	c->dev = dev;
 	ctx_charge(dev, 1);
-	fk_cur_dev = dev; /* a new context is current */
+	fakecuda_cur_dev = dev; /* a new context is current */
 	*pctx = (CUcontext)c;
 	return CUDA_SUCCESS;
 }
@@ -313,7 +424,7 @@ EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *param
 
 EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 {
-	struct fake_ctx *c = (struct fake_ctx *)ctx;
+	struct ctx *c = (struct ctx *)ctx;
 
 	ENTER("cuCtxDestroy_v2");
 	if (!c || (uintptr_t)ctx < 0x2000)
@@ -328,22 +439,22 @@ EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 static CUresult run_kernel(CUstream s, uint64_t dur_ns)
 {
 	uint64_t t = now_ns(), start, wait = 0;
-	int d = fk_cur_dev, captured;
+	int d = fakecuda_cur_dev, captured;
 	CUresult rc;
 
-	if (d < 0 || d >= fk.n_devs)
+	if (!FAKECUDA_DEV_OK(d))
 		return CUDA_ERROR_INVALID_CONTEXT;
-	rc = fake_into_stream(s, &captured);
+	rc = fakecuda_into_stream(s, FAKECUDA_NODE_WORK, &captured);
 	if (rc || captured)
 		return rc;
-	pthread_mutex_lock(&fk_lock);
-	start = fk.busy_until_ns[d] > t ? fk.busy_until_ns[d] : t;
-	fk.busy_until_ns[d] = start + dur_ns;
-	fk.kernel_ns += dur_ns;
-	fk.launches++;
+	pthread_mutex_lock(&fakecuda_lock);
+	start = fakecuda.busy_until_ns[d] > t ? fakecuda.busy_until_ns[d] : t;
+	fakecuda.busy_until_ns[d] = start + dur_ns;
+	fakecuda.kernel_ns += dur_ns;
+	fakecuda.launches++;
 	if (start > t + QUEUE_NS)
 		wait = start - t - QUEUE_NS;
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	/* A full launch queue blocks the host, as on a real GPU. */
 	if (wait) {
 		struct timespec ts = { (time_t)(wait / 1000000000ull), (long)(wait % 1000000000ull) };
@@ -352,22 +463,6 @@ static CUresult run_kernel(CUstream s, uint64_t dur_ns)
 	}
 	return CUDA_SUCCESS;
 }
-
-#define LAUNCH_PAIR(name, args_decl, check, stream, dur)                      \
-	EXPORT CUresult CUDAAPI name args_decl                                \
-	{                                                                     \
-		ENTER(#name);                                                 \
-		if (!(check))                                                 \
-			return CUDA_ERROR_INVALID_VALUE;                      \
-		return run_kernel(stream, dur);                               \
-	}                                                                     \
-	EXPORT CUresult CUDAAPI name##_ptsz args_decl                         \
-	{                                                                     \
-		ENTER(#name "_ptsz");                                         \
-		if (!(check))                                                 \
-			return CUDA_ERROR_INVALID_VALUE;                      \
-		return run_kernel((stream) ? (stream) : CU_STREAM_PER_THREAD, dur); \
-	}
 
 #define KERNEL_ARGS                                                                  \
 	(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, \
@@ -378,18 +473,23 @@ static CUresult run_kernel(CUstream s, uint64_t dur_ns)
 	 unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,           \
 	 unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
 #define KERNEL_OK                                                                    \
-	((void)hStream, (void)kernelParams, (void)sharedMemBytes,                         \
+	((void)kernelParams, (void)sharedMemBytes,                                        \
 	 f && gridDimX && gridDimY && gridDimZ && blockDimX && blockDimY && blockDimZ)
 
-LAUNCH_PAIR(cuLaunchKernel, KERNEL_ARGS, KERNEL_OK && ((void)extra, 1), hStream,
-	    gridDimX * fk.block_ns)
-LAUNCH_PAIR(cuLaunchCooperativeKernel, COOP_ARGS, KERNEL_OK, hStream, gridDimX * fk.block_ns)
-LAUNCH_PAIR(cuLaunchKernelEx,
-	    (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra),
-	    ((void)kernelParams, (void)extra, config && f && config->gridDimX), config->hStream,
-	    config->gridDimX * fk.block_ns)
-LAUNCH_PAIR(cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream), hGraphExec != NULL,
-	    hStream, 100000ull)
+/* A launch of dur ns into stream when check holds, as the flavour ptsz_ means the stream. */
+#define LAUNCH(check, stream, dur) \
+	((check) ? run_kernel(FAKECUDA_STREAM(stream, ptsz_), dur) : CUDA_ERROR_INVALID_VALUE)
+
+FAKECUDA_TWINS(cuLaunchKernel, KERNEL_ARGS,
+	       LAUNCH(KERNEL_OK && ((void)extra, 1), hStream, gridDimX * fakecuda.block_ns))
+FAKECUDA_TWINS(cuLaunchCooperativeKernel, COOP_ARGS,
+	       LAUNCH(KERNEL_OK, hStream, gridDimX * fakecuda.block_ns))
+FAKECUDA_TWINS(cuLaunchKernelEx,
+	       (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra),
+	       LAUNCH(((void)kernelParams, (void)extra, config && f && config->gridDimX),
+		      config->hStream, config->gridDimX * fakecuda.block_ns))
+FAKECUDA_TWINS(cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream),
+	       LAUNCH(hGraphExec != NULL, hStream, 100000ull))
 
 /* A launch through cuGetProcAddress when FAKECUDA_GPA_DISTINCT is set. */
 static CUresult CUDAAPI gpa_cuLaunchKernel KERNEL_ARGS
@@ -404,7 +504,7 @@ static CUresult CUDAAPI gpa_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 }
 
 /* An ABI of cuMemAlloc from a future CUDA, which the hook cannot know. */
-static CUresult CUDAAPI fake_cuMemAlloc_v99(CUdeviceptr *dptr, size_t bytesize)
+static CUresult CUDAAPI mem_alloc_v99(CUdeviceptr *dptr, size_t bytesize)
 {
 	return cuMemAlloc_v2(dptr, bytesize);
 }
@@ -433,21 +533,21 @@ EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 {
 	struct event *e = (struct event *)hEvent;
-	uint64_t t = now_ns();
-
+	uint64_t t = now_ns(), busy;
 	CUresult rc;
 	int captured;
 
 	ENTER("cuEventRecord");
 	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
-	rc = fake_into_stream(hStream, &captured);
+	rc = fakecuda_into_stream(hStream, FAKECUDA_NODE_WORK, &captured);
 	if (rc || captured)
 		return rc;
-	pthread_mutex_lock(&fk_lock);
-	e->t_ns = fk.busy_until_ns[fk_cur_dev] > t ? fk.busy_until_ns[fk_cur_dev] : t;
+	pthread_mutex_lock(&fakecuda_lock);
+	busy = fakecuda.busy_until_ns[fakecuda_cur_dev];
+	e->t_ns = busy > t ? busy : t;
 	e->recorded = 1;
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
 }
 
@@ -488,88 +588,30 @@ struct proc {
 	void *fn;
 };
 
-#define P(api, ver, fl, name) { api, ver, fl, #name, (void *)name }
+/*
+ * What cuGetProcAddress knows: every entry point of hooks.def (so the fake
+ * cannot lack one: it would not link), then the fake's own.
+ */
+#define P(api, ver, fl, name) { api, ver, fl, #name, (void *)name },
 static const struct proc procs[] = {
-	P("cuInit", 2000, ANY, cuInit),
-	P("cuDriverGetVersion", 2020, ANY, cuDriverGetVersion),
-	P("cuDeviceGetCount", 2000, ANY, cuDeviceGetCount),
-	P("cuDeviceGet", 2000, ANY, cuDeviceGet),
-	P("cuDeviceGetName", 2000, ANY, cuDeviceGetName),
-	P("cuDeviceGetUuid", 9020, ANY, cuDeviceGetUuid),
-	P("cuDeviceTotalMem", 3020, ANY, cuDeviceTotalMem_v2),
-	P("cuDeviceGetAttribute", 2000, ANY, cuDeviceGetAttribute),
-	P("cuCtxGetCurrent", 4000, ANY, cuCtxGetCurrent),
-	P("cuCtxGetDevice", 2000, ANY, cuCtxGetDevice),
-	P("cuGetProcAddress", 11030, ANY, cuGetProcAddress),
-	P("cuGetProcAddress", 12000, ANY, cuGetProcAddress_v2),
-	P("cuMemGetInfo", 3020, ANY, cuMemGetInfo_v2),
-	P("cuMemAlloc", 2000, ANY, cuMemAlloc),
-	P("cuMemAlloc", 3020, ANY, cuMemAlloc_v2),
-	P("cuMemAlloc", 99000, ANY, fake_cuMemAlloc_v99),
-	P("cuMemAllocManaged", 6000, ANY, cuMemAllocManaged),
-	P("cuMemAllocPitch", 3020, ANY, cuMemAllocPitch_v2),
-	P("cuMemFree", 3020, ANY, cuMemFree_v2),
-	P("cuMemAllocAsync", 11020, LEGACY, cuMemAllocAsync),
-	P("cuMemAllocAsync", 11020, PTSZ, cuMemAllocAsync_ptsz),
-	P("cuMemAllocFromPoolAsync", 11020, LEGACY, cuMemAllocFromPoolAsync),
-	P("cuMemAllocFromPoolAsync", 11020, PTSZ, cuMemAllocFromPoolAsync_ptsz),
-	P("cuMemFreeAsync", 11020, LEGACY, cuMemFreeAsync),
-	P("cuMemFreeAsync", 11020, PTSZ, cuMemFreeAsync_ptsz),
-	P("cuMemCreate", 10020, ANY, cuMemCreate),
-	P("cuMemRelease", 10020, ANY, cuMemRelease),
-	P("cuMemMap", 10020, ANY, cuMemMap),
-	P("cuMemUnmap", 10020, ANY, cuMemUnmap),
-	P("cuMemRetainAllocationHandle", 11000, ANY, cuMemRetainAllocationHandle),
-	P("cuDeviceGetDefaultMemPool", 11020, ANY, cuDeviceGetDefaultMemPool),
-	P("cuDeviceGetMemPool", 11020, ANY, cuDeviceGetMemPool),
-	P("cuMemPoolCreate", 11020, ANY, cuMemPoolCreate),
-	P("cuMemPoolDestroy", 11020, ANY, cuMemPoolDestroy),
-	P("cuMemPoolTrimTo", 11020, ANY, cuMemPoolTrimTo),
-	P("cuMemPoolSetAttribute", 11020, ANY, cuMemPoolSetAttribute),
-	P("cuMemPoolGetAttribute", 11020, ANY, cuMemPoolGetAttribute),
-	P("cuArrayCreate", 3020, ANY, cuArrayCreate_v2),
-	P("cuArray3DCreate", 3020, ANY, cuArray3DCreate_v2),
-	P("cuMipmappedArrayCreate", 5000, ANY, cuMipmappedArrayCreate),
-	P("cuArrayDestroy", 2000, ANY, cuArrayDestroy),
-	P("cuMipmappedArrayDestroy", 5000, ANY, cuMipmappedArrayDestroy),
-	P("cuGraphCreate", 10000, ANY, cuGraphCreate),
-	P("cuGraphAddMemAllocNode", 11040, ANY, cuGraphAddMemAllocNode),
-	P("cuGraphDestroyNode", 10000, ANY, cuGraphDestroyNode),
-	P("cuGraphDestroy", 10000, ANY, cuGraphDestroy),
-	P("cuGraphClone", 10000, ANY, cuGraphClone),
-	P("cuGraphInstantiate", 11000, ANY, cuGraphInstantiate_v2),
-	P("cuGraphInstantiateWithFlags", 11040, ANY, cuGraphInstantiateWithFlags),
-	P("cuGraphInstantiateWithParams", 12000, LEGACY, cuGraphInstantiateWithParams),
-	P("cuGraphInstantiateWithParams", 12000, PTSZ, cuGraphInstantiateWithParams_ptsz),
-	P("cuGraphExecDestroy", 10000, ANY, cuGraphExecDestroy),
-	P("cuDeviceGraphMemTrim", 11040, ANY, cuDeviceGraphMemTrim),
-	P("cuDevicePrimaryCtxRetain", 7000, ANY, cuDevicePrimaryCtxRetain),
-	P("cuDevicePrimaryCtxRelease", 11000, ANY, cuDevicePrimaryCtxRelease_v2),
-	P("cuDevicePrimaryCtxReset", 11000, ANY, cuDevicePrimaryCtxReset_v2),
-	P("cuCtxCreate", 3020, ANY, cuCtxCreate_v2),
-	P("cuCtxCreate", 11040, ANY, cuCtxCreate_v3),
-	P("cuCtxCreate", 12050, ANY, cuCtxCreate_v4),
-	P("cuCtxDestroy", 4000, ANY, cuCtxDestroy_v2),
-	P("cuLaunchKernel", 4000, LEGACY, cuLaunchKernel),
-	P("cuLaunchKernel", 7000, PTSZ, cuLaunchKernel_ptsz),
-	P("cuLaunchKernelEx", 11060, LEGACY, cuLaunchKernelEx),
-	P("cuLaunchKernelEx", 11060, PTSZ, cuLaunchKernelEx_ptsz),
-	P("cuLaunchCooperativeKernel", 9000, LEGACY, cuLaunchCooperativeKernel),
-	P("cuLaunchCooperativeKernel", 9000, PTSZ, cuLaunchCooperativeKernel_ptsz),
-	P("cuGraphLaunch", 10000, LEGACY, cuGraphLaunch),
-	P("cuGraphLaunch", 10000, PTSZ, cuGraphLaunch_ptsz),
-	P("cuEventCreate", 2000, ANY, cuEventCreate),
-	P("cuEventDestroy", 4000, ANY, cuEventDestroy_v2),
-	P("cuEventRecord", 2000, LEGACY, cuEventRecord),
-	P("cuEventQuery", 2000, ANY, cuEventQuery),
-	P("cuEventElapsedTime", 2000, ANY, cuEventElapsedTime),
-	P("cuStreamIsCapturing", 10000, LEGACY, cuStreamIsCapturing),
-	P("cuStreamBeginCapture", 10010, LEGACY, cuStreamBeginCapture_v2),
-	P("cuStreamBeginCapture", 10010, PTSZ, cuStreamBeginCapture_v2_ptsz),
-	P("cuStreamEndCapture", 10000, LEGACY, cuStreamEndCapture),
-	P("cuThreadExchangeStreamCaptureMode", 10010, ANY, cuThreadExchangeStreamCaptureMode),
-	P("cuStreamSynchronize", 2000, LEGACY, cuStreamSynchronize),
-	P("cuCtxSynchronize", 2000, ANY, cuCtxSynchronize),
+#define GS_HOOK(ret, name, api, version, flavour, params) P(api, version, flavour, name)
+#define GS_REAL(ret, name, api, version, flavour, params) P(api, version, flavour, name)
+#include "hooks.def"
+	P("cuDriverGetVersion", 2020, ANY, cuDriverGetVersion)
+	P("cuDeviceGet", 2000, ANY, cuDeviceGet)
+	P("cuDeviceGetName", 2000, ANY, cuDeviceGetName)
+	P("cuDeviceGetAttribute", 2000, ANY, cuDeviceGetAttribute)
+	P("cuMemAlloc", 2000, ANY, cuMemAlloc)
+	P("cuMemAlloc", 99000, ANY, mem_alloc_v99)
+	P("cuMemPoolSetAttribute", 11020, ANY, cuMemPoolSetAttribute)
+	P("cuGraphCreate", 10000, ANY, cuGraphCreate)
+	P("cuEventDestroy", 4000, ANY, cuEventDestroy_v2)
+	P("cuStreamCreate", 2000, ANY, cuStreamCreate)
+	P("cuStreamDestroy", 4000, ANY, cuStreamDestroy_v2)
+	P("cuStreamBeginCapture", 10010, LEGACY, cuStreamBeginCapture_v2)
+	P("cuStreamBeginCapture", 10010, PTSZ, cuStreamBeginCapture_v2_ptsz)
+	P("cuStreamSynchronize", 2000, LEGACY, cuStreamSynchronize)
+	P("cuCtxSynchronize", 2000, ANY, cuCtxSynchronize)
 };
 #undef P
 
@@ -618,7 +660,7 @@ static CUresult gpa(const char *symbol, void **pfn, int cudaVersion, cuuint64_t 
 	 * Read here: the hook asks before cuInit. Only for flags 0, what the
 	 * runtime asks with: flags 1 and 2 get the exports.
 	 */
-	if (flags == CU_GET_PROC_ADDRESS_DEFAULT && fake_env_u64("FAKECUDA_GPA_DISTINCT", 0)) {
+	if (flags == CU_GET_PROC_ADDRESS_DEFAULT && fakecuda_env_u64("FAKECUDA_GPA_DISTINCT", 0)) {
 		if (best->fn == (void *)cuMemAlloc_v2)
 			*pfn = (void *)gpa_cuMemAlloc_v2;
 		else if (best->fn == (void *)cuLaunchKernel)

@@ -18,6 +18,7 @@
  *                         what flags 1 and 2 answer) for cuMemAlloc and
  *                         cuLaunchKernel, as a driver may
  *   FAKECUDA_CTX_MIB      device memory of each context in MiB (default 0)
+ *   FAKECUDA_CTX_CREATE_US time that making a context takes (default 0)
  *   FAKECUDA_KERNEL_NS    GPU time of one block of gridDimX in ns (default
  *                         1000; 0 for launch-cost benchmarks)
  * A kernel launched with gridDimX = n takes n microseconds (by default) of a simulated

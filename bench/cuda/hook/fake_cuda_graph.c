@@ -3,8 +3,10 @@
  * fake_cuda_graph.c - stream capture and graphs in the fake CUDA driver
  * (fake_cuda.c says what the fake is for): the driver's rules for
  * "potentially unsafe" calls during a capture, which the hook's own calls
- * must never break, launches into a capturing stream becoming graph nodes,
- * and graphs with memory nodes, cloned, instantiated and destroyed.
+ * must never break, launches and stream-ordered allocations into a
+ * capturing stream becoming graph nodes, capture into a graph of one's
+ * own, and graphs with memory nodes, made by any entry point, cloned,
+ * moved into a parent, instantiated and destroyed.
  */
 #define _GNU_SOURCE
 #include "fake_cuda_internal.h"
@@ -27,24 +29,37 @@
  */
 #define MAX_CAPTURES 16
 
+#define MAX_MOVED 16
+
+/*
+ * A graph: its nodes (captured work or added), and the child graphs moved
+ * into it (CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE), destroyed with it.
+ */
+struct graph {
+	int nodes;
+	int mem_nodes;           /* memory allocation nodes, its children's included */
+	struct graph *parent;    /* moved into this graph: not to be destroyed alone */
+	struct graph *moved[MAX_MOVED];
+	int n_moved;
+};
+
 struct capture {
 	CUstream stream;
 	CUstreamCaptureMode mode;
 	pthread_t thread;
 	int active;
 	int invalidated;
-	int nodes;
+	int own_graph;           /* cuStreamBeginCaptureToGraph: the graph is the caller's */
+	uint64_t id;
+	struct graph *graph;
 };
 
 static struct capture captures[MAX_CAPTURES];
-static int n_captures;   /* active ones; atomic, read without fk_lock */
+static int n_captures;   /* active ones; atomic, read without fakecuda_lock */
+static uint64_t next_capture_id = 1;
 static __thread CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 
-struct fake_graph {
-	int nodes;               /* captured launches, or memory nodes */
-};
-
-/* With fk_lock held: the capture of stream s, or NULL. */
+/* With fakecuda_lock held: the capture of stream s, or NULL. */
 static struct capture *capture_of(CUstream s)
 {
 	int i;
@@ -56,7 +71,7 @@ static struct capture *capture_of(CUstream s)
 }
 
 /* Every "potentially unsafe" call starts here (fake_cuda_internal.h). */
-CUresult fake_unsafe_call(void)
+CUresult fakecuda_unsafe_call(void)
 {
 	CUresult rc = CUDA_SUCCESS;
 	pthread_t self = pthread_self();
@@ -65,7 +80,7 @@ CUresult fake_unsafe_call(void)
 	if (!__atomic_load_n(&n_captures, __ATOMIC_ACQUIRE) ||
 	    thread_mode == CU_STREAM_CAPTURE_MODE_RELAXED)
 		return CUDA_SUCCESS;
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	for (i = 0; i < MAX_CAPTURES; i++) {
 		struct capture *c = &captures[i];
 		int own = pthread_equal(c->thread, self);
@@ -78,7 +93,7 @@ CUresult fake_unsafe_call(void)
 			rc = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 		}
 	}
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return rc;
 }
 
@@ -87,7 +102,7 @@ CUresult fake_unsafe_call(void)
  * when it became a node of a capture, an error when that capture is
  * invalidated, CUDA_SUCCESS and *captured = 0 when it runs.
  */
-CUresult fake_into_stream(CUstream s, int *captured)
+CUresult fakecuda_into_stream(CUstream s, int kind, int *captured)
 {
 	struct capture *c;
 	CUresult rc = CUDA_SUCCESS;
@@ -95,68 +110,78 @@ CUresult fake_into_stream(CUstream s, int *captured)
 	*captured = 0;
 	if (!__atomic_load_n(&n_captures, __ATOMIC_ACQUIRE))
 		return CUDA_SUCCESS;
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	c = capture_of(s);
 	if (c) {
 		*captured = 1;
-		if (c->invalidated)
+		if (c->invalidated) {
 			rc = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
-		else
-			c->nodes++;
+		} else {
+			c->graph->nodes++;
+			if (kind == FAKECUDA_NODE_ALLOC)
+				c->graph->mem_nodes++;
+		}
 	}
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return rc;
 }
 
-static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode)
+/* Begins a capture of s into graph (NULL: a new graph, the driver's own). */
+static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode, struct graph *graph)
 {
-	int i;
+	int own = graph != NULL, i;
 
 	if (!s || s == CU_STREAM_LEGACY)
 		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL && mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
 	    mode != CU_STREAM_CAPTURE_MODE_RELAXED)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fk_lock);
+	pthread_mutex_lock(&fakecuda_lock);
 	if (capture_of(s)) {
-		pthread_mutex_unlock(&fk_lock);
+		pthread_mutex_unlock(&fakecuda_lock);
 		return CUDA_ERROR_ILLEGAL_STATE;
 	}
 	for (i = 0; i < MAX_CAPTURES && captures[i].active; i++)
 		;
-	if (i == MAX_CAPTURES) {
-		pthread_mutex_unlock(&fk_lock);
+	if (!graph)
+		graph = calloc(1, sizeof(*graph));
+	if (i == MAX_CAPTURES || !graph) {
+		pthread_mutex_unlock(&fakecuda_lock);
+		if (!own)
+			free(graph);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	captures[i] = (struct capture){ s, mode, pthread_self(), 1, 0, 0 };
+	captures[i] = (struct capture){ s, mode, pthread_self(), 1, 0, own, next_capture_id++,
+					graph };
 	__atomic_add_fetch(&n_captures, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	return CUDA_SUCCESS;
 }
 
-EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode)
-{
-	ENTER("cuStreamBeginCapture_v2");
-	return begin_capture(hStream, mode);
-}
+FAKECUDA_TWINS(cuStreamBeginCapture_v2, (CUstream hStream, CUstreamCaptureMode mode),
+	       begin_capture(FAKECUDA_STREAM(hStream, ptsz_), mode, NULL))
+FAKECUDA_TWINS(cuStreamBeginCaptureToGraph,
+	       (CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+		const CUgraphEdgeData *dependencyData, size_t numDependencies,
+		CUstreamCaptureMode mode),
+	       ((void)dependencies, (void)dependencyData, (void)numDependencies,
+		hGraph ? begin_capture(FAKECUDA_STREAM(hStream, ptsz_), mode, (struct graph *)hGraph)
+		       : CUDA_ERROR_INVALID_VALUE))
 
-EXPORT CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
+/*
+ * An invalidated capture returns no graph: a graph the capture made is
+ * destroyed, one of the caller's (cuStreamBeginCaptureToGraph) stays.
+ */
+static CUresult end_capture(CUstream s, CUgraph *phGraph)
 {
-	ENTER("cuStreamBeginCapture_v2_ptsz");
-	return begin_capture(hStream ? hStream : CU_STREAM_PER_THREAD, mode);
-}
-
-EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
-{
-	struct fake_graph *g = NULL;
+	struct graph *g = NULL;
 	struct capture *c;
 	CUresult rc = CUDA_SUCCESS;
 
-	ENTER("cuStreamEndCapture");
 	if (!phGraph)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fk_lock);
-	c = capture_of(hStream);
+	pthread_mutex_lock(&fakecuda_lock);
+	c = capture_of(s);
 	if (!c) {
 		rc = CUDA_ERROR_ILLEGAL_STATE;
 	} else if (c->mode != CU_STREAM_CAPTURE_MODE_RELAXED &&
@@ -165,20 +190,52 @@ EXPORT CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 	} else {
 		if (c->invalidated) {
 			rc = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+			if (!c->own_graph)
+				free(c->graph);
 		} else {
-			g = calloc(1, sizeof(*g));
-			if (!g)
-				rc = CUDA_ERROR_OUT_OF_MEMORY;
-			else
-				g->nodes = c->nodes;
+			g = c->graph;
 		}
 		c->active = 0;
 		__atomic_sub_fetch(&n_captures, 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&fk_lock);
+	pthread_mutex_unlock(&fakecuda_lock);
 	*phGraph = (CUgraph)g;
 	return rc;
 }
+
+FAKECUDA_TWINS(cuStreamEndCapture, (CUstream hStream, CUgraph *phGraph),
+	       end_capture(FAKECUDA_STREAM(hStream, ptsz_), phGraph))
+
+static CUresult capture_info(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id,
+			     CUgraph *graph, const CUgraphNode **deps, size_t *n_deps)
+{
+	struct capture *c;
+
+	if (!status)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fakecuda_lock);
+	c = capture_of(s);
+	*status = !c ? CU_STREAM_CAPTURE_STATUS_NONE
+		     : c->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
+				      : CU_STREAM_CAPTURE_STATUS_ACTIVE;
+	if (id)
+		*id = c ? c->id : 0;
+	if (graph)
+		*graph = c ? (CUgraph)c->graph : NULL;
+	pthread_mutex_unlock(&fakecuda_lock);
+	if (deps)
+		*deps = NULL;
+	if (n_deps)
+		*n_deps = 0;
+	return CUDA_SUCCESS;
+}
+
+FAKECUDA_TWINS(cuStreamGetCaptureInfo_v2,
+	       (CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out,
+		CUgraph *graph_out, const CUgraphNode **dependencies_out,
+		size_t *numDependencies_out),
+	       capture_info(FAKECUDA_STREAM(hStream, ptsz_), captureStatus_out, id_out, graph_out,
+			    dependencies_out, numDependencies_out))
 
 EXPORT CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
@@ -212,35 +269,30 @@ EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
 
 EXPORT CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 {
-	struct capture *c;
-
 	ENTER("cuStreamIsCapturing");
-	if (!captureStatus)
-		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&fk_lock);
-	c = capture_of(hStream);
-	*captureStatus = !c ? CU_STREAM_CAPTURE_STATUS_NONE
-			    : c->invalidated ? CU_STREAM_CAPTURE_STATUS_INVALIDATED
-					     : CU_STREAM_CAPTURE_STATUS_ACTIVE;
-	pthread_mutex_unlock(&fk_lock);
-	return CUDA_SUCCESS;
+	return capture_info(hStream, captureStatus, NULL, NULL, NULL, NULL);
 }
 
 EXPORT int fakecuda_graph_nodes(CUgraph g)
 {
-	return g ? ((struct fake_graph *)g)->nodes : -1;
+	return g ? ((struct graph *)g)->nodes : -1;
 }
 
-/* --- graphs with memory nodes ---------------------------------------------------------- */
+/* --- graphs and their nodes ------------------------------------------------------------ */
 
 /*
  * Graphs, nodes and executable graphs are heap objects; the fake does not
  * model the physical memory of graph allocations (the hook's accounting
- * is what the tests check), only their nodes and addresses.
+ * is what the tests check), only their nodes and addresses. As the driver
+ * documents, the parameters of a memory node cannot be changed
+ * (CUDA_ERROR_NOT_SUPPORTED), unless FAKECUDA_GRAPH_SET_ALLOC=1 makes the
+ * fake a driver that allowed it; and a graph with memory nodes can become
+ * a child graph only by moving into its parent, which then destroys it.
  */
-struct fake_node {
-	struct fake_graph *graph;
-	uint64_t bytes;
+struct node {
+	struct graph *graph;
+	CUgraphNodeType type;
+	uint64_t bytes;          /* a memory allocation node's */
 };
 
 EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags)
@@ -248,8 +300,61 @@ EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 	ENTER("cuGraphCreate");
 	if (!phGraph || flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	*phGraph = (CUgraph)calloc(1, sizeof(struct fake_graph));
+	*phGraph = (CUgraph)calloc(1, sizeof(struct graph));
 	return *phGraph ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+/* A memory allocation node's parameters are acceptable (and its address is set). */
+static CUresult alloc_params_ok(CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+	if (!p || !p->bytesize || p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    !FAKECUDA_DEV_OK(p->poolProps.location.id))
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&fakecuda_lock);
+	p->dptr = fakecuda_new_address(p->bytesize);
+	pthread_mutex_unlock(&fakecuda_lock);
+	return CUDA_SUCCESS;
+}
+
+/* Moves child into parent: its nodes become the parent's, and it dies with it. */
+static CUresult move_child(struct graph *parent, struct graph *child)
+{
+	if (!child || child == parent || child->parent || parent->n_moved == MAX_MOVED)
+		return CUDA_ERROR_INVALID_VALUE;
+	child->parent = parent;
+	parent->moved[parent->n_moved++] = child;
+	parent->mem_nodes += child->mem_nodes;
+	return CUDA_SUCCESS;
+}
+
+/* Adds a node of type to g; params as cuGraphAddNode gives them (NULL for memory nodes). */
+static CUresult add_node(CUgraphNode *out, struct graph *g, CUgraphNodeType type,
+			 CUgraphNodeParams *params, CUDA_MEM_ALLOC_NODE_PARAMS *alloc)
+{
+	CUresult rc = CUDA_SUCCESS;
+	struct node *n;
+
+	if (!out || !g || g->parent)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (type == CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+		rc = alloc_params_ok(alloc);
+	else if (type == CU_GRAPH_NODE_TYPE_GRAPH && params->graph.ownership ==
+							   CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE)
+		rc = move_child(g, (struct graph *)params->graph.graph);
+	else if (type == CU_GRAPH_NODE_TYPE_GRAPH)
+		rc = params->graph.graph && !((struct graph *)params->graph.graph)->mem_nodes
+			     ? CUDA_SUCCESS
+			     : CUDA_ERROR_INVALID_VALUE;
+	if (rc)
+		return rc;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*n = (struct node){ g, type, alloc ? alloc->bytesize : 0 };
+	g->nodes++;
+	g->mem_nodes += type == CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+	*out = (CUgraphNode)n;
+	return CUDA_SUCCESS;
 }
 
 EXPORT CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
@@ -257,53 +362,113 @@ EXPORT CUresult CUDAAPI cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph
 					       size_t numDependencies,
 					       CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
 {
-	struct fake_graph *g = (struct fake_graph *)hGraph;
-	struct fake_node *n;
-
 	ENTER("cuGraphAddMemAllocNode");
 	(void)dependencies;
 	(void)numDependencies;
-	if (!phGraphNode || !g || !nodeParams || !nodeParams->bytesize ||
-	    nodeParams->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+	return add_node(phGraphNode, (struct graph *)hGraph, CU_GRAPH_NODE_TYPE_MEM_ALLOC, NULL,
+			nodeParams);
+}
+
+static CUresult add_generic(CUgraphNode *out, CUgraph g, CUgraphNodeParams *p)
+{
+	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
-	n = calloc(1, sizeof(*n));
-	if (!n)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	n->graph = g;
-	n->bytes = nodeParams->bytesize;
-	g->nodes++;
-	pthread_mutex_lock(&fk_lock);
-	nodeParams->dptr = fake_new_address(nodeParams->bytesize);
-	pthread_mutex_unlock(&fk_lock);
-	*phGraphNode = (CUgraphNode)n;
+	return add_node(out, (struct graph *)g, p->type, p,
+			p->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC
+				? (CUDA_MEM_ALLOC_NODE_PARAMS *)&p->alloc
+				: NULL);
+}
+
+EXPORT CUresult CUDAAPI cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+				       const CUgraphNode *dependencies, size_t numDependencies,
+				       CUgraphNodeParams *nodeParams)
+{
+	ENTER("cuGraphAddNode");
+	(void)dependencies;
+	(void)numDependencies;
+	return add_generic(phGraphNode, hGraph, nodeParams);
+}
+
+EXPORT CUresult CUDAAPI cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
+					  const CUgraphNode *dependencies,
+					  const CUgraphEdgeData *dependencyData,
+					  size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+	ENTER("cuGraphAddNode_v2");
+	(void)dependencies;
+	(void)dependencyData;
+	(void)numDependencies;
+	return add_generic(phGraphNode, hGraph, nodeParams);
+}
+
+/* New parameters for node n, in its graph or in an executable graph of it. */
+static CUresult set_params(struct node *n, CUgraphNodeParams *p)
+{
+	if (!n || !p || p->type != n->type)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (n->type == CU_GRAPH_NODE_TYPE_MEM_FREE)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (n->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
+		if (!fakecuda_env_u64("FAKECUDA_GRAPH_SET_ALLOC", 0))
+			return CUDA_ERROR_NOT_SUPPORTED;
+		if (alloc_params_ok((CUDA_MEM_ALLOC_NODE_PARAMS *)&p->alloc))
+			return CUDA_ERROR_INVALID_VALUE;
+		n->bytes = p->alloc.bytesize;
+	}
 	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult CUDAAPI cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
+{
+	ENTER("cuGraphNodeSetParams");
+	return set_params((struct node *)hNode, nodeParams);
+}
+
+EXPORT CUresult CUDAAPI cuGraphExecNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+						 CUgraphNodeParams *nodeParams)
+{
+	ENTER("cuGraphExecNodeSetParams");
+	return hGraphExec ? set_params((struct node *)hNode, nodeParams) : CUDA_ERROR_INVALID_VALUE;
 }
 
 EXPORT CUresult CUDAAPI cuGraphDestroyNode(CUgraphNode hNode)
 {
-	struct fake_node *n = (struct fake_node *)hNode;
+	struct node *n = (struct node *)hNode;
 
 	ENTER("cuGraphDestroyNode");
 	if (!n)
 		return CUDA_ERROR_INVALID_VALUE;
 	n->graph->nodes--;
+	n->graph->mem_nodes -= n->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC;
 	free(n);
 	return CUDA_SUCCESS;
 }
 
-/* The nodes of a destroyed graph are leaked: the fake does not list them. */
+static void graph_free(struct graph *g)
+{
+	int i;
+
+	for (i = 0; i < g->n_moved; i++)
+		graph_free(g->moved[i]);
+	free(g);
+}
+
+/*
+ * The nodes of a destroyed graph are leaked: the fake does not list them.
+ * A graph moved into a parent is destroyed with it, never alone.
+ */
 EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
 {
 	ENTER("cuGraphDestroy");
-	if (!hGraph)
+	if (!hGraph || ((struct graph *)hGraph)->parent)
 		return CUDA_ERROR_INVALID_VALUE;
-	free(hGraph);
+	graph_free((struct graph *)hGraph);
 	return CUDA_SUCCESS;
 }
 
 EXPORT CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
 {
-	struct fake_graph *g;
+	struct graph *g;
 
 	ENTER("cuGraphClone");
 	if (!phGraphClone || !originalGraph)
@@ -311,14 +476,16 @@ EXPORT CUresult CUDAAPI cuGraphClone(CUgraph *phGraphClone, CUgraph originalGrap
 	g = malloc(sizeof(*g));
 	if (!g)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	*g = *(struct fake_graph *)originalGraph;
+	*g = *(struct graph *)originalGraph;
+	g->parent = NULL; /* the clone owns no moved children of its own */
+	g->n_moved = 0;
 	*phGraphClone = (CUgraph)g;
 	return CUDA_SUCCESS;
 }
 
 static CUresult instantiate(CUgraphExec *exec, CUgraph graph)
 {
-	if (!exec || !graph)
+	if (!exec || !graph || ((struct graph *)graph)->parent)
 		return CUDA_ERROR_INVALID_VALUE;
 	*exec = (CUgraphExec)calloc(1, 16);
 	return *exec ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
@@ -343,22 +510,9 @@ EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CU
 	return instantiate(phGraphExec, hGraph);
 }
 
-EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
-						     CUDA_GRAPH_INSTANTIATE_PARAMS *params)
-{
-	ENTER("cuGraphInstantiateWithParams");
-	(void)params;
-	return instantiate(phGraphExec, hGraph);
-}
-
-EXPORT CUresult CUDAAPI cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec,
-							  CUgraph hGraph,
-							  CUDA_GRAPH_INSTANTIATE_PARAMS *params)
-{
-	ENTER("cuGraphInstantiateWithParams_ptsz");
-	(void)params;
-	return instantiate(phGraphExec, hGraph);
-}
+FAKECUDA_TWINS(cuGraphInstantiateWithParams,
+	       (CUgraphExec *phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *params),
+	       ((void)params, instantiate(phGraphExec, hGraph)))
 
 EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
@@ -372,5 +526,5 @@ EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 EXPORT CUresult CUDAAPI cuDeviceGraphMemTrim(CUdevice device)
 {
 	ENTER("cuDeviceGraphMemTrim");
-	return device >= 0 && device < fk.n_devs ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+	return FAKECUDA_DEV_OK(device) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }

@@ -20,11 +20,11 @@
 #include "fake_cuda.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define FAKE_HIDDEN __attribute__((visibility("hidden")))
+#define FAKECUDA_HIDDEN __attribute__((visibility("hidden")))
 #define MAX_DEVS 8
 
 /* The fake driver's state, set up by cuInit from the FAKECUDA_* variables. */
-struct fake_driver {
+struct fakecuda_driver {
 	int initialised;
 	int n_devs;
 	uint64_t mem_bytes;
@@ -42,23 +42,26 @@ struct fake_driver {
 };
 
 /* The one state (fake_cuda.c), its lock, and the calling thread's current device. */
-extern FAKE_HIDDEN struct fake_driver fk;
-extern FAKE_HIDDEN pthread_mutex_t fk_lock;
-extern FAKE_HIDDEN __thread int fk_cur_dev;
+extern FAKECUDA_HIDDEN struct fakecuda_driver fakecuda;
+extern FAKECUDA_HIDDEN pthread_mutex_t fakecuda_lock;
+extern FAKECUDA_HIDDEN __thread int fakecuda_cur_dev;
+
+/* Whether dev is one of the fake's devices. */
+#define FAKECUDA_DEV_OK(dev) ((dev) >= 0 && (dev) < fakecuda.n_devs)
 
 /* The variable name as an unsigned decimal number; dflt when it is unset or empty. */
-FAKE_HIDDEN uint64_t fake_env_u64(const char *name, uint64_t dflt);
+FAKECUDA_HIDDEN uint64_t fakecuda_env_u64(const char *name, uint64_t dflt);
 
 /* 1 and the armed rc in *rc when fakecuda_fail_next() armed a failure of name (now disarmed). */
-FAKE_HIDDEN int fake_injected(const char *name, CUresult *rc);
+FAKECUDA_HIDDEN int fakecuda_injected(const char *name, CUresult *rc);
 
 /* How every entry point starts: an injected failure, else NOT_INITIALIZED before cuInit. */
 #define ENTER(name)                                          \
 	do {                                                 \
 		CUresult inj_;                               \
-		if (fake_injected(name, &inj_))              \
+		if (fakecuda_injected(name, &inj_))              \
 			return inj_;                         \
-		if (!fk.initialised)                         \
+		if (!fakecuda.initialised)                         \
 			return CUDA_ERROR_NOT_INITIALIZED;   \
 	} while (0)
 
@@ -67,24 +70,56 @@ FAKE_HIDDEN int fake_injected(const char *name, CUresult *rc);
  * "potentially unsafe" call now; else CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
  * and the captures it would break are invalidated (the driver's rules).
  */
-FAKE_HIDDEN CUresult fake_unsafe_call(void);
+FAKECUDA_HIDDEN CUresult fakecuda_unsafe_call(void);
 
 /* How every "potentially unsafe" entry point continues, after ENTER. */
 #define UNSAFE()                                       \
 	do {                                           \
-		CUresult cap_ = fake_unsafe_call();    \
+		CUresult cap_ = fakecuda_unsafe_call();    \
 		if (cap_)                              \
 			return cap_;                   \
 	} while (0)
 
-/*
- * fake_cuda_graph.c: a launch (or event record) into stream s: CUDA_SUCCESS
- * and *captured = 1 when it became a node of a capture, an error when that
- * capture is invalidated, CUDA_SUCCESS and *captured = 0 when it runs.
- */
-FAKE_HIDDEN CUresult fake_into_stream(CUstream s, int *captured);
+/* What goes into a stream: work (a launch, an event record, a free) or an allocation. */
+enum { FAKECUDA_NODE_WORK, FAKECUDA_NODE_ALLOC };
 
-/* fake_cuda_mem.c, with fk_lock held: the next distinct, 256-byte aligned, never reused address. */
-FAKE_HIDDEN uint64_t fake_new_address(uint64_t bytes);
+/*
+ * fake_cuda_graph.c: kind into stream s: CUDA_SUCCESS and *captured = 1
+ * when it became a node of a capture, an error when that capture is
+ * invalidated, CUDA_SUCCESS and *captured = 0 when it runs.
+ */
+FAKECUDA_HIDDEN CUresult fakecuda_into_stream(CUstream s, int kind, int *captured);
+
+/* The stream s means in an entry point of flavour ptsz: NULL is the per-thread one in _ptsz. */
+#define FAKECUDA_STREAM(s, ptsz) ((ptsz) && !(s) ? CU_STREAM_PER_THREAD : (s))
+
+/* fake_cuda.c: the device of stream s (created by cuStreamCreate), else the current one. */
+FAKECUDA_HIDDEN int fakecuda_stream_dev(CUstream s);
+
+/*
+ * The two exports of an entry point with a per-thread default stream
+ * flavour, from one body: ptsz_ is 1 in the _ptsz one.
+ */
+#define FAKECUDA_TWINS(name, params, body)                   \
+	EXPORT CUresult CUDAAPI name params                  \
+	{                                                    \
+		const int ptsz_ = 0;                         \
+		ENTER(#name);                                \
+		(void)ptsz_;                                 \
+		return body;                                 \
+	}                                                    \
+	EXPORT CUresult CUDAAPI name##_ptsz params           \
+	{                                                    \
+		const int ptsz_ = 1;                         \
+		ENTER(#name "_ptsz");                        \
+		(void)ptsz_;                                 \
+		return body;                                 \
+	}
+
+/*
+ * fake_cuda_mem.c, with fakecuda_lock held: the next distinct, 256-byte
+ * aligned, never reused address.
+ */
+FAKECUDA_HIDDEN uint64_t fakecuda_new_address(uint64_t bytes);
 
 #endif

@@ -8,7 +8,8 @@
  * included), so a test can match NVML's devices with CUDA's. Memory
  * reads as a busy card would: FAKENVML_USED_MIB used (default 1024) and,
  * in version 2, 300 MiB reserved by the driver. Version 2 checks the
- * struct's version as NVML does.
+ * struct's version as NVML does. Device i is 10 (i + 1) % utilised and its
+ * memory 5 (i + 1) %, so that a test can tell the devices' numbers apart.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +28,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice
 EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length);
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory);
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory);
+EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
+						  nvmlUtilization_t *utilization);
 
 /* A handle is 1 + the device's index; never dereferenced. */
 static int initialised;
@@ -132,5 +135,17 @@ EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v
 	memory->reserved = 300ull << 20;
 	memory->used = used_bytes();
 	memory->free = memory->total - memory->reserved - memory->used;
+	return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device,
+						  nvmlUtilization_t *utilization)
+{
+	int i = index_of(device);
+
+	if (i < 0 || !utilization)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	utilization->gpu = 10u * (unsigned int)(i + 1);
+	utilization->memory = 5u * (unsigned int)(i + 1);
 	return NVML_SUCCESS;
 }

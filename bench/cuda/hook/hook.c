@@ -31,11 +31,12 @@
  * driver is asked, so concurrent allocations of the pod's processes can
  * never overshoot together, and an allocation that would cross the limit
  * fails with CUDA_ERROR_OUT_OF_MEMORY without reaching the driver.
- * Compute: see throttle.h. The wrappers live in hook_mem.c and
- * hook_launch.c; hook_internal.h is what the three files share. Refusals
- * (bad variables, a region of another layout version) print one line on stderr and make every hooked call
- * return CUDA_ERROR_OPERATING_SYSTEM: running without the limits the pod
- * asked for would be worse than not running.
+ * Compute: see throttle.h. The wrappers live in one file per route
+ * (hook_internal.h lists them, with what they share). Refusals (bad
+ * variables, a region of another layout version) print one line on
+ * stderr and make every hooked call return CUDA_ERROR_OPERATING_SYSTEM:
+ * running without the limits the pod asked for would be worse than not
+ * running.
  */
 #include "hook_internal.h"
 
@@ -172,7 +173,8 @@ static void load_driver(void)
 	} else {
 #define GS_HOOK(ret, name, api, version, flavour, params) \
 	gs_real.name = (pfn_##name)real_dlsym(libcuda, #name);
-#define GS_REAL(ret, name, params) gs_real.name = (pfn_##name)real_dlsym(libcuda, #name);
+#define GS_REAL(ret, name, api, version, flavour, params) \
+	gs_real.name = (pfn_##name)real_dlsym(libcuda, #name);
 #include "hooks.def"
 	}
 #define GS_HOOK(ret, name, api, version, flavour, params) \
@@ -322,19 +324,6 @@ GS_NO_SANITIZE void *gs_dlsym_impl(void *handle, const char *name)
 
 /* --- the pod's state --------------------------------------------------------- */
 
-/* --- the pod's state --------------------------------------------------------- */
-
-
-static const char *env_get(const char *name)
-{
-	static char host[GS_SHARE_ID_MAX];
-	const char *v = getenv(name);
-
-	if (!v && !strcmp(name, "HOSTNAME") && !gethostname(host, sizeof(host) - 1))
-		return host;
-	return v;
-}
-
 static void reset_state(void)
 {
 	int i;
@@ -343,7 +332,6 @@ static void reset_state(void)
 		gs_st.thr[i].slot = -1;
 	gs_ptrmap_init(&gs_st.ptrs);
 	gs_ptrmap_init(&gs_st.handles);
-	gs_hook_mem_reset();
 	gs_st.node.fd = -1;
 }
 
@@ -358,19 +346,20 @@ static void share_init(void)
 	if (gs_st.ready)
 		goto out;
 	reset_state();
-	if (gs_share_config_read(&gs_st.cfg, env_get, err, sizeof(err))) {
+	if (gs_share_config_read(&gs_st.cfg, gs_share_config_getenv, err, sizeof(err))) {
 		gs_log(GS_SHARE_LOG_QUIET, "%s: refusing to run without the pod's limits", err);
 		gs_st.refusal = CUDA_ERROR_OPERATING_SYSTEM;
 		goto out;
 	}
 	log_level = gs_st.cfg.log_level;
-	gs_st.limited = gs_share_config_compute_limited(&gs_st.cfg);
+	/* The limits this process did not give come from its pod. */
 	rc = gs_hook_pod_open(&gs_st.cfg, err, sizeof(err));
 	if (rc) {
 		gs_log(GS_SHARE_LOG_QUIET, "%s", err);
 		gs_st.refusal = CUDA_ERROR_OPERATING_SYSTEM;
 		goto out;
 	}
+	gs_st.limited = gs_share_config_compute_limited(&gs_st.cfg);
 	rc = gs_region_open(&gs_st.node, gs_st.cfg.shm_dir, GS_REGION_NODE, gs_st.cfg.node_id, err,
 			    sizeof(err));
 	if (rc) {
@@ -459,11 +448,7 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
 {
 	CUresult rc = gs_hook_enter();
 
-	if (rc)
-		return rc;
-	if (!gs_real.cuInit)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	return gs_real.cuInit(Flags);
+	return rc ? rc : CALL_REAL(cuInit, (Flags));
 }
 
 /* Swaps the driver's answer for our wrapper when what was asked is an entry point we hook. */

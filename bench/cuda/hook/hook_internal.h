@@ -5,7 +5,13 @@
  *
  *   hook.c         the entry-point route (dlsym, cuGetProcAddress), loading
  *                  the driver, the pod's state, logging, fork
- *   hook_mem.c     every way to obtain device memory and give it back
+ *   hook_mem.c     plain device memory and what the pod sees of the device;
+ *                  the helpers every memory route shares (hook_mem.h)
+ *   hook_pool.c    stream-ordered allocations and their pools
+ *   hook_vmm.c     virtual memory management (cuMemCreate and mappings)
+ *   hook_array.c   arrays and mipmapped arrays
+ *   hook_graph.c   graph memory nodes, however a graph gets them
+ *   hook_ctx.c     contexts
  *   hook_launch.c  work submission: heartbeats, the compute throttle
  *   hook_pod.c     the pod's memory in the pod region, failing closed
  *   hook_nvml.c    what NVML reports of a device's memory
@@ -39,19 +45,50 @@
 #include "hooks.def"
 
 #define GS_HOOK(ret, name, api, version, flavour, params) typedef ret(CUDAAPI *pfn_##name) params;
-#define GS_REAL(ret, name, params) typedef ret(CUDAAPI *pfn_##name) params;
+#define GS_REAL(ret, name, api, version, flavour, params) typedef ret(CUDAAPI *pfn_##name) params;
 #include "hooks.def"
 
 /* The real driver, filled once by the first hooked call (hook.c). */
 struct gs_hook_real {
 #define GS_HOOK(ret, name, api, version, flavour, params) pfn_##name name;
-#define GS_REAL(ret, name, params) pfn_##name name;
+#define GS_REAL(ret, name, api, version, flavour, params) pfn_##name name;
 #include "hooks.def"
 };
 
 GS_HIDDEN extern struct gs_hook_real gs_real;
 
-#define CALL_REAL(fn, args) (gs_real.fn ? gs_real.fn args : CUDA_ERROR_NOT_INITIALIZED)
+/*
+ * The one way to call the driver: the real function p (a member of gs_real,
+ * or a pointer taken from it) with args, or CUDA_ERROR_NOT_INITIALIZED when
+ * this driver lacks it. CALL_REAL(fn, args) is CALL_PTR(gs_real.fn, args).
+ */
+#define CALL_PTR(p, args) ((p) ? (p) args : CUDA_ERROR_NOT_INITIALIZED)
+#define CALL_REAL(fn, args) CALL_PTR(gs_real.fn, args)
+
+#define GS_UNPAREN(...) __VA_ARGS__
+
+/*
+ * The two exports of an API that has a per-thread default stream flavour
+ * (name and name_ptsz in hooks.def), made from one body:
+ * impl(real, ptsz, args...) gets the driver's function of the flavour
+ * called and ptsz = 1 for the _ptsz export, in which a NULL stream means
+ * CU_STREAM_PER_THREAD.
+ */
+#define GS_TWINS(name, params, impl, args)                                    \
+	CUresult CUDAAPI name params                                          \
+	{                                                                     \
+		return impl(gs_real.name, 0, GS_UNPAREN args);                \
+	}                                                                     \
+	CUresult CUDAAPI name##_ptsz params                                   \
+	{                                                                     \
+		return impl(gs_real.name##_ptsz, 1, GS_UNPAREN args);         \
+	}
+
+/* The stream a call of the given flavour means: NULL is the per-thread one for _ptsz. */
+static inline CUstream gs_stream_of(CUstream s, int ptsz)
+{
+	return ptsz && !s ? CU_STREAM_PER_THREAD : s;
+}
 
 /* --- the pod's state ----------------------------------------------------- */
 
@@ -135,9 +172,7 @@ GS_HIDDEN void *gs_nvml_dlsym(const char *name, void *sym);
 /* One line "gpushare: ..." on stderr if level is at most GPUSHARE_LOG. */
 GS_HIDDEN __attribute__((format(printf, 2, 3))) void gs_log(int level, const char *fmt, ...);
 
-/* Sets up hook_mem.c's state beyond gs_st at start-up: empty maps; frees nothing. */
-GS_HIDDEN void gs_hook_mem_reset(void);
-/* Frees hook_mem.c's maps and graph accounts (a forked child's, its parent's) and starts empty. */
+/* Frees the memory routes' maps and accounts (a forked child's, its parent's) and starts empty. */
 GS_HIDDEN void gs_hook_mem_forget(void);
 
 static inline uint64_t mono_ns(void)

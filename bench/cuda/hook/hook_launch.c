@@ -34,7 +34,7 @@ static struct dev_throttle *throttle_of(CUdevice ordinal, uint64_t now)
 	if (t->slot >= 0 && gs_node_slot_current(&gs_st.node, t->slot, t->gen))
 		return t;
 	if (t->slot < 0) {
-		if (!gs_real.cuDeviceGetUuid || gs_real.cuDeviceGetUuid(&uuid, ordinal) != CUDA_SUCCESS)
+		if (CALL_REAL(cuDeviceGetUuid, (&uuid, ordinal)) != CUDA_SUCCESS)
 			return NULL;
 		memcpy(t->uuid, uuid.bytes, 16);
 		t->pct = gs_share_config_compute_pct(&gs_st.cfg, ordinal);
@@ -66,23 +66,22 @@ static CUstreamCaptureMode relax(void)
 {
 	CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
 
-	if (!gs_real.cuThreadExchangeStreamCaptureMode ||
-	    gs_real.cuThreadExchangeStreamCaptureMode(&mode) != CUDA_SUCCESS)
+	if (CALL_REAL(cuThreadExchangeStreamCaptureMode, (&mode)) != CUDA_SUCCESS)
 		return CU_STREAM_CAPTURE_MODE_RELAXED;
 	return mode;
 }
 
 static void unrelax(CUstreamCaptureMode mode)
 {
-	if (mode != CU_STREAM_CAPTURE_MODE_RELAXED && gs_real.cuThreadExchangeStreamCaptureMode)
-		gs_real.cuThreadExchangeStreamCaptureMode(&mode);
+	if (mode != CU_STREAM_CAPTURE_MODE_RELAXED)
+		(void)CALL_REAL(cuThreadExchangeStreamCaptureMode, (&mode));
 }
 
 /* Records an event for a timing, legal during any capture. */
 static CUresult record_relaxed(CUevent ev, CUstream stream)
 {
 	CUstreamCaptureMode mode = relax();
-	CUresult rc = gs_real.cuEventRecord(ev, stream);
+	CUresult rc = CALL_REAL(cuEventRecord, (ev, stream));
 
 	unrelax(mode);
 	return rc;
@@ -97,9 +96,10 @@ static int capturing(CUstream stream)
 {
 	CUstreamCaptureStatus cap;
 
-	return gs_real.cuStreamIsCapturing &&
-	       (gs_real.cuStreamIsCapturing(stream, &cap) != CUDA_SUCCESS ||
-		cap != CU_STREAM_CAPTURE_STATUS_NONE);
+	if (!gs_real.cuStreamIsCapturing)
+		return 0; /* a driver before CUDA 10: no capture */
+	return CALL_REAL(cuStreamIsCapturing, (stream, &cap)) != CUDA_SUCCESS ||
+	       cap != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 /* Collects the timing of one finished sample, if any, without waiting. */
@@ -120,8 +120,9 @@ static void poll_samples(void)
 		return;
 	gs_st.poll_next = (int)((p - gs_st.pairs) + 1) % SAMPLE_PAIRS;
 	mode = relax();
-	rc = gs_real.cuEventQuery(p->end);
-	if (rc == CUDA_SUCCESS && gs_real.cuEventElapsedTime(&ms, p->start, p->end) == CUDA_SUCCESS)
+	rc = CALL_REAL(cuEventQuery, (p->end));
+	if (rc == CUDA_SUCCESS &&
+	    CALL_REAL(cuEventElapsedTime, (&ms, p->start, p->end)) == CUDA_SUCCESS)
 		gs_cost_record(&gs_st.costs, p->key, (double)ms * 1e6);
 	unrelax(mode);
 	if (rc != CUDA_ERROR_NOT_READY)
@@ -136,10 +137,11 @@ static struct sample_pair *take_pair(void)
 	CUresult rc;
 	int i;
 
+	/* Timing needs every event call: a driver without one goes untimed. */
 	if (!gs_real.cuEventCreate || !gs_real.cuEventRecord || !gs_real.cuEventQuery ||
-	    !gs_real.cuEventElapsedTime || !gs_real.cuCtxGetCurrent)
+	    !gs_real.cuEventElapsedTime)
 		return NULL;
-	if (gs_real.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
+	if (CALL_REAL(cuCtxGetCurrent, (&ctx)) != CUDA_SUCCESS || !ctx)
 		return NULL;
 	if (!gs_st.sample_ctx)
 		gs_st.sample_ctx = ctx;
@@ -152,9 +154,9 @@ static struct sample_pair *take_pair(void)
 			continue;
 		if (!p->start) {
 			mode = relax();
-			rc = gs_real.cuEventCreate(&p->start, CU_EVENT_DEFAULT);
+			rc = CALL_REAL(cuEventCreate, (&p->start, CU_EVENT_DEFAULT));
 			if (rc == CUDA_SUCCESS)
-				rc = gs_real.cuEventCreate(&p->end, CU_EVENT_DEFAULT);
+				rc = CALL_REAL(cuEventCreate, (&p->end, CU_EVENT_DEFAULT));
 			unrelax(mode);
 			if (rc) {
 				p->start = p->end = NULL; /* a leaked event at worst */
@@ -183,7 +185,7 @@ static void launch_begin(struct launch *l, uintptr_t fn, uint64_t grid, uint64_t
 
 	l->pair = NULL;
 	l->sleep_ns = 0;
-	l->stream = ptsz && !stream ? CU_STREAM_PER_THREAD : stream;
+	l->stream = gs_stream_of(stream, ptsz);
 	if (!gs_st.node_ok)
 		return;
 	now = mono_ns();
@@ -191,7 +193,7 @@ static void launch_begin(struct launch *l, uintptr_t fn, uint64_t grid, uint64_t
 	if (!gs_st.limited && now - __atomic_load_n(&gs_st.last_beat_any_ns, __ATOMIC_RELAXED) <
 				   BEAT_EVERY_NS)
 		return;
-	if (!gs_real.cuCtxGetDevice || gs_real.cuCtxGetDevice(&ordinal) != CUDA_SUCCESS)
+	if (CALL_REAL(cuCtxGetDevice, (&ordinal)) != CUDA_SUCCESS)
 		return;
 	pthread_mutex_lock(&gs_state_lock);
 	t = throttle_of(ordinal, now);
@@ -275,131 +277,88 @@ static CUresult launch_end(struct launch *l, CUresult rc)
 
 #define DIM3(x, y, z) ((uint64_t)(x) * (uint64_t)(y) * (uint64_t)(z))
 
-static CUresult launch_kernel(pfn_cuLaunchKernel fn, int ptsz, CUfunction f, unsigned int gx,
+/* The library ready, then launch_begin: CUDA_SUCCESS, or what the launch must return. */
+static CUresult launch_enter(struct launch *l, uintptr_t fn, uint64_t grid, uint64_t block,
+			     uint64_t smem, CUstream stream, int ptsz)
+{
+	CUresult rc = gs_hook_enter();
+
+	if (rc == CUDA_SUCCESS)
+		launch_begin(l, fn, grid, block, smem, stream, ptsz);
+	return rc;
+}
+
+static CUresult launch_kernel(pfn_cuLaunchKernel real, int ptsz, CUfunction f, unsigned int gx,
 			      unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
 			      unsigned int bz, unsigned int smem, CUstream s, void **params,
 			      void **extra)
 {
 	struct launch l;
-	CUresult rc = gs_hook_enter();
+	CUresult rc = launch_enter(&l, (uintptr_t)f, DIM3(gx, gy, gz), DIM3(bx, by, bz), smem, s,
+				   ptsz);
 
-	if (rc)
-		return rc;
-	if (!fn)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	launch_begin(&l, (uintptr_t)f, DIM3(gx, gy, gz), DIM3(bx, by, bz), smem, s, ptsz);
-	return launch_end(&l, fn(f, gx, gy, gz, bx, by, bz, smem, s, params, extra));
+	return rc ? rc
+		  : launch_end(&l, CALL_PTR(real, (f, gx, gy, gz, bx, by, bz, smem, s, params,
+						   extra)));
 }
 
-CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-				unsigned int gridDimZ, unsigned int blockDimX,
-				unsigned int blockDimY, unsigned int blockDimZ,
-				unsigned int sharedMemBytes, CUstream hStream, void **kernelParams,
-				void **extra)
-{
-	return launch_kernel(gs_real.cuLaunchKernel, 0, f, gridDimX, gridDimY, gridDimZ, blockDimX,
-			     blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
-}
+GS_TWINS(cuLaunchKernel,
+	 (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+	  unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+	  unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra),
+	 launch_kernel,
+	 (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
+	  kernelParams, extra))
 
-CUresult CUDAAPI cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-				     unsigned int gridDimZ, unsigned int blockDimX,
-				     unsigned int blockDimY, unsigned int blockDimZ,
-				     unsigned int sharedMemBytes, CUstream hStream,
-				     void **kernelParams, void **extra)
-{
-	return launch_kernel(gs_real.cuLaunchKernel_ptsz, 1, f, gridDimX, gridDimY, gridDimZ,
-			     blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-			     kernelParams, extra);
-}
-
-static CUresult launch_ex(pfn_cuLaunchKernelEx fn, int ptsz, const CUlaunchConfig *c,
+static CUresult launch_ex(pfn_cuLaunchKernelEx real, int ptsz, const CUlaunchConfig *c,
 			  CUfunction f, void **params, void **extra)
 {
 	struct launch l;
-	CUresult rc = gs_hook_enter();
+	CUresult rc;
 
-	if (rc)
-		return rc;
-	if (!fn)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!c)
-		return fn(c, f, params, extra); /* let the driver report it */
-	launch_begin(&l, (uintptr_t)f, DIM3(c->gridDimX, c->gridDimY, c->gridDimZ),
-		     DIM3(c->blockDimX, c->blockDimY, c->blockDimZ), c->sharedMemBytes,
-		     c->hStream, ptsz);
-	return launch_end(&l, fn(c, f, params, extra));
+	if (!c) { /* the driver's own error */
+		rc = gs_hook_enter();
+		return rc ? rc : CALL_PTR(real, (c, f, params, extra));
+	}
+	rc = launch_enter(&l, (uintptr_t)f, DIM3(c->gridDimX, c->gridDimY, c->gridDimZ),
+			  DIM3(c->blockDimX, c->blockDimY, c->blockDimZ), c->sharedMemBytes,
+			  c->hStream, ptsz);
+	return rc ? rc : launch_end(&l, CALL_PTR(real, (c, f, params, extra)));
 }
 
-CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams,
-				  void **extra)
-{
-	return launch_ex(gs_real.cuLaunchKernelEx, 0, config, f, kernelParams, extra);
-}
+GS_TWINS(cuLaunchKernelEx,
+	 (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra),
+	 launch_ex, (config, f, kernelParams, extra))
 
-CUresult CUDAAPI cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f,
-				       void **kernelParams, void **extra)
-{
-	return launch_ex(gs_real.cuLaunchKernelEx_ptsz, 1, config, f, kernelParams, extra);
-}
-
-static CUresult launch_coop(pfn_cuLaunchCooperativeKernel fn, int ptsz, CUfunction f,
+static CUresult launch_coop(pfn_cuLaunchCooperativeKernel real, int ptsz, CUfunction f,
 			    unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
 			    unsigned int by, unsigned int bz, unsigned int smem, CUstream s,
 			    void **params)
 {
 	struct launch l;
-	CUresult rc = gs_hook_enter();
+	CUresult rc = launch_enter(&l, (uintptr_t)f, DIM3(gx, gy, gz), DIM3(bx, by, bz), smem, s,
+				   ptsz);
 
-	if (rc)
-		return rc;
-	if (!fn)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	launch_begin(&l, (uintptr_t)f, DIM3(gx, gy, gz), DIM3(bx, by, bz), smem, s, ptsz);
-	return launch_end(&l, fn(f, gx, gy, gz, bx, by, bz, smem, s, params));
+	return rc ? rc
+		  : launch_end(&l, CALL_PTR(real, (f, gx, gy, gz, bx, by, bz, smem, s, params)));
 }
 
-CUresult CUDAAPI cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
-					   unsigned int gridDimY, unsigned int gridDimZ,
-					   unsigned int blockDimX, unsigned int blockDimY,
-					   unsigned int blockDimZ, unsigned int sharedMemBytes,
-					   CUstream hStream, void **kernelParams)
-{
-	return launch_coop(gs_real.cuLaunchCooperativeKernel, 0, f, gridDimX, gridDimY, gridDimZ,
-			   blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-			   kernelParams);
-}
-
-CUresult CUDAAPI cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX,
-						unsigned int gridDimY, unsigned int gridDimZ,
-						unsigned int blockDimX, unsigned int blockDimY,
-						unsigned int blockDimZ, unsigned int sharedMemBytes,
-						CUstream hStream, void **kernelParams)
-{
-	return launch_coop(gs_real.cuLaunchCooperativeKernel_ptsz, 1, f, gridDimX, gridDimY,
-			   gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
-			   kernelParams);
-}
+GS_TWINS(cuLaunchCooperativeKernel,
+	 (CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+	  unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+	  unsigned int sharedMemBytes, CUstream hStream, void **kernelParams),
+	 launch_coop,
+	 (f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream,
+	  kernelParams))
 
 /* A whole graph is one launch whose cost is timed like a kernel's. */
-static CUresult launch_graph(pfn_cuGraphLaunch fn, int ptsz, CUgraphExec g, CUstream s)
+static CUresult launch_graph(pfn_cuGraphLaunch real, int ptsz, CUgraphExec g, CUstream s)
 {
 	struct launch l;
-	CUresult rc = gs_hook_enter();
+	CUresult rc = launch_enter(&l, (uintptr_t)g, 0, 0, 0, s, ptsz);
 
-	if (rc)
-		return rc;
-	if (!fn)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	launch_begin(&l, (uintptr_t)g, 0, 0, 0, s, ptsz);
-	return launch_end(&l, fn(g, s));
+	return rc ? rc : launch_end(&l, CALL_PTR(real, (g, s)));
 }
 
-CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
-{
-	return launch_graph(gs_real.cuGraphLaunch, 0, hGraphExec, hStream);
-}
-
-CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
-{
-	return launch_graph(gs_real.cuGraphLaunch_ptsz, 1, hGraphExec, hStream);
-}
+GS_TWINS(cuGraphLaunch, (CUgraphExec hGraphExec, CUstream hStream), launch_graph,
+	 (hGraphExec, hStream))

@@ -133,53 +133,49 @@ static int pod_view(nvmlDevice_t device, uint64_t *limit_out, uint64_t *used_out
 	return 0;
 }
 
-/* Total, used and free as the pod sees them, from the driver's. */
-static void clamp(uint64_t limit, uint64_t used, unsigned long long *total,
-		  unsigned long long *free_b, unsigned long long *used_b)
+/*
+ * After the driver's answer rc about device: total, used and free as the
+ * pod sees them, written over the driver's, and none of the driver's
+ * reservation (reserved, version 2 only; NULL in version 1), which is
+ * outside the pod's limit. Returns what the wrapper returns.
+ */
+static nvmlReturn_t pod_memory(nvmlReturn_t rc, nvmlDevice_t device, unsigned long long *total,
+			       unsigned long long *free_b, unsigned long long *used_b,
+			       unsigned long long *reserved)
 {
-	uint64_t left = used < limit ? limit - used : 0;
+	uint64_t limit, used, left;
 
+	if (rc != NVML_SUCCESS)
+		return rc;
+	if (pod_view(device, &limit, &used))
+		return NVML_ERROR_UNKNOWN;
+	if (!limit)
+		return NVML_SUCCESS;
+	left = used < limit ? limit - used : 0;
 	*total = limit;
 	*used_b = used < limit ? used : limit;
 	if (*free_b > left)
 		*free_b = left;
+	if (reserved)
+		*reserved = 0;
+	return NVML_SUCCESS;
 }
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
 	mem_v1_fn fn = (mem_v1_fn)real_fn(&real_v1, "nvmlDeviceGetMemoryInfo");
-	uint64_t limit, used;
-	nvmlReturn_t rc;
+	nvmlReturn_t rc = fn ? fn(device, memory) : NVML_ERROR_UNKNOWN;
 
-	if (!fn)
-		return NVML_ERROR_UNKNOWN;
-	rc = fn(device, memory);
-	if (rc != NVML_SUCCESS || !memory)
-		return rc;
-	if (pod_view(device, &limit, &used))
-		return NVML_ERROR_UNKNOWN;
-	if (limit)
-		clamp(limit, used, &memory->total, &memory->free, &memory->used);
-	return NVML_SUCCESS;
+	return memory ? pod_memory(rc, device, &memory->total, &memory->free, &memory->used, NULL)
+		      : rc;
 }
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
 	mem_v2_fn fn = (mem_v2_fn)real_fn(&real_v2, "nvmlDeviceGetMemoryInfo_v2");
-	uint64_t limit, used;
-	nvmlReturn_t rc;
+	nvmlReturn_t rc = fn ? fn(device, memory) : NVML_ERROR_UNKNOWN;
 
-	if (!fn)
-		return NVML_ERROR_UNKNOWN;
-	rc = fn(device, memory);
-	if (rc != NVML_SUCCESS || !memory)
-		return rc;
-	if (pod_view(device, &limit, &used))
-		return NVML_ERROR_UNKNOWN;
-	if (limit) {
-		/* The driver's reservation is outside the pod's limit: none of it shows. */
-		memory->reserved = 0;
-		clamp(limit, used, &memory->total, &memory->free, &memory->used);
-	}
-	return NVML_SUCCESS;
+	return memory ? pod_memory(rc, device, &memory->total, &memory->free, &memory->used,
+				   &memory->reserved)
+		      : rc;
 }

@@ -22,10 +22,11 @@
 
 #include "core/error.h"
 #include "hook_pod.h"
+#include "pod_limits.h"
 
 static struct {
 	int on;                            /* some device has a limit */
-	const struct gs_share_config *cfg;
+	struct gs_share_config *cfg;
 	struct gs_region pod;              /* map NULL when closed */
 	int proc_slot;
 	int broken;                        /* unusable: allocations are refused */
@@ -67,28 +68,58 @@ int gs_hook_pod_on(void)
 	return pa.on;
 }
 
-static int attach(char *err, size_t err_len)
+/*
+ * Opens the pod region (creating it only when this process has limits to
+ * write) and settles this process's limits with it (given: what the
+ * process's own variables name; all of them after a repair, which writes
+ * the limits the process runs under into a new region). Keeps the region
+ * and a slot in it when memory is accounted, closes it otherwise.
+ */
+static int attach(unsigned given, char *err, size_t err_len)
 {
-	int rc = gs_region_open(&pa.pod, pa.cfg->shm_dir, GS_REGION_POD, pa.cfg->pod_id, err,
-				err_len);
+	struct gs_share_config *cfg = pa.cfg;
+	struct gs_pod_limits mine;
+	int rc = given ? gs_region_open(&pa.pod, cfg->shm_dir, GS_REGION_POD, cfg->pod_id, err,
+					err_len)
+		       : gs_region_open_existing(&pa.pod, cfg->shm_dir, GS_REGION_POD, cfg->pod_id,
+						 err, err_len);
 
+	if (rc == GS_ENOENT)
+		snprintf(err, err_len, "pod %s: no limits: this process has none of its own (none of "
+			 "GPUSHARE_MEM_LIMIT_MIB, CUDA_DEVICE_MEMORY_LIMIT*, "
+			 "ALIYUN_COM_GPU_MEM_CONTAINER, GPUSHARE_COMPUTE_PERCENT, "
+			 "CUDA_DEVICE_SM_LIMIT*) and there is no %s to take the pod's from: refusing "
+			 "to run; set the pod up with gpushare-pod, start it with its limits, or "
+			 "give GPUSHARE_MEM_LIMIT_MIB=0 to run without any", cfg->pod_id,
+			 pa.pod.path);
+	if (rc)
+		return rc;
+	rc = gs_pod_attach(&pa.pod, (int32_t)getpid(), &pa.proc_slot, err, err_len);
+	if (!rc) {
+		gs_pod_limits_from_config(cfg, &mine);
+		rc = gs_pod_limits_settle(&pa.pod, &mine, given, 0, pa.proc_slot, err, err_len);
+		if (rc == GS_ENOENT)
+			snprintf(err, err_len, "pod %s: no limits: this process has none of its own "
+				 "and %s holds none: refusing to run; set the pod up with "
+				 "gpushare-pod, or start it with its limits", cfg->pod_id,
+				 pa.pod.path);
+	}
 	if (!rc)
-		rc = gs_pod_attach(&pa.pod, (int32_t)getpid(), pa.cfg->mem_limit_bytes,
-				   &pa.proc_slot, err, err_len);
-	if (rc && pa.pod.map)
-		gs_region_close(&pa.pod);
+		gs_pod_limits_to_config(&mine, cfg);
+	if (rc || !gs_share_config_mem_limited(cfg)) {
+		gs_region_close(&pa.pod); /* drops the slot with the descriptor */
+		pa.proc_slot = -1;
+	}
 	return rc;
 }
 
-int gs_hook_pod_open(const struct gs_share_config *cfg, char *err, size_t err_len)
+int gs_hook_pod_open(struct gs_share_config *cfg, char *err, size_t err_len)
 {
 	int rc;
 
 	pa.cfg = cfg;
-	if (!gs_share_config_mem_limited(cfg))
-		return 0;
-	rc = attach(err, err_len);
-	if (!rc)
+	rc = attach(cfg->given, err, err_len);
+	if (!rc && gs_share_config_mem_limited(cfg))
 		pa.on = 1;
 	return rc;
 }
@@ -121,7 +152,7 @@ static void repair_locked(void)
 	if (pa.pod.map)
 		gs_region_close(&pa.pod); /* drops our slot's lock with the descriptor */
 	pa.proc_slot = -1;
-	rc = attach(err, sizeof(err));
+	rc = attach(GS_LIMITS_ALL, err, sizeof(err));
 	if (rc) {
 		pa.broken = 1;
 		log_refusal(why, err);
@@ -340,6 +371,29 @@ void gs_hook_pod_info(int ordinal, uint64_t *limit_out, uint64_t *used_out)
 	pthread_rwlock_unlock(&pod_rw);
 }
 
+/*
+ * The limit on the device with this UUID that the pod has not used yet:
+ * its CUDA ordinal's, when the driver is loaded and knows the device;
+ * otherwise the smallest of the pod's limits, never more than it may use.
+ */
+static uint64_t limit_of_uuid(const uint8_t uuid[16])
+{
+	uint64_t least = pa.cfg->mem_limit_bytes;
+	int n = 0, i;
+	CUuuid u;
+
+	if (__atomic_load_n(&gs_driver_ready, __ATOMIC_ACQUIRE) &&
+	    CALL_REAL(cuDeviceGetCount, (&n)) == CUDA_SUCCESS)
+		for (i = 0; i < n && i < MAX_ORDINALS; i++)
+			if (CALL_REAL(cuDeviceGetUuid, (&u, i)) == CUDA_SUCCESS &&
+			    !memcmp(u.bytes, uuid, 16))
+				return gs_hook_pod_limit(i);
+	for (i = 0; i < GS_SHARE_MAX_DEVS; i++)
+		if (pa.cfg->dev_mem_limit_bytes[i] && (!least || pa.cfg->dev_mem_limit_bytes[i] < least))
+			least = pa.cfg->dev_mem_limit_bytes[i];
+	return least;
+}
+
 void gs_hook_pod_info_by_uuid(const uint8_t uuid[16], uint64_t *limit_out, uint64_t *used_out)
 {
 	int idx;
@@ -347,7 +401,7 @@ void gs_hook_pod_info_by_uuid(const uint8_t uuid[16], uint64_t *limit_out, uint6
 	*limit_out = *used_out = 0;
 	if (!pa.on)
 		return;
-	*limit_out = pa.cfg->mem_limit_bytes;
+	*limit_out = limit_of_uuid(uuid);
 	if (enter_rd()) {
 		*used_out = *limit_out;
 		pthread_rwlock_unlock(&pod_rw);

@@ -33,12 +33,16 @@
 #include "config.h"
 
 /*
- * Opens the pod region and attaches this process when cfg limits memory
- * on some device; does nothing otherwise. cfg must outlive the library's
- * use (static storage). Returns 0, or a GS_E* code with a message in err
- * (the library then refuses to run).
+ * Settles this process's limits with its pod's (region.h,
+ * gs_pod_limits_settle): the families of limits cfg->given names must be
+ * the pod's, the others are taken from the pod into *cfg; a process that
+ * gives none finds its pod's region (it creates none) or fails. Then,
+ * when *cfg limits memory on some device, attaches this process to the
+ * pod region for accounting. cfg must outlive the library's use (static
+ * storage). Returns 0, or a GS_E* code with a message in err (the library
+ * then refuses to run).
  */
-int gs_hook_pod_open(const struct gs_share_config *cfg, char *err, size_t err_len);
+int gs_hook_pod_open(struct gs_share_config *cfg, char *err, size_t err_len);
 
 /* True when memory is accounted (some device has a limit). */
 int gs_hook_pod_on(void);
@@ -66,8 +70,10 @@ void gs_hook_pod_info(int ordinal, uint64_t *limit_out, uint64_t *used_out);
 
 /*
  * The same for the device with this UUID (NVML names devices so): the
- * limit the pod's processes registered for it, else the default limit;
- * the use, 0 when no process of the pod has used it.
+ * limit the pod's processes registered for it, else its CUDA ordinal's
+ * limit in this process (when the driver is loaded and knows the device),
+ * else the smallest of the pod's limits; the use, 0 when no process of the
+ * pod has used it.
  */
 void gs_hook_pod_info_by_uuid(const uint8_t uuid[16], uint64_t *limit_out, uint64_t *used_out);
 

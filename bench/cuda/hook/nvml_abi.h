@@ -33,4 +33,9 @@ typedef struct {
 
 #define NVML_MEMORY_V2 ((unsigned int)(sizeof(nvmlMemory_v2_t) | (2u << 24)))
 
+/* nvmlDeviceGetUtilizationRates's answer (percent of the last sample period). */
+typedef struct {
+	unsigned int gpu, memory;
+} nvmlUtilization_t;
+
 #endif

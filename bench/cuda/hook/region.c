@@ -40,14 +40,16 @@ void gs_region_path(char *buf, size_t len, const char *dir, enum gs_region_kind 
 		snprintf(buf, len, "/dev/shm/gpushare.%s.%s", kind_name(kind), id);
 }
 
-static int open_fd(const char *dir, enum gs_region_kind kind, const char *id, const char *path)
+static int open_fd(const char *dir, enum gs_region_kind kind, const char *id, const char *path,
+		   int create)
 {
 	char name[GS_REGION_PATH_MAX];
+	int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
 
 	if (dir && *dir)
-		return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0660);
+		return open(path, flags, 0660);
 	snprintf(name, sizeof(name), "/gpushare.%s.%s", kind_name(kind), id);
-	return shm_open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0660);
+	return shm_open(name, flags, 0660);
 }
 
 int gs_region_unlink(const char *dir, enum gs_region_kind kind, const char *id)
@@ -125,8 +127,8 @@ static int check_header(const struct gs_region_hdr *h, size_t file_bytes,
 	return 0;
 }
 
-int gs_region_open(struct gs_region *r, const char *dir, enum gs_region_kind kind,
-		   const char *id, char *err, size_t err_len)
+static int region_open(struct gs_region *r, const char *dir, enum gs_region_kind kind,
+		       const char *id, int create, char *err, size_t err_len)
 {
 	size_t want = kind_size(kind);
 	struct gs_region_hdr *h;
@@ -137,10 +139,10 @@ int gs_region_open(struct gs_region *r, const char *dir, enum gs_region_kind kin
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
 	gs_region_path(r->path, sizeof(r->path), dir, kind, id);
-	fd = open_fd(dir, kind, id, r->path);
+	fd = open_fd(dir, kind, id, r->path, create);
 	if (fd < 0) {
 		snprintf(err, err_len, "cannot open %s: %s", r->path, strerror(errno));
-		return GS_EIO;
+		return errno == ENOENT && !create ? GS_ENOENT : GS_EIO;
 	}
 	/*
 	 * flock serialises creation: only one process sizes and initialises a
@@ -208,6 +210,18 @@ out_unmap:
 out_close:
 	close(fd);
 	return rc;
+}
+
+int gs_region_open(struct gs_region *r, const char *dir, enum gs_region_kind kind,
+		   const char *id, char *err, size_t err_len)
+{
+	return region_open(r, dir, kind, id, 1, err, err_len);
+}
+
+int gs_region_open_existing(struct gs_region *r, const char *dir, enum gs_region_kind kind,
+			    const char *id, char *err, size_t err_len)
+{
+	return region_open(r, dir, kind, id, 0, err, err_len);
 }
 
 int gs_region_check(struct gs_region *r, char *why, size_t why_len)
@@ -342,11 +356,10 @@ int gs_pod_reclaim_locked(struct gs_region *r, int self)
 	return n;
 }
 
-int gs_pod_attach(struct gs_region *r, int32_t pid, uint64_t limit_bytes, int *slot_out,
-		  char *err, size_t err_len)
+int gs_pod_attach(struct gs_region *r, int32_t pid, int *slot_out, char *err, size_t err_len)
 {
 	struct gs_pod_region *p = gs_region_pod(r);
-	int i, live = 0, slot = -1, rc;
+	int i, slot = -1, rc;
 
 	rc = gs_region_lock(r);
 	if (rc) {
@@ -354,21 +367,9 @@ int gs_pod_attach(struct gs_region *r, int32_t pid, uint64_t limit_bytes, int *s
 		return rc;
 	}
 	gs_pod_reclaim_locked(r, -1);
-	for (i = 0; i < GS_REGION_MAX_PROCS; i++) {
-		if (p->proc[i].in_use)
-			live++;
-		else if (slot < 0)
+	for (i = 0; i < GS_REGION_MAX_PROCS && slot < 0; i++)
+		if (!p->proc[i].in_use)
 			slot = i;
-	}
-	if (live && p->limit_bytes != limit_bytes) {
-		snprintf(err, err_len,
-			 "%s: this process's memory limit is %llu MiB but the pod's "
-			 "other processes run with %llu MiB; give all of them the same limit",
-			 r->path, (unsigned long long)(limit_bytes >> 20),
-			 (unsigned long long)(p->limit_bytes >> 20));
-		gs_region_unlock(r);
-		return GS_EINVAL;
-	}
 	if (slot < 0) {
 		snprintf(err, err_len, "%s: all %d process slots are taken by live processes",
 			 r->path, GS_REGION_MAX_PROCS);
@@ -381,14 +382,145 @@ int gs_pod_attach(struct gs_region *r, int32_t pid, uint64_t limit_bytes, int *s
 		gs_region_unlock(r);
 		return GS_EIO;
 	}
-	if (!live)
-		p->limit_bytes = limit_bytes;
 	free_proc(p, slot);
 	p->proc[slot].pid = pid;
 	p->proc[slot].in_use = 1;
 	gs_region_unlock(r);
 	*slot_out = slot;
 	return 0;
+}
+
+/* Whether family (GS_LIMITS_*) is the same in a and b. */
+static int limits_equal(const struct gs_pod_limits *a, const struct gs_pod_limits *b,
+			unsigned family)
+{
+	switch (family) {
+	case GS_LIMITS_MEM:
+		return a->mem_bytes == b->mem_bytes &&
+		       !memcmp(a->dev_mem_bytes, b->dev_mem_bytes, sizeof(a->dev_mem_bytes));
+	case GS_LIMITS_COMPUTE:
+		return a->compute_pct == b->compute_pct &&
+		       !memcmp(a->dev_compute_pct, b->dev_compute_pct, sizeof(a->dev_compute_pct));
+	default:
+		return a->ctx_reserve_bytes == b->ctx_reserve_bytes;
+	}
+}
+
+/* Copies family (GS_LIMITS_*) from src into dst. */
+static void limits_copy(struct gs_pod_limits *dst, const struct gs_pod_limits *src,
+			unsigned family)
+{
+	if (family == GS_LIMITS_MEM) {
+		dst->mem_bytes = src->mem_bytes;
+		memcpy(dst->dev_mem_bytes, src->dev_mem_bytes, sizeof(dst->dev_mem_bytes));
+		memcpy(dst->mem_source, src->mem_source, sizeof(dst->mem_source));
+	} else if (family == GS_LIMITS_COMPUTE) {
+		dst->compute_pct = src->compute_pct;
+		memcpy(dst->dev_compute_pct, src->dev_compute_pct, sizeof(dst->dev_compute_pct));
+	} else {
+		dst->ctx_reserve_bytes = src->ctx_reserve_bytes;
+	}
+}
+
+static const char *const family_name[] = { "", "memory limit", "compute share", "",
+					   "context reserve" };
+
+const char *gs_pod_limits_text(const struct gs_pod_limits *l, unsigned family, char *buf,
+			       size_t len)
+{
+	size_t n;
+	int i;
+
+	if (family == GS_LIMITS_RESERVE) {
+		snprintf(buf, len, "%llu MiB", (unsigned long long)(l->ctx_reserve_bytes >> 20));
+		return buf;
+	}
+	if (family == GS_LIMITS_MEM)
+		snprintf(buf, len, l->mem_bytes ? "%llu MiB" : "none",
+			 (unsigned long long)(l->mem_bytes >> 20));
+	else
+		snprintf(buf, len, l->compute_pct < 100 ? "%u %%" : "none", l->compute_pct);
+	for (i = 0; i < GS_REGION_MAX_DEVS; i++) {
+		n = strlen(buf);
+		if (family == GS_LIMITS_MEM && l->dev_mem_bytes[i])
+			snprintf(buf + n, len - n, ", device %d: %llu MiB", i,
+				 (unsigned long long)(l->dev_mem_bytes[i] >> 20));
+		else if (family == GS_LIMITS_COMPUTE && l->dev_compute_pct[i])
+			snprintf(buf + n, len - n, ", device %d: %u %%", i, l->dev_compute_pct[i]);
+	}
+	return buf;
+}
+
+/* Whether a live process other than self holds a slot of the pod. */
+static int others_live_locked(struct gs_region *r, int self)
+{
+	const struct gs_pod_region *p = gs_region_pod(r);
+	int i;
+
+	gs_pod_reclaim_locked(r, self);
+	for (i = 0; i < GS_REGION_MAX_PROCS; i++)
+		if (i != self && p->proc[i].in_use)
+			return 1;
+	return 0;
+}
+
+int gs_pod_limits_settle(struct gs_region *r, struct gs_pod_limits *mine, unsigned given,
+			 int setup, int self, char *err, size_t err_len)
+{
+	struct gs_pod_limits *pod = &gs_region_pod(r)->limits;
+	char ours[256], theirs[256];
+	unsigned f;
+	int rc = 0;
+
+	if (gs_region_lock(r)) {
+		snprintf(err, err_len, "the mutex of %s is unrecoverable: remove the file", r->path);
+		return GS_EIO;
+	}
+	for (f = GS_LIMITS_MEM; f <= GS_LIMITS_RESERVE && pod->by && (setup || given); f <<= 1) {
+		if ((!setup && !(given & f)) || limits_equal(mine, pod, f))
+			continue;
+		if (setup && !others_live_locked(r, self))
+			break;
+		snprintf(err, err_len,
+			 "%s: %s %s %s, but the pod's is %s (%s): %s", r->path,
+			 setup ? "setting the pod's" : "this process asks for the", family_name[f],
+			 gs_pod_limits_text(mine, f, ours, sizeof(ours)),
+			 gs_pod_limits_text(pod, f, theirs, sizeof(theirs)),
+			 pod->by == GS_LIMITS_SETUP ? "set up by gpushare-pod"
+						    : "written by its first process",
+			 setup ? "refusing while processes of the pod run under them; stop them "
+				 "first"
+			       : "refusing to run, since a process cannot change its pod's "
+				 "limits; give it the pod's (or none: it takes them from the "
+				 "pod), or stop every process of the pod and set it up again");
+		rc = setup ? GS_EEXIST : GS_EINVAL;
+		break;
+	}
+	if (!rc && (setup || !pod->by)) {
+		if (!setup && !given) {
+			snprintf(err, err_len, "%s holds no limits for the pod", r->path);
+			rc = GS_ENOENT;
+		} else {
+			*pod = *mine;
+			pod->by = setup ? GS_LIMITS_SETUP : GS_LIMITS_PROCESS;
+		}
+	}
+	for (f = GS_LIMITS_MEM; !rc && f <= GS_LIMITS_RESERVE; f <<= 1)
+		if (!(given & f) && !setup)
+			limits_copy(mine, pod, f);
+	if (!rc)
+		mine->by = pod->by;
+	gs_region_unlock(r);
+	return rc;
+}
+
+void gs_pod_limits_get(struct gs_region *r, struct gs_pod_limits *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (gs_region_lock(r))
+		return;
+	*out = gs_region_pod(r)->limits;
+	gs_region_unlock(r);
 }
 
 /* Whether a live process other than self marks device entry i as used. */

@@ -6,9 +6,11 @@
  * Two kinds of region, both a file in POSIX shared memory (shm_open) or,
  * with GPUSHARE_SHM_DIR, in a directory that several containers mount:
  *
- *   pod region  "gpushare.pod.<pod id>": the memory each process of one pod
- *               holds on each device, so that the pod's limit covers all of
- *               its processes.
+ *   pod region  "gpushare.pod.<pod id>": the pod's limits, as whoever set
+ *               the pod up (gpushare-pod) or its first process wrote them,
+ *               so that every process that joins the pod is held to them,
+ *               and the memory each process of the pod holds on each
+ *               device, so that the limit covers all of its processes.
  *   node region "gpushare.node.<node id>": one slot per process and device
  *               that launches kernels, with its pod, its compute share and
  *               when it last launched, so that a pod can tell whether
@@ -50,7 +52,7 @@
 #include <stdint.h>
 
 #define GS_REGION_MAGIC 0x50485347u /* "GSHP" */
-#define GS_REGION_VERSION 2u
+#define GS_REGION_VERSION 3u
 #define GS_REGION_MAX_DEVS 16
 #define GS_REGION_MAX_PROCS 128
 #define GS_REGION_NODE_SLOTS 256
@@ -73,6 +75,35 @@ struct gs_region_hdr {
 	pthread_mutex_t lock;     /* robust, process-shared */
 };
 
+/* Who wrote a pod's limits (struct gs_pod_limits.by). */
+enum gs_pod_limits_by {
+	GS_LIMITS_UNSET = 0,      /* nobody yet */
+	GS_LIMITS_PROCESS = 1,    /* the first process of the pod, from its variables */
+	GS_LIMITS_SETUP = 2,      /* whoever set the pod up (gpushare-pod) */
+};
+
+/* The families of limits a process may give with its variables, as bits. */
+enum {
+	GS_LIMITS_MEM = 1,        /* memory, on every device and per device */
+	GS_LIMITS_COMPUTE = 2,    /* the compute share, on every device and per device */
+	GS_LIMITS_RESERVE = 4,    /* what each context is charged */
+	GS_LIMITS_ALL = 7,
+};
+
+/*
+ * A pod's limits. Per-device values are by CUDA ordinal, as HAMi's
+ * variables give them, and 0 means "the value for every device".
+ */
+struct gs_pod_limits {
+	uint32_t by;                                  /* enum gs_pod_limits_by */
+	uint32_t compute_pct;                         /* 1..100, 100 = none */
+	uint64_t mem_bytes;                           /* per device, 0 = none */
+	uint64_t dev_mem_bytes[GS_REGION_MAX_DEVS];
+	uint32_t dev_compute_pct[GS_REGION_MAX_DEVS];
+	uint64_t ctx_reserve_bytes;
+	char mem_source[48];                          /* the variable that gave the memory limit */
+};
+
 /* A device of the pod, named by its UUID (ordinals differ between processes). */
 struct gs_pod_dev {
 	uint8_t uuid[16];
@@ -92,7 +123,7 @@ struct gs_pod_proc {
 
 struct gs_pod_region {
 	struct gs_region_hdr hdr;
-	uint64_t limit_bytes;     /* per device; set by the first process */
+	struct gs_pod_limits limits;
 	struct gs_pod_dev dev[GS_REGION_MAX_DEVS];
 	struct gs_pod_proc proc[GS_REGION_MAX_PROCS];
 };
@@ -133,6 +164,13 @@ struct gs_region {
  */
 int gs_region_open(struct gs_region *r, const char *dir, enum gs_region_kind kind,
 		   const char *id, char *err, size_t err_len);
+
+/*
+ * The same for a region that must exist already: GS_ENOENT (with a message
+ * naming the file) when there is none, nothing created.
+ */
+int gs_region_open_existing(struct gs_region *r, const char *dir, enum gs_region_kind kind,
+			    const char *id, char *err, size_t err_len);
 
 /* Unmaps and closes. Drops every slot lock this process holds through r. */
 void gs_region_close(struct gs_region *r);
@@ -196,14 +234,39 @@ static inline struct gs_node_region *gs_region_node(struct gs_region *r)
 
 /*
  * Registers the calling process: takes a free or dead slot (reclaiming a
- * dead process's bytes) and holds its lock. The first process of a pod, or
- * the first after all others died, sets the limit; a process whose limit
- * differs from that of live processes is refused (GS_EINVAL, message in
- * err), since a pod cannot have two limits. Returns 0 and the slot in
- * *slot_out, GS_ENOMEM when every slot is taken by a live process.
+ * dead process's bytes) and holds its lock. Returns 0 and the slot in
+ * *slot_out, GS_ENOMEM when every slot is taken by a live process (message
+ * in err).
  */
-int gs_pod_attach(struct gs_region *r, int32_t pid, uint64_t limit_bytes, int *slot_out,
-		  char *err, size_t err_len);
+int gs_pod_attach(struct gs_region *r, int32_t pid, int *slot_out, char *err, size_t err_len);
+
+/*
+ * Settles a process's limits (*mine) with its pod's, under the region's
+ * lock; a pod has one set of limits, and the region holds them for as
+ * long as it exists.
+ *   setup: *mine become the pod's (by GS_LIMITS_SETUP), unless live
+ *     processes of the pod other than slot self (-1: none) run under other
+ *     limits (GS_EEXIST, message in err).
+ *   a process (setup 0), when the pod has no limits yet: *mine become the
+ *     pod's (by GS_LIMITS_PROCESS); with given 0 (it has none of its own)
+ *     it is GS_ENOENT instead.
+ *   a process, when the pod has limits: each family in given must equal
+ *     the pod's (GS_EINVAL, message in err: a process cannot change its
+ *     pod's limits), and the other families are copied into *mine.
+ * Returns 0 or the code above.
+ */
+int gs_pod_limits_settle(struct gs_region *r, struct gs_pod_limits *mine, unsigned given,
+			 int setup, int self, char *err, size_t err_len);
+
+/* The pod's limits, copied under the lock (by GS_LIMITS_UNSET when none). */
+void gs_pod_limits_get(struct gs_region *r, struct gs_pod_limits *out);
+
+/*
+ * One family of limits as text, for messages: "4096 MiB, device 1: 8192
+ * MiB", "none", "30 %". Returns buf.
+ */
+const char *gs_pod_limits_text(const struct gs_pod_limits *l, unsigned family, char *buf,
+			       size_t len);
 
 /*
  * Finds or adds the device with this UUID for process slot proc (-1: look

@@ -46,7 +46,7 @@ static int positive(struct gs_where *w, const cJSON *obj, const char *key, doubl
 		    double *out, bool *present)
 {
 	bool here;
-	int rc = gs_json_double(w, obj, key, present == NULL, 0, max, 0, out, &here);
+	int rc = gs_trace_json_double(w, obj, key, present == NULL, 0, max, 0, out, &here);
 
 	if (rc)
 		return rc;
@@ -66,14 +66,14 @@ static int duration_parse(struct gs_where *w, const cJSON *obj, const struct gs_
 	double mu, median;
 	int rc;
 
-	if ((rc = gs_json_check_keys(w, obj, keys)) ||
-	    (rc = gs_json_double(w, obj, "mu", false, -50, 50, 0, &mu, &has_mu)) ||
+	if ((rc = gs_trace_json_check_keys(w, obj, keys)) ||
+	    (rc = gs_trace_json_double(w, obj, "mu", false, -50, 50, 0, &mu, &has_mu)) ||
 	    (rc = positive(w, obj, "median_s", (double)GEN_MAX_DURATION_S, &median, &has_median)) ||
-	    (rc = gs_json_double(w, obj, "sigma", true, 0, 10, 0, &d->sigma, NULL)) ||
-	    (rc = gs_json_int(w, obj, "min_s", false, 1, GEN_MAX_DURATION_S,
-			      dflt ? dflt->min_s : 1, &d->min_s, NULL)) ||
-	    (rc = gs_json_int(w, obj, "max_s", false, 1, GEN_MAX_DURATION_S,
-			      dflt ? dflt->max_s : GEN_MAX_DURATION_S, &d->max_s, NULL)))
+	    (rc = gs_trace_json_double(w, obj, "sigma", true, 0, 10, 0, &d->sigma, NULL)) ||
+	    (rc = gs_trace_json_int(w, obj, "min_s", false, 1, GEN_MAX_DURATION_S,
+				    dflt ? dflt->min_s : 1, &d->min_s, NULL)) ||
+	    (rc = gs_trace_json_int(w, obj, "max_s", false, 1, GEN_MAX_DURATION_S,
+				    dflt ? dflt->max_s : GEN_MAX_DURATION_S, &d->max_s, NULL)))
 		return rc;
 	if (has_mu == has_median)
 		return gs_where_errorf(w, NULL, "give either 'mu' (log-seconds) or 'median_s' "
@@ -91,10 +91,11 @@ static int shape_parse(struct gs_where *w, const cJSON *e, struct gs_gen_spec *s
 {
 	static const char *const keys[] = {
 		"weight", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_mem_mib",
-		"gpu_spec", "duration", "class", "gpu_need_milli", NULL,
+		"gpu_spec", "duration", "class", "gpu_need_milli", "gpu_busy_milli",
+		"gpu_compute_milli", NULL,
 	};
 	uint32_t node_mask = gs_cluster_model_mask(&s->cluster);
-	int64_t cpu, mem, ngpu, gmilli, gmem, need;
+	int64_t need, busy, compute;
 	const char *wclass = NULL;
 	struct gs_trace scratch;
 	const cJSON *dur;
@@ -104,28 +105,25 @@ static int shape_parse(struct gs_where *w, const cJSON *e, struct gs_gen_spec *s
 	int rc;
 
 	memset(sh, 0, sizeof(*sh));
-	if ((rc = gs_json_check_keys(w, e, keys)) ||
+	if ((rc = gs_trace_json_check_keys(w, e, keys)) ||
 	    (rc = positive(w, e, "weight", 1e12, &sh->weight, NULL)) ||
-	    (rc = gs_json_int(w, e, "cpu_milli", true, 0, GS_CPU_MILLI_MAX, 0, &cpu, NULL)) ||
-	    (rc = gs_json_int(w, e, "memory_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)) ||
-	    (rc = gs_json_int(w, e, "num_gpu", false, 0, GS_MAX_GPUS, 0, &ngpu, NULL)) ||
-	    (rc = gs_json_int(w, e, "gpu_milli", false, 0, GS_MILLI_PER_GPU,
-			      ngpu > 0 ? GS_MILLI_PER_GPU : 0, &gmilli, NULL)) ||
-	    (rc = gs_json_int(w, e, "gpu_mem_mib", false, 0, GS_MIB_MAX, 0, &gmem, NULL)) ||
-	    (rc = gs_json_int(w, e, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0, &need,
-			      NULL)) ||
-	    (rc = gs_json_string(w, e, "class", false, &wclass)))
+	    (rc = gs_trace_json_pod_request(w, e, &sh->req)) ||
+	    (rc = gs_trace_json_int(w, e, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0, &need,
+				    NULL)) ||
+	    (rc = gs_trace_json_int(w, e, "gpu_busy_milli", false, 1, GS_MILLI_PER_GPU, 0, &busy,
+				    NULL)) ||
+	    (rc = gs_trace_json_int(w, e, "gpu_compute_milli", false, 1, GS_MILLI_PER_GPU, 0,
+				    &compute, NULL)) ||
+	    (rc = gs_trace_json_string(w, e, "class", false, &wclass)))
 		return rc;
-	sh->req.cpu_milli = (int32_t)cpu;
-	sh->req.mem_mib = mem;
-	sh->req.num_gpu = (int32_t)ngpu;
-	sh->req.gpu_milli = (int32_t)gmilli;
-	sh->req.gpu_mem_mib = gmem;
 	sh->req.t_create_s = sh->req.t_delete_s = -1;
-	if ((rc = gs_json_spec(w, e, "gpu_spec", &s->cluster.models, node_mask, &sh->req.model_mask,
-			       &unknown, spec, sizeof(spec))) ||
+	if ((rc = gs_trace_json_spec(w, e, "gpu_spec", &s->cluster.models, node_mask,
+				     &sh->req.model_mask,
+				     &unknown, spec, sizeof(spec))) ||
 	    (rc = gs_trace_check_pod(w, &sh->req, spec)) ||
-	    (rc = gs_trace_pod_need(w, "gpu_need_milli", &sh->req, need)))
+	    (rc = gs_trace_pod_gpu_milli(w, "gpu_need_milli", &sh->req, need)) ||
+	    (rc = gs_trace_pod_gpu_milli(w, "gpu_busy_milli", &sh->req, busy)) ||
+	    (rc = gs_trace_pod_gpu_milli(w, "gpu_compute_milli", &sh->req, compute)))
 		return rc;
 	/* The class is checked as a trace would check it; the generated trace gets it. */
 	gs_trace_init(&scratch);
@@ -173,11 +171,11 @@ static int workload_parse(const char *file, const cJSON *pods, struct gs_gen_spe
 	size_t n;
 	int rc;
 
-	if ((rc = gs_json_check_keys(&w, pods, keys)) ||
-	    (rc = gs_json_int(&w, pods, "count", true, 1, 10000000, 0, &count, NULL)) ||
-	    (rc = gs_json_string(&w, pods, "name_prefix", false, &prefix)) ||
-	    (rc = gs_json_int(&w, pods, "start_time", false, 0, GEN_MAX_DURATION_S * 10, 0,
-			      &s->start_s, NULL)) ||
+	if ((rc = gs_trace_json_check_keys(&w, pods, keys)) ||
+	    (rc = gs_trace_json_int(&w, pods, "count", true, 1, 10000000, 0, &count, NULL)) ||
+	    (rc = gs_trace_json_string(&w, pods, "name_prefix", false, &prefix)) ||
+	    (rc = gs_trace_json_int(&w, pods, "start_time", false, 0, GEN_MAX_DURATION_S * 10, 0,
+				    &s->start_s, NULL)) ||
 	    (rc = positive(&w, pods, "arrivals_per_hour", 1e9, &s->arrivals_per_hour, NULL)))
 		return rc;
 	s->n_pods = (size_t)count;
@@ -224,12 +222,12 @@ static int spec_read(struct gs_csv *r, struct gs_gen_spec *s, char *err, size_t 
 	cJSON *root;
 	int rc;
 
-	root = gs_json_parse(path, r->buf + r->pos, r->len - r->pos, err, err_len);
+	root = gs_trace_json_parse(path, r->buf + r->pos, r->len - r->pos, err, err_len);
 	if (!root) {
 		gs_csv_close(r);
 		return GS_EPARSE;
 	}
-	rc = gs_json_cluster_parse(path, root, extra, &s->cluster, err, err_len);
+	rc = gs_trace_json_cluster_parse(path, root, extra, &s->cluster, err, err_len);
 	if (!rc) {
 		pods = cJSON_GetObjectItemCaseSensitive(root, "pods");
 		if (!pods) {

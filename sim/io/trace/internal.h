@@ -102,9 +102,6 @@ int gs_trace_add_node(const struct gs_where *w, const struct gs_node_fields *f,
 		      struct gs_cluster *c, struct gs_nameset *names, const char *name,
 		      int64_t cpu_milli, int64_t mem_mib, int64_t num_gpu, const char *model);
 
-/* Bitmask of the models some node of c has. */
-uint32_t gs_cluster_model_mask(const struct gs_cluster *c);
-
 /*
  * Resolves one GPU model name of a pod's gpu_spec (len bytes at name, not
  * NUL-terminated) against models, adding unknown names to the table. Sets
@@ -149,12 +146,16 @@ int gs_trace_node_sharing(const struct gs_where *w, const char *field, struct gs
 int gs_trace_pod_class(const struct gs_where *w, const char *field, struct gs_trace *t,
 		       struct gs_pod *p, const char *name);
 
-/* A pod's gpu_need_milli (0 = its gpu_milli; range-checked by the caller). 0 or GS_EPARSE. */
-int gs_trace_pod_need(const struct gs_where *w, const char *field, struct gs_pod *p,
-		      int64_t need_milli);
+/*
+ * One of a pod's sharing-model fields, named by `field`: gpu_need_milli,
+ * gpu_busy_milli or gpu_compute_milli (0 = unset; range-checked by the
+ * caller), refused on a pod without GPUs. 0 or GS_EPARSE.
+ */
+int gs_trace_pod_gpu_milli(const struct gs_where *w, const char *field, struct gs_pod *p,
+			   int64_t milli);
 
 /*
- * The readers, called by gs_cluster_load() and gs_trace_load() with r at
+ * The readers, called by gs_load_cluster() and gs_load_trace() with r at
  * the file's first record. Each returns 0, or a negative GS_E* code
  * (GS_EPARSE for bad input, GS_ENOMEM) with a "file:line: ..." message in
  * r's error buffer; what it added to c or t is then for the caller to
@@ -170,16 +171,16 @@ int gs_native_nodes_read(struct gs_csv *r, struct gs_cluster *c);
 /* A gpusim native CSV pod trace into t, checked against c. */
 int gs_native_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t);
 /* A gpusim JSON cluster (r holds the whole file) into c. */
-int gs_json_cluster_read(struct gs_csv *r, struct gs_cluster *c);
+int gs_trace_json_cluster_read(struct gs_csv *r, struct gs_cluster *c);
 /* A gpusim JSON pod trace (r holds the whole file) into t, checked against c. */
-int gs_json_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t);
+int gs_trace_json_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t);
 
 /* Header lines, to detect the format from the first record. */
 extern const char *const gs_openb_node_cols[5];
 extern const char *const gs_openb_pod_cols[11];
 extern const char *const gs_openb_multigpu_cols[5];
 extern const char *const gs_native_node_cols[6];   /* the 6th, sharing, is optional */
-extern const char *const gs_native_pod_cols[11];   /* the last two are optional */
+extern const char *const gs_native_pod_cols[13];   /* the last two or four are optional */
 
 /* --- JSON helpers (read_json.c), shared with the generator ----------- */
 
@@ -188,8 +189,8 @@ extern const char *const gs_native_pod_cols[11];   /* the last two are optional 
  * error returns NULL and writes "FILE:LINE: JSON syntax error near '...'".
  * The caller frees the result with cJSON_Delete().
  */
-cJSON *gs_json_parse(const char *file, const char *text, size_t len, char *err,
-		     size_t err_len);
+cJSON *gs_trace_json_parse(const char *file, const char *text, size_t len, char *err,
+			   size_t err_len);
 
 /*
  * Checks that obj is an object whose keys are all in allowed (a NULL-ended
@@ -197,7 +198,8 @@ cJSON *gs_json_parse(const char *file, const char *text, size_t len, char *err,
  * GS_EPARSE ("unknown key 'x'", "key 'x' appears twice", "expected an
  * object"). w->array/index name obj; field is NULL.
  */
-int gs_json_check_keys(const struct gs_where *w, const cJSON *obj, const char *const *allowed);
+int gs_trace_json_check_keys(const struct gs_where *w, const cJSON *obj,
+			     const char *const *allowed);
 
 /*
  * Reads obj[key] as an integer in [min, max]. A missing key (or null, when
@@ -207,32 +209,41 @@ int gs_json_check_keys(const struct gs_where *w, const cJSON *obj, const char *c
  * or GS_EPARSE with the same wording as gs_csv_int(). *present_out (may be
  * NULL) tells whether the key held a number.
  */
-int gs_json_int(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
-		int64_t min, int64_t max, int64_t dflt, int64_t *out, bool *present_out);
+int gs_trace_json_int(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
+		      int64_t min, int64_t max, int64_t dflt, int64_t *out, bool *present_out);
+
+/*
+ * Reads a pod's request, the keys a trace's pods and a generator's shapes
+ * share, into p: cpu_milli and memory_mib (required), num_gpu, gpu_milli
+ * (default 1000 with a GPU, else 0) and gpu_mem_mib, each in the range
+ * the CSV readers allow. Returns 0 or GS_EPARSE (the first bad key, in
+ * that order); p's other fields are left alone.
+ */
+int gs_trace_json_pod_request(const struct gs_where *w, const cJSON *obj, struct gs_pod *p);
 
 /* Reads obj[key] as a finite number in [min, max]. Same conventions. */
-int gs_json_double(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
-		   double min, double max, double dflt, double *out, bool *present_out);
+int gs_trace_json_double(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
+			 double min, double max, double dflt, double *out, bool *present_out);
 
 /* Reads obj[key] as a string (borrowed from obj). NULL when absent and !required. */
-int gs_json_string(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
-		   const char **out);
+int gs_trace_json_string(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
+			 const char **out);
 
 /*
  * Reads a gpu_spec value: a '|'-separated string, an array of strings, or
  * null/absent (any model). Same contract as gs_trace_spec_parse(); the
  * spec text for messages is written to spec_buf.
  */
-int gs_json_spec(const struct gs_where *w, const cJSON *obj, const char *key,
-		 struct gs_models *models, uint32_t node_mask, uint32_t *mask, bool *unknown,
-		 char *spec_buf, size_t spec_len);
+int gs_trace_json_spec(const struct gs_where *w, const cJSON *obj, const char *key,
+		       struct gs_models *models, uint32_t node_mask, uint32_t *mask, bool *unknown,
+		       char *spec_buf, size_t spec_len);
 
 /*
  * Reads "gpu_models" and "nodes" of a JSON cluster object into c (which is
  * empty). extra lists further top-level keys the caller handles (NULL-
  * ended, may be NULL). Returns 0, GS_EPARSE or GS_ENOMEM.
  */
-int gs_json_cluster_parse(const char *file, const cJSON *root, const char *const *extra,
-			  struct gs_cluster *c, char *err, size_t err_len);
+int gs_trace_json_cluster_parse(const char *file, const cJSON *root, const char *const *extra,
+				struct gs_cluster *c, char *err, size_t err_len);
 
 #endif

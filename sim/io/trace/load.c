@@ -70,7 +70,8 @@ static bool is_pod_header(const struct gs_csv *r)
 {
 	return gs_csv_row_is(r, gs_openb_pod_cols, 11) ||
 	       gs_csv_row_is(r, gs_openb_multigpu_cols, 5) ||
-	       gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11);
+	       gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11) ||
+	       gs_csv_row_is(r, gs_native_pod_cols, 13);
 }
 
 static int first_row(struct gs_csv *r)
@@ -116,7 +117,8 @@ static int csv_pods(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 		t->format = "openb-multigpu";
 		return gs_openb_pods_read(r, true, c, t);
 	}
-	if (gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11)) {
+	if (gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11) ||
+	    gs_csv_row_is(r, gs_native_pod_cols, 13)) {
 		t->format = "csv";
 		return gs_native_pods_read(r, c, t);
 	}
@@ -125,11 +127,12 @@ static int csv_pods(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 	return gs_csv_errorf(r, -1, "unrecognised header '%s'; a pod trace starts with openb's "
 			     "'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...' (11 or 5 "
 			     "columns) or gpusim's 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,"
-			     "gpu_mem_mib,gpu_spec,creation_time,deletion_time[,class,gpu_need_milli]', see "
-			     "traces/README.md", header_text(r, hbuf, sizeof(hbuf)));
+			     "gpu_mem_mib,gpu_spec,creation_time,deletion_time[,class,gpu_need_milli"
+			     "[,gpu_busy_milli,gpu_compute_milli]]', see traces/README.md",
+			     header_text(r, hbuf, sizeof(hbuf)));
 }
 
-/* Reads the opened file r into c (see gs_cluster_load); closes r. */
+/* Reads the opened file r into c (see gs_load_cluster); closes r. */
 static int cluster_read(struct gs_csv *r, struct gs_cluster *c, char sha256_out[GS_SHA256_HEX])
 {
 	struct gs_cluster tmp;
@@ -139,7 +142,7 @@ static int cluster_read(struct gs_csv *r, struct gs_cluster *c, char sha256_out[
 	tmp.models = c->models;
 	tmp.check = c->check;
 	if (is_json(r))
-		rc = gs_json_cluster_read(r, &tmp);
+		rc = gs_trace_json_cluster_read(r, &tmp);
 	else
 		rc = csv_cluster(r, &tmp);
 	if (!rc && tmp.n_nodes == 0)
@@ -158,7 +161,7 @@ static int cluster_read(struct gs_csv *r, struct gs_cluster *c, char sha256_out[
 	return rc;
 }
 
-int gs_cluster_load(const char *path, struct gs_cluster *c, char sha256_out[GS_SHA256_HEX],
+int gs_load_cluster(const char *path, struct gs_cluster *c, char sha256_out[GS_SHA256_HEX],
 		    char *err, size_t err_len)
 {
 	struct gs_csv r;
@@ -174,7 +177,7 @@ int gs_cluster_load(const char *path, struct gs_cluster *c, char sha256_out[GS_S
 	return rc ? rc : cluster_read(&r, c, sha256_out);
 }
 
-int gs_cluster_load_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
+int gs_load_cluster_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
 			char sha256_out[GS_SHA256_HEX], char *err, size_t err_len)
 {
 	struct gs_csv r;
@@ -190,7 +193,7 @@ int gs_cluster_load_mem(const char *name, const char *data, size_t len, struct g
 	return rc ? rc : cluster_read(&r, c, sha256_out);
 }
 
-/* Reads the opened file r into t against c (see gs_trace_load); closes r. */
+/* Reads the opened file r into t against c (see gs_load_trace); closes r. */
 static int trace_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 {
 	struct gs_models saved = c->models;
@@ -200,7 +203,7 @@ static int trace_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t
 	gs_trace_init(&tmp);
 	if (is_json(r)) {
 		tmp.format = "json";
-		rc = gs_json_pods_read(r, c, &tmp);
+		rc = gs_trace_json_pods_read(r, c, &tmp);
 	} else {
 		rc = csv_pods(r, c, &tmp);
 	}
@@ -224,7 +227,7 @@ static int trace_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t
 	return rc;
 }
 
-int gs_trace_load(const char *path, struct gs_cluster *c, struct gs_trace *t, char *err,
+int gs_load_trace(const char *path, struct gs_cluster *c, struct gs_trace *t, char *err,
 		  size_t err_len)
 {
 	struct gs_csv r;
@@ -240,7 +243,7 @@ int gs_trace_load(const char *path, struct gs_cluster *c, struct gs_trace *t, ch
 	return rc ? rc : trace_read(&r, c, t);
 }
 
-int gs_trace_load_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
+int gs_load_trace_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
 		      struct gs_trace *t, char *err, size_t err_len)
 {
 	struct gs_csv r;

@@ -6,7 +6,7 @@
  *   - openb node lists: sn,cpu_milli,memory_mib,gpu,model
  *   - openb pod lists: the 11-column files and the 5-column multigpu files
  *   - gpusim native CSV and JSON for clusters and pods (JSON through cJSON)
- * gs_cluster_load() and gs_trace_load() pick the reader from the file's
+ * gs_load_cluster() and gs_load_trace() pick the reader from the file's
  * extension and header line.
  *
  * Every malformed record is an error reported as
@@ -28,7 +28,7 @@
  * On success fills sha256_out (may be NULL) with the file's checksum.
  * Returns 0, GS_ENOENT, GS_EIO, GS_EPARSE or GS_ENOMEM, with a message in err.
  */
-int gs_cluster_load(const char *path, struct gs_cluster *c, char sha256_out[GS_SHA256_HEX],
+int gs_load_cluster(const char *path, struct gs_cluster *c, char sha256_out[GS_SHA256_HEX],
 		    char *err, size_t err_len);
 
 /*
@@ -36,20 +36,20 @@ int gs_cluster_load(const char *path, struct gs_cluster *c, char sha256_out[GS_S
  * failure t stays empty. GPU model names in pod constraints are resolved
  * against c->models; names no node has are added to the table (so the
  * pod can never be placed) and counted in t->audit.unknown_model. Also
- * fills the rest of t->audit against c. Same returns as gs_cluster_load.
+ * fills the rest of t->audit against c. Same returns as gs_load_cluster.
  */
-int gs_trace_load(const char *path, struct gs_cluster *c, struct gs_trace *t, char *err,
+int gs_load_trace(const char *path, struct gs_cluster *c, struct gs_trace *t, char *err,
 		  size_t err_len);
 
 /*
- * gs_cluster_load() and gs_trace_load() on len bytes of data instead of a
+ * gs_load_cluster() and gs_load_trace() on len bytes of data instead of a
  * file, reported as name (whose extension still picks JSON). For tests,
  * the fuzz targets (tests/fuzz) and data that is not in a file.
  */
-int gs_cluster_load_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
+int gs_load_cluster_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
 			char sha256_out[GS_SHA256_HEX], char *err, size_t err_len);
-/* gs_trace_load() on len bytes of data reported as name; same returns. */
-int gs_trace_load_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
+/* gs_load_trace() on len bytes of data reported as name; same returns. */
+int gs_load_trace_mem(const char *name, const char *data, size_t len, struct gs_cluster *c,
 		      struct gs_trace *t, char *err, size_t err_len);
 
 #endif

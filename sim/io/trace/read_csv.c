@@ -29,9 +29,10 @@ const char *const gs_openb_pod_cols[11] = {
 const char *const gs_openb_multigpu_cols[5] = {
 	"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
 };
-const char *const gs_native_pod_cols[11] = {
+const char *const gs_native_pod_cols[13] = {
 	"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_mem_mib", "gpu_spec",
-	"creation_time", "deletion_time", "class", "gpu_need_milli",
+	"creation_time", "deletion_time", "class", "gpu_need_milli", "gpu_busy_milli",
+	"gpu_compute_milli",
 };
 
 /*
@@ -82,21 +83,24 @@ int gs_native_nodes_read(struct gs_csv *r, struct gs_cluster *c)
 struct pod_map {
 	const char *const *cols;
 	int n_cols;
-	int gpu_mem, spec, create, del, sched, wclass, need;
+	int gpu_mem, spec, create, del, sched, wclass, need, busy, compute;
 	bool create_required;
 };
 
 static const struct pod_map openb_map = {
-	gs_openb_pod_cols, 11, -1, 5, 8, 9, 10, -1, -1, true,
+	gs_openb_pod_cols, 11, -1, 5, 8, 9, 10, -1, -1, -1, -1, true,
 };
 static const struct pod_map multigpu_map = {
-	gs_openb_multigpu_cols, 5, -1, -1, -1, -1, -1, -1, -1, false,
+	gs_openb_multigpu_cols, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, false,
 };
 static const struct pod_map native_map = {
-	gs_native_pod_cols, 9, 5, 6, 7, 8, -1, -1, -1, false,
+	gs_native_pod_cols, 9, 5, 6, 7, 8, -1, -1, -1, -1, -1, false,
 };
 static const struct pod_map native11_map = {
-	gs_native_pod_cols, 11, 5, 6, 7, 8, -1, 9, 10, false,
+	gs_native_pod_cols, 11, 5, 6, 7, 8, -1, 9, 10, -1, -1, false,
+};
+static const struct pod_map native13_map = {
+	gs_native_pod_cols, 13, 5, 6, 7, 8, -1, 9, 10, 11, 12, false,
 };
 
 static int pod_row(struct gs_csv *r, const struct pod_map *m, struct gs_cluster *c,
@@ -104,7 +108,7 @@ static int pod_row(struct gs_csv *r, const struct pod_map *m, struct gs_cluster 
 {
 	struct gs_pod p;
 	struct gs_where w;
-	int64_t v[4], gmem = 0, create = -1, del = -1, sched, need = 0;
+	int64_t v[4], gmem = 0, create = -1, del = -1, sched, need = 0, busy = 0, compute = 0;
 	const char *spec = "";
 	bool unknown = false;
 	char vbuf[80];
@@ -138,6 +142,10 @@ static int pod_row(struct gs_csv *r, const struct pod_map *m, struct gs_cluster 
 		return rc;
 	if (m->need >= 0 && (rc = gs_csv_int_opt(r, m->need, 0, GS_MILLI_PER_GPU, 0, &need)))
 		return rc;
+	if (m->busy >= 0 &&
+	    ((rc = gs_csv_int_opt(r, m->busy, 1, GS_MILLI_PER_GPU, 0, &busy)) ||
+	     (rc = gs_csv_int_opt(r, m->compute, 1, GS_MILLI_PER_GPU, 0, &compute))))
+		return rc;
 
 	memset(&p, 0, sizeof(p));
 	p.cpu_milli = (int32_t)v[0];
@@ -155,7 +163,11 @@ static int pod_row(struct gs_csv *r, const struct pod_map *m, struct gs_cluster 
 		return rc;
 	if (m->wclass >= 0 &&
 	    ((rc = gs_trace_pod_class(&w, "class", t, &p, r->field[m->wclass])) ||
-	     (rc = gs_trace_pod_need(&w, "gpu_need_milli", &p, need))))
+	     (rc = gs_trace_pod_gpu_milli(&w, "gpu_need_milli", &p, need))))
+		return rc;
+	if (m->busy >= 0 &&
+	    ((rc = gs_trace_pod_gpu_milli(&w, "gpu_busy_milli", &p, busy)) ||
+	     (rc = gs_trace_pod_gpu_milli(&w, "gpu_compute_milli", &p, compute))))
 		return rc;
 
 	rc = gs_nameset_add(names, r->field[0], r->line, &prev);
@@ -197,6 +209,9 @@ int gs_openb_pods_read(struct gs_csv *r, bool multigpu, struct gs_cluster *c,
 
 int gs_native_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 {
-	return pods_read(r, gs_csv_row_is(r, gs_native_pod_cols, 11) ? &native11_map : &native_map,
-			 c, t);
+	const struct pod_map *m = gs_csv_row_is(r, gs_native_pod_cols, 13) ? &native13_map
+				  : gs_csv_row_is(r, gs_native_pod_cols, 11) ? &native11_map
+				  : &native_map;
+
+	return pods_read(r, m, c, t);
 }

@@ -18,11 +18,11 @@
 
 #include "core/error.h"
 #include "core/limits.h"
-#include "io/json.h"
+#include "io/cjson.h"
 #include "io/trace/internal.h"
 
-cJSON *gs_json_parse(const char *file, const char *text, size_t len, char *err,
-		     size_t err_len)
+cJSON *gs_trace_json_parse(const char *file, const char *text, size_t len, char *err,
+			   size_t err_len)
 {
 	cJSON *root;
 	size_t off = 0, i, n, start;
@@ -98,7 +98,7 @@ static const char *json_show(const cJSON *v, char *buf, size_t len)
 	return buf;
 }
 
-int gs_json_check_keys(const struct gs_where *w, const cJSON *obj, const char *const *allowed)
+int gs_trace_json_check_keys(const struct gs_where *w, const cJSON *obj, const char *const *allowed)
 {
 	char vbuf[80];
 	const cJSON *k, *j;
@@ -167,8 +167,8 @@ static int not_a(const struct gs_where *w, const char *key, const cJSON *v, cons
 	return gs_where_errorf(w, key, "'%s' is not %s", json_show(v, vbuf, sizeof(vbuf)), what);
 }
 
-int gs_json_int(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
-		int64_t min, int64_t max, int64_t dflt, int64_t *out, bool *present_out)
+int gs_trace_json_int(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
+		      int64_t min, int64_t max, int64_t dflt, int64_t *out, bool *present_out)
 {
 	const cJSON *v = json_get(obj, key, required);
 	double d;
@@ -206,8 +206,29 @@ int gs_json_int(const struct gs_where *w, const cJSON *obj, const char *key, boo
 	return 0;
 }
 
-int gs_json_double(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
-		   double min, double max, double dflt, double *out, bool *present_out)
+int gs_trace_json_pod_request(const struct gs_where *w, const cJSON *obj, struct gs_pod *p)
+{
+	int64_t cpu, mem, ngpu, gmilli, gmem;
+	int rc;
+
+	if ((rc = gs_trace_json_int(w, obj, "cpu_milli", true, 0, GS_CPU_MILLI_MAX, 0, &cpu,
+				    NULL)) ||
+	    (rc = gs_trace_json_int(w, obj, "memory_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)) ||
+	    (rc = gs_trace_json_int(w, obj, "num_gpu", false, 0, GS_MAX_GPUS, 0, &ngpu, NULL)) ||
+	    (rc = gs_trace_json_int(w, obj, "gpu_milli", false, 0, GS_MILLI_PER_GPU,
+				    ngpu > 0 ? GS_MILLI_PER_GPU : 0, &gmilli, NULL)) ||
+	    (rc = gs_trace_json_int(w, obj, "gpu_mem_mib", false, 0, GS_MIB_MAX, 0, &gmem, NULL)))
+		return rc;
+	p->cpu_milli = (int32_t)cpu;
+	p->mem_mib = mem;
+	p->num_gpu = (int32_t)ngpu;
+	p->gpu_milli = (int32_t)gmilli;
+	p->gpu_mem_mib = gmem;
+	return 0;
+}
+
+int gs_trace_json_double(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
+			 double min, double max, double dflt, double *out, bool *present_out)
 {
 	const cJSON *v = json_get(obj, key, required);
 	double d;
@@ -233,8 +254,8 @@ int gs_json_double(const struct gs_where *w, const cJSON *obj, const char *key, 
 	return 0;
 }
 
-int gs_json_string(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
-		   const char **out)
+int gs_trace_json_string(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
+			 const char **out)
 {
 	const cJSON *v = json_get(obj, key, required);
 
@@ -250,9 +271,9 @@ int gs_json_string(const struct gs_where *w, const cJSON *obj, const char *key, 
 	return 0;
 }
 
-int gs_json_spec(const struct gs_where *w, const cJSON *obj, const char *key,
-		 struct gs_models *models, uint32_t node_mask, uint32_t *mask, bool *unknown,
-		 char *spec_buf, size_t spec_len)
+int gs_trace_json_spec(const struct gs_where *w, const cJSON *obj, const char *key,
+		       struct gs_models *models, uint32_t node_mask, uint32_t *mask, bool *unknown,
+		       char *spec_buf, size_t spec_len)
 {
 	const cJSON *v = json_get(obj, key, false);
 	const cJSON *e;
@@ -313,9 +334,9 @@ static int models_parse(struct gs_where *w, const cJSON *arr, struct gs_models *
 	for (e = arr->child; e; e = e->next, w->index++) {
 		size_t len;
 
-		if ((rc = gs_json_check_keys(w, e, keys)) ||
-		    (rc = gs_json_string(w, e, "name", true, &name)) ||
-		    (rc = gs_json_int(w, e, "mem_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)))
+		if ((rc = gs_trace_json_check_keys(w, e, keys)) ||
+		    (rc = gs_trace_json_string(w, e, "name", true, &name)) ||
+		    (rc = gs_trace_json_int(w, e, "mem_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)))
 			break;
 		len = strlen(name);
 		gs_csv_quote(name, vbuf, sizeof(vbuf));
@@ -405,13 +426,17 @@ static int nodes_parse(struct gs_where *w, const cJSON *arr, struct gs_cluster *
 		int64_t cpu, mem, ngpu, count, k;
 		bool replicate;
 
-		if ((rc = gs_json_check_keys(w, e, keys)) ||
-		    (rc = gs_json_string(w, e, "name", true, &name)) ||
-		    (rc = gs_json_int(w, e, "cpu_milli", true, 0, GS_CPU_MILLI_MAX, 0, &cpu, NULL)) ||
-		    (rc = gs_json_int(w, e, "memory_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)) ||
-		    (rc = gs_json_int(w, e, "num_gpu", false, 0, GS_MAX_GPUS, 0, &ngpu, NULL)) ||
-		    (rc = gs_json_string(w, e, "gpu_model", false, &model)) ||
-		    (rc = gs_json_int(w, e, "count", false, 1, 1000000, 1, &count, &replicate)))
+		if ((rc = gs_trace_json_check_keys(w, e, keys)) ||
+		    (rc = gs_trace_json_string(w, e, "name", true, &name)) ||
+		    (rc = gs_trace_json_int(w, e, "cpu_milli", true, 0, GS_CPU_MILLI_MAX, 0, &cpu,
+					    NULL)) ||
+		    (rc = gs_trace_json_int(w, e, "memory_mib", true, 0, GS_MIB_MAX, 0, &mem,
+					    NULL)) ||
+		    (rc = gs_trace_json_int(w, e, "num_gpu", false, 0, GS_MAX_GPUS, 0, &ngpu,
+					    NULL)) ||
+		    (rc = gs_trace_json_string(w, e, "gpu_model", false, &model)) ||
+		    (rc = gs_trace_json_int(w, e, "count", false, 1, 1000000, 1, &count,
+					    &replicate)))
 			break;
 		if (!replicate) {
 			rc = gs_trace_add_node(w, &gs_native_node_fields, c, &names, name, cpu, mem,
@@ -443,8 +468,8 @@ static int nodes_parse(struct gs_where *w, const cJSON *arr, struct gs_cluster *
 	return rc;
 }
 
-int gs_json_cluster_parse(const char *file, const cJSON *root, const char *const *extra,
-			  struct gs_cluster *c, char *err, size_t err_len)
+int gs_trace_json_cluster_parse(const char *file, const cJSON *root, const char *const *extra,
+				struct gs_cluster *c, char *err, size_t err_len)
 {
 	const char *keys[16] = { "gpu_models", "nodes" };
 	struct gs_where w = { file, 0, NULL, -1, err, err_len };
@@ -454,7 +479,7 @@ int gs_json_cluster_parse(const char *file, const cJSON *root, const char *const
 	for (i = 0; extra && extra[i] && n < 15; i++)
 		keys[n++] = extra[i];
 	keys[n] = NULL;
-	if ((rc = gs_json_check_keys(&w, root, keys)))
+	if ((rc = gs_trace_json_check_keys(&w, root, keys)))
 		return rc;
 	models = cJSON_GetObjectItemCaseSensitive(root, "gpu_models");
 	nodes = cJSON_GetObjectItemCaseSensitive(root, "nodes");
@@ -477,17 +502,17 @@ int gs_json_cluster_parse(const char *file, const cJSON *root, const char *const
 /* The JSON text of a file opened with gs_csv_open(), before any gs_csv_next(). */
 static cJSON *csv_json(struct gs_csv *r)
 {
-	return gs_json_parse(r->name, r->buf + r->pos, r->len - r->pos, r->err, r->err_len);
+	return gs_trace_json_parse(r->name, r->buf + r->pos, r->len - r->pos, r->err, r->err_len);
 }
 
-int gs_json_cluster_read(struct gs_csv *r, struct gs_cluster *c)
+int gs_trace_json_cluster_read(struct gs_csv *r, struct gs_cluster *c)
 {
 	cJSON *root = csv_json(r);
 	int rc;
 
 	if (!root)
 		return GS_EPARSE;
-	rc = gs_json_cluster_parse(r->name, root, NULL, c, r->err, r->err_len);
+	rc = gs_trace_json_cluster_parse(r->name, root, NULL, c, r->err, r->err_len);
 	if (rc == GS_EPARSE && cJSON_GetObjectItemCaseSensitive(root, "pods") &&
 	    !cJSON_GetObjectItemCaseSensitive(root, "nodes"))
 		snprintf(r->err, r->err_len, "%s: this is a pod trace, not a cluster file",
@@ -501,9 +526,10 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 {
 	static const char *const keys[] = {
 		"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_mem_mib",
-		"gpu_spec", "creation_time", "deletion_time", "class", "gpu_need_milli", NULL,
+		"gpu_spec", "creation_time", "deletion_time", "class", "gpu_need_milli",
+		"gpu_busy_milli", "gpu_compute_milli", NULL,
 	};
-	int64_t cpu, mem, ngpu, gmilli, gmem, create, del, need;
+	int64_t create, del, need, busy, compute;
 	const char *name, *wclass;
 	char spec[512], vbuf[80];
 	bool unknown = false;
@@ -511,34 +537,33 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 	long prev;
 	int rc;
 
-	if ((rc = gs_json_check_keys(w, e, keys)) ||
-	    (rc = gs_json_string(w, e, "name", true, &name)) ||
-	    (rc = gs_check_name(w, "name", name)) ||
-	    (rc = gs_json_int(w, e, "cpu_milli", true, 0, GS_CPU_MILLI_MAX, 0, &cpu, NULL)) ||
-	    (rc = gs_json_int(w, e, "memory_mib", true, 0, GS_MIB_MAX, 0, &mem, NULL)) ||
-	    (rc = gs_json_int(w, e, "num_gpu", false, 0, GS_MAX_GPUS, 0, &ngpu, NULL)) ||
-	    (rc = gs_json_int(w, e, "gpu_milli", false, 0, GS_MILLI_PER_GPU,
-			      ngpu > 0 ? GS_MILLI_PER_GPU : 0, &gmilli, NULL)) ||
-	    (rc = gs_json_int(w, e, "gpu_mem_mib", false, 0, GS_MIB_MAX, 0, &gmem, NULL)) ||
-	    (rc = gs_json_int(w, e, "creation_time", false, 0, GS_TIME_MAX_S, -1, &create, NULL)) ||
-	    (rc = gs_json_int(w, e, "deletion_time", false, 0, GS_TIME_MAX_S, -1, &del, NULL)) ||
-	    (rc = gs_json_int(w, e, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0, &need,
-			      NULL)) ||
-	    (rc = gs_json_string(w, e, "class", false, &wclass)))
-		return rc;
 	memset(&p, 0, sizeof(p));
-	p.cpu_milli = (int32_t)cpu;
-	p.mem_mib = mem;
-	p.num_gpu = (int32_t)ngpu;
-	p.gpu_milli = (int32_t)gmilli;
-	p.gpu_mem_mib = gmem;
+	if ((rc = gs_trace_json_check_keys(w, e, keys)) ||
+	    (rc = gs_trace_json_string(w, e, "name", true, &name)) ||
+	    (rc = gs_check_name(w, "name", name)) ||
+	    (rc = gs_trace_json_pod_request(w, e, &p)) ||
+	    (rc = gs_trace_json_int(w, e, "creation_time", false, 0, GS_TIME_MAX_S, -1, &create,
+				    NULL)) ||
+	    (rc = gs_trace_json_int(w, e, "deletion_time", false, 0, GS_TIME_MAX_S, -1, &del,
+				    NULL)) ||
+	    (rc = gs_trace_json_int(w, e, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0, &need,
+				    NULL)) ||
+	    (rc = gs_trace_json_int(w, e, "gpu_busy_milli", false, 1, GS_MILLI_PER_GPU, 0, &busy,
+				    NULL)) ||
+	    (rc = gs_trace_json_int(w, e, "gpu_compute_milli", false, 1, GS_MILLI_PER_GPU, 0,
+				    &compute, NULL)) ||
+	    (rc = gs_trace_json_string(w, e, "class", false, &wclass)))
+		return rc;
 	p.t_create_s = create;
 	p.t_delete_s = del;
-	if ((rc = gs_json_spec(w, e, "gpu_spec", &c->models, node_mask, &p.model_mask, &unknown,
-			       spec, sizeof(spec))) ||
+	if ((rc = gs_trace_json_spec(w, e, "gpu_spec", &c->models, node_mask, &p.model_mask,
+				     &unknown,
+				     spec, sizeof(spec))) ||
 	    (rc = gs_trace_check_pod(w, &p, spec)) ||
 	    (rc = gs_trace_pod_class(w, "class", t, &p, wclass)) ||
-	    (rc = gs_trace_pod_need(w, "gpu_need_milli", &p, need)))
+	    (rc = gs_trace_pod_gpu_milli(w, "gpu_need_milli", &p, need)) ||
+	    (rc = gs_trace_pod_gpu_milli(w, "gpu_busy_milli", &p, busy)) ||
+	    (rc = gs_trace_pod_gpu_milli(w, "gpu_compute_milli", &p, compute)))
 		return rc;
 	if (gs_nameset_find(names, name, &prev))
 		return gs_where_errorf(w, "name", "duplicate pod name '%s' (first at pods[%ld])",
@@ -552,7 +577,7 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 	return 0;
 }
 
-int gs_json_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
+int gs_trace_json_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 {
 	static const char *const top[] = { "pods", NULL };
 	struct gs_where w = { r->name, 0, NULL, -1, r->err, r->err_len };
@@ -565,7 +590,7 @@ int gs_json_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t
 	if (!root)
 		return GS_EPARSE;
 	gs_nameset_init(&names);
-	if ((rc = gs_json_check_keys(&w, root, top))) {
+	if ((rc = gs_trace_json_check_keys(&w, root, top))) {
 		/* The commonest mix-up deserves a plain answer. */
 		if (cJSON_GetObjectItemCaseSensitive(root, "nodes"))
 			rc = gs_where_errorf(&w, NULL, "this is a cluster file, not a pod trace");

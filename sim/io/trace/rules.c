@@ -292,17 +292,6 @@ int gs_trace_add_node(const struct gs_where *w, const struct gs_node_fields *f,
 	return rc < 0 ? rc : 0;
 }
 
-uint32_t gs_cluster_model_mask(const struct gs_cluster *c)
-{
-	uint32_t mask = 0;
-	int32_t i;
-
-	for (i = 0; i < c->n_nodes; i++)
-		if (c->nodes[i].num_gpu > 0 && c->nodes[i].model >= 0)
-			mask |= 1u << c->nodes[i].model;
-	return mask;
-}
-
 /* --- pods --------------------------------------------------------------- */
 
 int gs_trace_spec_add(const struct gs_where *w, const char *spec, struct gs_models *models,
@@ -452,12 +441,17 @@ int gs_trace_pod_class(const struct gs_where *w, const char *field, struct gs_tr
 	return 0;
 }
 
-int gs_trace_pod_need(const struct gs_where *w, const char *field, struct gs_pod *p,
-		      int64_t need_milli)
+int gs_trace_pod_gpu_milli(const struct gs_where *w, const char *field, struct gs_pod *p,
+			   int64_t milli)
 {
-	if (need_milli > 0 && gs_pod_cpu_only(p))
+	if (milli > 0 && gs_pod_cpu_only(p))
 		return gs_where_errorf(w, field, "'%" PRId64 "' is not allowed on a pod without GPUs",
-				       need_milli);
-	p->need_milli = (int32_t)need_milli;
+				       milli);
+	if (strcmp(field, "gpu_busy_milli") == 0)
+		p->busy_milli = (int16_t)milli;
+	else if (strcmp(field, "gpu_compute_milli") == 0)
+		p->compute_milli = (int16_t)milli;
+	else
+		p->need_milli = (int32_t)milli;
 	return 0;
 }

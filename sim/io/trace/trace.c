@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace.c - struct gs_trace, the container every reader fills, and the
- * audit of legal but suspicious records that gs_trace_load() runs once a
+ * audit of legal but suspicious records that gs_load_trace() runs once a
  * trace is read. Loading lives in load.c, the writers in write.c.
  */
 #include <errno.h>

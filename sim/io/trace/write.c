@@ -140,21 +140,34 @@ static int check_trace(const char *path, const struct gs_trace *t, const struct 
 	return 0;
 }
 
-int gs_trace_print_csv(FILE *f, const char *path, const struct gs_trace *t,
-		       const struct gs_cluster *c, char *err, size_t err_len)
+/* A milli field that 0 leaves empty. */
+static void opt_milli(FILE *f, int32_t v)
 {
-	bool extra = false;
+	if (v)
+		fprintf(f, "%" PRId32, v);
+}
+
+int gs_write_trace_csv_stream(FILE *f, const char *path, const struct gs_trace *t,
+			      const struct gs_cluster *c, char *err, size_t err_len)
+{
+	bool extra = false, busy = false;
 	size_t i;
 	int rc;
 
 	if ((rc = check_trace(path, t, c, err, err_len)))
 		return rc;
-	/* The class and need columns only when some pod has them. */
-	for (i = 0; i < t->n_pods && !extra; i++)
-		extra = t->pods[i].wclass || t->pods[i].need_milli;
+	/*
+	 * The class and need columns only when some pod has them, and the busy
+	 * and compute columns after them only when some pod has one of those.
+	 */
+	for (i = 0; i < t->n_pods; i++) {
+		busy = busy || t->pods[i].busy_milli || t->pods[i].compute_milli;
+		extra = extra || busy || t->pods[i].wclass || t->pods[i].need_milli;
+	}
 	fputs("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time,"
 	      "deletion_time", f);
-	fputs(extra ? ",class,gpu_need_milli\n" : "\n", f);
+	fputs(busy ? ",class,gpu_need_milli,gpu_busy_milli,gpu_compute_milli\n"
+	      : extra ? ",class,gpu_need_milli\n" : "\n", f);
 	for (i = 0; i < t->n_pods; i++) {
 		const struct gs_pod *p = &t->pods[i];
 		char create[24], del[24];
@@ -172,13 +185,17 @@ int gs_trace_print_csv(FILE *f, const char *path, const struct gs_trace *t,
 			}
 		}
 		fprintf(f, ",%s,%s", create, del);
-		if (extra && p->need_milli)
-			fprintf(f, ",%s,%" PRId32 "\n", gs_trace_class_name(t, p->wclass),
-				p->need_milli);
-		else if (extra)
-			fprintf(f, ",%s,\n", gs_trace_class_name(t, p->wclass));
-		else
-			fputc('\n', f);
+		if (extra) {
+			fprintf(f, ",%s,", gs_trace_class_name(t, p->wclass));
+			opt_milli(f, p->need_milli);
+		}
+		if (busy) {
+			fputc(',', f);
+			opt_milli(f, p->busy_milli);
+			fputc(',', f);
+			opt_milli(f, p->compute_milli);
+		}
+		fputc('\n', f);
 	}
 	if (ferror(f)) {
 		snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
@@ -228,8 +245,8 @@ static int check_csv_models(const char *path, const struct gs_cluster *c, char *
 	return 0;
 }
 
-int gs_cluster_print_csv(FILE *f, const char *path, const struct gs_cluster *c, char *err,
-			 size_t err_len)
+int gs_write_cluster_csv_stream(FILE *f, const char *path, const struct gs_cluster *c, char *err,
+				size_t err_len)
 {
 	int32_t i;
 	int rc;
@@ -258,8 +275,8 @@ int gs_cluster_print_csv(FILE *f, const char *path, const struct gs_cluster *c, 
 	return 0;
 }
 
-int gs_cluster_print_json(FILE *f, const char *path, const struct gs_cluster *c, char *err,
-			  size_t err_len)
+int gs_write_cluster_json_stream(FILE *f, const char *path, const struct gs_cluster *c, char *err,
+				 size_t err_len)
 {
 	uint32_t used = gs_cluster_model_mask(c);
 	int32_t i;
@@ -299,8 +316,8 @@ int gs_cluster_print_json(FILE *f, const char *path, const struct gs_cluster *c,
 	return 0;
 }
 
-int gs_trace_stage_csv(struct gs_staged *st, const char *path, const struct gs_trace *t,
-		       const struct gs_cluster *c, char *err, size_t err_len)
+int gs_staged_write_trace_csv(struct gs_staged *st, const char *path, const struct gs_trace *t,
+			      const struct gs_cluster *c, char *err, size_t err_len)
 {
 	FILE *f;
 	int rc;
@@ -309,11 +326,12 @@ int gs_trace_stage_csv(struct gs_staged *st, const char *path, const struct gs_t
 	if ((rc = check_trace(path, t, c, err, err_len)) ||
 	    (rc = stage_open(st, &f, path, err, err_len)))
 		return rc;
-	return stage_close(st, f, gs_trace_print_csv(f, path, t, c, err, err_len), err, err_len);
+	return stage_close(st, f, gs_write_trace_csv_stream(f, path, t, c, err, err_len), err,
+			   err_len);
 }
 
-int gs_cluster_stage_csv(struct gs_staged *st, const char *path, const struct gs_cluster *c,
-			 char *err, size_t err_len)
+int gs_staged_write_cluster_csv(struct gs_staged *st, const char *path, const struct gs_cluster *c,
+				char *err, size_t err_len)
 {
 	FILE *f;
 	int rc;
@@ -322,11 +340,12 @@ int gs_cluster_stage_csv(struct gs_staged *st, const char *path, const struct gs
 	    (rc = check_csv_models(path, c, err, err_len)) ||
 	    (rc = stage_open(st, &f, path, err, err_len)))
 		return rc;
-	return stage_close(st, f, gs_cluster_print_csv(f, path, c, err, err_len), err, err_len);
+	return stage_close(st, f, gs_write_cluster_csv_stream(f, path, c, err, err_len), err,
+			   err_len);
 }
 
-int gs_cluster_stage_json(struct gs_staged *st, const char *path, const struct gs_cluster *c,
-			  char *err, size_t err_len)
+int gs_staged_write_cluster_json(struct gs_staged *st, const char *path, const struct gs_cluster *c,
+				 char *err, size_t err_len)
 {
 	FILE *f;
 	int rc;
@@ -334,31 +353,32 @@ int gs_cluster_stage_json(struct gs_staged *st, const char *path, const struct g
 	if ((rc = check_nodes(path, c, err, err_len)) ||
 	    (rc = stage_open(st, &f, path, err, err_len)))
 		return rc;
-	return stage_close(st, f, gs_cluster_print_json(f, path, c, err, err_len), err, err_len);
+	return stage_close(st, f, gs_write_cluster_json_stream(f, path, c, err, err_len), err,
+			   err_len);
 }
 
-int gs_trace_write_csv(const char *path, const struct gs_trace *t, const struct gs_cluster *c,
+int gs_write_trace_csv(const char *path, const struct gs_trace *t, const struct gs_cluster *c,
 		       char *err, size_t err_len)
 {
 	struct gs_staged st = { NULL, NULL };
-	int rc = gs_trace_stage_csv(&st, path, t, c, err, err_len);
+	int rc = gs_staged_write_trace_csv(&st, path, t, c, err, err_len);
 
 	return rc ? rc : gs_staged_commit(&st, err, err_len);
 }
 
-int gs_cluster_write_csv(const char *path, const struct gs_cluster *c, char *err, size_t err_len)
+int gs_write_cluster_csv(const char *path, const struct gs_cluster *c, char *err, size_t err_len)
 {
 	struct gs_staged st = { NULL, NULL };
-	int rc = gs_cluster_stage_csv(&st, path, c, err, err_len);
+	int rc = gs_staged_write_cluster_csv(&st, path, c, err, err_len);
 
 	return rc ? rc : gs_staged_commit(&st, err, err_len);
 }
 
-int gs_cluster_write_json(const char *path, const struct gs_cluster *c, char *err,
+int gs_write_cluster_json(const char *path, const struct gs_cluster *c, char *err,
 			  size_t err_len)
 {
 	struct gs_staged st = { NULL, NULL };
-	int rc = gs_cluster_stage_json(&st, path, c, err, err_len);
+	int rc = gs_staged_write_cluster_json(&st, path, c, err, err_len);
 
 	return rc ? rc : gs_staged_commit(&st, err, err_len);
 }
@@ -374,7 +394,7 @@ static char *dir_of(const char *path, const char **base_out)
 	return strndup(path, slash == path ? 1 : (size_t)(slash - path));
 }
 
-bool gs_output_same(const char *a, const char *b)
+bool gs_write_same_file(const char *a, const char *b)
 {
 	const char *base_a, *base_b;
 	char *dir_a = dir_of(a, &base_a), *dir_b = dir_of(b, &base_b);

@@ -21,12 +21,12 @@
  * built-in table, which only JSON records. The file is written to a
  * temporary name and renamed into place, so it is never left half-written.
  */
-int gs_trace_write_csv(const char *path, const struct gs_trace *t, const struct gs_cluster *c,
+int gs_write_trace_csv(const char *path, const struct gs_trace *t, const struct gs_cluster *c,
 		       char *err, size_t err_len);
-/* The cluster in native CSV; same returns as gs_trace_write_csv(). */
-int gs_cluster_write_csv(const char *path, const struct gs_cluster *c, char *err, size_t err_len);
+/* The cluster in native CSV; same returns as gs_write_trace_csv(). */
+int gs_write_cluster_csv(const char *path, const struct gs_cluster *c, char *err, size_t err_len);
 /* The cluster in native JSON, with the memory of every model its nodes use. */
-int gs_cluster_write_json(const char *path, const struct gs_cluster *c, char *err,
+int gs_write_cluster_json(const char *path, const struct gs_cluster *c, char *err,
 			  size_t err_len);
 
 /*
@@ -41,18 +41,18 @@ struct gs_staged {
 };
 
 /*
- * Like the gs_*_write_* functions above, but leave the data in st's
+ * Like the gs_write_* functions above, but leave the data in st's
  * temporary file. Same returns; on failure nothing is left on disk and st
  * needs no discard.
  */
-int gs_trace_stage_csv(struct gs_staged *st, const char *path, const struct gs_trace *t,
-		       const struct gs_cluster *c, char *err, size_t err_len);
-/* gs_cluster_write_csv() into st's temporary file; commit or discard st. */
-int gs_cluster_stage_csv(struct gs_staged *st, const char *path, const struct gs_cluster *c,
-			 char *err, size_t err_len);
-/* gs_cluster_write_json() into st's temporary file; commit or discard st. */
-int gs_cluster_stage_json(struct gs_staged *st, const char *path, const struct gs_cluster *c,
-			  char *err, size_t err_len);
+int gs_staged_write_trace_csv(struct gs_staged *st, const char *path, const struct gs_trace *t,
+			      const struct gs_cluster *c, char *err, size_t err_len);
+/* gs_write_cluster_csv() into st's temporary file; commit or discard st. */
+int gs_staged_write_cluster_csv(struct gs_staged *st, const char *path, const struct gs_cluster *c,
+				char *err, size_t err_len);
+/* gs_write_cluster_json() into st's temporary file; commit or discard st. */
+int gs_staged_write_cluster_json(struct gs_staged *st, const char *path, const struct gs_cluster *c,
+				 char *err, size_t err_len);
 
 /* Renames the staged file into place. Returns 0 or GS_EIO (file removed). Releases st. */
 int gs_staged_commit(struct gs_staged *st, char *err, size_t err_len);
@@ -64,7 +64,7 @@ void gs_staged_discard(struct gs_staged *st);
  * directory, however it is spelt ("a.csv" and "./a.csv", through a
  * symbolic link), and the same name in it.
  */
-bool gs_output_same(const char *a, const char *b);
+bool gs_write_same_file(const char *a, const char *b);
 
 /*
  * The formats themselves, on an open stream (path is only named in
@@ -74,13 +74,13 @@ bool gs_output_same(const char *a, const char *b);
  * bit outside the table, a non-built-in model in CSV) or GS_EIO (the
  * stream failed), with a message in err.
  */
-int gs_trace_print_csv(FILE *f, const char *path, const struct gs_trace *t,
-		       const struct gs_cluster *c, char *err, size_t err_len);
-/* The cluster CSV of gs_cluster_write_csv() on f; the checks and returns above. */
-int gs_cluster_print_csv(FILE *f, const char *path, const struct gs_cluster *c, char *err,
-			 size_t err_len);
-/* The cluster JSON of gs_cluster_write_json() on f; the checks and returns above. */
-int gs_cluster_print_json(FILE *f, const char *path, const struct gs_cluster *c, char *err,
-			  size_t err_len);
+int gs_write_trace_csv_stream(FILE *f, const char *path, const struct gs_trace *t,
+			      const struct gs_cluster *c, char *err, size_t err_len);
+/* The cluster CSV of gs_write_cluster_csv() on f; the checks and returns above. */
+int gs_write_cluster_csv_stream(FILE *f, const char *path, const struct gs_cluster *c, char *err,
+				size_t err_len);
+/* The cluster JSON of gs_write_cluster_json() on f; the checks and returns above. */
+int gs_write_cluster_json_stream(FILE *f, const char *path, const struct gs_cluster *c, char *err,
+				 size_t err_len);
 
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * json.c - cJSON parsing behind one lock (see json.h).
+ * cjson.c - cJSON parsing behind one lock (see cjson.h).
  */
-#include "io/json.h"
+#include "io/cjson.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

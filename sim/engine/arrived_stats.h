@@ -1,24 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * arrived.h - a run's statistics per integer percent of arrived workload,
+ * arrived_stats.h - a run's statistics per integer percent of arrived workload,
  * the numbers behind the FGD paper's figures (Weng et al., ATC 2023,
  * section 5): per bucket, the mean allocated and unallocated GPU share
  * and the mean fragmentation over the idle share and over capacity, each
  * the mean over the samples whose arrived workload rounds to that percent
  * (gs_sample_arrived_pct), and the statistic "at arrived 100 %".
  *
- * The store keeps these instead of one sample per arrival. To keep every
- * figure what it was when it was computed in SQL from those samples, the
- * sums are formed exactly as SQLite 3.40 formed them: per-sample values in
- * the same floating-point operations as the sample_metrics view, added one
+ * The store keeps these instead of one sample per arrival. So that every
+ * figure equals the one SQL gives over those samples (the arrived_buckets
+ * view of schema 1.0 to 1.3, whose numbers the migration to 1.4 keeps),
+ * the sums are formed exactly as SQLite 3.40 forms them: per-sample values
+ * in the same floating-point operations as the sample_metrics view, added one
  * by one in the order of the samples_arrived index, that is by arrived
  * percent, then allocated share, then fragmentation (not tracked first),
  * then sample order. A mean is a sum divided by the count.
  *
  * Ownership: struct gs_arrived_stats is caller-owned (_release frees it).
  */
-#ifndef GS_ARRIVED_H
-#define GS_ARRIVED_H
+#ifndef GS_ARRIVED_STATS_H
+#define GS_ARRIVED_STATS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,26 +1,45 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sharing.h - the rate model: how fast each running pod progresses under
- * its GPUs' sharing modes, and when it completes.
+ * share_model.h - the rate model: how fast each running pod progresses under
+ * its GPUs' sharing modes, and when it completes. docs/sharing-model.md
+ * derives it and checks it against published measurements.
  *
- * A pod's trace duration is its work at full speed. While it runs, on each
- * of its GPUs
+ * A pod's trace duration is its work alone on a dedicated GPU. The model
+ * sees a pod through four numbers (core/cluster.h): its need u (the share
+ * of the GPU's SMs its kernels can use, gpu_need_milli or its request), its
+ * busy fraction b (the share of its running time it has GPU work queued,
+ * gpu_busy_milli or the run's --busy), its compute fraction a (the share
+ * of its GPU work that scales with SMs, the rest with memory bandwidth;
+ * gpu_compute_milli or GS_COMPUTE_DEFAULT_MILLI) and its request r.
+ * Alone, its GPU work at SM share s and bandwidth share w runs at
  *
- *   rate = min(1, min(1, received / needed) x efficiency(mode, model, n, class))
+ *   speed(s, w) = 1 / (a max(1, u / s) + (1 - a) max(1, u / w))
  *
- * where needed is the pod's gs_pod_need_milli() / 1000 and received is
+ * of full speed, and its idle phases (1 - b of its time) do not slow down.
+ * On each of its GPUs its rate is
+ *
  *   exclusive  1
- *   timeslice  its max-min fair share of the GPU's time among the pods on
- *              it (equal slices; a pod needing less leaves the rest)
- *   mps        the same, each client capped at its active-thread share
- *   vgpu       capped: its gpu_milli / 1000; elastic: its gpu_milli over
- *              the sum of the gpu_milli of the pods on the GPU (idle share
- *              is lent out in proportion, as bench/cuda's library does)
- *   mig        its instance's compute slices / 7
+ *   mig        1 / ((1 - b) + b / speed(s, w)) x E, with s the instance's
+ *              SMs over the GPU's and w its memory slices / 8 (core/mig.h)
+ *   timeslice  min(1, t / b) x E: contexts take turns, t is the pod's
+ *              max-min fair share of the GPU's time among the busy
+ *              fractions of the pods on it
+ *   mps        v0 x min(1, g / e) x E: clients run side by side; capped at
+ *              the active-thread share c its GPU work runs at speed(c, 1),
+ *              so alone at v0 = 1 / ((1 - b) + b / speed(c, 1)), using
+ *              e = v0 b min(u, c) / speed(c, 1) of the SMs; g is its
+ *              max-min fair share of the SMs among those demands
+ *   vgpu       min(1, t / b) x E: as time-slicing, each pod's time held to
+ *              its request r (capped: a hard limit; elastic: what others
+ *              leave is lent in proportion to r), a limiter of accuracy
+ *              q giving t = q x t(limited) + (1 - q) x t(no limit)
  *   ideal      (no model: rate 1)
- * and n is the number of pods on the GPU (every running pod is taken to be
- * busy), or for mig the instance's compute slices (io/interference.h). A
- * pod on several GPUs runs at the rate of its slowest GPU.
+ * where E is the interference table's efficiency (io/interference.h) for
+ * the mode, the GPU model, the pod's class and, for timeslice, mps and
+ * vgpu, the sum of the busy fractions of the pods on the GPU (mig: the
+ * instance's compute slices; the built-in table has no mig rows, E = 1).
+ * A pod on several GPUs runs at the rate of its slowest GPU. Every rate is
+ * at most 1: a pod never runs faster than its trace, measured alone.
  *
  * Exactness: rates are fixed-point integers (GS_RATE_ONE = 2^20 is full
  * speed, rounded up to the next 2^-20) and remaining work is in 2^-20 s, so advancing work is exact
@@ -35,8 +54,8 @@
  * Ownership: struct gs_share_model is caller-owned (_init/_release); it
  * borrows the cluster, the pods and the table for its lifetime.
  */
-#ifndef GS_ENGINE_SHARING_H
-#define GS_ENGINE_SHARING_H
+#ifndef GS_SHARE_MODEL_H
+#define GS_SHARE_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -54,6 +73,14 @@
  * (gs_sim_validate()).
  */
 #define GS_SHARE_WORK_MAX_S (INT64_C(1) << 42)
+
+/* A pod's view in the model (see the top), resolved from its trace fields. */
+struct gs_share_view {
+	double need;             /* u, (0, 1] */
+	double busy;             /* b, (0, 1] */
+	double compute;          /* a, [0, 1] */
+	double request;          /* r, its gpu_milli / 1000 */
+};
 
 /* One GPU pod in the model. */
 struct gs_share_pod {
@@ -78,7 +105,7 @@ struct gs_share_gpu {
 
 /* Run-level figures (gs_share_model_finish()). */
 struct gs_share_figures {
-	double useful_gpu_s;     /* need x GPUs x full-speed seconds delivered */
+	double useful_gpu_s;     /* need x busy x GPUs x full-speed seconds delivered */
 	double useful_arr_gpu_s; /* the same up to the last arrival (gs_share_model_arrival()) */
 	double mig_idle_slice_s; /* idle instances of fixed layouts, compute slices x s */
 	double mig_slack_slice_s;/* slices reserved beyond the requests of busy instances, x s */
@@ -96,7 +123,8 @@ struct gs_share_model {
 	int32_t *gpu_base;                   /* owned: per node, its GPU 0 in gpus */
 	struct gs_share_gpu *gpus;           /* owned, one per GPU of the cluster */
 	int64_t n_gpus;
-	double *eff;                         /* owned cache: [mode][model][class][n], NAN = unset */
+	struct gs_ifr_curve *curves;         /* owned cache: [mode][model][class] */
+	uint8_t *have_curve;                 /* owned: 1 where curves[] is filled */
 	int32_t *touched;                    /* owned scratch: pods to reschedule */
 	int32_t n_touched, cap_touched;
 	/* Useful work: its rate now and the integral up to t_useful. */
@@ -160,5 +188,22 @@ const struct gs_share_figures *gs_share_model_finish(struct gs_share_model *m, i
 
 /* The rate pod i would run at on GPU gpu of its placement now (for tests and inspect). */
 double gs_share_model_rate(const struct gs_share_model *m, int32_t i);
+
+/* Pod p's view (need, busy, compute, request) as the model uses it. */
+struct gs_share_view gs_share_model_view(const struct gs_pod *p);
+
+/*
+ * The speed of GPU work of a pod of view v alone at SM share sm and
+ * memory-bandwidth share bw (both in (0, 1]): the formula at the top.
+ */
+double gs_share_model_speed(const struct gs_share_view *v, double sm, double bw);
+
+/*
+ * The max-min fair shares of a capacity of 1 among n demands d[] (each
+ * > 0): out[j] = min(d[j], L) with the water level L that fills the
+ * capacity, or d[j] when they all fit. Weights w[] (NULL: all equal) make
+ * it weighted (out[j] = min(d[j], w[j] L)). d, w and out have n entries.
+ */
+void gs_share_model_water_fill(const double *d, const double *w, double *out, int n);
 
 #endif

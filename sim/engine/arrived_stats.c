@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * arrived.c - per-arrived-percent statistics of a run (see arrived.h).
+ * arrived_stats.c - per-arrived-percent statistics of a run (see arrived_stats.h).
  *
  * The samples are sorted once by (arrived percent, allocated milli-GPU,
  * fragmentation with "not tracked" first, sample index), the order in
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "engine/arrived.h"
+#include "engine/arrived_stats.h"
 
 struct keyed {
 	int64_t pct;

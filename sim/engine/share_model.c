@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * sharing.c - the rate model (see sharing.h).
+ * share_model.c - the rate model (see share_model.h).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -9,15 +9,16 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/limits.h"
-#include "engine/sharing.h"
+#include "engine/share_model.h"
 
-#define N_IDX (GS_IFR_N_MAX + 1)
+/* Pods a GPU's rate computation looks at; later ones share the last slot's fate. */
+#define GPU_PODS_MAX 64
 
 int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 			const struct gs_pod *pods, size_t n, const struct gs_trace *t,
 			const struct gs_interference *tbl)
 {
-	size_t i, n_eff;
+	size_t n_curves;
 	int32_t node;
 	int64_t g = 0;
 
@@ -30,15 +31,14 @@ int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 	m->p = calloc(n ? n : 1, sizeof(*m->p));
 	m->gpu_base = malloc(((size_t)c->n_nodes + 1) * sizeof(*m->gpu_base));
 	m->gpus = calloc((size_t)(c->gpu_count ? c->gpu_count : 1), sizeof(*m->gpus));
-	n_eff = (size_t)GS_SHARE__COUNT * (size_t)(c->models.n ? c->models.n : 1) *
-		(size_t)((t ? t->n_classes : 0) + 1) * N_IDX;
-	m->eff = malloc(n_eff * sizeof(*m->eff));
-	if (!m->p || !m->gpu_base || !m->gpus || !m->eff) {
+	n_curves = (size_t)GS_SHARE__COUNT * (size_t)(c->models.n ? c->models.n : 1) *
+		   (size_t)((t ? t->n_classes : 0) + 1);
+	m->curves = malloc(n_curves * sizeof(*m->curves));
+	m->have_curve = calloc(n_curves, 1);
+	if (!m->p || !m->gpu_base || !m->gpus || !m->curves || !m->have_curve) {
 		gs_share_model_release(m);
 		return GS_ENOMEM;
 	}
-	for (i = 0; i < n_eff; i++)
-		m->eff[i] = NAN;
 	m->n_gpus = c->gpu_count;
 	for (node = 0; node < c->n_nodes; node++) {
 		const struct gs_node *nd = &c->nodes[node];
@@ -75,66 +75,97 @@ void gs_share_model_release(struct gs_share_model *m)
 	free(m->gpus);
 	free(m->gpu_base);
 	free(m->p);
-	free(m->eff);
+	free(m->curves);
+	free(m->have_curve);
 	free(m->touched);
 	memset(m, 0, sizeof(*m));
 }
 
-/* The table's efficiency, cached per (mode, model, class, n). */
-static double efficiency(struct gs_share_model *m, int mode, int model, int wclass, int n)
+/* The table's efficiency at n, its curve cached per (mode, model, class). */
+static double efficiency(struct gs_share_model *m, int mode, int model, int wclass, double n)
 {
 	int n_models = m->c->models.n ? m->c->models.n : 1;
 	int n_classes = (m->trace ? m->trace->n_classes : 0) + 1;
+	struct gs_ifr_curve tmp;
 	size_t idx;
-	double *slot;
 
-	if (n > GS_IFR_N_MAX)
-		n = GS_IFR_N_MAX;
-	if (n < 1)
-		n = 1;
-	if (model < 0 || model >= n_models || wclass < 0 || wclass >= n_classes)
-		return gs_interference_lookup(m->tbl, mode, NULL, NULL, n);
-	idx = (((size_t)mode * (size_t)n_models + (size_t)model) * (size_t)n_classes +
-	       (size_t)wclass) * N_IDX + (size_t)n;
-	slot = &m->eff[idx];
-	if (isnan(*slot))
-		*slot = gs_interference_lookup(m->tbl, mode, m->c->models.m[model].name,
-					       m->trace ? gs_trace_class_name(m->trace, wclass) : "",
-					       n);
-	return *slot;
+	if (model < 0 || model >= n_models || wclass < 0 || wclass >= n_classes) {
+		gs_interference_curve(m->tbl, mode, NULL, NULL, &tmp);
+		return gs_interference_curve_eval(&tmp, n);
+	}
+	idx = ((size_t)mode * (size_t)n_models + (size_t)model) * (size_t)n_classes +
+	      (size_t)wclass;
+	if (!m->have_curve[idx]) {
+		gs_interference_curve(m->tbl, mode, m->c->models.m[model].name,
+				      m->trace ? gs_trace_class_name(m->trace, wclass) : "",
+				      &m->curves[idx]);
+		m->have_curve[idx] = 1;
+	}
+	return gs_interference_curve_eval(&m->curves[idx], n);
 }
 
-/*
- * The max-min fair water level of the GPU's time among the demands d of
- * the pods on it (capacity 1): the L with sum(min(d_j, L)) = 1, or +inf
- * when every demand fits.
- */
-static double water_level(double *d, int n)
+void gs_share_model_water_fill(const double *d, const double *w, double *out, int n)
 {
-	double left = 1.0;
-	int i, j;
+	int order[GPU_PODS_MAX], i, j, k;
+	double left = 1.0, wsum = 0.0, level;
 
-	/* Insertion sort: a GPU holds few pods. */
-	for (i = 1; i < n; i++) {
-		double v = d[i];
-
-		for (j = i; j > 0 && d[j - 1] > v; j--)
-			d[j] = d[j - 1];
-		d[j] = v;
-	}
+	if (n > GPU_PODS_MAX)
+		n = GPU_PODS_MAX;
+	/* By the level at which each demand is met, d / w: insertion sort, a GPU holds few pods. */
 	for (i = 0; i < n; i++) {
-		if (d[i] * (double)(n - i) > left)
-			return left / (double)(n - i);
-		left -= d[i];
+		double key = d[i] / (w ? w[i] : 1.0);
+
+		for (j = i; j > 0 && d[order[j - 1]] / (w ? w[order[j - 1]] : 1.0) > key; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+		wsum += w ? w[i] : 1.0;
 	}
-	return INFINITY;
+	for (k = 0; k < n; k++) {
+		int q = order[k];
+		double wq = w ? w[q] : 1.0;
+
+		level = left / wsum;
+		if (d[q] > wq * level) {
+			/* Every demand from here on is above the level: each gets its weighted share. */
+			for (; k < n; k++)
+				out[order[k]] = (w ? w[order[k]] : 1.0) * level;
+			return;
+		}
+		out[q] = d[q];
+		left -= d[q];
+		wsum -= wq;
+	}
 }
 
-static double need_of(const struct gs_pod *p)
+struct gs_share_view gs_share_model_view(const struct gs_pod *p)
 {
+	struct gs_share_view v;
 	int32_t need = gs_pod_need_milli(p);
 
-	return (need > 0 ? need : 1) / 1000.0;
+	v.need = (need > 0 ? need : 1) / 1000.0;
+	v.busy = (p->busy_milli > 0 ? p->busy_milli : 1000) / 1000.0;
+	v.compute = (p->compute_milli > 0 ? p->compute_milli : GS_COMPUTE_DEFAULT_MILLI) / 1000.0;
+	v.request = p->gpu_milli / 1000.0;
+	return v;
+}
+
+double gs_share_model_speed(const struct gs_share_view *v, double sm, double bw)
+{
+	double ts = v->need > sm ? v->need / sm : 1.0, tb = v->need > bw ? v->need / bw : 1.0;
+
+	return 1.0 / (v->compute * ts + (1.0 - v->compute) * tb);
+}
+
+/* The rate of work with busy fraction b whose GPU phases run at `speed` and idle phases do not. */
+static double phases(double b, double speed)
+{
+	return 1.0 / ((1.0 - b) + b / speed);
+}
+
+/* Pods on G that the rate computation looks at: its first GPU_PODS_MAX. */
+static int gpu_pods(const struct gs_share_gpu *G)
+{
+	return G->n < GPU_PODS_MAX ? G->n : GPU_PODS_MAX;
 }
 
 /* Pod i's rate on the k-th GPU of its placement. */
@@ -146,52 +177,90 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k)
 	int gpu = sp->pl.gpu[k];
 	const struct gs_share_gpu *G = &m->gpus[m->gpu_base[node] + gpu];
 	const struct gs_share_cfg *cfg = gs_cluster_gpu_share(m->c, node, gpu);
-	double need = need_of(p), recv, d[64], sum;
-	int n = G->n, nn = n, j, model = m->c->nodes[node].model;
+	struct gs_share_view me = gs_share_model_view(p), v[GPU_PODS_MAX];
+	double dem[GPU_PODS_MAX] = { 0 }, wt[GPU_PODS_MAX] = { 0 }, got[GPU_PODS_MAX] = { 0 };
+	double busy_sum = 0, rate;
+	int n = gpu_pods(G), self = 0, j, model = m->c->nodes[node].model;
 
+	for (j = 0; j < n; j++) {
+		v[j] = gs_share_model_view(&m->pods[G->pods[j]]);
+		busy_sum += v[j].busy;
+		if (G->pods[j] == i)
+			self = j;
+	}
 	switch (cfg->mode) {
 	case GS_SHARE_EXCLUSIVE:
-		recv = 1.0;
-		nn = 1;
-		break;
-	case GS_SHARE_TIMESLICE:
-	case GS_SHARE_MPS: {
-		double cap = cfg->mode == GS_SHARE_MPS ? gs_share_mps_thread_milli(cfg) / 1000.0
-						       : 1.0;
-		int cnt = n < 64 ? n : 64;
-
-		for (j = 0; j < cnt; j++)
-			d[j] = fmin(need_of(&m->pods[G->pods[j]]), cap);
-		recv = fmin(fmin(need, cap), water_level(d, cnt));
-		break;
-	}
-	case GS_SHARE_VGPU:
-		recv = p->gpu_milli / 1000.0;
-		if (cfg->elastic) {
-			for (sum = 0, j = 0; j < n; j++)
-				sum += m->pods[G->pods[j]].gpu_milli / 1000.0;
-			recv = sum > 0 ? recv / sum : 1.0;
-		}
-		break;
+		return fmin(1.0, efficiency(m, cfg->mode, model, p->wclass, 1.0));
 	case GS_SHARE_MIG: {
 		const struct gs_mig_table *t = gs_cluster_mig_table(m->c, node);
 		const struct gs_gpu_share *gs = &m->c->share[node].gpu[gpu];
 		int inst = gs_mig_instance_at(&gs->mig, sp->pl.mig[k] - 1);
+		const struct gs_mig_profile *pr;
 
-		nn = inst >= 0 && t ? t->p[gs->mig.inst[inst].profile].compute : 1;
-		recv = nn / (double)GS_MIG_COMPUTE_SLICES;
+		if (inst < 0 || !t)
+			return 1.0;
+		pr = &t->p[gs->mig.inst[inst].profile];
+		rate = phases(me.busy, gs_share_model_speed(&me, gs_mig_profile_sm_share(t, pr),
+						     gs_mig_profile_bw_share(pr)));
+		return fmin(1.0, rate * efficiency(m, cfg->mode, model, p->wclass, pr->compute));
+	}
+	case GS_SHARE_TIMESLICE:
+		/* Contexts take turns: shares of time among the busy fractions. */
+		for (j = 0; j < n; j++)
+			dem[j] = v[j].busy;
+		gs_share_model_water_fill(dem, NULL, got, n);
+		rate = fmin(1.0, got[self] / me.busy);
+		break;
+	case GS_SHARE_MPS: {
+		double c = gs_share_mps_thread_milli(cfg) / 1000.0, v0[GPU_PODS_MAX];
+
+		/* Side by side on the SMs, each client within its thread share. */
+		for (j = 0; j < n; j++) {
+			double sp_cap = gs_share_model_speed(&v[j], c, 1.0);
+
+			v0[j] = phases(v[j].busy, sp_cap);
+			dem[j] = v0[j] * v[j].busy * fmin(v[j].need, c) / sp_cap;
+		}
+		gs_share_model_water_fill(dem, NULL, got, n);
+		rate = v0[self] * fmin(1.0, got[self] / dem[self]);
+		break;
+	}
+	case GS_SHARE_VGPU: {
+		double q = cfg->accuracy_milli / 1000.0, fair[GPU_PODS_MAX];
+
+		/* Time shares as time-slicing gives them, then held to the requests. */
+		for (j = 0; j < n; j++) {
+			dem[j] = v[j].busy;
+			wt[j] = v[j].request > 0 ? v[j].request : 0.001;
+		}
+		gs_share_model_water_fill(dem, NULL, fair, n);
+		if (cfg->elastic) {
+			gs_share_model_water_fill(dem, wt, got, n);
+		} else {
+			for (j = 0; j < n; j++)
+				dem[j] = fmin(v[j].busy, wt[j]);
+			gs_share_model_water_fill(dem, NULL, got, n);
+			for (j = 0; j < n; j++)
+				got[j] = fmin(got[j], wt[j]);
+		}
+		rate = fmin(1.0, (q * got[self] + (1.0 - q) * fair[self]) / me.busy);
 		break;
 	}
 	default: /* ideal */
 		return 1.0;
 	}
-	return fmin(1.0, fmin(1.0, recv / need) * efficiency(m, cfg->mode, model, p->wclass, nn));
+	return fmin(1.0, rate * efficiency(m, cfg->mode, model, p->wclass, busy_sum));
 }
 
-/* need x GPUs of pod i: what one unit of its rate is worth in useful GPU share. */
+/*
+ * need x busy x GPUs of pod i: what one unit of its rate is worth in
+ * useful GPU share (what it keeps busy of its GPUs on average at full speed).
+ */
 static double weight(const struct gs_share_model *m, int32_t i)
 {
-	return need_of(&m->pods[i]) * m->pods[i].num_gpu;
+	struct gs_share_view v = gs_share_model_view(&m->pods[i]);
+
+	return v.need * v.busy * m->pods[i].num_gpu;
 }
 
 /* Integrates the useful-work rate up to t. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * json.h - the one way gpusim parses JSON text with cJSON.
+ * cjson.h - the one way gpusim parses JSON text with cJSON.
  *
  * cJSON remembers where the last parse failed in a process-wide variable
  * that every parse writes, cJSON_ParseWithLengthOpts() included, even when
@@ -10,8 +10,8 @@
  * holds one lock for the parse and returns the error position to its
  * caller, so nothing reads cJSON's global state.
  */
-#ifndef GS_IO_JSON_H
-#define GS_IO_JSON_H
+#ifndef GS_CJSON_H
+#define GS_CJSON_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * replay_summary.c - the headline figures of a finished run (struct
+ * gs_summary), from its pods' outcomes, its samples and its time-mode
+ * metrics (see replay.h).
+ */
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "engine/arrived_stats.h"
+#include "engine/replay.h"
+
+int64_t gs_sample_arrived_pct(const struct gs_sample *s, int64_t gpu_capacity_milli)
+{
+	if (gpu_capacity_milli <= 0)
+		return 0;
+	return llround(100.0 * (double)s->arrived_gpu_milli / (double)gpu_capacity_milli);
+}
+
+/*
+ * Means over the samples whose arrived workload rounds to lo..hi percent,
+ * in percent of capacity cap: allocated GPU share, fragmentation over idle
+ * share (0 when nothing is idle) and over capacity. Returns the number of
+ * samples; the means are left alone when it is 0.
+ */
+static size_t arrived_means(const struct gs_sim *sim, int64_t cap, int64_t lo, int64_t hi,
+			    double *alloc_pct, double *frag_ratio_pct, double *frag_amount_pct)
+{
+	double alloc = 0, frag_ratio = 0, frag_amount = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < sim->n_samples; i++) {
+		const struct gs_sample *s = &sim->samples[i];
+		double idle = (double)(cap - s->gpu_alloc_milli);
+		int64_t pct = gs_sample_arrived_pct(s, cap);
+
+		if (pct < lo || pct > hi)
+			continue;
+		alloc += 100.0 * (double)s->gpu_alloc_milli / (double)cap;
+		frag_amount += 100.0 * s->frag_milli / (double)cap;
+		frag_ratio += idle > 0 ? 100.0 * s->frag_milli / idle : 0;
+		n++;
+	}
+	if (n) {
+		*alloc_pct = alloc / (double)n;
+		*frag_ratio_pct = frag_ratio / (double)n;
+		*frag_amount_pct = frag_amount / (double)n;
+	}
+	return n;
+}
+
+void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
+{
+	const int64_t cap = sim->cluster.gpu_milli;
+	struct gs_arrived_stats st;
+	double alloc = 0, frag_ratio = 0, frag_amount = 0;
+	size_t i, n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->pods = (int64_t)sim->n_pods;
+	out->eff_util_pct = sim->opts.mode == GS_MODE_TIME ? sim->eff_util_pct : NAN;
+	out->eff_util_busy_pct = sim->opts.mode == GS_MODE_TIME ? sim->eff_util_busy_pct : NAN;
+	out->mig_idle_pct = sim->opts.mode == GS_MODE_TIME ? sim->mig_idle_pct : NAN;
+	out->mig_slack_pct = sim->opts.mode == GS_MODE_TIME ? sim->mig_slack_pct : NAN;
+	out->oversubscribed = sim->oversubscribed;
+	for (i = 0; i < sim->n_pods; i++) {
+		switch (sim->out[i].state) {
+		case GS_POD_RUNNING:
+			out->running++;
+			out->placed++;
+			break;
+		case GS_POD_DONE:
+			out->placed++;
+			break;
+		case GS_POD_FAILED:
+			out->failed++;
+			break;
+		case GS_POD_PENDING:
+			out->pending++;
+			break;
+		default:
+			break;
+		}
+	}
+	out->mean_wait_s = out->placed ? (double)sim->stats.wait_total_s / (double)out->placed : NAN;
+	out->gpu_alloc_pct = out->unalloc_gpu_pct = NAN;
+	out->frag_ratio_pct = out->frag_amount_pct = NAN;
+	out->peak_gpu_alloc_pct = NAN;
+	out->tm = sim->tm;
+	if (sim->opts.mode == GS_MODE_TIME) {
+		/* From the events alone: the samples do not enter. */
+		out->gpu_alloc_pct = sim->tm.gpu_alloc_arrival_pct;
+		out->peak_gpu_alloc_pct = sim->tm.gpu_alloc_peak_pct;
+		out->peak_pending = sim->tm.valid ? sim->tm.pending_peak : 0;
+		if (!isnan(out->gpu_alloc_pct))
+			out->unalloc_gpu_pct = 100.0 - out->gpu_alloc_pct;
+		return;
+	}
+	if (cap <= 0 || sim->n_samples == 0)
+		return;
+	for (i = 0; i < sim->n_samples; i++) {
+		const struct gs_sample *s = &sim->samples[i];
+		double pct = 100.0 * (double)s->gpu_alloc_milli / (double)cap;
+
+		if (i == 0 || pct > out->peak_gpu_alloc_pct)
+			out->peak_gpu_alloc_pct = pct;
+		if (s->pending > out->peak_pending)
+			out->peak_pending = s->pending;
+	}
+
+	/*
+	 * On a small cluster one pod can jump over the 100 % bucket; then, as
+	 * the reference analysis does, the samples of 99..101 % stand in for
+	 * it. The run_summary view does the same, from the figures the store
+	 * keeps (arrived_stats.h), summed in their order; in sample order only if
+	 * there is no memory for that.
+	 */
+	if (gs_arrived_stats_compute(sim->samples, sim->n_samples, cap, sim->frag_on, &st) == 0) {
+		n = (size_t)st.at100_n;
+		alloc = st.at100_gpu_alloc_pct;
+		frag_ratio = st.at100_frag_ratio_pct;
+		frag_amount = st.at100_frag_amount_pct;
+		gs_arrived_stats_release(&st);
+	} else {
+		n = arrived_means(sim, cap, 100, 100, &alloc, &frag_ratio, &frag_amount);
+		if (n == 0)
+			n = arrived_means(sim, cap, 99, 101, &alloc, &frag_ratio, &frag_amount);
+	}
+	if (n) {
+		out->gpu_alloc_pct = alloc;
+		out->frag_ratio_pct = sim->frag_on ? frag_ratio : NAN;
+		out->frag_amount_pct = sim->frag_on ? frag_amount : NAN;
+	}
+	if (!isnan(out->gpu_alloc_pct))
+		out->unalloc_gpu_pct = 100.0 - out->gpu_alloc_pct;
+}

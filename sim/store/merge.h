@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * merge.h - joining results databases: the runs and plans of one database
+ * copied into another, for sweeps that ran as shards on several hosts
+ * (gpusim merge).
+ */
+#ifndef GS_MERGE_H
+#define GS_MERGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/results.h"
+
+/* What gs_db_merge() did with one input. */
+struct gs_merge_stats {
+	int64_t runs;          /* complete runs in the input */
+	int64_t copied;        /* added to the output */
+	int64_t identical;     /* already in the output with the same results */
+	int64_t plan_cells;    /* plan rows added */
+};
+
+/*
+ * Copies the complete runs of the database at in_path into out: the runs
+ * row and every row of the run's nodes, pods, samples and statistics,
+ * under new run ids, and the input's plans. A run whose key out already
+ * has with the same results (every result column of runs, and its
+ * arrived_stats) is skipped; with other results, nothing is copied and
+ * GS_EEXIST names both runs. The input is opened as gpusim opens any
+ * database: an older minor schema is migrated in place, a newer major is
+ * refused (GS_ESCHEMA); a newer minor's columns unknown to this build are
+ * left out. All or nothing: one transaction. Returns 0, GS_EEXIST,
+ * GS_ESCHEMA, GS_ENOENT, GS_ENOMEM or GS_EDB, with a message in err.
+ */
+int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *st, char *err,
+		size_t err_len);
+
+#endif

@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * results_open.c - opening and closing the results store: the
+ * connection, its lock, WAL mode and the schema check or set-up
+ * (results_schema.c) a new or older file gets. See results.h for the
+ * threading design.
+ */
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "core/error.h"
+#include "io/path.h"
+#include "store/results.h"
+#include "store/results_internal.h"
+
+int gs_db_fail(char *err, size_t err_len, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && err_len) {
+		va_start(ap, fmt);
+		vsnprintf(err, err_len, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+int gs_db_sqlfail(struct gs_db *db, char *err, size_t err_len, const char *what)
+{
+	return gs_db_fail(err, err_len, GS_EDB, "%s: %s: %s", db->path, what,
+			  sqlite3_errmsg(db->conn));
+}
+
+int gs_db_exec(struct gs_db *db, const char *sql, char *err, size_t err_len)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db->conn, sql, NULL, NULL, &msg);
+
+	if (rc == SQLITE_OK)
+		return 0;
+	gs_db_fail(err, err_len, GS_EDB, "%s: %s: %s", db->path, sql,
+		   msg ? msg : sqlite3_errstr(rc));
+	sqlite3_free(msg);
+	return GS_EDB;
+}
+
+/* Reads PRAGMA journal_mode into mode (lower case). */
+static int journal_mode(struct gs_db *db, const char *sql, char *mode, size_t len)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		snprintf(mode, len, "%s", (const char *)sqlite3_column_text(st, 0));
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * Switches a new database to WAL. The mode is stored in the file, so this
+ * only does anything the first time. Sweep workers opening a new file
+ * together race here, and SQLite answers the losers "database is locked"
+ * at once rather than through the busy handler: retry for up to the busy
+ * timeout. A file system without WAL support keeps its mode; that is
+ * slower for concurrent readers but still correct.
+ */
+static int set_wal(struct gs_db *db, char *err, size_t err_len)
+{
+	const struct timespec pause = { .tv_sec = 0, .tv_nsec = 10 * 1000 * 1000 };
+	char mode[16] = "";
+	int tries, rc;
+
+	for (tries = 0; tries < GS_DB_BUSY_TIMEOUT_MS / 10; tries++) {
+		rc = journal_mode(db, "PRAGMA journal_mode", mode, sizeof(mode));
+		if (rc == SQLITE_OK && strcmp(mode, "wal") == 0)
+			return 0;
+		if (rc == SQLITE_OK)
+			rc = journal_mode(db, "PRAGMA journal_mode = WAL", mode, sizeof(mode));
+		if (rc == SQLITE_OK)
+			return 0;
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			break;
+		nanosleep(&pause, NULL);
+	}
+	return gs_db_sqlfail(db, err, err_len, "cannot switch to WAL mode");
+}
+
+/* The directory part of path ("." when there is none) must be a directory. */
+static int db_open(const char *path, bool create, struct gs_db **out, char *err, size_t err_len)
+{
+	struct gs_db *db;
+	struct stat sb;
+	int version = 0, flags, rc;
+
+	if (!path || !*path || !out)
+		return gs_db_fail(err, err_len, GS_EINVAL, "no database path given");
+	if (create) {
+		/* The directory of a new database is made when missing (results/ by default). */
+		rc = gs_mkdir_parent(path, err, err_len);
+		if (rc)
+			return rc;
+	} else if (stat(path, &sb) != 0) {
+		return gs_db_fail(err, err_len, GS_ENOENT, "%s: no such database file", path);
+	}
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+		return gs_db_fail(err, err_len, GS_EINVAL,
+				  "%s: is a directory, not a database file", path);
+
+	db = calloc(1, sizeof(*db));
+	if (!db)
+		return gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+	db->path = strdup(path);
+	if (!db->path) {
+		rc = gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+		goto free_db;
+	}
+	if (pthread_mutex_init(&db->lock, NULL) != 0) {
+		rc = gs_db_fail(err, err_len, GS_ENOMEM, "cannot create a mutex");
+		goto free_path;
+	}
+	/* The handle's own mutex serialises every call; SQLite's would be a second one. */
+	flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (create ? SQLITE_OPEN_CREATE : 0);
+	if (sqlite3_open_v2(path, &db->conn, flags, NULL) != SQLITE_OK) {
+		rc = gs_db_fail(err, err_len, GS_EDB, "%s: cannot open: %s", path,
+				db->conn ? sqlite3_errmsg(db->conn) : "out of memory");
+		goto close;
+	}
+	sqlite3_extended_result_codes(db->conn, 1);
+	sqlite3_busy_timeout(db->conn, GS_DB_BUSY_TIMEOUT_MS);
+
+	/*
+	 * Look before changing anything, so a refused file is left as it was.
+	 * The version and the table count come from one read transaction:
+	 * another sweep worker may be creating the schema right now.
+	 */
+	rc = gs_db_schema_look(db, create, &version, err, err_len);
+	if (rc)
+		goto close;
+	rc = gs_db_exec(db, "PRAGMA foreign_keys = ON", err, err_len);
+	if (rc)
+		goto close;
+	if (!sqlite3_db_readonly(db->conn, "main")) {
+		/*
+		 * WAL lets readers (inspect, plots) run while a sweep writes;
+		 * synchronous=NORMAL is safe in WAL mode (a power cut can lose
+		 * the last runs, never corrupt the file or half-write a run).
+		 */
+		rc = set_wal(db, err, err_len);
+		if (!rc)
+			rc = gs_db_exec(db, "PRAGMA synchronous = NORMAL", err, err_len);
+		if (rc)
+			goto close;
+	}
+	if (version < GS_DB_SCHEMA_VERSION) {
+		rc = gs_db_schema_setup(db, create, err, err_len);
+		if (rc)
+			goto close;
+	}
+	*out = db;
+	return 0;
+
+close:
+	sqlite3_close(db->conn);
+	pthread_mutex_destroy(&db->lock);
+free_path:
+	free(db->path);
+free_db:
+	free(db);
+	return rc;
+}
+
+int gs_db_open(const char *path, struct gs_db **out, char *err, size_t err_len)
+{
+	return db_open(path, true, out, err, err_len);
+}
+
+int gs_db_open_existing(const char *path, struct gs_db **out, char *err, size_t err_len)
+{
+	return db_open(path, false, out, err, err_len);
+}
+
+void gs_db_close(struct gs_db *db)
+{
+	if (!db)
+		return;
+	sqlite3_finalize(db->st_run);
+	sqlite3_finalize(db->st_run_done);
+	sqlite3_finalize(db->st_node);
+	sqlite3_finalize(db->st_nodes);
+	sqlite3_finalize(db->st_pod);
+	sqlite3_finalize(db->st_pods);
+	sqlite3_finalize(db->st_sample);
+	sqlite3_finalize(db->st_samples);
+	sqlite3_finalize(db->st_stat);
+	sqlite3_finalize(db->st_unclaim);
+	sqlite3_finalize(db->st_find);
+	sqlite3_close(db->conn);
+	pthread_mutex_destroy(&db->lock);
+	free(db->path);
+	free(db);
+}
+
+const char *gs_db_path(const struct gs_db *db)
+{
+	return db->path;
+}
+
+struct sqlite3 *gs_db_sqlite(struct gs_db *db)
+{
+	return db->conn;
+}

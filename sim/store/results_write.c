@@ -1,0 +1,897 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * results_write.c - the results store's writer: one run, its nodes, pods,
+ * samples and per-percent statistics, in one transaction; and the lookup
+ * a resumable sweep makes for a run already stored. A run's params_json
+ * comes from gs_replay_params_json() (engine/replay.h).
+ */
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/error.h"
+#include "core/version.h"
+#include "engine/arrived_stats.h"
+#include "io/cjson.h"
+#include "store/results.h"
+#include "store/results_internal.h"
+#include "store/run_defrag.h"
+
+static const char sql_insert_run[] =
+	"INSERT INTO runs (policy, mode, seed, nodes_path, nodes_sha256, pods_path, pods_sha256,"
+	" params_json, gpusim_version, started_at, ended_at, wall_ms, n_nodes, gpu_count,"
+	" gpu_milli_capacity, cpu_milli_capacity, mem_mib_capacity, n_pods, n_placed, n_failed,"
+	" n_done, n_pending_end, n_events, n_retries, t_end_s, wait_total_s, pods_stored,"
+	" event_metrics, t_first_arrival_s, t_last_arrival_s, makespan_s, busy_s, wait_p50_s,"
+	" wait_p90_s, wait_p99_s, wait_max_s, n_completed, completion_mean_s, completion_p50_s,"
+	" completion_p90_s, completion_p99_s, completion_max_s, slowdown_mean, slowdown_p99,"
+	" pending_avg, pending_peak, gpu_alloc_arrival_pct, gpu_alloc_busy_pct,"
+	" gpu_alloc_peak_pct, frag_avg_pct, n_timed_out, offered_load_pct, sharing,"
+	" interference_sha256, eff_util_pct, eff_util_busy_pct, n_oversubscribed, mig_idle_pct,"
+	" mig_slack_pct, samples_stored, at100_n, at100_gpu_alloc_pct, at100_frag_ratio_pct,"
+	" at100_frag_amount_pct)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
+	" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34,"
+	" ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51,"
+	" ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, ?63, ?64)";
+static const char sql_run_done[] =
+	"UPDATE runs SET status = 'complete' WHERE run_id = ?1";
+#define N_NODE_COLUMNS 9
+static const char node_columns[] =
+	"run_id, node_idx, name, cpu_milli, memory_mib, num_gpu, gpu_model, gpu_mem_mib, sharing";
+/*
+ * Nodes, pods and samples go in with multi-row INSERTs of ROWS_PER_INSERT rows
+ * (the tail one row at a time): one statement per 32 rows instead of per
+ * row roughly halves the cost of a run's write. The column lists are
+ * spelled once; both statements are generated from them.
+ */
+#define ROWS_PER_INSERT 32
+#define N_POD_COLUMNS 21
+static const char pod_columns[] =
+	"run_id, pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_mem_mib,"
+	" gpu_spec, state, node_idx, gpus, t_arrive_s, t_start_s, t_end_s, wait_s, fail_reason,"
+	" coloc, mig, duration_s";
+#define N_SAMPLE_COLUMNS 14
+static const char sample_columns[] =
+	"run_id, sample_idx, t_s, event, cpu_alloc_milli, mem_alloc_mib, gpu_alloc_milli,"
+	" gpus_in_use, arrived_gpu_milli, pods_running, pods_pending, pods_failed, frag_milli,"
+	" arrived_pct";
+static const char sql_insert_stat[] =
+	"INSERT INTO arrived_stats (run_id, arrived_pct, n_samples, gpu_alloc_pct_sum,"
+	" unalloc_gpu_pct_sum, frag_ratio_pct_sum, frag_amount_pct_sum)"
+	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+static const char sql_unclaim[] =
+	"DELETE FROM run_claims WHERE pods_sha256 = ?1 AND policy = ?2 AND seed = ?3"
+	" AND nodes_sha256 = ?4 AND params_json = ?5";
+static const char sql_find_run[] =
+	"SELECT run_id FROM runs WHERE pods_sha256 = ?1 AND policy = ?2 AND seed = ?3"
+	" AND nodes_sha256 = ?4 AND params_json = ?5 AND status = 'complete'"
+	" ORDER BY run_id DESC LIMIT 1";
+
+static int prepare(struct gs_db *db, const char *sql, sqlite3_stmt **st, char *err,
+		   size_t err_len)
+{
+	if (*st)
+		return 0;
+	if (sqlite3_prepare_v3(db->conn, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) !=
+	    SQLITE_OK)
+		return gs_db_sqlfail(db, err, err_len, "cannot prepare a statement");
+	return 0;
+}
+
+/* Prepares "INSERT INTO table (columns) VALUES (?, ...), ..." for n_rows rows. */
+static int prepare_insert(struct gs_db *db, const char *table, const char *columns, int n_cols,
+			  int n_rows, sqlite3_stmt **st, char *err, size_t err_len)
+{
+	/* "(?,?,...)," is 2 * n_cols + 2 characters per row. */
+	size_t len = strlen(table) + strlen(columns) + 64 +
+		     (size_t)n_rows * (2 * (size_t)n_cols + 3);
+	size_t used;
+	char *sql;
+	int r, c, rc;
+
+	if (*st)
+		return 0;
+	sql = malloc(len);
+	if (!sql)
+		return gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+	used = (size_t)snprintf(sql, len, "INSERT INTO %s (%s) VALUES ", table, columns);
+	for (r = 0; r < n_rows; r++) {
+		sql[used++] = r ? ',' : ' ';
+		sql[used++] = '(';
+		for (c = 0; c < n_cols; c++) {
+			if (c)
+				sql[used++] = ',';
+			sql[used++] = '?';
+		}
+		sql[used++] = ')';
+	}
+	sql[used] = '\0';
+	rc = prepare(db, sql, st, err, err_len);
+	free(sql);
+	return rc;
+}
+
+static int prepare_writers(struct gs_db *db, char *err, size_t err_len)
+{
+	int rc;
+
+	rc = prepare(db, sql_insert_run, &db->st_run, err, err_len);
+	if (!rc)
+		rc = prepare(db, sql_run_done, &db->st_run_done, err, err_len);
+	if (!rc)
+		rc = prepare_insert(db, "run_nodes", node_columns, N_NODE_COLUMNS, 1, &db->st_node,
+				    err, err_len);
+	if (!rc)
+		rc = prepare_insert(db, "run_nodes", node_columns, N_NODE_COLUMNS, ROWS_PER_INSERT,
+				    &db->st_nodes, err, err_len);
+	if (!rc)
+		rc = prepare_insert(db, "pods", pod_columns, N_POD_COLUMNS, 1, &db->st_pod, err,
+				    err_len);
+	if (!rc)
+		rc = prepare_insert(db, "pods", pod_columns, N_POD_COLUMNS, ROWS_PER_INSERT,
+				    &db->st_pods, err, err_len);
+	if (!rc)
+		rc = prepare_insert(db, "samples", sample_columns, N_SAMPLE_COLUMNS, 1,
+				    &db->st_sample, err, err_len);
+	if (!rc)
+		rc = prepare_insert(db, "samples", sample_columns, N_SAMPLE_COLUMNS,
+				    ROWS_PER_INSERT, &db->st_samples, err, err_len);
+	if (!rc)
+		rc = prepare(db, sql_insert_stat, &db->st_stat, err, err_len);
+	if (!rc)
+		rc = prepare(db, sql_unclaim, &db->st_unclaim, err, err_len);
+	return rc;
+}
+
+/* Binds text, or NULL for a NULL pointer. The text must outlive the step. */
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* Binds a time or index, or NULL for the engine's -1 ("never"). */
+static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+/* Binds a real, or NULL for NAN. */
+static void bind_opt_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+/* Binds a whole number held in a double (a percentile of integers), or NULL for NAN. */
+static void bind_opt_whole(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, (int64_t)llround(v));
+}
+
+/* Steps an INSERT/UPDATE once and resets it; returns the SQLite code. */
+static int step_once(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Rows the next INSERT of a table takes, with left rows to go: a full batch, or one. */
+static size_t batch_rows(size_t left)
+{
+	return left >= ROWS_PER_INSERT ? ROWS_PER_INSERT : 1;
+}
+
+/*
+ * Steps the INSERT of rows i .. i + rows - 1 of a table whose rows are
+ * called `row`: 0, or GS_EDB with "cannot write pods 0-31" or "cannot
+ * write pod 32" and SQLite's message in err.
+ */
+static int step_rows(struct gs_db *db, sqlite3_stmt *st, const char *row, size_t i, size_t rows,
+		     char *err, size_t err_len)
+{
+	char what[64];
+
+	if (step_once(st) == SQLITE_OK)
+		return 0;
+	if (rows > 1)
+		snprintf(what, sizeof(what), "cannot write %ss %zu-%zu", row, i, i + rows - 1);
+	else
+		snprintf(what, sizeof(what), "cannot write %s %zu", row, i);
+	return gs_db_sqlfail(db, err, err_len, what);
+}
+
+/* ISO-8601 UTC with milliseconds, as SQLite's date functions read it; "" when unset. */
+static void format_utc(const struct timespec *ts, char *buf, size_t len)
+{
+	struct tm tm;
+	char day[32];
+
+	buf[0] = '\0';
+	if (ts->tv_sec == 0 && ts->tv_nsec == 0)
+		return;
+	if (!gmtime_r(&ts->tv_sec, &tm))
+		return;
+	strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03ldZ", day, ts->tv_nsec / 1000000L);
+}
+
+/* "0,3": the GPUs of a placement. Returns false for an impossible placement. */
+static bool format_gpus(const struct gs_placement *pl, char *buf, size_t len)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = '\0';
+	if (pl->num_gpu < 0 || pl->num_gpu > GS_MAX_GPUS)
+		return false;
+	for (i = 0; i < pl->num_gpu; i++) {
+		if (pl->gpu[i] >= GS_MAX_GPUS)
+			return false;
+		used += (size_t)snprintf(buf + used, len - used, i ? ",%u" : "%u",
+					 (unsigned)pl->gpu[i]);
+	}
+	return true;
+}
+
+/* "A10|T4": the allowed models of a pod, NULL for any. Returns false for an unknown bit. */
+static bool format_spec(const struct gs_models *m, uint32_t mask, char *buf, size_t len,
+			const char **out)
+{
+	size_t used = 0;
+	int i;
+
+	*out = NULL;
+	if (mask == 0)
+		return true;
+	buf[0] = '\0';
+	for (i = 0; i < GS_MAX_MODELS; i++) {
+		if (!((mask >> i) & 1u))
+			continue;
+		if (i >= m->n)
+			return false;
+		used += (size_t)snprintf(buf + used, len - used, used ? "|%s" : "%s", m->m[i].name);
+		if (used >= len)
+			return false;
+	}
+	*out = buf;
+	return true;
+}
+
+/* "3g.40gb@4,1g.10gb@0": the MIG instance on each GPU of a placed pod; false when none. */
+static bool format_mig(const struct gs_sim *sim, const struct gs_pod_outcome *o, char *buf,
+		       size_t len)
+{
+	const struct gs_mig_table *t = gs_cluster_mig_table(&sim->cluster, o->pl.node);
+	size_t used = 0;
+	int k;
+
+	buf[0] = '\0';
+	if (!t)
+		return false;
+	for (k = 0; k < o->pl.num_gpu && used < len; k++)
+		if (o->pl.mig[k] && o->mig_prof[k] >= 0 && o->mig_prof[k] < t->n)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s@%d", used ? "," : "",
+						 t->p[o->mig_prof[k]].name, o->pl.mig[k] - 1);
+	return buf[0] != '\0';
+}
+
+struct run_counts {
+	int64_t placed, failed, done, pending_end;
+	int64_t wait_total_s;     /* sum of the pods' wait_s, stored or not */
+};
+
+static int validate_run(const struct gs_db *db, const struct gs_run_info *ri,
+			const struct gs_sim *sim, struct run_counts *cnt, char *err,
+			size_t err_len)
+{
+	const char *missing = NULL;
+	size_t i;
+
+	if (!ri || !sim)
+		return gs_db_fail(err, err_len, GS_EINVAL, "%s: no run to write", db->path);
+	if (!ri->policy)
+		missing = "policy";
+	else if (!ri->mode)
+		missing = "mode";
+	else if (!ri->nodes_sha256)
+		missing = "nodes_sha256";
+	else if (!ri->pods_sha256)
+		missing = "pods_sha256";
+	else if (!ri->params_json)
+		missing = "params_json";
+	else if (!sim->trace)
+		missing = "trace";
+	else if (sim->n_pods && (!sim->pods || !sim->out))
+		missing = "pod outcomes";
+	else if (sim->n_samples && !sim->samples)
+		missing = "samples";
+	if (missing)
+		return gs_db_fail(err, err_len, GS_EINVAL, "%s: run not written: no %s given",
+				  db->path, missing);
+	if (ri->seed > (uint64_t)INT64_MAX)
+		return gs_db_fail(err, err_len, GS_EINVAL,
+				  "%s: run not written: seed %" PRIu64 " is above %" PRId64,
+				  db->path, ri->seed, INT64_MAX);
+
+	memset(cnt, 0, sizeof(*cnt));
+	for (i = 0; i < sim->n_pods; i++) {
+		const struct gs_pod_outcome *o = &sim->out[i];
+
+		if (o->state >= GS_DB_POD_STATES)
+			return gs_db_fail(err, err_len, GS_EINVAL,
+					  "%s: run not written: pod %zu has unknown state %u",
+					  db->path, i, (unsigned)o->state);
+		if (o->src < 0 || (size_t)o->src >= sim->trace->n_pods)
+			return gs_db_fail(err, err_len, GS_EINVAL,
+					  "%s: run not written: pod %zu comes from trace row "
+					  "%" PRId32 ", the trace has %zu",
+					  db->path, i, o->src, sim->trace->n_pods);
+		switch (o->state) {
+		case GS_POD_DONE:
+			cnt->done++;
+			/* fall through */
+		case GS_POD_RUNNING:
+			cnt->placed++;
+			/* As bind_pod() computes pods.wait_s. */
+			if (o->t_start_s >= 0 && o->t_arrive_s >= 0)
+				cnt->wait_total_s += o->t_start_s - o->t_arrive_s;
+			break;
+		case GS_POD_FAILED:
+			cnt->failed++;
+			break;
+		case GS_POD_PENDING:
+			cnt->pending_end++;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The 1.1 columns from event_metrics on, at parameters base .. base + 24. */
+static void bind_time_metrics(sqlite3_stmt *st, int base, const struct gs_sim *sim)
+{
+	const struct gs_time_metrics *m = &sim->tm;
+	bool on = sim->opts.mode == GS_MODE_TIME && m->valid;
+	int i;
+
+	sqlite3_bind_int64(st, base, sim->opts.mode == GS_MODE_TIME ? 1 : 0);
+	if (!on) {
+		for (i = 1; i < GS_DB_RUNS_COLUMNS_1_1; i++)
+			sqlite3_bind_null(st, base + i);
+		return;
+	}
+	sqlite3_bind_int64(st, base + 1, m->t_first_arrival_s);
+	sqlite3_bind_int64(st, base + 2, m->t_last_arrival_s);
+	sqlite3_bind_int64(st, base + 3, m->makespan_s);
+	sqlite3_bind_int64(st, base + 4, m->busy_s);
+	bind_opt_whole(st, base + 5, m->wait_p50_s);
+	bind_opt_whole(st, base + 6, m->wait_p90_s);
+	bind_opt_whole(st, base + 7, m->wait_p99_s);
+	bind_opt_whole(st, base + 8, m->wait_max_s);
+	sqlite3_bind_int64(st, base + 9, m->n_completed);
+	bind_opt_real(st, base + 10, m->completion_mean_s);
+	bind_opt_whole(st, base + 11, m->completion_p50_s);
+	bind_opt_whole(st, base + 12, m->completion_p90_s);
+	bind_opt_whole(st, base + 13, m->completion_p99_s);
+	bind_opt_whole(st, base + 14, m->completion_max_s);
+	bind_opt_real(st, base + 15, m->slowdown_mean);
+	bind_opt_real(st, base + 16, m->slowdown_p99);
+	bind_opt_real(st, base + 17, m->pending_avg);
+	sqlite3_bind_int64(st, base + 18, m->pending_peak);
+	bind_opt_real(st, base + 19, m->gpu_alloc_arrival_pct);
+	bind_opt_real(st, base + 20, m->gpu_alloc_busy_pct);
+	bind_opt_real(st, base + 21, m->gpu_alloc_peak_pct);
+	bind_opt_real(st, base + 22, m->frag_avg_pct);
+	sqlite3_bind_int64(st, base + 23, m->n_timed_out);
+	bind_opt_real(st, base + 24, m->offered_load_pct);
+}
+
+/*
+ * Which samples a run stores: all of them, or, for an inflate run without
+ * ri->arrival_samples, only the ones its summary reads (the first with the
+ * largest allocation, the first with the longest queue if that is not 0,
+ * and the last); the per-percent statistics stand in for the rest.
+ */
+static bool all_samples(const struct gs_run_info *ri, const struct gs_sim *sim)
+{
+	return sim->opts.mode != GS_MODE_INFLATE || ri->arrival_samples;
+}
+
+static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const struct gs_sim *sim,
+		      const struct run_counts *cnt, const struct gs_arrived_stats *stats)
+{
+	const struct gs_cluster *c = &sim->cluster;
+	sqlite3_stmt *st = db->st_run;
+	char started[48], ended[48];
+
+	format_utc(&ri->started_at, started, sizeof(started));
+	format_utc(&ri->ended_at, ended, sizeof(ended));
+	bind_text(st, 1, ri->policy);
+	bind_text(st, 2, ri->mode);
+	sqlite3_bind_int64(st, 3, (int64_t)ri->seed);
+	bind_text(st, 4, ri->nodes_path);
+	bind_text(st, 5, ri->nodes_sha256);
+	bind_text(st, 6, ri->pods_path);
+	bind_text(st, 7, ri->pods_sha256);
+	bind_text(st, 8, ri->params_json);
+	bind_text(st, 9, ri->gpusim_version ? ri->gpusim_version : gs_version());
+	bind_text(st, 10, started[0] ? started : NULL);
+	bind_text(st, 11, ended[0] ? ended : NULL);
+	sqlite3_bind_double(st, 12, ri->wall_ms);
+	sqlite3_bind_int64(st, 13, c->n_nodes);
+	sqlite3_bind_int64(st, 14, c->gpu_count);
+	sqlite3_bind_int64(st, 15, c->gpu_milli);
+	sqlite3_bind_int64(st, 16, c->cpu_milli);
+	sqlite3_bind_int64(st, 17, c->mem_mib);
+	sqlite3_bind_int64(st, 18, (int64_t)sim->n_pods);
+	sqlite3_bind_int64(st, 19, cnt->placed);
+	sqlite3_bind_int64(st, 20, cnt->failed);
+	sqlite3_bind_int64(st, 21, cnt->done);
+	sqlite3_bind_int64(st, 22, cnt->pending_end);
+	sqlite3_bind_int64(st, 23, sim->stats.events);
+	sqlite3_bind_int64(st, 24, sim->stats.retries);
+	sqlite3_bind_int64(st, 25, sim->stats.t_end_s);
+	sqlite3_bind_int64(st, 26, cnt->wait_total_s);
+	sqlite3_bind_int64(st, 27, ri->no_pods ? 0 : 1);
+	bind_time_metrics(st, 28, sim);
+	{
+		char spec[GS_SHARE_SPEC_MAX];
+		bool time = sim->opts.mode == GS_MODE_TIME;
+
+		sqlite3_bind_text(st, 53, gs_share_format(&sim->opts.sharing, spec, sizeof(spec)), -1,
+				  SQLITE_TRANSIENT);
+		bind_text(st, 54, sim->share_on ? sim->share.tbl->sha256 : NULL);
+		bind_opt_real(st, 55, time ? sim->eff_util_pct : NAN);
+		bind_opt_real(st, 56, time ? sim->eff_util_busy_pct : NAN);
+		sqlite3_bind_int64(st, 57, sim->oversubscribed);
+		bind_opt_real(st, 58, time ? sim->mig_idle_pct : NAN);
+		bind_opt_real(st, 59, time ? sim->mig_slack_pct : NAN);
+	}
+	sqlite3_bind_int64(st, 60, all_samples(ri, sim) ? 1 : 0);
+	if (sim->opts.mode == GS_MODE_INFLATE) {
+		sqlite3_bind_int64(st, 61, stats->at100_n);
+		bind_opt_real(st, 62, stats->at100_gpu_alloc_pct);
+		bind_opt_real(st, 63, stats->at100_frag_ratio_pct);
+		bind_opt_real(st, 64, stats->at100_frag_amount_pct);
+	} else {
+		sqlite3_bind_null(st, 61);
+		sqlite3_bind_null(st, 62);
+		sqlite3_bind_null(st, 63);
+		sqlite3_bind_null(st, 64);
+	}
+	return step_once(st);
+}
+
+/* Binds node i to parameters base + 1 .. base + N_NODE_COLUMNS of st. */
+static int bind_node(struct gs_db *db, sqlite3_stmt *st, int base, int64_t run_id,
+		     const struct gs_cluster *c, int32_t i, char *err, size_t err_len)
+{
+	const struct gs_node *n = &c->nodes[i];
+	const struct gs_gpu_model *m = NULL;
+	char share[GS_MAX_GPUS * GS_SHARE_SPEC_MAX];
+
+	if (n->num_gpu > 0) {
+		if (n->model < 0 || n->model >= c->models.n)
+			return gs_db_fail(err, err_len, GS_EINVAL,
+					  "%s: run not written: node %" PRId32
+					  " has GPU model index %" PRId32 ", the table has %d",
+					  db->path, i, n->model, c->models.n);
+		m = &c->models.m[n->model];
+	}
+	sqlite3_bind_int64(st, base + 1, run_id);
+	sqlite3_bind_int64(st, base + 2, i);
+	bind_text(st, base + 3, c->node_names && c->node_names[i] ? c->node_names[i] : "");
+	sqlite3_bind_int64(st, base + 4, n->cpu_milli);
+	sqlite3_bind_int64(st, base + 5, n->mem_mib);
+	sqlite3_bind_int64(st, base + 6, n->num_gpu);
+	bind_text(st, base + 7, m ? m->name : NULL);
+	sqlite3_bind_int64(st, base + 8, m ? m->mem_mib : 0);
+	gs_cluster_node_share_text(c, i, share, sizeof(share));
+	if (share[0])
+		sqlite3_bind_text(st, base + 9, share, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, base + 9);
+	return 0;
+}
+
+static int insert_nodes(struct gs_db *db, int64_t run_id, const struct gs_cluster *c,
+			char *err, size_t err_len)
+{
+	size_t i = 0, j, rows;
+	int rc;
+
+	while (i < (size_t)c->n_nodes) {
+		sqlite3_stmt *st;
+
+		rows = batch_rows((size_t)c->n_nodes - i);
+		st = rows > 1 ? db->st_nodes : db->st_node;
+		for (j = 0; j < rows; j++) {
+			rc = bind_node(db, st, (int)j * N_NODE_COLUMNS, run_id, c, (int32_t)(i + j),
+				       err, err_len);
+			if (rc)
+				return rc;
+		}
+		rc = step_rows(db, st, "node", i, rows, err, err_len);
+		if (rc)
+			return rc;
+		i += rows;
+	}
+	return 0;
+}
+
+/* Text a pod row binds with SQLITE_STATIC: it must live until the statement steps. */
+struct pod_text {
+	char gpus[GS_MAX_GPUS * 4 + 1];
+	char mig[GS_MAX_GPUS * (GS_MIG_NAME_MAX + 4)];
+	char spec[GS_MAX_MODELS * GS_MODEL_NAME_MAX];
+	char reason[256];
+};
+
+/* Binds pod i to parameters base + 1 .. base + N_POD_COLUMNS of st. */
+static int bind_pod(struct gs_db *db, sqlite3_stmt *st, int base, int64_t run_id,
+		    const struct gs_sim *sim, size_t i, struct pod_text *txt, char *err,
+		    size_t err_len)
+{
+	const struct gs_pod *p = &sim->pods[i];
+	const struct gs_pod_outcome *o = &sim->out[i];
+	const char *name = sim->trace->pod_names ? sim->trace->pod_names[o->src] : NULL;
+	const char *spec_text;
+	bool placed = o->state == GS_POD_RUNNING || o->state == GS_POD_DONE;
+	bool unplaced = o->state == GS_POD_FAILED || o->state == GS_POD_PENDING;
+
+	if (!format_spec(&sim->cluster.models, p->model_mask, txt->spec, sizeof(txt->spec),
+			 &spec_text))
+		return gs_db_fail(err, err_len, GS_EINVAL,
+				  "%s: run not written: pod %zu allows GPU model bits %#x, the "
+				  "cluster has %d models",
+				  db->path, i, p->model_mask, sim->cluster.models.n);
+	if (placed && !format_gpus(&o->pl, txt->gpus, sizeof(txt->gpus)))
+		return gs_db_fail(err, err_len, GS_EINVAL,
+				  "%s: run not written: pod %zu has an impossible placement "
+				  "(%" PRId32 " GPUs)",
+				  db->path, i, o->pl.num_gpu);
+	sqlite3_bind_int64(st, base + 1, run_id);
+	sqlite3_bind_int64(st, base + 2, (int64_t)i);
+	sqlite3_bind_int64(st, base + 3, o->src);
+	bind_text(st, base + 4, name ? name : "");
+	sqlite3_bind_int64(st, base + 5, p->cpu_milli);
+	sqlite3_bind_int64(st, base + 6, p->mem_mib);
+	sqlite3_bind_int64(st, base + 7, p->num_gpu);
+	sqlite3_bind_int64(st, base + 8, p->gpu_milli);
+	sqlite3_bind_int64(st, base + 9, p->gpu_mem_mib);
+	bind_text(st, base + 10, spec_text);
+	bind_text(st, base + 11, gs_db_pod_state[o->state]);
+	if (placed) {
+		sqlite3_bind_int64(st, base + 12, o->pl.node);
+		bind_text(st, base + 13, o->pl.num_gpu > 0 ? txt->gpus : NULL);
+	} else {
+		sqlite3_bind_null(st, base + 12);
+		sqlite3_bind_null(st, base + 13);
+	}
+	bind_opt_int(st, base + 14, o->t_arrive_s);
+	bind_opt_int(st, base + 15, placed ? o->t_start_s : -1);
+	/* Placed pods: when they left; failed ones: when they gave up. */
+	bind_opt_int(st, base + 16, o->t_end_s);
+	if (placed && o->t_start_s >= 0 && o->t_arrive_s >= 0)
+		sqlite3_bind_int64(st, base + 17, o->t_start_s - o->t_arrive_s);
+	else
+		sqlite3_bind_null(st, base + 17);
+	if (o->state == GS_POD_FAILED && o->fail == GS_FAIL_GPU_MEM)
+		bind_text(st, base + 18, gs_fail_reason_str(GS_FAIL_GPU_MEM));
+	else
+		bind_text(st, base + 18, unplaced ? gs_nofit_format(&o->why, txt->reason,
+								    sizeof(txt->reason)) : NULL);
+	if (placed && sim->share_on && o->pl.num_gpu)
+		sqlite3_bind_double(st, base + 19, o->coloc);
+	else
+		sqlite3_bind_null(st, base + 19);
+	bind_text(st, base + 20, placed && format_mig(sim, o, txt->mig, sizeof(txt->mig))
+		  ? txt->mig : NULL);
+	bind_opt_int(st, base + 21, gs_pod_duration_s(p));
+	return 0;
+}
+
+static int insert_pods(struct gs_db *db, int64_t run_id, const struct gs_sim *sim, char *err,
+		       size_t err_len)
+{
+	struct pod_text *txt = malloc(ROWS_PER_INSERT * sizeof(*txt));
+	sqlite3_stmt *st;
+	size_t i = 0, j, rows;
+	int rc = 0;
+
+	if (!txt)
+		return gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+	while (i < sim->n_pods) {
+		rows = batch_rows(sim->n_pods - i);
+		st = rows > 1 ? db->st_pods : db->st_pod;
+
+		for (j = 0; j < rows && !rc; j++)
+			rc = bind_pod(db, st, (int)j * N_POD_COLUMNS, run_id, sim, i + j, &txt[j],
+				      err, err_len);
+		if (!rc)
+			rc = step_rows(db, st, "pod", i, rows, err, err_len);
+		if (rc)
+			break;
+		i += rows;
+	}
+	/* The statements point into txt: forget those pointers before freeing it. */
+	sqlite3_clear_bindings(db->st_pod);
+	sqlite3_clear_bindings(db->st_pods);
+	free(txt);
+	return rc;
+}
+
+/* Binds sample i to parameters base + 1 .. base + N_SAMPLE_COLUMNS of st. */
+static void bind_sample(sqlite3_stmt *st, int base, int64_t run_id, const struct gs_sim *sim,
+			size_t i)
+{
+	const struct gs_sample *s = &sim->samples[i];
+	int64_t cap = sim->cluster.gpu_milli;
+
+	sqlite3_bind_int64(st, base + 1, run_id);
+	sqlite3_bind_int64(st, base + 2, (int64_t)i);
+	sqlite3_bind_int64(st, base + 3, s->t_s);
+	sqlite3_bind_int64(st, base + 4, s->event);
+	sqlite3_bind_int64(st, base + 5, s->cpu_alloc_milli);
+	sqlite3_bind_int64(st, base + 6, s->mem_alloc_mib);
+	sqlite3_bind_int64(st, base + 7, s->gpu_alloc_milli);
+	sqlite3_bind_int64(st, base + 8, s->gpus_in_use);
+	sqlite3_bind_int64(st, base + 9, s->arrived_gpu_milli);
+	sqlite3_bind_int64(st, base + 10, s->pods_running);
+	sqlite3_bind_int64(st, base + 11, s->pending);
+	sqlite3_bind_int64(st, base + 12, s->failed);
+	if (isnan(s->frag_milli))
+		sqlite3_bind_null(st, base + 13);
+	else
+		sqlite3_bind_double(st, base + 13, s->frag_milli);
+	/* The engine's own rounding, so the buckets match gs_sim_summarize(). */
+	if (cap > 0)
+		sqlite3_bind_int64(st, base + 14, gs_sample_arrived_pct(s, cap));
+	else
+		sqlite3_bind_null(st, base + 14);
+}
+
+/* The few samples an inflate run keeps without ri->arrival_samples (all_samples()). */
+static int insert_some_samples(struct gs_db *db, int64_t run_id, const struct gs_sim *sim,
+			       char *err, size_t err_len)
+{
+	size_t i, peak = 0, queue = 0, last;
+	int rc;
+
+	if (sim->n_samples == 0)
+		return 0;
+	last = sim->n_samples - 1;
+	for (i = 1; i < sim->n_samples; i++) {
+		if (sim->samples[i].gpu_alloc_milli > sim->samples[peak].gpu_alloc_milli)
+			peak = i;
+		if (sim->samples[i].pending > sim->samples[queue].pending)
+			queue = i;
+	}
+	for (i = 0; i < sim->n_samples; i++) {
+		if (i != peak && i != last && (i != queue || sim->samples[queue].pending == 0))
+			continue;
+		bind_sample(db->st_sample, 0, run_id, sim, i);
+		rc = step_rows(db, db->st_sample, "sample", i, 1, err, err_len);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int insert_stats(struct gs_db *db, int64_t run_id, const struct gs_arrived_stats *stats,
+			char *err, size_t err_len)
+{
+	sqlite3_stmt *st = db->st_stat;
+	size_t i;
+
+	for (i = 0; i < stats->n_buckets; i++) {
+		const struct gs_arrived_bucket *b = &stats->buckets[i];
+
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, b->pct);
+		sqlite3_bind_int64(st, 3, b->n);
+		sqlite3_bind_double(st, 4, b->gpu_alloc_pct_sum);
+		sqlite3_bind_double(st, 5, b->unalloc_gpu_pct_sum);
+		bind_opt_real(st, 6, b->frag_ratio_pct_sum);
+		bind_opt_real(st, 7, b->frag_amount_pct_sum);
+		if (step_once(st) != SQLITE_OK) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "cannot write the statistics of %" PRId64 " %%",
+				 b->pct);
+			return gs_db_sqlfail(db, err, err_len, what);
+		}
+	}
+	return 0;
+}
+
+static int insert_samples(struct gs_db *db, int64_t run_id, const struct gs_sim *sim,
+			  char *err, size_t err_len)
+{
+	sqlite3_stmt *st;
+	size_t i = 0, j, rows;
+	int rc;
+
+	while (i < sim->n_samples) {
+		rows = batch_rows(sim->n_samples - i);
+		st = rows > 1 ? db->st_samples : db->st_sample;
+
+		for (j = 0; j < rows; j++)
+			bind_sample(st, (int)j * N_SAMPLE_COLUMNS, run_id, sim, i + j);
+		rc = step_rows(db, st, "sample", i, rows, err, err_len);
+		if (rc)
+			return rc;
+		i += rows;
+	}
+	return 0;
+}
+
+static int drop_claim(struct gs_db *db, const struct gs_run_info *ri, char *err, size_t err_len)
+{
+	sqlite3_stmt *st = db->st_unclaim;
+
+	bind_text(st, 1, ri->pods_sha256);
+	bind_text(st, 2, ri->policy);
+	sqlite3_bind_int64(st, 3, (int64_t)ri->seed);
+	bind_text(st, 4, ri->nodes_sha256);
+	bind_text(st, 5, ri->params_json);
+	if (step_once(st) != SQLITE_OK)
+		return gs_db_sqlfail(db, err, err_len, "cannot drop the run's claim");
+	return 0;
+}
+
+/* The run and node writers bound stack buffers with SQLITE_STATIC: drop those pointers. */
+static void clear_writer_bindings(struct gs_db *db)
+{
+	sqlite3_stmt *st[] = { db->st_run, db->st_run_done, db->st_node, db->st_nodes,
+			       db->st_unclaim };
+	size_t i;
+
+	for (i = 0; i < sizeof(st) / sizeof(st[0]); i++)
+		if (st[i])
+			sqlite3_clear_bindings(st[i]);
+}
+
+int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct gs_sim *sim,
+		    int64_t *run_id_out, char *err, size_t err_len)
+{
+	struct run_counts cnt;
+	struct gs_arrived_stats stats;
+	cJSON *params;
+	int64_t run_id;
+	int rc;
+
+	if (!db)
+		return gs_db_fail(err, err_len, GS_EINVAL, "no database");
+	rc = validate_run(db, ri, sim, &cnt, err, err_len);
+	if (rc)
+		return rc;
+	params = ri->params_json ? gs_cjson_parse(ri->params_json, strlen(ri->params_json), NULL)
+				 : NULL;
+	/* cJSON says NULL for both: an allocation that failed is no bad input. */
+	if (!params && gs_cjson_oom())
+		return gs_db_fail(err, err_len, GS_ENOMEM, "%s: run not written: out of memory",
+				  db->path);
+	if (!params)
+		return gs_db_fail(err, err_len, GS_EINVAL,
+				  "%s: run not written: params_json is not valid JSON", db->path);
+	cJSON_Delete(params);
+	/* Outside the lock and the transaction: it only reads the run. */
+	if (gs_arrived_stats_compute(sim->samples, sim->n_samples, sim->cluster.gpu_milli,
+				     sim->frag_on, &stats))
+		return gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+
+	pthread_mutex_lock(&db->lock);
+	rc = prepare_writers(db, err, err_len);
+	if (rc)
+		goto unlock;
+	/* IMMEDIATE: take the write lock now and wait for it, never mid-run. */
+	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot start the run's transaction");
+		goto unlock;
+	}
+	if (insert_run(db, ri, sim, &cnt, &stats) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot write the run");
+		goto rollback;
+	}
+	run_id = sqlite3_last_insert_rowid(db->conn);
+	rc = insert_nodes(db, run_id, &sim->cluster, err, err_len);
+	if (rc)
+		goto rollback;
+	rc = ri->no_pods ? 0 : insert_pods(db, run_id, sim, err, err_len);
+	if (rc)
+		goto rollback;
+	rc = all_samples(ri, sim) ? insert_samples(db, run_id, sim, err, err_len) :
+				    insert_some_samples(db, run_id, sim, err, err_len);
+	if (rc)
+		goto rollback;
+	rc = insert_stats(db, run_id, &stats, err, err_len);
+	if (rc == 0)
+		rc = gs_run_defrag_write(db, run_id, sim, err, err_len);
+	if (rc)
+		goto rollback;
+	/* A sweep claimed the run before it ran it (store/plan.h): the claim ends here. */
+	rc = drop_claim(db, ri, err, err_len);
+	if (rc)
+		goto rollback;
+	/* Last: only now can anyone see this run as complete. */
+	sqlite3_bind_int64(db->st_run_done, 1, run_id);
+	if (step_once(db->st_run_done) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot mark the run complete");
+		goto rollback;
+	}
+	if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot commit the run");
+		goto rollback;
+	}
+	if (run_id_out)
+		*run_id_out = run_id;
+	rc = 0;
+	goto unlock;
+
+rollback:
+	if (!sqlite3_get_autocommit(db->conn))
+		sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+unlock:
+	clear_writer_bindings(db);
+	pthread_mutex_unlock(&db->lock);
+	gs_arrived_stats_release(&stats);
+	return rc;
+}
+
+int gs_db_find_run(struct gs_db *db, const char *policy, const char *pods_sha256,
+		   const char *nodes_sha256, uint64_t seed, const char *params_json,
+		   int64_t *run_id_out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!db || !policy || !pods_sha256 || !nodes_sha256 || !params_json ||
+	    seed > (uint64_t)INT64_MAX)
+		return GS_EINVAL;
+	pthread_mutex_lock(&db->lock);
+	rc = prepare(db, sql_find_run, &db->st_find, NULL, 0);
+	if (rc)
+		goto unlock;
+	st = db->st_find;
+	bind_text(st, 1, pods_sha256);
+	bind_text(st, 2, policy);
+	sqlite3_bind_int64(st, 3, (int64_t)seed);
+	bind_text(st, 4, nodes_sha256);
+	bind_text(st, 5, params_json);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (run_id_out)
+			*run_id_out = sqlite3_column_int64(st, 0);
+		rc = 0;
+	} else {
+		rc = rc == SQLITE_DONE ? GS_ENOENT : GS_EDB;
+	}
+	sqlite3_reset(st);
+unlock:
+	pthread_mutex_unlock(&db->lock);
+	return rc;
+}
