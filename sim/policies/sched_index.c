@@ -44,6 +44,8 @@
 #include "core/grow.h"
 #include "policies/sched_index.h"
 
+_Static_assert(GS_FIT_OK == 0, "nth_fitting() counts the zero bytes of the verdicts");
+
 /* Children per node of a score tree, and the most levels it can have (8^11 > INT32_MAX). */
 #define TREE_FAN_SHIFT 3
 #define TREE_FAN (1 << TREE_FAN_SHIFT)
@@ -64,18 +66,22 @@ struct group_key {
 };
 
 /*
- * What a shape holds for a group, in one record so that looking it up
- * costs one cache miss on a large cluster, not three.
+ * The verdicts of all shapes for a group sit in one row, a byte per shape
+ * (VERDICT_UNKNOWN until computed), rows vstride bytes apart. The shapes
+ * apply the same log entries one after another, so the row of a group a
+ * node just entered is looked up by one shape after another: one cache
+ * line for all of them, where a verdict array per shape made it a cache
+ * miss per shape on a large cluster (perf, 12,500 nodes: 79% of the log
+ * replay waited on it). A group slot that takes a new state clears its
+ * row. Scores, needed only where a pod fits, stay an array per shape.
  */
-struct verdict {
-	double score;             /* valid where fit is GS_FIT_OK and the index scores */
-	uint32_t gen;             /* the group's gen when fit was computed; 0 never */
-	uint8_t fit;              /* enum gs_fit */
-};
+#define VERDICT_UNKNOWN 0xff
+_Static_assert(GS_FIT__COUNT < VERDICT_UNKNOWN, "a verdict is a byte, VERDICT_UNKNOWN apart");
 
 struct shape {
 	struct gs_pod req;        /* the request; times are -1 */
-	struct verdict *gv;       /* [cap_groups] */
+	int32_t id;               /* its column in the verdict rows */
+	double *g_score;          /* [cap_groups] scored: the score where the verdict is GS_FIT_OK */
 	uint8_t *fit;             /* [n], by visit position */
 	double *tree;             /* [tree_size]: level l at level_at[l], leaf i at i, root last */
 	int32_t *blk;             /* best_of: fitting nodes per RANK_BLOCK positions */
@@ -104,7 +110,8 @@ struct gs_sched_index {
 	struct gs_node_share *skeys; /* [cap_groups] with sharing modes, else NULL */
 	uint64_t *ghash;
 	int32_t *refs;            /* nodes in the group */
-	uint32_t *gen;            /* bumped when the slot takes a new state; never 0 */
+	uint8_t *verdicts;        /* [cap_groups * vstride] the rows of verdicts */
+	size_t vstride;           /* bytes per row: a power of two >= shapes, >= 64 */
 	int32_t *prev, *next;     /* the unreferenced groups, oldest first */
 	int32_t idle_head, idle_tail;
 	int32_t n_groups, cap_groups;
@@ -327,24 +334,19 @@ static void group_unref(struct gs_sched_index *x, int32_t g)
 static int32_t group_new(struct gs_sched_index *x, uint64_t h, const struct group_key *k,
 			 const struct gs_node_share *ns)
 {
-	int32_t g, s;
+	int32_t g;
 
 	if (x->n_groups < x->cap_groups) {
 		g = x->n_groups++;
 		x->prev[g] = x->next[g] = -1;
-		x->gen[g] = 0;
 	} else {
 		/* At most n groups are referenced and there are more slots than that. */
 		g = x->idle_head;
 		idle_unlink(x, g);
 		table_remove(x, g);
 	}
-	/* What the shapes computed for the slot's old state is stale now; 0 is "never". */
-	if (++x->gen[g] == 0) {
-		x->gen[g] = 1;
-		for (s = 0; s < x->n_shapes; s++)
-			x->shapes[s].gv[g].gen = 0;
-	}
+	/* What the shapes computed for the slot's old state is stale now. */
+	memset(x->verdicts + (size_t)g * x->vstride, VERDICT_UNKNOWN, x->vstride);
 	x->keys[g] = *k;
 	if (ns)
 		x->skeys[g] = *ns;
@@ -438,7 +440,7 @@ void gs_sched_index_touch(struct gs_sched_index *x, const struct gs_cluster *c, 
 
 static void shape_free(struct shape *sh)
 {
-	free(sh->gv);
+	free(sh->g_score);
 	free(sh->fit);
 	free(sh->tree);
 	free(sh->blk);
@@ -468,6 +470,23 @@ static int shapes_rehash(struct gs_sched_index *x, size_t size)
 static size_t rank_blocks(const struct gs_sched_index *x)
 {
 	return ((size_t)x->n + RANK_BLOCK - 1) >> RANK_BLOCK_SHIFT;
+}
+
+/* Doubles the rows of verdicts; the new columns are unknown. Returns 0 or -1 (no memory). */
+static int verdicts_widen(struct gs_sched_index *x)
+{
+	size_t stride = 2 * x->vstride, g;
+	uint8_t *v = malloc((size_t)x->cap_groups * stride);
+
+	if (!v)
+		return -1;
+	memset(v, VERDICT_UNKNOWN, (size_t)x->cap_groups * stride);
+	for (g = 0; g < (size_t)x->n_groups; g++)
+		memcpy(v + g * stride, x->verdicts + g * x->vstride, x->vstride);
+	free(x->verdicts);
+	x->verdicts = v;
+	x->vstride = stride;
+	return 0;
 }
 
 /* The id of p's shape, added if new; -1 when the index is full or out of memory. */
@@ -503,13 +522,17 @@ static int32_t shape_of(struct gs_sched_index *x, const struct gs_pod *p)
 	sh->req.gpu_mem_mib = p->gpu_mem_mib;
 	sh->req.model_mask = p->model_mask;
 	sh->req.t_create_s = sh->req.t_delete_s = -1;
-	sh->gv = calloc((size_t)x->cap_groups, sizeof(*sh->gv));
+	if ((size_t)x->n_shapes == x->vstride && verdicts_widen(x))
+		return -1;
+	sh->id = x->n_shapes;
+	if (x->scored)
+		sh->g_score = malloc((size_t)x->cap_groups * sizeof(*sh->g_score));
 	sh->fit = malloc((size_t)x->n + 1);
 	if (x->scored)
 		sh->tree = malloc(x->tree_size * sizeof(*sh->tree));
 	if (x->ranked)
 		sh->blk = malloc(rank_blocks(x) * sizeof(*sh->blk));
-	if (!sh->gv || !sh->fit || (x->scored && !sh->tree) ||
+	if (!sh->fit || (x->scored && (!sh->tree || !sh->g_score)) ||
 	    (x->ranked && !sh->blk)) {
 		shape_free(sh);
 		return -1;
@@ -559,18 +582,19 @@ static uint8_t verdict_new(struct gs_sched_index *x, struct shape *sh, int32_t g
 	if (x->scored && f == GS_FIT_OK) {
 		double v = x->pol->score(x->pol_state, x->c, node, node_pod(x->c, node, &sh->req, &d, &tmp));
 
-		sh->gv[g].score = v > -INFINITY ? v : -DBL_MAX;
+		sh->g_score[g] = v > -INFINITY ? v : -DBL_MAX;
 	}
-	sh->gv[g].fit = f;
-	sh->gv[g].gen = x->gen[g];
+	x->verdicts[(size_t)g * x->vstride + (size_t)sh->id] = f;
 	return f;
 }
 
 /* verdict_new() unless the shape already holds g's verdict (the common case is kept small). */
 static inline uint8_t verdict(struct gs_sched_index *x, struct shape *sh, int32_t g, int32_t node)
 {
-	if (sh->gv[g].gen == x->gen[g])
-		return sh->gv[g].fit;
+	uint8_t f = x->verdicts[(size_t)g * x->vstride + (size_t)sh->id];
+
+	if (f != VERDICT_UNKNOWN)
+		return f;
 	return verdict_new(x, sh, g, node);
 }
 
@@ -607,7 +631,7 @@ static void shape_build(struct gs_sched_index *x, struct shape *sh)
 		if (x->ranked && f == GS_FIT_OK)
 			sh->blk[pos >> RANK_BLOCK_SHIFT]++;
 		if (x->scored)
-			sh->tree[pos] = f == GS_FIT_OK ? sh->gv[g].score : -INFINITY;
+			sh->tree[pos] = f == GS_FIT_OK ? sh->g_score[g] : -INFINITY;
 	}
 	if (x->scored) {
 		for (i = x->n; i < x->level_len[0]; i++)
@@ -685,7 +709,7 @@ static inline void shape_update(struct gs_sched_index *x, struct shape *sh, int3
 	uint8_t f = verdict(x, sh, g, node), was;
 
 	if (x->scored && f == GS_FIT_OK) {
-		double v = sh->gv[g].score, leaf = sh->tree[pos];
+		double v = sh->g_score[g], leaf = sh->tree[pos];
 
 		if (leaf == -INFINITY)
 			fit_set(x, sh, pos, sh->fit[pos], f);
@@ -904,7 +928,7 @@ void gs_sched_index_free(struct gs_sched_index *x)
 	free(x->skeys);
 	free(x->ghash);
 	free(x->refs);
-	free(x->gen);
+	free(x->verdicts);
 	free(x->prev);
 	free(x->next);
 	free(x->table);
@@ -958,19 +982,21 @@ struct gs_sched_index *gs_sched_index_new(const struct gs_cluster *c, const int3
 	}
 	x->ghash = malloc(cap * sizeof(*x->ghash));
 	x->refs = malloc(cap * sizeof(*x->refs));
-	x->gen = malloc(cap * sizeof(*x->gen));
+	x->vstride = 64;
+	x->verdicts = malloc(cap * x->vstride);
 	x->prev = malloc(cap * sizeof(*x->prev));
 	x->next = malloc(cap * sizeof(*x->next));
 	x->table = malloc(tsize * sizeof(*x->table));
 	x->log = malloc((size_t)x->log_cap * sizeof(*x->log));
 	if (!x->pos_of || !x->group_of || !x->last_log || !x->keys || !x->ghash || !x->refs ||
-	    !x->gen || !x->prev || !x->next || !x->table || !x->log || shapes_rehash(x, 64)) {
+	    !x->verdicts || !x->prev || !x->next || !x->table || !x->log || shapes_rehash(x, 64)) {
 		gs_sched_index_free(x);
 		return NULL;
 	}
 	memset(x->table, 0xff, tsize * sizeof(*x->table));
 	x->table_mask = tsize - 1;
-	x->shape_bytes = cap * sizeof(struct verdict) + n + 1 +
+	/* A shape's column of verdicts counts twice: the rows double their width as shapes come. */
+	x->shape_bytes = cap * (2 + (x->scored ? sizeof(double) : 0)) + n + 1 +
 			 (x->scored ? x->tree_size * sizeof(double) : 0) +
 			 (x->ranked ? rank_blocks(x) * sizeof(int32_t) : 0);
 	for (i = 0; i < x->n; i++) {
