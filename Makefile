@@ -10,6 +10,7 @@
 #   make bench-sim  simulator speed benchmarks (needs the openb trace)
 #   make bench-hook   libgpushare's cost on an unthrottled launch, on the fake driver
 #   make bench-scale  time mode on synthetic clusters of 1k-100k nodes, 10k-1M pods (long)
+#   make bench-sharing  each sharing mode against exclusive on the H100 example x 1000 (long)
 #   make test-slurm   sweep shards as a Slurm job array on this host (needs slurm-wlm, munge)
 #   make asan     build and test under ASan+UBSan in build-asan/
 #   make repro    the FGD reproduction's statistical acceptance test (label "repro",
@@ -37,7 +38,7 @@ PREFIX   ?= /usr/local
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build test test-slurm demo bench gpu-check bench-sim bench-hook bench-scale asan repro repro-sharing regress baseline install deb test-install \
+.PHONY: all deps build test test-slurm demo bench gpu-check bench-sim bench-hook bench-scale bench-sharing asan repro repro-sharing regress baseline install deb test-install \
 	fuzz clean
 
 all: build
@@ -80,6 +81,10 @@ bench-hook:
 bench-scale: deps
 	@$(MAKE) --no-print-directory build
 	@bench/sim/scale.sh $(BUILD)
+
+bench-sharing: deps
+	@$(MAKE) --no-print-directory build
+	@bench/sim/sharing.sh $(BUILD)
 
 asan: deps
 	cmake -S . -B build-asan -DGS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)

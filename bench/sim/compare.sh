@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # compare.sh - do two gpusim binaries place every pod alike? Replays the 17
-# openb traces of the FGD matrix with every policy in six set-ups (inflate
-# mode with compat and exact scoring; time mode at the trace's own pace, at
-# --time-scale 100000 which builds a pending queue, the same with
-# --max-wait 120 so that pods time out, and with --compat so that ties go
-# by a shuffled node order) and compares, run by run, the pods table
+# openb traces of the FGD matrix with every policy in eight set-ups
+# (inflate mode with compat and exact scoring; time mode at the trace's own
+# pace, at --time-scale 100000 which builds a pending queue, the same with
+# --max-wait 120 so that pods time out, with --compat so that ties go by a
+# shuffled node order, and under the sharing model with time-slicing and
+# with vGPU, where completions move, sampled every 600 s) and compares, run
+# by run, the pods table
 # (node, GPUs, state, times, failure reasons), the samples, the run
 # summaries and the per-percent statistics the figures plot (at full
 # precision). Used to show that a speed-up changed no result.
@@ -17,7 +19,7 @@
 # ../shared/traces/openb (or $GS_OPENB_DIR) and sqlite3.
 # Both replay the policies OLD_GPUSIM knows (a policy added since would
 # shift the new binary's run ids); COMPARE_POLICIES gives another list.
-# COMPARE_TRACES and COMPARE_SETUPS (numbers 1-6) narrow it down;
+# COMPARE_TRACES and COMPARE_SETUPS (numbers 1-8) narrow it down;
 # COMPARE_NEW_ARGS adds options for the new binary only (for example
 # --arrival-samples, so that an inflate run stores every sample as before).
 set -u
@@ -39,7 +41,7 @@ if [ ! -f "$nodes" ]; then
 fi
 traces=${COMPARE_TRACES:-"default cpu050 cpu100 cpu200 cpu250 gpushare40 gpushare60 gpushare80
 	gpushare100 gpuspec10 gpuspec20 gpuspec25 gpuspec33 multigpu20 multigpu30 multigpu40 multigpu50"}
-setups=${COMPARE_SETUPS:-"1 2 3 4 5 6"}
+setups=${COMPARE_SETUPS:-"1 2 3 4 5 6 7 8"}
 policies=${COMPARE_POLICIES:-$("$old" policies 2>/dev/null | awk 'NR > 1 && NF { print $1 }' | paste -sd, -)}
 if [ -z "$policies" ]; then
 	echo "compare.sh: cannot list the policies of $old; set COMPARE_POLICIES" >&2
@@ -54,6 +56,8 @@ setup_args() {
 	4) echo "--mode time --time-scale 100000 --seed 42" ;;
 	5) echo "--mode time --time-scale 100000 --max-wait 120 --seed 42" ;;
 	6) echo "--mode time --time-scale 100000 --compat --seed 7" ;;
+	7) echo "--mode time --time-scale 100000 --sharing timeslice --sample-interval 600 --seed 42" ;;
+	8) echo "--mode time --time-scale 100000 --sharing vgpu --sample-interval 600 --seed 42" ;;
 	esac
 }
 
