@@ -725,6 +725,17 @@ static inline void shape_update(struct gs_sched_index *x, struct shape *sh, int3
 		leaf_set(x, sh, pos, -INFINITY);
 }
 
+/*
+ * How many log entries ahead shape_sync() asks the memory for a node's
+ * score and leaf, on clusters of at least SYNC_PREFETCH_NODES nodes. There
+ * the update of a node that fits waits on both (perf, 100,000 nodes: two
+ * thirds of the replay); asked for early, the misses of successive
+ * entries overlap: 17% fewer samples for the whole run. At 12,500 nodes
+ * the arrays of all shapes stay in the caches and asking costs 3%.
+ */
+#define SYNC_AHEAD 12
+#define SYNC_PREFETCH_NODES 32768
+
 /* Applies the log to shape sh, or rebuilds it when that is cheaper or needed. */
 static void shape_sync(struct gs_sched_index *x, struct shape *sh)
 {
@@ -739,7 +750,19 @@ static void shape_sync(struct gs_sched_index *x, struct shape *sh)
 		shape_build(x, sh);
 		return;
 	}
-	for (j = sh->cursor; j < end; j++) {
+	j = sh->cursor;
+	if (x->scored && x->n >= SYNC_PREFETCH_NODES) {
+		for (; j + SYNC_AHEAD < end; j++) {
+			int32_t node = x->log[j - x->log_base];
+			int32_t ahead = x->log[j + SYNC_AHEAD - x->log_base];
+
+			__builtin_prefetch(&sh->g_score[x->group_of[ahead]]);
+			__builtin_prefetch(&sh->tree[x->pos_of[ahead]]);
+			if (x->last_log[node] == j)
+				shape_update(x, sh, node);
+		}
+	}
+	for (; j < end; j++) {
 		int32_t node = x->log[j - x->log_base];
 
 		if (x->last_log[node] == j)
