@@ -566,24 +566,35 @@ static const struct gs_pod *node_pod(const struct gs_cluster *c, int32_t node,
 }
 
 /*
- * The verdict of group g for shape sh, computed on node (which is in g
- * now) the first time; the score too where the pod fits. A score that is
- * not above -infinity is kept as the lowest finite number, so that -infinity
- * in a tree means "does not fit" (the scan takes such a node if nothing
- * better fits, and so does the tree).
+ * The score of group g for shape sh, which fits there, computed on node
+ * (which is in g now). A score that is not above -infinity is kept as the
+ * lowest finite number, so that -infinity in a tree means "does not fit"
+ * (the scan takes such a node if nothing better fits, and so does the
+ * tree).
  */
-static uint8_t verdict_new(struct gs_sched_index *x, struct shape *sh, int32_t g, int32_t node)
+static void score_new(struct gs_sched_index *x, struct shape *sh, int32_t g, int32_t node)
 {
 	struct gs_share_demand d;
 	struct gs_pod tmp;
-	uint8_t f;
+	double v = x->pol->score(x->pol_state, x->c, node, node_pod(x->c, node, &sh->req, &d, &tmp));
 
-	f = (uint8_t)gs_cluster_fits(x->c, node, &sh->req);
-	if (x->scored && f == GS_FIT_OK) {
-		double v = x->pol->score(x->pol_state, x->c, node, node_pod(x->c, node, &sh->req, &d, &tmp));
+	sh->g_score[g] = v > -INFINITY ? v : -DBL_MAX;
+}
 
-		sh->g_score[g] = v > -INFINITY ? v : -DBL_MAX;
-	}
+/*
+ * The verdict of group g for shape sh, computed on node (which is in g
+ * now) the first time, and the score where the pod fits. Inline, the
+ * score apart: most new verdicts are of pods that do not fit (98% in the
+ * FGD matrix, where every bind makes a new state), which need no score
+ * and none of score_new()'s scratch.
+ */
+static inline uint8_t verdict_new(struct gs_sched_index *x, struct shape *sh, int32_t g,
+				  int32_t node)
+{
+	uint8_t f = (uint8_t)gs_cluster_fits(x->c, node, &sh->req);
+
+	if (x->scored && f == GS_FIT_OK)
+		score_new(x, sh, g, node);
 	x->verdicts[(size_t)g * x->vstride + (size_t)sh->id] = f;
 	return f;
 }
@@ -604,14 +615,16 @@ static double max2(double a, double b)
 }
 
 /* The largest of the TREE_FAN entries from t: the value of their parent. */
-static double max_fan(const double *t)
+static inline double max_fan(const double *t)
 {
-	double m = t[0];
-	int c;
-
-	for (c = 1; c < TREE_FAN; c++)
-		m = max2(m, t[c]);
-	return m;
+	_Static_assert(TREE_FAN == 8, "max_fan() takes eight entries");
+	/*
+	 * Pairwise, not one after another: fewer dependent steps. The value is
+	 * the same largest double; of two equal to it (0 and -0) it may keep
+	 * the other, which no comparison here tells apart (all are ==, <, >).
+	 */
+	return max2(max2(max2(t[0], t[1]), max2(t[2], t[3])),
+		    max2(max2(t[4], t[5]), max2(t[6], t[7])));
 }
 
 static void shape_build(struct gs_sched_index *x, struct shape *sh)
