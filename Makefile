@@ -11,6 +11,7 @@
 #   make bench-hook   libgpushare's cost on an unthrottled launch, on the fake driver
 #   make bench-scale  time mode on synthetic clusters of 1k-100k nodes, 10k-1M pods (long)
 #   make bench-sharing  each sharing mode against exclusive on the H100 example x 1000 (long)
+#   make bench-advise the default gpusim advise on the H100 example and on openb (minutes)
 #   make test-slurm   sweep shards as a Slurm job array on this host (needs slurm-wlm, munge)
 #   make asan     build and test under ASan+UBSan in build-asan/
 #   make repro    the FGD reproduction's statistical acceptance test (label "repro",
@@ -25,6 +26,8 @@
 #   make install  install into PREFIX (default /usr/local), under DESTDIR if set
 #   make deb      a Debian package (CPack) in build/
 #   make test-install  install into a scratch DESTDIR and build, inspect and run the .deb
+#   make faults   the store under injected faults (every write, sync and allocation
+#                 failed in turn, 40 points per command and kind; tests/fault/)
 #   make fuzz     every reader's libFuzzer target, FUZZ_SECONDS (15) each, ASan+UBSan,
 #                 in build-fuzz/ (clang; tests/fuzz/README.md)
 
@@ -38,7 +41,7 @@ PREFIX   ?= /usr/local
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build test test-slurm demo bench gpu-check bench-sim bench-hook bench-scale bench-sharing asan repro repro-sharing regress baseline install deb test-install \
+.PHONY: all deps build test test-slurm faults demo bench gpu-check bench-sim bench-hook bench-scale bench-sharing bench-advise asan repro repro-sharing regress baseline install deb test-install \
 	fuzz clean
 
 all: build
@@ -59,6 +62,10 @@ test: deps
 test-slurm:
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && GS_TEST_SLURM=1 ctest --output-on-failure -L slurm
+
+faults: deps
+	@$(MAKE) --no-print-directory build
+	FAULT_POINTS=40 bash tests/fault/check_faults.sh $(GPUSIM) $(BUILD)/tests/libgsfault.so .
 
 demo: deps
 	@$(MAKE) --no-print-directory build
@@ -85,6 +92,10 @@ bench-scale: deps
 bench-sharing: deps
 	@$(MAKE) --no-print-directory build
 	@bench/sim/sharing.sh $(BUILD)
+
+bench-advise: deps
+	@$(MAKE) --no-print-directory build
+	@bench/sim/advise.sh $(BUILD)
 
 asan: deps
 	cmake -S . -B build-asan -DGS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)

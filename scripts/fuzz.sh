@@ -17,7 +17,8 @@ build=${1:?usage: fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 seconds=${2:?usage: fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 src=$(cd "$(dirname "$0")/.." && pwd)
-targets=${*:-"cluster_csv cluster_json pods_csv pods_json gen_spec scenario bench_import interference busy_dist validation"}
+targets=${*:-"cluster_csv cluster_json pods_csv pods_json gen_spec scenario bench_import interference busy_dist
+	validation k8s_yaml k8s_json cel sharing_spec db"}
 
 dict_of() {
 	case $1 in
@@ -26,7 +27,18 @@ dict_of() {
 	gen_spec) echo spec ;;
 	scenario) echo scenario ;;
 	bench_import) echo bench ;;
-	interference | busy_dist | validation) echo sharing ;;
+	interference | busy_dist | validation | sharing_spec) echo sharing ;;
+	k8s_yaml | k8s_json) echo k8s ;;
+	cel) echo cel ;;
+	db) echo db ;;
+	esac
+}
+
+# A database seed is a whole SQLite file (tests/fuzz/corpus/db: 21 KiB).
+max_len_of() {
+	case $1 in
+	db) echo 32768 ;;
+	*) echo 16384 ;;
 	esac
 }
 
@@ -51,7 +63,7 @@ for t in $targets; do
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		"$exe" "$work" "$src/tests/fuzz/corpus/$t" -dict="$dict" \
-		-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=16384 \
+		-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len="$(max_len_of "$t")" \
 		-artifact_prefix="$found/" -print_final_stats=1 >"$log" 2>&1
 	rc=$?
 	end=$(date +%s)

@@ -53,11 +53,20 @@ have_openb() {
 	[ -f "$OPENB/openb_node_list_gpu_node.csv" ] && [ -f "$OPENB/openb_pod_list_default.csv" ]
 }
 
+# step NAME CMD...: runs a sweep of the baseline. Its warnings about the bundled
+# inputs (pods MPS never places, GPUs without MIG) are the same on every run,
+# not news: they are shown only when the sweep fails.
 step() {
-	local name=$1 t0
+	local name=$1 t0 log
 	shift
 	t0=$(now)
-	"$@" >/dev/null
+	log=$(mktemp)
+	if ! "$@" >/dev/null 2>"$log"; then
+		cat "$log" >&2
+		rm -f "$log"
+		return 1
+	fi
+	rm -f "$log"
 	echo "regress.sh: $name: $(since "$t0") s"
 }
 

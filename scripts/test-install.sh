@@ -30,6 +30,8 @@ echo "== make install into $scratch/root (prefix /usr)"
 DESTDIR="$scratch/root" cmake --install "$build" --prefix /usr >/dev/null
 root=$scratch/root/usr
 for f in bin/gpusim share/gpusim/scripts/plot_common.gp share/gpusim/traces/sample/cluster.csv \
+	share/gpusim/traces/h100-mixed/cluster.csv share/gpusim/traces/h100-mixed/pods.csv \
+	share/gpusim/scripts/plot_advise_pareto.gp \
 	share/doc/gpusim/README.md share/doc/gpusim/SCHEMA.md share/doc/gpusim/LICENSE \
 	share/doc/gpusim/docs/README.md share/doc/gpusim/docs/user-guide.md; do
 	[ -e "$root/$f" ] || fail "$f is not installed"
@@ -63,6 +65,13 @@ run_installed() { # PREFIX_ROOT: replay the installed sample, then plot from a n
 		--pods "$1/share/gpusim/traces/sample/pods.csv" --policy binpack \
 		--db results/t.db -q) >/dev/null || fail "installed gpusim replay failed"
 	[ -s "$work/results/t.db" ] || fail "replay did not create results/t.db"
+	# The quick path's last step, on the installed H100 example.
+	(cd "$work" && "$bin" advise --nodes "$1/share/gpusim/traces/h100-mixed/cluster.csv" \
+		--pods "$1/share/gpusim/traces/h100-mixed/pods.csv" --policy binpack,fgd \
+		--load 80 --seeds 42-43 --max-seeds 2 --no-pods --db results/a.db 2>/dev/null) \
+		>"$work/advise.out" || fail "installed gpusim advise failed"
+	grep -q "^pods, load 80%: mig + " "$work/advise.out" ||
+		fail "installed gpusim advise gave no MIG verdict: $(head -20 "$work/advise.out")"
 	(cd "$work" && "$bin" replay --mode inflate --nodes "$1/share/gpusim/traces/sample/cluster.csv" \
 		--pods "$1/share/gpusim/traces/sample/pods.csv" --policy fgd --seed 1 \
 		--db results/t.db -q) >/dev/null || fail "installed gpusim replay --mode inflate failed"
@@ -100,6 +109,8 @@ grep -q 'Depends:.*libsqlite3' "$scratch/info" || fail "the package does not dep
 grep -q '\./usr/bin/gpusim$' "$scratch/contents" || fail "the package has no /usr/bin/gpusim"
 grep -q '\./usr/share/gpusim/scripts/plot_common.gp' "$scratch/contents" ||
 	fail "the package has no gnuplot scripts"
+grep -q '\./usr/share/gpusim/traces/h100-mixed/pods\.csv$' "$scratch/contents" ||
+	fail "the package has no bundled H100 example"
 grep -q '\./usr/share/man/man1/gpusim-sweep\.1\.gz' "$scratch/contents" || fail "the package has no man pages"
 grep -q '\./usr/share/doc/gpusim/docs/user-guide\.md$' "$scratch/contents" ||
 	fail "the package has no documentation pages (share/doc/gpusim/docs)"

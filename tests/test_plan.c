@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -281,6 +282,94 @@ static void test_merge(void **state)
 	unlink(c_path);
 }
 
+/*
+ * Damaged inputs are refused before anything is copied: a table missing
+ * (it was reported as an SQL syntax error in the output file), an index
+ * that disagrees with its table (SQLite's integrity check), and a run
+ * with fewer pod rows than its runs row says (copied in part before).
+ */
+static void test_merge_damaged(void **state)
+{
+	char a_path[512], b_path[512], err[1024] = "";
+	struct gs_merge_stats st;
+	struct gs_db *a, *b;
+	struct rf_run r;
+
+	(void)state;
+	snprintf(a_path, sizeof(a_path), "%s", rf_temp_db("damaged-a"));
+	snprintf(b_path, sizeof(b_path), "%s", rf_temp_db("damaged-b"));
+	a = open_db(a_path);
+	rf_build_time(&r);
+	r.info.seed = 7;
+
+	/*
+	 * A value changed behind gpusim's back, which SQLite's integrity check
+	 * cannot see: the run's checksum can (a shard with bits flipped in
+	 * its values merged with exit 0 before).
+	 */
+	b = open_db(b_path);
+	write_run(b, &r);
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(b), "UPDATE pods SET wait_s = wait_s + 1"
+				      " WHERE pod_idx = 1", NULL, NULL, NULL), SQLITE_OK);
+	gs_db_close(b);
+	assert_int_equal(gs_db_merge_check(b_path, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, ": run 1 is damaged: its rows no longer match the checksum"));
+	assert_int_equal(gs_db_merge(a, b_path, &st, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "nothing of it was merged"));
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT count(*) FROM runs"), "0");
+
+	/*
+	 * Fewer pod rows than n_pods in a run without a checksum (stored before
+	 * schema 1.7): the run is not copied in part.
+	 */
+	unlink(b_path);
+	b = open_db(b_path);
+	write_run(b, &r);
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(b), "DELETE FROM pods WHERE pod_idx = 0;"
+				      " UPDATE runs SET rows_checksum = NULL", NULL, NULL, NULL),
+			 SQLITE_OK);
+	gs_db_close(b);
+	assert_int_equal(gs_db_merge_check(b_path, err, sizeof(err)), 0);
+	assert_int_equal(gs_db_merge(a, b_path, &st, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, ": run 1 is damaged: "));
+	assert_non_null(strstr(err, " rows in pods where its runs row says "));
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT count(*) FROM runs"), "0");
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT count(*) FROM run_nodes"), "0");
+
+	/* A table missing. */
+	unlink(b_path);
+	b = open_db(b_path);
+	write_run(b, &r);
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(b), "DROP TABLE arrived_stats", NULL, NULL,
+				      NULL), SQLITE_OK);
+	gs_db_close(b);
+	assert_int_equal(gs_db_merge(a, b_path, &st, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, ": has no table arrived_stats, which every gpusim database "
+				    "has"));
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT count(*) FROM runs"), "0");
+
+	/* A file cut short: pages the schema points to are gone. */
+	unlink(b_path);
+	b = open_db(b_path);
+	for (r.info.seed = 10; r.info.seed < 14; r.info.seed++)
+		write_run(b, &r);
+	gs_db_close(b);
+	{
+		struct stat sb;
+
+		assert_int_equal(stat(b_path, &sb), 0);
+		assert_true(sb.st_size > 8 * 4096);
+		assert_int_equal(truncate(b_path, sb.st_size / 2), 0);
+	}
+	assert_int_not_equal(gs_db_merge(a, b_path, &st, err, sizeof(err)), 0);
+	assert_non_null(strstr(err, "damaged"));
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT count(*) FROM runs"), "0");
+	rf_release(&r);
+	gs_db_close(a);
+	unlink(a_path);
+	unlink(b_path);
+}
+
 /* --- the command line -------------------------------------------------------------- */
 
 /* Runs gpusim with args in the test's directory; returns the exit status, output in out. */
@@ -426,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_plan_id),
 		cmocka_unit_test(test_claims),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_merge_damaged),
 		cmocka_unit_test(test_cli_shards),
 		cmocka_unit_test(test_cli_errors),
 		cmocka_unit_test(test_cli_concurrent),

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "io/utf8.h"
 #include "tmpdir.h"
 
 static char out[65536], errs[65536];
@@ -226,7 +227,7 @@ static void test_node_memory(void **state)
 	assert_int_equal(gpusim("replay --nodes big.csv --pods wait.csv --db r.db"), 2);
 	assert_string_equal(errs, "gpusim replay: big.csv:2: column memory_mib: "
 				  "'9223372036854775807' is greater than 9007199254740991\n");
-	assert_false(exists("r.db"));
+	assert_false(exists("repeat.db"));
 }
 
 /* A spec with 32 GPU models (the maximum) failed after writing the node file. */
@@ -356,6 +357,173 @@ static void test_not_a_database(void **state)
 	assert_refusal("gpusim bench-import: text.db: not a SQLite database");
 }
 
+/*
+ * A sharing spec is checked whole, against every node it applies to,
+ * before anything runs or is stored: usage errors exit 2 in replay and
+ * sweep alike, and a sweep stores no run of an earlier, valid spec.
+ */
+static void test_sharing_spec_checked_first(void **state)
+{
+	(void)state;
+	gs_test_write("h100.csv", NODE_HDR "h0,64000,524288,1,H100\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes h100.csv --pods wait.csv --no-db "
+				"--sharing mig:layout=4g.40gb+4g.40gb"), 2);
+	assert_refusal("gpusim replay: --sharing mig:layout=4g.40gb+4g.40gb: node h0: layout");
+	assert_int_equal(gpusim("sweep --nodes h100.csv --pods wait.csv --db spec.db --seeds 1 "
+				"--policy binpack --sharing exclusive,mig:layout=4g.40gb+4g.40gb"), 2);
+	assert_refusal("gpusim sweep: --sharing mig:layout=4g.40gb+4g.40gb: node h0: layout");
+	assert_false(exists("spec.db"));
+	/* No MIG GPU here (a T4): the layout must still be one of some MIG model. */
+	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --no-db "
+				"--sharing mig:layout=foo+bar"), 2);
+	assert_refusal("gpusim replay: --sharing mig:layout=foo+bar: mig layout 'foo+bar' is not");
+	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --no-db "
+				"--sharing mps:pinned_mib=99999999"), 2);
+	assert_refusal("gpusim replay: --sharing mps:pinned_mib=99999999: node n0: mps pinned_mib");
+	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --no-db "
+				"--sharing 'mps:replicas=2;replicas=3'"), 2);
+	assert_refusal("gpusim replay: --sharing: sharing spec 'mps:replicas=2;replicas=3': "
+		       "replicas is given twice");
+}
+
+/*
+ * --inflate 0.5 is legal: the run stops at half the capacity, and its
+ * summary is that of where it ends (it printed nan%). plot skips the
+ * unallocated-GPU figure, whose axis starts at 80 %, with a note, and a
+ * gnuplot that fails leaves no figure behind (it left a 0-byte PNG).
+ */
+static void test_inflate_below_one(void **state)
+{
+	char scripts[1024], cmd[4096];
+
+	(void)state;
+	gs_test_write("four.csv", NODE_HDR "n0,64000,262144,4,T4\n", NULL, 0);
+	gs_test_write("half.csv", POD_HDR "a,1000,1024,1,500,0,,0,100\nb,1000,1024,1,1000,0,,0,100\n",
+		      NULL, 0);
+	assert_int_equal(gpusim("replay --nodes four.csv --pods half.csv --db inf.db --mode inflate "
+				"--inflate 0.5 --policy binpack"), 0);
+	assert_null(strstr(out, "nan"));
+	assert_int_equal(gpusim("replay --nodes four.csv --pods half.csv --no-db --mode inflate "
+				"--inflate 0.5 --policy binpack --json"), 0);
+	assert_null(strstr(out, "\"unalloc_gpu_pct\":\tnull"));
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+		return;
+	assert_int_equal(gpusim("plot --db inf.db --out p1"), 0);
+	assert_false(exists("p1/unalloc_half.png"));
+	assert_true(exists("p1/frag_ratio_half.png"));
+	assert_non_null(strstr(errs, "gpusim plot: skipped unalloc_half: no run of it in inf.db "
+				     "reaches 80% arrived workload"));
+
+	/* A script that fails after opening its output. */
+	gs_test_path("scripts", scripts, sizeof(scripts));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s/scripts/*.gp %s", scripts, GS_SOURCE_DIR,
+		 scripts);
+	assert_int_equal(system(cmd), 0);
+	gs_test_write("scripts/plot_frag.gp", "set terminal pngcairo\n"
+		      "set output out_ratio.'.png'\n"
+		      "plot '/nonexistent/data' using 1:2\n", NULL, 0);
+	setenv("GPUSIM_SCRIPTS", scripts, 1);
+	assert_int_equal(gpusim("plot --db inf.db --out p2"), 1);
+	unsetenv("GPUSIM_SCRIPTS");
+	assert_non_null(strstr(errs, "gnuplot failed on"));
+	assert_false(exists("p2/frag_ratio_half.png"));
+}
+
+/*
+ * Names that are not UTF-8 are refused at the reader, naming the file,
+ * line and field; bytes that reach a JSON document another way (a
+ * database another program wrote) are printed as U+FFFD, so that the
+ * document is still JSON.
+ */
+static void test_names_not_utf8(void **state)
+{
+	(void)state;
+	gs_test_write("latin1.csv", POD_HDR "caf\xe9,1000,1024,1,1000,0,,0,100\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods latin1.csv --no-db"), 2);
+	assert_refusal("gpusim replay: latin1.csv:2: column name: 'caf");
+	assert_non_null(strstr(errs, "is not valid UTF-8"));
+	gs_test_write("latin1.json", "{\"pods\": [{\"name\": \"caf\xe9\", \"cpu_milli\": 1000, "
+		      "\"memory_mib\": 1024, \"num_gpu\": 0, \"gpu_milli\": 0, "
+		      "\"creation_time\": 0, \"deletion_time\": 10}]}", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods latin1.json --no-db"), 2);
+	assert_refusal("gpusim replay: latin1.json:");
+	assert_non_null(strstr(errs, "is not valid UTF-8"));
+	gs_test_write("node8.csv", NODE_HDR "n\xc3\x28,32000,65536,1,T4\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes node8.csv --pods wait.csv --no-db"), 2);
+	assert_refusal("gpusim replay: node8.csv:2: column name:");
+	/* Well-formed UTF-8 is a name like any other. */
+	gs_test_write("utf8.csv", POD_HDR "caf\xc3\xa9,1000,1024,1,1000,0,,0,100\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods utf8.csv --db u.db --quiet"), 0);
+	/* A name changed behind gpusim's back is repaired where JSON is printed. */
+	{
+		char cmd[2048];
+
+		/* As another program would write it: no checksum to hold the run to. */
+		snprintf(cmd, sizeof(cmd), "sqlite3 %s/u.db \"update pods set name = "
+			 "CAST(X'6361669f' AS TEXT); update runs set rows_checksum = NULL\"",
+			 gs_test_tmpdir());
+		if (system("command -v sqlite3 >/dev/null 2>&1") != 0)
+			return;
+		assert_int_equal(system(cmd), 0);
+	}
+	assert_int_equal(gpusim("inspect --db u.db --run 1 --details --json"), 0);
+	assert_true(gs_utf8_valid(out, strlen(out)));
+	assert_non_null(strstr(out, "caf\xef\xbf\xbd"));
+}
+
+/*
+ * --repeat at its documented maximum is checked against what it costs
+ * before anything of that size is allocated (it tried ~112 GB and said
+ * "--load: pods.csv: " and nothing more, exit 1).
+ */
+static void test_repeat_cost(void **state)
+{
+	(void)state;
+	gs_test_write("many.csv", POD_HDR "a,1000,1024,1,1000,0,,0,100\nb,1000,1024,1,1000,0,,10,20\n"
+		      "c,1000,1024,1,1000,0,,20,30\nd,1000,1024,1,1000,0,,30,40\n"
+		      "e,1000,1024,1,1000,0,,40,50\nf,1000,1024,1,1000,0,,50,60\n"
+		      "g,1000,1024,1,1000,0,,60,70\nh,1000,1024,1,1000,0,,70,80\n"
+		      "i,1000,1024,1,1000,0,,80,90\nj,1000,1024,1,1000,0,,90,100\n"
+		      "k,1000,1024,1,1000,0,,100,110\n", NULL, 0);
+	assert_int_equal(gpusim("replay --nodes one.csv --pods many.csv --no-db --load 50 "
+				"--repeat 1000000"), 2);
+	assert_refusal("gpusim replay: --load: many.csv: 11 pods repeated 1000000 times make "
+		       "1.1e+07 pods, more than the 10000000 a run may have (lower --repeat)");
+	assert_int_equal(gpusim("sweep --nodes one.csv --pods many.csv --db repeat.db --seeds 1 "
+				"--policy binpack --mode time --load 50 --repeat 1000000"), 2);
+	assert_refusal("gpusim sweep: load 50%: many.csv: 11 pods repeated 1000000 times");
+	assert_false(exists("repeat.db"));
+	assert_int_equal(gpusim("replay --nodes one.csv --pods many.csv --no-db --load 50 "
+				"--repeat 1000 --quiet"), 0);
+}
+
+/*
+ * A value changed inside a stored run, which SQLite's integrity check
+ * does not see: merge, inspect and regress find it through the run's
+ * checksum and say the file is damaged (exit 2); merge copies nothing.
+ */
+static void test_damaged_run(void **state)
+{
+	char cmd[2048];
+
+	(void)state;
+	if (system("command -v sqlite3 >/dev/null 2>&1") != 0)
+		return;
+	assert_int_equal(gpusim("replay --nodes one.csv --pods wait.csv --db tamper.db --quiet"), 0);
+	snprintf(cmd, sizeof(cmd), "sqlite3 %s/tamper.db 'update pods set t_end_s = t_end_s + 1 "
+		 "where pod_idx = 0'", gs_test_tmpdir());
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(gpusim("inspect --db tamper.db --run 1"), 2);
+	assert_refusal("gpusim inspect: tamper.db: run 1 is damaged: its rows no longer match");
+	assert_int_equal(gpusim("merge merged.db tamper.db"), 2);
+	assert_refusal("gpusim merge: tamper.db: run 1 is damaged");
+	assert_false(exists("merged.db"));
+	snprintf(cmd, sizeof(cmd), "regress --db tamper.db --baseline %s/results/baseline",
+		 GS_SOURCE_DIR);
+	assert_int_equal(gpusim("%s", cmd), 2);
+	assert_refusal("gpusim regress: tamper.db: run 1 is damaged");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +538,11 @@ int main(void)
 		cmocka_unit_test(test_cpu_only_inflate),
 		cmocka_unit_test(test_dev_zero),
 		cmocka_unit_test(test_not_a_database),
+		cmocka_unit_test(test_sharing_spec_checked_first),
+		cmocka_unit_test(test_inflate_below_one),
+		cmocka_unit_test(test_names_not_utf8),
+		cmocka_unit_test(test_repeat_cost),
+		cmocka_unit_test(test_damaged_run),
 	};
 
 	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);

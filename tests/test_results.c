@@ -25,9 +25,11 @@
 #include "core/grow.h"
 #include "core/version.h"
 #include "policies/sched.h"
+#include "store/decision.h"
 #include "store/results.h"
 #include "results_fixture.h"
 #include "testutil.h"
+#include "tmpdir.h"
 
 /* --- helpers -------------------------------------------------------------- */
 
@@ -820,8 +822,8 @@ static void test_new_database(void **state)
 	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'table'"
 				     " ORDER BY name"),
 			    "arrived_stats\nbench_results\nbench_runs\nbench_slowdown\nbound_points\n"
-			    "bounds\npods\nrun_claims\nrun_defrag\nrun_nodes\nruns\nsamples\n"
-			    "sweep_plans");
+			    "bounds\ndecision_runs\ndecisions\npods\nrun_claims\nrun_defrag\nrun_nodes\n"
+			    "runs\nsamples\nsweep_plans");
 	assert_string_equal(rows(db, "SELECT name FROM sqlite_master WHERE type = 'view'"
 				     " ORDER BY name"),
 			    "arrived_buckets\nbound_gap\nrun_summary\nsample_metrics");
@@ -888,25 +890,6 @@ static void test_newer_minor_accepted(void **state)
 }
 
 /* A whole file as a string (caller frees). */
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /*
  * A database written by gpusim with schema 1.0 (tests/data/schema-1.0.sql,
  * a dump of two time-mode runs and one inflate-mode run of the three-pod
@@ -919,7 +902,7 @@ static void test_migrate_1_0(void **state)
 	struct rf_run r;
 	struct gs_db *db, *fresh;
 	char path[512], err[512] = "", want[4096];
-	char *dump = slurp(GS_SOURCE_DIR "/tests/data/schema-1.0.sql");
+	char *dump = gs_test_read(GS_SOURCE_DIR "/tests/data/schema-1.0.sql");
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s", rf_temp_db("migrate"));
@@ -992,10 +975,64 @@ static void test_migrate_1_0(void **state)
 			    "1|10|30.0");
 	rf_release(&r);
 
+	/* 1.8: the decision tables of gpusim advise are there, empty. */
+	assert_string_equal(rows(db, "SELECT count(*) FROM decisions"), "0");
+	assert_string_equal(rows(db, "SELECT count(*) FROM decision_runs"), "0");
+
 	/* Opening it again changes nothing. */
 	gs_db_close(db);
 	assert_int_equal(gs_db_open(path, &db, err, sizeof(err)), 0);
 	assert_string_equal(rows(db, "SELECT count(*) FROM run_summary"), "4");
+	close_and_remove(db);
+}
+
+/*
+ * The decision record (store/decision.h): a verdict and the runs it rests
+ * on in one transaction; a run that is not there, or a role that is not
+ * one, stores nothing.
+ */
+static void test_decision_record(void **state)
+{
+	struct gs_decision_record rec = {
+		.nodes_path = "n.csv", .nodes_sha256 = RF_NODES_SHA, .objective = "completion",
+		.constraints = "p99-slowdown <= 10", .targets = "", .baseline = "exclusive + binpack",
+		.alpha = 0.05, .conf = 0.95, .verdict = "text", .verdict_json = "{}",
+	};
+	struct gs_decision_run runs[3] = {
+		{ 1, "candidate", "p.csv", 80, "binpack", "exclusive", 42, -1 },
+		{ 1, "candidate", "p.csv", 80, "binpack", "exclusive", 42, -1 },
+		{ 1, "capacity", "p.csv", 80, "binpack", "exclusive", 42, 13 },
+	};
+	struct rf_run r;
+	struct gs_db *db;
+	char err[512];
+	int64_t id = 0;
+
+	(void)state;
+	db = open_new("decision");
+	rf_build_time(&r);
+	assert_int_equal(write_ok(db, &r), 1);
+	rf_release(&r);
+	/* A row given twice is kept once. */
+	assert_int_equal(gs_decision_add(db, &rec, runs, 3, &id, err, sizeof(err)), 0);
+	assert_int_equal(id, 1);
+	assert_string_equal(rows(db, "SELECT role, run_id, load_pct, gpu_nodes FROM decision_runs"
+				     " ORDER BY role"),
+			    "candidate|1|80.0|NULL\ncapacity|1|80.0|13");
+	assert_string_equal(rows(db, "SELECT objective, baseline, alpha FROM decisions"),
+			    "completion|exclusive + binpack|0.05");
+	runs[1].run_id = 99;
+	assert_int_equal(gs_decision_add(db, &rec, runs, 3, &id, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "run 99 of the decision is not a complete run"));
+	runs[1].run_id = 1;
+	runs[2].role = "winner";
+	assert_int_equal(gs_decision_add(db, &rec, runs, 3, &id, err, sizeof(err)), GS_EINVAL);
+	assert_string_equal(rows(db, "SELECT count(*) FROM decisions"), "1");
+	/* Deleting a run deletes its rows of the record. */
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(db), "DELETE FROM runs WHERE run_id = 1", NULL,
+				      NULL, NULL),
+			 SQLITE_OK);
+	assert_string_equal(rows(db, "SELECT count(*) FROM decision_runs"), "0");
 	close_and_remove(db);
 }
 
@@ -1354,6 +1391,7 @@ int main(void)
 		cmocka_unit_test(test_two_runs_and_find),
 		cmocka_unit_test(test_params_json),
 		cmocka_unit_test(test_concurrent_writers),
+		cmocka_unit_test(test_decision_record),
 		cmocka_unit_test(test_schema_md_matches_ddl),
 	};
 

@@ -475,6 +475,42 @@ static void test_timeslice_memory_oversubscription(void **state)
 }
 
 /*
+ * Every mode agrees on what fits: a pod asking 30,000 MiB of GPU memory on
+ * a V100 of 16 GB (16,384 MiB) fits on no GPU, whatever the mechanism,
+ * and stays pending with "Insufficient GPU memory", as in the plain
+ * filter; it is never run (exclusive, and mig on a GPU without MIG, which
+ * runs exclusive) nor failed at start (timeslice).
+ */
+static void test_every_mode_refuses_more_than_the_card(void **state)
+{
+	static const char *const modes[] = { "exclusive", "mig", "ideal", "vgpu", "timeslice",
+					     "mps" };
+	struct gs_cluster c;
+	struct gs_trace t;
+	struct gs_sim sim;
+	size_t i;
+
+	(void)state;
+	one_node(&c, 1, "V100M16");
+	gs_trace_init(&t);
+	add(&t, "big", 1000, 30000, 0, 0, 100);
+	add(&t, "fits", 1000, 4096, 0, 10, 100);
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		run(&sim, &c, &t, modes[i], NULL);
+		if (sim.out[0].state != GS_POD_PENDING)
+			fail_msg("--sharing %s: the 30,000 MiB pod ends in state %d", modes[i],
+				 (int)sim.out[0].state);
+		assert_int_equal(sim.out[0].why.count[GS_FIT_GPU_MEM], 1);
+		if (sim.out[1].state != GS_POD_DONE)
+			fail_msg("--sharing %s: the 4,096 MiB pod ends in state %d", modes[i],
+				 (int)sim.out[1].state);
+		gs_sim_release(&sim);
+	}
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+}
+
+/*
  * MIG figures on an H100 with the fixed layout 4g.40gb + 3g.40gb and one
  * pod asking for 0.3 of a GPU (2.1 slices, a 3g.40gb) from 0 to 100: the
  * idle 4g holds 4 of the 7 slices, 57.14 %; the busy 3g reserves 0.9 slice
@@ -630,6 +666,19 @@ static void test_table_errors(void **state)
 		{ "mode,gpu_model,n,class,efficiency,source\nmps,*,2,*,1,a\nmps,*,2.0,*,1.1,b\n",
 		  "t.csv:3: duplicate row for mps, *, n 2, * (first on line 2)" },
 		{ "mode,gpu_model,n,class,efficiency,source\n", "t.csv: no rows (only a header)" },
+		/* The value as written, not as %g rounds it. */
+		{ "mode,gpu_model,n,class,efficiency,source\nmps,*,2,*,100.0001,x\n",
+		  "t.csv:2: column efficiency: '100.0001' is not an efficiency (above 0, at most 100)" },
+		{ "mode,gpu_model,n,class,efficiency,source\nmps,*,2,*,1,caf\xc3\n",
+		  "t.csv:2: column source: the source is not valid UTF-8" },
+		/* A long model name is cut in the message, the message is not. */
+		{ "mode,gpu_model,n,class,efficiency,source\nmps,"
+		  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+		  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+		  "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+		  ",2,*,1,x\n",
+		  "t.csv:2: column gpu_model: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA...' is not a GPU model "
+		  "name or *" },
 	};
 	struct gs_interference tbl;
 	char err[512];
@@ -654,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_nos_aggregate_throughput),
 		cmocka_unit_test(test_busy_fractions),
 		cmocka_unit_test(test_timeslice_memory_oversubscription),
+		cmocka_unit_test(test_every_mode_refuses_more_than_the_card),
 		cmocka_unit_test(test_mig_and_utilisation_figures),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_table_lookup),

@@ -93,6 +93,75 @@ static void test_specs(void **state)
 	assert_int_equal(gs_share_parse("mig:layout=3G", &cfg, err, sizeof(err)), GS_EINVAL);
 	assert_int_equal(gs_share_parse("mig:", &cfg, err, sizeof(err)), GS_EINVAL);
 	assert_int_equal(gs_share_parse("", &cfg, err, sizeof(err)), GS_EINVAL);
+	/* A setting given twice, or an empty one, is refused rather than the last one winning. */
+	assert_int_equal(gs_share_parse("mps:replicas=2;replicas=3", &cfg, err, sizeof(err)),
+			 GS_EINVAL);
+	assert_non_null(strstr(err, "replicas is given twice"));
+	assert_int_equal(gs_share_parse("vgpu:capped;elastic", &cfg, err, sizeof(err)),
+			 GS_EINVAL);
+	assert_non_null(strstr(err, "elastic/capped is given twice"));
+	assert_int_equal(gs_share_parse("mps:replicas=2;;threads=5", &cfg, err, sizeof(err)),
+			 GS_EINVAL);
+	assert_non_null(strstr(err, "has an empty setting"));
+	assert_int_equal(gs_share_parse("mps:;", &cfg, err, sizeof(err)), GS_EINVAL);
+	assert_int_equal(gs_share_parse("timeslice:replicas=2;", &cfg, err, sizeof(err)),
+			 GS_EINVAL);
+}
+
+/*
+ * A run's default spec is checked against every GPU it would apply to
+ * before anything runs: a layout that fits no H100, profiles of no MIG
+ * model on a cluster without MIG GPUs, an MPS pinned limit above the card.
+ * GPUs the cluster file sets are not the default's business.
+ */
+static void test_share_check(void **state)
+{
+	struct gs_cluster c;
+	char err[256];
+
+	(void)state;
+	gs_cluster_init(&c);
+	assert_int_equal(gs_cluster_add_node(&c, "t", 64000, 524288, 2, "T4"), 0);
+	/* No MIG GPU: a known layout is fine (the T4s run exclusive), unknown profiles are not. */
+	assert_int_equal(gs_cluster_share_check(&c, (struct gs_share_cfg[]){ spec("mig") }, err,
+						sizeof(err)), 0);
+	assert_int_equal(gs_cluster_share_check(&c,
+						(struct gs_share_cfg[]){ spec("mig:layout=4g.40gb+3g.40gb") },
+						err, sizeof(err)), 0);
+	assert_int_equal(gs_cluster_share_check(&c,
+						(struct gs_share_cfg[]){ spec("mig:layout=foo+bar") },
+						err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "mig layout 'foo+bar' is not a layout of any MIG model"));
+	/* T4: 16 GiB = 15,360 MiB in the model table. */
+	assert_int_equal(gs_cluster_share_check(&c,
+						(struct gs_share_cfg[]){ spec("mps:pinned_mib=99999999") },
+						err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "node t: mps pinned_mib=99999999 is above its T4's memory"));
+
+	assert_int_equal(gs_cluster_add_node(&c, "h", 64000, 524288, 2, "H100"), 1);
+	assert_int_equal(gs_cluster_share_check(&c,
+						(struct gs_share_cfg[]){ spec("mig:layout=4g.40gb+4g.40gb") },
+						err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "node h: layout '4g.40gb+4g.40gb' does not fit"));
+	/*
+	 * Once h's GPUs are set by the cluster file, the default no longer
+	 * applies to them; a layout no model can hold is still refused.
+	 */
+	assert_int_equal(gs_cluster_set_share(&c, 1, -1, (struct gs_share_cfg[]){ spec("vgpu") },
+					      err, sizeof(err)), 0);
+	assert_int_equal(gs_cluster_share_check(&c,
+						(struct gs_share_cfg[]){ spec("mig:layout=4g.40gb+3g.40gb") },
+						err, sizeof(err)), 0);
+	assert_int_equal(gs_cluster_share_check(&c,
+						(struct gs_share_cfg[]){ spec("mig:layout=4g.40gb+4g.40gb") },
+						err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "is not a layout of any MIG model"));
+	/* set_share holds the cluster file's own specs to the card too. */
+	assert_int_equal(gs_cluster_set_share(&c, 0, 0,
+					      (struct gs_share_cfg[]){ spec("mps:pinned_mib=20000") },
+					      err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "is above its T4's memory"));
+	gs_cluster_release(&c);
 }
 
 /* For every replica count, exactly `replicas` slots fit in a GPU. */
@@ -341,6 +410,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_specs),
+		cmocka_unit_test(test_share_check),
 		cmocka_unit_test(test_slot_milli),
 		cmocka_unit_test(test_exclusive),
 		cmocka_unit_test(test_timeslice),

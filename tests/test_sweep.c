@@ -552,6 +552,82 @@ static void test_time_plot(void **st)
 	assert_non_null(strstr(out, "fewer than two loads"));
 }
 
+/*
+ * A trace run under two mechanisms at two loads: each time-mode figure
+ * shows one mechanism (timed_exclusive, timed_vgpu), never both pooled,
+ * and the load curve's bars span the seeds of one mechanism (2 runs per
+ * load, not 4). Two traces of one file name in two directories keep
+ * apart in the sweep's table and in the figures' names.
+ */
+static void test_time_plot_mechanisms(void **st)
+{
+	const char *dir = gs_test_tmpdir();
+	char args[2048], out[16384], db[300], data[300], a[300], b[300], file[800], line[256];
+	struct gs_plot_time tm;
+	struct gs_db *d;
+	char err[1024];
+	size_t t;
+	FILE *f;
+
+	(void)st;
+	if (access(GS_GPUSIM_BIN, X_OK) != 0)
+		skip();
+	snprintf(db, sizeof(db), "%s/mech.db", dir);
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --policy fgd "
+		 "--sharing exclusive,vgpu --load 50,90 --seeds 1-2 --jobs 2 --db '%s' -q",
+		 nodes_path, timed_path, db);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_int_equal(gs_db_open_existing(db, &d, err, sizeof(err)), 0);
+	snprintf(data, sizeof(data), "%s/mech-data", dir);
+	assert_int_equal(mkdir(data, 0777), 0);
+	assert_int_equal(gs_plot_time_export(d, data, &tm, err, sizeof(err)), 0);
+	gs_db_close(d);
+	assert_int_equal(tm.n_traces, 2);
+	assert_string_equal(tm.traces[0], "timed_exclusive");
+	assert_string_equal(tm.traces[1], "timed_vgpu");
+	assert_string_equal(tm.setting[0], "exclusive, load 90%, 2 seeds");
+	for (t = 0; t < 2; t++) {
+		snprintf(file, sizeof(file), "%s/%s.fgd.load.dat", data, tm.traces[t]);
+		f = fopen(file, "r");
+		assert_non_null(f);
+		while (fgets(line, sizeof(line), f))
+			assert_non_null(strstr(line, "\t2\n"));
+		fclose(f);
+	}
+	gs_plot_time_release(&tm);
+
+	/* One file name, two directories. */
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	assert_int_equal(mkdir(a, 0777), 0);
+	assert_int_equal(mkdir(b, 0777), 0);
+	snprintf(file, sizeof(file), "%s/timed.csv", a);
+	write_timed(file, 40);
+	snprintf(file, sizeof(file), "%s/timed.csv", b);
+	write_timed(file, 60);
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s/timed.csv' '%s/timed.csv' "
+		 "--mode time --policy fgd --seeds 1 --jobs 1 --db '%s/two.db'", nodes_path, a, b,
+		 dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "\na-timed "));
+	assert_non_null(strstr(out, "\nb-timed "));
+	/* inspect's run list: the paths, where the file names alone would be the same. */
+	snprintf(args, sizeof(args), "inspect --db '%s/two.db'", dir);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "/a/timed.csv"));
+	assert_non_null(strstr(out, "/b/timed.csv"));
+	snprintf(db, sizeof(db), "%s/two.db", dir);
+	assert_int_equal(gs_db_open_existing(db, &d, err, sizeof(err)), 0);
+	snprintf(data, sizeof(data), "%s/two-data", dir);
+	assert_int_equal(mkdir(data, 0777), 0);
+	assert_int_equal(gs_plot_time_export(d, data, &tm, err, sizeof(err)), 0);
+	gs_db_close(d);
+	assert_int_equal(tm.n_traces, 2);
+	assert_string_equal(tm.traces[0], "a-timed");
+	assert_string_equal(tm.traces[1], "b-timed");
+	gs_plot_time_release(&tm);
+}
+
 static void test_sweep_errors(void **st)
 {
 	const char *missing[] = { "/nonexistent/pods.csv" };
@@ -1004,6 +1080,7 @@ int main(void)
 		cmocka_unit_test(test_sweep_errors),
 		cmocka_unit_test(test_time_sweep_loads),
 		cmocka_unit_test(test_time_plot),
+		cmocka_unit_test(test_time_plot_mechanisms),
 		cmocka_unit_test(test_cli),
 		cmocka_unit_test(test_cli_pods_glob),
 		cmocka_unit_test(test_sharing_plot),

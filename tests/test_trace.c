@@ -232,11 +232,11 @@ static void test_openb_pod_errors(void **state)
 	pods_fail("pods.csv", OB_HDR "p,1,1,1,1000,T4|ABCDEFGHIJKLMNOPQRSTUVWXYZ012345,LS,"
 		  "Running,0,10,0\n", GS_EPARSE,
 		  ":2: column gpu_spec: 'T4|ABCDEFGHIJKLMNOPQRSTUVWXYZ012345' has a model name "
-		  "longer than 31 characters");
+		  "longer than 31 bytes");
 	pods_fail("pods.csv", OB_HDR "p,1,1,1,1000,T4 x,LS,Running,0,10,0\n", GS_EPARSE,
 		  ":2: column gpu_spec: 'T4 x' has a model name with a character not allowed in "
-		  "model names (a space, '|', a comma, a quote, a backslash or a control "
-		  "character)");
+		  "model names (a space, '|', a comma, a quote, a backslash, a control "
+		  "character or bytes that are not UTF-8)");
 	pods_fail("pods.csv", OB_HDR "p,1,1,1,1000,,LS,Running,,10,0\n", GS_EPARSE,
 		  ":2: column creation_time: '' is not an integer");
 	pods_fail("pods.csv", OB_HDR "p,1,1,1,1000,,LS,Running,0,abc,0\n", GS_EPARSE,
@@ -515,8 +515,8 @@ static void test_json_pod_errors(void **state)
 	pods_fail("p.json", JP("{\"name\": \"a\", \"cpu_milli\": 1, \"memory_mib\": 1, "
 			       "\"num_gpu\": 1, \"gpu_spec\": [\"T4\", \"A|B\"]}"),
 		  GS_EPARSE, ": pods[0].gpu_spec: 'T4|A|B' has a model name with a character "
-		  "not allowed in model names (a space, '|', a comma, a quote, a backslash or a "
-		  "control character)");
+		  "not allowed in model names (a space, '|', a comma, a quote, a backslash, a "
+		  "control character or bytes that are not UTF-8)");
 	pods_fail("p.json", JP("{\"name\": \"a\", \"cpu_milli\": 1, \"memory_mib\": 1, "
 			       "\"num_gpu\": 2, \"gpu_milli\": 500}"),
 		  GS_EPARSE, ": pods[0].gpu_milli: '500' is not allowed with num_gpu 2 (only "
@@ -604,10 +604,11 @@ static void test_node_errors(void **state)
 		   ":4: column sn: duplicate node name 'n0' (first on line 2)");
 	nodes_fail("nodes.csv", ON_HDR "n0,1,1,2,ABCDEFGHIJKLMNOPQRSTUVWXYZ012345\n", GS_EPARSE,
 		   ":2: column model: 'ABCDEFGHIJKLMNOPQRSTUVWXYZ012345' is too long (at most 31 "
-		   "characters)");
+		   "bytes)");
 	nodes_fail("nodes.csv", ON_HDR "n0,1,1,2,T4|P100\n", GS_EPARSE,
 		   ":2: column model: 'T4|P100' has a character not allowed in model names (a "
-		   "space, '|', a comma, a quote, a backslash or a control character)");
+		   "space, '|', a comma, a quote, a backslash, a control character or bytes that "
+		   "are not UTF-8)");
 	snprintf(want, sizeof(want), ":2: column model: 'L40S' is not a known GPU model (known: "
 		 "%s; a JSON cluster file can add models with their memory in gpu_models)",
 		 builtin_list());
@@ -707,7 +708,8 @@ static void test_json_cluster_errors(void **state)
 	nodes_fail("cluster.json", "{\"gpu_models\": [{\"name\": \"A 100\", \"mem_mib\": 1}], "
 		   "\"nodes\": [" N1 "]}", GS_EPARSE,
 		   ": gpu_models[0].name: 'A 100' has a character not allowed in model names (a "
-		   "space, '|', a comma, a quote, a backslash or a control character)");
+		   "space, '|', a comma, a quote, a backslash, a control character or bytes that "
+		   "are not UTF-8)");
 	nodes_fail("cluster.json", "{\"gpu_models\": [{\"name\": \"X\"}], \"nodes\": [" N1 "]}",
 		   GS_EPARSE, ": gpu_models[0]: missing key 'mem_mib'");
 	nodes_fail("cluster.json", "{\"gpu_models\": {}, \"nodes\": [" N1 "]}", GS_EPARSE,

@@ -59,4 +59,10 @@ void gs_test_path(const char *name, char *buf, size_t len);
  */
 void gs_test_write(const char *name, const char *text, char *path_out, size_t path_len);
 
+/*
+ * The whole of the file at path, NUL-terminated, in a malloc'ed buffer the
+ * caller frees. Fails the test (cmocka) when it cannot be read.
+ */
+char *gs_test_read(const char *path);
+
 #endif

@@ -66,15 +66,8 @@ if [ "$policies" = all ]; then
 fi
 mkdir -p "$dir"
 
-median() {
-	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-";
-		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# "h:mm:ss" or "m:ss.ss" -> seconds
-to_s() {
-	awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }'
-}
+# median, to_s
+. "$here/stats.sh"
 
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT INT TERM

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cmd.h"
 #include "io/list.h"
 #include "core/error.h"
 #include "core/limits.h"
@@ -422,4 +423,13 @@ void gs_cli_sim_finish(struct gs_cli_sim *s)
 		s->compat = s->opts.mode == GS_MODE_INFLATE;
 	if (s->compat)
 		s->opts.policy_flags |= GS_POLICY_COMPAT;
+}
+
+int gs_cli_sim_inputs(const char *cmd, const struct gs_cli_sim *s, bool pods_given)
+{
+	if (s->state.n || (s->nodes && pods_given))
+		return GS_EXIT_OK;
+	fprintf(stderr, "gpusim %s: --nodes and --pods are required, or --state; try 'gpusim %s "
+		"--help'\n", cmd, cmd);
+	return GS_EXIT_USAGE;
 }

@@ -185,6 +185,7 @@ bool gs_cli_is_list(const struct gs_opt *o);
 /* What the simulation options fill: a command's argument struct S has one named `sim`. */
 struct gs_cli_sim {
 	const char *nodes;                   /* --nodes */
+	struct gs_opt_list state;            /* --state: a Kubernetes snapshot's files */
 	struct gs_cli_policies policies;     /* --policy */
 	const char *interference;            /* --interference, NULL: the built-in table */
 	struct gs_busy busy;                 /* --busy, n = 0: every pod busy all the time */
@@ -208,17 +209,46 @@ void gs_cli_sim_init(struct gs_cli_sim *s);
  */
 void gs_cli_sim_finish(struct gs_cli_sim *s);
 
-/* The cluster: -n, --nodes FILE, required. */
+/* The cluster: -n, --nodes FILE, or --state (gs_cli_sim_inputs() checks one is given). */
 #define GS_CLI_OPT_NODES(S)                                                                     \
 	{ GS_OPT_STRING_AT(S, sim.nodes), .name = "nodes", .short_name = 'n', .arg = "FILE",    \
-	  .flags = GS_OPT_REQUIRED, .help = "cluster: openb node list, gpusim CSV or JSON" }
+	  .conflicts = "state",                                                                 \
+	  .help = "cluster: openb node list, gpusim CSV or JSON (or --state)" }
 
-/* The pod traces of a batch: -p, --pods FILE..., into `pods` (struct gs_opt_list), required. */
-#define GS_CLI_OPT_PODS_LIST(S)                                                                 \
+/* A Kubernetes snapshot as the cluster, its running pods and its queue: --state FILE... */
+#define GS_CLI_OPT_STATE(S)                                                                     \
+	{ GS_OPT_LIST_AT(S, sim.state, 0), .flags = GS_OPT_MULTI, .name = "state",              \
+	  .arg = "FILE...",                                                                     \
+	  .help = "start from a Kubernetes snapshot instead of --nodes: kubectl get nodes,pods " \
+		  "-A -o yaml|json output, manifests and DRA objects; its running pods hold "   \
+		  "their resources for the whole run, its pending pods arrive first, before "   \
+		  "--pods (docs/kubernetes.md)" }
+
+/*
+ * Whether the inputs are given: --nodes and pods (pods_given), or --state.
+ * Prints "gpusim CMD: --nodes and --pods are required, or --state; ..." and
+ * returns GS_EXIT_USAGE when not, else GS_EXIT_OK.
+ */
+int gs_cli_sim_inputs(const char *cmd, const struct gs_cli_sim *s, bool pods_given);
+
+/*
+ * The pod traces of a batch: -p, --pods FILE..., into `pods` (struct
+ * gs_opt_list), with the flags FLAGS (GS_OPT_MULTI and whether required).
+ */
+#define GS_CLI_OPT_PODS_LIST_FLAGS(S, FLAGS)                                                    \
 	{ GS_OPT_LIST_AT(S, pods, 256), .name = "pods", .short_name = 'p', .arg = "FILE...",    \
-	  .flags = GS_OPT_REQUIRED | GS_OPT_MULTI,                                              \
+	  .flags = (FLAGS),                                                                     \
 	  .help = "pod traces: comma-separated, or one argument each up to the next option, "   \
 		  "as the shell's glob gives them (--pods traces/*.csv)" }
+
+/* GS_CLI_OPT_PODS_LIST_FLAGS(), required. */
+#define GS_CLI_OPT_PODS_LIST(S) GS_CLI_OPT_PODS_LIST_FLAGS(S, GS_OPT_REQUIRED | GS_OPT_MULTI)
+
+/*
+ * GS_CLI_OPT_PODS_LIST_FLAGS(), optional with --state (a command with
+ * GS_CLI_OPT_STATE checks its inputs with gs_cli_sim_inputs()).
+ */
+#define GS_CLI_OPT_PODS_LIST_OR_STATE(S) GS_CLI_OPT_PODS_LIST_FLAGS(S, GS_OPT_MULTI)
 
 /* The seeds of a batch: -s, --seeds LIST into `seeds` (struct gs_cli_seeds), 42-51 by default. */
 #define GS_CLI_OPT_SEEDS(S)                                                                     \
@@ -248,7 +278,8 @@ void gs_cli_sim_finish(struct gs_cli_sim *s);
 #define GS_CLI_OPT_INFLATE(S)                                                                   \
 	{ GS_OPT_DOUBLE_AT(S, sim.opts.inflate, 0, GS_INFLATE_MAX), .flags = GS_OPT_GT_MIN,     \
 	  .name = "inflate", .arg = "X", .def = "1.3",                                          \
-	  .help = "inflate mode target, total GPU request / capacity, at most 100" }
+	  .help = "inflate mode target, total GPU request / capacity, at most 100; below 1 a run " \
+		  "stops short of 100% arrived and its figures are those of where it stops" }
 
 /* The shape of a --load: --arrivals SHAPE and --repeat K. */
 #define GS_CLI_OPTS_LOAD_SHAPE(S)                                                               \

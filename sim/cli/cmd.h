@@ -22,6 +22,7 @@
 	X(policies, "policies", "list the placement policies") \
 	X(gen, "gen", "generate a synthetic cluster and pod trace") \
 	X(sweep, "sweep", "run traces x policies x seeds in parallel, resumable") \
+	X(advise, "advise", "which policy and sharing mechanism to run, and how many GPUs: a verdict from runs") \
 	X(bound, "bound", "bound the unallocated GPU any placement could reach (inflate mode)") \
 	X(merge, "merge", "join results databases, e.g. the shards of a sweep (sweep --shard)") \
 	X(plot, "plot", "draw simulator and benchmark figures from a results database") \

@@ -17,6 +17,7 @@
 #include "cli/cmd.h"
 #include "cli/opt.h"
 #include "core/error.h"
+#include "io/path.h"
 #include "engine/bound.h"
 #include "engine/inflate.h"
 #include "io/list.h"
@@ -270,13 +271,11 @@ int gs_cmd_bound(int argc, char **argv)
 		status = GS_EXIT_USAGE;
 		goto out;
 	}
-	for (i = 0; i < a.pods.n; i++) {
-		names[i] = gs_plot_short_name(a.pods.v[i]);
-		if (!names[i]) {
-			fprintf(stderr, CMD ": out of memory\n");
-			status = GS_EXIT_FAIL;
-			goto out;
-		}
+	/* The figures' short names, distinct for traces of one file name (io/path.h). */
+	if (gs_path_names(a.pods.v, a.pods.n, "openb_pod_list_", names)) {
+		fprintf(stderr, CMD ": out of memory\n");
+		status = GS_EXIT_FAIL;
+		goto out;
 	}
 	if (!a.no_db && gs_db_open(a.db_path, &db, err, sizeof(err))) {
 		fprintf(stderr, CMD ": %s\n", err);

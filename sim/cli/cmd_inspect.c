@@ -33,6 +33,7 @@
 #include "cli/opt.h"
 #include "core/error.h"
 #include "policies/policy.h"
+#include "store/digest.h"
 #include "store/results.h"
 
 /* Converter of --at: 'end', 'peak' or a time in seconds. */
@@ -78,11 +79,15 @@ static const struct gs_opt_choice modes[] = { { "time", 0 }, { "inflate", 1 }, {
 
 #define S struct gs_inspect_args
 static const struct gs_opt inspect_opts[] = {
-	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .arg = "FILE", .flags = GS_OPT_REQUIRED,
+	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .arg = "FILE", .conflicts = "state",
 	  .help = "results database written by gpusim replay (no -d here: -d is --details, as in "
 		  "kubectl inspect gpushare)" },
 	{ GS_OPT_INT_AT(S, run_id, 0, INT64_MAX), .name = "run", .short_name = 'r', .arg = "ID",
-	  .help = "the run to show (ids from the list)" },
+	  .conflicts = "state", .help = "the run to show (ids from the list)" },
+	{ GS_OPT_LIST_AT(S, state, 0), .flags = GS_OPT_MULTI, .name = "state", .arg = "FILE...",
+	  .help = "instead of a database, a Kubernetes snapshot: kubectl get nodes,pods -A -o "
+		  "yaml|json output, manifests, DRA objects, in one file or several; shown as a "
+		  "run's nodes are, then its pending pods, claims and notes (docs/kubernetes.md)" },
 	{ GS_OPT_GROUP_HEADING("Output, for the list and for --run:") },
 	{ GS_OPT_STRING_AT(S, output), .name = "output", .short_name = 'o', .arg = "COLS",
 	  .help = "columns to show, comma-separated, case ignored; '+COLS' adds to the default "
@@ -104,35 +109,31 @@ static const struct gs_opt inspect_opts[] = {
 	  .conflicts = "run", .help = "only the N newest runs that pass the filters" },
 	{ GS_OPT_GROUP_HEADING("One run (--run):") },
 	{ GS_OPT_CUSTOM_AT(S, at, struct gs_inspect_at, parse_at, NULL), .name = "at",
-	  .short_name = 't', .arg = "T", .words = at_word, .requires = "run",
-	  .help = "simulated time in seconds (inflate mode: the arrival index); 'peak' the "
+	  .short_name = 't', .arg = "T", .words = at_word, 	  .help = "simulated time in seconds (inflate mode: the arrival index); 'peak' the "
 		  "sampled time of the highest GPU allocation (the default in time mode); 'end' "
 		  "after the last event (the default in inflate mode)" },
 	{ GS_OPT_ENUM_AT(S, all_nodes, node_sets), .name = "nodes", .short_name = 'n',
-	  .arg = "WHICH", .requires = "run",
-	  .help = "'used' (default): nodes with any pod at T, and a count of the idle ones; "
+	  .arg = "WHICH", 	  .help = "'used' (default): nodes with any pod at T, and a count of the idle ones; "
 		  "'all': every node" },
 	{ GS_OPT_ENUM_AT(S, sort, sorts), .name = "sort", .short_name = 's', .arg = "KEY",
-	  .requires = "run",
-	  .help = "row order: 'free' most free GPU share first, 'frag' most fragmented first, "
+	  	  .help = "row order: 'free' most free GPU share first, 'frag' most fragmented first, "
 		  "'pods' most pods first, 'name' by name; ties, and the default, in node order" },
 	{ GS_OPT_LIST_AT(S, models, 0), .name = "model", .short_name = 'M', .arg = "LIST",
-	  .requires = "run", .help = "only nodes of these GPU models ('-' for nodes without GPUs)" },
+	  .help = "only nodes of these GPU models ('-' for nodes without GPUs)" },
 	{ GS_OPT_STRING_AT(S, node_glob), .name = "node", .short_name = 'N', .arg = "GLOB",
-	  .requires = "run",
-	  .help = "only nodes whose name matches GLOB, a shell pattern (fnmatch: 'node-1*')" },
+	  	  .help = "only nodes whose name matches GLOB, a shell pattern (fnmatch: 'node-1*')" },
 	{ GS_OPT_INT_AT(S, min_free, 0, INT64_MAX), .name = "min-free", .short_name = 'f',
-	  .arg = "MILLI", .requires = "run",
-	  .help = "only nodes with at least MILLI milli-GPU free in all (1000 = one whole GPU)" },
-	{ GS_OPT_FLAG_AT(S, details), .name = "details", .short_name = 'd', .requires = "run",
-	  .help = "under each node, its pods: what each holds on each GPU, its CPU and memory" },
+	  .arg = "MILLI", 	  .help = "only nodes with at least MILLI milli-GPU free in all (1000 = one whole GPU)" },
+	{ GS_OPT_FLAG_AT(S, details), .name = "details", .short_name = 'd', 	  .help = "under each node, its pods: what each holds on each GPU, its CPU and memory" },
 	{ 0 },
 };
 #undef S
 
 static const struct gs_cmd_spec inspect_cmd = {
 	.name = "inspect",
-	.intro = "Without --run, lists the complete runs stored in FILE with what tells them\n"
+	.intro = "Reads a results database (--db) or a Kubernetes snapshot (--state).\n"
+		 "\n"
+		 "Without --run, lists the complete runs stored in FILE with what tells them\n"
 		 "apart: mode, load (time mode with --load), time scale (time mode without)\n"
 		 "or inflation factor, scoring (exact, or compat: the FGD reference's),\n"
 		 "sharing mode, placed and failed pods, and the headline number: the\n"
@@ -148,7 +149,13 @@ static const struct gs_cmd_spec inspect_cmd = {
 		 "GPUS; nothing is ever cut (a cut name or model could read as another), so a\n"
 		 "table that still does not fit has longer lines. Written to a pipe or a file\n"
 		 "without $COLUMNS, GPUS stays.\n"
-		 "A run stored with --no-pods has no pod rows and cannot be shown this way.\n",
+		 "A run stored with --no-pods has no pod rows and cannot be shown this way.\n"
+		 "\n"
+		 "With --state, shows a Kubernetes snapshot as gpusim reads it, before any\n"
+		 "replay: its nodes with their running pods as a run's nodes are shown (the\n"
+		 "same columns and options), then the pending pods a replay starts with\n"
+		 "(-d: each with the nodes it may use and those it fits on now), the DRA\n"
+		 "claims with their devices, and how each node's GPUs were read.\n",
 	.outro = "Columns of the run list (default: ID,POLICY,MODE,SEED,TRACE,LOAD,SCORING,\n"
 		 "SHARING,PLACED,FAILED,UNALLOC%,WAIT):\n"
 		 "  ID, POLICY, MODE, SEED, TRACE (pods file), LOAD (load N%, scale N or inflate\n"
@@ -330,8 +337,25 @@ static bool run_selected(const struct gs_inspect_args *a, const struct gs_run_ro
 	return true;
 }
 
+/*
+ * The TRACE cell of run r among rows[0..n): its file name, or its path as
+ * given when another run's trace has the same file name in another place.
+ */
+static const char *trace_cell(const struct gs_run_row *r, const struct gs_run_row *rows, size_t n)
+{
+	size_t i;
+
+	if (!r->pods_file)
+		return "-";
+	for (i = 0; i < n; i++)
+		if (rows[i].pods_file && !strcmp(rows[i].pods_file, r->pods_file) &&
+		    strcmp(rows[i].pods_path, r->pods_path))
+			return r->pods_path;
+	return r->pods_file;
+}
+
 static void list_line(struct libscols_table *tb, const struct gs_inspect_colset *cs,
-		      const struct gs_run_row *r)
+		      const struct gs_run_row *r, const char *trace)
 {
 	struct libscols_line *ln = scols_table_new_line(tb, NULL);
 	struct run_params p;
@@ -358,7 +382,7 @@ static void list_line(struct libscols_table *tb, const struct gs_inspect_colset 
 			snprintf(buf, sizeof(buf), "%" PRIu64, r->seed);
 			break;
 		case L_TRACE:
-			v = r->pods_file ? r->pods_file : "-";
+			v = trace;
 			break;
 		case L_LOAD:
 			load_text(r, &p, buf, sizeof(buf));
@@ -462,7 +486,7 @@ static int list_runs(struct gs_db *db, const struct gs_inspect_args *a)
 			skip--;
 			continue;
 		}
-		list_line(tb, &cs, &rows[i]);
+		list_line(tb, &cs, &rows[i], trace_cell(&rows[i], rows, n));
 	}
 	scols_print_table(tb);
 	if (a->limit > 0 && (uint64_t)a->limit < n_sel && !a->raw)
@@ -495,6 +519,13 @@ static int show_run(struct gs_db *db, const struct gs_inspect_args *a)
 	if (rc) {
 		fprintf(stderr, "gpusim inspect: %s\n", err);
 		return gs_inspect_exit_for(rc);
+	}
+	/* A damaged file says so rather than show what is left of the run. */
+	rc = gs_db_digest_check(db, "main", a->db_path, a->run_id, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "gpusim inspect: %s\n", err);
+		status = gs_inspect_exit_for(rc);
+		goto out;
 	}
 	if (!run.pods_stored) {
 		/* Rebuilt from no pods, the cluster would look empty, which it was not. */
@@ -555,6 +586,35 @@ static bool d_given_a_file(int argc, char **argv)
 	return false;
 }
 
+/*
+ * The options of one view (--at, --nodes, --sort, --model, --node,
+ * --min-free, --details) need --run or --state; the database needs --db
+ * unless a snapshot is given.
+ */
+static int check_view_options(const struct gs_inspect_args *a)
+{
+	const char *opt = a->at.kind != GS_AT_DEFAULT ? "at" : a->all_nodes ? "nodes"
+			  : a->sort != GS_SORT_INDEX ? "sort" : a->models.n ? "model"
+			  : a->node_glob ? "node" : a->min_free >= 0 ? "min-free"
+			  : a->details ? "details" : NULL;
+
+	if (!a->db_path && !a->state.n) {
+		fprintf(stderr, "gpusim inspect: --db is required, or --state; try 'gpusim inspect "
+			"--help'\n");
+		return GS_EXIT_USAGE;
+	}
+	if (opt && a->run_id < 0 && !a->state.n) {
+		fprintf(stderr, "gpusim inspect: --%s needs --run ID or --state FILE...\n", opt);
+		return GS_EXIT_USAGE;
+	}
+	if (a->at.kind != GS_AT_DEFAULT && a->state.n) {
+		fprintf(stderr, "gpusim inspect: --at is for a stored run: a snapshot is one "
+			"moment\n");
+		return GS_EXIT_USAGE;
+	}
+	return GS_EXIT_OK;
+}
+
 int gs_cmd_inspect(int argc, char **argv)
 {
 	struct gs_inspect_args a;
@@ -572,12 +632,21 @@ int gs_cmd_inspect(int argc, char **argv)
 		return GS_EXIT_USAGE;
 	if (gs_opt_parse(&inspect_cmd, argc, argv, &a, &status))
 		return status;
+	if ((status = check_view_options(&a)) != GS_EXIT_OK) {
+		gs_opt_release(&inspect_cmd, &a);
+		return status;
+	}
+	if (a.state.n) {
+		status = gs_inspect_snapshot(&a);
+		gs_opt_release(&inspect_cmd, &a);
+		return status;
+	}
 	rc = gs_db_open_existing(a.db_path, &db, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpusim inspect: %s\n", err);
 		gs_opt_release(&inspect_cmd, &a);
-		/* A missing, foreign or too new file is the user's input. */
-		return rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+		/* A missing, foreign, damaged or too new file is the user's input. */
+		return rc == GS_ENOMEM || rc == GS_EDB ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 	}
 	status = a.run_id < 0 ? list_runs(db, &a) : show_run(db, &a);
 	gs_db_close(db);

@@ -26,6 +26,7 @@
 #include "engine/validation.h"
 #include "io/csv.h"
 #include "io/interference.h"
+#include "io/outfile.h"
 #include "report/plot.h"
 #include "store/interference_export.h"
 #include "store/results.h"
@@ -153,22 +154,23 @@ static void usage(FILE *f)
 	      "format: traces/README.md). 'gpusim interference VERB --help' says more.\n", f);
 }
 
+/* Writes the table to out, whole or not at all, or to standard output. */
 static int write_table(const char *verb, const struct gs_interference *t, const char *out)
 {
-	FILE *f = out ? fopen(out, "w") : stdout;
-	int rc;
+	struct gs_outfile o;
+	char err[4400];
 
-	if (!f) {
-		fprintf(stderr, "gpusim interference %s: %s: cannot open: %s\n", verb, out,
-			strerror(errno));
-		return GS_EXIT_FAIL;
+	if (!out) {
+		if (gs_interference_write(t, stdout) || fflush(stdout)) {
+			fprintf(stderr, "gpusim interference %s: standard output: cannot write: %s\n",
+				verb, strerror(errno));
+			return GS_EXIT_FAIL;
+		}
+		return GS_EXIT_OK;
 	}
-	rc = gs_interference_write(t, f);
-	if (out && fclose(f) != 0)
-		rc = GS_EIO;
-	if (rc) {
-		fprintf(stderr, "gpusim interference %s: %s: cannot write\n", verb,
-			out ? out : "standard output");
+	if (gs_outfile_open(&o, out, err, sizeof(err)) ||
+	    (gs_interference_write(t, o.f), gs_outfile_commit(&o, err, sizeof(err)))) {
+		fprintf(stderr, "gpusim interference %s: %s\n", verb, err);
 		return GS_EXIT_FAIL;
 	}
 	return GS_EXIT_OK;
@@ -267,6 +269,8 @@ out:
 /* Fits and writes the busy distribution; returns the exit status. */
 static int fit_busy(const struct ifr_args *a)
 {
+	struct gs_outfile o;
+	char msg[4400];
 	struct gs_busy_dist *d = malloc(sizeof(*d));
 	char err[1024], source[512];
 	const char *base;
@@ -293,20 +297,26 @@ static int fit_busy(const struct ifr_args *a)
 	base = strrchr(a->file, '/') ? strrchr(a->file, '/') + 1 : a->file;
 	snprintf(source, sizeof(source), "gpusim interference fit-busy %.*s (%zu pods)",
 		 (int)strcspn(base, ",\n"), base, pods);
-	f = a->out ? fopen(a->out, "w") : stdout;
-	if (!f) {
-		fprintf(stderr, "gpusim interference fit-busy: %s: cannot open: %s\n", a->out,
-			strerror(errno));
+	/* A file is written whole or not at all (io/outfile.h). */
+	if (a->out && gs_outfile_open(&o, a->out, msg, sizeof(msg))) {
+		fprintf(stderr, "gpusim interference fit-busy: %s\n", msg);
 		free(d);
 		return GS_EXIT_FAIL;
 	}
+	f = a->out ? o.f : stdout;
 	rc = gs_busy_dist_write(d, a->source ? a->source : source, f);
-	if (fflush(f) != 0 || (a->out && fclose(f) != 0))
-		rc = GS_EIO;
 	free(d);
-	if (rc) {
-		fprintf(stderr, "gpusim interference fit-busy: %s: cannot write\n",
-			a->out ? a->out : "standard output");
+	if (a->out) {
+		if (rc)
+			gs_outfile_abort(&o);
+		if (rc || gs_outfile_commit(&o, msg, sizeof(msg))) {
+			fprintf(stderr, "gpusim interference fit-busy: %s\n",
+				rc ? "cannot write the distribution" : msg);
+			return GS_EXIT_FAIL;
+		}
+	} else if (rc || fflush(stdout) != 0) {
+		fprintf(stderr, "gpusim interference fit-busy: standard output: cannot write: %s\n",
+			strerror(errno));
 		return GS_EXIT_FAIL;
 	}
 	if (a->out)
@@ -372,7 +382,8 @@ int gs_cmd_interference(int argc, char **argv)
 			rc = gs_db_interference_export(db, &t, err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, "gpusim interference export: %s\n", err);
-			status = rc == GS_ENOENT || rc == GS_ESCHEMA ? GS_EXIT_USAGE : GS_EXIT_FAIL;
+			status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ? GS_EXIT_USAGE :
+										 GS_EXIT_FAIL;
 		} else {
 			status = write_table("export", &t, a.out);
 		}

@@ -42,12 +42,14 @@ static const struct gs_cmd_spec merge_cmd = {
 		 "ids, and the sweeps' plans. A run OUT already has (same policy, trace,\n"
 		 "cluster, seed and options) with the same results is not copied again; one\n"
 		 "with other results stops the merge and nothing of that IN is copied. A\n"
-		 "database of another major schema version is refused. Then, for each sweep\n"
+		 "database of another major schema version is refused, and so is every\n"
+		 "input, before anything is copied, when one is damaged (SQLite's integrity\n"
+		 "check, or a run with fewer rows than its runs row says). Then, for each sweep\n"
 		 "plan in OUT (every sweep records its whole matrix, each --shard the same),\n"
 		 "prints how many of its runs OUT holds and lists the missing ones.\n",
 	.outro = "Exit status: 0 merged (missing runs are reported, not an error), 1 a run\n"
 		 "conflicts or a database error, 2 bad usage or a file that is not a\n"
-		 "gpusim database of this major version.\n",
+		 "gpusim database of this major version, or a damaged one.\n",
 	.opts = merge_opts,
 	.operand = "OUT IN...",
 	.min_operands = 2,
@@ -95,6 +97,16 @@ int gs_cmd_merge(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	if (gs_opt_parse(&merge_cmd, argc, argv, &a, &status))
 		return status;
+	/* Every input is checked before any is copied: a damaged one stops the merge untouched. */
+	for (i = 1; i < a.n_files; i++) {
+		rc = gs_db_merge_check(a.files[i], err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, CMD ": %s\n", err);
+			status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ?
+					 GS_EXIT_USAGE : GS_EXIT_FAIL;
+			goto done;
+		}
+	}
 	rc = gs_db_open(a.files[0], &out, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, CMD ": %s\n", err);

@@ -106,6 +106,23 @@ static void remove_tree(const char *dir)
 	rmdir(dir);
 }
 
+/* Says which inflate-mode figures had no point to draw, on stderr. */
+static void note_inflate_skipped(const char *db_path, const struct gs_plot_index *ix)
+{
+	size_t t;
+
+	for (t = 0; t < ix->n_traces; t++) {
+		if (ix->alloc_points && !ix->alloc_points[t])
+			fprintf(stderr, "gpusim plot: skipped unalloc_%s: no run of it in %s reaches "
+				"%d%% arrived workload (--inflate below %.1f)\n", ix->traces[t],
+				db_path, GS_PLOT_ALLOC_MIN_PCT, GS_PLOT_ALLOC_MIN_PCT / 100.0);
+		if (ix->frag_points && !ix->frag_points[t])
+			fprintf(stderr, "gpusim plot: skipped frag_ratio_%s and frag_amount_%s: its "
+				"runs in %s have no fragmentation samples\n", ix->traces[t],
+				ix->traces[t], db_path);
+	}
+}
+
 /* Says which time-mode figures were skipped, and why, on stderr. */
 static void note_time_skipped(const char *db_path, const struct gs_plot_time *tm, int time_rc,
 			      const char *time_err)
@@ -268,6 +285,8 @@ int gs_cmd_plot(int argc, char **argv)
 	} else {
 		rc = gs_plot_render(&ix, scripts, tmpl, out_dir, quiet ? NULL : stdout, err,
 				    sizeof(err));
+		if (!rc && !quiet)
+			note_inflate_skipped(db_path, &ix);
 	}
 	if (!rc && !time_rc)
 		rc = gs_plot_time_render(&tm, scripts, tmpl, out_dir, quiet ? NULL : stdout, err,

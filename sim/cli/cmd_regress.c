@@ -68,7 +68,8 @@ static const struct gs_opt regress_opts[] = {
 		  "lacks a trace)" },
 	{ GS_OPT_GROUP_HEADING("Output:") },
 	{ GS_OPT_FLAG_AT(S, all), .name = "all", .short_name = 'a',
-	  .help = "list every compared figure, not only those that moved" },
+	  .help = "list every compared figure, not only those that moved, and the speed of "
+		  "families too brief to judge" },
 	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
 	  .help = "print only the verdict line (and errors)" },
 	{ 0 },
@@ -186,7 +187,7 @@ int gs_cmd_regress(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "gpusim regress: %s\n", err);
 		gs_rset_release(&base);
-		return rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+		return rc == GS_ENOMEM || rc == GS_EDB ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 	}
 	rc = gs_regress_compare(&base, &now, &opts, &result, err, sizeof(err));
 	if (rc) {

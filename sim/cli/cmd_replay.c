@@ -14,11 +14,14 @@
 #include "cli/cmd.h"
 #include "cli/json_out.h"
 #include "core/error.h"
+#include "run/audit.h"
 #include "run/progress.h"
 #include "engine/inflate.h"
 #include "engine/replay.h"
 #include "store/results.h"
+#include "io/k8s/snapshot.h"
 #include "io/trace/load.h"
+#include "run/inputs.h"
 #include "io/trace/trace.h"
 
 /* What the command line says; the table below fills it. */
@@ -33,7 +36,9 @@ static const struct gs_opt replay_opts[] = {
 	{ GS_OPT_GROUP_HEADING("Inputs:") },
 	GS_CLI_OPT_NODES(S),
 	{ GS_OPT_STRING_AT(S, pods), .name = "pods", .short_name = 'p', .arg = "FILE",
-	  .flags = GS_OPT_REQUIRED, .help = "pods: openb pod list, gpusim CSV or JSON" },
+	  .help = "pods: openb pod list, gpusim CSV or JSON; with --state, replayed after the "
+		  "snapshot's pending pods" },
+	GS_CLI_OPT_STATE(S),
 
 	{ GS_OPT_GROUP_HEADING("Policy:") },
 	GS_CLI_OPT_POLICY(S, "binpack"),
@@ -98,6 +103,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *status_
 	gs_cli_sim_init(&a->sim);
 	if (gs_opt_parse(&replay_cmd, argc, argv, a, status_out))
 		return -1;
+	if ((*status_out = gs_cli_sim_inputs("replay", &a->sim, a->pods != NULL)) != GS_EXIT_OK) {
+		gs_opt_release(&replay_cmd, a);
+		return -1;
+	}
 	gs_cli_sim_finish(&a->sim);
 	if ((o->load_pct > 0 && o->mode != GS_MODE_TIME) ||
 	    (o->load_repeat > 1 && !(o->load_pct > 0))) {
@@ -111,38 +120,27 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *status_
 	return 0;
 }
 
-/* Reports the trace audit on stderr. Returns -1 when --strict makes it an error. */
-static int report_audit(const struct gs_trace *t, const struct gs_cluster *c, bool strict)
+/*
+ * Reports the trace audit on stderr. Returns -1 when --strict makes it an
+ * error. From a snapshot the cluster is never emptier than its starting
+ * state, which is what the count is against.
+ */
+static int report_audit(const struct gs_trace *t, const struct gs_cluster *c, bool strict,
+			bool snapshot)
 {
-	const struct gs_trace_audit *au = &t->audit;
-	size_t i;
+	size_t first;
 
-	if (au->deleted_before_created)
-		fprintf(stderr, "gpusim replay: %s: %zu pods are deleted before they are created; "
-				"they run for 0 s\n", t->path, au->deleted_before_created);
-	if (au->unknown_model)
-		fprintf(stderr, "gpusim replay: %s: %zu pods ask for GPU models no node has; "
-				"they can never be placed\n", t->path, au->unknown_model);
-	if (!au->larger_than_any_node)
+	if (!strict || !t->audit.larger_than_any_node) {
+		gs_audit_trace_print(stderr, "replay", t, snapshot);
 		return 0;
-	fprintf(stderr, "gpusim replay: %s: %zu pods fit on no node even when the cluster is "
-			"empty; they will %s\n", t->path, au->larger_than_any_node,
-		strict ? "be refused (--strict)" : "never be placed");
-	if (!strict)
-		return 0;
-	/* Name the first such pod; the cluster is still empty here. */
-	for (i = 0; i < t->n_pods; i++) {
-		int32_t n;
-
-		for (n = 0; n < c->n_nodes; n++)
-			if (gs_cluster_fits(c, n, &t->pods[i]) == GS_FIT_OK)
-				break;
-		if (n == c->n_nodes) {
-			fprintf(stderr, "gpusim replay: %s: pod '%s' is the first that fits on no node\n",
-				t->path, t->pod_names[i]);
-			break;
-		}
 	}
+	fprintf(stderr, "gpusim replay: %s: %zu pods fit on no node even %s; they will be "
+			"refused (--strict)\n", t->path, t->audit.larger_than_any_node,
+		snapshot ? "in the snapshot's starting state" : "when the cluster is empty");
+	/* Name the first such pod; the cluster is still empty here. */
+	if (gs_audit_unfit(c, t->pods, t->n_pods, &first) != (size_t)-1 && first < t->n_pods)
+		fprintf(stderr, "gpusim replay: %s: pod '%s' is the first that fits on no node\n",
+			t->path, t->pod_names[first]);
 	return -1;
 }
 
@@ -222,45 +220,26 @@ static void print_row(const char *policy, const struct gs_sim *sim, const struct
 	       (long long)s->oversubscribed, wall_ms, run);
 }
 
+/* The name of pod i of a run (its trace's, clones share it). */
+static const char *sim_pod_name(const void *arg, size_t i)
+{
+	const struct gs_sim *sim = arg;
+
+	return sim->trace->pod_names[sim->out[i].src];
+}
+
 /*
  * Pods that fit no node of the empty cluster once the sharing modes are
  * applied (the trace audit runs before them): an MPS pinned-memory limit
- * below a pod's memory, a request no MIG profile covers. Reported like the
- * audit, with the first such pod's reasons.
+ * below a pod's memory, a request no MIG profile covers (run/audit.h).
  */
 static void report_share_audit(const struct gs_sim *sim)
 {
-	const struct gs_cluster *c = &sim->cluster;
-	struct gs_nofit nf;
-	size_t i, n = 0, first = 0;
-	char buf[512], spec[GS_SHARE_SPEC_MAX];
-	int32_t k;
+	char spec[GS_SHARE_SPEC_MAX];
 
-	for (i = 0; i < sim->n_pods; i++) {
-		memset(&nf, 0, sizeof(nf));
-		for (k = 0; k < c->n_nodes; k++) {
-			enum gs_fit f = gs_cluster_fits(c, k, &sim->pods[i]);
-
-			if (f == GS_FIT_OK)
-				break;
-			nf.count[f]++;
-		}
-		if (k < c->n_nodes)
-			continue;
-		if (n++ == 0)
-			first = i;
-	}
-	if (!n)
-		return;
-	memset(&nf, 0, sizeof(nf));
-	nf.nodes = c->n_nodes;
-	for (k = 0; k < c->n_nodes; k++)
-		nf.count[gs_cluster_fits(c, k, &sim->pods[first])]++;
-	fprintf(stderr, "gpusim replay: under --sharing %s, %zu pods fit on no node even when the "
-			"cluster is empty and will never be placed; the first, '%s': %s\n",
-		gs_share_format(&sim->opts.sharing, spec, sizeof(spec)), n,
-		sim->trace->pod_names[sim->out[first].src],
-		gs_nofit_format(&nf, buf, sizeof(buf)));
+	gs_audit_sharing_print(stderr, "replay", NULL,
+			       gs_share_format(&sim->opts.sharing, spec, sizeof(spec)),
+			       &sim->cluster, sim->pods, sim->n_pods, sim_pod_name, sim);
 }
 
 /* One line on the sharing model before the table, when the run has one. */
@@ -309,7 +288,8 @@ int gs_cmd_replay(int argc, char **argv)
 	struct gs_db *db = NULL;
 	cJSON *runs = NULL;
 	struct gs_interference ifr;
-	char nodes_sha[GS_SHA256_HEX], err[1024], *params = NULL;
+	struct gs_inputs in;
+	char nodes_sha[GS_SHA256_HEX], err[2048], *params = NULL;
 	struct gs_defrag_stats moved[GS_CLI_MAX_POLICIES] = { { 0 } };
 	size_t n_pols, i;
 	int rc, status = GS_EXIT_OK;
@@ -322,15 +302,29 @@ int gs_cmd_replay(int argc, char **argv)
 	gs_cluster_init(&cluster);
 	gs_trace_init(&trace);
 	gs_interference_init(&ifr);
-	rc = gs_load_cluster(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
-	if (rc == 0)
-		rc = gs_load_trace(a.pods, &cluster, &trace, err, sizeof(err));
+	gs_inputs_init(&in);
+	if (a.sim.state.n) {
+		/* The snapshot's cluster and queue (run/inputs.h), taken out of in. */
+		rc = gs_inputs_load_state(&in, a.sim.state.v, a.sim.state.n,
+					  a.pods ? &a.pods : NULL, 1, false, err, sizeof(err));
+		if (rc == 0) {
+			cluster = in.clusters[0];
+			trace = in.traces[0];
+			gs_cluster_init(&in.clusters[0]);
+			gs_trace_init(&in.traces[0]);
+			memcpy(nodes_sha, in.nodes_sha256, GS_SHA256_HEX);
+		}
+	} else {
+		rc = gs_load_cluster(a.sim.nodes, &cluster, nodes_sha, err, sizeof(err));
+		if (rc == 0)
+			rc = gs_load_trace(a.pods, &cluster, &trace, err, sizeof(err));
+	}
 	if (rc) {
 		fprintf(stderr, "gpusim replay: %s\n", err);
 		status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 		goto out;
 	}
-	if (report_audit(&trace, &cluster, a.sim.strict)) {
+	if (report_audit(&trace, &cluster, a.sim.strict, a.sim.state.n > 0)) {
 		status = GS_EXIT_USAGE;
 		goto out;
 	}
@@ -340,7 +334,7 @@ int gs_cmd_replay(int argc, char **argv)
 				       cluster.gpu_milli, a.sim.opts.load_pct, a.sim.opts.arrivals, err,
 				       sizeof(err));
 		if (rc) {
-			fprintf(stderr, "gpusim replay: --load: %s: %s\n", a.pods, err);
+			fprintf(stderr, "gpusim replay: --load: %s: %s\n", trace.path, err);
 			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
 			goto out;
 		}
@@ -366,9 +360,11 @@ int gs_cmd_replay(int argc, char **argv)
 		status = GS_EXIT_FAIL;
 		goto out;
 	}
-	if (!a.no_db && gs_db_open(a.db_path, &db, err, sizeof(err))) {
+	if (!a.no_db && (rc = gs_db_open(a.db_path, &db, err, sizeof(err)))) {
 		fprintf(stderr, "gpusim replay: %s\n", err);
-		status = GS_EXIT_USAGE;
+		/* A missing directory, a foreign or damaged file is the user's; a full disk is not. */
+		status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL || rc == GS_EIO ?
+				 GS_EXIT_USAGE : GS_EXIT_FAIL;
 		goto out;
 	}
 	if (a.json && !(runs = cJSON_CreateArray())) {
@@ -417,9 +413,9 @@ int gs_cmd_replay(int argc, char **argv)
 		ri.policy = pols[i]->name;
 		ri.mode = a.sim.opts.mode == GS_MODE_INFLATE ? "inflate" : "time";
 		ri.seed = a.sim.opts.seed;
-		ri.nodes_path = a.sim.nodes;
+		ri.nodes_path = a.sim.state.n ? in.snap->paths : a.sim.nodes;
 		ri.nodes_sha256 = nodes_sha;
-		ri.pods_path = a.pods;
+		ri.pods_path = trace.path;
 		ri.pods_sha256 = trace.sha256;
 		ri.params_json = params;
 		ri.wall_ms = elapsed_ms(&t0, &t1);
@@ -433,7 +429,7 @@ int gs_cmd_replay(int argc, char **argv)
 		}
 		gs_sim_summarize(&sim, &sum);
 		if (a.json)
-			cJSON_AddItemToArray(runs, gs_json_run_summary(pols[i]->name, &sim, &sum, a.pods,
+			cJSON_AddItemToArray(runs, gs_json_run_summary(pols[i]->name, &sim, &sum, trace.path,
 								       params, run_id, ri.wall_ms));
 		else if (!a.quiet)
 			print_row(pols[i]->name, &sim, &sum, ri.wall_ms, run_id);
@@ -465,6 +461,7 @@ out:
 	free(params);
 	gs_trace_release(&trace);
 	gs_cluster_release(&cluster);
+	gs_inputs_release(&in);
 	gs_opt_release(&replay_cmd, &a);
 	return status;
 }

@@ -33,7 +33,8 @@ struct sweep_args {
 static const struct gs_opt sweep_opts[] = {
 	{ GS_OPT_GROUP_HEADING("Inputs:") },
 	GS_CLI_OPT_NODES(S),
-	GS_CLI_OPT_PODS_LIST(S),
+	GS_CLI_OPT_STATE(S),
+	GS_CLI_OPT_PODS_LIST_OR_STATE(S),
 
 	{ GS_OPT_GROUP_HEADING("Matrix:") },
 	GS_CLI_OPT_POLICY(S, "paper"),
@@ -150,13 +151,36 @@ static int print_json(const struct gs_sweep_spec *spec, const struct gs_sweep *r
 	return gs_json_print("sweep", arr);
 }
 
+/* The files comma-joined, or NULL when out of memory. */
+static char *join_paths(const char *const *v, size_t n)
+{
+	size_t len = 1, i, at = 0;
+	char *s;
+
+	for (i = 0; i < n; i++)
+		len += strlen(v[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(v[i]);
+
+		if (i)
+			s[at++] = ',';
+		memcpy(s + at, v[i], l);
+		at += l;
+	}
+	s[at] = '\0';
+	return s;
+}
+
 int gs_cmd_sweep(int argc, char **argv)
 {
 	struct gs_sweep_spec spec;
 	struct gs_sweep result;
 	struct gs_interference ifr;
 	struct sweep_args a;
-	char err[1024];
+	char err[2048], *joined = NULL;
 	int status, rc;
 
 	memset(&a, 0, sizeof(a));
@@ -164,6 +188,11 @@ int gs_cmd_sweep(int argc, char **argv)
 	gs_cli_exec_init(&a.exec);
 	if (gs_opt_parse(&sweep_cmd, argc, argv, &a, &status))
 		return status;
+	status = gs_cli_sim_inputs("sweep", &a.sim, a.pods.n > 0);
+	if (status != GS_EXIT_OK) {
+		gs_opt_release(&sweep_cmd, &a);
+		return status;
+	}
 
 	memset(&spec, 0, sizeof(spec));
 	gs_interference_init(&ifr);
@@ -201,6 +230,23 @@ int gs_cmd_sweep(int argc, char **argv)
 	spec.nodes_path = a.sim.nodes;
 	spec.pods_paths = a.pods.v;
 	spec.n_traces = a.pods.n;
+	if (a.sim.state.n) {
+		/* The snapshot's files name the cluster, and the trace without --pods (run/sweep.h). */
+		joined = join_paths(a.sim.state.v, a.sim.state.n);
+		if (!joined) {
+			fprintf(stderr, "gpusim sweep: out of memory\n");
+			status = GS_EXIT_FAIL;
+			goto out;
+		}
+		spec.nodes_path = joined;
+		spec.state_paths = a.sim.state.v;
+		spec.n_state = a.sim.state.n;
+		if (!a.pods.n) {
+			spec.pods_paths = (const char *const *)&joined;
+			spec.n_traces = 1;
+			spec.state_only = true;
+		}
+	}
 	spec.policies = a.sim.policies.v;
 	spec.n_policies = a.sim.policies.n;
 	spec.seeds = a.seeds.v;
@@ -215,6 +261,7 @@ int gs_cmd_sweep(int argc, char **argv)
 	spec.claim_timeout_s = a.exec.claim_timeout_s;
 	spec.progress = stderr;
 	spec.on_signals = true;
+	spec.warn = stderr;
 
 	rc = gs_sweep_run(&spec, &result, err, sizeof(err));
 	if (rc == GS_EINTR) {
@@ -258,6 +305,7 @@ int gs_cmd_sweep(int argc, char **argv)
 	gs_sweep_release(&result);
 	status = GS_EXIT_OK;
 out:
+	free(joined);
 	gs_interference_release(&ifr);
 	gs_opt_release(&sweep_cmd, &a);
 	return status;

@@ -59,6 +59,10 @@ struct gs_inspect_args {
 	const char *node_glob;
 	int64_t min_free;                /* milli-GPU, -1: no filter */
 	bool details;
+	/* A Kubernetes snapshot instead of a database (inspect_k8s.c). */
+	struct gs_opt_list state;
+	/* The first line above the node table; NULL: the run's ("run 3: binpack, ..."). */
+	const char *title;
 };
 
 /* A column a table can show: its name (header and -o name), width hint and flags. */
@@ -115,6 +119,13 @@ struct cJSON *gs_inspect_run_json(const struct gs_run_row *r);
 
 /* Prints root (taking it; NULL means out of memory) and returns the exit status. */
 int gs_inspect_print_json(struct cJSON *root);
+
+/*
+ * `gpusim inspect --state`: reads the snapshot files, builds them and
+ * shows the nodes as a->... ask, then the queue, the DRA claims and the
+ * build's notes. Returns the exit status.
+ */
+int gs_inspect_snapshot(const struct gs_inspect_args *a);
 
 /* Exit status for a store error: 2 for bad input, 1 when out of memory or SQLite failed. */
 int gs_inspect_exit_for(int rc);

@@ -908,7 +908,9 @@ int gs_inspect_show(const struct gs_inspect_args *a, const struct gs_run_row *ru
 		status = show_json(a, run, in, at_what, rows, n_rows, ms, n_ms, &all);
 		goto out;
 	}
-	if (!a->raw) {
+	if (!a->raw && a->title) {
+		say("%s", a->title);
+	} else if (!a->raw) {
 		say("run %" PRId64 ": %s, %s mode, seed %" PRIu64 ", pods %s, at t=%" PRId64
 		    " (%s%" PRId64 ")",
 		    run->run_id, run->policy, run->mode, run->seed,

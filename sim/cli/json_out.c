@@ -15,6 +15,7 @@
 #include "cli/json_out.h"
 #include "core/error.h"
 #include "io/cjson.h"
+#include "io/utf8.h"
 
 #ifdef GS_TEST_HOOKS
 /* GS_TEST_JSON_FAIL_AT=N: cJSON allocation N (from 0) fails, the others not (test builds only). */
@@ -227,6 +228,22 @@ int gs_json_print(const char *cmd, cJSON *root)
 		cJSON_free(text);
 		fprintf(stderr, "gpusim %s: out of memory\n", cmd);
 		return GS_EXIT_FAIL;
+	}
+	/*
+	 * Readers refuse names that are not UTF-8; a path or a database written
+	 * by another program may still hold such bytes, and JSON must not.
+	 */
+	if (!gs_utf8_valid(text, strlen(text))) {
+		char *fixed = gs_utf8_repair(text);
+
+		cJSON_free(text);
+		if (!fixed) {
+			fprintf(stderr, "gpusim %s: out of memory\n", cmd);
+			return GS_EXIT_FAIL;
+		}
+		printf("%s\n", fixed);
+		free(fixed);
+		return GS_EXIT_OK;
 	}
 	printf("%s\n", text);
 	cJSON_free(text);

@@ -20,6 +20,7 @@
 #include "cli/docgen.h"
 #include "cli/json_out.h"
 #include "core/version.h"
+#include "io/outfile.h"
 
 #define GS_CMD_ENTRY(name, typed, summary) { typed, gs_cmd_##name, summary, gs_cmd_##name##_specs },
 const struct gs_command gs_commands[] = { GS_CMD_LIST(GS_CMD_ENTRY) };
@@ -68,10 +69,10 @@ static int write_docs(int argc, char **argv)
 	}
 	rc = gs_complete_write(argv[2], f);
 	if (f != stdout) {
-		bool bad = ferror(f) != 0;
+		char msg[4200];
 
-		if ((fclose(f) != 0 || bad) && !rc) {
-			fprintf(stderr, "gpusim: %s: cannot write\n", argv[3]);
+		if (gs_outfile_finish(f, argv[3], NULL, msg, sizeof(msg)) && !rc) {
+			fprintf(stderr, "gpusim: %s\n", msg);
 			rc = GS_EXIT_FAIL;
 		}
 	}

@@ -17,6 +17,7 @@
 #include "cli/opt.h"
 #include "core/error.h"
 #include "core/version.h"
+#include "io/outfile.h"
 #include "io/path.h"
 
 /* What a man page has beyond the option tables. Example lines: "$ " a command, else prose. */
@@ -59,6 +60,8 @@ static const struct man_extra extras[] = {
 	  SCRIPTS_FILES
 	  ".TP\n.I PREFIX/share/gpusim/traces/sample\nThe bundled sample: a 42-node cluster, "
 	  "2000 pods and the spec that generated them.\n"
+	  ".TP\n.I PREFIX/share/gpusim/traces/h100-mixed\nThe bundled H100 example: 4 nodes of 8 "
+	  "H100 and a day of mixed pods, for the sharing mechanisms and gpusim advise.\n"
 	  ".TP\n.I PREFIX/share/doc/gpusim\nREADME.md, the documentation pages (docs/), the "
 	  "results database's schema (SCHEMA.md) and the trace formats (TRACES.md).\n",
 	  "sqlite3 gnuplot" },
@@ -111,6 +114,24 @@ static const struct man_extra extras[] = {
 	  ".TP\n.I results/fgd.db\nThe default results database; runs it already holds are "
 	  "skipped, so an interrupted sweep resumes.\n",
 	  "gpusim-replay gpusim-merge gpusim-plot gpusim-regress" },
+	{ "advise",
+	  "H is the bundled H100 example, share/gpusim/traces/h100-mixed under the installation "
+	  "prefix, or traces/h100-mixed in the source tree.\n"
+	  "$ H=/usr/share/gpusim/traces/h100-mixed\n"
+	  "Which policy and mechanism to run at 50, 80 and 95% load, with a report page:\n"
+	  "$ gpusim advise --nodes $H/cluster.csv --pods $H/pods.csv --report advise\n"
+	  "The smallest cluster of the same node types keeping the p99 wait under 10 minutes at "
+	  "80% load:\n"
+	  "$ gpusim advise --nodes $H/cluster.csv --pods $H/pods.csv --load 80 \\\n"
+	  "      --target 'p99 wait <= 10 min'\n"
+	  "Another objective and constraint, the verdict as JSON for a script:\n"
+	  "$ gpusim advise -n N.csv -p P.csv --objective p99-wait --constraint 'useful >= 60%' "
+	  "--json\n",
+	  NULL,
+	  ".TP\n.I results/advise.db\nThe default results database: the runs, and each verdict "
+	  "with the runs it rests on (decisions, decision_runs in SCHEMA.md).\n"
+	  SCRIPTS_FILES,
+	  "gpusim-sweep gpusim-plot gpusim-inspect sqlite3 gnuplot" },
 	{ "bound",
 	  "The floor under every policy at arrived 100%, ten seeds, beside the runs of a sweep:\n"
 	  "$ gpusim bound --nodes openb_node_list_gpu_node.csv \\\n"
@@ -591,7 +612,8 @@ static int write_file(const char *dir, const char *page, const struct gs_command
 {
 	char path[MAN_PATH_MAX];
 	FILE *f;
-	int bad, len;
+	char msg[4200];
+	int len;
 
 	len = snprintf(path, sizeof(path), "%s/%s.1", dir, page);
 	if (len < 0 || (size_t)len >= sizeof(path)) {
@@ -608,9 +630,8 @@ static int write_file(const char *dir, const char *page, const struct gs_command
 		write_command_page(f, c);
 	else
 		write_main_page(f);
-	bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		fprintf(stderr, "gpusim: %s: cannot write\n", path);
+	if (gs_outfile_finish(f, path, NULL, msg, sizeof(msg))) {
+		fprintf(stderr, "gpusim: %s\n", msg);
 		return 1;
 	}
 	return 0;

@@ -37,10 +37,14 @@ void gs_cluster_init(struct gs_cluster *c)
 	gs_models_builtin(&c->models);
 }
 
+void gs__select_release(struct gs_cluster *c);
+int gs__select_copy(struct gs_cluster *dst, const struct gs_cluster *src);
+
 void gs_cluster_release(struct gs_cluster *c)
 {
 	int32_t i;
 
+	gs__select_release(c);
 	for (i = 0; i < c->n_nodes; i++)
 		free(c->node_names[i]);
 	free(c->node_names);
@@ -60,6 +64,8 @@ int gs_cluster_copy(struct gs_cluster *dst, const struct gs_cluster *src)
 	dst->share = NULL;
 	dst->n_nodes = 0;
 	dst->cap_nodes = 0;
+	if (gs__select_copy(dst, src))
+		goto fail;
 	if (src->n_nodes == 0)
 		return 0;
 	if (gs__share_copy(dst, src))
@@ -259,7 +265,7 @@ enum gs_fit gs__fits_gpus(const struct gs_node *n, const struct gs_pod *p)
 enum gs_fit gs_cluster_fits(const struct gs_cluster *c, int32_t node, const struct gs_pod *p)
 {
 	const struct gs_node *n = &c->nodes[node];
-	enum gs_fit f = gs__fits_host(n, p);
+	enum gs_fit f = gs__fits_host(c, node, p);
 
 	if (f != GS_FIT_OK || gs_pod_cpu_only(p))
 		return f;
@@ -304,16 +310,64 @@ static int64_t node_gpus_in_use(const struct gs_node *n)
 	return used;
 }
 
+/* What the devices allocator's use does to a node's GPUs: sign +1 takes, -1 gives back. */
+static void devices_apply(struct gs_node *n, const struct gs_devices_use *use, int sign)
+{
+	int32_t i;
+
+	for (i = 0; i < n->num_gpu; i++) {
+		n->gpu_free_milli[i] -= sign * use->gpu_milli[i];
+		n->gpu_mem_free_mib[i] -= sign * use->gpu_mem_mib[i];
+	}
+}
+
+/* True when a use fits the free GPUs of node n (taking) or their capacity (giving back). */
+static bool devices_use_ok(const struct gs_cluster *c, const struct gs_node *n,
+			   const struct gs_devices_use *use, int sign)
+{
+	int64_t card = n->model >= 0 ? c->models.m[n->model].mem_mib : 0;
+	int32_t i;
+
+	for (i = 0; i < GS_MAX_GPUS; i++) {
+		if (i >= n->num_gpu) {
+			if (use->gpu_milli[i] || use->gpu_mem_mib[i])
+				return false;
+			continue;
+		}
+		if (use->gpu_milli[i] < 0 || use->gpu_mem_mib[i] < 0)
+			return false;
+		if (sign > 0 && (use->gpu_milli[i] > n->gpu_free_milli[i] ||
+				 use->gpu_mem_mib[i] > n->gpu_mem_free_mib[i]))
+			return false;
+		if (sign < 0 && (n->gpu_free_milli[i] + use->gpu_milli[i] > GS_MILLI_PER_GPU ||
+				 n->gpu_mem_free_mib[i] + use->gpu_mem_mib[i] > card))
+			return false;
+	}
+	return true;
+}
+
+enum gs_fit gs_cluster_claims_fit(const struct gs_cluster *c, int32_t node, const struct gs_pod *p)
+{
+	int32_t claims = gs_pod_claims(c, p);
+
+	if (!claims)
+		return GS_FIT_OK;
+	return c->dev_ops->fits(c->dev_state, node, claims) ? GS_FIT_DEVICES : GS_FIT_OK;
+}
+
 int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct gs_placement *pl)
 {
+	struct gs_devices_use use;
 	struct gs_node *n;
 	int64_t used_before, free_before;
-	int32_t i;
+	int32_t i, claims = gs_pod_claims(c, p);
 	int err = placement_valid(c, p, pl);
 
 	if (err)
 		return err;
 	n = &c->nodes[pl->node];
+	if (!gs_node_sel_ok(c, n, p))
+		return GS_ENOFIT;
 	if (p->cpu_milli > n->cpu_free_milli || p->mem_mib > n->mem_free_mib)
 		return GS_ENOFIT;
 	if (pl->num_gpu && !gs_node_model_ok(n, p))
@@ -326,6 +380,17 @@ int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct g
 		for (i = 0; i < pl->num_gpu; i++)
 			if (!gs_gpu_fits(n, pl->gpu[i], p))
 				return GS_ENOFIT;
+	}
+	/* The devices allocator commits last, once nothing else can refuse. */
+	memset(&use, 0, sizeof(use));
+	if (claims) {
+		err = c->dev_ops->bind(c->dev_state, pl->node, claims, &use);
+		if (err)
+			return err;
+		if (!devices_use_ok(c, n, &use, +1)) {
+			c->dev_ops->unbind(c->dev_state, pl->node, claims, &use);
+			return GS_ECHECK;
+		}
 	}
 
 	used_before = node_gpus_in_use(n);
@@ -340,6 +405,7 @@ int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct g
 			n->gpu_mem_free_mib[pl->gpu[i]] -= p->gpu_mem_mib;
 		}
 	}
+	devices_apply(n, &use, +1);
 	gs_node_refresh(n);
 	n->n_pods++;
 
@@ -357,9 +423,10 @@ int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct g
 
 int gs_cluster_unbind(struct gs_cluster *c, const struct gs_pod *p, const struct gs_placement *pl)
 {
+	struct gs_devices_use use;
 	struct gs_node *n;
 	int64_t used_before, free_before, gpu_mem;
-	int32_t i;
+	int32_t i, claims = gs_pod_claims(c, p);
 	int err = placement_valid(c, p, pl);
 
 	if (err)
@@ -382,6 +449,14 @@ int gs_cluster_unbind(struct gs_cluster *c, const struct gs_pod *p, const struct
 				return GS_EINVAL;
 		}
 	}
+	memset(&use, 0, sizeof(use));
+	if (claims) {
+		err = c->dev_ops->unbind(c->dev_state, pl->node, claims, &use);
+		if (err)
+			return err;
+		if (!devices_use_ok(c, n, &use, -1))
+			return GS_ECHECK;
+	}
 
 	used_before = node_gpus_in_use(n);
 	free_before = n->gpu_free_total_milli;
@@ -395,6 +470,7 @@ int gs_cluster_unbind(struct gs_cluster *c, const struct gs_pod *p, const struct
 			n->gpu_mem_free_mib[pl->gpu[i]] += p->gpu_mem_mib;
 		}
 	}
+	devices_apply(n, &use, -1);
 	gs_node_refresh(n);
 	n->n_pods--;
 

@@ -52,6 +52,11 @@ struct gs_node {
 	int32_t gpu_free_max_milli;   /* largest gpu_free_milli, 0 without GPUs */
 	int32_t gpu_whole_free;       /* GPUs with gpu_free_milli == 1000 */
 	int32_t n_pods;               /* pods bound to this node */
+	/*
+	 * Node group (core/cluster_select.c): nodes whose labels, taints and
+	 * resource names admit the same pods; 0 in clusters without groups.
+	 */
+	int32_t group;
 };
 
 /* A pod's request. Times are in seconds; -1 when the trace has none. */
@@ -67,6 +72,11 @@ struct gs_pod {
 	 */
 	int16_t busy_milli;
 	int16_t compute_milli;
+	/*
+	 * Selection class (core/cluster_select.c): which node groups may take
+	 * the pod and which devices it claims; 0 = any node, nothing claimed.
+	 */
+	uint16_t sel;
 	int64_t mem_mib;
 	int32_t num_gpu;
 	int32_t gpu_milli;     /* per GPU; below 1000 only when num_gpu == 1 */
@@ -129,6 +139,42 @@ struct gs_node_share {
 
 #define GS_MAX_SHARE_COMBOS 64  /* distinct (config, GPU model) pairs of uniform nodes */
 
+/*
+ * What the devices an external allocator hands out (core/cluster_select.c)
+ * take from a node's GPUs, per GPU index: milli-GPU and MiB.
+ */
+struct gs_devices_use {
+	int32_t gpu_milli[GS_MAX_GPUS];
+	int64_t gpu_mem_mib[GS_MAX_GPUS];
+};
+
+/*
+ * An allocator of devices that pods claim by name rather than by amount
+ * (Kubernetes Dynamic Resource Allocation, io/k8s/dra.h). A pod's claim
+ * set is gs_select.claims[pod->sel] (1-based, 0 = none). The allocator
+ * keeps its own state, one per cluster copy; the cluster owns it.
+ */
+struct gs_devices_ops {
+	/* 0 when claim set `claims` can be allocated on node now, else nonzero. */
+	int (*fits)(void *state, int32_t node, int32_t claims);
+	/* Allocates the set on node (0, or GS_ENOFIT changing nothing); *use gets what it takes. */
+	int (*bind)(void *state, int32_t node, int32_t claims, struct gs_devices_use *use);
+	/* Gives a bound set back; *use gets what returns to the GPUs. 0 or GS_EINVAL. */
+	int (*unbind)(void *state, int32_t node, int32_t claims, struct gs_devices_use *use);
+	/* A copy of state for another cluster copy, or NULL when out of memory. */
+	void *(*clone)(const void *state);
+	/* Frees a state. */
+	void (*free)(void *state);
+};
+
+/* Node groups and selection classes (core/cluster_select.c). */
+struct gs_select {
+	int32_t n_groups;     /* node groups, 0 .. n_groups - 1 */
+	int32_t n_sel;        /* selection classes, 0 .. n_sel - 1 (0 admits every node) */
+	uint8_t *ok;          /* [sel * n_groups + group]: 1 when the class may use the group */
+	int32_t *claims;      /* [sel]: the class's claim set for the devices allocator, 0 none */
+};
+
 struct gs_cluster {
 	struct gs_node *nodes;
 	char **node_names;        /* owned; one string per node */
@@ -161,6 +207,12 @@ struct gs_cluster {
 	int32_t n_share_combos;
 
 	bool check;  /* verify invariants after every bind/unbind */
+
+	/* Node selection; NULL when every pod may use every node. Owned. */
+	struct gs_select *select;
+	/* The devices allocator and its state (owned); NULL without one. */
+	const struct gs_devices_ops *dev_ops;
+	void *dev_state;
 };
 
 /*
@@ -169,6 +221,7 @@ struct gs_cluster {
  */
 #define GS_FIT_MAP(X)                                  \
 	X(OK, "fits")                                  \
+	X(SELECTOR, "didn't match Pod's node selector, taints or resources") \
 	X(CPU, "Insufficient cpu")                     \
 	X(MEM, "Insufficient memory")                  \
 	X(MODEL, "GPU model not allowed")              \
@@ -177,7 +230,8 @@ struct gs_cluster {
 	X(GPU_MEM, "Insufficient GPU memory")          \
 	X(MPS_MEM, "GPU memory above the MPS pinned limit") \
 	X(MIG_PROFILE, "No MIG profile covers the request") \
-	X(MIG_SLOT, "No free MIG slot for the profile")
+	X(MIG_SLOT, "No free MIG slot for the profile") \
+	X(DEVICES, "cannot allocate all claims")
 
 enum gs_fit {
 #define GS_FIT_ENUM(name, msg) GS_FIT_##name,
@@ -237,6 +291,21 @@ static inline int64_t gs_pod_gpu_milli(const struct gs_pod *p)
 	return (int64_t)p->num_gpu * p->gpu_milli;
 }
 
+/* True when the pod's selection class admits node n's group. */
+static inline bool gs_node_sel_ok(const struct gs_cluster *c, const struct gs_node *n,
+				  const struct gs_pod *p)
+{
+	const struct gs_select *s = c->select;
+
+	return !p->sel || !s || s->ok[(size_t)p->sel * (size_t)s->n_groups + (size_t)n->group];
+}
+
+/* The claim set of a pod for the devices allocator (0: it claims nothing). */
+static inline int32_t gs_pod_claims(const struct gs_cluster *c, const struct gs_pod *p)
+{
+	return p->sel && c->select && c->dev_ops ? c->select->claims[p->sel] : 0;
+}
+
 /* True when node n's model is in the pod's allowed set. */
 static inline bool gs_node_model_ok(const struct gs_node *n, const struct gs_pod *p)
 {
@@ -259,6 +328,12 @@ static inline bool gs_gpu_fits(const struct gs_node *n, int i, const struct gs_p
  * (for whole-GPU pods: k fully free GPUs).
  */
 enum gs_fit gs_cluster_fits(const struct gs_cluster *c, int32_t node, const struct gs_pod *p);
+
+/*
+ * The last filter: GS_FIT_OK when pod p claims no devices or the devices
+ * allocator can allocate its claims on node now, else GS_FIT_DEVICES.
+ */
+enum gs_fit gs_cluster_claims_fit(const struct gs_cluster *c, int32_t node, const struct gs_pod *p);
 
 /*
  * Commits a placement: subtracts the pod's request from the node and the
@@ -285,7 +360,39 @@ int gs_cluster_check(const struct gs_cluster *c, char *msg, size_t msg_len);
 /* Recomputes a node's derived fields from its GPU array. */
 void gs_node_refresh(struct gs_node *n);
 
+/* --- selection and devices (core/cluster_select.c) ------------------------- */
+
+/*
+ * Gives the cluster its node groups and selection classes: node i is in
+ * group node_group[i] (0 .. n_groups - 1); class k (1 .. n_sel - 1) may
+ * use group g when ok[k * n_groups + g]; claims[k] is its claim set for
+ * the devices allocator (NULL: none). Class 0 admits everything. The
+ * arrays are copied. Once pods are bound, only classes may be added (the
+ * groups and the existing classes' pods stay valid). Returns 0,
+ * GS_EINVAL (a group out of range, groups changed under bound pods, more
+ * than 65536 classes) or GS_ENOMEM.
+ */
+int gs_cluster_set_select(struct gs_cluster *c, const int32_t *node_group, int32_t n_groups,
+			  const uint8_t *ok, const int32_t *claims, int32_t n_sel);
+
+/*
+ * Hands the cluster a devices allocator and its state (the cluster frees
+ * the state with ops->free, and copies it with ops->clone). Replaces and
+ * frees a previous one. Returns 0 or GS_EINVAL (pods already bound).
+ */
+int gs_cluster_set_devices(struct gs_cluster *c, const struct gs_devices_ops *ops, void *state);
+
 /* --- sharing (core/cluster_share.c) --------------------------------------- */
+
+/*
+ * Checks, without changing c, that cfg can be the default of every GPU the
+ * cluster leaves unset (gs_cluster_share_default()): a MIG layout made of
+ * one model's profiles that fits each MIG GPU, an MPS pinned limit within
+ * each card. A MIG layout must be valid for some MIG model even when no
+ * node has one. Returns 0 or GS_EINVAL with a message naming the node.
+ */
+int gs_cluster_share_check(const struct gs_cluster *c, const struct gs_share_cfg *cfg,
+			   char *err, size_t err_len);
 
 /*
  * Gives GPU `gpu` of node `node` (or all its GPUs when gpu is -1) the mode

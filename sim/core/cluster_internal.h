@@ -14,19 +14,25 @@
 #include "core/error.h"
 
 /*
- * The part of the filter before a node's GPUs, every mode alike: CPU,
- * memory, then for a GPU pod the model and the GPU count. Returns the
- * first check that fails, else GS_FIT_OK; for a GPU pod the GPUs decide
- * after that.
+ * The part of the filter before a node's GPUs, every mode alike: the
+ * pod's node selection, CPU, memory, then for a CPU-only pod its device
+ * claims (the last filter, cluster.h), for a GPU pod the model and the GPU
+ * count. Returns the first check that fails, else GS_FIT_OK; for a GPU pod
+ * the GPUs decide after that.
  */
-static inline enum gs_fit gs__fits_host(const struct gs_node *n, const struct gs_pod *p)
+static inline enum gs_fit gs__fits_host(const struct gs_cluster *c, int32_t node,
+					const struct gs_pod *p)
 {
+	const struct gs_node *n = &c->nodes[node];
+
+	if (!gs_node_sel_ok(c, n, p))
+		return GS_FIT_SELECTOR;
 	if (p->cpu_milli > n->cpu_free_milli)
 		return GS_FIT_CPU;
 	if (p->mem_mib > n->mem_free_mib)
 		return GS_FIT_MEM;
 	if (gs_pod_cpu_only(p))
-		return GS_FIT_OK;
+		return gs_cluster_claims_fit(c, node, p);
 	if (!gs_node_model_ok(n, p))
 		return GS_FIT_MODEL;
 	if (p->num_gpu > n->num_gpu)

@@ -56,6 +56,14 @@ static enum gs_fit demand(const struct gs_cluster *c, const struct gs_node *n,
 	const struct gs_mig_table *t;
 
 	*prof = -1;
+	/*
+	 * A pod asking more memory than the card has fits on no GPU of it in
+	 * any mode: every mode must agree with the plain filter (and with the
+	 * replay's "fit on no node" audit), or a mode that does not track
+	 * memory would run pods no card can hold.
+	 */
+	if (cfg->mode != GS_SHARE_MIG && p->gpu_mem_mib > card_mib(c, n))
+		return GS_FIT_GPU_MEM;
 	switch (cfg->mode) {
 	case GS_SHARE_EXCLUSIVE:
 		/*
@@ -162,7 +170,7 @@ static enum gs_fit fits_uniform(const struct gs_cluster *c, int32_t node, const 
 enum gs_fit gs_cluster_fits_demand(const struct gs_cluster *c, int32_t node,
 				   const struct gs_pod *p, const struct gs_share_demand *d)
 {
-	enum gs_fit f = gs__fits_host(&c->nodes[node], p);
+	enum gs_fit f = gs__fits_host(c, node, p);
 
 	if (f != GS_FIT_OK || gs_pod_cpu_only(p))
 		return f;
@@ -531,6 +539,49 @@ static void refresh_node_mode(struct gs_cluster *c, int32_t node)
 		ns->combo = combo_of(c, node);
 }
 
+/*
+ * Can GPUs of node take cfg? Checks what depends on the card: a MIG
+ * table for its model and the fixed layout on it, and an MPS pinned
+ * limit within its memory. Fills *table and *layout for MIG. Returns 0 or
+ * GS_EINVAL with a message naming the node.
+ */
+static int share_check_node(const struct gs_cluster *c, int32_t node,
+			    const struct gs_share_cfg *cfg, const struct gs_mig_table **table,
+			    struct gs_mig_gpu *layout, char *err, size_t err_len)
+{
+	const struct gs_node *n = &c->nodes[node];
+	const char *model = c->models.m[n->model].name;
+
+	*table = NULL;
+	gs_mig_gpu_init(layout);
+	if (cfg->mode == GS_SHARE_MPS && cfg->pinned_mib > card_mib(c, n)) {
+		snprintf(err, err_len,
+			 "node %s: mps pinned_mib=%lld is above its %s's memory (%lld MiB)",
+			 c->node_names[node], (long long)cfg->pinned_mib, model,
+			 (long long)card_mib(c, n));
+		return GS_EINVAL;
+	}
+	if (cfg->mode != GS_SHARE_MIG)
+		return 0;
+	*table = gs_mig_table_for_model(model);
+	if (!*table) {
+		snprintf(err, err_len,
+			 "node %s: GPU model %s has no MIG profiles (MIG models: A100, "
+			 "A100-40G, A100-80G, H100, H200)",
+			 c->node_names[node], model);
+		return GS_EINVAL;
+	}
+	if (cfg->layout[0]) {
+		char msg[160];
+
+		if (gs_mig_layout_parse(*table, cfg->layout, layout, msg, sizeof(msg))) {
+			snprintf(err, err_len, "node %s: %s", c->node_names[node], msg);
+			return GS_EINVAL;
+		}
+	}
+	return 0;
+}
+
 int gs_cluster_set_share(struct gs_cluster *c, int32_t node, int gpu,
 			 const struct gs_share_cfg *cfg, char *err, size_t err_len)
 {
@@ -558,25 +609,9 @@ int gs_cluster_set_share(struct gs_cluster *c, int32_t node, int gpu,
 			 c->node_names[node]);
 		return GS_EINVAL;
 	}
-	gs_mig_gpu_init(&layout);
-	if (cfg->mode == GS_SHARE_MIG) {
-		t = gs_mig_table_for_model(c->models.m[n->model].name);
-		if (!t) {
-			snprintf(err, err_len,
-				 "node %s: GPU model %s has no MIG profiles (MIG models: A100, "
-				 "A100-40G, A100-80G, H100, H200)",
-				 c->node_names[node], c->models.m[n->model].name);
-			return GS_EINVAL;
-		}
-		if (cfg->layout[0]) {
-			char msg[160];
-
-			if (gs_mig_layout_parse(t, cfg->layout, &layout, msg, sizeof(msg))) {
-				snprintf(err, err_len, "node %s: %s", c->node_names[node], msg);
-				return GS_EINVAL;
-			}
-		}
-	}
+	rc = share_check_node(c, node, cfg, &t, &layout, err, err_len);
+	if (rc)
+		return rc;
 	if (cfg->mode >= GS_SHARE__COUNT) {
 		snprintf(err, err_len, "bad sharing mode %d", cfg->mode);
 		return GS_EINVAL;
@@ -655,6 +690,53 @@ int gs_cluster_share_default(struct gs_cluster *c, const struct gs_share_cfg *cf
 	free(c->share);
 	c->share = NULL;
 	c->n_share_combos = 0;
+	return 0;
+}
+
+/* Is a MIG layout made of profiles of at least one MIG table? For a cluster with no MIG GPU. */
+static int layout_known(const char *layout, char *err, size_t err_len)
+{
+	struct gs_mig_gpu g;
+	char msg[160];
+	int i;
+
+	for (i = 0; i < gs_mig_table_count(); i++)
+		if (gs_mig_layout_parse(gs_mig_table_at(i), layout, &g, msg, sizeof(msg)) == 0)
+			return 0;
+	snprintf(err, err_len, "mig layout '%s' is not a layout of any MIG model (A100-40G, "
+		 "A100-80G, H100, H200): %s", layout, msg);
+	return GS_EINVAL;
+}
+
+int gs_cluster_share_check(const struct gs_cluster *c, const struct gs_share_cfg *cfg,
+			   char *err, size_t err_len)
+{
+	const struct gs_mig_table *t;
+	struct gs_mig_gpu layout;
+	int32_t node;
+	int i, rc;
+	bool mig_seen = false;
+
+	for (node = 0; node < c->n_nodes; node++) {
+		const struct gs_node *n = &c->nodes[node];
+		bool unset = false;
+
+		for (i = 0; i < n->num_gpu; i++)
+			unset |= !c->share || c->share[node].gpu[i].mode == GS_SHARE_DEFAULT;
+		if (!unset)
+			continue;
+		/* Under a MIG default, GPUs without MIG run exclusive (gs_cluster_share_default()). */
+		if (cfg->mode == GS_SHARE_MIG &&
+		    !gs_mig_table_for_model(c->models.m[n->model].name))
+			continue;
+		rc = share_check_node(c, node, cfg, &t, &layout, err, err_len);
+		if (rc)
+			return rc;
+		mig_seen |= t != NULL;
+	}
+	/* With no MIG GPU to try it on, the layout must still be one of some model. */
+	if (cfg->mode == GS_SHARE_MIG && cfg->layout[0] && !mig_seen)
+		return layout_known(cfg->layout, err, err_len);
 	return 0;
 }
 

@@ -141,16 +141,43 @@ static const char *mode_keys(int mode)
 	}
 }
 
-/* Applies one KEY=VALUE (or flag) of a spec to cfg. */
-static int apply_setting(struct gs_share_cfg *cfg, const char *spec, char *kv, char *err,
-			 size_t err_len)
+/* The settings of a spec, one bit each, to refuse one given twice. */
+enum { SET_REPLICAS = 1, SET_THREADS = 2, SET_PINNED = 4, SET_VGPU = 8, SET_LAYOUT = 16 };
+
+/* The bit of a setting's key ("elastic" and "capped" are one setting), 0 if unknown. */
+static unsigned setting_bit(const char *key)
+{
+	if (strcmp(key, "replicas") == 0)
+		return SET_REPLICAS;
+	if (strcmp(key, "threads") == 0)
+		return SET_THREADS;
+	if (strcmp(key, "pinned_mib") == 0)
+		return SET_PINNED;
+	if (strcmp(key, "capped") == 0 || strcmp(key, "elastic") == 0)
+		return SET_VGPU;
+	if (strcmp(key, "layout") == 0)
+		return SET_LAYOUT;
+	return 0;
+}
+
+/* Applies one KEY=VALUE (or flag) of a spec to cfg; *seen holds the settings given so far. */
+static int apply_setting(struct gs_share_cfg *cfg, const char *spec, char *kv, unsigned *seen,
+			 char *err, size_t err_len)
 {
 	char *eq = strchr(kv, '=');
 	const char *key = kv, *val = eq ? eq + 1 : NULL;
+	unsigned bit;
 	long long v;
 
 	if (eq)
 		*eq = '\0';
+	bit = setting_bit(key);
+	if (bit & *seen) {
+		snprintf(err, err_len, "sharing spec '%s': %s is given twice", spec,
+			 bit == SET_VGPU ? "elastic/capped" : key);
+		return GS_EINVAL;
+	}
+	*seen |= bit;
 	switch (cfg->mode) {
 	case GS_SHARE_TIMESLICE:
 	case GS_SHARE_MPS:
@@ -213,9 +240,10 @@ bad_value:
 
 int gs_share_parse(const char *spec, struct gs_share_cfg *out, char *err, size_t err_len)
 {
-	char buf[GS_SHARE_SPEC_MAX], *colon, *kv, *save = NULL;
+	char buf[GS_SHARE_SPEC_MAX], *colon, *kv, *next;
 	struct gs_share_cfg cfg;
 	size_t len = strlen(spec);
+	unsigned seen = 0;
 	int mode, rc;
 
 	if (len == 0 || len >= sizeof(buf)) {
@@ -239,8 +267,15 @@ int gs_share_parse(const char *spec, struct gs_share_cfg *out, char *err, size_t
 			snprintf(err, err_len, "sharing spec '%s' ends with ':'", spec);
 			return GS_EINVAL;
 		}
-		for (kv = strtok_r(colon + 1, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
-			rc = apply_setting(&cfg, spec, kv, err, err_len);
+		for (kv = colon + 1; kv; kv = next) {
+			next = strchr(kv, ';');
+			if (next)
+				*next++ = '\0';
+			if (!*kv) {
+				snprintf(err, err_len, "sharing spec '%s' has an empty setting", spec);
+				return GS_EINVAL;
+			}
+			rc = apply_setting(&cfg, spec, kv, &seen, err, err_len);
 			if (rc)
 				return rc;
 		}

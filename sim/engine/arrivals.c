@@ -218,14 +218,25 @@ int gs_arrivals_generate(const struct gs_pod *pods, size_t n, size_t period, int
 int gs_arrivals_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t cap_milli,
 		      double load_pct, enum gs_arrivals shape, char *err, size_t err_len)
 {
-	size_t total = n * (size_t)(repeat > 0 ? repeat : 1), i;
-	struct gs_pod *all = malloc((total ? total : 1) * sizeof(*all));
-	int64_t *at = malloc((total ? total : 1) * sizeof(*at));
+	size_t k = (size_t)(repeat > 0 ? repeat : 1), total, i;
+	struct gs_pod *all;
+	int64_t *at;
 	int rc;
 
+	/* What the run would hold, before anything of that size is allocated. */
+	if (n > GS_ARRIVALS_MAX_PODS / k) {
+		gs_errf(err, err_len, "%zu pods repeated %zu times make %.4g pods, more than the "
+			"%lld a run may have (lower --repeat)", n, k, (double)n * (double)k,
+			(long long)GS_ARRIVALS_MAX_PODS);
+		return GS_ERANGE;
+	}
+	total = n * k;
+	all = malloc((total ? total : 1) * sizeof(*all));
+	at = malloc((total ? total : 1) * sizeof(*at));
 	if (!all || !at) {
 		free(all);
 		free(at);
+		gs_errf(err, err_len, "out of memory for the %zu arrivals of the load", total);
 		return GS_ENOMEM;
 	}
 	for (i = 0; i < total; i++)

@@ -77,11 +77,15 @@ int gs_arrivals_generate(const struct gs_pod *pods, size_t n, size_t period, int
 			 double load_pct, enum gs_arrivals shape, uint64_t seed, int64_t *arrive,
 			 char *err, size_t err_len);
 
+/* The most pods a run under a load may have, the trace times --repeat (the generator's largest trace). */
+#define GS_ARRIVALS_MAX_PODS ((size_t)10000000)
+
 /*
  * Whether gs_arrivals_generate() can serve load_pct for these n pods
- * repeated `repeat` (>= 1) times: 0, or
- * GS_EINVAL or GS_ERANGE with its message in err, or GS_ENOMEM. For checking a command
- * line before any run starts.
+ * repeated `repeat` (>= 1) times: 0, or GS_ERANGE when that makes more
+ * than GS_ARRIVALS_MAX_PODS pods (checked before allocating), GS_EINVAL or
+ * GS_ERANGE as gs_arrivals_generate(), or GS_ENOMEM; always with a message in
+ * err. For checking a command line before any run starts.
  */
 int gs_arrivals_check(const struct gs_pod *pods, size_t n, int64_t repeat, int64_t cap_milli,
 		      double load_pct, enum gs_arrivals shape, char *err, size_t err_len);

@@ -108,7 +108,7 @@ int gs_arrived_stats_compute(const struct gs_sample *samples, size_t n, int64_t 
 			     bool frag, struct gs_arrived_stats *out)
 {
 	struct keyed *k;
-	struct sums at100 = { 0 }, edge = { 0 };
+	struct sums at100 = { 0 }, edge = { 0 }, top = { 0 };
 	size_t i, j, nb = 0;
 
 	stats_empty(out);
@@ -140,6 +140,7 @@ int gs_arrived_stats_compute(const struct gs_sample *samples, size_t n, int64_t 
 			if (k[j].pct == 100)
 				add(&at100, &k[j], cap_milli);
 		}
+		top = s;
 		b->pct = k[i].pct;
 		b->n = s.n;
 		b->gpu_alloc_pct_sum = s.alloc;
@@ -151,6 +152,9 @@ int gs_arrived_stats_compute(const struct gs_sample *samples, size_t n, int64_t 
 	free(k);
 	if (at100.n == 0)
 		at100 = edge;
+	/* A run that stops short of 100 % (--inflate below 1) is summed up where it ends. */
+	if (at100.n == 0 && nb && out->buckets[nb - 1].pct < 99)
+		at100 = top;
 	out->at100_n = at100.n;
 	if (at100.n) {
 		out->at100_gpu_alloc_pct = at100.alloc / (double)at100.n;

@@ -43,8 +43,11 @@ struct gs_arrived_stats {
 	/*
 	 * Means "at arrived 100 %": over bucket 100, or, when it is empty, over
 	 * the samples of 99..101 % (one running sum across the three, in index
-	 * order); NAN when those are empty too, and the frag ones when
-	 * fragmentation was not tracked. at100_n counts the samples.
+	 * order), or, when the run never reaches 99 % (an inflation target
+	 * below 1), over its highest bucket; NAN when a run jumps over 99..101
+	 * or has no sample, and the frag ones when fragmentation was not
+	 * tracked. at100_n counts the
+	 * samples.
 	 */
 	double at100_gpu_alloc_pct, at100_frag_ratio_pct, at100_frag_amount_pct;
 	int64_t at100_n;

@@ -111,7 +111,7 @@ static uint64_t request_hash(const struct gs_pod *p)
 	v[1] = (uint64_t)p->mem_mib;
 	v[2] = (uint64_t)(uint32_t)p->num_gpu << 32 | (uint32_t)p->gpu_milli;
 	v[3] = (uint64_t)p->gpu_mem_mib;
-	v[4] = p->model_mask;
+	v[4] = (uint64_t)p->model_mask << 16 | p->sel;
 	for (k = 0; k < 5; k++) {
 		h ^= v[k];
 		h *= 0x100000001b3ull;
@@ -124,7 +124,8 @@ static bool same_request(const struct gs_pod *a, const struct gs_pod *b)
 {
 	return a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib &&
 	       a->num_gpu == b->num_gpu && a->gpu_milli == b->gpu_milli &&
-	       a->gpu_mem_mib == b->gpu_mem_mib && a->model_mask == b->model_mask;
+	       a->gpu_mem_mib == b->gpu_mem_mib && a->model_mask == b->model_mask &&
+	       a->sel == b->sel;
 }
 
 /*
@@ -297,8 +298,8 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 			char msg[384];
 
 			rc = gs_arrivals_generate(sim->pods, n, t->n_pods ? t->n_pods : 1,
-						  proto->gpu_milli, o->load_pct, o->arrivals, o->seed,
-						  sim->t_arrive, msg, sizeof(msg));
+						  gs_replay_load_cap(o, proto), o->load_pct, o->arrivals,
+						  o->seed, sim->t_arrive, msg, sizeof(msg));
 			if (rc) {
 				if (rc != GS_ENOMEM)
 					gs_errf(err, err_len, "%s: load %g%%: %s",

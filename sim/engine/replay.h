@@ -57,6 +57,12 @@ struct gs_replay_opts {
 	 * trace's times (divided by time_scale, which must then be 1).
 	 */
 	double load_pct;
+	/*
+	 * With a load: the GPU capacity (milli-GPU) the load is a percentage
+	 * of; 0: the cluster's own. Capacity planning keeps the arrivals of
+	 * one cluster while it replays them on clusters of other sizes.
+	 */
+	int64_t load_cap_milli;
 	enum gs_arrivals arrivals;
 	int64_t load_repeat;        /* >= 1: with a load, the trace's pods this many times over */
 	int64_t max_wait_s;         /* -1: wait forever; else fail after waiting longer */
@@ -95,12 +101,20 @@ struct gs_replay_opts {
 /* Fills the defaults documented in `gpusim replay --help`. */
 void gs_replay_opts_init(struct gs_replay_opts *o);
 
+/* The capacity (milli-GPU) a load of o is a percentage of on cluster c: o->load_cap_milli or c's. */
+static inline int64_t gs_replay_load_cap(const struct gs_replay_opts *o,
+					 const struct gs_cluster *c)
+{
+	return o->load_cap_milli > 0 ? o->load_cap_milli : c->gpu_milli;
+}
+
 /*
  * The run parameters as canonical JSON, the runs.params_json of the
  * results store: every option of o that changes a run's results (mode,
  * time_scale, max_wait_s, sample_every, sample_interval_s, inflate,
  * frag_coverage, frag, compat, policy_flags; load, arrivals and repeat
- * only when a load is set; sharing only when it is not ideal; the
+ * only when a load is set, and load_capacity_milli when that is set too;
+ * sharing only when it is not ideal; the
  * interference table's SHA-256 only when one is given), in a fixed order,
  * so equal options give byte-equal text and a resumed sweep finds its
  * runs. The seed and the policy are columns of their own and not in it;

@@ -93,6 +93,11 @@ static int check_opts(const struct gs_replay_opts *o, char *err, size_t err_len)
 			"load, not %lld", (long long)o->load_repeat);
 		return GS_EINVAL;
 	}
+	if (o->load_cap_milli < 0 || (o->load_cap_milli > 0 && !(o->load_pct > 0))) {
+		gs_errf(err, err_len, "a load's capacity must be positive, and set only with a "
+			"load, not %lld", (long long)o->load_cap_milli);
+		return GS_EINVAL;
+	}
 	if (o->arrivals != GS_ARRIVALS_POISSON && o->arrivals != GS_ARRIVALS_TRACE) {
 		gs_errf(err, err_len, "unknown arrival shape %d", (int)o->arrivals);
 		return GS_EINVAL;
@@ -171,6 +176,18 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 
 	if (rc)
 		return rc;
+	/* The default spec against every GPU it would apply to, so that no run of a sweep starts first. */
+	if (o->sharing.mode != GS_SHARE_DEFAULT) {
+		char msg[256];
+
+		rc = gs_cluster_share_check(proto, &o->sharing, msg, sizeof(msg));
+		if (rc) {
+			gs_errf(err, err_len, "--sharing %s: %s",
+				gs_share_format(&o->sharing, (char[GS_SHARE_SPEC_MAX]){ 0 },
+						GS_SHARE_SPEC_MAX), msg);
+			return rc;
+		}
+	}
 	if (gs_defrag_on(&o->defrag) && proto->share) {
 		gs_errf(err, err_len, "--defrag works with shares as requested; the cluster file "
 			"sets sharing modes");
@@ -196,14 +213,15 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 		/* The arrivals of a load do not depend on the policy: check them once here. */
 		char msg[384];
 
-		rc = gs_arrivals_check(t->pods, t->n_pods, o->load_repeat, proto->gpu_milli,
-				       o->load_pct, o->arrivals, msg, sizeof(msg));
+		rc = gs_arrivals_check(t->pods, t->n_pods, o->load_repeat,
+				       gs_replay_load_cap(o, proto), o->load_pct, o->arrivals, msg,
+				       sizeof(msg));
 		if (rc == GS_ENOMEM)
 			gs_errf(err, err_len, "out of memory");
 		else if (rc)
 			gs_errf(err, err_len, "%s: load %g%%: %s", name, o->load_pct, msg);
-		else if (gs_arrivals_window(t->pods, t->n_pods, proto->gpu_milli, o->load_pct, &w,
-					    msg, sizeof(msg)) == 0)
+		else if (gs_arrivals_window(t->pods, t->n_pods, gs_replay_load_cap(o, proto),
+					    o->load_pct, &w, msg, sizeof(msg)) == 0)
 			rc = check_grid(t, o, NULL, w * (double)(o->load_repeat > 1 ? o->load_repeat : 1),
 					err, err_len);
 		return rc;
@@ -281,6 +299,9 @@ int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out)
 		ok = cJSON_AddNumberToObject(obj, "load", o->load_pct) &&
 		     cJSON_AddStringToObject(obj, "arrivals", gs_arrivals_str(o->arrivals)) &&
 		     cJSON_AddNumberToObject(obj, "repeat", (double)o->load_repeat);
+	if (ok && o->load_pct > 0 && o->load_cap_milli > 0)
+		ok = cJSON_AddNumberToObject(obj, "load_capacity_milli",
+					     (double)o->load_cap_milli) != NULL;
 	if (ok && o->sharing.mode != GS_SHARE_IDEAL) {
 		char spec[GS_SHARE_SPEC_MAX];
 

@@ -123,9 +123,16 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 		frag_amount = st.at100_frag_amount_pct;
 		gs_arrived_stats_release(&st);
 	} else {
+		int64_t top = 0;
+
 		n = arrived_means(sim, cap, 100, 100, &alloc, &frag_ratio, &frag_amount);
 		if (n == 0)
 			n = arrived_means(sim, cap, 99, 101, &alloc, &frag_ratio, &frag_amount);
+		for (i = 0; n == 0 && i < sim->n_samples; i++)
+			if (gs_sample_arrived_pct(&sim->samples[i], cap) > top)
+				top = gs_sample_arrived_pct(&sim->samples[i], cap);
+		if (n == 0 && top < 99)
+			n = arrived_means(sim, cap, top, top, &alloc, &frag_ratio, &frag_amount);
 	}
 	if (n) {
 		out->gpu_alloc_pct = alloc;

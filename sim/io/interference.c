@@ -14,6 +14,7 @@
 #include "core/grow.h"
 #include "io/csv.h"
 #include "io/interference.h"
+#include "io/utf8.h"
 
 extern const char gs_interference_csv[];
 extern const size_t gs_interference_csv_len;
@@ -63,12 +64,15 @@ int gs_interference_add(struct gs_interference *t, int mode, const char *gpu_mod
 	if (mode <= GS_SHARE_IDEAL || mode >= GS_SHARE__COUNT)
 		return bad(err, err_len, "'%s' is not a sharing mode with interference (exclusive, "
 			   "timeslice, mps, vgpu, mig)", gs_share_mode_str(mode));
-	if (ml == 0 || ml >= GS_MODEL_NAME_MAX || strpbrk(gpu_model, " |,\"\\"))
-		return bad(err, err_len, "'%s' is not a GPU model name or *", gpu_model);
+	if (ml == 0 || ml >= GS_MODEL_NAME_MAX || strpbrk(gpu_model, " |,\"\\") ||
+	    !gs_utf8_valid(gpu_model, ml))
+		return bad(err, err_len, "'%.*s%s' is not a GPU model name or *", GS_MODEL_NAME_MAX,
+			   gpu_model, ml > GS_MODEL_NAME_MAX ? "..." : "");
 	if (cl == 0 || cl >= GS_CLASS_NAME_MAX ||
 	    (strcmp(wclass, "*") != 0 &&
 	     strspn(wclass, "abcdefghijklmnopqrstuvwxyz0123456789_.-") != cl))
-		return bad(err, err_len, "'%s' is not a workload class name or *", wclass);
+		return bad(err, err_len, "'%.*s%s' is not a workload class name or *",
+			   GS_CLASS_NAME_MAX, wclass, cl > GS_CLASS_NAME_MAX ? "..." : "");
 	if (!(n >= 1 && n <= (mode == GS_SHARE_MIG ? GS_MIG_COMPUTE_SLICES : GS_IFR_N_MAX)) ||
 	    (mode == GS_SHARE_EXCLUSIVE && n != 1) || (mode == GS_SHARE_MIG && n != floor(n))) {
 		char v[32];
@@ -85,11 +89,13 @@ int gs_interference_add(struct gs_interference *t, int mode, const char *gpu_mod
 	if (!(efficiency > 0 && efficiency <= 100)) {
 		char v[32];
 
-		snprintf(v, sizeof(v), "%g", efficiency);
+		snprintf(v, sizeof(v), "%.17g", efficiency);
 		return bad(err, err_len, "'%s' is not an efficiency (above 0, at most 100)", v);
 	}
 	if (!source || !*source)
 		return bad(err, err_len, "%s", "empty source (say where the figure comes from)");
+	if (!gs_utf8_valid(source, strlen(source)))
+		return bad(err, err_len, "%s", "the source is not valid UTF-8");
 	if (!gs_csv_plain_text(source))
 		return bad(err, err_len, "%s", "a source is one line of text without commas or "
 			   "control characters");
@@ -140,7 +146,7 @@ int gs_interference_parse(struct gs_interference *t, const char *name, const cha
 	while (rc == 1 && (rc = gs_csv_next(&r)) == 1) {
 		double n = 0, eff = 0;
 		int mode = gs_share_mode_find(r.field[0] ? r.field[0] : "");
-		char msg[256], vbuf[80];
+		char msg[512], vbuf[80];
 		size_t i;
 
 		if ((rc = gs_csv_expect_fields(&r, 6)))
@@ -154,6 +160,12 @@ int gs_interference_parse(struct gs_interference *t, const char *name, const cha
 		if ((rc = gs_csv_decimal(&r, 2, 0, 1e9, &n)) ||
 		    (rc = gs_csv_decimal(&r, 4, 0, 1e9, &eff)))
 			break;
+		/* Named as written: 100.0001 must not read as '100' in the message. */
+		if (!(eff > 0 && eff <= 100)) {
+			rc = gs_csv_errorf(&r, 4, "'%s' is not an efficiency (above 0, at most 100)",
+					   gs_csv_quote(r.field[4], vbuf, sizeof(vbuf)));
+			break;
+		}
 		rc = gs_interference_add(t, mode, r.field[1], n, r.field[3], eff, r.field[5],
 					 msg, sizeof(msg));
 		if (rc == GS_EINVAL) {
@@ -216,17 +228,25 @@ int gs_interference_default(struct gs_interference *t, char *err, size_t err_len
 				     err, err_len);
 }
 
-/* x in the fewest digits that read back as x (15 significant ones do for decimal text). */
+/*
+ * x as the shortest plain decimal (the reader takes no exponent: 1e-05 is
+ * refused) that reads back as x exactly, so that a table written and read
+ * again is the same table.
+ */
 static void format_number(double x, char *buf, size_t len)
 {
-	snprintf(buf, len, "%.15g", x);
-	if (strtod(buf, NULL) != x)
-		snprintf(buf, len, "%.17g", x);
+	int p;
+
+	for (p = 0; p < 340; p++) {
+		snprintf(buf, len, "%.*f", p, x);
+		if (strtod(buf, NULL) == x)
+			return;
+	}
 }
 
 int gs_interference_write(const struct gs_interference *t, FILE *f)
 {
-	char n[32], eff[32];
+	char n[400], eff[400];
 	size_t i;
 
 	fputs("mode,gpu_model,n,class,efficiency,source\n", f);

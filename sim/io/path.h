@@ -21,4 +21,18 @@ int gs_mkdir_p(const char *dir, char *err, size_t err_len);
  */
 int gs_mkdir_parent(const char *path, char *err, size_t err_len);
 
+/*
+ * Short names for the files paths[0..n), distinct for distinct paths: each
+ * file's name without its extension (and without `prefix`, when it starts
+ * with it and more follows; NULL for none), with as many of its parent
+ * directories in front, joined by '-', as it takes to tell it from the
+ * others ("a/x/pods.csv" and "b/x/pods.csv" -> "a-x-pods", "b-x-pods").
+ * Equal paths get equal names; paths that differ only in ways a name
+ * cannot show ("a.csv" and "./a.csv") get "-2", "-3" after theirs.
+ * Characters other than letters, digits, '.', '_' and '-' become '_', so
+ * a name can be part of a file name. Stores n malloc'ed strings in
+ * names[0..n). Returns 0 or GS_ENOMEM (nothing left allocated).
+ */
+int gs_path_names(const char *const *paths, size_t n, const char *prefix, char **names);
+
 #endif

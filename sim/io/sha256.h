@@ -13,15 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <nettle/sha2.h>
+
 #define GS_SHA256_HEX 65  /* 64 hex digits and a NUL */
 
 #define GS_SHA256_BYTES 32
 
 struct gs_sha256 {
-	uint32_t h[8];
-	uint64_t n_bytes;     /* message length so far */
-	uint8_t block[64];    /* partial block */
-	size_t n_block;       /* bytes used in block */
+	struct sha256_ctx ctx; /* Nettle's */
 };
 
 /* Starts a new digest in s. */

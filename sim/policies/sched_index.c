@@ -201,7 +201,8 @@ static bool key_eq(const struct group_key *a, const struct group_key *b)
 
 	if (a->pkey != b->pkey || x->cpu_milli != y->cpu_milli ||
 	    x->cpu_free_milli != y->cpu_free_milli || x->mem_mib != y->mem_mib ||
-	    x->mem_free_mib != y->mem_free_mib || x->num_gpu != y->num_gpu || x->model != y->model)
+	    x->mem_free_mib != y->mem_free_mib || x->num_gpu != y->num_gpu || x->model != y->model ||
+	    x->group != y->group)
 		return false;
 	for (i = 0; i < x->num_gpu; i++)
 		if (x->gpu_free_milli[i] != y->gpu_free_milli[i] ||
@@ -219,7 +220,7 @@ static uint64_t shape_hash(const struct gs_pod *p)
 	h = mix(h, (uint64_t)p->mem_mib);
 	h = mix(h, (uint64_t)(uint32_t)p->num_gpu << 32 | (uint32_t)p->gpu_milli);
 	h = mix(h, (uint64_t)p->gpu_mem_mib);
-	h = mix(h, p->model_mask);
+	h = mix(h, (uint64_t)p->model_mask << 16 | p->sel);
 	return finish(h);
 }
 
@@ -227,7 +228,8 @@ static bool shape_eq(const struct gs_pod *a, const struct gs_pod *b)
 {
 	return a->cpu_milli == b->cpu_milli && a->mem_mib == b->mem_mib &&
 	       a->num_gpu == b->num_gpu && a->gpu_milli == b->gpu_milli &&
-	       a->gpu_mem_mib == b->gpu_mem_mib && a->model_mask == b->model_mask;
+	       a->gpu_mem_mib == b->gpu_mem_mib && a->model_mask == b->model_mask &&
+	       a->sel == b->sel;
 }
 
 /* --- groups ------------------------------------------------------------------ */
@@ -521,6 +523,7 @@ static int32_t shape_of(struct gs_sched_index *x, const struct gs_pod *p)
 	sh->req.gpu_milli = p->gpu_milli;
 	sh->req.gpu_mem_mib = p->gpu_mem_mib;
 	sh->req.model_mask = p->model_mask;
+	sh->req.sel = p->sel;
 	sh->req.t_create_s = sh->req.t_delete_s = -1;
 	if ((size_t)x->n_shapes == x->vstride && verdicts_widen(x))
 		return -1;
@@ -823,8 +826,9 @@ static int32_t nth_fitting(const struct gs_sched_index *x, const struct shape *s
 /*
  * The shape of p's request, its fits brought up to date with cluster c;
  * NULL when the index cannot answer for c (not the cluster it was built
- * on, resized, or with sharing switched on or off) or for p (a new shape
- * when the index is full or out of memory): then the caller scans.
+ * on, resized, or with sharing switched on or off) or for p (a pod that
+ * claims devices, or a new shape when the index is full or out of
+ * memory): then the caller scans.
  */
 static struct shape *synced_shape(struct gs_sched_index *x, const struct gs_cluster *c,
 				  const struct gs_pod *p)
@@ -833,6 +837,9 @@ static struct shape *synced_shape(struct gs_sched_index *x, const struct gs_clus
 	int32_t s;
 
 	if (!x || c != x->c || c->n_nodes != x->n || !c->share != !x->skeys)
+		return NULL;
+	/* Claimed devices are not part of a node's state here: filter every node. */
+	if (gs_pod_claims(c, p))
 		return NULL;
 	if (c->version != x->version)
 		resync_all(x, c);

@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "io/csv.h"
+#include "io/outfile.h"
 #include "io/path.h"
 #include "report/baseline.h"
 
@@ -83,20 +84,12 @@ static int out_open(struct out_file *o, const char *dir, const char *name,
 
 static int out_close(struct out_file *o, int rc, char *err, size_t err_len)
 {
-	int failed = ferror(o->f);
-
-	failed |= fclose(o->f);
-	if (!rc && failed) {
-		gs_errf(err, err_len, "%s: write error", o->tmp);
-		rc = GS_EIO;
-	}
-	if (!rc && rename(o->tmp, o->path)) {
-		gs_errf(err, err_len, "%s: cannot write: %s", o->path, strerror(errno));
-		rc = GS_EIO;
-	}
-	if (rc)
+	if (rc) {
+		fclose(o->f);
 		unlink(o->tmp);
-	return rc;
+		return rc;
+	}
+	return gs_outfile_finish(o->f, o->tmp, o->path, err, err_len);
 }
 
 static int check_fields(const struct gs_rset *s, char *err, size_t err_len)
@@ -241,6 +234,19 @@ static int in_open(struct gs_csv *r, const char *dir, const char *name, const ch
 	rc = gs_csv_open(r, path, err, err_len);
 	if (rc)
 		return rc;
+	/* gs_baseline_write() ends every line: a file without a last line end was cut short. */
+	if (r->len > 0 && r->buf[r->len - 1] != '\n') {
+		size_t i;
+		long lines = 1;
+
+		for (i = 0; i < r->len; i++)
+			lines += r->buf[i] == '\n';
+		gs_errf(err, err_len, "%s:%ld: the file ends in the middle of a line, so it was cut "
+			"short; regenerate the baseline (make baseline) or restore it from git",
+			path, lines);
+		gs_csv_close(r);
+		return GS_EPARSE;
+	}
 	rc = gs_csv_next(r);
 	if (rc == 0)
 		rc = gs_csv_file_errorf(r, "empty file (expected the header line)");

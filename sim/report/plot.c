@@ -68,6 +68,42 @@ static int check_paths(const char *scripts_dir, const char *data_dir, const char
 	return GS_EINVAL;
 }
 
+/*
+ * Removes the figures a failed gnuplot may have left, empty or cut short:
+ * every out...='PATH' of vars, as PATH.png, .svg and .pdf. vars is ours,
+ * so its form is known: NAME='VALUE' assignments separated by "; ".
+ */
+static void remove_outputs(const char *vars)
+{
+	static const char *const ext[] = { "png", "svg", "pdf" };
+	const char *s = vars;
+
+	while ((s = strstr(s, "out")) != NULL) {
+		const char *q, *end;
+		char path[4096];
+		size_t i;
+
+		if (s != vars && s[-1] != ' ' && s[-1] != ';') {
+			s += 3;
+			continue;
+		}
+		q = strstr(s, "='");
+		if (!q || strcspn(s, ";") < (size_t)(q - s))
+			break;
+		end = strchr(q + 2, '\'');
+		if (!end)
+			break;
+		for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+			int n = snprintf(path, sizeof(path), "%.*s.%s", (int)(end - q - 2), q + 2,
+					 ext[i]);
+
+			if (n > 0 && (size_t)n < sizeof(path))
+				unlink(path);
+		}
+		s = end + 1;
+	}
+}
+
 int gs_plot_gnuplot(const char *vars, const char *script, char *err, size_t err_len)
 {
 	char *argv[] = { "gnuplot", "-e", (char *)vars, (char *)script, NULL };
@@ -99,6 +135,7 @@ int gs_plot_gnuplot(const char *vars, const char *script, char *err, size_t err_
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		gs_errf(err, err_len, "gnuplot failed on %s (status %d)", script,
 			WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		remove_outputs(vars);
 		return GS_EIO;
 	}
 	return 0;
@@ -196,6 +233,9 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 		return rc;
 	for (t = 0; t < ix->n_traces; t++) {
 		const char *tr = ix->traces[t];
+		/* A figure without a point to draw is skipped; gpusim plot says why. */
+		bool alloc = !ix->alloc_points || ix->alloc_points[t];
+		bool frag = !ix->frag_points || ix->frag_points[t];
 
 		lo = ix->seeds_min ? ix->seeds_min[t] : 0;
 		hi = ix->seeds_max ? ix->seeds_max[t] : 0;
@@ -205,7 +245,8 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 			 " out='%s/unalloc_%s'; seeds='%s'; maxseeds=%zu; scoring='%s'; bound=%d",
 			 scripts_dir, data_dir, tr, words, out_dir, tr, seeds, hi,
 			 ix->scoring ? ix->scoring : "", ix->bound && ix->bound[t] ? 1 : 0);
-		rc = draw(scripts_dir, "plot_alloc.gp", vars, log, out_dir, NULL, err, err_len);
+		rc = alloc ? draw(scripts_dir, "plot_alloc.gp", vars, log, out_dir, NULL, err, err_len)
+			   : 0;
 		if (rc)
 			return rc;
 		snprintf(vars, sizeof(vars),
@@ -214,18 +255,22 @@ int gs_plot_render(const struct gs_plot_index *ix, const char *scripts_dir, cons
 			 " seeds='%s'; maxseeds=%zu; scoring='%s'",
 			 scripts_dir, data_dir, tr, words, out_dir, tr, out_dir, tr, seeds, hi,
 			 ix->scoring ? ix->scoring : "");
-		rc = draw(scripts_dir, "plot_frag.gp", vars, log, out_dir, NULL, err, err_len);
+		rc = frag ? draw(scripts_dir, "plot_frag.gp", vars, log, out_dir, NULL, err, err_len)
+			  : 0;
 		if (rc)
 			return rc;
 		if (log) {
 			char base[512];
 
 			snprintf(base, sizeof(base), "unalloc_%s", tr);
-			log_files(log, out_dir, base);
+			if (alloc)
+				log_files(log, out_dir, base);
 			snprintf(base, sizeof(base), "frag_ratio_%s", tr);
-			log_files(log, out_dir, base);
+			if (frag)
+				log_files(log, out_dir, base);
 			snprintf(base, sizeof(base), "frag_amount_%s", tr);
-			log_files(log, out_dir, base);
+			if (frag)
+				log_files(log, out_dir, base);
 		}
 	}
 	for (f = 0; f < ix->n_families; f++) {

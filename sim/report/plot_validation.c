@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "io/outfile.h"
 #include "io/path.h"
 #include "report/plot.h"
 
@@ -57,10 +58,8 @@ int gs_plot_validation_render(const struct gs_validation *v, double band, const 
 		fprintf(f, "%.6f\t%.6f\t%d\t%d\t%s\n", r->published, r->predicted,
 			series(r->sharing), r->role == GS_VAL_CHECK, r->id);
 	}
-	if (fclose(f) != 0) {
-		gs_errf(err, err_len, "%s: cannot write", data);
+	if (gs_outfile_finish(f, data, NULL, err, err_len))
 		return GS_EIO;
-	}
 	gs_validation_summary(v, band, &s);
 	snprintf(summary, sizeof(summary), "%d check rows from %d sources, %d within +-%g %%",
 		 s.checks, s.sources, s.within, band * 100);

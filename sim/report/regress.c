@@ -923,7 +923,9 @@ void gs_regress_print(const struct gs_regress *r, FILE *f, bool all)
 				is->family ? is->family : "-", is->what, is->detail);
 		}
 	}
-	if (r->n_speed) {
+	for (i = 0, shown = 0; i < r->n_speed; i++)
+		shown += all || r->speed[i].verdict != GS_VERDICT_NOTE;
+	if (shown) {
 		fprintf(f, "\n%-7s %-29s %14s %14s %7s %11s %11s %7s\n", "SPEED", "FAMILY",
 			"EVENTS/S BASE", "EVENTS/S NOW", "RATIO", "SWEEP S", "SWEEP S NOW",
 			"RATIO");
@@ -931,6 +933,9 @@ void gs_regress_print(const struct gs_regress *r, FILE *f, bool all)
 			const struct gs_regress_speed *s = &r->speed[i];
 			char e1[32], e2[32], s1[32], s2[32], r1[32], r2[32];
 
+			/* Families too brief to judge: their speed is noise, not news. */
+			if (!all && s->verdict == GS_VERDICT_NOTE)
+				continue;
 			snprintf(e1, sizeof(e1), "%.0f", s->base_eps);
 			snprintf(e2, sizeof(e2), "%.0f", s->now_eps);
 			snprintf(r1, sizeof(r1), "%.2f", s->eps_ratio);
@@ -945,6 +950,10 @@ void gs_regress_print(const struct gs_regress *r, FILE *f, bool all)
 				r1, s1, s2, r2);
 		}
 	}
+	if (!all && shown < r->n_speed)
+		fprintf(f, "%s%zu famil%s simulated for under %g s: too brief to judge their speed "
+			   "(--all lists them)\n", shown ? "" : "\n", r->n_speed - shown,
+			r->n_speed - shown == 1 ? "y" : "ies", r->opts.min_speed_s);
 	fprintf(f, "\n%s: %zu failure%s, %zu warning%s; compared %zu values of %zu runs in %zu"
 		   " famil%s (%zu statistical tests)\n",
 		r->n_fail ? "FAIL" : "pass", r->n_fail, r->n_fail == 1 ? "" : "s", r->n_warn,

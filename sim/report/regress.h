@@ -168,11 +168,11 @@ int gs_holm(const double *p, size_t n, double *adj);
  * and now_name say in the report where each side came from. Lists the
  * files written on log (may be NULL). A figure gnuplot cannot draw (no
  * gnuplot, say) is left out with a note in the report and in
- * *figure_note (may be NULL; empty when none); so is a CDF with every pod
- * at 0 s, which a log axis cannot show. The report names every figure left
- * out; *figure_note holds whole entries only and counts those that do not
- * fit in note_len ("and 34 more, named in report.md"). Returns 0, or GS_EIO /
- * GS_ENOMEM with a message when the report itself cannot be written.
+ * *figure_note (may be NULL; empty when none). A CDF with every pod at
+ * 0 s, which a log axis cannot show, is left out too and named in the
+ * report only: the same on every run of a baseline, it is not news.
+ * Returns 0, or GS_EIO / GS_ENOMEM with a message when the report itself
+ * cannot be written.
  */
 int gs_regress_report(const struct gs_regress *r, const char *base_name, const char *now_name,
 		      const char *out_dir, const char *scripts_dir, FILE *log,

@@ -17,6 +17,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "core/error.h"
+#include "io/outfile.h"
 #include "io/path.h"
 #include "policies/policy.h"
 #include "report/plot.h"
@@ -155,14 +156,10 @@ static int open_data(const struct figs *g, const char *name, FILE **f, char *err
 
 static int close_data(FILE *f, const struct figs *g, const char *name, char *err, size_t err_len)
 {
-	int bad = ferror(f);
+	char path[4096];
 
-	bad |= fclose(f);
-	if (bad) {
-		gs_errf(err, err_len, "%s/%s: write error", g->data, name);
-		return GS_EIO;
-	}
-	return 0;
+	snprintf(path, sizeof(path), "%s/%s", g->data, name);
+	return gs_outfile_finish(f, path, NULL, err, err_len);
 }
 
 /* Runs one figure's script; a failure becomes the note, drawing stops. */
@@ -664,7 +661,6 @@ static int write_md(const struct figs *g, const char *base_name, const char *now
 	const struct gs_regress *r = g->r;
 	char path[4096], tmp[4096];
 	FILE *f;
-	int bad;
 
 	snprintf(path, sizeof(path), "%s/report.md", g->dir);
 	snprintf(tmp, sizeof(tmp), "%s/.report.md.tmp", g->dir);
@@ -684,40 +680,21 @@ static int write_md(const struct figs *g, const char *base_name, const char *now
 	md_issues(f, r);
 	md_speed(f, r);
 	md_figures(f, g);
-	bad = ferror(f);
-	bad |= fclose(f);
-	if (bad || rename(tmp, path)) {
-		gs_errf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
+	if (gs_outfile_finish(f, tmp, path, err, err_len))
 		return GS_EIO;
-	}
 	if (g->log)
 		fprintf(g->log, "%s\n", path);
 	return 0;
 }
 
 /*
- * Writes why figures are missing into buf: the note, then the figures not
- * drawn, whole names only; those that do not fit are counted, and named
- * in report.md ("...; and 33 more, named in report.md").
+ * Writes why figures are missing into buf: gnuplot's failures. A CDF with
+ * nothing to draw (every pod at 0 s) is named in report.md only: it is
+ * the same on every run of a baseline, not news.
  */
 static void figure_note_write(const struct figs *g, char *buf, size_t len)
 {
-	/* Room kept for the count of those left out. */
-	const size_t tail = 48;
-	size_t used, i;
-
-	used = (size_t)snprintf(buf, len, "%s", g->note);
-	for (i = 0; i < g->n_skipped && used < len; i++) {
-		size_t need = strlen(g->skipped[i]) + strlen(SKIP_REASON) + 5;
-
-		if (used + need + (i + 1 < g->n_skipped ? tail : 0) >= len)
-			break;
-		used += (size_t)snprintf(buf + used, len - used, "%s%s (%s)", used ? "; " : "",
-					 g->skipped[i], SKIP_REASON);
-	}
-	if (i < g->n_skipped && used < len)
-		snprintf(buf + used, len - used, "%sand %zu more, named in report.md",
-			 used ? "; " : "", g->n_skipped - i);
+	snprintf(buf, len, "%s", g->note);
 }
 
 int gs_regress_report(const struct gs_regress *r, const char *base_name, const char *now_name,

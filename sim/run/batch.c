@@ -105,8 +105,8 @@ int gs_batch_check(const struct gs_batch *b, char *err, size_t err_len)
 			if (!used[k * b->n_inputs + i])
 				continue;
 			rc = gs_arrivals_check(t->pods, t->n_pods, o->load_repeat,
-					       in->cluster->gpu_milli, o->load_pct, o->arrivals, msg,
-					       sizeof(msg));
+					       gs_replay_load_cap(o, in->cluster), o->load_pct,
+					       o->arrivals, msg, sizeof(msg));
 			if (rc)
 				gs_errf(err, err_len, "load %g%%: %s: %s", o->load_pct,
 					in->pods_path, msg);

@@ -22,11 +22,17 @@
 #include "io/trace/trace.h"
 #include "run/batch.h"
 
+struct gs_k8s_snapshot;
+struct gs_k8s_state;
+
 struct gs_inputs {
 	char nodes_sha256[GS_SHA256_HEX];    /* of the cluster file */
 	struct gs_cluster *clusters;         /* [n]: trace i was loaded against clusters[i] */
 	struct gs_trace *traces;             /* [n] */
 	size_t n;
+	/* From a Kubernetes snapshot: it and its build, which the clusters' DRA states borrow. */
+	struct gs_k8s_snapshot *snap;
+	struct gs_k8s_state *kstate;
 };
 
 /* Makes in empty. */
@@ -42,6 +48,20 @@ void gs_inputs_init(struct gs_inputs *in);
  */
 int gs_inputs_load(struct gs_inputs *in, const char *nodes_path, const char *const *pods_paths,
 		   size_t n, bool strict, char *err, size_t err_len);
+
+/*
+ * gs_inputs_load() from a Kubernetes snapshot (io/k8s/build.h) instead of
+ * a cluster file: the n_state files are read and built once; each trace i
+ * is the snapshot's pending pods, then the pods of pods_paths[i] (loaded
+ * against that trace's copy of the cluster), or the pending pods alone
+ * when pods_paths is NULL (then n is 1). Each trace's path is its pods
+ * file, or the snapshot's files comma-joined. nodes_sha256 is the
+ * snapshot's. Same returns as gs_inputs_load(), the messages naming the
+ * snapshot's file, object and field.
+ */
+int gs_inputs_load_state(struct gs_inputs *in, const char *const *state_paths, size_t n_state,
+			 const char *const *pods_paths, size_t n, bool strict, char *err,
+			 size_t err_len);
 
 /*
  * Adds every (cluster, trace) pair of in to batch b as inputs, in order,

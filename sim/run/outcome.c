@@ -32,6 +32,10 @@ void gs_outcome_from_summary(struct gs_outcome *o, const struct gs_summary *s)
 	o->fig[GS_FIG_OOM] = (double)s->oversubscribed;
 	o->fig[GS_FIG_FAILED] = (double)s->failed;
 	o->fig[GS_FIG_PENDING] = (double)s->pending;
+	o->fig[GS_FIG_WAIT_MAX] = s->tm.wait_max_s;
+	o->fig[GS_FIG_SLOWDOWN_P99] = s->tm.slowdown_p99;
+	o->fig[GS_FIG_PODS] = (double)s->pods;
+	o->fig[GS_FIG_TIMED_OUT] = s->tm.valid ? (double)s->tm.n_timed_out : NAN;
 }
 
 void gs_outcome_from_row(struct gs_outcome *o, const struct gs_run_row *r)
@@ -47,4 +51,8 @@ void gs_outcome_from_row(struct gs_outcome *o, const struct gs_run_row *r)
 	o->fig[GS_FIG_OOM] = r->n_oversubscribed;
 	o->fig[GS_FIG_FAILED] = (double)r->n_failed;
 	o->fig[GS_FIG_PENDING] = (double)(r->n_pods - r->n_placed - r->n_failed);
+	o->fig[GS_FIG_WAIT_MAX] = r->wait_max_s;
+	o->fig[GS_FIG_SLOWDOWN_P99] = r->slowdown_p99;
+	o->fig[GS_FIG_PODS] = (double)r->n_pods;
+	o->fig[GS_FIG_TIMED_OUT] = r->n_timed_out;
 }

@@ -34,6 +34,10 @@ enum gs_fig {
 	GS_FIG_OOM,             /* pods failed by GPU memory oversubscription */
 	GS_FIG_FAILED,          /* pods failed, any reason */
 	GS_FIG_PENDING,         /* pods still waiting at the end (never placed) */
+	GS_FIG_WAIT_MAX,        /* longest wait of a placed pod */
+	GS_FIG_SLOWDOWN_P99,    /* 99th percentile of the bounded slowdown */
+	GS_FIG_PODS,            /* pods in the run */
+	GS_FIG_TIMED_OUT,       /* pods that gave up waiting (--max-wait) */
 	GS_N_FIGS
 };
 

@@ -13,6 +13,8 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "core/error.h"
+#include "io/path.h"
+#include "run/audit.h"
 #include "run/batch.h"
 #include "run/exec.h"
 #include "run/inputs.h"
@@ -92,18 +94,6 @@ static int check(const struct gs_sweep_spec *spec, const struct gs_exec_opts *xo
 	return 0;
 }
 
-/* "dir/openb_pod_list_default.csv" -> "openb_pod_list_default". */
-static char *trace_name(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	char *name, *dot;
-
-	name = strdup(base ? base + 1 : path);
-	if (name && (dot = strrchr(name, '.')) && dot != name)
-		*dot = '\0';
-	return name;
-}
-
 /* The shape of the matrix in out: its axes, the settings' numbers, the traces' names. */
 static int shape(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *err,
 		 size_t err_len)
@@ -122,11 +112,9 @@ static int shape(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	for (i = 0; i < n_set; i++)
 		out->settings[i] = spec->n_loads ? spec->loads[i % out->n_numbers] :
 				   spec->n_scales ? spec->scales[i % out->n_numbers] : NAN;
-	for (i = 0; i < spec->n_traces; i++) {
-		out->trace_names[i] = trace_name(spec->pods_paths[i]);
-		if (!out->trace_names[i])
-			goto oom;
-	}
+	/* Enough of each path to tell traces of one file name apart. */
+	if (gs_path_names(spec->pods_paths, spec->n_traces, NULL, out->trace_names))
+		goto oom;
 	return 0;
 oom:
 	gs_errf(err, err_len, "out of memory");
@@ -199,11 +187,22 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 		return rc;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	rc = shape(spec, out, err, err_len);
-	if (!rc) /* step 2 */
+	if (!rc && spec->n_state) /* step 2 */
+		rc = gs_inputs_load_state(&in, spec->state_paths, spec->n_state,
+					  spec->state_only ? NULL : spec->pods_paths, spec->n_traces,
+					  spec->strict, err, err_len);
+	else if (!rc)
 		rc = gs_inputs_load(&in, spec->nodes_path, spec->pods_paths, spec->n_traces,
 				    spec->strict, err, err_len);
 	if (!rc)
 		rc = plan(spec, &in, &b, err, err_len);
+	if (!rc && spec->warn) {
+		struct gs_audit_never *never = NULL;
+		size_t n_never = 0;
+
+		rc = gs_audit_batch(&b, spec->warn, "sweep", &never, &n_never, err, err_len);
+		free(never);
+	}
 	if (!rc) /* step 4 */
 		rc = gs_exec_batch(&b, &xo, &res, err, err_len);
 	/* On failure out owns nothing; after a signal res holds what to say. */

@@ -33,6 +33,15 @@ struct gs_sweep_spec {
 	const char *nodes_path;
 	const char *const *pods_paths;          /* n_traces of them */
 	size_t n_traces;
+	/*
+	 * A Kubernetes snapshot instead of a cluster file (run/inputs.h): its
+	 * n_state files, which nodes_path names comma-joined for the runs'
+	 * records; with state_only the one trace is its pending pods (and
+	 * pods_paths[0] names the snapshot too).
+	 */
+	const char *const *state_paths;
+	size_t n_state;
+	bool state_only;
 	const struct gs_policy *const *policies;
 	size_t n_policies;
 	const uint64_t *seeds;
@@ -69,6 +78,11 @@ struct gs_sweep_spec {
 	int64_t claim_timeout_s;
 	FILE *progress;                         /* a bar when it is a terminal; may be NULL */
 	bool on_signals;
+	/*
+	 * Where to say, before any run, which pods can never run: once per
+	 * trace, and once per trace and sharing mode (run/audit.h); NULL: not said.
+	 */
+	FILE *warn;
 };
 
 struct gs_sweep {
@@ -77,7 +91,7 @@ struct gs_sweep {
 	struct gs_outcome *cells;
 	double *settings;             /* the load or time scale of each setting; NAN for none */
 	size_t n_numbers;             /* loads or scales per sharing mode */
-	char **trace_names;           /* file names without directory and extension */
+	char **trace_names;           /* file names without extension, directories where two share one */
 	/* As in struct gs_exec_result (run/exec.h). */
 	size_t n_ran, n_skipped;
 	size_t n_other_shards;        /* cells left to other shards */

@@ -79,10 +79,17 @@ int gs_db_interference_export(struct gs_db *db, struct gs_interference *t, char 
 			 device, (const char *)sqlite3_column_text(st, 7),
 			 (const char *)sqlite3_column_text(st, 8), n, factor,
 			 (long long)sqlite3_column_int64(st, 5), sqlite3_column_int(st, 6));
-		/* The CSV has no quoting: commas in the device's name become semicolons. */
-		for (k = 0; source[k]; k++)
+		/*
+		 * The CSV has no quoting: commas in the device's name become
+		 * semicolons, quotes and control characters blanks.
+		 */
+		for (k = 0; source[k]; k++) {
 			if (source[k] == ',')
 				source[k] = ';';
+			else if (source[k] == '"' || (unsigned char)source[k] < 0x20 ||
+				 source[k] == 0x7f)
+				source[k] = ' ';
+		}
 		if (m <= GS_SHARE_IDEAL || !cls[0] || n < 1 || n > GS_IFR_N_MAX)
 			continue;
 		/* Four decimals, as the source states the factor: the table is read by people. */

@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "store/digest.h"
 #include "store/merge.h"
 #include "store/plan.h"
 #include "store/results_internal.h"
@@ -239,7 +240,8 @@ static int prepare_same(struct merge *m)
 static int merge_prepare(struct merge *m)
 {
 	static const char sql_src_runs[] =
-		"SELECT run_id, pods_sha256, policy, seed, nodes_sha256, params_json"
+		"SELECT run_id, pods_sha256, policy, seed, nodes_sha256, params_json,"
+		" n_nodes, CASE WHEN pods_stored THEN n_pods ELSE 0 END"
 		" FROM src.runs WHERE status = 'complete' ORDER BY run_id";
 	static const char sql_find[] =
 		"SELECT run_id FROM main.runs WHERE pods_sha256 = ?1 AND policy = ?2 AND seed = ?3"
@@ -310,7 +312,14 @@ static int same_results(struct merge *m, int64_t a, int64_t b, bool *same)
 	return step == SQLITE_ROW ? 0 : GS_EDB;
 }
 
-static int copy_one(struct merge *m, int64_t old_id)
+/*
+ * Copies run old_id, whose runs row says it has n_nodes node rows and
+ * n_pods pod rows. Returns 0, GS_EDB, or GS_EINVAL with *short_table and
+ * *got set when the input holds fewer or more rows than its runs row says
+ * (a damaged input: the run is not copied in part).
+ */
+static int copy_one(struct merge *m, int64_t old_id, int64_t n_nodes, int64_t n_pods,
+		    const char **short_table, int64_t *got, int64_t *want)
 {
 	int64_t new_id;
 	size_t i;
@@ -322,11 +331,20 @@ static int copy_one(struct merge *m, int64_t old_id)
 		return rc;
 	new_id = sqlite3_last_insert_rowid(m->db->conn);
 	for (i = 0; i < N_CHILD; i++) {
+		int64_t expect = strcmp(child_tables[i], "run_nodes") == 0 ? n_nodes
+				 : strcmp(child_tables[i], "pods") == 0 ? n_pods : -1;
+
 		sqlite3_bind_int64(m->copy_child[i], 1, new_id);
 		sqlite3_bind_int64(m->copy_child[i], 2, old_id);
 		rc = step_done(m->copy_child[i]);
 		if (rc)
 			return rc;
+		if (expect >= 0 && sqlite3_changes(m->db->conn) != expect) {
+			*short_table = child_tables[i];
+			*got = sqlite3_changes(m->db->conn);
+			*want = expect;
+			return GS_EINVAL;
+		}
 	}
 	return 0;
 }
@@ -338,6 +356,105 @@ static bool same_file(const char *a, const char *b)
 
 	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
 	       sa.st_ino == sb.st_ino;
+}
+
+/* The tables a merge reads from its input. */
+static const char *const input_tables[] = { "runs", "run_nodes", "pods", "samples",
+					    "arrived_stats", "sweep_plans" };
+
+/* Whether in has every table a merge reads; GS_EINVAL naming the first missing. */
+static int check_tables(struct gs_db *in, const char *in_path, char *err, size_t err_len)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int step;
+
+	for (i = 0; i < sizeof(input_tables) / sizeof(input_tables[0]); i++) {
+		if (sqlite3_prepare_v2(in->conn, "SELECT count(*) FROM pragma_table_info(?1)", -1, &st,
+				       NULL) != SQLITE_OK)
+			return gs_db_sqlfail(in, err, err_len, "cannot read the schema");
+		sqlite3_bind_text(st, 1, input_tables[i], -1, SQLITE_STATIC);
+		step = sqlite3_step(st);
+		if (step != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return gs_db_sqlfail(in, err, err_len, "cannot read the schema");
+		}
+		if (sqlite3_column_int64(st, 0) == 0) {
+			sqlite3_finalize(st);
+			return gs_db_fail(err, err_len, GS_EINVAL, "%s: has no table %s, which every "
+					  "gpusim database has; it is damaged or not gpusim's, and "
+					  "nothing of it was merged", in_path, input_tables[i]);
+		}
+		sqlite3_finalize(st);
+	}
+	return 0;
+}
+
+/*
+ * SQLite's integrity check on in. integrity_check, not quick_check: it
+ * also holds the indexes to the tables, so that a flipped bit in a key is
+ * found before rows are copied.
+ */
+static int check_integrity(struct gs_db *in, const char *in_path, char *err, size_t err_len)
+{
+	sqlite3_stmt *st = NULL;
+	const char *first;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(in->conn, "PRAGMA integrity_check(1)", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		/* Out of memory, an I/O error, or damage found before any row: said as such. */
+		rc = gs_db_sqlfail(in, err, err_len, "integrity check");
+		sqlite3_finalize(st);
+		return rc;
+	}
+	first = (const char *)sqlite3_column_text(st, 0);
+	/* The check reports its own allocation failure as a row of text. */
+	if ((!first && sqlite3_errcode(in->conn) == SQLITE_NOMEM) ||
+	    (first && strcmp(first, "out of memory") == 0))
+		rc = gs_db_fail(err, err_len, GS_ENOMEM, "%s: integrity check: out of memory",
+				in_path);
+	else if (!first || strcmp(first, "ok") != 0)
+		rc = gs_db_fail(err, err_len, GS_EINVAL, "%s: is damaged (SQLite's integrity check: "
+				"%s); nothing of it was merged", in_path, first ? first : "no answer");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The checksum of every complete run of in (store/digest.h). */
+static int check_digests(struct gs_db *in, const char *in_path, char *err, size_t err_len)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0, step;
+
+	if (sqlite3_prepare_v2(in->conn, "SELECT run_id FROM runs WHERE status = 'complete'"
+			       " ORDER BY run_id", -1, &st, NULL) != SQLITE_OK)
+		return gs_db_sqlfail(in, err, err_len, "cannot read the runs");
+	while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
+		rc = gs_db_digest_check(in, "main", in_path, sqlite3_column_int64(st, 0), err,
+					err_len);
+	if (rc == 0 && step != SQLITE_DONE)
+		rc = gs_db_sqlfail(in, err, err_len, "cannot read the runs");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int gs_db_merge_check(const char *in_path, char *err, size_t err_len)
+{
+	struct gs_db *in = NULL;
+	int rc;
+
+	/* Open it as every gpusim command does: refuse a foreign file or major, migrate a minor. */
+	rc = gs_db_open_existing(in_path, &in, err, err_len);
+	if (rc)
+		return rc;
+	rc = check_tables(in, in_path, err, err_len);
+	if (!rc)
+		rc = check_integrity(in, in_path, err, err_len);
+	if (!rc)
+		rc = check_digests(in, in_path, err, err_len);
+	gs_db_close(in);
+	return rc;
 }
 
 int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *st, char *err,
@@ -355,11 +472,14 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 	if (same_file(out->path, in_path))
 		return gs_db_fail(err, err_len, GS_EINVAL, "%s: is the output database itself",
 				  in_path);
-	/* Open it as every gpusim command does: refuse a foreign file or major, migrate a minor. */
+	/* Opened as every command does (a minor migrated), and its tables there; each run is checked as it is copied. */
 	rc = gs_db_open_existing(in_path, &in, err, err_len);
 	if (rc)
 		return rc;
+	rc = check_tables(in, in_path, err, err_len);
 	gs_db_close(in);
+	if (rc)
+		return rc;
 
 	pthread_mutex_lock(&out->lock);
 	if (sqlite3_prepare_v2(out->conn, "ATTACH DATABASE ?1 AS src", -1, &attach, NULL) !=
@@ -400,7 +520,25 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 			goto rollback;
 		}
 		if (have < 0) {
-			rc = copy_one(&m, old_id);
+			const char *table = NULL;
+			int64_t got = 0, want = 0;
+
+			rc = gs_db_digest_check(out, "src", in_path, old_id, err, err_len);
+			if (rc) {
+				if (rc == GS_EINVAL)
+					snprintf(err + strlen(err), err_len - strlen(err),
+						 "; nothing of it was merged");
+				goto rollback;
+			}
+
+			rc = copy_one(&m, old_id, sqlite3_column_int64(m.src_runs, 6),
+				      sqlite3_column_int64(m.src_runs, 7), &table, &got, &want);
+			if (rc == GS_EINVAL) {
+				gs_db_fail(err, err_len, rc, "%s: run %" PRId64 " is damaged: %" PRId64
+					   " rows in %s where its runs row says %" PRId64
+					   "; nothing was merged", in_path, old_id, got, table, want);
+				goto rollback;
+			}
 			if (rc) {
 				snprintf(why, sizeof(why), "cannot copy run %" PRId64 " of %s", old_id,
 					 in_path);

@@ -21,6 +21,14 @@ struct gs_merge_stats {
 };
 
 /*
+ * Whether the database at in_path can be merged: a gpusim database of this
+ * major (a minor migrated), with every table a merge reads, that passes
+ * SQLite's integrity check. Returns 0, or GS_EINVAL (damaged: the message
+ * says how), GS_ESCHEMA, GS_ENOENT, GS_ENOMEM or GS_EDB with a message.
+ */
+int gs_db_merge_check(const char *in_path, char *err, size_t err_len);
+
+/*
  * Copies the complete runs of the database at in_path into out: the runs
  * row and every row of the run's nodes, pods, samples and statistics,
  * under new run ids, and the input's plans. A run whose key out already
@@ -29,8 +37,11 @@ struct gs_merge_stats {
  * GS_EEXIST names both runs. The input is opened as gpusim opens any
  * database: an older minor schema is migrated in place, a newer major is
  * refused (GS_ESCHEMA); a newer minor's columns unknown to this build are
- * left out. All or nothing: one transaction. Returns 0, GS_EEXIST,
- * GS_ESCHEMA, GS_ENOENT, GS_ENOMEM or GS_EDB, with a message in err.
+ * left out. The input is checked first (gs_db_merge_check()), and each
+ * run's node and pod rows are counted against its runs row as they are
+ * copied. All or nothing: one transaction. Returns 0, GS_EEXIST, GS_EINVAL
+ * (a damaged input), GS_ESCHEMA, GS_ENOENT, GS_ENOMEM or GS_EDB, with a
+ * message in err.
  */
 int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *st, char *err,
 		size_t err_len);

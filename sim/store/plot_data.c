@@ -26,7 +26,9 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "io/outfile.h"
 #include "core/grow.h"
+#include "io/path.h"
 #include "policies/policy.h"
 #include "store/bounds.h"
 #include "store/plot_data.h"
@@ -59,24 +61,92 @@ void gs_plot_index_release(struct gs_plot_index *ix)
 	gs_plot_names_free(ix->families, ix->n_families);
 	free(ix->seeds_min);
 	free(ix->seeds_max);
+	free(ix->alloc_points);
+	free(ix->frag_points);
 	free(ix->bound);
 	free(ix->bound_at100);
 	memset(ix, 0, sizeof(*ix));
 }
 
-char *gs_plot_short_name(const char *path)
+int gs_plot_traces_load(struct sqlite3 *sq, struct gs_plot_traces *nm, char *err, size_t err_len)
 {
-	const char *base = strrchr(path, '/');
-	const char *prefix = "openb_pod_list_";
-	char *name, *dot;
+	static const char sql[] = "SELECT DISTINCT pods_path FROM runs WHERE status = 'complete'"
+				  " AND pods_path IS NOT NULL ORDER BY pods_path";
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc = 0, step;
 
-	base = base ? base + 1 : path;
-	if (!strncmp(base, prefix, strlen(prefix)) && base[strlen(prefix)])
-		base += strlen(prefix);
-	name = strdup(base);
-	if (name && (dot = strrchr(name, '.')) && dot != name)
-		*dot = '\0';
-	return name;
+	memset(nm, 0, sizeof(*nm));
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		return GS_EDB;
+	}
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		char **g = gs_grow(nm->paths, &cap, nm->n, sizeof(*g), 16);
+
+		if (!g) {
+			rc = GS_ENOMEM;
+			break;
+		}
+		nm->paths = g;
+		nm->paths[nm->n] = strdup((const char *)sqlite3_column_text(st, 0));
+		if (!nm->paths[nm->n]) {
+			rc = GS_ENOMEM;
+			break;
+		}
+		nm->n++;
+	}
+	if (!rc && step != SQLITE_DONE) {
+		gs_errf(err, err_len, "%s: %s", sqlite3_db_filename(sq, "main"), sqlite3_errmsg(sq));
+		rc = GS_EDB;
+	}
+	sqlite3_finalize(st);
+	if (!rc) {
+		nm->names = calloc(nm->n ? nm->n : 1, sizeof(*nm->names));
+		if (!nm->names ||
+		    gs_path_names((const char *const *)nm->paths, nm->n, "openb_pod_list_",
+				  nm->names))
+			rc = GS_ENOMEM;
+	}
+	if (rc) {
+		if (rc == GS_ENOMEM)
+			gs_errf(err, err_len, "out of memory");
+		free(nm->names);
+		nm->names = NULL;
+		gs_plot_traces_release(nm);
+	}
+	return rc;
+}
+
+char *gs_plot_traces_name(const struct gs_plot_traces *nm, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < nm->n; i++)
+		if (!strcmp(nm->paths[i], path))
+			return strdup(nm->names[i]);
+	/* A path no complete run has: its own short name. */
+	{
+		char *name = NULL;
+
+		if (gs_path_names(&path, 1, "openb_pod_list_", &name))
+			return NULL;
+		return name;
+	}
+}
+
+void gs_plot_traces_release(struct gs_plot_traces *nm)
+{
+	size_t i;
+
+	for (i = 0; i < nm->n; i++) {
+		free(nm->paths[i]);
+		if (nm->names)
+			free(nm->names[i]);
+	}
+	free(nm->paths);
+	free(nm->names);
+	memset(nm, 0, sizeof(*nm));
 }
 
 /* Position of s in order[0..n), n when absent: listed names sort first. */
@@ -126,16 +196,22 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 		" AND (?1 < 0 OR json_extract(params_json, '$.compat') = ?1)"
 		" ORDER BY run_id";
 	struct run_ref *runs = NULL;
+	struct gs_plot_traces names;
 	char **pol_of = NULL, **trace_of = NULL;
 	size_t n = 0, cap = 0, i;
 	sqlite3_stmt *st = NULL;
 	int rc = 0, step;
 
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
+	rc = gs_plot_traces_load(sq, &names, err, err_len);
+	if (rc)
+		return rc;
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
+		gs_plot_traces_release(&names);
 		return gs_plot_dberr(sq, err, err_len);
+	}
 	sqlite3_bind_int(st, 1, compat);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		char *tname = gs_plot_short_name((const char *)sqlite3_column_text(st, 2));
+		char *tname = gs_plot_traces_name(&names, (const char *)sqlite3_column_text(st, 2));
 
 		if (n == cap) {
 			/* Three arrays, one capacity. */
@@ -174,6 +250,7 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 	if (!rc && step != SQLITE_DONE)
 		rc = gs_plot_dberr(sq, err, err_len);
 	sqlite3_finalize(st);
+	gs_plot_traces_release(&names);
 	if (!rc && n == 0) {
 		gs_errf(err, err_len, "%s: no complete inflate-mode runs%s to plot",
 			sqlite3_db_filename(sq, "main"),
@@ -258,10 +335,10 @@ static void quartiles(struct run_buckets *const *rb, size_t n, size_t field, int
 	out[2] = gsl_stats_quantile_from_sorted_data(v, 1, k, 0.75);
 }
 
-/* Writes the alloc and frag files of one (trace, policy). */
+/* Writes the alloc and frag files of one (trace, policy); adds the points of each to *n_alloc, *n_frag. */
 static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
-		       const char *trace, const char *policy, double *scratch, char *err,
-		       size_t err_len)
+		       const char *trace, const char *policy, double *scratch, size_t *n_alloc,
+		       size_t *n_frag, char *err, size_t err_len)
 {
 	char name[512];
 	FILE *f;
@@ -277,8 +354,10 @@ static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
 		double q[3];
 
 		quartiles(rb, n, 0, pct, scratch, q);
-		if (!isnan(q[0]))
+		if (!isnan(q[0])) {
 			fprintf(f, "%d\t%.4f\t%.4f\t%.4f\n", pct, q[0], q[1], q[2]);
+			(*n_alloc)++;
+		}
 	}
 	rc = gs_plot_data_close(f, dir, name, err, err_len);
 	if (rc)
@@ -295,9 +374,11 @@ static int write_lines(struct run_buckets *const *rb, size_t n, const char *dir,
 
 		quartiles(rb, n, 1, pct, scratch, r);
 		quartiles(rb, n, 2, pct, scratch, a);
-		if (!isnan(r[0]))
+		if (!isnan(r[0])) {
 			fprintf(f, "%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n", pct, r[0], r[1], r[2],
 				a[0], a[1], a[2]);
+			(*n_frag)++;
+		}
 	}
 	return gs_plot_data_close(f, dir, name, err, err_len);
 }
@@ -485,9 +566,12 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 	}
 	ix->seeds_min = calloc(ix->n_traces, sizeof(*ix->seeds_min));
 	ix->seeds_max = calloc(ix->n_traces, sizeof(*ix->seeds_max));
+	ix->alloc_points = calloc(ix->n_traces, sizeof(*ix->alloc_points));
+	ix->frag_points = calloc(ix->n_traces, sizeof(*ix->frag_points));
 	ix->bound = calloc(ix->n_traces, sizeof(*ix->bound));
 	ix->bound_at100 = calloc(ix->n_traces, sizeof(*ix->bound_at100));
-	if (!ix->seeds_min || !ix->seeds_max || !ix->bound || !ix->bound_at100) {
+	if (!ix->seeds_min || !ix->seeds_max || !ix->alloc_points || !ix->frag_points ||
+	    !ix->bound || !ix->bound_at100) {
 		gs_errf(err, err_len, "out of memory");
 		rc = GS_ENOMEM;
 		goto out;
@@ -512,7 +596,7 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 			if (n > ix->seeds_max[t])
 				ix->seeds_max[t] = n;
 			rc = write_lines(group, n, dir, ix->traces[t], ix->policies[p], scratch,
-					 err, err_len);
+					 &ix->alloc_points[t], &ix->frag_points[t], err, err_len);
 			if (rc)
 				goto out;
 		}
@@ -854,17 +938,8 @@ void gs_plot_data_discard(FILE *f, const char *dir, const char *name)
 int gs_plot_data_close(FILE *f, const char *dir, const char *name, char *err, size_t err_len)
 {
 	char tmp[4096], path[4096];
-	int failed = ferror(f);
 
 	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", dir, name);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	failed |= fclose(f);
-	if (failed)
-		gs_errf(err, err_len, "%s: write error", tmp);
-	else if (rename(tmp, path))
-		gs_errf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
-	else
-		return 0;
-	unlink(tmp);
-	return GS_EIO;
+	return gs_outfile_finish(f, tmp, path, err, err_len);
 }

@@ -30,6 +30,13 @@ struct gs_plot_index {
 	size_t n_families;
 	size_t *seeds_min;    /* per trace: the fewest runs (seeds) of one policy */
 	size_t *seeds_max;    /* per trace: the most runs (seeds) of one policy */
+	/*
+	 * Per trace: the points the unallocated-GPU figure (arrived 80-130 %)
+	 * and the fragmentation figures (0-100 %) have over all policies; a
+	 * figure without any is not drawn (a run with --inflate below 0.8
+	 * never reaches 80 %).
+	 */
+	size_t *alloc_points, *frag_points;
 	const char *scoring;  /* static: "compat", "exact" or "compat and exact" */
 	bool *bound;          /* per trace: <trace>.bound.dat written (gpusim bound) */
 	double *bound_at100;  /* per trace: the bound's mean over seeds at 100 %, NAN: none */
@@ -38,8 +45,26 @@ struct gs_plot_index {
 /* Frees what gs_plot_export() put in *ix; safe on a zeroed index. */
 void gs_plot_index_release(struct gs_plot_index *ix);
 
-/* "dir/openb_pod_list_gpushare40.csv" -> "gpushare40" (malloc'ed; NULL when out of memory). */
-char *gs_plot_short_name(const char *path);
+/*
+ * The short names of the traces of a database's complete runs, as figure
+ * titles and file names use them: "dir/openb_pod_list_gpushare40.csv" ->
+ * "gpushare40", with enough of the directory in front to tell apart
+ * traces of one file name (gs_path_names(), io/path.h).
+ */
+struct gs_plot_traces {
+	char **paths;         /* every runs.pods_path, in name order of the path */
+	char **names;
+	size_t n;
+};
+
+/* Fills *nm from the runs of the database sq. Returns 0, GS_EDB or GS_ENOMEM (message in err). */
+int gs_plot_traces_load(struct sqlite3 *sq, struct gs_plot_traces *nm, char *err, size_t err_len);
+
+/* The name of the trace at path (a copy, malloc'ed); NULL when out of memory. */
+char *gs_plot_traces_name(const struct gs_plot_traces *nm, const char *path);
+
+/* Frees what gs_plot_traces_load() put in *nm; safe on a zeroed struct. */
+void gs_plot_traces_release(struct gs_plot_traces *nm);
 
 /*
  * What gs_plot_time_export() found and wrote for the time-mode figures.
@@ -92,7 +117,7 @@ int gs_plot_time_export(struct gs_db *db, const char *dir, struct gs_plot_time *
  * n_policies + policy] and coloc[trace * n_sharings + sharing].
  */
 struct gs_plot_sharing {
-	char **traces;        /* short names (gs_plot_short_name), in pods_path order */
+	char **traces;        /* short names (gs_plot_traces_name), in pods_path order */
 	char **paths;         /* per trace: its runs' pods_path */
 	size_t n_traces;
 	char **sharings;      /* ideal, exclusive, timeslice, mps, vgpu, mig, then others */

@@ -292,12 +292,16 @@ static int find_traces(sqlite3 *sq, struct gs_plot_sharing *ix, char *err, size_
 	if (!rc && ix->n_traces) {
 		size_t t;
 
-		ix->traces = calloc(ix->n_traces, sizeof(*ix->traces));
+		struct gs_plot_traces names;
+
+		rc = gs_plot_traces_load(sq, &names, err, err_len);
+		ix->traces = rc ? NULL : calloc(ix->n_traces, sizeof(*ix->traces));
 		for (t = 0; ix->traces && t < ix->n_traces; t++)
-			if (!(ix->traces[t] = gs_plot_short_name(ix->paths[t])))
+			if (!(ix->traces[t] = gs_plot_traces_name(&names, ix->paths[t])))
 				break;
-		if (!ix->traces || t < ix->n_traces)
+		if (!rc && (!ix->traces || t < ix->n_traces))
 			rc = GS_ENOMEM;
+		gs_plot_traces_release(&names);
 	}
 	if (rc == GS_ENOMEM)
 		gs_errf(err, err_len, "out of memory");

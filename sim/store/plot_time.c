@@ -5,7 +5,9 @@
  * events, schema 1.1) and written as plain files for gnuplot. Contract in
  * plot_data.h (gs_plot_time_export).
  *
- * Per trace, the "shown setting" is the options (params_json) of the run
+ * A trace run under two sharing mechanisms or more is one figure group
+ * per mechanism ("pods_mig"), so that no curve pools mechanisms. Per
+ * group, the "shown setting" is the options (params_json) of the run
  * with the highest --load (runs without a load count lowest; ties to the
  * newest run). The time series take, per policy, the run of that setting
  * with the lowest seed; the CDFs pool the pods of all its seeds; the load
@@ -32,7 +34,8 @@
 
 struct trun {
 	int64_t run_id;
-	size_t trace, policy;
+	size_t trace, policy;   /* trace: the figure group (trace, or trace and mechanism) */
+	char *sharing;          /* runs.sharing */
 	int64_t seed;
 	char *params;
 	double load;            /* NAN without --load */
@@ -46,8 +49,10 @@ static void free_runs(struct trun *r, size_t n)
 {
 	size_t i;
 
-	for (i = 0; r && i < n; i++)
+	for (i = 0; r && i < n; i++) {
 		free(r[i].params);
+		free(r[i].sharing);
+	}
 	free(r);
 }
 
@@ -66,7 +71,45 @@ void gs_plot_time_release(struct gs_plot_time *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Reads the time-mode runs with event figures; fills the trace and policy names. */
+/*
+ * The figure group of each run: its trace's short name, and when the
+ * trace was run under two sharing mechanisms or more, the mechanism's
+ * slug after it ("pods_mig"), so that no figure pools mechanisms.
+ * tnames[i] is run i's trace name; the group names replace them, made in
+ * tnames[n + i] (NULL on entry) and moved down once all are made.
+ */
+static int group_names(const struct trun *runs, size_t n, char **tnames)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		bool split = false;
+		char slug[256], *g;
+		size_t len;
+
+		for (j = 0; j < n && !split; j++)
+			split = !strcmp(tnames[i], tnames[j]) && strcmp(runs[i].sharing, runs[j].sharing);
+		if (!split)
+			continue;
+		gs_plot_sharing_slug(runs[i].sharing, slug, sizeof(slug));
+		len = strlen(tnames[i]) + strlen(slug) + 2;
+		g = malloc(len);
+		if (!g)
+			return GS_ENOMEM;
+		snprintf(g, len, "%s_%s", tnames[i], slug);
+		/* Later runs still compare with the trace's name: swap them in at the end. */
+		tnames[n + i] = g;
+	}
+	for (i = 0; i < n; i++)
+		if (tnames[n + i]) {
+			free(tnames[i]);
+			tnames[i] = tnames[n + i];
+			tnames[n + i] = NULL;
+		}
+	return 0;
+}
+
+/* Reads the time-mode runs with event figures; fills the group and policy names. */
 static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, size_t *n_out,
 		     char *err, size_t err_len)
 {
@@ -74,45 +117,56 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 		"SELECT run_id, pods_path, policy, seed, params_json,"
 		" json_extract(params_json, '$.load'), pods_stored, t_first_arrival_s,"
 		" t_last_arrival_s, t_first_arrival_s + makespan_s, gpu_milli_capacity,"
-		" 1.0 * wait_total_s / NULLIF(n_placed, 0), wait_p99_s"
+		" 1.0 * wait_total_s / NULLIF(n_placed, 0), wait_p99_s, coalesce(sharing, 'ideal')"
 		" FROM runs WHERE status = 'complete' AND mode = 'time' AND event_metrics = 1"
 		" AND pods_path IS NOT NULL AND t_first_arrival_s IS NOT NULL ORDER BY run_id";
 	struct trun *runs = NULL, *grown;
-	char **tnames = NULL, **pnames = NULL;
+	struct gs_plot_traces names;
+	char **tnames = NULL, **pnames = NULL, **run_trace = NULL, **gt;
 	size_t n = 0, cap = 0, i, n_t = 0, n_p = 0;
 	sqlite3_stmt *st;
-	int step, rc = 0;
+	int step, rc;
 
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK)
+	rc = gs_plot_traces_load(sq, &names, err, err_len);
+	if (rc)
+		return rc;
+	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
+		gs_plot_traces_release(&names);
 		return gs_plot_dberr(sq, err, err_len);
+	}
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		char *tname = gs_plot_short_name((const char *)sqlite3_column_text(st, 1));
+		const char *pol = (const char *)sqlite3_column_text(st, 2);
 		struct trun *r;
 
 		grown = gs_grow(runs, &cap, n, sizeof(*grown), 64);
-		if (!tname || !grown) {
-			free(tname);
+		if (!grown) {
 			rc = GS_ENOMEM;
 			break;
 		}
 		runs = grown;
+		/* Two names per run: its trace's, and room for its group's (group_names). */
+		gt = gs_realloc_n(run_trace, 2 * cap, sizeof(*gt));
+		if (!gt) {
+			rc = GS_ENOMEM;
+			break;
+		}
+		run_trace = gt;
 		r = &runs[n];
 		memset(r, 0, sizeof(*r));
+		run_trace[n] = gs_plot_traces_name(&names, (const char *)sqlite3_column_text(st, 1));
 		r->run_id = sqlite3_column_int64(st, 0);
 		r->params = strdup((const char *)sqlite3_column_text(st, 4));
-		if (!r->params || gs_plot_names_intern(&tnames, &n_t, tname) < 0 ||
-		    gs_plot_names_intern(&pnames, &n_p,
-					 (const char *)sqlite3_column_text(st, 2)) < 0) {
-			free(tname);
+		r->sharing = strdup((const char *)sqlite3_column_text(st, 13));
+		if (!run_trace[n] || !r->params || !r->sharing ||
+		    gs_plot_names_intern(&pnames, &n_p, pol) < 0) {
+			free(run_trace[n]);
 			free(r->params);
+			free(r->sharing);
 			rc = GS_ENOMEM;
 			break;
 		}
 		/* Indices are resolved after sorting the names. */
-		r->trace = (size_t)gs_plot_names_find(tnames, n_t, tname);
-		r->policy = (size_t)gs_plot_names_find(pnames, n_p,
-						       (const char *)sqlite3_column_text(st, 2));
-		free(tname);
+		r->policy = (size_t)gs_plot_names_find(pnames, n_p, pol);
 		r->seed = sqlite3_column_int64(st, 3);
 		r->load = gs_plot_col_real(st, 5);
 		r->pods_stored = sqlite3_column_int(st, 6) != 0;
@@ -127,6 +181,20 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 	if (!rc && step != SQLITE_DONE)
 		rc = gs_plot_dberr(sq, err, err_len);
 	sqlite3_finalize(st);
+	gs_plot_traces_release(&names);
+	for (i = 0; run_trace && i < n; i++)
+		run_trace[n + i] = NULL;
+	if (!rc && n)
+		rc = group_names(runs, n, run_trace);
+	for (i = 0; !rc && i < n; i++) {
+		if (gs_plot_names_intern(&tnames, &n_t, run_trace[i]) < 0)
+			rc = GS_ENOMEM;
+		else
+			runs[i].trace = (size_t)gs_plot_names_find(tnames, n_t, run_trace[i]);
+	}
+	for (i = 0; run_trace && i < 2 * n; i++)
+		free(run_trace[i]);
+	free(run_trace);
 	if (rc) {
 		if (rc == GS_ENOMEM)
 			gs_errf(err, err_len, "out of memory");
@@ -390,7 +458,7 @@ int gs_plot_time_export(struct gs_db *db, const char *dir, struct gs_plot_time *
 	for (t = 0; t < ix->n_traces && !rc; t++) {
 		const struct trun *shown = NULL;
 		size_t seeds = 0;
-		char text[256];
+		char text[512];
 
 		/* The shown setting: the highest load, ties to the newest run. */
 		for (i = 0; i < n; i++) {
@@ -451,12 +519,19 @@ int gs_plot_time_export(struct gs_db *db, const char *dir, struct gs_plot_time *
 				}
 			}
 		}
-		if (isnan(shown->load))
-			snprintf(text, sizeof(text), "trace times, %zu seed%s", seeds,
-				 seeds == 1 ? "" : "s");
-		else
-			snprintf(text, sizeof(text), "load %g%%, %zu seed%s", shown->load, seeds,
-				 seeds == 1 ? "" : "s");
+		{
+			/* The mechanism, unless the runs had none. */
+			char mech[192] = "";
+
+			if (strcmp(shown->sharing, "ideal"))
+				snprintf(mech, sizeof(mech), "%s, ", shown->sharing);
+			if (isnan(shown->load))
+				snprintf(text, sizeof(text), "%strace times, %zu seed%s", mech, seeds,
+					 seeds == 1 ? "" : "s");
+			else
+				snprintf(text, sizeof(text), "%sload %g%%, %zu seed%s", mech,
+					 shown->load, seeds, seeds == 1 ? "" : "s");
+		}
 		ix->setting[t] = strdup(text);
 		if (!ix->setting[t] && !rc) {
 			gs_errf(err, err_len, "out of memory");

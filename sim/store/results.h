@@ -43,7 +43,7 @@
 #include "engine/replay.h"
 
 #define GS_DB_SCHEMA_MAJOR 1
-#define GS_DB_SCHEMA_MINOR 6
+#define GS_DB_SCHEMA_MINOR 8
 #define GS_DB_SCHEMA_VERSION (GS_DB_SCHEMA_MAJOR * 1000 + GS_DB_SCHEMA_MINOR)
 #define GS_DB_BUSY_TIMEOUT_MS 60000
 

@@ -44,10 +44,15 @@ extern const char *const gs_db_pod_state[];
 __attribute__((format(printf, 4, 5)))
 int gs_db_fail(char *err, size_t err_len, int code, const char *fmt, ...);
 
-/* GS_EDB with "<path>: <what>: <SQLite's message>" in err. */
+/*
+ * "<path>: <what>: <why>" in err, from the connection's last error, and
+ * the code for why: GS_ENOMEM; GS_EINVAL for a damaged file (bad input);
+ * GS_EDB for a full disk (said so), another I/O error (with the system's
+ * reason) and anything else SQLite refused (a failure, exit 1).
+ */
 int gs_db_sqlfail(struct gs_db *db, char *err, size_t err_len, const char *what);
 
-/* Runs sql (one or more statements); GS_EDB with the statement and SQLite's message in err. */
+/* Runs sql (one or more statements); on failure what gs_db_sqlfail() returns, naming the statement. */
 int gs_db_exec(struct gs_db *db, const char *sql, char *err, size_t err_len);
 
 /*

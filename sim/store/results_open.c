@@ -5,7 +5,9 @@
  * (results_schema.c) a new or older file gets. See results.h for the
  * threading design.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/error.h"
 #include "io/path.h"
@@ -34,8 +37,29 @@ int gs_db_fail(char *err, size_t err_len, int code, const char *fmt, ...)
 
 int gs_db_sqlfail(struct gs_db *db, char *err, size_t err_len, const char *what)
 {
-	return gs_db_fail(err, err_len, GS_EDB, "%s: %s: %s", db->path, what,
-			  sqlite3_errmsg(db->conn));
+	int code = sqlite3_extended_errcode(db->conn), sys = sqlite3_system_errno(db->conn);
+
+	switch (code & 0xff) {
+	case SQLITE_NOMEM:
+		return gs_db_fail(err, err_len, GS_ENOMEM, "%s: %s: out of memory", db->path, what);
+	case SQLITE_FULL:
+		return gs_db_fail(err, err_len, GS_EDB, "%s: %s: the disk is full (%s)", db->path,
+				  what, sys ? strerror(sys) : sqlite3_errmsg(db->conn));
+	case SQLITE_IOERR:
+		if (sys == ENOSPC || sys == EDQUOT)
+			return gs_db_fail(err, err_len, GS_EDB, "%s: %s: the disk is full (%s)",
+					  db->path, what, strerror(sys));
+		return gs_db_fail(err, err_len, GS_EDB, "%s: %s: %s%s%s", db->path, what,
+				  sqlite3_errmsg(db->conn), sys ? ": " : "", sys ? strerror(sys) : "");
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return gs_db_fail(err, err_len, GS_EINVAL, "%s: %s: the database is damaged (%s); "
+				  "restore it from a copy or make it again", db->path, what,
+				  sqlite3_errmsg(db->conn));
+	default:
+		return gs_db_fail(err, err_len, GS_EDB, "%s: %s: %s", db->path, what,
+				  sqlite3_errmsg(db->conn));
+	}
 }
 
 int gs_db_exec(struct gs_db *db, const char *sql, char *err, size_t err_len)
@@ -45,10 +69,9 @@ int gs_db_exec(struct gs_db *db, const char *sql, char *err, size_t err_len)
 
 	if (rc == SQLITE_OK)
 		return 0;
-	gs_db_fail(err, err_len, GS_EDB, "%s: %s: %s", db->path, sql,
-		   msg ? msg : sqlite3_errstr(rc));
 	sqlite3_free(msg);
-	return GS_EDB;
+	/* The connection keeps the statement's error: its code says what kind of failure it was. */
+	return gs_db_sqlfail(db, err, err_len, sql);
 }
 
 /* Reads PRAGMA journal_mode into mode (lower case). */
@@ -181,8 +204,104 @@ free_db:
 	return rc;
 }
 
+/* Removes a database file and the WAL and shared-memory files beside it. */
+static void remove_db_files(const char *path)
+{
+	static const char *const suffix[] = { "-wal", "-shm" };
+	char side[4200];
+	size_t i;
+
+	unlink(path);
+	for (i = 0; i < 2; i++) {
+		int n = snprintf(side, sizeof(side), "%.4096s%s", path, suffix[i]);
+
+		if (n > 0 && (size_t)n < sizeof(side))
+			unlink(side);
+	}
+}
+
+/* Whether db's WAL still holds frames the checkpoint did not copy into the file. */
+static bool wal_left(struct gs_db *db)
+{
+	sqlite3_stmt *st;
+	bool left = true;
+
+	if (sqlite3_prepare_v2(db->conn, "PRAGMA wal_checkpoint(TRUNCATE)", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return true;
+	/* Columns: busy, frames in the WAL, frames checkpointed; TRUNCATE leaves 0 and 0. */
+	if (sqlite3_step(st) == SQLITE_ROW)
+		left = sqlite3_column_int(st, 0) != 0 || sqlite3_column_int(st, 1) > 0;
+	sqlite3_finalize(st);
+	return left;
+}
+
+/*
+ * A new database is made whole under a private name beside path, then
+ * linked into place: a failure (a full disk, no memory) leaves no file at
+ * path, and of two processes creating path at once the first link wins
+ * and the other opens that file.
+ */
+static int db_create(const char *path, struct gs_db **out, char *err, size_t err_len)
+{
+	static atomic_uint serial;
+	struct gs_db *db = NULL;
+	char tmp[4096];
+	int n, rc;
+
+	rc = gs_mkdir_parent(path, err, err_len);
+	if (rc)
+		return rc;
+	n = snprintf(tmp, sizeof(tmp), "%s.new-%ld-%u", path, (long)getpid(),
+		     atomic_fetch_add(&serial, 1));
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return db_open(path, true, out, err, err_len);
+	rc = db_open(tmp, true, &db, err, err_len);
+	if (rc) {
+		/* The message names the private file: name the one the user gave. */
+		char msg[1024];
+		size_t tl = strlen(tmp);
+
+		if (strncmp(err, tmp, tl) == 0) {
+			snprintf(msg, sizeof(msg), "%s%s", path, err + tl);
+			gs_errf(err, err_len, "%s", msg);
+		}
+		remove_db_files(tmp);
+		return rc;
+	}
+	/*
+	 * Everything into the file itself before it gets its name: the WAL is
+	 * removed with the private name, so a checkpoint that fails (a full
+	 * disk) fails the creation.
+	 */
+	if (sqlite3_exec(db->conn, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL) !=
+		    SQLITE_OK ||
+	    wal_left(db)) {
+		rc = gs_db_sqlfail(db, err, err_len, "cannot write the new database");
+		gs_db_close(db);
+		remove_db_files(tmp);
+		return rc;
+	}
+	gs_db_close(db);
+	if (link(tmp, path) != 0 && errno != EEXIST) {
+		/* A file system without hard links: rename, unless someone made path meanwhile. */
+		if (access(path, F_OK) != 0 && rename(tmp, path) != 0) {
+			rc = gs_db_fail(err, err_len, GS_EDB, "%s: cannot create: %s", path,
+					strerror(errno));
+			remove_db_files(tmp);
+			return rc;
+		}
+	}
+	remove_db_files(tmp);
+	return db_open(path, true, out, err, err_len);
+}
+
 int gs_db_open(const char *path, struct gs_db **out, char *err, size_t err_len)
 {
+	struct stat sb;
+
+	if (path && *path && out && stat(path, &sb) != 0 && errno == ENOENT)
+		return db_create(path, out, err, err_len);
 	return db_open(path, true, out, err, err_len);
 }
 

@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "store/bounds.h"
+#include "store/decision.h"
 #include "store/results.h"
 #include "store/results_internal.h"
 #include "store/run_defrag.h"
@@ -107,6 +108,15 @@ static const char *const columns_1_4[] = {
 	"runs ADD COLUMN at100_frag_amount_pct REAL",
 };
 #define N_COLUMNS_1_4 (sizeof(columns_1_4) / sizeof(columns_1_4[0]))
+
+/*
+ * The column schema 1.7 added to runs: the checksum of the run's rows
+ * (store/digest.h), "1:<hex>", NULL for runs stored before it.
+ */
+static const char *const columns_1_7[] = {
+	"runs ADD COLUMN rows_checksum TEXT",
+};
+#define N_COLUMNS_1_7 (sizeof(columns_1_7) / sizeof(columns_1_7[0]))
 
 /*
  * run_summary, schema 1.4. gpu_alloc_pct, the headline allocation of a
@@ -392,7 +402,9 @@ static const char *const schema_sql[] = {
  * 1.4 adds columns_1_4, arrived_stats and new arrived_buckets and
  * run_summary views; 1.5 adds sweep_plans and run_claims; 1.6 only the
  * bound tables of store/bounds.h and run_defrag (store/run_defrag.h),
- * which run with the bench tables (a view is not checked when it is made, so the
+ * which run with the bench tables; 1.7 adds columns_1_7, the runs'
+ * checksums; 1.8 the decision tables of store/decision.h, which run with
+ * the bench tables too (a view is not checked when it is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -403,6 +415,8 @@ static const char *const migration_sql[] = {
 	NULL,
 	ARRIVED_STATS_TABLE "; " MIGRATE_1_4,
 	SWEEP_PLANS_TABLE "; " RUN_CLAIMS_TABLE,
+	NULL,
+	NULL,
 	NULL,
 };
 _Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
@@ -489,6 +503,7 @@ static const struct {
 	[2] = { columns_1_2, N_COLUMNS_1_2 },
 	[3] = { columns_1_3, N_COLUMNS_1_3 },
 	[4] = { columns_1_4, N_COLUMNS_1_4 },
+	[7] = { columns_1_7, N_COLUMNS_1_7 },
 };
 
 /* ALTER TABLE for each column that minor version `minor` added. */
@@ -574,6 +589,8 @@ int gs_db_schema_setup(struct gs_db *db, bool create, char *err, size_t err_len)
 		rc = gs_db_exec(db, gs_bounds_schema_sql, err, err_len);
 	if (rc == 0)
 		rc = gs_db_exec(db, gs_run_defrag_schema_sql, err, err_len);
+	if (rc == 0)
+		rc = gs_db_exec(db, gs_decision_schema_sql, err, err_len);
 	if (rc)
 		goto rollback;
 	rc = set_user_version(db, GS_DB_SCHEMA_VERSION, err, err_len);

@@ -20,6 +20,7 @@
 #include "core/version.h"
 #include "engine/arrived_stats.h"
 #include "io/cjson.h"
+#include "store/digest.h"
 #include "store/results.h"
 #include "store/results_internal.h"
 #include "store/run_defrag.h"
@@ -42,7 +43,7 @@ static const char sql_insert_run[] =
 	" ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51,"
 	" ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, ?63, ?64)";
 static const char sql_run_done[] =
-	"UPDATE runs SET status = 'complete' WHERE run_id = ?1";
+	"UPDATE runs SET status = 'complete', rows_checksum = ?2 WHERE run_id = ?1";
 #define N_NODE_COLUMNS 9
 static const char node_columns[] =
 	"run_id, node_idx, name, cpu_milli, memory_mib, num_gpu, gpu_model, gpu_mem_mib, sharing";
@@ -780,6 +781,7 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 {
 	struct run_counts cnt;
 	struct gs_arrived_stats stats;
+	char digest[GS_DB_DIGEST_LEN];
 	cJSON *params;
 	int64_t run_id;
 	int rc;
@@ -837,8 +839,13 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	rc = drop_claim(db, ri, err, err_len);
 	if (rc)
 		goto rollback;
+	/* The checksum of what is stored, read back as a reader will read it (store/digest.h). */
+	rc = gs_db_digest_run(db, "main", run_id, digest, err, err_len);
+	if (rc)
+		goto rollback;
 	/* Last: only now can anyone see this run as complete. */
 	sqlite3_bind_int64(db->st_run_done, 1, run_id);
+	sqlite3_bind_text(db->st_run_done, 2, digest, -1, SQLITE_TRANSIENT);
 	if (step_once(db->st_run_done) != SQLITE_OK) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot mark the run complete");
 		goto rollback;

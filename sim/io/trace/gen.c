@@ -184,7 +184,7 @@ static int workload_parse(const char *file, const cJSON *pods, struct gs_gen_spe
 			return rc;
 		if (strlen(prefix) >= sizeof(s->name_prefix))
 			return gs_where_errorf(&w, "name_prefix", "'%s' is too long (at most %zu "
-					       "characters)", prefix, sizeof(s->name_prefix) - 1);
+					       "bytes)", prefix, sizeof(s->name_prefix) - 1);
 		snprintf(s->name_prefix, sizeof(s->name_prefix), "%s", prefix);
 	}
 	dur = cJSON_GetObjectItemCaseSensitive(pods, "duration");

@@ -48,16 +48,17 @@ int gs_where_errorf(const struct gs_where *w, const char *field, const char *fmt
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * Checks a pod or node name: 1 to GS_NAME_MAX bytes, printable, without
- * ',', '"' or '\\' (so every writer can emit it unquoted). Returns 0 or
+ * Checks a pod or node name: 1 to GS_NAME_MAX bytes of well-formed UTF-8,
+ * printable, without ',', '"' or '\\' (so every writer can emit it
+ * unquoted and every JSON document holding it is valid). Returns 0 or
  * GS_EPARSE with a message for `field`.
  */
 int gs_check_name(const struct gs_where *w, const char *field, const char *name);
 
 /*
  * True when len bytes at name make a valid GPU model name: 1 to
- * GS_MODEL_NAME_MAX-1 bytes, none a space, '|', comma, quote, backslash or
- * control character (DEL included).
+ * GS_MODEL_NAME_MAX-1 bytes of well-formed UTF-8, none a space, '|',
+ * comma, quote, backslash or control character (DEL included).
  */
 bool gs_model_name_ok(const char *name, size_t len);
 

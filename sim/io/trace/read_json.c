@@ -341,15 +341,15 @@ static int models_parse(struct gs_where *w, const cJSON *arr, struct gs_models *
 		len = strlen(name);
 		gs_csv_quote(name, vbuf, sizeof(vbuf));
 		if (len == 0 || len >= GS_MODEL_NAME_MAX) {
-			rc = gs_where_errorf(w, "name", "'%s' must have 1 to %d characters", vbuf,
+			rc = gs_where_errorf(w, "name", "'%s' must have 1 to %d bytes", vbuf,
 					     GS_MODEL_NAME_MAX - 1);
 			break;
 		}
 		/* The same rule as for the models nodes and pods name (rules.c). */
 		if (!gs_model_name_ok(name, len)) {
 			rc = gs_where_errorf(w, "name", "'%s' has a character not allowed in model "
-					     "names (a space, '|', a comma, a quote, a backslash "
-					     "or a control character)", vbuf);
+					     "names (a space, '|', a comma, a quote, a backslash, "
+					     "a control character or bytes that are not UTF-8)", vbuf);
 			break;
 		}
 		rc = gs_nameset_add(&seen, name, w->index, &prev);

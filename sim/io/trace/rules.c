@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/limits.h"
 #include "io/trace/internal.h"
+#include "io/utf8.h"
 
 const struct gs_node_fields gs_openb_node_fields = {
 	"sn", "cpu_milli", "memory_mib", "gpu", "model",
@@ -81,8 +82,11 @@ int gs_check_name(const struct gs_where *w, const char *field, const char *name)
 	if (len == 0)
 		return gs_where_errorf(w, field, "empty name");
 	if (len > GS_NAME_MAX)
-		return gs_where_errorf(w, field, "'%s' is too long (at most %d characters)",
-				       gs_csv_quote(name, vbuf, sizeof(vbuf)), GS_NAME_MAX);
+		return gs_where_errorf(w, field, "'%s' is too long (%zu bytes, at most %d)",
+				       gs_csv_quote(name, vbuf, sizeof(vbuf)), len, GS_NAME_MAX);
+	if (!gs_utf8_valid(name, len))
+		return gs_where_errorf(w, field, "'%s' is not valid UTF-8",
+				       gs_csv_quote(name, vbuf, sizeof(vbuf)));
 	for (i = 0; i < len; i++)
 		if (bad_name_char((unsigned char)name[i]))
 			return gs_where_errorf(w, field, "'%s' has a character not allowed in "
@@ -217,7 +221,7 @@ bool gs_model_name_ok(const char *name, size_t len)
 	for (i = 0; i < len; i++)
 		if (bad_model_char((unsigned char)name[i]))
 			return false;
-	return true;
+	return gs_utf8_valid(name, len);
 }
 
 static void known_models(const struct gs_models *m, char *buf, size_t len)
@@ -264,12 +268,12 @@ int gs_trace_add_node(const struct gs_where *w, const struct gs_node_fields *f,
 
 		if (mlen >= GS_MODEL_NAME_MAX)
 			return gs_where_errorf(w, f->model, "'%s' is too long (at most %d "
-					       "characters)", gs_csv_quote(model, vbuf, sizeof(vbuf)),
+					       "bytes)", gs_csv_quote(model, vbuf, sizeof(vbuf)),
 					       GS_MODEL_NAME_MAX - 1);
 		if (!gs_model_name_ok(model, mlen))
 			return gs_where_errorf(w, f->model, "'%s' has a character not allowed in "
 					       "model names (a space, '|', a comma, a quote, a "
-					       "backslash or a control character)",
+					       "backslash, a control character or bytes that are not UTF-8)",
 					       gs_csv_quote(model, vbuf, sizeof(vbuf)));
 		if (gs_models_find(&c->models, model) < 0) {
 			known_models(&c->models, list, sizeof(list));
@@ -306,11 +310,11 @@ int gs_trace_spec_add(const struct gs_where *w, const char *spec, struct gs_mode
 		return gs_where_errorf(w, "gpu_spec", "'%s' has an empty model name", vbuf);
 	if (len >= GS_MODEL_NAME_MAX)
 		return gs_where_errorf(w, "gpu_spec", "'%s' has a model name longer than %d "
-				       "characters", vbuf, GS_MODEL_NAME_MAX - 1);
+				       "bytes", vbuf, GS_MODEL_NAME_MAX - 1);
 	if (!gs_model_name_ok(name, len))
 		return gs_where_errorf(w, "gpu_spec", "'%s' has a model name with a character not "
 				       "allowed in model names (a space, '|', a comma, a quote, "
-				       "a backslash or a control character)", vbuf);
+				       "a backslash, a control character or bytes that are not UTF-8)", vbuf);
 	memcpy(mname, name, len);
 	mname[len] = '\0';
 	idx = gs_models_find(models, mname);

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * snapshot_internal.h - shared by the snapshot readers (read_core.c,
+ * read_dra.c, link.c, snapshot.c): the context of the object being read,
+ * refusals that name it, and readers of the field types every kind uses.
+ */
+#ifndef GS_K8S_SNAPSHOT_INTERNAL_H
+#define GS_K8S_SNAPSHOT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/grow.h"
+#include "io/k8s/doc.h"
+#include "io/k8s/snapshot.h"
+
+/* The object being read. */
+struct gs_k8s_rctx {
+	struct gs_k8s_snapshot *s;
+	struct gs_k8s_origin o;
+	char *err;
+	size_t err_len;
+};
+
+/*
+ * Writes "file:line: Kind ns/name: field: message" into the context's
+ * error buffer (the line of `at` when it has one, else the object's) and
+ * returns GS_EPARSE.
+ */
+int gs_k8s_refuse(const struct gs_k8s_rctx *c, const struct gs_kdoc *at, const char *field,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/*
+ * Formats a field path ("spec.containers[2].resources") into buf,
+ * truncated to fit: a long path in a message is cut, never an error.
+ */
+void gs_k8s_fieldf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Out of memory while reading: says so in the error buffer, returns GS_ENOMEM. */
+int gs_k8s_oom(const struct gs_k8s_rctx *c);
+
+/* An interned copy of s (NULL stays NULL); NULL when out of memory. */
+const char *gs_k8s_str(struct gs_k8s_rctx *c, const char *s);
+
+/* n zeroed elements of size bytes from the snapshot's arena, or NULL. */
+void *gs_k8s_alloc(struct gs_k8s_rctx *c, size_t n, size_t size);
+
+/*
+ * The scalar child key of map m into *out (interned), NULL when absent or
+ * null. Refuses a map or list there. Returns 0 or an error.
+ */
+int gs_k8s_get_str(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
+		   const char *field, const char **out);
+
+/* A child that must be a map (absent and null are fine: *out NULL). Returns 0 or an error. */
+int gs_k8s_get_map(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
+		   const char *field, const struct gs_kdoc **out);
+
+/* A child that must be a list (absent and null: *out NULL). Returns 0 or an error. */
+int gs_k8s_get_seq(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
+		   const char *field, const struct gs_kdoc **out);
+
+/* An integer child in [lo, hi]; *out untouched when absent. Returns 0 or an error. */
+int gs_k8s_get_int(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
+		   const char *field, int64_t lo, int64_t hi, int64_t *out);
+
+/* A boolean child (true/false); *out untouched when absent. Returns 0 or an error. */
+int gs_k8s_get_bool(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
+		    const char *field, bool *out);
+
+/* Parses scalar v as a quantity; refuses what Kubernetes would refuse. Returns 0 or an error. */
+int gs_k8s_quantity(struct gs_k8s_rctx *c, const struct gs_kdoc *v, const char *field,
+		    struct gs_quantity *out);
+
+/*
+ * Reads a map of string values (labels, nodeSelector) into *kv_out and
+ * *n_out. Returns 0 or an error.
+ */
+int gs_k8s_get_kv(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
+		  const char *field, struct gs_k8s_kv **kv_out, int32_t *n_out);
+
+/*
+ * Reads a core/v1 NodeSelector's nodeSelectorTerms (seq) into *out. A term
+ * with matchFields is refused (unsupported) unless allow_fields; the
+ * operators are In, NotIn, Exists, DoesNotExist, Gt and Lt. Returns 0 or
+ * an error.
+ */
+int gs_k8s_read_terms(struct gs_k8s_rctx *c, const struct gs_kdoc *terms, const char *field,
+		      struct gs_k8s_selector *out);
+
+/* Reads tolerations (pod or DRA request) into *out and *n_out. Returns 0 or an error. */
+int gs_k8s_read_tolerations(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const char *field,
+			    struct gs_k8s_toleration **out, int32_t *n_out);
+
+/* Reads taints (node or device; dra allows the None effect). Returns 0 or an error. */
+int gs_k8s_read_taints(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const char *field,
+		       bool dra, struct gs_k8s_taint **out, int32_t *n_out);
+
+/* An RFC 3339 time ("2024-05-01T12:00:00Z", "...+02:00", fractions) in Unix seconds, or -1. */
+int64_t gs_k8s_time(const char *s);
+
+/*
+ * Appends a zeroed element to one of the snapshot's arrays (gs_grow) and
+ * points out at it; out is NULL when out of memory (the array is kept).
+ */
+#define GS_K8S_PUSH(s, arr, out)                                                       \
+	do {                                                                           \
+		void *t_ = gs_grow((s)->arr, &(s)->cap_##arr, (s)->n_##arr,          \
+				   sizeof(*(s)->arr), 64);                             \
+		(out) = NULL;                                                          \
+		if (t_) {                                                              \
+			(s)->arr = t_;                                                 \
+			(out) = &(s)->arr[(s)->n_##arr++];                             \
+			memset((out), 0, sizeof(*(out)));                              \
+		}                                                                      \
+	} while (0)
+
+/* --- the kinds (read_core.c, read_dra.c) ------------------------------------ */
+
+/* Each reads one object of its kind into the snapshot. Returns 0 or an error. */
+int gs_k8s_read_node(struct gs_k8s_rctx *c, const struct gs_kdoc *obj);
+/* A Pod. */
+int gs_k8s_read_pod(struct gs_k8s_rctx *c, const struct gs_kdoc *obj);
+/* A Deployment, StatefulSet, ReplicaSet or Job. */
+int gs_k8s_read_workload(struct gs_k8s_rctx *c, const struct gs_kdoc *obj);
+/* A ConfigMap (kept when a data key is an NVIDIA device plugin configuration). */
+int gs_k8s_read_configmap(struct gs_k8s_rctx *c, const struct gs_kdoc *obj);
+/* A ResourceSlice. */
+int gs_k8s_read_slice(struct gs_k8s_rctx *c, const struct gs_kdoc *obj);
+/* A DeviceClass. */
+int gs_k8s_read_class(struct gs_k8s_rctx *c, const struct gs_kdoc *obj);
+/* A ResourceClaim. */
+int gs_k8s_read_claim(struct gs_k8s_rctx *c, const struct gs_kdoc *obj);
+/* A ResourceClaimTemplate. */
+int gs_k8s_read_template(struct gs_k8s_rctx *c, const struct gs_kdoc *obj);
+
+/*
+ * Reads a pod spec (a Pod's, or a workload's template) into p, whose
+ * origin is already set. Returns 0 or an error.
+ */
+int gs_k8s_read_pod_spec(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const char *field,
+			 struct gs_k8s_pod *p);
+
+#endif
