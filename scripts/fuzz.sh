@@ -18,7 +18,8 @@ seconds=${2:?usage: fuzz.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 src=$(cd "$(dirname "$0")/.." && pwd)
 targets=${*:-"cluster_csv cluster_json pods_csv pods_json gen_spec scenario bench_import interference busy_dist
-	validation k8s_yaml k8s_json cel sharing_spec db"}
+	validation k8s_yaml k8s_json cel sharing_spec db criteria
+	convert_pai convert_dlrm convert_spot convert_philly convert_helios convert_acme"}
 
 dict_of() {
 	case $1 in
@@ -31,6 +32,9 @@ dict_of() {
 	k8s_yaml | k8s_json) echo k8s ;;
 	cel) echo cel ;;
 	db) echo db ;;
+	criteria) echo criteria ;;
+	convert_philly) echo json ;;
+	convert_*) echo convert ;;
 	esac
 }
 

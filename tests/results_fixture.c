@@ -143,6 +143,9 @@ void rf_build_time(struct rf_run *r)
 		s->pods_running = 10 + i;
 		s->pending = 20 + i;
 		s->failed = 30 + i;
+		s->idle_frac_milli = 40 + i;
+		s->idle_nocpu_milli = 50 + i;
+		s->idle_stranded_milli = 60 + i;
 	}
 
 	sim->stats.events = 9;

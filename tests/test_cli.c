@@ -769,6 +769,70 @@ static void test_docgen_options(void **state)
  * Output that cannot be written is a failure (1) with a message, not a
  * success: stdout on /dev/full, for a table, JSON and --help.
  */
+/*
+ * gpusim convert end to end: a spot node list and job list (written here
+ * from the trace's published columns) to a JSON cluster and gpusim CSV
+ * pods with a pod group, replayed and stored; records left out counted on
+ * stderr; bad input exit 2 naming file, line and column, writing nothing;
+ * a CSV cluster refused for models gpusim does not have, writing neither.
+ */
+static void test_convert(void **state)
+{
+	static const char nodes[] = "gpu_model,gpu_capacity_num,cpu_num,node_name\n"
+				    "A10,1,128,0\n"
+				    "H800,8,192,1\n"
+				    "H800,8,192,2\n";
+	static const char jobs[] = "job_name,organization,gpu_model,cpu_request,gpu_request,"
+				   "worker_num,submit_time,duration,job_type\n"
+				   "7,1,A10,4,1,1,0,600,HP\n"
+				   "8,1,H800,16,4,3,30,900,Spot\n"
+				   "9,1,H800,16,1,0,40,10,Spot\n";
+
+	(void)state;
+	gs_test_write("node_info_df.csv", nodes, NULL, 0);
+	gs_test_write("job_info_df.csv", jobs, NULL, 0);
+	assert_int_equal(gpusim("convert -f spot -m node_info_df.csv -j job_info_df.csv "
+				"-o spot.json -p spot.csv"), 0);
+	assert_non_null(strstr(out, "gpusim convert: job_info_df.csv: 1 jobs of 0 workers "
+				    "(worker_num 0): left out\n"));
+	assert_non_null(strstr(out, "gpusim convert: spot: 3 nodes with 17 GPUs"));
+	assert_non_null(strstr(out, "gpusim convert: spot: 3 job records -> 4 pods, 1 pod groups "
+				    "-> spot.csv\n"));
+	assert_int_equal(gpusim_sh("cat spot.csv"), 0);
+	assert_string_equal(out, "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,"
+				 "creation_time,deletion_time,class,gpu_need_milli,gpu_busy_milli,"
+				 "gpu_compute_milli,pod_group\n"
+				 "7,4000,0,1,1000,0,A10,0,600,hp,,,,\n"
+				 "8-0,16000,0,4,1000,0,H800,30,930,spot,,,,8\n"
+				 "8-1,16000,0,4,1000,0,H800,30,930,spot,,,,8\n"
+				 "8-2,16000,0,4,1000,0,H800,30,930,spot,,,,8\n");
+	/* The group of three 4-GPU pods needs both H800 nodes: it starts at 30, whole. */
+	assert_int_equal(gpusim("replay --nodes spot.json --pods spot.csv --policy first-fit "
+				"--db c.db -q"), 0);
+	assert_int_equal(gpusim_sh("sqlite3 c.db 'select n_groups, n_groups_placed, "
+				   "group_wait_mean_s, n_placed from run_summary; select count(*) "
+				   "from pods where name like \"8-%%\" and t_start_s = 30'"), 0);
+	assert_string_equal(out, "1|1|0.0|4\n3\n");
+
+	/* Bad input: exit 2, the file, line and column, nothing written. */
+	gs_test_write("bad.csv", "job_name,organization,gpu_model,cpu_request,gpu_request,"
+		      "worker_num,submit_time,duration,job_type\n7,1,A10,4,1,1,0,600,LP\n", NULL, 0);
+	assert_int_equal(gpusim("convert -f spot -m node_info_df.csv -j bad.csv -o x.json "
+				"-p x.csv"), 2);
+	assert_string_equal(out, "gpusim convert: bad.csv:2: column job_type: 'LP' is not HP or "
+				 "Spot\n");
+	assert_int_equal(gpusim_sh("ls x.json x.csv"), 2);
+	/* H800 is not built in: a CSV cluster cannot record its memory; neither file is written. */
+	assert_int_equal(gpusim("convert -f spot -m node_info_df.csv -j job_info_df.csv "
+				"-o x.csv -p y.csv"), 2);
+	assert_non_null(strstr(out, "is not built in, and a CSV cluster cannot record memory per "
+				    "GPU: write a JSON cluster instead\n"));
+	assert_int_equal(gpusim_sh("ls x.csv y.csv"), 2);
+	assert_int_equal(gpusim("convert -f spot -j job_info_df.csv -o x.json"), 2);
+	assert_string_equal(out, "gpusim convert: --jobs needs --pods-out\n");
+	assert_int_equal(gpusim("convert -f nope -m node_info_df.csv -o x.json"), 2);
+}
+
 static void test_write_error_exits_1(void **state)
 {
 	(void)state;
@@ -898,6 +962,7 @@ int main(void)
 		cmocka_unit_test(test_replay_sharing),
 		cmocka_unit_test(test_docgen_options),
 		cmocka_unit_test(test_write_error_exits_1),
+		cmocka_unit_test(test_convert),
 		cmocka_unit_test(test_inspect_snapshot),
 		cmocka_unit_test(test_replay_state),
 		cmocka_unit_test(test_bad_snapshot),

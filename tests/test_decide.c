@@ -428,6 +428,9 @@ static void test_parsers(void **st)
 			 GS_ERANGE);
 	assert_int_equal(gs_cond_parse("useful >= 120 %", &c, err, sizeof(err)), GS_ERANGE);
 	assert_int_equal(gs_cond_parse("p99 wait < 0", &c, err, sizeof(err)), GS_ERANGE);
+	/* Found by the criteria fuzz target: a finite count of days, no finite count of seconds. */
+	assert_int_equal(gs_cond_parse("no pod waits over 1e308 d", &c, err, sizeof(err)), GS_ERANGE);
+	assert_string_equal(err, "'1e308 d': too long a time to compare with");
 	assert_int_equal(gs_objective_parse("p99-wait", &o, err, sizeof(err)), 0);
 	assert_int_equal(o.metric, GS_METRIC_P99_WAIT);
 	assert_int_equal(gs_objective_parse("fastest", &o, err, sizeof(err)), GS_EINVAL);

@@ -193,10 +193,10 @@ static void test_round_trip(void **state)
 			    "3");
 
 	assert_string_equal(rows(db, "SELECT * FROM samples ORDER BY sample_idx"),
-			    "1|0|10|1|1000|100|500|1|500|10|20|30|NULL|8\n"
-			    "1|1|30|3|2000|200|2500|2|2500|11|21|31|NULL|42\n"
-			    "1|2|100|5|3000|300|500|3|3200|12|22|32|NULL|53\n"
-			    "1|3|110|7|4000|400|500|4|4200|13|23|33|NULL|70");
+			    "1|0|10|1|1000|100|500|1|500|10|20|30|NULL|8|40|50|60\n"
+			    "1|1|30|3|2000|200|2500|2|2500|11|21|31|NULL|42|41|51|61\n"
+			    "1|2|100|5|3000|300|500|3|3200|12|22|32|NULL|53|42|52|62\n"
+			    "1|3|110|7|4000|400|500|4|4200|13|23|33|NULL|70|43|53|63");
 
 	close_and_remove(db);
 	rf_release(&r);
@@ -893,7 +893,7 @@ static void test_newer_minor_accepted(void **state)
 /*
  * A database written by gpusim with schema 1.0 (tests/data/schema-1.0.sql,
  * a dump of two time-mode runs and one inflate-mode run of the three-pod
- * trace of test_replay) is migrated to 1.2 when opened: runs gains the new
+ * trace of test_replay) is migrated to the current schema when opened: runs gains the new
  * columns exactly as a new database has them, the old runs keep their 1.0
  * figures (computed from the samples), and new runs get the event figures.
  */
@@ -922,6 +922,13 @@ static void test_migrate_1_0(void **state)
 	snprintf(want, sizeof(want), "%s",
 		 rows(fresh, "SELECT name FROM pragma_table_info('run_summary')"));
 	assert_string_equal(rows(db, "SELECT name FROM pragma_table_info('run_summary')"), want);
+	/* 1.9: the samples' idle breakdown and the view that shows it. */
+	snprintf(want, sizeof(want), "%s",
+		 rows(fresh, "SELECT name, type FROM pragma_table_info('samples')"));
+	assert_string_equal(rows(db, "SELECT name, type FROM pragma_table_info('samples')"), want);
+	snprintf(want, sizeof(want), "%s",
+		 rows(fresh, "SELECT name FROM pragma_table_info('sample_metrics')"));
+	assert_string_equal(rows(db, "SELECT name FROM pragma_table_info('sample_metrics')"), want);
 	/* Every table and view of a new database, those of 1.6 (bounds, run_defrag) too. */
 	snprintf(want, sizeof(want), "%s",
 		 rows(fresh, "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view')"
@@ -931,6 +938,13 @@ static void test_migrate_1_0(void **state)
 	assert_non_null(strstr(want, "bound_gap"));
 	assert_non_null(strstr(want, "run_defrag"));
 	close_and_remove(fresh);
+	/* The old runs had no pod groups and no breakdown. */
+	assert_string_equal(rows(db, "SELECT n_groups, n_groups_placed, group_wait_mean_s,"
+				     " idle_frac_pct FROM run_summary WHERE run_id = 1"),
+			    "0|0|NULL|NULL");
+	assert_string_equal(rows(db, "SELECT count(*), count(idle_frac_pct) FROM sample_metrics"
+				     " WHERE run_id = 1"),
+			    rows(db, "SELECT count(*) || '|0' FROM samples WHERE run_id = 1"));
 
 	/*
 	 * The old runs: no event figures. Run 1 (binpack, time) keeps the 1.0

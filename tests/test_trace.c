@@ -281,7 +281,7 @@ static void test_pod_file_errors(void **state)
 		  "'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...' (11 or 5 columns) "
 		  "or gpusim's 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,"
 		  "creation_time,deletion_time[,class,gpu_need_milli[,gpu_busy_milli,"
-		  "gpu_compute_milli]]', see traces/README.md");
+		  "gpu_compute_milli[,pod_group]]]', see traces/README.md");
 
 	gs_test_path("no-such-file.csv", path, sizeof(path));
 	std_cluster(&c);
@@ -495,7 +495,8 @@ static void test_json_pod_errors(void **state)
 	pods_fail("p.json", JP("{\"name\": \"a\", \"cpu_mili\": 1, \"memory_mib\": 1}"),
 		  GS_EPARSE, ": pods[0]: unknown key 'cpu_mili' (expected name, cpu_milli, "
 		  "memory_mib, num_gpu, gpu_milli, gpu_mem_mib, gpu_spec, creation_time, "
-		  "deletion_time, class, gpu_need_milli, gpu_busy_milli, gpu_compute_milli)");
+		  "deletion_time, class, gpu_need_milli, gpu_busy_milli, gpu_compute_milli, "
+		  "pod_group)");
 	pods_fail("p.json", JP("{\"name\": \"a\", \"cpu_milli\": 1, \"cpu_milli\": 2, "
 			       "\"memory_mib\": 1}"),
 		  GS_EPARSE, ": pods[0]: key 'cpu_milli' appears twice");
@@ -1019,6 +1020,65 @@ static void test_busy_and_compute(void **state)
 		  ": pods[0].gpu_busy_milli: '2000' is greater than 1000");
 }
 
+#define NP14_HDR "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time," \
+		 "deletion_time,class,gpu_need_milli,gpu_busy_milli,gpu_compute_milli,pod_group\n"
+
+/* Pod groups: the 14th CSV column and the JSON key, written back as read. */
+static void test_pod_groups(void **state)
+{
+	static const char text[] = NP14_HDR
+		"w0,1000,1024,1,1000,0,,0,100,,,,,job-1\n"
+		"w1,1000,1024,1,1000,0,,0,100,,,,,job-1\n"
+		"solo,1000,1024,1,500,0,,3,,train,,,,\n"
+		"x0,1000,1024,2,1000,0,,5,9,,,,,job.2\n";
+	char out[PATH_LEN];
+	struct gs_cluster c;
+	struct gs_trace t, u;
+
+	(void)state;
+	load_pods_ok("groups.csv", text, &c, &t);
+	assert_int_equal(t.n_groups, 2);
+	assert_int_equal(gs_trace_pod_group(&t, 0), 1);
+	assert_int_equal(gs_trace_pod_group(&t, 1), 1);
+	assert_int_equal(gs_trace_pod_group(&t, 2), 0);
+	assert_string_equal(gs_trace_group_name(&t, gs_trace_pod_group(&t, 3)), "job.2");
+	gs_test_path("groups-out.csv", out, sizeof(out));
+	assert_int_equal(gs_write_trace_csv(out, &t, &c, err, sizeof(err)), 0);
+	assert_string_equal(read_all(out), text);
+	gs_trace_init(&u);
+	assert_int_equal(gs_load_trace(out, &c, &u, err, sizeof(err)), 0);
+	assert_int_equal(u.n_groups, 2);
+	assert_memory_equal(u.pod_group, t.pod_group, t.n_pods * sizeof(*t.pod_group));
+	gs_trace_release(&u);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+
+	/* A trace without groups keeps its 9 columns and has no group array. */
+	load_pods_ok("nogroups.csv", NP14_HDR "a,1,1,0,0,0,,0,1,,,,,\n", &c, &t);
+	assert_null(t.pod_group);
+	assert_int_equal(gs_trace_pod_group(&t, 0), 0);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+
+	load_pods_ok("groups.json", "{\"pods\": [{\"name\": \"a\", \"cpu_milli\": 1, "
+		     "\"memory_mib\": 1, \"num_gpu\": 1, \"pod_group\": \"g\"}, {\"name\": "
+		     "\"b\", \"cpu_milli\": 1, \"memory_mib\": 1, \"pod_group\": \"g\"}, "
+		     "{\"name\": \"c\", \"cpu_milli\": 1, \"memory_mib\": 1}]}", &c, &t);
+	assert_int_equal(t.n_groups, 1);
+	assert_int_equal(gs_trace_pod_group(&t, 1), 1);
+	assert_int_equal(gs_trace_pod_group(&t, 2), 0);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+
+	pods_fail("badgroup.csv", NP14_HDR "a,1,1,0,0,0,,0,1,,,,,g\"x\n", GS_EPARSE,
+		  ":2: column pod_group: 'g\"x' has a quote character; quoted fields are not "
+		  "supported");
+	pods_fail("badgroup.json", "{\"pods\": [{\"name\": \"a\", \"cpu_milli\": 1, "
+		  "\"memory_mib\": 1, \"pod_group\": \"a\\\\b\"}]}", GS_EPARSE,
+		  ": pods[0].pod_group: 'a\\b' has a character not allowed in names (a "
+		  "control character, a comma, a quote or a backslash)");
+}
+
 /* --- SHA-256 ------------------------------------------------------------------- */
 
 static void test_sha256_vectors(void **state)
@@ -1112,6 +1172,7 @@ int main(void)
 		cmocka_unit_test(test_sharing_columns),
 		cmocka_unit_test(test_classes_and_needs),
 		cmocka_unit_test(test_busy_and_compute),
+		cmocka_unit_test(test_pod_groups),
 		cmocka_unit_test(test_sha256_vectors),
 		cmocka_unit_test(test_sha256_incremental),
 		cmocka_unit_test(test_sha256_file),

@@ -7,10 +7,10 @@
 # --max-wait 120 so that pods time out, with --compat so that ties go by a
 # shuffled node order, and under the sharing model with time-slicing and
 # with vGPU, where completions move, sampled every 600 s) and compares, run
-# by run, the pods table
-# (node, GPUs, state, times, failure reasons), the samples, the run
-# summaries and the per-percent statistics the figures plot (at full
-# precision). Used to show that a speed-up changed no result.
+# by run, the pods table (node, GPUs, state, times, failure reasons), the
+# samples (the columns both binaries write: a newer schema may add some),
+# the run summaries and the per-percent statistics the figures plot (at
+# full precision). Used to show that a speed-up changed no result.
 #
 #   bench/sim/compare.sh OLD_GPUSIM NEW_GPUSIM [WORKDIR]
 #
@@ -64,7 +64,7 @@ setup_args() {
 # What must agree, run by run (runs are numbered alike: same order of policies).
 queries=(
 	"pods|select run_id, pod_idx, src_idx, state, node_idx, gpus, t_arrive_s, t_start_s, t_end_s, wait_s, fail_reason from pods order by run_id, pod_idx"
-	"samples|select * from samples order by run_id, sample_idx"
+	"samples|select COMMON from samples order by run_id, sample_idx"
 	"run_summary|select run_id, policy, n_pods, n_placed, n_failed, printf('%!.17g %!.17g %!.17g %!.17g %!.17g %!.17g %!.17g %!.17g', failed_pct, mean_wait_s, gpu_alloc_pct, unalloc_gpu_pct, frag_ratio_pct, frag_amount_pct, peak_gpu_alloc_pct, offered_load_pct), peak_pending, wait_p99_s, completion_p99_s, printf('%!.17g', slowdown_mean) from run_summary order by run_id"
 	"arrived_buckets|select run_id, arrived_pct, n_samples, printf('%!.17g %!.17g %!.17g %!.17g', gpu_alloc_pct, unalloc_gpu_pct, frag_ratio_pct, frag_amount_pct) from arrived_buckets order by run_id, arrived_pct"
 	"runs|select run_id, n_placed, n_failed, n_done, n_pending_end, n_events, n_retries, t_end_s, wait_total_s from runs order by run_id"
@@ -89,9 +89,15 @@ for t in $traces; do
 			fi
 		done
 		diffs=""
+		# The samples' columns both binaries write: a newer schema adds columns, not values.
+		old_cols=$(sqlite3 "$work/$t-$s-old.db" \
+			"select group_concat(quote(name), ',') from pragma_table_info('samples')")
+		common=$(sqlite3 "$work/$t-$s-new.db" "select group_concat(name, ', ') from
+			pragma_table_info('samples') where name in ($old_cols)")
 		for q in "${queries[@]}"; do
 			name=${q%%|*}
 			sql=${q#*|}
+			sql=${sql/COMMON/$common}
 			a=$(sqlite3 "$work/$t-$s-old.db" "$sql" | sha256sum)
 			b=$(sqlite3 "$work/$t-$s-new.db" "$sql" | sha256sum)
 			[ "$a" = "$b" ] || diffs="$diffs $name"

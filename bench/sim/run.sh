@@ -13,6 +13,9 @@
 #    policies x seeds 42-51 = 1020 runs, --jobs 2, into a fresh database,
 #    once with --no-pods (the form the FGD figures need; the target is
 #    under 20 s and 100 MB on 2 cores) and once with every pod stored.
+# 3. gpusim convert on a generated 1,000,000-row job table of each public
+#    format (bench_convert; issue 23's target is under 5 s), median of 3.
+#    Needs no trace: it runs first, before the openb check.
 # Needs the openb trace in ../shared/traces/openb (or $GS_OPENB_DIR).
 # BENCH_SWEEP=0 skips step 2; BENCH_REPEATS changes 5.
 set -eu
@@ -26,6 +29,10 @@ policies=random,dotprod,gpuclustering,gpupacking,bestfit,fgd
 # Step 1 also times the policy that goes beyond FGD (docs/beyond-fgd.md); step 2 is the paper's.
 timed=$policies,fgd-lookahead
 
+if [ -x "$build/bench/sim/bench_convert" ]; then
+	echo "== gpusim convert: a generated 1,000,000-row job table per format, median of 3"
+	"$build/bench/sim/bench_convert" 1000000 3
+fi
 if [ ! -f "$openb/openb_node_list_gpu_node.csv" ]; then
 	echo "bench-sim: the openb trace is not in $openb; set GS_OPENB_DIR" >&2
 	exit 2

@@ -180,6 +180,42 @@ void gs_cli_numbers_release(void *field)
 	l->n = 0;
 }
 
+int gs_cli_parse_idle_job(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			  const char *value, void *field)
+{
+	struct gs_idle_job job = { 0, 0, 0 };
+	int64_t v[3] = { 0, 0, 0 };
+	static const int64_t max[3] = { GS_MAX_GPUS, GS_CPU_MILLI_MAX / 1000,
+					GS_MIB_MAX / 1024 };
+	const char *s = value;
+	char item[32];
+	int n = 0;
+
+	do {
+		size_t len = strcspn(s, ",");
+
+		if (n == 3 || len == 0 || len >= sizeof(item)) {
+			gs_opt_err(cmd, o, "'%s' is not GPUS,CORES[,MEM_GIB]", value);
+			return GS_EINVAL;
+		}
+		memcpy(item, s, len);
+		item[len] = '\0';
+		if (gs_opt_int(cmd, o, item, n == 0 ? 1 : 0, max[n], &v[n]))
+			return GS_EINVAL;
+		n++;
+		s += len;
+	} while (*s++ == ',');
+	if (n < 2) {
+		gs_opt_err(cmd, o, "'%s' is not GPUS,CORES[,MEM_GIB]", value);
+		return GS_EINVAL;
+	}
+	job.num_gpu = (int32_t)v[0];
+	job.cpu_milli = (int32_t)(v[1] * 1000);
+	job.mem_mib = v[2] * 1024;
+	*(struct gs_idle_job *)field = job;
+	return 0;
+}
+
 /* A plain non-negative decimal (digits, an optional fraction) from s up to end; false if not. */
 static bool plain_number(const char *s, const char *end, double *out)
 {

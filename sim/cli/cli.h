@@ -61,6 +61,15 @@ extern const struct gs_opt_choice gs_cli_arrivals[];
 	"the interference table of the rate model (mode,gpu_model,n,class,efficiency,source; "  \
 	"traces/README.md) instead of the built-in results/interference.csv"
 
+#define GS_CLI_IDLE_JOB_HELP                                                                   \
+	"the reference job of the idle GPU breakdown (run_summary.idle_*_pct): GPUS,CORES"      \
+	"[,MEM_GIB], whole GPUs; each idle GPU is counted by why such a job cannot have it "    \
+	"(docs/trace-formats-public.md)"
+
+/* Converter for --idle-job (field: struct gs_idle_job): GPUS,CORES[,MEM_GIB]. */
+int gs_cli_parse_idle_job(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
+			  const char *value, void *field);
+
 #define GS_CLI_BUSY_HELP                                                                       \
 	"how busy the pods keep their GPUs when the trace gives no gpu_busy_milli, which "    \
 	"time-slicing, MPS and vGPU costs depend on: ITEM[,ITEM...], ITEM = [CLASS=]VALUE, "  \
@@ -294,6 +303,12 @@ int gs_cli_sim_inputs(const char *cmd, const struct gs_cli_sim *s, bool pods_giv
 	  .help = "a pod pending longer than S seconds fails (default: waits)" },               \
 	{ GS_OPT_FLAG_AT(S, sim.opts.frag), .name = "frag",                                     \
 	  .help = "track fragmentation in time mode (always on in inflate)" }
+
+/* The idle breakdown's reference job: --idle-job G,C[,M]. */
+#define GS_CLI_OPT_IDLE_JOB(S)                                                                  \
+	{ GS_OPT_CUSTOM_AT(S, sim.opts.idle_job, struct gs_idle_job, gs_cli_parse_idle_job,     \
+			   NULL),                                                               \
+	  .name = "idle-job", .arg = "G,C[,M]", .def = "1,8", .help = GS_CLI_IDLE_JOB_HELP }
 
 /* The pods' busy fractions: --busy SPEC (engine/busy.h). */
 #define GS_CLI_OPT_BUSY(S)                                                                      \

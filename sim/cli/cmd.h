@@ -21,6 +21,7 @@
 	X(inspect, "inspect", "show per-node, per-GPU allocation of a stored run") \
 	X(policies, "policies", "list the placement policies") \
 	X(gen, "gen", "generate a synthetic cluster and pod trace") \
+	X(convert, "convert", "convert a public GPU trace (Alibaba, Philly, Helios, Acme) to gpusim's formats") \
 	X(sweep, "sweep", "run traces x policies x seeds in parallel, resumable") \
 	X(advise, "advise", "which policy and sharing mechanism to run, and how many GPUs: a verdict from runs") \
 	X(bound, "bound", "bound the unallocated GPU any placement could reach (inflate mode)") \

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "io/trace/gen.h"
 #include "io/trace/trace.h"
+#include "io/path.h"
 #include "io/trace/write.h"
 
 struct gen_args {
@@ -50,18 +51,10 @@ static const struct gs_cmd_spec gen_cmd = {
 	.opts = gen_opts,
 };
 
-static bool ends_with_json(const char *path)
-{
-	size_t n = strlen(path);
-
-	return n >= 5 && strcasecmp(path + n - 5, ".json") == 0;
-}
-
 int gs_cmd_gen(int argc, char **argv)
 {
 	struct gs_gen_spec spec;
 	struct gs_gen_load load;
-	struct gs_staged nodes_st = { NULL, NULL }, pods_st = { NULL, NULL };
 	struct gs_trace t;
 	struct gen_args a;
 	const char *spec_path, *nodes_out, *pods_out;
@@ -74,7 +67,7 @@ int gs_cmd_gen(int argc, char **argv)
 	spec_path = a.spec;
 	nodes_out = a.nodes_out;
 	pods_out = a.pods_out;
-	if (ends_with_json(pods_out)) {
+	if (gs_path_is_json(pods_out)) {
 		fprintf(stderr, "gpusim gen: --pods-out: '%s': pods are written as gpusim CSV; "
 				"give a .csv name\n", pods_out);
 		return GS_EXIT_USAGE;
@@ -100,22 +93,8 @@ int gs_cmd_gen(int argc, char **argv)
 		status = rc == GS_ERANGE ? GS_EXIT_USAGE : GS_EXIT_FAIL;
 		goto out;
 	}
-	/* Both files or neither: each is staged, then both are renamed into place. */
-	if (ends_with_json(nodes_out))
-		rc = gs_staged_write_cluster_json(&nodes_st, nodes_out, &spec.cluster, err,
-						  sizeof(err));
-	else
-		rc = gs_staged_write_cluster_csv(&nodes_st, nodes_out, &spec.cluster, err,
-						 sizeof(err));
-	if (!rc)
-		rc = gs_staged_write_trace_csv(&pods_st, pods_out, &t, &spec.cluster, err,
-					       sizeof(err));
-	if (!rc)
-		rc = gs_staged_commit(&nodes_st, err, sizeof(err));
-	if (!rc)
-		rc = gs_staged_commit(&pods_st, err, sizeof(err));
-	gs_staged_discard(&nodes_st);
-	gs_staged_discard(&pods_st);
+	/* Both files or neither. */
+	rc = gs_write_cluster_and_trace(nodes_out, &spec.cluster, pods_out, &t, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "gpusim gen: %s\n", err);
 		status = rc == GS_EINVAL ? GS_EXIT_USAGE : GS_EXIT_FAIL;

@@ -62,6 +62,7 @@ static const struct gs_opt replay_opts[] = {
 	  .help = GS_CLI_LOAD_HELP },
 	GS_CLI_OPTS_LOAD_SHAPE(S),
 	GS_CLI_OPTS_QUEUE(S),
+	GS_CLI_OPT_IDLE_JOB(S),
 	GS_CLI_OPTS_DEFRAG(S),
 
 	{ GS_OPT_GROUP_HEADING("Sharing:") },

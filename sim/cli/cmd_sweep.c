@@ -64,6 +64,7 @@ static const struct gs_opt sweep_opts[] = {
 	GS_CLI_OPT_INTERFERENCE(S),
 	GS_CLI_OPT_BUSY(S),
 	GS_CLI_OPTS_QUEUE(S),
+	GS_CLI_OPT_IDLE_JOB(S),
 	GS_CLI_OPTS_DEFRAG(S),
 	GS_CLI_OPTS_SAMPLING(S),
 

@@ -109,6 +109,19 @@ static void params(cJSON *o, const char *json)
 		cJSON_AddNullToObject(o, "params");
 }
 
+/* The pod groups and the idle breakdown of a run (schema 1.9), as run_summary names them. */
+static void groups_idle(cJSON *o, int64_t groups, int64_t placed, int64_t failed, double wait_s,
+			double frac_pct, double nocpu_pct, double stranded_pct)
+{
+	cJSON_AddNumberToObject(o, "n_groups", (double)groups);
+	cJSON_AddNumberToObject(o, "n_groups_placed", (double)placed);
+	cJSON_AddNumberToObject(o, "n_groups_failed", (double)failed);
+	num(o, "group_wait_mean_s", wait_s);
+	num(o, "idle_frac_pct", frac_pct);
+	num(o, "idle_nocpu_pct", nocpu_pct);
+	num(o, "idle_stranded_pct", stranded_pct);
+}
+
 cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 			   const struct gs_summary *s, const char *pods_path,
 			   const char *params_json, int64_t run_id, double wall_ms)
@@ -164,6 +177,8 @@ cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 	num(o, "n_oversubscribed", time_mode ? (double)s->oversubscribed : NAN);
 	num(o, "mig_idle_pct", s->mig_idle_pct);
 	num(o, "mig_slack_pct", s->mig_slack_pct);
+	groups_idle(o, s->groups, s->groups_placed, s->groups_failed, s->group_mean_wait_s,
+		    s->idle_frac_pct, s->idle_nocpu_pct, s->idle_stranded_pct);
 	params(o, params_json);
 	return built(o);
 }
@@ -214,6 +229,8 @@ cJSON *gs_json_run_row(const struct gs_run_row *r)
 	num(o, "n_oversubscribed", r->n_oversubscribed);
 	num(o, "mig_idle_pct", r->mig_idle_pct);
 	num(o, "mig_slack_pct", r->mig_slack_pct);
+	groups_idle(o, r->n_groups, r->n_groups_placed, r->n_groups_failed, r->group_wait_mean_s,
+		    r->idle_frac_pct, r->idle_nocpu_pct, r->idle_stranded_pct);
 	params(o, r->params_json);
 	return built(o);
 }

@@ -79,7 +79,8 @@ static const struct man_extra extras[] = {
 	  NULL,
 	  ".TP\n.I results/gpusim.db\nThe default results database, created with its "
 	  "directory when missing (schema: SCHEMA.md in PREFIX/share/doc/gpusim).\n",
-	  "gpusim-sweep gpusim-inspect gpusim-policies gpusim-gen gpusim-interference sqlite3" },
+	  "gpusim-sweep gpusim-inspect gpusim-policies gpusim-gen gpusim-convert "
+	  "gpusim-interference sqlite3" },
 	{ "inspect",
 	  "List the runs of a database, then show run 1 at its peak allocation:\n"
 	  "$ gpusim inspect --db results/gpusim.db\n"
@@ -96,6 +97,17 @@ static const struct man_extra extras[] = {
 	  "$ gpusim gen --spec $S/spec.json --seed 7 --nodes-out cluster.csv --pods-out pods.csv\n"
 	  "$ gpusim replay --nodes cluster.csv --pods pods.csv --policy all\n",
 	  NULL, NULL, "gpusim-replay" },
+	{ "convert",
+	  "Alibaba's PAI machine list and task table to a cluster and pods, then a replay:\n"
+	  "$ gpusim convert --format pai --machines pai_machine_spec.csv \\\n"
+	  "      --jobs pai_task_table.csv --nodes-out pai.json --pods-out pai.csv\n"
+	  "$ gpusim replay --nodes pai.json --pods pai.csv --policy binpack,fgd\n"
+	  "The DLRM serving trace, with its cluster built from the trace's peak, no headroom:\n"
+	  "$ gpusim convert -f dlrm -j disaggregated_DLRM_trace.csv --headroom 0 \\\n"
+	  "      -o dlrm.json -p dlrm.csv\n"
+	  "A Helios cluster's jobs against a cluster of your own:\n"
+	  "$ gpusim convert -f helios -j Venus/cluster_log.csv --nodes mine.csv -p venus.csv\n",
+	  NULL, NULL, "gpusim-replay gpusim-gen" },
 	{ "sweep",
 	  "Every openb trace (the shell's glob gives --pods its files), the six policies of the "
 	  "FGD paper, ten seeds, in inflate mode:\n"

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/opt.h"
+#include "io/csv.h"
 #include "core/error.h"
 #include "core/version.h"
 
@@ -144,31 +145,6 @@ static int parse_uint(const struct gs_cmd_spec *cmd, const struct gs_opt *o, con
 	return GS_EINVAL;
 }
 
-/* A decimal number: -?digits[.digits][e[+-]digits], with a digit before or after the point. */
-static bool decimal_syntax(const char *s)
-{
-	size_t digits = 0;
-
-	if (*s == '-')
-		s++;
-	for (; *s >= '0' && *s <= '9'; s++)
-		digits++;
-	if (*s == '.')
-		for (s++; *s >= '0' && *s <= '9'; s++)
-			digits++;
-	if (!digits)
-		return false;
-	if (*s == 'e' || *s == 'E') {
-		s++;
-		if (*s == '+' || *s == '-')
-			s++;
-		if (!all_digits(s))
-			return false;
-		return true;
-	}
-	return *s == '\0';
-}
-
 static int parse_double(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *s,
 			double *out)
 {
@@ -177,7 +153,7 @@ static int parse_double(const struct gs_cmd_spec *cmd, const struct gs_opt *o, c
 	double v;
 
 	errno = 0;
-	if (decimal_syntax(s)) {
+	if (gs_csv_decimal_ok(s)) {
 		v = strtod(s, NULL);
 		if (!errno && isfinite(v) && (gt ? v > o->dmin : v >= o->dmin) && v <= o->dmax) {
 			*out = v;

@@ -119,6 +119,12 @@ static bool cost_of(const struct gs_sim *sim, int32_t v, int64_t t_s, struct mov
 	int64_t end = d->end_s[v] >= 0 ? d->end_s[v] : dur >= 0 ? o->t_start_s + dur : -1;
 	double gpus = gs_pod_cpu_only(p) ? 0 : (double)gs_pod_gpu_milli(p) / GS_MILLI_PER_GPU;
 
+	/*
+	 * A pod of a group (engine/gang.h) stays: moving it would restart one
+	 * worker of a job whose other workers run on, which a gang forbids.
+	 */
+	if (gs_gangs_of(&sim->gangs, v) >= 0)
+		return false;
 	/* A pod ending now is leaving anyway. */
 	if (end >= 0 && end <= t_s)
 		return false;
@@ -311,8 +317,8 @@ static int bind_at(struct gs_sim *sim, int32_t v, int32_t m, struct gs_placement
 	if (!gs_pod_cpu_only(p))
 		sim->sched.policy->pick_gpus(sim->sched.state, &sim->cluster, m, p, pl);
 	rc = gs_sched_bind(&sim->sched, &sim->cluster, p, pl);
-	if (rc == 0 && sim->frag_on)
-		gs_frag_update(&sim->frag, &sim->cluster, m);
+	if (rc == 0)
+		gs_sim_node_changed(sim, m);
 	return rc;
 }
 
@@ -320,8 +326,8 @@ static int unbind_from(struct gs_sim *sim, int32_t v, const struct gs_placement 
 {
 	int rc = gs_sched_unbind(&sim->sched, &sim->cluster, &sim->pods[v], pl);
 
-	if (rc == 0 && sim->frag_on)
-		gs_frag_update(&sim->frag, &sim->cluster, pl->node);
+	if (rc == 0)
+		gs_sim_node_changed(sim, pl->node);
 	return rc;
 }
 

@@ -35,8 +35,11 @@ double gs_inflate_expected(const struct gs_trace *t, double factor, int64_t gpu_
  * milli (the last clone is the one that reaches it). A trace that alone
  * asks for more than the target is trimmed instead, by removing random
  * pods until it no longer does, as the reference simulator does; a factor
- * of 0 only shuffles. Writes a newly allocated array of trace indices to
- * *idx_out (caller frees) and its length to *n_out. Returns 0, GS_EINVAL
+ * of 0 only shuffles. A trace with pod groups is shuffled, cloned and
+ * trimmed by units, a group being one unit, so that a group's pods (or a
+ * clone's) arrive one after the other, in trace order (engine/gang.h).
+ * Writes a newly allocated array of trace indices to *idx_out (caller
+ * frees) and its length to *n_out. Returns 0, GS_EINVAL
  * (bad arguments, or no pod asks for a GPU while the target is positive),
  * GS_ERANGE (more than GS_INFLATE_MAX_PODS arrivals) or GS_ENOMEM.
  */

@@ -74,6 +74,7 @@ void gs_time_metrics_clear(struct gs_time_metrics *out, double offered_load_pct)
 	out->slowdown_mean = out->slowdown_p99 = NAN;
 	out->pending_avg = out->gpu_alloc_arrival_pct = out->gpu_alloc_busy_pct = NAN;
 	out->gpu_alloc_peak_pct = out->frag_avg_pct = NAN;
+	out->idle_frac_pct = out->idle_nocpu_pct = out->idle_stranded_pct = NAN;
 	out->offered_load_pct = offered_load_pct;
 }
 
@@ -151,6 +152,9 @@ int gs_metrics_finish(const struct gs_metrics *m, size_t n,
 			out->gpu_alloc_arrival_pct = 100.0 * m->arr_alloc_milli_s / window / cap;
 			if (m->frag_on)
 				out->frag_avg_pct = 100.0 * m->arr_frag_milli_s / window / cap;
+			out->idle_frac_pct = 100.0 * m->arr_idle_milli_s[0] / window / cap;
+			out->idle_nocpu_pct = 100.0 * m->arr_idle_milli_s[1] / window / cap;
+			out->idle_stranded_pct = 100.0 * m->arr_idle_milli_s[2] / window / cap;
 		}
 		if (m->busy_s > 0)
 			out->gpu_alloc_busy_pct = 100.0 * m->alloc_milli_s /

@@ -31,8 +31,9 @@
  *
  * Time averages are integrals over exact integer time divided by the
  * window's length: GPU allocation over the arrival window and over the
- * busy time, fragmentation (when tracked) over the arrival window, the
- * pending queue over the makespan (so pending_avg * makespan is the sum
+ * busy time, fragmentation (when tracked) and the idle GPU capacity by
+ * reason (core/idle.h) over the arrival window, the pending queue over
+ * the makespan (so pending_avg * makespan is the sum
  * of every wait, Little's law). Peaks are over the states that held for a
  * positive time, and the final state.
  *
@@ -45,6 +46,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/cluster.h"
 
@@ -74,6 +76,10 @@ struct gs_metrics {
 	int64_t peak_alloc_milli;
 	int64_t peak_pending;
 	int64_t timed_out;            /* pods that gave up waiting */
+	/* Idle GPU capacity by reason (fractional, short of CPU, stranded): state and integrals. */
+	int64_t idle_milli[3];
+	double idle_milli_s[3];
+	double arr_idle_milli_s[3];   /* over [t_first_arrival, t_last_arrival] */
 };
 
 /* Starts empty on a cluster of cap_milli GPU capacity; frag_on: integrate fragmentation too. */
@@ -101,6 +107,9 @@ static inline void gs_metrics_advance(struct gs_metrics *m, int64_t t)
 			m->peak_alloc_milli = m->gpu_alloc_milli;
 		if (m->pending > m->peak_pending)
 			m->peak_pending = m->pending;
+		m->idle_milli_s[0] += (double)m->idle_milli[0] * (double)dt;
+		m->idle_milli_s[1] += (double)m->idle_milli[1] * (double)dt;
+		m->idle_milli_s[2] += (double)m->idle_milli[2] * (double)dt;
 	}
 	m->t_last = t;
 }
@@ -115,6 +124,7 @@ static inline void gs_metrics_arrival(struct gs_metrics *m, int64_t t)
 	m->t_last_arrival = t;
 	m->arr_alloc_milli_s = m->alloc_milli_s;
 	m->arr_frag_milli_s = m->frag_milli_s;
+	memcpy(m->arr_idle_milli_s, m->idle_milli_s, sizeof(m->arr_idle_milli_s));
 }
 
 /* The state after a state-changing event; frag_milli is ignored unless frag_on. */
@@ -125,6 +135,19 @@ static inline void gs_metrics_state(struct gs_metrics *m, int64_t gpu_alloc_mill
 	m->pending = pending;
 	m->in_system = in_system;
 	m->frag_milli = frag_milli;
+}
+
+/*
+ * The idle GPU capacity after a state-changing event, in milli-GPU: on
+ * partly used GPUs, whole GPUs of nodes short of CPU or memory for the
+ * reference job, whole GPUs too few on their node (core/idle.h).
+ */
+static inline void gs_metrics_idle(struct gs_metrics *m, int64_t frac_milli, int64_t nocpu_milli,
+				   int64_t stranded_milli)
+{
+	m->idle_milli[0] = frac_milli;
+	m->idle_milli[1] = nocpu_milli;
+	m->idle_milli[2] = stranded_milli;
 }
 
 /*
@@ -149,6 +172,8 @@ struct gs_time_metrics {
 	double gpu_alloc_busy_pct;    /* mean allocated GPU share over the busy time */
 	double gpu_alloc_peak_pct;
 	double frag_avg_pct;          /* mean fragmentation over the arrival window, % of capacity */
+	/* Mean idle GPU capacity by reason over the arrival window, % of capacity (core/idle.h). */
+	double idle_frac_pct, idle_nocpu_pct, idle_stranded_pct;
 	int64_t n_timed_out;          /* pods that gave up (--max-wait) */
 	double offered_load_pct;      /* of the arrivals as run: gs_offered_load_pct() */
 };

@@ -54,6 +54,8 @@ const char *gs_fail_reason_str(enum gs_fail_reason r)
 		return "waited past --max-wait";
 	case GS_FAIL_GPU_MEM:
 		return "GPU memory oversubscribed at start";
+	case GS_FAIL_GROUP:
+		return "its pod group gave up";
 	}
 	return "unknown";
 }
@@ -211,6 +213,10 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		}
 	}
 
+	rc = gs_idle_track_init(&sim->idle, &sim->cluster, &o->idle_job);
+	if (rc)
+		goto fail;
+
 	if (o->mode == GS_MODE_INFLATE) {
 		rc = gs_inflate_order(t, o->seed, o->inflate, proto->gpu_milli, &idx, &n);
 		if (rc == GS_ERANGE) {
@@ -253,8 +259,19 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		sim->out[i].pl.node = -1;
 		sim->out[i].t_arrive_s = sim->out[i].t_start_s = sim->out[i].t_end_s = -1;
 	}
+	rc = gs_gangs_init(&sim->gangs, t, idx, sim->pods, n, t->n_pods ? t->n_pods : 1,
+			   o->mode == GS_MODE_INFLATE);
 	free(idx);
 	idx = NULL;
+	if (rc)
+		goto fail;
+	if (gs_gangs_on(&sim->gangs)) {
+		sim->gang_pl = malloc((size_t)sim->gangs.max_n * sizeof(*sim->gang_pl));
+		if (!sim->gang_pl) {
+			rc = GS_ENOMEM;
+			goto fail;
+		}
+	}
 
 	memset(&env, 0, sizeof(env));
 	env.cluster = &sim->cluster;
@@ -383,6 +400,9 @@ void gs_sim_release(struct gs_sim *sim)
 	free(sim->active);
 	free(sim->samples);
 	free(sim->t_arrive);
+	gs_gangs_release(&sim->gangs);
+	free(sim->gang_pl);
+	gs_idle_track_release(&sim->idle);
 	if (sim->share_on)
 		gs_share_model_release(&sim->share);
 	gs_defrag_release(&sim->defrag);
@@ -413,6 +433,9 @@ static int take_sample(struct gs_sim *sim, int64_t t_s)
 	s->pending = (int32_t)sim->n_pending;
 	s->failed = (int32_t)sim->stats.failed;
 	s->frag_milli = sim->frag_on ? gs_frag_total(&sim->frag) : NAN;
+	s->idle_frac_milli = sim->idle.total.frac_milli;
+	s->idle_nocpu_milli = sim->idle.total.nocpu_milli;
+	s->idle_stranded_milli = sim->idle.total.stranded_milli;
 	return 0;
 }
 
@@ -449,27 +472,69 @@ static bool oversubscribes(const struct gs_sim *sim, int32_t i, const struct gs_
 	return false;
 }
 
-/* Binds through the scheduler and keeps the fragmentation cache current. */
-static int bind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl, int64_t t_s)
+/* A pod placed by the scheduler, then killed by an out-of-memory error. */
+static void fail_oversubscribed(struct gs_sim *sim, int32_t i, const struct gs_placement *pl,
+				int64_t t_s)
 {
 	struct gs_pod_outcome *o = &sim->out[i];
+
+	o->pl = *pl;
+	o->state = GS_POD_FAILED;
+	o->fail = GS_FAIL_GPU_MEM;
+	o->t_end_s = t_s;
+	sim->stats.failed++;
+	sim->oversubscribed++;
+}
+
+void gs_sim_node_changed(struct gs_sim *sim, int32_t node)
+{
+	if (sim->frag_on)
+		gs_frag_update(&sim->frag, &sim->cluster, node);
+	gs_idle_track_update(&sim->idle, &sim->cluster, node);
+}
+
+/* The allocator's bind and unbind, keeping what the run tracks per node current. */
+static int cluster_bind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl)
+{
+	int rc = gs_sched_bind(&sim->sched, &sim->cluster, &sim->pods[i], pl);
+
+	if (rc == 0)
+		gs_sim_node_changed(sim, pl->node);
+	return rc;
+}
+
+static int cluster_unbind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl)
+{
+	int rc = gs_sched_unbind(&sim->sched, &sim->cluster, &sim->pods[i], pl);
+
+	if (rc == 0)
+		gs_sim_node_changed(sim, pl->node);
+	return rc;
+}
+
+static int start_pod(struct gs_sim *sim, int32_t i, const struct gs_placement *pl, int64_t t_s);
+
+/* Binds through the scheduler and starts the pod. */
+static int bind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl, int64_t t_s)
+{
 	int rc;
 
 	if (oversubscribes(sim, i, pl)) {
-		/* Placed by the scheduler, then killed by an out-of-memory error. */
-		o->pl = *pl;
-		o->state = GS_POD_FAILED;
-		o->fail = GS_FAIL_GPU_MEM;
-		o->t_end_s = t_s;
-		sim->stats.failed++;
-		sim->oversubscribed++;
+		fail_oversubscribed(sim, i, pl, t_s);
 		return 0;
 	}
-	rc = gs_sched_bind(&sim->sched, &sim->cluster, &sim->pods[i], pl);
-	if (rc)
-		return rc;
-	if (sim->frag_on)
-		gs_frag_update(&sim->frag, &sim->cluster, pl->node);
+	rc = cluster_bind(sim, i, pl);
+	return rc ? rc : start_pod(sim, i, pl, t_s);
+}
+
+/*
+ * What a placement starts besides the allocator's bind: the outcome, the
+ * counts and the waits, the departure (or the sharing model's).
+ */
+static int start_pod(struct gs_sim *sim, int32_t i, const struct gs_placement *pl, int64_t t_s)
+{
+	struct gs_pod_outcome *o = &sim->out[i];
+
 	o->pl = *pl;
 	o->state = GS_POD_RUNNING;
 	o->t_start_s = t_s;
@@ -524,6 +589,147 @@ static int try_place(struct gs_sim *sim, int32_t i, int64_t t_s)
 	if (rc)
 		return rc;
 	return bind(sim, i, &pl, t_s);
+}
+
+static int retry_pending(struct gs_sim *sim, int32_t freed, int64_t t_s);
+
+/*
+ * Places every pod of group g or none: each pod goes through a full
+ * scheduling cycle on the cluster as the pods before it left it; when one
+ * fits nowhere, the pods bound so far are unbound in reverse order and the
+ * cluster is as it was. A pod whose GPU memory oversubscribes its GPUs
+ * (timeslice, mps) fails at start as a pod alone would; the others run.
+ * Returns 0 (placed), GS_ENOFIT or an error.
+ */
+static int place_gang(struct gs_sim *sim, int32_t g, int64_t t_s)
+{
+	struct gs_gangs *gs = &sim->gangs;
+	struct gs_gang *gg = &gs->g[g];
+	const int32_t *m = &gs->members[gg->first];
+	struct gs_placement *pl = sim->gang_pl;
+	int32_t k;
+	int rc = 0;
+
+	for (k = 0; k < gg->n; k++) {
+		rc = gs_sched_pick(&sim->sched, &sim->cluster, &sim->pods[m[k]], &pl[k],
+				   &sim->out[m[k]].why);
+		if (rc == 0)
+			rc = cluster_bind(sim, m[k], &pl[k]);
+		if (rc)
+			break;
+	}
+	if (rc) {
+		int undo = 0;
+
+		while (k-- > 0 && undo == 0)
+			undo = cluster_unbind(sim, m[k], &pl[k]);
+		return undo ? undo : rc;
+	}
+	for (k = 0; k < gg->n; k++) {
+		if (!oversubscribes(sim, m[k], &pl[k])) {
+			if ((rc = start_pod(sim, m[k], &pl[k], t_s)))
+				return rc;
+			continue;
+		}
+		if ((rc = cluster_unbind(sim, m[k], &pl[k])))
+			return rc;
+		fail_oversubscribed(sim, m[k], &pl[k], t_s);
+	}
+	gg->state = GS_GANG_PLACED;
+	gg->start_s = t_s;
+	gs->placed++;
+	gs->wait_total_s += t_s - gg->ready_s;
+	/* What a pod killed at start held was given back: the queue may fit there now. */
+	for (k = 0; k < gg->n && rc == 0; k++)
+		if (sim->out[m[k]].state == GS_POD_FAILED && sim->n_pending > (size_t)gg->n)
+			rc = retry_pending(sim, pl[k].node, t_s);
+	return rc;
+}
+
+/* Group g gave up at t_s: its pods that wait fail with reason why; the rest fail on arrival. */
+static void fail_gang(struct gs_sim *sim, int32_t g, int64_t t_s, enum gs_fail_reason why)
+{
+	struct gs_gang *gg = &sim->gangs.g[g];
+	int32_t k;
+
+	for (k = 0; k < gg->n; k++) {
+		struct gs_pod_outcome *o = &sim->out[sim->gangs.members[gg->first + k]];
+
+		if (o->state != GS_POD_PENDING)
+			continue;
+		o->state = GS_POD_FAILED;
+		o->fail = (uint8_t)why;
+		o->t_end_s = t_s;
+		sim->stats.failed++;
+		sim->n_waiting--;
+		if (why == GS_FAIL_TIMEOUT)
+			sim->metrics.timed_out++;
+	}
+	gg->state = GS_GANG_FAILED;
+	sim->gangs.failed++;
+}
+
+/*
+ * Pod i of group g arrived (and waits, counted pending): once the group is
+ * complete it is placed, or joins the pending queue as one entry. A pod
+ * of a group that already gave up fails at once.
+ */
+static int gang_arrive(struct gs_sim *sim, int32_t g, int32_t i, int64_t t_s)
+{
+	struct gs_gang *gg = &sim->gangs.g[g];
+	struct gs_pod_outcome *o = &sim->out[i];
+	int rc;
+
+	if (gg->state == GS_GANG_FAILED) {
+		o->state = GS_POD_FAILED;
+		o->fail = GS_FAIL_GROUP;
+		o->t_end_s = t_s;
+		sim->stats.failed++;
+		return 0;
+	}
+	o->state = GS_POD_PENDING;
+	sim->n_waiting++;
+	sim->n_pending++;
+	if (++gg->arrived < gg->n)
+		return 0;
+	gg->ready_s = t_s;
+	rc = place_gang(sim, g, t_s);
+	if (rc == 0) {
+		sim->n_waiting -= gg->n;
+		sim->n_pending -= (size_t)gg->n;
+		return 0;
+	}
+	if (rc != GS_ENOFIT)
+		return rc;
+	if (sim->opts.mode == GS_MODE_INFLATE) {
+		fail_gang(sim, g, t_s, GS_FAIL_NOFIT);
+		sim->n_pending -= (size_t)gg->n;
+		return 0;
+	}
+	return gs_gangs_enqueue(&sim->gangs, g, sim->pending_seq++);
+}
+
+/*
+ * Whether waiting group g may fit now that node `freed` gained room: the
+ * cluster's free totals hold its whole request (GPUs only without sharing
+ * modes) and one of its pods fits on `freed` (without that, no pod of it
+ * gained anything). Only then is a placement tried, which is exact.
+ */
+static bool gang_may_fit(const struct gs_sim *sim, int32_t g, int32_t freed)
+{
+	const struct gs_gang *gg = &sim->gangs.g[g];
+	const struct gs_cluster *c = &sim->cluster;
+	int32_t k;
+
+	/* A sharing mode charges a pod its mode's cost, not its request: GPU totals say nothing then. */
+	if ((!c->share && gg->gpu_milli > c->gpu_free_milli) || gg->cpu_milli > c->cpu_free_milli ||
+	    gg->mem_mib > c->mem_free_mib)
+		return false;
+	for (k = 0; k < gg->n; k++)
+		if (gs_cluster_fits(c, freed, &sim->pods[sim->gangs.members[gg->first + k]]) ==
+		    GS_FIT_OK)
+			return true;
+	return false;
 }
 
 /* Appends pod i to the pending queue (the FIFO of its shape). */
@@ -615,13 +821,19 @@ static int check_pending(const struct gs_sim *sim)
  */
 static int retry_pending(struct gs_sim *sim, int32_t freed, int64_t t_s)
 {
+	struct gs_gangs *gs = &sim->gangs;
+	size_t gnext;
 	int rc = 0;
 
+	/* Groups are walked in the queue's order, each tried at most once per pass. */
+	gs_gangs_trim(gs);
+	gnext = gs->head;
 	for (;;) {
 		int32_t a, best = -1;
 		int64_t best_seq = 0;
 		struct gs_pending_fifo *q;
 		int32_t i;
+		bool placed = false;
 
 		for (a = 0; a < sim->n_active; a++) {
 			int32_t k = sim->active[a];
@@ -638,6 +850,33 @@ static int retry_pending(struct gs_sim *sim, int32_t freed, int64_t t_s)
 				best_seq = q->seq[q->head];
 			}
 		}
+		/* A waiting group before that pod goes first, as a walk of the queue would. */
+		while (gnext < gs->len && rc == 0 && !placed) {
+			int32_t g = gs->queue[gnext];
+
+			if (gs->g[g].state != GS_GANG_WAITING) {
+				gnext++;
+				continue;
+			}
+			if (best >= 0 && gs->g[g].seq > best_seq)
+				break;
+			gnext++;
+			if (!gang_may_fit(sim, g, freed))
+				continue;
+			sim->stats.retries++;
+			rc = place_gang(sim, g, t_s);
+			if (rc == GS_ENOFIT) {
+				rc = 0;
+			} else if (rc == 0) {
+				sim->n_waiting -= gs->g[g].n;
+				placed = true;
+			}
+		}
+		if (rc)
+			break;
+		/* The pods that fitted before the group was placed may not fit any more. */
+		if (placed)
+			continue;
 		if (best < 0)
 			break;
 		q = &sim->fifos[best];
@@ -695,14 +934,21 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 		o->t_arrive_s = ev->t_s;
 		sim->stats.arrived++;
 		sim->arrived_gpu_milli += gs_pod_gpu_milli(&sim->pods[ev->pod]);
-		rc = try_place(sim, ev->pod, ev->t_s);
-		if (rc == GS_ENOFIT && sim->defrag_on)
-			rc = make_room(sim, ev->pod, ev->t_s);
-		if (rc != GS_ENOFIT)
-			return rc;
-		o->state = GS_POD_PENDING;
-		sim->n_waiting++;
-		rc = pending_push(sim, ev->pod);
+		if (gs_gangs_of(&sim->gangs, ev->pod) >= 0) {
+			rc = gang_arrive(sim, gs_gangs_of(&sim->gangs, ev->pod), ev->pod, ev->t_s);
+			if (rc || o->state != GS_POD_PENDING)
+				return rc;
+		} else {
+			/* The descheduler makes room for a pod alone, not for a group. */
+			rc = try_place(sim, ev->pod, ev->t_s);
+			if (rc == GS_ENOFIT && sim->defrag_on)
+				rc = make_room(sim, ev->pod, ev->t_s);
+			if (rc != GS_ENOFIT)
+				return rc;
+			o->state = GS_POD_PENDING;
+			sim->n_waiting++;
+			rc = pending_push(sim, ev->pod);
+		}
 		/* A deadline past int64's last second never comes: no timeout. */
 		if (rc == 0 && sim->opts.max_wait_s >= 0 &&
 		    gs_add_i64(ev->t_s, sim->opts.max_wait_s, &deadline))
@@ -716,11 +962,9 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 			o->coloc = (float)(sim->share.p[ev->pod].coloc_s /
 					   (double)(ev->t_s > o->t_start_s ? ev->t_s - o->t_start_s : 1));
 		}
-		rc = gs_sched_unbind(&sim->sched, &sim->cluster, &sim->pods[ev->pod], &o->pl);
+		rc = cluster_unbind(sim, ev->pod, &o->pl);
 		if (rc)
 			return rc;
-		if (sim->frag_on)
-			gs_frag_update(&sim->frag, &sim->cluster, o->pl.node);
 		o->state = GS_POD_DONE;
 		o->t_end_s = ev->t_s;
 		sim->stats.done++;
@@ -728,6 +972,11 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 	case GS_EV_TIMEOUT:
 		if (o->state != GS_POD_PENDING)
 			return 0;
+		/* A group gives up with its first pod: all its waiting pods fail. */
+		if (gs_gangs_of(&sim->gangs, ev->pod) >= 0) {
+			fail_gang(sim, gs_gangs_of(&sim->gangs, ev->pod), ev->t_s, GS_FAIL_TIMEOUT);
+			return 0;
+		}
 		/*
 		 * Left in its FIFO, and counted in n_pending until the next retry
 		 * pass (the samples have always counted it so).
@@ -809,10 +1058,13 @@ static int run_time(struct gs_sim *sim)
 		rc = handle(sim, &ev);
 		if (rc)
 			return rc;
-		if (change)
+		if (change) {
 			gs_metrics_state(&sim->metrics, c->gpu_milli - c->gpu_free_milli,
 					 sim->n_waiting, c->n_pods + sim->n_waiting,
 					 sim->frag_on ? gs_frag_total(&sim->frag) : 0);
+			gs_metrics_idle(&sim->metrics, sim->idle.total.frac_milli,
+					sim->idle.total.nocpu_milli, sim->idle.total.stranded_milli);
+		}
 		if (ev.kind == GS_EV_ARRIVE)
 			progress(sim, (size_t)sim->stats.arrived);
 		if (sim->opts.stop && *sim->opts.stop)
@@ -839,7 +1091,10 @@ static int run_inflate(struct gs_sim *sim)
 		sim->stats.t_end_s = (int64_t)i;
 		sim->out[i].t_arrive_s = (int64_t)i;
 		sim->arrived_gpu_milli += gs_pod_gpu_milli(&sim->pods[i]);
-		rc = try_place(sim, p, (int64_t)i);
+		if (gs_gangs_of(&sim->gangs, p) >= 0)
+			rc = gang_arrive(sim, gs_gangs_of(&sim->gangs, p), p, (int64_t)i);
+		else
+			rc = try_place(sim, p, (int64_t)i);
 		if (rc == GS_ENOFIT) {
 			sim->out[i].state = GS_POD_FAILED;
 			sim->out[i].fail = GS_FAIL_NOFIT;

@@ -18,6 +18,10 @@
  *                    one by one, never leave, and a pod that does not fit
  *                    fails at once.
  *
+ * Pod groups (gangs, trace.h) are placed all together or not at all: a
+ * group is tried once its last pod has arrived, and then waits as one
+ * entry of the pending queue (docs/trace-formats-public.md, "Pod groups").
+ *
  * Ownership: struct gs_sim is caller-owned (_init/_release). It copies the
  * cluster and the pods; the trace and policy are borrowed for its lifetime.
  */
@@ -33,8 +37,10 @@
 #include "policies/sched.h"
 #include "core/cluster.h"
 #include "core/frag.h"
+#include "core/idle.h"
 #include "engine/heap.h"
 #include "engine/arrivals.h"
+#include "engine/gang.h"
 #include "engine/defrag.h"
 #include "engine/metrics.h"
 #include "engine/busy.h"
@@ -79,6 +85,8 @@ struct gs_replay_opts {
 	 */
 	struct gs_share_cfg sharing;
 	const struct gs_interference *interference;
+	/* The reference job of the idle GPU breakdown (core/idle.h): 1 GPU, 8 cores by default. */
+	struct gs_idle_job idle_job;
 	/*
 	 * Busy fractions of the pods the trace leaves without one (engine/busy.h;
 	 * borrowed, NULL: every pod busy all its running time).
@@ -137,6 +145,7 @@ enum gs_fail_reason {
 	GS_FAIL_NOFIT,      /* inflate mode: fitted nowhere when it arrived */
 	GS_FAIL_TIMEOUT,    /* waited past max_wait_s */
 	GS_FAIL_GPU_MEM,    /* timeslice/mps: its GPU memory did not fit next to the pods already there */
+	GS_FAIL_GROUP,      /* its pod group gave up (another pod's --max-wait) before it arrived */
 };
 
 /* A static description of r for pods.fail_reason; "" for GS_FAIL_NONE. */
@@ -171,6 +180,8 @@ struct gs_sample {
 	int32_t pending;
 	int32_t failed;
 	double frag_milli;          /* cluster fragmentation; NAN when not tracked */
+	/* Idle GPU capacity by reason for opts.idle_job (core/idle.h). */
+	int64_t idle_frac_milli, idle_nocpu_milli, idle_stranded_milli;
 };
 
 struct gs_sim_stats {
@@ -221,6 +232,7 @@ struct gs_sim {
 	struct gs_workload workload;      /* typical pods, when fragmentation is tracked */
 	struct gs_frag frag;
 	bool frag_on;
+	struct gs_idle_track idle;        /* the idle GPU breakdown, kept at every bind and unbind */
 
 	int64_t arrived_gpu_milli;        /* GPU request of the pods arrived so far */
 	int64_t *t_arrive;                /* owned, time mode: each pod's arrival time */
@@ -234,6 +246,9 @@ struct gs_sim {
 	int64_t oversubscribed;           /* pods failed by GPU memory oversubscription */
 	int32_t n_whole;                  /* --sharing mig: GPUs without MIG, run exclusive */
 	double eff_util_pct, eff_util_busy_pct, mig_idle_pct, mig_slack_pct; /* gs_summary's */
+	/* Pod groups (engine/gang.h), placed all together or not at all. */
+	struct gs_gangs gangs;
+	struct gs_placement *gang_pl;     /* owned: one per pod of the largest group */
 	bool defrag_on;                   /* opts.defrag has a budget (time mode) */
 	struct gs_defrag defrag;          /* the descheduler's state and counts */
 	struct gs_sample *samples;        /* owned */
@@ -282,6 +297,14 @@ int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len);
 void gs_sim_release(struct gs_sim *sim);
 
 /*
+ * Keeps what the run tracks per node current after node `node` of
+ * sim->cluster changed (a bind or an unbind through the scheduler): the
+ * fragmentation cache (with --frag) and the idle GPU breakdown. Every
+ * bind and unbind of the engine, the descheduler's included, calls it.
+ */
+void gs_sim_node_changed(struct gs_sim *sim, int32_t node);
+
+/*
  * Headline figures of a finished run. Percentages are of the cluster's
  * GPU capacity (gpu_count x 1000 milli); NAN where undefined.
  */
@@ -328,6 +351,22 @@ struct gs_summary {
 	double eff_util_pct, eff_util_busy_pct;
 	int64_t oversubscribed;
 	double mig_idle_pct, mig_slack_pct;
+	/*
+	 * Pod groups: how many the run had, placed and gave up, and the mean
+	 * wait of the placed ones from their last pod's arrival to their
+	 * start (NAN when none was placed). Each pod of a group also counts
+	 * in the pod figures above with its own wait.
+	 */
+	int64_t groups, groups_placed, groups_failed;
+	double group_mean_wait_s;
+	/*
+	 * The idle GPU capacity by reason for opts.idle_job (core/idle.h), in
+	 * percent of capacity: on partly used GPUs, whole GPUs on nodes short
+	 * of CPU or memory, whole GPUs too few on their node. Time mode: means
+	 * over the arrival window; inflate mode: over the samples of arrived
+	 * workload 100 % (99..101 %), as gpu_alloc_pct.
+	 */
+	double idle_frac_pct, idle_nocpu_pct, idle_stranded_pct;
 };
 
 /* Computes the summary from the outcomes and samples of a finished run. */

@@ -28,6 +28,7 @@ void gs_replay_opts_init(struct gs_replay_opts *o)
 	o->inflate = 1.3;
 	o->frag_coverage = 0.95;
 	o->load_repeat = 1;
+	o->idle_job = (struct gs_idle_job)GS_IDLE_JOB_DEFAULT;
 	gs_defrag_opts_init(&o->defrag);
 }
 
@@ -310,6 +311,14 @@ int gs_replay_params_json(const struct gs_replay_opts *o, char **json_out)
 	}
 	if (ok && o->interference)
 		ok = cJSON_AddStringToObject(obj, "interference", o->interference->sha256) != NULL;
+	if (ok && (o->idle_job.num_gpu != 1 || o->idle_job.cpu_milli != 8000 ||
+		   o->idle_job.mem_mib != 0)) {
+		cJSON *job = cJSON_AddObjectToObject(obj, "idle_job");
+
+		ok = job && cJSON_AddNumberToObject(job, "num_gpu", o->idle_job.num_gpu) &&
+		     cJSON_AddNumberToObject(job, "cpu_milli", o->idle_job.cpu_milli) &&
+		     cJSON_AddNumberToObject(job, "mem_mib", (double)o->idle_job.mem_mib);
+	}
 	if (ok && o->busy && o->busy->n > 0) {
 		char shas[GS_BUSY_ITEMS_MAX * 65 + 1];
 		size_t used = 0;

@@ -50,6 +50,41 @@ static size_t arrived_means(const struct gs_sim *sim, int64_t cap, int64_t lo, i
 	return n;
 }
 
+/*
+ * Inflate mode: the means of the idle breakdown over the samples whose
+ * arrived workload rounds to 100 %, or 99..101 % when none does (the rule
+ * of gpu_alloc_pct). NAN without such samples.
+ */
+static void idle_at_100(const struct gs_sim *sim, int64_t cap, struct gs_summary *out)
+{
+	double sum[3] = { 0, 0, 0 };
+	int64_t lo = 100, hi = 100;
+	size_t i, n = 0;
+
+	for (;;) {
+		for (i = 0; i < sim->n_samples; i++) {
+			const struct gs_sample *s = &sim->samples[i];
+			int64_t pct = gs_sample_arrived_pct(s, cap);
+
+			if (pct < lo || pct > hi)
+				continue;
+			sum[0] += (double)s->idle_frac_milli;
+			sum[1] += (double)s->idle_nocpu_milli;
+			sum[2] += (double)s->idle_stranded_milli;
+			n++;
+		}
+		if (n || lo == 99)
+			break;
+		lo = 99;
+		hi = 101;
+	}
+	if (n == 0)
+		return;
+	out->idle_frac_pct = 100.0 * sum[0] / (double)n / (double)cap;
+	out->idle_nocpu_pct = 100.0 * sum[1] / (double)n / (double)cap;
+	out->idle_stranded_pct = 100.0 * sum[2] / (double)n / (double)cap;
+}
+
 void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 {
 	const int64_t cap = sim->cluster.gpu_milli;
@@ -64,6 +99,12 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 	out->mig_idle_pct = sim->opts.mode == GS_MODE_TIME ? sim->mig_idle_pct : NAN;
 	out->mig_slack_pct = sim->opts.mode == GS_MODE_TIME ? sim->mig_slack_pct : NAN;
 	out->oversubscribed = sim->oversubscribed;
+	out->groups = sim->gangs.n;
+	out->groups_placed = sim->gangs.placed;
+	out->groups_failed = sim->gangs.failed;
+	out->group_mean_wait_s = sim->gangs.placed ? (double)sim->gangs.wait_total_s /
+							 (double)sim->gangs.placed
+						   : NAN;
 	for (i = 0; i < sim->n_pods; i++) {
 		switch (sim->out[i].state) {
 		case GS_POD_RUNNING:
@@ -87,8 +128,12 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 	out->gpu_alloc_pct = out->unalloc_gpu_pct = NAN;
 	out->frag_ratio_pct = out->frag_amount_pct = NAN;
 	out->peak_gpu_alloc_pct = NAN;
+	out->idle_frac_pct = out->idle_nocpu_pct = out->idle_stranded_pct = NAN;
 	out->tm = sim->tm;
 	if (sim->opts.mode == GS_MODE_TIME) {
+		out->idle_frac_pct = sim->tm.idle_frac_pct;
+		out->idle_nocpu_pct = sim->tm.idle_nocpu_pct;
+		out->idle_stranded_pct = sim->tm.idle_stranded_pct;
 		/* From the events alone: the samples do not enter. */
 		out->gpu_alloc_pct = sim->tm.gpu_alloc_arrival_pct;
 		out->peak_gpu_alloc_pct = sim->tm.gpu_alloc_peak_pct;
@@ -99,6 +144,7 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 	}
 	if (cap <= 0 || sim->n_samples == 0)
 		return;
+	idle_at_100(sim, cap, out);
 	for (i = 0; i < sim->n_samples; i++) {
 		const struct gs_sample *s = &sim->samples[i];
 		double pct = 100.0 * (double)s->gpu_alloc_milli / (double)cap;

@@ -31,8 +31,8 @@ static void csv_zero(struct gs_csv *r, char *err, size_t err_len)
 		err[0] = '\0';
 }
 
-/* Takes ownership of buf (len bytes of data plus room for a NUL). */
-static int csv_start(struct gs_csv *r, const char *name, char *buf, size_t len)
+/* Takes ownership of buf (len bytes of data plus room for a NUL); hashes it unless !hash. */
+static int csv_start(struct gs_csv *r, const char *name, char *buf, size_t len, bool hash)
 {
 	r->name = strdup(name);
 	if (!r->name) {
@@ -42,7 +42,8 @@ static int csv_start(struct gs_csv *r, const char *name, char *buf, size_t len)
 	buf[len] = '\0';
 	r->buf = buf;
 	r->len = len;
-	gs_sha256_hex(buf, len, r->sha256);
+	if (hash)
+		gs_sha256_hex(buf, len, r->sha256);
 	/* Spreadsheets like to start UTF-8 files with a byte order mark. */
 	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
 		r->pos = 3;
@@ -61,7 +62,7 @@ static int nul_error(const char *path, const char *buf, size_t off, char *err, s
 	return GS_EPARSE;
 }
 
-int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len)
+static int open_file(struct gs_csv *r, const char *path, char *err, size_t err_len, bool hash)
 {
 	struct stat st;
 	size_t cap, ncap, len = 0;
@@ -140,7 +141,7 @@ int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len)
 		cap = ncap;
 	}
 	fclose(f);
-	rc = csv_start(r, path, buf, len);
+	rc = csv_start(r, path, buf, len, hash);
 	if (rc)
 		snprintf(err, err_len, "%s: out of memory", path);
 	return rc;
@@ -149,6 +150,16 @@ too_large:
 	snprintf(err, err_len, "%s: larger than %zu MiB, the most gpusim reads from one file",
 		 path, GS_INPUT_MAX_BYTES >> 20);
 	return GS_EPARSE;
+}
+
+int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len)
+{
+	return open_file(r, path, err, err_len, true);
+}
+
+int gs_csv_open_unhashed(struct gs_csv *r, const char *path, char *err, size_t err_len)
+{
+	return open_file(r, path, err, err_len, false);
 }
 
 int gs_csv_open_mem(struct gs_csv *r, const char *name, const char *data, size_t len,
@@ -161,7 +172,7 @@ int gs_csv_open_mem(struct gs_csv *r, const char *name, const char *data, size_t
 	if (buf && len)
 		memcpy(buf, data, len);
 	/* csv_start() frees buf when it fails. */
-	if (!buf || csv_start(r, name, buf, len)) {
+	if (!buf || csv_start(r, name, buf, len, true)) {
 		snprintf(err, err_len, "%s: out of memory", name);
 		return GS_ENOMEM;
 	}
@@ -426,6 +437,49 @@ int gs_csv_int_opt(struct gs_csv *r, int col, int64_t min, int64_t max, int64_t 
 		return 0;
 	}
 	return gs_csv_int(r, col, min, max, out);
+}
+
+bool gs_csv_decimal_ok(const char *s)
+{
+	bool digits = false;
+
+	if (*s == '-')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits = true;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits = true;
+	if (!digits)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!(*s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return *s == '\0';
+}
+
+const char *gs_csv_row_text(const struct gs_csv *r, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < r->n_fields && i < GS_CSV_MAX_FIELDS && off < len; i++) {
+		int n = snprintf(buf + off, len - off, "%s%s", i ? "," : "", r->field[i]);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	if (off >= len && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+	return buf;
 }
 
 int gs_csv_decimal(struct gs_csv *r, int col, double min, double max, double *out)

@@ -55,6 +55,13 @@ struct gs_csv {
 int gs_csv_open(struct gs_csv *r, const char *path, char *err, size_t err_len);
 
 /*
+ * gs_csv_open() without the checksum (r->sha256 stays empty), for readers
+ * that record none: hashing is a third of the time of reading a large
+ * table (gpusim convert).
+ */
+int gs_csv_open_unhashed(struct gs_csv *r, const char *path, char *err, size_t err_len);
+
+/*
  * Like gs_csv_open() on a copy of len bytes of data, reported as `name`.
  * Returns 0 or GS_ENOMEM ("NAME: out of memory"). A NUL byte is kept (the
  * readers refuse it with its line). For tests and for data that is not in
@@ -112,6 +119,20 @@ int gs_csv_int(struct gs_csv *r, int col, int64_t min, int64_t max, int64_t *out
 /* Like gs_csv_int(), but an empty field stores dflt and succeeds. */
 int gs_csv_int_opt(struct gs_csv *r, int col, int64_t min, int64_t max, int64_t dflt,
 		   int64_t *out);
+
+/*
+ * True when s is a plain decimal number: an optional '-', digits with an
+ * optional fraction (a digit before or after the point), an optional
+ * exponent; no blank, '+', hexadecimal, inf or nan. The syntax every
+ * decimal gpusim reads (options, converted traces) is held to.
+ */
+bool gs_csv_decimal_ok(const char *s);
+
+/*
+ * The current record joined with commas again into buf (len bytes), cut
+ * with "..." when it does not fit: for messages quoting a header. Returns buf.
+ */
+const char *gs_csv_row_text(const struct gs_csv *r, char *buf, size_t len);
 
 /*
  * Parses field col as a plain decimal number (digits, one optional '.'

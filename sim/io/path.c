@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "core/error.h"
@@ -66,6 +67,13 @@ int gs_mkdir_parent(const char *path, char *err, size_t err_len)
 	rc = gs_mkdir_p(dir, err, err_len);
 	free(dir);
 	return rc;
+}
+
+bool gs_path_is_json(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n >= 5 && strcasecmp(path + n - 5, ".json") == 0;
 }
 
 /*

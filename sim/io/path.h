@@ -5,6 +5,7 @@
 #ifndef GS_PATH_H
 #define GS_PATH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -20,6 +21,9 @@ int gs_mkdir_p(const char *dir, char *err, size_t err_len);
  * '/'). Same returns.
  */
 int gs_mkdir_parent(const char *path, char *err, size_t err_len);
+
+/* Whether path's name ends in ".json" (any case): the files gpusim reads and writes as JSON. */
+bool gs_path_is_json(const char *path);
 
 /*
  * Short names for the files paths[0..n), distinct for distinct paths: each

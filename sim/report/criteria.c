@@ -193,6 +193,11 @@ static int parse_value(const char *text, enum gs_metric m, double *v, char *err,
 			return GS_EINVAL;
 		}
 		x *= f;
+		/* 1e308 days is a finite number of days and no number of seconds. */
+		if (!isfinite(x)) {
+			gs_errf(err, err_len, "'%s': too long a time to compare with", text);
+			return GS_ERANGE;
+		}
 	} else if (unit[0] && (metrics[m].unit != U_PCT || strcmp(unit, "%"))) {
 		gs_errf(err, err_len, "'%s': %s takes %s", unit, metrics[m].name,
 			metrics[m].unit == U_PCT ? "a percentage" : "a number without a unit");

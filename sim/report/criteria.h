@@ -74,7 +74,7 @@ struct gs_cond {
  * Parses text (see above) into *c. Returns 0, or GS_EINVAL with a message
  * in err saying what is wrong ("'p99 wiat': no such metric; metrics: ...").
  * A bound no run can meet (a negative time, a share above 100 %, a
- * negative count) is GS_ERANGE.
+ * negative count, a time too long to hold in seconds) is GS_ERANGE.
  */
 int gs_cond_parse(const char *text, struct gs_cond *c, char *err, size_t err_len);
 

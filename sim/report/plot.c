@@ -338,6 +338,7 @@ int gs_plot_time_render(const struct gs_plot_time *ix, const char *scripts_dir,
 		{ "time_series", "plot_time_series.gp" },
 		{ "time_cdf", "plot_time_cdf.gp" },
 		{ "time_load", "plot_time_load.gp" },
+		{ "time_idle", "plot_time_idle.gp" },
 	};
 	char words[2048], lts[1024], vars[8192], base[512];
 	size_t t, f;
@@ -352,16 +353,22 @@ int gs_plot_time_render(const struct gs_plot_time *ix, const char *scripts_dir,
 			return GS_EINVAL;
 		}
 		for (f = 0; !rc && f < sizeof(figs) / sizeof(figs[0]); f++) {
-			const bool *flags = f == 0 ? ix->series : f == 1 ? ix->cdf : ix->load;
+			const bool *flags = f == 0 || f == 3 ? ix->series
+					    : f == 1 ? ix->cdf : ix->load;
+			bool frag = false;
+			size_t p;
 
 			if (!time_words(ix, t, flags, words, lts, sizeof(lts)))
 				continue;
+			/* The idle figure adds a fragmentation panel when some run tracked it. */
+			for (p = 0; p < ix->n_policies; p++)
+				frag |= ix->frag[t * ix->n_policies + p];
 			snprintf(base, sizeof(base), "%s_%s", figs[f].prefix, ix->traces[t]);
 			snprintf(vars, sizeof(vars),
 				 "scriptdir='%s/'; datadir='%s'; trace='%s'; policies='%s';"
-				 " lts='%s'; out='%s/%s'; setting='%s'",
+				 " lts='%s'; out='%s/%s'; setting='%s'; frag=%d",
 				 scripts_dir, data_dir, ix->traces[t], words, lts, out_dir, base,
-				 ix->setting[t]);
+				 ix->setting[t], frag ? 1 : 0);
 			rc = draw(scripts_dir, figs[f].script, vars, log, out_dir, base,
 				  err, err_len);
 		}

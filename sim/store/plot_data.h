@@ -77,6 +77,7 @@ struct gs_plot_time {
 	size_t n_policies;
 	char **setting;       /* per trace: the setting the series and CDFs show, for titles */
 	bool *series;         /* <trace>.<policy>.series.dat written */
+	bool *frag;           /* ... and its fragmentation column has values (--frag) */
 	bool *cdf;            /* <trace>.<policy>.cdfw.dat and .cdfc.dat written */
 	bool *load;           /* <trace>.<policy>.load.dat written (two loads or more) */
 };
@@ -89,11 +90,15 @@ void gs_plot_time_release(struct gs_plot_time *t);
  * from the complete time-mode runs with figures from the events (schema
  * 1.1), per trace and policy:
  *   <trace>.<policy>.series.dat  hours since the first arrival, allocated
- *                                GPU %, pending pods: the run of the shown
- *                                setting with the lowest seed, over its
- *                                arrival window and a quarter more; at most
- *                                1000 points (beyond, bins: the mean
- *                                allocation and the longest queue of each)
+ *                                GPU %, pending pods, then the idle GPU %
+ *                                on partly used GPUs, short of CPU and
+ *                                stranded (core/idle.h) and the FGD
+ *                                fragmentation % of capacity (NaN where not
+ *                                recorded): the run of the shown setting
+ *                                with the lowest seed, over its arrival
+ *                                window and a quarter more; at most 1000
+ *                                points (beyond, bins: the longest queue of
+ *                                each, the mean of the rest)
  *   <trace>.<policy>.cdfw.dat    wait (s) and fraction of pods with at most
  *   <trace>.<policy>.cdfc.dat    that wait / completion time, the pods of
  *                                all seeds of the shown setting (runs with

@@ -66,6 +66,7 @@ void gs_plot_time_release(struct gs_plot_time *t)
 		free(t->setting[i]);
 	free(t->setting);
 	free(t->series);
+	free(t->frag);
 	free(t->cdf);
 	free(t->load);
 	memset(t, 0, sizeof(*t));
@@ -240,26 +241,53 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 	return 0;
 }
 
+/* A sample's value in the series file: NaN for NULL (a column older runs lack). */
+static void put_value(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("\tNaN", f);
+	else
+		fprintf(f, "\t%.4f", v);
+}
+
+/* The values of the series after hours and pending pods: GPU %, idle by reason %, frag %. */
+#define SERIES_VALUES 5
+
+static void put_row(FILE *f, double hours, const double *v, double pending)
+{
+	int k;
+
+	fprintf(f, "%.6f", hours);
+	put_value(f, v[0]);
+	fprintf(f, "\t%.0f", pending);
+	for (k = 1; k < SERIES_VALUES; k++)
+		put_value(f, v[k]);
+	fputc('\n', f);
+}
+
 /*
  * The series of one run: hours since the first arrival, allocated GPU %,
- * pending pods, over the arrival window and a quarter of it after (capped
- * at the run's end). More samples than SERIES_POINTS are binned: the mean
- * allocation and the longest queue of each bin.
+ * pending pods, the idle GPU % by reason and fragmentation %, over the
+ * arrival window and a quarter of it after (capped at the run's end).
+ * More samples than SERIES_POINTS are binned: the longest queue of each
+ * bin, the mean of the rest. *frag_out: some sample has a fragmentation.
  */
 static int write_series(sqlite3 *sq, const struct trun *r, const char *dir, const char *name,
-			char *err, size_t err_len)
+			bool *frag_out, char *err, size_t err_len)
 {
 	static const char sql[] =
-		"SELECT t_s, gpu_alloc_milli, pods_pending FROM samples"
+		"SELECT t_s, gpu_alloc_milli, pods_pending, idle_frac_milli, idle_nocpu_milli,"
+		" idle_stranded_milli, frag_milli FROM samples"
 		" WHERE run_id = ?1 AND t_s BETWEEN ?2 AND ?3 ORDER BY sample_idx";
 	int64_t lo = r->t_first, win = r->t_last_arrival - r->t_first;
 	int64_t hi = win > 0 ? r->t_last_arrival + win / 4 : r->t_end;
-	double width, bin_alloc = 0, bin_pending = 0;
+	double width, bin_v[SERIES_VALUES] = { 0 }, bin_pending = 0;
 	int64_t bin = -1, in_bin = 0, count = 0;
 	sqlite3_stmt *st;
 	FILE *f;
-	int step, rc;
+	int step, rc, k;
 
+	*frag_out = false;
 	if (hi > r->t_end && r->t_end > lo)
 		hi = r->t_end;
 	if (hi <= lo)
@@ -286,30 +314,39 @@ static int write_series(sqlite3 *sq, const struct trun *r, const char *dir, cons
 	sqlite3_bind_int64(st, 3, hi);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t t = sqlite3_column_int64(st, 0);
-		double alloc = 100.0 * sqlite3_column_double(st, 1) / r->cap;
-		double pending = sqlite3_column_double(st, 2);
+		double pending = sqlite3_column_double(st, 2), v[SERIES_VALUES];
 		int64_t b;
 
+		v[0] = 100.0 * sqlite3_column_double(st, 1) / r->cap;
+		for (k = 1; k < SERIES_VALUES; k++)
+			v[k] = sqlite3_column_type(st, k + 2) == SQLITE_NULL
+				       ? NAN : 100.0 * sqlite3_column_double(st, k + 2) / r->cap;
+		*frag_out |= !isnan(v[SERIES_VALUES - 1]);
 		if (count <= SERIES_POINTS) {
-			fprintf(f, "%.6f\t%.4f\t%.0f\n", (double)(t - lo) / 3600.0, alloc, pending);
+			put_row(f, (double)(t - lo) / 3600.0, v, pending);
 			continue;
 		}
 		b = (int64_t)((double)(t - lo) / width);
 		if (b != bin && in_bin) {
-			fprintf(f, "%.6f\t%.4f\t%.0f\n", ((double)bin + 0.5) * width / 3600.0,
-				bin_alloc / (double)in_bin, bin_pending);
+			for (k = 0; k < SERIES_VALUES; k++)
+				bin_v[k] /= (double)in_bin;
+			put_row(f, ((double)bin + 0.5) * width / 3600.0, bin_v, bin_pending);
 			in_bin = 0;
-			bin_alloc = bin_pending = 0;
+			bin_pending = 0;
+			memset(bin_v, 0, sizeof(bin_v));
 		}
 		bin = b;
-		bin_alloc += alloc;
+		for (k = 0; k < SERIES_VALUES; k++)
+			bin_v[k] += v[k];
 		if (pending > bin_pending)
 			bin_pending = pending;
 		in_bin++;
 	}
-	if (in_bin)
-		fprintf(f, "%.6f\t%.4f\t%.0f\n", ((double)bin + 0.5) * width / 3600.0,
-			bin_alloc / (double)in_bin, bin_pending);
+	if (in_bin) {
+		for (k = 0; k < SERIES_VALUES; k++)
+			bin_v[k] /= (double)in_bin;
+		put_row(f, ((double)bin + 0.5) * width / 3600.0, bin_v, bin_pending);
+	}
 	sqlite3_finalize(st);
 	rc = gs_plot_data_close(f, dir, name, err, err_len);
 	if (!rc && step != SQLITE_DONE)
@@ -447,10 +484,11 @@ int gs_plot_time_export(struct gs_db *db, const char *dir, struct gs_plot_time *
 	}
 	ix->setting = calloc(ix->n_traces, sizeof(*ix->setting));
 	ix->series = calloc(ix->n_traces * ix->n_policies, sizeof(*ix->series));
+	ix->frag = calloc(ix->n_traces * ix->n_policies, sizeof(*ix->frag));
 	ix->cdf = calloc(ix->n_traces * ix->n_policies, sizeof(*ix->cdf));
 	ix->load = calloc(ix->n_traces * ix->n_policies, sizeof(*ix->load));
 	ids = malloc(n * sizeof(*ids));
-	if (!ix->setting || !ix->series || !ix->cdf || !ix->load || !ids) {
+	if (!ix->setting || !ix->series || !ix->frag || !ix->cdf || !ix->load || !ids) {
 		gs_errf(err, err_len, "out of memory");
 		rc = GS_ENOMEM;
 		goto out;
@@ -488,7 +526,8 @@ int gs_plot_time_export(struct gs_db *db, const char *dir, struct gs_plot_time *
 			if (first) {
 				snprintf(name, sizeof(name), "%s.%s.series.dat", ix->traces[t],
 					 ix->policies[p]);
-				rc = write_series(sq, first, dir, name, err, err_len);
+				rc = write_series(sq, first, dir, name, &ix->frag[cell], err,
+						  err_len);
 				ix->series[cell] = rc == 0;
 				if (n_runs > seeds)
 					seeds = n_runs;

@@ -43,7 +43,7 @@
 #include "engine/replay.h"
 
 #define GS_DB_SCHEMA_MAJOR 1
-#define GS_DB_SCHEMA_MINOR 8
+#define GS_DB_SCHEMA_MINOR 9
 #define GS_DB_SCHEMA_VERSION (GS_DB_SCHEMA_MAJOR * 1000 + GS_DB_SCHEMA_MINOR)
 #define GS_DB_BUSY_TIMEOUT_MS 60000
 
@@ -194,6 +194,9 @@ struct gs_run_row {
 	/* Schema 1.2: the sharing model ("ideal" and NAN for older runs). */
 	char *sharing;
 	double eff_util_pct, n_oversubscribed, mig_idle_pct, mig_slack_pct;
+	/* Schema 1.9: pod groups (0 for older runs) and the idle breakdown (NAN for older runs). */
+	int64_t n_groups, n_groups_placed, n_groups_failed;
+	double group_wait_mean_s, idle_frac_pct, idle_nocpu_pct, idle_stranded_pct;
 };
 
 /*

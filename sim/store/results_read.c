@@ -81,7 +81,9 @@ static const char sql_run_rows[] =
 	" s.offered_load_pct, s.load_pct, s.makespan_s, s.n_timed_out,"
 	" s.sharing, s.eff_util_pct, s.n_oversubscribed, s.mig_idle_pct, s.mig_slack_pct,"
 	" s.frag_amount_pct, s.wait_p90_s, s.completion_p50_s, s.completion_p90_s,"
-	" s.completion_max_s, s.gpu_alloc_busy_pct, s.frag_avg_pct"
+	" s.completion_max_s, s.gpu_alloc_busy_pct, s.frag_avg_pct, s.n_groups,"
+	" s.n_groups_placed, s.n_groups_failed, s.group_wait_mean_s, s.idle_frac_pct,"
+	" s.idle_nocpu_pct, s.idle_stranded_pct"
 	" FROM run_summary s JOIN runs r ON r.run_id = s.run_id";
 
 static bool read_run_row(sqlite3_stmt *st, struct gs_run_row *r)
@@ -142,6 +144,13 @@ static bool read_run_row(sqlite3_stmt *st, struct gs_run_row *r)
 	r->completion_max_s = col_double(st, 50);
 	r->gpu_alloc_busy_pct = col_double(st, 51);
 	r->frag_avg_pct = col_double(st, 52);
+	r->n_groups = sqlite3_column_int64(st, 53);
+	r->n_groups_placed = sqlite3_column_int64(st, 54);
+	r->n_groups_failed = sqlite3_column_int64(st, 55);
+	r->group_wait_mean_s = col_double(st, 56);
+	r->idle_frac_pct = col_double(st, 57);
+	r->idle_nocpu_pct = col_double(st, 58);
+	r->idle_stranded_pct = col_double(st, 59);
 	if (oom)
 		gs_run_row_release(r);
 	return !oom;

@@ -119,6 +119,25 @@ static const char *const columns_1_7[] = {
 #define N_COLUMNS_1_7 (sizeof(columns_1_7) / sizeof(columns_1_7[0]))
 
 /*
+ * Schema 1.9: pod groups (engine/gang.h) and the idle GPU capacity by
+ * reason (core/idle.h), per run and per sample. Older rows have NULL
+ * (and 0 groups).
+ */
+static const char *const columns_1_9[] = {
+	"runs ADD COLUMN n_groups INTEGER NOT NULL DEFAULT 0",
+	"runs ADD COLUMN n_groups_placed INTEGER NOT NULL DEFAULT 0",
+	"runs ADD COLUMN n_groups_failed INTEGER NOT NULL DEFAULT 0",
+	"runs ADD COLUMN group_wait_mean_s REAL",
+	"runs ADD COLUMN idle_frac_pct REAL",
+	"runs ADD COLUMN idle_nocpu_pct REAL",
+	"runs ADD COLUMN idle_stranded_pct REAL",
+	"samples ADD COLUMN idle_frac_milli INTEGER",
+	"samples ADD COLUMN idle_nocpu_milli INTEGER",
+	"samples ADD COLUMN idle_stranded_milli INTEGER",
+};
+#define N_COLUMNS_1_9 (sizeof(columns_1_9) / sizeof(columns_1_9[0]))
+
+/*
  * run_summary, schema 1.4. gpu_alloc_pct, the headline allocation of a
  * run, as gs_sim_summarize() computes it. Inflate mode: the mean over the
  * arrived = 100 % bucket (Weng et al., figure 7), or over 99..101 % when
@@ -170,8 +189,34 @@ static const char *const columns_1_7[] = {
 	"  r.completion_max_s, r.slowdown_mean, r.slowdown_p99, r.pending_avg, r.makespan_s," \
 	"  r.gpu_alloc_busy_pct, r.frag_avg_pct, r.n_timed_out,"                           \
 	"  r.sharing, r.eff_util_pct, r.eff_util_busy_pct, r.n_oversubscribed,"             \
-	"  r.mig_idle_pct, r.mig_slack_pct"                                                 \
+	"  r.mig_idle_pct, r.mig_slack_pct, r.n_groups, r.n_groups_placed, r.n_groups_failed," \
+	"  r.group_wait_mean_s, r.idle_frac_pct, r.idle_nocpu_pct, r.idle_stranded_pct"     \
 	" FROM runs r WHERE r.status = 'complete') x"
+
+/*
+ * Each sample in percent of capacity. Schema 1.7 adds the idle breakdown
+ * (NULL for the samples of older runs).
+ */
+#define SAMPLE_METRICS_VIEW                                                                \
+	"CREATE VIEW sample_metrics AS"                                                    \
+	" SELECT s.run_id, s.sample_idx, s.t_s, s.arrived_pct,"                           \
+	"  100.0 * s.gpu_alloc_milli / r.gpu_milli_capacity AS gpu_alloc_pct,"            \
+	"  100.0 - 100.0 * s.gpu_alloc_milli / r.gpu_milli_capacity AS unalloc_gpu_pct,"  \
+	"  r.gpu_milli_capacity - s.gpu_alloc_milli AS idle_gpu_milli,"                   \
+	"  CASE WHEN s.frag_milli IS NULL THEN NULL"                                       \
+	"   WHEN r.gpu_milli_capacity > s.gpu_alloc_milli"                                 \
+	"   THEN 100.0 * s.frag_milli / (r.gpu_milli_capacity - s.gpu_alloc_milli)"       \
+	"   ELSE 0.0 END AS frag_ratio_pct,"                                               \
+	"  100.0 * s.frag_milli / r.gpu_milli_capacity AS frag_amount_pct,"               \
+	"  100.0 * s.gpus_in_use / r.gpu_count AS gpus_in_use_pct,"                       \
+	"  100.0 * s.cpu_alloc_milli / r.cpu_milli_capacity AS cpu_alloc_pct,"            \
+	"  100.0 * s.mem_alloc_mib / r.mem_mib_capacity AS mem_alloc_pct,"                \
+	"  s.pods_running, s.pods_pending, s.pods_failed,"                                 \
+	"  100.0 * s.idle_frac_milli / r.gpu_milli_capacity AS idle_frac_pct,"            \
+	"  100.0 * s.idle_nocpu_milli / r.gpu_milli_capacity AS idle_nocpu_pct,"          \
+	"  100.0 * s.idle_stranded_milli / r.gpu_milli_capacity AS idle_stranded_pct"     \
+	" FROM samples s JOIN runs r ON r.run_id = s.run_id"                               \
+	" WHERE r.status = 'complete'"
 
 /*
  * Weng et al., ATC 2023, section 5: the statistic per integer percent of
@@ -368,22 +413,7 @@ static const char *const schema_sql[] = {
 	"CREATE INDEX samples_arrived ON samples (run_id, arrived_pct, gpu_alloc_milli,"
 	" frag_milli)",
 
-	"CREATE VIEW sample_metrics AS"
-	" SELECT s.run_id, s.sample_idx, s.t_s, s.arrived_pct,"
-	"  100.0 * s.gpu_alloc_milli / r.gpu_milli_capacity AS gpu_alloc_pct,"
-	"  100.0 - 100.0 * s.gpu_alloc_milli / r.gpu_milli_capacity AS unalloc_gpu_pct,"
-	"  r.gpu_milli_capacity - s.gpu_alloc_milli AS idle_gpu_milli,"
-	"  CASE WHEN s.frag_milli IS NULL THEN NULL"
-	"   WHEN r.gpu_milli_capacity > s.gpu_alloc_milli"
-	"   THEN 100.0 * s.frag_milli / (r.gpu_milli_capacity - s.gpu_alloc_milli)"
-	"   ELSE 0.0 END AS frag_ratio_pct,"
-	"  100.0 * s.frag_milli / r.gpu_milli_capacity AS frag_amount_pct,"
-	"  100.0 * s.gpus_in_use / r.gpu_count AS gpus_in_use_pct,"
-	"  100.0 * s.cpu_alloc_milli / r.cpu_milli_capacity AS cpu_alloc_pct,"
-	"  100.0 * s.mem_alloc_mib / r.mem_mib_capacity AS mem_alloc_pct,"
-	"  s.pods_running, s.pods_pending, s.pods_failed"
-	" FROM samples s JOIN runs r ON r.run_id = s.run_id"
-	" WHERE r.status = 'complete'",
+	SAMPLE_METRICS_VIEW,
 
 	ARRIVED_STATS_TABLE,
 	SWEEP_PLANS_TABLE,
@@ -404,7 +434,9 @@ static const char *const schema_sql[] = {
  * bound tables of store/bounds.h and run_defrag (store/run_defrag.h),
  * which run with the bench tables; 1.7 adds columns_1_7, the runs'
  * checksums; 1.8 the decision tables of store/decision.h, which run with
- * the bench tables too (a view is not checked when it is made, so the
+ * the bench tables too; 1.9 adds columns_1_9 (pod groups, idle GPUs) and
+ * new run_summary and sample_metrics views (a view is not checked when it
+ * is made, so the
  * run_summary of 1.1 and 1.2, which names 1.4's columns, is harmless until
  * 1.4 makes it anew).
  */
@@ -418,6 +450,8 @@ static const char *const migration_sql[] = {
 	NULL,
 	NULL,
 	NULL,
+	"DROP VIEW run_summary; " RUN_SUMMARY_VIEW "; DROP VIEW sample_metrics; "
+	SAMPLE_METRICS_VIEW,
 };
 _Static_assert(sizeof(migration_sql) / sizeof(migration_sql[0]) == GS_DB_SCHEMA_MINOR + 1,
 	       "one migration per minor schema version");
@@ -504,6 +538,7 @@ static const struct {
 	[3] = { columns_1_3, N_COLUMNS_1_3 },
 	[4] = { columns_1_4, N_COLUMNS_1_4 },
 	[7] = { columns_1_7, N_COLUMNS_1_7 },
+	[9] = { columns_1_9, N_COLUMNS_1_9 },
 };
 
 /* ALTER TABLE for each column that minor version `minor` added. */

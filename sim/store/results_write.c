@@ -37,11 +37,13 @@ static const char sql_insert_run[] =
 	" gpu_alloc_peak_pct, frag_avg_pct, n_timed_out, offered_load_pct, sharing,"
 	" interference_sha256, eff_util_pct, eff_util_busy_pct, n_oversubscribed, mig_idle_pct,"
 	" mig_slack_pct, samples_stored, at100_n, at100_gpu_alloc_pct, at100_frag_ratio_pct,"
-	" at100_frag_amount_pct)"
+	" at100_frag_amount_pct, n_groups, n_groups_placed, n_groups_failed, group_wait_mean_s,"
+	" idle_frac_pct, idle_nocpu_pct, idle_stranded_pct)"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
 	" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34,"
 	" ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51,"
-	" ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, ?63, ?64)";
+	" ?52, ?53, ?54, ?55, ?56, ?57, ?58, ?59, ?60, ?61, ?62, ?63, ?64, ?65, ?66, ?67, ?68,"
+	" ?69, ?70, ?71)";
 static const char sql_run_done[] =
 	"UPDATE runs SET status = 'complete', rows_checksum = ?2 WHERE run_id = ?1";
 #define N_NODE_COLUMNS 9
@@ -59,11 +61,11 @@ static const char pod_columns[] =
 	"run_id, pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_mem_mib,"
 	" gpu_spec, state, node_idx, gpus, t_arrive_s, t_start_s, t_end_s, wait_s, fail_reason,"
 	" coloc, mig, duration_s";
-#define N_SAMPLE_COLUMNS 14
+#define N_SAMPLE_COLUMNS 17
 static const char sample_columns[] =
 	"run_id, sample_idx, t_s, event, cpu_alloc_milli, mem_alloc_mib, gpu_alloc_milli,"
 	" gpus_in_use, arrived_gpu_milli, pods_running, pods_pending, pods_failed, frag_milli,"
-	" arrived_pct";
+	" arrived_pct, idle_frac_milli, idle_nocpu_milli, idle_stranded_milli";
 static const char sql_insert_stat[] =
 	"INSERT INTO arrived_stats (run_id, arrived_pct, n_samples, gpu_alloc_pct_sum,"
 	" unalloc_gpu_pct_sum, frag_ratio_pct_sum, frag_amount_pct_sum)"
@@ -483,6 +485,18 @@ static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const stru
 		sqlite3_bind_null(st, 63);
 		sqlite3_bind_null(st, 64);
 	}
+	{
+		struct gs_summary sum;
+
+		gs_sim_summarize(sim, &sum);
+		sqlite3_bind_int64(st, 65, sum.groups);
+		sqlite3_bind_int64(st, 66, sum.groups_placed);
+		sqlite3_bind_int64(st, 67, sum.groups_failed);
+		bind_opt_real(st, 68, sum.group_mean_wait_s);
+		bind_opt_real(st, 69, sum.idle_frac_pct);
+		bind_opt_real(st, 70, sum.idle_nocpu_pct);
+		bind_opt_real(st, 71, sum.idle_stranded_pct);
+	}
 	return step_once(st);
 }
 
@@ -600,8 +614,8 @@ static int bind_pod(struct gs_db *db, sqlite3_stmt *st, int base, int64_t run_id
 		sqlite3_bind_int64(st, base + 17, o->t_start_s - o->t_arrive_s);
 	else
 		sqlite3_bind_null(st, base + 17);
-	if (o->state == GS_POD_FAILED && o->fail == GS_FAIL_GPU_MEM)
-		bind_text(st, base + 18, gs_fail_reason_str(GS_FAIL_GPU_MEM));
+	if (o->state == GS_POD_FAILED && (o->fail == GS_FAIL_GPU_MEM || o->fail == GS_FAIL_GROUP))
+		bind_text(st, base + 18, gs_fail_reason_str((enum gs_fail_reason)o->fail));
 	else
 		bind_text(st, base + 18, unplaced ? gs_nofit_format(&o->why, txt->reason,
 								    sizeof(txt->reason)) : NULL);
@@ -673,6 +687,9 @@ static void bind_sample(sqlite3_stmt *st, int base, int64_t run_id, const struct
 		sqlite3_bind_int64(st, base + 14, gs_sample_arrived_pct(s, cap));
 	else
 		sqlite3_bind_null(st, base + 14);
+	sqlite3_bind_int64(st, base + 15, s->idle_frac_milli);
+	sqlite3_bind_int64(st, base + 16, s->idle_nocpu_milli);
+	sqlite3_bind_int64(st, base + 17, s->idle_stranded_milli);
 }
 
 /* The few samples an inflate run keeps without ri->arrival_samples (all_samples()). */

@@ -114,6 +114,12 @@ void fuzz_check_same_trace(const struct gs_trace *a, const struct gs_cluster *ca
 			   (long long)y->t_create_s, (long long)y->t_delete_s);
 		FUZZ_CHECK(same_models(x->model_mask, ca, y->model_mask, cb),
 			   "pod '%s' changed its GPU models", a->pod_names[i]);
+		FUZZ_CHECK(strcmp(gs_trace_group_name(a, gs_trace_pod_group(a, i)),
+				  gs_trace_group_name(b, gs_trace_pod_group(b, i))) == 0,
+			   "pod '%s' changed its pod group", a->pod_names[i]);
+		FUZZ_CHECK(strcmp(gs_trace_class_name(a, x->wclass),
+				  gs_trace_class_name(b, y->wclass)) == 0,
+			   "pod '%s' changed its class", a->pod_names[i]);
 	}
 }
 
@@ -218,6 +224,22 @@ void fuzz_round_trip(const struct gs_cluster *c, const struct gs_trace *t, bool 
 	gs_cluster_release(&back);
 }
 
+/* Hourly, or coarser so that the trace's span holds at most 10,000 points. */
+static int64_t grid_interval(const struct gs_trace *t)
+{
+	double last = 0;
+	size_t i;
+
+	for (i = 0; i < t->n_pods; i++) {
+		int64_t d = gs_pod_duration_s(&t->pods[i]);
+		double end = (double)t->pods[i].t_create_s + (double)(d > 0 ? d : 0);
+
+		if (end > last)
+			last = end;
+	}
+	return last / 10000 > 3600 ? (int64_t)(last / 10000) + 1 : 3600;
+}
+
 static void replay_mode(const struct gs_cluster *c, const struct gs_trace *t, enum gs_mode mode,
 			const char *policy, const char *sharing)
 {
@@ -231,8 +253,12 @@ static void replay_mode(const struct gs_cluster *c, const struct gs_trace *t, en
 	o.mode = mode;
 	o.check = true;
 	o.frag = true;
-	/* A sampling grid, where it stays small: the validation refuses a huge one. */
-	o.sample_interval_s = 3600;
+	/*
+	 * A sampling grid of at most about 10,000 points: hourly unless the trace
+	 * spans more than 10,000 hours (dates decades apart are legal), when a
+	 * million points (the validation's limit) made one input take seconds.
+	 */
+	o.sample_interval_s = grid_interval(t);
 	if (sharing)
 		FUZZ_CHECK(gs_share_parse(sharing, &o.sharing, err, sizeof(err)) == 0, "%s", err);
 	rc = gs_sim_validate(c, t, &o, err, sizeof(err));

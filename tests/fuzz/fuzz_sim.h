@@ -29,7 +29,8 @@ void fuzz_check_same_cluster(const struct gs_cluster *a, const struct gs_cluster
 
 /*
  * Aborts unless traces a (models of ca) and b (models of cb) have the same
- * pods in the same order: names, requests, model sets by name, times.
+ * pods in the same order: names, requests, model sets by name, times,
+ * pod groups and classes by name.
  */
 void fuzz_check_same_trace(const struct gs_trace *a, const struct gs_cluster *ca,
 			   const struct gs_trace *b, const struct gs_cluster *cb);

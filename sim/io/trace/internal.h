@@ -66,6 +66,7 @@ bool gs_model_name_ok(const char *name, size_t len);
 struct gs_nameset {
 	const char **keys;    /* borrowed strings */
 	long *vals;
+	uint32_t *hash;       /* each key's hash: compared before the strings, kept when growing */
 	size_t cap;           /* a power of two, or 0 */
 	size_t n;
 };
@@ -148,6 +149,12 @@ int gs_trace_pod_class(const struct gs_where *w, const char *field, struct gs_tr
 		       struct gs_pod *p, const char *name);
 
 /*
+ * Puts the trace's last pod in the group called name (checked by the
+ * caller with gs_check_name()). Returns 0, GS_ERANGE or GS_ENOMEM.
+ */
+int gs_trace_join_group(struct gs_trace *t, const char *name);
+
+/*
  * One of a pod's sharing-model fields, named by `field`: gpu_need_milli,
  * gpu_busy_milli or gpu_compute_milli (0 = unset; range-checked by the
  * caller), refused on a pod without GPUs. 0 or GS_EPARSE.
@@ -181,7 +188,7 @@ extern const char *const gs_openb_node_cols[5];
 extern const char *const gs_openb_pod_cols[11];
 extern const char *const gs_openb_multigpu_cols[5];
 extern const char *const gs_native_node_cols[6];   /* the 6th, sharing, is optional */
-extern const char *const gs_native_pod_cols[13];   /* the last two or four are optional */
+extern const char *const gs_native_pod_cols[14];   /* the last two, four or five are optional */
 
 /* --- JSON helpers (read_json.c), shared with the generator ----------- */
 

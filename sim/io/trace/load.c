@@ -17,47 +17,22 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "io/path.h"
 #include "io/trace/internal.h"
 #include "io/trace/load.h"
 
 /* --- format detection ---------------------------------------------------- */
-
-static bool json_by_name(const char *path)
-{
-	size_t n = strlen(path);
-
-	return n >= 5 && strcasecmp(path + n - 5, ".json") == 0;
-}
 
 /* A file named .json, or any file whose first character is '{' or '['. */
 static bool is_json(const struct gs_csv *r)
 {
 	size_t i;
 
-	if (json_by_name(r->name))
+	if (gs_path_is_json(r->name))
 		return true;
 	for (i = r->pos; i < r->len && strchr(" \t\r\n", r->buf[i]); i++)
 		;
 	return i < r->len && (r->buf[i] == '{' || r->buf[i] == '[');
-}
-
-/* The current record joined with commas again, for messages. */
-static const char *header_text(const struct gs_csv *r, char *buf, size_t len)
-{
-	size_t off = 0;
-	int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < r->n_fields && i < GS_CSV_MAX_FIELDS && off < len; i++) {
-		int n = snprintf(buf + off, len - off, "%s%s", i ? "," : "", r->field[i]);
-
-		if (n < 0)
-			break;
-		off += (size_t)n;
-	}
-	if (off >= len && len > 4)
-		memcpy(buf + len - 4, "...", 4);
-	return buf;
 }
 
 static bool is_node_header(const struct gs_csv *r)
@@ -71,7 +46,7 @@ static bool is_pod_header(const struct gs_csv *r)
 	return gs_csv_row_is(r, gs_openb_pod_cols, 11) ||
 	       gs_csv_row_is(r, gs_openb_multigpu_cols, 5) ||
 	       gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11) ||
-	       gs_csv_row_is(r, gs_native_pod_cols, 13);
+	       gs_csv_row_is(r, gs_native_pod_cols, 13) || gs_csv_row_is(r, gs_native_pod_cols, 14);
 }
 
 static int first_row(struct gs_csv *r)
@@ -99,7 +74,7 @@ static int csv_cluster(struct gs_csv *r, struct gs_cluster *c)
 	return gs_csv_errorf(r, -1, "unrecognised header '%s'; a cluster file starts with "
 			     "'sn,cpu_milli,memory_mib,gpu,model' (openb) or "
 			     "'name,cpu_milli,memory_mib,num_gpu,gpu_model[,sharing]' (gpusim), see "
-			     "traces/README.md", header_text(r, hbuf, sizeof(hbuf)));
+			     "traces/README.md", gs_csv_row_text(r, hbuf, sizeof(hbuf)));
 }
 
 static int csv_pods(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
@@ -118,7 +93,7 @@ static int csv_pods(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 		return gs_openb_pods_read(r, true, c, t);
 	}
 	if (gs_csv_row_is(r, gs_native_pod_cols, 9) || gs_csv_row_is(r, gs_native_pod_cols, 11) ||
-	    gs_csv_row_is(r, gs_native_pod_cols, 13)) {
+	    gs_csv_row_is(r, gs_native_pod_cols, 13) || gs_csv_row_is(r, gs_native_pod_cols, 14)) {
 		t->format = "csv";
 		return gs_native_pods_read(r, c, t);
 	}
@@ -128,8 +103,8 @@ static int csv_pods(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 			     "'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,...' (11 or 5 "
 			     "columns) or gpusim's 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,"
 			     "gpu_mem_mib,gpu_spec,creation_time,deletion_time[,class,gpu_need_milli"
-			     "[,gpu_busy_milli,gpu_compute_milli]]', see traces/README.md",
-			     header_text(r, hbuf, sizeof(hbuf)));
+			     "[,gpu_busy_milli,gpu_compute_milli[,pod_group]]]', see traces/README.md",
+			     gs_csv_row_text(r, hbuf, sizeof(hbuf)));
 }
 
 /* Reads the opened file r into c (see gs_load_cluster); closes r. */

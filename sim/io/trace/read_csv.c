@@ -29,10 +29,10 @@ const char *const gs_openb_pod_cols[11] = {
 const char *const gs_openb_multigpu_cols[5] = {
 	"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
 };
-const char *const gs_native_pod_cols[13] = {
+const char *const gs_native_pod_cols[14] = {
 	"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_mem_mib", "gpu_spec",
 	"creation_time", "deletion_time", "class", "gpu_need_milli", "gpu_busy_milli",
-	"gpu_compute_milli",
+	"gpu_compute_milli", "pod_group",
 };
 
 /*
@@ -83,24 +83,27 @@ int gs_native_nodes_read(struct gs_csv *r, struct gs_cluster *c)
 struct pod_map {
 	const char *const *cols;
 	int n_cols;
-	int gpu_mem, spec, create, del, sched, wclass, need, busy, compute;
+	int gpu_mem, spec, create, del, sched, wclass, need, busy, compute, group;
 	bool create_required;
 };
 
 static const struct pod_map openb_map = {
-	gs_openb_pod_cols, 11, -1, 5, 8, 9, 10, -1, -1, -1, -1, true,
+	gs_openb_pod_cols, 11, -1, 5, 8, 9, 10, -1, -1, -1, -1, -1, true,
 };
 static const struct pod_map multigpu_map = {
-	gs_openb_multigpu_cols, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, false,
+	gs_openb_multigpu_cols, 5, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, false,
 };
 static const struct pod_map native_map = {
-	gs_native_pod_cols, 9, 5, 6, 7, 8, -1, -1, -1, -1, -1, false,
+	gs_native_pod_cols, 9, 5, 6, 7, 8, -1, -1, -1, -1, -1, -1, false,
 };
 static const struct pod_map native11_map = {
-	gs_native_pod_cols, 11, 5, 6, 7, 8, -1, 9, 10, -1, -1, false,
+	gs_native_pod_cols, 11, 5, 6, 7, 8, -1, 9, 10, -1, -1, -1, false,
 };
 static const struct pod_map native13_map = {
-	gs_native_pod_cols, 13, 5, 6, 7, 8, -1, 9, 10, 11, 12, false,
+	gs_native_pod_cols, 13, 5, 6, 7, 8, -1, 9, 10, 11, 12, -1, false,
+};
+static const struct pod_map native14_map = {
+	gs_native_pod_cols, 14, 5, 6, 7, 8, -1, 9, 10, 11, 12, 13, false,
 };
 
 static int pod_row(struct gs_csv *r, const struct pod_map *m, struct gs_cluster *c,
@@ -176,7 +179,13 @@ static int pod_row(struct gs_csv *r, const struct pod_map *m, struct gs_cluster 
 	if (rc == 1)
 		return gs_where_errorf(&w, "name", "duplicate pod name '%s' (first on line %ld)",
 				       gs_csv_quote(r->field[0], vbuf, sizeof(vbuf)), prev);
+	if (m->group >= 0 && r->field[m->group][0] &&
+	    (rc = gs_check_name(&w, "pod_group", r->field[m->group])))
+		return rc;
 	if ((rc = gs_trace_append_spec(t, r->field[0], &p, spec)))
+		return rc;
+	if (m->group >= 0 && r->field[m->group][0] &&
+	    (rc = gs_trace_join_group(t, r->field[m->group])))
 		return rc;
 	if (unknown)
 		t->audit.unknown_model++;
@@ -209,7 +218,8 @@ int gs_openb_pods_read(struct gs_csv *r, bool multigpu, struct gs_cluster *c,
 
 int gs_native_pods_read(struct gs_csv *r, struct gs_cluster *c, struct gs_trace *t)
 {
-	const struct pod_map *m = gs_csv_row_is(r, gs_native_pod_cols, 13) ? &native13_map
+	const struct pod_map *m = gs_csv_row_is(r, gs_native_pod_cols, 14) ? &native14_map
+				  : gs_csv_row_is(r, gs_native_pod_cols, 13) ? &native13_map
 				  : gs_csv_row_is(r, gs_native_pod_cols, 11) ? &native11_map
 				  : &native_map;
 

@@ -527,10 +527,10 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 	static const char *const keys[] = {
 		"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_mem_mib",
 		"gpu_spec", "creation_time", "deletion_time", "class", "gpu_need_milli",
-		"gpu_busy_milli", "gpu_compute_milli", NULL,
+		"gpu_busy_milli", "gpu_compute_milli", "pod_group", NULL,
 	};
 	int64_t create, del, need, busy, compute;
-	const char *name, *wclass;
+	const char *name, *wclass, *group;
 	char spec[512], vbuf[80];
 	bool unknown = false;
 	struct gs_pod p;
@@ -552,7 +552,9 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 				    NULL)) ||
 	    (rc = gs_trace_json_int(w, e, "gpu_compute_milli", false, 1, GS_MILLI_PER_GPU, 0,
 				    &compute, NULL)) ||
-	    (rc = gs_trace_json_string(w, e, "class", false, &wclass)))
+	    (rc = gs_trace_json_string(w, e, "class", false, &wclass)) ||
+	    (rc = gs_trace_json_string(w, e, "pod_group", false, &group)) ||
+	    (group && *group && (rc = gs_check_name(w, "pod_group", group))))
 		return rc;
 	p.t_create_s = create;
 	p.t_delete_s = del;
@@ -569,6 +571,8 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 		return gs_where_errorf(w, "name", "duplicate pod name '%s' (first at pods[%ld])",
 				       gs_csv_quote(name, vbuf, sizeof(vbuf)), prev);
 	if ((rc = gs_trace_append_spec(t, name, &p, spec)))
+		return rc;
+	if (group && *group && (rc = gs_trace_join_group(t, group)))
 		return rc;
 	if ((rc = gs_nameset_add(names, t->pod_names[t->n_pods - 1], w->index, NULL)) < 0)
 		return rc;

@@ -107,11 +107,12 @@ void gs_nameset_release(struct gs_nameset *s)
 {
 	free(s->keys);
 	free(s->vals);
+	free(s->hash);
 	gs_nameset_init(s);
 }
 
 /* FNV-1a: short names, no adversary; simple and good enough. */
-static uint64_t name_hash(const char *s)
+static uint32_t name_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
 
@@ -119,14 +120,15 @@ static uint64_t name_hash(const char *s)
 		h ^= (unsigned char)*s;
 		h *= 1099511628211ull;
 	}
-	return h;
+	return (uint32_t)(h ^ (h >> 32));
 }
 
-static size_t nameset_slot(const struct gs_nameset *s, const char *name)
+/* The slot of name (hash h): where it is, or the empty slot where it would go. */
+static size_t nameset_slot(const struct gs_nameset *s, const char *name, uint32_t h)
 {
-	size_t i = (size_t)name_hash(name) & (s->cap - 1);
+	size_t i = (size_t)h & (s->cap - 1);
 
-	while (s->keys[i] && strcmp(s->keys[i], name) != 0)
+	while (s->keys[i] && (s->hash[i] != h || strcmp(s->keys[i], name) != 0))
 		i = (i + 1) & (s->cap - 1);
 	return i;
 }
@@ -134,33 +136,41 @@ static size_t nameset_slot(const struct gs_nameset *s, const char *name)
 static int nameset_grow(struct gs_nameset *s)
 {
 	size_t cap = s->cap ? 2 * s->cap : 1024;
-	struct gs_nameset n = { NULL, NULL, cap, 0 };
+	struct gs_nameset n = { NULL, NULL, NULL, cap, 0 };
 	size_t i;
 
 	n.keys = calloc(cap, sizeof(*n.keys));
 	n.vals = calloc(cap, sizeof(*n.vals));
-	if (!n.keys || !n.vals) {
+	n.hash = calloc(cap, sizeof(*n.hash));
+	if (!n.keys || !n.vals || !n.hash) {
 		free(n.keys);
 		free(n.vals);
+		free(n.hash);
 		return GS_ENOMEM;
 	}
 	for (i = 0; i < s->cap; i++) {
 		if (s->keys[i]) {
-			size_t j = nameset_slot(&n, s->keys[i]);
+			size_t j = (size_t)s->hash[i] & (cap - 1);
 
+			/* Keys are distinct: the first empty slot is theirs. */
+			while (n.keys[j])
+				j = (j + 1) & (cap - 1);
 			n.keys[j] = s->keys[i];
 			n.vals[j] = s->vals[i];
+			n.hash[j] = s->hash[i];
 			n.n++;
 		}
 	}
 	free(s->keys);
 	free(s->vals);
+	free(s->hash);
 	*s = n;
 	return 0;
 }
 
 int gs_nameset_add(struct gs_nameset *s, const char *name, long val, long *prev_out)
 {
+	uint32_t h;
 	size_t i;
 
 	/* Keep the load factor at or below one half. */
@@ -170,7 +180,8 @@ int gs_nameset_add(struct gs_nameset *s, const char *name, long val, long *prev_
 		if (rc)
 			return rc;
 	}
-	i = nameset_slot(s, name);
+	h = name_hash(name);
+	i = nameset_slot(s, name, h);
 	if (s->keys[i]) {
 		if (prev_out)
 			*prev_out = s->vals[i];
@@ -178,6 +189,7 @@ int gs_nameset_add(struct gs_nameset *s, const char *name, long val, long *prev_
 	}
 	s->keys[i] = name;
 	s->vals[i] = val;
+	s->hash[i] = h;
 	s->n++;
 	return 0;
 }
@@ -188,7 +200,7 @@ bool gs_nameset_find(const struct gs_nameset *s, const char *name, long *val_out
 
 	if (s->cap == 0)
 		return false;
-	i = nameset_slot(s, name);
+	i = nameset_slot(s, name, name_hash(name));
 	if (!s->keys[i])
 		return false;
 	if (val_out)

@@ -35,6 +35,14 @@ void gs_trace_release(struct gs_trace *t)
 	free(t->pod_specs);
 	free(t->pods);
 	free(t->path);
+	for (i = 0; i < (size_t)t->n_groups; i++)
+		free(t->group_names[i]);
+	free(t->group_names);
+	free(t->pod_group);
+	if (t->group_index) {
+		gs_nameset_release(t->group_index);
+		free(t->group_index);
+	}
 	gs_trace_init(t);
 }
 
@@ -60,6 +68,13 @@ int gs_trace_append_spec(struct gs_trace *t, const char *name, const struct gs_p
 		if (!specs)
 			return GS_ENOMEM;
 		t->pod_specs = specs;
+		if (t->pod_group) {
+			int32_t *g = gs_realloc_n(t->pod_group, cap, sizeof(*g));
+
+			if (!g)
+				return GS_ENOMEM;
+			t->pod_group = g;
+		}
 		t->cap_pods = cap;
 	}
 	copy = strdup(name);
@@ -73,6 +88,8 @@ int gs_trace_append_spec(struct gs_trace *t, const char *name, const struct gs_p
 	t->pods[t->n_pods] = *p;
 	t->pod_names[t->n_pods] = copy;
 	t->pod_specs[t->n_pods] = spec_copy;
+	if (t->pod_group)
+		t->pod_group[t->n_pods] = 0;
 	t->n_pods++;
 	return 0;
 }
@@ -104,6 +121,76 @@ const char *gs_trace_class_name(const struct gs_trace *t, int k)
 	if (k < 1 || k > t->n_classes)
 		return "";
 	return t->classes[k - 1];
+}
+
+/* --- pod groups ---------------------------------------------------------- */
+
+int gs_trace_group(struct gs_trace *t, const char *name)
+{
+	long k;
+	char *copy;
+	int rc;
+
+	if (!t->group_index) {
+		t->group_index = malloc(sizeof(*t->group_index));
+		if (!t->group_index)
+			return GS_ENOMEM;
+		gs_nameset_init(t->group_index);
+	}
+	if (gs_nameset_find(t->group_index, name, &k))
+		return (int)k;
+	if (t->n_groups == INT32_MAX)
+		return GS_ERANGE;
+	if (t->n_groups == t->cap_groups) {
+		size_t cap = gs_grow_cap((size_t)t->cap_groups, 256);
+		char **names;
+
+		if (cap > INT32_MAX)
+			cap = INT32_MAX;
+		names = gs_realloc_n(t->group_names, cap, sizeof(*names));
+		if (!names)
+			return GS_ENOMEM;
+		t->group_names = names;
+		t->cap_groups = (int32_t)cap;
+	}
+	copy = strdup(name);
+	if (!copy)
+		return GS_ENOMEM;
+	/* Keyed by the trace's own copy, which outlives the index. */
+	rc = gs_nameset_add(t->group_index, copy, (long)t->n_groups + 1, NULL);
+	if (rc < 0) {
+		free(copy);
+		return rc;
+	}
+	t->group_names[t->n_groups++] = copy;
+	return t->n_groups;
+}
+
+int gs_trace_set_group(struct gs_trace *t, size_t i, int32_t g)
+{
+	if (!t->pod_group) {
+		if (g == 0)
+			return 0;
+		t->pod_group = calloc(t->cap_pods ? t->cap_pods : 1, sizeof(*t->pod_group));
+		if (!t->pod_group)
+			return GS_ENOMEM;
+	}
+	t->pod_group[i] = g;
+	return 0;
+}
+
+int gs_trace_join_group(struct gs_trace *t, const char *name)
+{
+	int g = gs_trace_group(t, name);
+
+	return g < 0 ? g : gs_trace_set_group(t, t->n_pods - 1, g);
+}
+
+const char *gs_trace_group_name(const struct gs_trace *t, int32_t g)
+{
+	if (g < 1 || g > t->n_groups)
+		return "";
+	return t->group_names[g - 1];
 }
 
 /* --- the audit ------------------------------------------------------------ */

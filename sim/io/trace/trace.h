@@ -26,6 +26,8 @@ struct gs_trace_audit {
 };
 
 #define GS_MAX_CLASSES 32      /* distinct workload classes in one trace */
+
+struct gs_nameset;
 #define GS_CLASS_NAME_MAX 32   /* with the NUL: [a-z0-9_.-], 1 to 31 characters */
 
 struct gs_trace {
@@ -46,6 +48,17 @@ struct gs_trace {
 	/* Workload classes named by the pods (gs_pod.wclass k is classes[k - 1]). */
 	char classes[GS_MAX_CLASSES][GS_CLASS_NAME_MAX];
 	int n_classes;
+	/*
+	 * Pod groups (gangs): the pods of a group are placed all together or
+	 * not at all (engine/replay.h says how a group waits). pod_group is
+	 * NULL while no pod is in a group; else one entry per pod (capacity
+	 * cap_pods), 0 for none and k for group k, named group_names[k - 1].
+	 */
+	int32_t *pod_group;
+	char **group_names;                /* owned, n_groups strings */
+	int32_t n_groups;
+	int32_t cap_groups;
+	struct gs_nameset *group_index;    /* owned: group name -> number */
 };
 
 /* Makes t an empty trace (no pods, no path, nothing owned). */
@@ -75,5 +88,24 @@ int gs_trace_class(struct gs_trace *t, const char *name);
 
 /* The name of class k of t ("" for 0, the unset class). */
 const char *gs_trace_class_name(const struct gs_trace *t, int k);
+
+/*
+ * The number (1..) of the pod group called name, added to t's table when
+ * new (the name is copied; the caller checks it is a valid name). Returns
+ * it, GS_ERANGE past INT32_MAX groups, or GS_ENOMEM.
+ */
+int gs_trace_group(struct gs_trace *t, const char *name);
+
+/* Puts pod i of t in group g (1..n_groups; 0 takes it out). Returns 0 or GS_ENOMEM. */
+int gs_trace_set_group(struct gs_trace *t, size_t i, int32_t g);
+
+/* The group of pod i (0 for none). */
+static inline int32_t gs_trace_pod_group(const struct gs_trace *t, size_t i)
+{
+	return t->pod_group ? t->pod_group[i] : 0;
+}
+
+/* The name of group g of t ("" for 0). */
+const char *gs_trace_group_name(const struct gs_trace *t, int32_t g);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "io/path.h"
 #include "io/trace/internal.h"
 #include "io/trace/write.h"
 
@@ -108,12 +109,31 @@ static int check_name(const char *path, const char *what, size_t i, const char *
 	return gs_check_name(&w, field, name) ? GS_EINVAL : 0;
 }
 
-static void time_field(char *buf, size_t len, int64_t t_s)
+/* Appends s at e (the caller has the room); returns the new end. */
+static char *put_str(char *e, const char *s)
 {
-	if (t_s < 0)
-		buf[0] = '\0';
-	else
-		snprintf(buf, len, "%" PRId64, t_s);
+	size_t n = strlen(s);
+
+	memcpy(e, s, n);
+	return e + n;
+}
+
+/* Appends v in decimal, as printf's %lld writes it; returns the new end. */
+static char *put_int(char *e, int64_t v)
+{
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	char tmp[24];
+	int n = 0;
+
+	if (v < 0)
+		*e++ = '-';
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while (n)
+		*e++ = tmp[--n];
+	return e;
 }
 
 /* What the pod CSV format cannot carry, checked before anything is written. */
@@ -137,65 +157,88 @@ static int check_trace(const char *path, const struct gs_trace *t, const struct 
 			return GS_EINVAL;
 		}
 	}
+	for (i = 0; i < (size_t)t->n_groups; i++)
+		if ((rc = check_name(path, "pod group", i, t->group_names[i], err, err_len)))
+			return rc;
 	return 0;
-}
-
-/* A milli field that 0 leaves empty. */
-static void opt_milli(FILE *f, int32_t v)
-{
-	if (v)
-		fprintf(f, "%" PRId32, v);
 }
 
 int gs_write_trace_csv_stream(FILE *f, const char *path, const struct gs_trace *t,
 			      const struct gs_cluster *c, char *err, size_t err_len)
 {
-	bool extra = false, busy = false;
+	bool extra = false, busy = false, groups = t->n_groups > 0;
 	size_t i;
 	int rc;
 
 	if ((rc = check_trace(path, t, c, err, err_len)))
 		return rc;
 	/*
-	 * The class and need columns only when some pod has them, and the busy
-	 * and compute columns after them only when some pod has one of those.
+	 * The class and need columns only when some pod has them, the busy and
+	 * compute columns after them only when some pod has one of those, and
+	 * the group column after all of them when some pod is in a group.
 	 */
 	for (i = 0; i < t->n_pods; i++) {
-		busy = busy || t->pods[i].busy_milli || t->pods[i].compute_milli;
+		busy = busy || groups || t->pods[i].busy_milli || t->pods[i].compute_milli;
 		extra = extra || busy || t->pods[i].wclass || t->pods[i].need_milli;
 	}
 	fputs("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_mem_mib,gpu_spec,creation_time,"
 	      "deletion_time", f);
-	fputs(busy ? ",class,gpu_need_milli,gpu_busy_milli,gpu_compute_milli\n"
+	fputs(groups ? ",class,gpu_need_milli,gpu_busy_milli,gpu_compute_milli,pod_group\n"
+	      : busy ? ",class,gpu_need_milli,gpu_busy_milli,gpu_compute_milli\n"
 	      : extra ? ",class,gpu_need_milli\n" : "\n", f);
+	/* One line at a time into a buffer: printf per field is most of a large trace's cost. */
 	for (i = 0; i < t->n_pods; i++) {
 		const struct gs_pod *p = &t->pods[i];
-		char create[24], del[24];
+		char line[4096], *e = line;
 		int m, first = 1;
 
-		time_field(create, sizeof(create), p->t_create_s);
-		time_field(del, sizeof(del), p->t_delete_s);
-		fprintf(f, "%s,%" PRId32 ",%" PRId64 ",%" PRId32 ",%" PRId32 ",%" PRId64 ",",
-			t->pod_names[i], p->cpu_milli, p->mem_mib, p->num_gpu, p->gpu_milli,
-			p->gpu_mem_mib);
+		e = put_str(e, t->pod_names[i]);
+		*e++ = ',';
+		e = put_int(e, p->cpu_milli);
+		*e++ = ',';
+		e = put_int(e, p->mem_mib);
+		*e++ = ',';
+		e = put_int(e, p->num_gpu);
+		*e++ = ',';
+		e = put_int(e, p->gpu_milli);
+		*e++ = ',';
+		e = put_int(e, p->gpu_mem_mib);
+		*e++ = ',';
 		for (m = 0; m < c->models.n; m++) {
 			if (p->model_mask & (1u << m)) {
-				fprintf(f, "%s%s", first ? "" : "|", c->models.m[m].name);
+				if (!first)
+					*e++ = '|';
+				e = put_str(e, c->models.m[m].name);
 				first = 0;
 			}
 		}
-		fprintf(f, ",%s,%s", create, del);
+		*e++ = ',';
+		if (p->t_create_s >= 0)
+			e = put_int(e, p->t_create_s);
+		*e++ = ',';
+		if (p->t_delete_s >= 0)
+			e = put_int(e, p->t_delete_s);
 		if (extra) {
-			fprintf(f, ",%s,", gs_trace_class_name(t, p->wclass));
-			opt_milli(f, p->need_milli);
+			*e++ = ',';
+			e = put_str(e, gs_trace_class_name(t, p->wclass));
+			*e++ = ',';
+			if (p->need_milli)
+				e = put_int(e, p->need_milli);
 		}
 		if (busy) {
-			fputc(',', f);
-			opt_milli(f, p->busy_milli);
-			fputc(',', f);
-			opt_milli(f, p->compute_milli);
+			*e++ = ',';
+			if (p->busy_milli)
+				e = put_int(e, p->busy_milli);
+			*e++ = ',';
+			if (p->compute_milli)
+				e = put_int(e, p->compute_milli);
 		}
-		fputc('\n', f);
+		if (groups) {
+			*e++ = ',';
+			e = put_str(e, gs_trace_group_name(t, gs_trace_pod_group(t, i)));
+		}
+		*e++ = '\n';
+		fwrite(line, 1, (size_t)(e - line), f);
 	}
 	if (ferror(f)) {
 		snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno ? errno : EIO));
@@ -381,6 +424,28 @@ int gs_write_cluster_json(const char *path, const struct gs_cluster *c, char *er
 	int rc = gs_staged_write_cluster_json(&st, path, c, err, err_len);
 
 	return rc ? rc : gs_staged_commit(&st, err, err_len);
+}
+
+int gs_write_cluster_and_trace(const char *nodes_out, const struct gs_cluster *c,
+			       const char *pods_out, const struct gs_trace *t, char *err,
+			       size_t err_len)
+{
+	struct gs_staged nodes_st = { NULL, NULL }, pods_st = { NULL, NULL };
+	int rc = 0;
+
+	if (nodes_out)
+		rc = gs_path_is_json(nodes_out)
+			     ? gs_staged_write_cluster_json(&nodes_st, nodes_out, c, err, err_len)
+			     : gs_staged_write_cluster_csv(&nodes_st, nodes_out, c, err, err_len);
+	if (!rc && pods_out)
+		rc = gs_staged_write_trace_csv(&pods_st, pods_out, t, c, err, err_len);
+	if (!rc)
+		rc = gs_staged_commit(&nodes_st, err, err_len);
+	if (!rc)
+		rc = gs_staged_commit(&pods_st, err, err_len);
+	gs_staged_discard(&nodes_st);
+	gs_staged_discard(&pods_st);
+	return rc;
 }
 
 /* The directory of path ("." when it has none) and where its last component starts. */

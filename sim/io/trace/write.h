@@ -60,6 +60,16 @@ int gs_staged_commit(struct gs_staged *st, char *err, size_t err_len);
 void gs_staged_discard(struct gs_staged *st);
 
 /*
+ * Writes cluster c to nodes_out (JSON when its name ends in .json, else
+ * CSV) and trace t to pods_out (CSV), both or neither: each is staged,
+ * then both are renamed into place. Either path may be NULL (that file is
+ * not written). The returns of the writers above.
+ */
+int gs_write_cluster_and_trace(const char *nodes_out, const struct gs_cluster *c,
+			       const char *pods_out, const struct gs_trace *t, char *err,
+			       size_t err_len);
+
+/*
  * True when writing to a and to b would replace the same file: the same
  * directory, however it is spelt ("a.csv" and "./a.csv", through a
  * symbolic link), and the same name in it.
