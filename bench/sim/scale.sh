@@ -10,9 +10,10 @@
 # window, so that a pending queue builds up and stays), then times
 # `gpusim replay --mode MODE --no-db -q` for each policy under
 # /usr/bin/time -v and prints, per cell and policy, the pods the run had,
-# the median wall time, the median CPU time (user + system), the largest
-# peak RSS, and from the table the replay prints, in time mode the offered
-# load the run got (LOAD%) and its longest pending queue (PEAKQ). Times
+# the median wall time, the median CPU time (user + system) and its range,
+# the largest peak RSS, and from the table the replay prints, in time mode
+# the offered load the run got (LOAD%) and its longest pending queue
+# (PEAKQ). Times
 # include reading and checksumming the files. A cell NODESxPODS:DAYS is a
 # cluster of one node shape, 8-GPU G2 nodes, with the pods arriving over
 # DAYS days at an offered load of 100% (12500x10000000:30 is a month of a
@@ -35,8 +36,18 @@
 #   SCALE_TIMEOUT   seconds before a run is given up and shown as '>T' (1800)
 #   SCALE_DIR       where generated traces are kept between runs
 #                   (default BUILD_DIR/scale-traces; ~40 MB per million pods)
-#   SCALE_GPUSIM    the gpusim to time (default BUILD_DIR/gpusim), e.g. an
-#                   older build for a before/after table
+#   SCALE_GPUSIM    the gpusim to time (default BUILD_DIR/gpusim)
+#   SCALE_RESULTS   a file that keeps each cell's median CPU time, one line
+#                   per cell and policy, added to by each invocation; the
+#                   exponents are fitted over all its lines (several
+#                   invocations with their own SCALE_REPEATS, one fit;
+#                   one file per SCALE_MODE)
+#   SCALE_BASE      a gpusim to compare with (an older build): each run of
+#                   SCALE_GPUSIM follows one of SCALE_BASE on the same cell,
+#                   and the table adds the base's median CPU time and range
+#                   and the median ratio of the pairs (a before/after table
+#                   that the machine's load moves as little as it can); its
+#                   exponents are fitted too, as POLICY@base
 set -eu
 
 build=${1:-build}
@@ -49,9 +60,10 @@ mode=${SCALE_MODE:-time}
 repeats=${SCALE_REPEATS:-3}
 load=${SCALE_LOAD:-3}
 limit=${SCALE_TIMEOUT:-1800}
+base=${SCALE_BASE:-}
 dir=${SCALE_DIR:-$build/scale-traces}
 
-for exe in "$gpusim" "$gen" /usr/bin/time; do
+for exe in "$gpusim" "$gen" ${base:+"$base"} /usr/bin/time; do
 	if [ ! -x "$exe" ]; then
 		echo "bench-scale: $exe is missing (build first; /usr/bin/time is Debian's 'time')" >&2
 		exit 2
@@ -69,12 +81,21 @@ mkdir -p "$dir"
 # median, to_s
 . "$here/stats.sh"
 
-results=$(mktemp)
-trap 'rm -f "$results"' EXIT INT TERM
+if [ -n "${SCALE_RESULTS:-}" ]; then
+	results=$SCALE_RESULTS
+	touch "$results"
+else
+	results=$(mktemp)
+	trap 'rm -f "$results"' EXIT INT TERM
+fi
 echo "== host: $(nproc) CPUs, $(uname -m), $(date -u +%Y-%m-%dT%H:%M:%SZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== $gpusim, $mode mode, $repeats runs per cell, medians; RSS is the largest peak"
-printf "%-8s %-9s %-14s %9s %5s %9s %9s %8s %8s %8s\n" nodes pods policy run_pods runs wall_s \
-	cpu_s rss_mb load_pct peak_q
+[ -n "$base" ] && echo "== against $base, run before each run of the build: its CPU time," \
+	"and x_base, the median of the per-pair ratios build / base"
+printf "%-8s %-9s %-14s %9s %5s %9s %9s %11s %8s %8s %8s" nodes pods policy run_pods runs wall_s \
+	cpu_s cpu_range rss_mb load_pct peak_q
+[ -n "$base" ] && printf " %10s %11s %7s" base_cpu_s base_range x_base
+echo
 for cell in $cells; do
 	days=${cell#*:}
 	[ "$days" = "$cell" ] && days=""
@@ -96,38 +117,44 @@ for cell in $cells; do
 	fi
 	IFS=, read -r -a pols <<<"$policies"
 	for pol in "${pols[@]}"; do
-		walls="" cpus="" rss=0 info="- - -" ok=1
+		walls="" cpus="" bcpus="" ratios="" rss=0 info="- - -" ok=1
+		args=(replay --mode "$mode" --nodes "$cfile" --pods "$pfile" --policy "$pol" --no-db)
+		out=$(mktemp)
 		for ((r = 0; r < repeats; r++)); do
-			log=$(mktemp)
-			out=$(mktemp)
-			if timeout "$limit" /usr/bin/time -v "$gpusim" replay --mode "$mode" --nodes "$cfile" \
-				--pods "$pfile" --policy "$pol" --no-db >"$out" 2>"$log"; then
-				w=$(awk -F': ' '/Elapsed \(wall clock\)/ { print $2 }' "$log" | to_s)
-				c=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { print u + s }' "$log")
-				m=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$log")
-				walls="$walls $w"
-				cpus="$cpus $c"
-				[ "$m" -gt "$rss" ] && rss=$m
-				[ "$r" = 0 ] && info=$(awk 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
-					NR == 2 { print (col["PODS"] ? $col["PODS"] : "-"),
-						(col["LOAD%"] ? $col["LOAD%"] : "-"),
-						(col["PEAKQ"] ? $col["PEAKQ"] : "-") }' "$out")
-			else
-				ok=0
+			# The base first, then the build: each pair runs back to back.
+			if [ -n "$base" ]; then
+				timed "$limit" "$out" "$base" "${args[@]}" || { ok=0; break; }
+				b=$t_cpu
+				bcpus="$bcpus $b"
 			fi
-			rm -f "$log" "$out"
-			[ $ok = 1 ] || break
+			timed "$limit" "$out" "$gpusim" "${args[@]}" || { ok=0; break; }
+			walls="$walls $t_wall"
+			cpus="$cpus $t_cpu"
+			[ -n "$base" ] && ratios="$ratios $(awk -v a="$t_cpu" -v b="$b" \
+				'BEGIN { print (b > 0 ? a / b : 0) }')"
+			[ "$t_rss" -gt "$rss" ] && rss=$t_rss
+			[ "$r" = 0 ] && info=$(awk 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i }
+				NR == 2 { print (col["PODS"] ? $col["PODS"] : "-"),
+					(col["LOAD%"] ? $col["LOAD%"] : "-"),
+					(col["PEAKQ"] ? $col["PEAKQ"] : "-") }' "$out")
 		done
+		rm -f "$out"
 		if [ $ok = 1 ]; then
 			cpu=$(tr ' ' '\n' <<<"$cpus" | median)
 			read -r run_pods load_pct peak_q <<<"$info"
-			printf "%-8s %-9s %-14s %9s %5s %9.2f %9.2f %8.0f %8s %8s\n" "$nodes" "$pods" "$pol" \
-				"$run_pods" "$repeats" "$(tr ' ' '\n' <<<"$walls" | median)" "$cpu" \
-				"$((rss / 1024))" "$load_pct" "$peak_q"
+			printf "%-8s %-9s %-14s %9s %5s %9.2f %9.2f %11s %8.0f %8s %8s" "$nodes" "$pods" \
+				"$pol" "$run_pods" "$repeats" "$(tr ' ' '\n' <<<"$walls" | median)" "$cpu" \
+				"$(tr ' ' '\n' <<<"$cpus" | range)" "$((rss / 1024))" "$load_pct" "$peak_q"
+			[ -n "$base" ] && printf " %10.2f %11s %7.2f" "$(tr ' ' '\n' <<<"$bcpus" | median)" \
+				"$(tr ' ' '\n' <<<"$bcpus" | range)" "$(tr ' ' '\n' <<<"$ratios" | median)"
+			echo
 			echo "$pol $nodes $run_pods $cpu ${days:+month}" >>"$results"
+			[ -n "$base" ] && echo "$pol@base $nodes $run_pods $(tr ' ' '\n' <<<"$bcpus" |
+				median) ${days:+month}" >>"$results"
 		else
-			printf "%-8s %-9s %-14s %9s %5s %9s %9s %8s %8s %8s\n" "$nodes" "$pods" "$pol" - \
-				"$repeats" ">$limit" "-" "-" - -
+			printf "%-8s %-9s %-14s %9s %5s %9s %9s %11s %8s %8s %8s\n" "$nodes" "$pods" "$pol" - \
+				"$repeats" ">$limit" - - - - -
+			echo "  ${t_err:-}" | head -n 5
 		fi
 	done
 done
