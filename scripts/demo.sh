@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # demo.sh - what `make demo` runs: replays the bundled sample trace with
 # every policy, shows one run the way `kubectl inspect gpushare` would, and
-# queries the results database with sqlite3; then runs the GPU-sharing
-# mechanisms side by side on the bundled H100 example (traces/h100-mixed).
+# queries the results database with sqlite3; runs the GPU-sharing
+# mechanisms side by side on the bundled H100 example (traces/h100-mixed);
+# asks gpusim advise for the verdict on it; and reads a Kubernetes
+# snapshot as kubectl prints it (traces/k8s).
 #
 #   scripts/demo.sh [path/to/gpusim]
 set -eu
@@ -65,6 +67,22 @@ if command -v gnuplot >/dev/null 2>&1; then
 	"$gpusim" plot --db "$sdb" --out "$out/plots" 2>/dev/null | grep '\.png$'
 fi
 
+echo
+echo "== gpusim advise: which policy and sharing mechanism for the H100 example, and why"
+echo "   (every policy under every mechanism at 50, 80 and 95% load, seeds until they separate;"
+echo "    the report with its figures: results/demo/advise/advise.md)"
+adb="$out/advise.db"
+rm -f "$adb" "$adb-wal" "$adb-shm"
+"$gpusim" advise --nodes "$top/traces/h100-mixed/cluster.csv" --pods "$top/traces/h100-mixed/pods.csv" \
+	--db "$adb" --report "$out/advise" 2>/dev/null
+
+echo
+echo "== gpusim inspect --state: a Kubernetes cluster as 'kubectl get nodes,pods -A -o yaml' prints it"
+"$gpusim" inspect --state "$top/traces/k8s/cluster.yaml"
+echo
+echo "== gpusim replay --state: its pending pods placed by every policy (Dynamic Resource Allocation)"
+"$gpusim" replay --state "$top/traces/k8s/dra.yaml" --policy binpack,spread,fgd --no-db
+
 openb="$top/../shared/traces/openb"
 if [ -f "$openb/openb_pod_list_default.csv" ]; then
 	echo
@@ -76,4 +94,4 @@ else
 	echo "(the openb trace is not in ../shared/traces/openb; scripts/fetch-openb.sh downloads it)"
 fi
 echo
-echo "results: $db, $sdb"
+echo "results: $db, $sdb, $adb"

@@ -13,6 +13,7 @@
  * merged hold what one sweep makes, to the last digit; bad --shard values;
  * two sweeps at once on one database run every run once.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +29,9 @@
 #include <sqlite3.h>
 
 #include "core/error.h"
+#include "engine/bound.h"
+#include "store/bounds.h"
+#include "store/decision.h"
 #include "store/merge.h"
 #include "store/plan.h"
 #include "store/results.h"
@@ -283,6 +287,131 @@ static void test_merge(void **state)
 }
 
 /*
+ * Bounds and decisions come along. a holds runs 1 (seed 7) and 2 (seed
+ * 1); b holds run 1 (seed 1, the same as a's run 2), run 2 (seed 2, copied
+ * as a's run 3) and run 3 (seed 3, still being written, not copied). b's
+ * first decision rests on its runs 1 and 2, so in a it must rest on runs 2
+ * and 3, in decision_runs and in its verdict_json; its second rests on
+ * run 3 and is left out. A second merge adds nothing.
+ */
+static void test_merge_records(void **state)
+{
+	char a_path[512], b_path[512], err[1024] = "";
+	struct gs_merge_stats st;
+	struct gs_db *a, *b;
+	struct rf_run r;
+	const struct gs_decision_record rec = {
+		.nodes_path = "nodes.csv", .nodes_sha256 = "n0", .objective = "completion",
+		.constraints = "", .targets = "", .baseline = "exclusive + binpack",
+		.alpha = 0.05, .conf = 0.95, .verdict = "run binpack",
+		.verdict_json = "{\"verdicts\": [{\"runs\": [{\"seed\": 1, \"run_id\": 1},"
+				" {\"seed\": 2, \"run_id\": 2}]}], \"runs\": {\"total\": 2}}",
+	}, rec2 = {
+		.nodes_path = "nodes.csv", .nodes_sha256 = "n0", .objective = "wait",
+		.constraints = "", .targets = "", .baseline = "exclusive + binpack",
+		.alpha = 0.05, .conf = 0.95, .verdict = "run spread",
+		.verdict_json = "{\"verdicts\": [{\"runs\": [{\"seed\": 3, \"run_id\": 3}]}]}",
+	};
+	const struct gs_decision_run runs[] = {
+		{ 1, "candidate", "pods.csv", NAN, "binpack", "exclusive", 1, -1 },
+		{ 2, "reference", "pods.csv", NAN, "binpack", "exclusive", 2, -1 },
+	}, runs2[] = { { 3, "candidate", "pods.csv", NAN, "spread", "exclusive", 3, -1 } };
+	const struct gs_bound_info bi = {
+		.pods_path = "pods.csv", .pods_sha256 = "p0", .nodes_path = "nodes.csv",
+		.nodes_sha256 = "n0", .seed = 1, .inflate = 1.5, .methods = GS_BOUND_LP,
+		.n_nodes = 2, .gpu_milli = 16000, .n_arrivals = 40, .wall_ms = 3,
+	};
+	struct gs_bound_point pts[2] = {
+		{ .arrived_pct = 50, .n_samples = 20, .n_pods = 20, .arrived_gpu_milli = 8000,
+		  .aggregate_milli = 8000, .lp_milli = 7500, .unalloc_pct_min = 53.125,
+		  .aggregate_unalloc_pct_min = 50, .lp_unalloc_pct_min = 53.125,
+		  .exact_unalloc_pct_min = NAN, .method = "lp" },
+		{ .arrived_pct = 100, .n_samples = 20, .n_pods = 40, .arrived_gpu_milli = 16000,
+		  .aggregate_milli = 16000, .lp_milli = 15000, .unalloc_pct_min = 6.25,
+		  .aggregate_unalloc_pct_min = 0, .lp_unalloc_pct_min = 6.25,
+		  .exact_unalloc_pct_min = NAN, .method = "lp" },
+	};
+
+	(void)state;
+	snprintf(a_path, sizeof(a_path), "%s", rf_temp_db("merge-rec-a"));
+	snprintf(b_path, sizeof(b_path), "%s", rf_temp_db("merge-rec-b"));
+	a = open_db(a_path);
+	b = open_db(b_path);
+	rf_build_time(&r);
+	r.info.seed = 7;
+	write_run(a, &r);
+	r.info.seed = 1;
+	write_run(a, &r);
+	write_run(b, &r);
+	r.info.seed = 2;
+	write_run(b, &r);
+	r.info.seed = 3;
+	write_run(b, &r);
+	assert_int_equal(gs_decision_add(b, &rec, runs, 2, NULL, err, sizeof(err)), 0);
+	assert_int_equal(gs_decision_add(b, &rec2, runs2, 1, NULL, err, sizeof(err)), 0);
+	/* Run 3 as an interrupted writer leaves it (its decision can only be older). */
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(b), "UPDATE runs SET status = 'writing',"
+				      " rows_checksum = NULL WHERE run_id = 3", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(gs_bounds_write(b, &bi, pts, 2, NULL, err, sizeof(err)), 0);
+	gs_db_close(b);
+
+	assert_int_equal(gs_db_merge(a, b_path, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.runs, 2);
+	assert_int_equal(st.copied, 1);
+	assert_int_equal(st.identical, 1);
+	assert_int_equal(st.bounds, 1);
+	assert_int_equal(st.decisions, 1);
+	assert_int_equal(st.decisions_left_out, 1);
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT group_concat(run_id || ':' || seed)"
+						 " FROM (SELECT * FROM runs ORDER BY run_id)"),
+			    "1:7,2:1,3:2");
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT group_concat(role || ':' || run_id || ':'"
+						 " || seed) FROM (SELECT * FROM decision_runs"
+						 " ORDER BY run_id)"),
+			    "candidate:2:1,reference:3:2");
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT group_concat(j.value, ',') FROM decisions,"
+						 " json_tree(verdict_json) j WHERE j.key = 'run_id'"),
+			    "2,3");
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT verdict || '|' || objective || '|'"
+						 " || json_extract(verdict_json, '$.runs.total')"
+						 " FROM decisions"),
+			    "run binpack|completion|2");
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT group_concat(arrived_pct || ':' || lp_milli"
+						 " || ':' || unalloc_gpu_pct_min) FROM bounds"
+						 " JOIN bound_points USING (bound_id)"
+						 " WHERE pods_sha256 = 'p0' AND methods = 'aggregate,lp'"),
+			    "50:7500:53.125,100:15000:6.25");
+
+	/* Again: the runs are there, and so are the bound and the decision. */
+	assert_int_equal(gs_db_merge(a, b_path, &st, err, sizeof(err)), 0);
+	assert_int_equal(st.copied, 0);
+	assert_int_equal(st.bounds, 0);
+	assert_int_equal(st.decisions, 0);
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT (SELECT count(*) FROM decisions) || ','"
+						 " || (SELECT count(*) FROM bounds) || ','"
+						 " || (SELECT count(*) FROM bound_points)"),
+			    "1,1,2");
+
+	/* A verdict_json that is not JSON is a damaged input: nothing of it is merged. */
+	b = open_db(b_path);
+	r.info.seed = 4;
+	write_run(b, &r);
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(b), "UPDATE decisions SET verdict = 'changed',"
+				      " verdict_json = '{\"runs\": [' WHERE decision_id = 1",
+				      NULL, NULL, NULL), SQLITE_OK);
+	gs_db_close(b);
+	assert_int_equal(gs_db_merge(a, b_path, &st, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "decision 1: its verdict_json is not JSON; nothing was merged"));
+	assert_string_equal(one(gs_db_sqlite(a), "SELECT count(*) FROM runs"), "3");
+
+	rf_release(&r);
+	gs_db_close(a);
+	unlink(a_path);
+	unlink(b_path);
+}
+
+/*
  * Damaged inputs are refused before anything is copied: a table missing
  * (it was reported as an SQL syntax error in the output file), an index
  * that disagrees with its table (SQLite's integrity check), and a run
@@ -515,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_plan_id),
 		cmocka_unit_test(test_claims),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_merge_records),
 		cmocka_unit_test(test_merge_damaged),
 		cmocka_unit_test(test_cli_shards),
 		cmocka_unit_test(test_cli_errors),

@@ -704,6 +704,31 @@ static void test_failed_write_leaves_no_trace(void **state)
  * each. Every row must land with its own values, and a failure inside a
  * batch must still roll back the whole run.
  */
+/*
+ * ":memory:" is SQLite's in-memory database: it works, and no file of
+ * that name appears (the creation beside the path made one).
+ */
+static void test_memory_db(void **state)
+{
+	struct gs_db *db;
+	struct rf_run r;
+	char err[512] = "", cwd[4096];
+
+	(void)state;
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(gs_test_tmpdir_make("memdb"), 0);
+	assert_int_equal(chdir(gs_test_tmpdir()), 0);
+	assert_int_equal(gs_db_open(":memory:", &db, err, sizeof(err)), 0);
+	rf_build_time(&r);
+	assert_int_equal(write_ok(db, &r), 1);
+	assert_string_equal(rows(db, "SELECT count(*) FROM runs"), "1");
+	rf_release(&r);
+	gs_db_close(db);
+	assert_int_equal(access(":memory:", F_OK), -1);
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(gs_test_tmpdir_remove(), 0);
+}
+
 static void test_many_rows(void **state)
 {
 	enum { N = 70 };
@@ -1389,6 +1414,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_memory_db),
 		cmocka_unit_test(test_read_helpers),
 		cmocka_unit_test(test_summary_time),
 		cmocka_unit_test(test_summary_inflate),

@@ -39,14 +39,17 @@ static const struct gs_cmd_spec merge_cmd = {
 	.name = "merge",
 	.intro = "Copies every complete run of the databases IN into OUT (created when missing):\n"
 		 "the runs rows and their nodes, pods, samples and statistics, under new run\n"
-		 "ids, and the sweeps' plans. A run OUT already has (same policy, trace,\n"
-		 "cluster, seed and options) with the same results is not copied again; one\n"
-		 "with other results stops the merge and nothing of that IN is copied. A\n"
-		 "database of another major schema version is refused, and so is every\n"
-		 "input, before anything is copied, when one is damaged (SQLite's integrity\n"
-		 "check, or a run with fewer rows than its runs row says). Then, for each sweep\n"
-		 "plan in OUT (every sweep records its whole matrix, each --shard the same),\n"
-		 "prints how many of its runs OUT holds and lists the missing ones.\n",
+		 "ids, the sweeps' plans, the bounds of gpusim bound and the decisions of\n"
+		 "gpusim advise (their runs renumbered as the runs are; a decision resting\n"
+		 "on a run that is not complete in IN is left out, and said). A run OUT\n"
+		 "already has (same policy, trace, cluster, seed and options) with the same\n"
+		 "results is not copied again; one with other results stops the merge and\n"
+		 "nothing of that IN is copied. A database of another major schema version\n"
+		 "is refused, and so is every input, before anything is copied, when one is\n"
+		 "damaged (SQLite's integrity check, or a run with fewer rows than its runs\n"
+		 "row says). Then, for each sweep plan in OUT (every sweep records its whole\n"
+		 "matrix, each --shard the same), prints how many of its runs OUT holds and\n"
+		 "lists the missing ones.\n",
 	.outro = "Exit status: 0 merged (missing runs are reported, not an error), 1 a run\n"
 		 "conflicts or a database error, 2 bad usage or a file that is not a\n"
 		 "gpusim database of this major version, or a damaged one.\n",
@@ -124,10 +127,18 @@ int gs_cmd_merge(int argc, char **argv)
 					 GS_EXIT_USAGE : GS_EXIT_FAIL;
 			goto done;
 		}
-		if (!a.quiet)
+		if (!a.quiet) {
 			printf("%s: %" PRId64 " runs: %" PRId64 " copied, %" PRId64
-			       " already in %s\n", a.files[i], st.runs, st.copied, st.identical,
+			       " already in %s", a.files[i], st.runs, st.copied, st.identical,
 			       a.files[0]);
+			if (st.bounds || st.decisions)
+				printf("; %" PRId64 " bounds and %" PRId64 " decisions copied",
+				       st.bounds, st.decisions);
+			putchar('\n');
+		}
+		if (st.decisions_left_out)
+			fprintf(stderr, CMD ": %s: %" PRId64 " decisions left out: they rest on runs "
+				"that are not complete in it\n", a.files[i], st.decisions_left_out);
 	}
 	memset(&miss, 0, sizeof(miss));
 	miss.quiet = a.quiet;

@@ -8,6 +8,12 @@
  * they are stored, floating-point values included. Columns are named
  * explicitly, the ones both schemas have: an input of a newer minor may
  * have columns this build does not know, and they are left out.
+ *
+ * Bounds (store/bounds.h) are keyed by their inputs' checksums and copied
+ * as they are. Decisions (store/decision.h) name runs by id, and ids
+ * change: a temporary table maps each input run to its run in the output
+ * (copied, or found there with the same results), and a decision's runs
+ * and the run ids inside its verdict_json are rewritten through it.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -17,8 +23,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <cjson/cJSON.h>
+
 #include "core/error.h"
 #include "core/grow.h"
+#include "io/cjson.h"
 #include "store/digest.h"
 #include "store/merge.h"
 #include "store/plan.h"
@@ -150,6 +159,12 @@ struct merge {
 	sqlite3_stmt *copy_run;
 	sqlite3_stmt *copy_child[N_CHILD];
 	sqlite3_stmt *copy_plans;
+	sqlite3_stmt *map_put;      /* an input run id and its output run id */
+	sqlite3_stmt *map_get;
+	sqlite3_stmt *src_bounds;   /* the input's bounds the output has not */
+	sqlite3_stmt *copy_bound, *copy_points;
+	sqlite3_stmt *src_decisions; /* the input's decisions the output has not */
+	sqlite3_stmt *copy_decision, *copy_decision_runs, *set_verdict_json;
 };
 
 static void merge_finalize(struct merge *m)
@@ -164,6 +179,15 @@ static void merge_finalize(struct merge *m)
 	for (i = 0; i < N_CHILD; i++)
 		sqlite3_finalize(m->copy_child[i]);
 	sqlite3_finalize(m->copy_plans);
+	sqlite3_finalize(m->map_put);
+	sqlite3_finalize(m->map_get);
+	sqlite3_finalize(m->src_bounds);
+	sqlite3_finalize(m->copy_bound);
+	sqlite3_finalize(m->copy_points);
+	sqlite3_finalize(m->src_decisions);
+	sqlite3_finalize(m->copy_decision);
+	sqlite3_finalize(m->copy_decision_runs);
+	sqlite3_finalize(m->set_verdict_json);
 }
 
 static int prepare_sql(struct merge *m, struct sql *q, sqlite3_stmt **st)
@@ -181,42 +205,62 @@ static int prepare_sql(struct merge *m, struct sql *q, sqlite3_stmt **st)
 	return rc;
 }
 
+/* A column of a copy that is not copied as it is: left out (expr NULL), or set to expr. */
+struct subst {
+	const char *col, *expr;
+};
+
 /*
- * "INSERT INTO main.T (cols) SELECT cols FROM src.T WHERE run_id = ?2":
- * runs gets a new run_id, a child table the one bound to ?1.
+ * "INSERT INTO main.T (cols) SELECT cols FROM src.T t WHERE t.KEY = ?2",
+ * over the columns both databases have, with the columns of subst left
+ * out or replaced by their expressions.
  */
-static int prepare_copy(struct merge *m, const char *table, bool is_runs, sqlite3_stmt **st)
+static int prepare_insert(struct merge *m, const char *table, const char *key,
+			  const struct subst *subst, size_t n_subst, sqlite3_stmt **st)
 {
 	struct sql q = { 0 };
 	char **cols;
-	size_t n, i;
+	size_t n, i, k, pass;
 	bool first;
 	int rc = common_columns(m->db, table, &cols, &n);
 
 	if (rc)
 		return rc;
 	put(&q, "INSERT INTO main.\"%s\" (", table);
-	for (i = 0, first = true; i < n; i++) {
-		if (is_runs && strcmp(cols[i], "run_id") == 0)
-			continue;
-		put(&q, "%s\"%s\"", first ? "" : ", ", cols[i]);
-		first = false;
-	}
-	put(&q, ") SELECT ");
-	for (i = 0, first = true; i < n; i++) {
-		bool id = strcmp(cols[i], "run_id") == 0;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0, first = true; i < n; i++) {
+			const char *expr = NULL;
+			bool found = false;
 
-		if (is_runs && id)
-			continue;
-		if (id)
-			put(&q, "%s?1", first ? "" : ", ");
-		else
-			put(&q, "%s\"%s\"", first ? "" : ", ", cols[i]);
-		first = false;
+			for (k = 0; k < n_subst && !found; k++)
+				if (strcmp(cols[i], subst[k].col) == 0) {
+					found = true;
+					expr = subst[k].expr;
+				}
+			if (found && !expr)
+				continue;
+			if (pass == 0)
+				put(&q, "%s\"%s\"", first ? "" : ", ", cols[i]);
+			else if (found)
+				put(&q, "%s%s", first ? "" : ", ", expr);
+			else
+				put(&q, "%st.\"%s\"", first ? "" : ", ", cols[i]);
+			first = false;
+		}
+		if (pass == 0)
+			put(&q, ") SELECT ");
 	}
-	put(&q, " FROM src.\"%s\" WHERE run_id = ?2", table);
+	put(&q, " FROM src.\"%s\" t WHERE t.\"%s\" = ?2", table, key);
 	free_columns(cols, n);
 	return prepare_sql(m, &q, st);
+}
+
+/* runs gets a new run_id, a child table the one bound to ?1. */
+static int prepare_copy(struct merge *m, const char *table, bool is_runs, sqlite3_stmt **st)
+{
+	const struct subst id = { "run_id", is_runs ? NULL : "?1" };
+
+	return prepare_insert(m, table, "run_id", &id, 1, st);
 }
 
 /* "SELECT 1 FROM main.runs a, src.runs b WHERE a.run_id = ?1 AND b.run_id = ?2 AND a.c IS b.c ..." */
@@ -235,6 +279,64 @@ static int prepare_same(struct merge *m)
 			put(&q, " AND a.\"%s\" IS b.\"%s\"", cols[i], cols[i]);
 	free_columns(cols, n);
 	return prepare_sql(m, &q, &m->same);
+}
+
+/* The statements that copy the bounds and the decisions, and keep the run map. */
+static int prepare_records(struct merge *m)
+{
+	static const char sql_map_put[] =
+		"INSERT OR REPLACE INTO temp.merge_map (old, new) VALUES (?1, ?2)";
+	static const char sql_map_get[] = "SELECT new FROM temp.merge_map WHERE old = ?1";
+	/* A bound is the same when the same inputs, settings and moment made it. */
+	static const char sql_src_bounds[] =
+		"SELECT b.bound_id FROM src.bounds b WHERE NOT EXISTS (SELECT 1 FROM main.bounds a"
+		" WHERE a.pods_sha256 = b.pods_sha256 AND a.nodes_sha256 = b.nodes_sha256"
+		" AND a.seed = b.seed AND a.inflate = b.inflate AND a.methods = b.methods"
+		" AND a.exact_time_limit_s IS b.exact_time_limit_s AND a.created_at = b.created_at)"
+		" ORDER BY b.bound_id";
+	/*
+	 * A decision is the same when the same question on the same cluster at
+	 * the same moment gave the same verdict; the third column counts its
+	 * runs that no complete run of the input maps.
+	 */
+	static const char sql_src_decisions[] =
+		"SELECT d.decision_id, d.verdict_json, (SELECT count(*) FROM src.decision_runs r"
+		"  WHERE r.decision_id = d.decision_id"
+		"  AND r.run_id NOT IN (SELECT old FROM temp.merge_map))"
+		" FROM src.decisions d WHERE NOT EXISTS (SELECT 1 FROM main.decisions a"
+		" WHERE a.created_at = d.created_at AND a.nodes_sha256 = d.nodes_sha256"
+		" AND a.objective = d.objective AND a.constraints = d.constraints"
+		" AND a.targets = d.targets AND a.baseline = d.baseline AND a.verdict = d.verdict)"
+		" ORDER BY d.decision_id";
+	static const char sql_set_json[] =
+		"UPDATE main.decisions SET verdict_json = ?1 WHERE decision_id = ?2";
+	static const struct subst new_bound = { "bound_id", NULL }, bound_of = { "bound_id", "?1" };
+	static const struct subst new_decision = { "decision_id", NULL };
+	static const struct subst decision_run[] = {
+		{ "decision_id", "?1" },
+		{ "run_id", "(SELECT new FROM temp.merge_map WHERE old = t.run_id)" },
+	};
+	int rc;
+
+	if (sqlite3_prepare_v2(m->db->conn, sql_map_put, -1, &m->map_put, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(m->db->conn, sql_map_get, -1, &m->map_get, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(m->db->conn, sql_src_bounds, -1, &m->src_bounds, NULL) !=
+		    SQLITE_OK ||
+	    sqlite3_prepare_v2(m->db->conn, sql_src_decisions, -1, &m->src_decisions, NULL) !=
+		    SQLITE_OK ||
+	    sqlite3_prepare_v2(m->db->conn, sql_set_json, -1, &m->set_verdict_json, NULL) !=
+		    SQLITE_OK)
+		return GS_EDB;
+	rc = prepare_insert(m, "bounds", "bound_id", &new_bound, 1, &m->copy_bound);
+	if (!rc)
+		rc = prepare_insert(m, "bound_points", "bound_id", &bound_of, 1, &m->copy_points);
+	if (!rc)
+		rc = prepare_insert(m, "decisions", "decision_id", &new_decision, 1,
+				    &m->copy_decision);
+	if (!rc)
+		rc = prepare_insert(m, "decision_runs", "decision_id", decision_run, 2,
+				    &m->copy_decision_runs);
+	return rc;
 }
 
 static int merge_prepare(struct merge *m)
@@ -278,6 +380,8 @@ static int merge_prepare(struct merge *m)
 		rc = prepare_copy(m, "runs", true, &m->copy_run);
 	for (i = 0; !rc && i < N_CHILD; i++)
 		rc = prepare_copy(m, child_tables[i], false, &m->copy_child[i]);
+	if (!rc)
+		rc = prepare_records(m);
 	return rc;
 }
 
@@ -349,6 +453,128 @@ static int copy_one(struct merge *m, int64_t old_id, int64_t n_nodes, int64_t n_
 	return 0;
 }
 
+/* Input run old_id is the output's run new_id from now on. */
+static int map_run(struct merge *m, int64_t old_id, int64_t new_id)
+{
+	sqlite3_bind_int64(m->map_put, 1, old_id);
+	sqlite3_bind_int64(m->map_put, 2, new_id);
+	return step_done(m->map_put);
+}
+
+/* Copies the input's bounds the output has not, each with its points. */
+static int copy_bounds(struct merge *m, struct gs_merge_stats *st)
+{
+	int step, rc = 0;
+
+	while (rc == 0 && (step = sqlite3_step(m->src_bounds)) == SQLITE_ROW) {
+		int64_t old_id = sqlite3_column_int64(m->src_bounds, 0);
+
+		sqlite3_bind_int64(m->copy_bound, 2, old_id);
+		rc = step_done(m->copy_bound);
+		if (rc)
+			break;
+		sqlite3_bind_int64(m->copy_points, 1, sqlite3_last_insert_rowid(m->db->conn));
+		sqlite3_bind_int64(m->copy_points, 2, old_id);
+		rc = step_done(m->copy_points);
+		st->bounds++;
+	}
+	if (rc == 0 && step != SQLITE_DONE)
+		rc = GS_EDB;
+	sqlite3_reset(m->src_bounds);
+	return rc;
+}
+
+/*
+ * Every "run_id" number inside a verdict's JSON (its candidates' runs)
+ * replaced by the output's id for it. GS_EINVAL when one has none.
+ */
+static int map_json_ids(struct merge *m, cJSON *node)
+{
+	cJSON *c;
+	int rc;
+
+	if (node->string && strcmp(node->string, "run_id") == 0 && cJSON_IsNumber(node)) {
+		int step;
+
+		sqlite3_bind_int64(m->map_get, 1, (sqlite3_int64)node->valuedouble);
+		step = sqlite3_step(m->map_get);
+		if (step == SQLITE_ROW)
+			cJSON_SetNumberValue(node, (double)sqlite3_column_int64(m->map_get, 0));
+		sqlite3_reset(m->map_get);
+		return step == SQLITE_ROW ? 0 : step == SQLITE_DONE ? GS_EINVAL : GS_EDB;
+	}
+	for (c = node->child; c; c = c->next) {
+		rc = map_json_ids(m, c);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Copies the input's decisions the output has not, their runs and the run
+ * ids of their verdict_json mapped to the output's. A decision resting on
+ * a run the input does not hold complete is left out and counted. Returns
+ * 0, GS_ENOMEM, GS_EDB, or GS_EINVAL with a message (a verdict_json that
+ * is not JSON, or names a run that is not among the decision's).
+ */
+static int copy_decisions(struct merge *m, const char *in_path, struct gs_merge_stats *st,
+			  char *err, size_t err_len)
+{
+	int step, rc = 0;
+
+	while (rc == 0 && (step = sqlite3_step(m->src_decisions)) == SQLITE_ROW) {
+		int64_t old_id = sqlite3_column_int64(m->src_decisions, 0), new_id;
+		const char *json = (const char *)sqlite3_column_text(m->src_decisions, 1);
+		cJSON *tree;
+		char *text;
+
+		if (sqlite3_column_int64(m->src_decisions, 2) > 0) {
+			st->decisions_left_out++;
+			continue;
+		}
+		tree = json ? gs_cjson_parse(json, strlen(json), NULL) : NULL;
+		if (!tree) {
+			if (gs_cjson_oom())
+				return GS_ENOMEM;
+			rc = gs_db_fail(err, err_len, GS_EINVAL, "%s: decision %" PRId64 ": its "
+					"verdict_json is not JSON; nothing was merged", in_path,
+					old_id);
+			break;
+		}
+		rc = map_json_ids(m, tree);
+		if (rc == GS_EINVAL)
+			gs_db_fail(err, err_len, rc, "%s: decision %" PRId64 ": its verdict_json "
+				   "names a run that is not complete in it; nothing was merged",
+				   in_path, old_id);
+		text = rc ? NULL : cJSON_Print(tree);
+		cJSON_Delete(tree);
+		if (rc)
+			break;
+		if (!text)
+			return GS_ENOMEM;
+		sqlite3_bind_int64(m->copy_decision, 2, old_id);
+		rc = step_done(m->copy_decision);
+		new_id = sqlite3_last_insert_rowid(m->db->conn);
+		if (!rc) {
+			sqlite3_bind_int64(m->copy_decision_runs, 1, new_id);
+			sqlite3_bind_int64(m->copy_decision_runs, 2, old_id);
+			rc = step_done(m->copy_decision_runs);
+		}
+		if (!rc) {
+			sqlite3_bind_text(m->set_verdict_json, 1, text, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(m->set_verdict_json, 2, new_id);
+			rc = step_done(m->set_verdict_json);
+		}
+		free(text);
+		st->decisions++;
+	}
+	if (rc == 0 && step != SQLITE_DONE)
+		rc = GS_EDB;
+	sqlite3_reset(m->src_decisions);
+	return rc;
+}
+
 /* Refuses merging a file into itself, which SQLite would only report as a lock. */
 static bool same_file(const char *a, const char *b)
 {
@@ -360,7 +586,8 @@ static bool same_file(const char *a, const char *b)
 
 /* The tables a merge reads from its input. */
 static const char *const input_tables[] = { "runs", "run_nodes", "pods", "samples",
-					    "arrived_stats", "sweep_plans" };
+					    "arrived_stats", "sweep_plans", "bounds", "bound_points",
+					    "decisions", "decision_runs" };
 
 /* Whether in has every table a merge reads; GS_EINVAL naming the first missing. */
 static int check_tables(struct gs_db *in, const char *in_path, char *err, size_t err_len)
@@ -492,6 +719,12 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 		return rc;
 	}
 	sqlite3_finalize(attach);
+	if (sqlite3_exec(out->conn, "CREATE TEMP TABLE IF NOT EXISTS merge_map (old INTEGER"
+			 " PRIMARY KEY, new INTEGER NOT NULL); DELETE FROM temp.merge_map",
+			 NULL, NULL, NULL) != SQLITE_OK) {
+		rc = gs_db_sqlfail(out, err, err_len, "cannot make the merge's run map");
+		goto detach;
+	}
 	rc = merge_prepare(&m);
 	if (rc) {
 		if (rc == GS_ENOMEM)
@@ -545,6 +778,11 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 				rc = gs_db_sqlfail(out, err, err_len, why);
 				goto rollback;
 			}
+			rc = map_run(&m, old_id, sqlite3_last_insert_rowid(out->conn));
+			if (rc) {
+				rc = gs_db_sqlfail(out, err, err_len, "cannot map a copied run");
+				goto rollback;
+			}
 			st->copied++;
 			continue;
 		}
@@ -563,6 +801,11 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 					out->path);
 			goto rollback;
 		}
+		rc = map_run(&m, old_id, have);
+		if (rc) {
+			rc = gs_db_sqlfail(out, err, err_len, "cannot map a run");
+			goto rollback;
+		}
 		st->identical++;
 	}
 	if (step != SQLITE_DONE) {
@@ -574,6 +817,20 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 		goto rollback;
 	}
 	st->plan_cells = sqlite3_changes(out->conn);
+	rc = copy_bounds(&m, st);
+	if (rc) {
+		rc = gs_db_sqlfail(out, err, err_len, "cannot copy the input's bounds");
+		goto rollback;
+	}
+	rc = copy_decisions(&m, in_path, st, err, err_len);
+	if (rc == GS_ENOMEM) {
+		gs_db_fail(err, err_len, rc, "out of memory");
+		goto rollback;
+	}
+	if (rc == GS_EDB)
+		rc = gs_db_sqlfail(out, err, err_len, "cannot copy the input's decisions");
+	if (rc)
+		goto rollback;
 	if (sqlite3_exec(out->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		rc = gs_db_sqlfail(out, err, err_len, "cannot commit the merge");
 		goto rollback;
@@ -586,6 +843,7 @@ rollback:
 	memset(st, 0, sizeof(*st));
 detach:
 	merge_finalize(&m);
+	sqlite3_exec(out->conn, "DROP TABLE IF EXISTS temp.merge_map", NULL, NULL, NULL);
 	sqlite3_exec(out->conn, "DETACH DATABASE src", NULL, NULL, NULL);
 	pthread_mutex_unlock(&out->lock);
 	return rc;

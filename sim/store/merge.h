@@ -18,6 +18,9 @@ struct gs_merge_stats {
 	int64_t copied;        /* added to the output */
 	int64_t identical;     /* already in the output with the same results */
 	int64_t plan_cells;    /* plan rows added */
+	int64_t bounds;        /* bounds added, each with its points */
+	int64_t decisions;     /* decisions added, their runs mapped to the output's */
+	int64_t decisions_left_out; /* resting on a run the input does not hold complete */
 };
 
 /*
@@ -31,7 +34,11 @@ int gs_db_merge_check(const char *in_path, char *err, size_t err_len);
 /*
  * Copies the complete runs of the database at in_path into out: the runs
  * row and every row of the run's nodes, pods, samples and statistics,
- * under new run ids, and the input's plans. A run whose key out already
+ * under new run ids, and the input's plans, bounds and decisions (a
+ * decision's runs, and the run ids in its verdict_json, become the
+ * output's ids for them; one resting on a run that is not complete in the
+ * input is left out and counted). A bound or decision already in out
+ * (same inputs, settings, time and verdict) is not copied again. A run whose key out already
  * has with the same results (every result column of runs, and its
  * arrived_stats) is skipped; with other results, nothing is copied and
  * GS_EEXIST names both runs. The input is opened as gpusim opens any

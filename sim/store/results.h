@@ -62,8 +62,9 @@ extern const char *const gs_bench_schema_sql;
 
 /*
  * Opens the results database at path, creating the file and the schema
- * when it is new or empty. The parent directory must exist (GS_ENOENT
- * otherwise). Refuses, with a message in err naming the file:
+ * when it is new or empty (and the directories above it when missing);
+ * ":memory:" is SQLite's in-memory database, no file. Refuses, with a
+ * message in err naming the file:
  *   - a file that is not a SQLite database (GS_EDB),
  *   - a SQLite database of another program, with tables but no gpusim
  *     schema version (GS_ESCHEMA),

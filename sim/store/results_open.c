@@ -300,7 +300,9 @@ int gs_db_open(const char *path, struct gs_db **out, char *err, size_t err_len)
 {
 	struct stat sb;
 
-	if (path && *path && out && stat(path, &sb) != 0 && errno == ENOENT)
+	/* SQLite's in-memory database has no file to make whole and link. */
+	if (path && *path && out && strcmp(path, ":memory:") != 0 && stat(path, &sb) != 0 &&
+	    errno == ENOENT)
 		return db_create(path, out, err, err_len);
 	return db_open(path, true, out, err, err_len);
 }
