@@ -4,9 +4,10 @@
 # /usr/bin/time's elapsed "h:mm:ss" or "m:ss.ss" in seconds, and one timed
 # command.
 
+# The median of the numbers on stdin, one a line; blank lines are no numbers.
 median() {
-	sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-";
-		else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	sort -g | awk 'NF { v[++n] = $1 } END { if (!n) print "-";
+		else if (n % 2) print v[(n + 1) / 2]; else print (v[n / 2] + v[n / 2 + 1]) / 2 }'
 }
 
 # "MIN-MAX" of the numbers on stdin, two decimals ("-" for none).
