@@ -292,7 +292,7 @@ static int bench(const char *path, int repeats)
 		struct gs_cluster c;
 		struct gs_trace q;
 		const char *paths[1] = { path };
-		double t0 = bench_now_ms();
+		double t0 = gs_clock_ms();
 
 		gs_cluster_init(&c);
 		gs_trace_init(&q);
@@ -300,7 +300,7 @@ static int bench(const char *path, int repeats)
 			fprintf(stderr, "bench_k8s: %s\n", err);
 			return 1;
 		}
-		ms[r] = bench_now_ms() - t0;
+		ms[r] = gs_clock_ms() - t0;
 		if (r == 0)
 			printf("%s: %.1f MB, %d nodes, %zu running pods, %zu pending\n", path,
 			       (double)size / 1e6, (int)c.n_nodes, st->n_running, st->n_queue);

@@ -24,13 +24,11 @@
 #include "bench_time.h"
 #include "core/error.h"
 #include "engine/replay.h"
-#include "io/trace/load.h"
-#include "io/trace/trace.h"
+#include "run/inputs.h"
 
 int main(int argc, char **argv)
 {
-	struct gs_cluster c;
-	struct gs_trace t;
+	struct gs_inputs in;
 	struct gs_replay_opts o;
 	char err[1024], *list, *save = NULL, *name;
 	int repeats, i, exact = 0, k;
@@ -74,10 +72,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_replay: --sharing: %s\n", err);
 		return 2;
 	}
-	gs_cluster_init(&c);
-	gs_trace_init(&t);
-	if (gs_load_cluster(argv[1], &c, NULL, err, sizeof(err)) ||
-	    gs_load_trace(argv[2], &c, &t, err, sizeof(err))) {
+	gs_inputs_init(&in);
+	if (gs_inputs_load(&in, argv[1], (const char *const *)&argv[2], 1, false, err,
+			   sizeof(err))) {
 		fprintf(stderr, "bench_replay: %s\n", err);
 		return 2;
 	}
@@ -95,14 +92,14 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < repeats; i++) {
 			struct gs_sim sim;
-			double t0 = bench_now_ms();
+			double t0 = gs_clock_ms();
 
-			if (gs_sim_init(&sim, &c, &t, pol, &o, err, sizeof(err)) ||
+			if (gs_sim_init(&sim, in.clusters, in.traces, pol, &o, err, sizeof(err)) ||
 			    gs_sim_run(&sim, err, sizeof(err))) {
 				fprintf(stderr, "bench_replay: %s: %s\n", name, err);
 				return 1;
 			}
-			ms[i] = bench_now_ms() - t0;
+			ms[i] = gs_clock_ms() - t0;
 			events = sim.stats.events;
 			gs_sim_release(&sim);
 		}
@@ -116,7 +113,6 @@ int main(int argc, char **argv)
 		free(ms);
 	}
 	free(list);
-	gs_trace_release(&t);
-	gs_cluster_release(&c);
+	gs_inputs_release(&in);
 	return 0;
 }

@@ -17,8 +17,7 @@
 #include "core/error.h"
 #include "engine/replay.h"
 #include "store/results.h"
-#include "io/trace/load.h"
-#include "io/trace/trace.h"
+#include "run/inputs.h"
 
 static void report(const char *what, double *ms, int n)
 {
@@ -29,14 +28,13 @@ static void report(const char *what, double *ms, int n)
 
 int main(int argc, char **argv)
 {
-	struct gs_cluster cluster;
-	struct gs_trace trace;
+	struct gs_inputs in;
 	struct gs_replay_opts o;
 	struct gs_sim sim;
 	struct gs_run_info ri;
 	struct gs_db *db;
 	struct gs_run_row row;
-	char nodes_sha[GS_SHA256_HEX], err[1024], path[256], *params;
+	char err[1024], path[256], *params;
 	const char *policy_name = argc > 4 ? argv[4] : "fgd";
 	double write_ms[64], read_ms[64];
 	int repeats = argc > 3 ? atoi(argv[3]) : 7, i;
@@ -45,10 +43,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_results NODES PODS [REPEATS (1-64)] [POLICY]\n");
 		return 2;
 	}
-	gs_cluster_init(&cluster);
-	gs_trace_init(&trace);
-	if (gs_load_cluster(argv[1], &cluster, nodes_sha, err, sizeof(err)) ||
-	    gs_load_trace(argv[2], &cluster, &trace, err, sizeof(err))) {
+	gs_inputs_init(&in);
+	if (gs_inputs_load(&in, argv[1], (const char *const *)&argv[2], 1, false, err,
+			   sizeof(err))) {
 		fprintf(stderr, "bench_results: %s\n", err);
 		return 2;
 	}
@@ -56,7 +53,7 @@ int main(int argc, char **argv)
 	o.mode = GS_MODE_INFLATE;
 	o.frag = true;
 	if (!gs_policy_find(policy_name) ||
-	    gs_sim_init(&sim, &cluster, &trace, gs_policy_find(policy_name), &o, err,
+	    gs_sim_init(&sim, in.clusters, in.traces, gs_policy_find(policy_name), &o, err,
 			sizeof(err)) ||
 	    gs_sim_run(&sim, err, sizeof(err)) || gs_replay_params_json(&o, &params)) {
 		fprintf(stderr, "bench_results: %s: cannot run: %s\n", policy_name, err);
@@ -67,11 +64,11 @@ int main(int argc, char **argv)
 	ri.mode = "inflate";
 	ri.seed = o.seed;
 	ri.nodes_path = argv[1];
-	ri.nodes_sha256 = nodes_sha;
+	ri.nodes_sha256 = in.nodes_sha256;
 	ri.pods_path = argv[2];
-	ri.pods_sha256 = trace.sha256;
+	ri.pods_sha256 = in.traces[0].sha256;
 	ri.params_json = params;
-	printf("one run: %d nodes, %zu pods, %zu samples\n", cluster.n_nodes, sim.n_pods,
+	printf("one run: %d nodes, %zu pods, %zu samples\n", in.clusters[0].n_nodes, sim.n_pods,
 	       sim.n_samples);
 
 	snprintf(path, sizeof(path), "/tmp/gpusim-bench-results-%ld.db", (long)getpid());
@@ -82,19 +79,19 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < repeats; i++) {
 		int64_t id;
-		double t0 = bench_now_ms();
+		double t0 = gs_clock_ms();
 
 		if (gs_db_write_run(db, &ri, &sim, &id, err, sizeof(err))) {
 			fprintf(stderr, "bench_results: %s\n", err);
 			return 1;
 		}
-		write_ms[i] = bench_now_ms() - t0;
-		t0 = bench_now_ms();
+		write_ms[i] = gs_clock_ms() - t0;
+		t0 = gs_clock_ms();
 		if (gs_db_get_run(db, id, &row, err, sizeof(err))) {
 			fprintf(stderr, "bench_results: %s\n", err);
 			return 1;
 		}
-		read_ms[i] = bench_now_ms() - t0;
+		read_ms[i] = gs_clock_ms() - t0;
 		if (i == 0)
 			printf("unalloc_gpu_pct %.2f, frag_ratio_pct %.2f\n", row.unalloc_gpu_pct,
 			       row.frag_ratio_pct);
@@ -108,7 +105,6 @@ int main(int argc, char **argv)
 	unlink(path);
 	free(params);
 	gs_sim_release(&sim);
-	gs_trace_release(&trace);
-	gs_cluster_release(&cluster);
+	gs_inputs_release(&in);
 	return 0;
 }

@@ -90,6 +90,25 @@ int gs_cli_parse_policies(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 	return rc;
 }
 
+int gs_cli_list_refused(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+			int rc, const char *what)
+{
+	if (rc == GS_ENOMEM)
+		gs_opt_err(cmd, o, "out of memory");
+	else
+		gs_opt_err(cmd, o, "'%s' is not a list of %s", value, what);
+	return rc;
+}
+
+const char *gs_cli_num(char *buf, size_t len, double v, int decimals)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f", decimals, v);
+	return buf;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -106,15 +125,9 @@ int gs_cli_parse_seeds(const struct gs_cmd_spec *cmd, const struct gs_opt *o, co
 	int rc;
 
 	rc = gs_list_parse_seeds(value, &seeds, &n);
-	if (rc == GS_ENOMEM) {
-		gs_opt_err(cmd, o, "out of memory");
-		return rc;
-	}
-	if (rc) {
-		gs_opt_err(cmd, o, "'%s' is not a list of seeds and ranges such as 42-51 or 1,5,7-9",
-			   value);
-		return rc;
-	}
+	if (rc)
+		return gs_cli_list_refused(cmd, o, value, rc,
+					   "seeds and ranges such as 42-51 or 1,5,7-9");
 	/* A repeated seed would run the same run twice; find one in a sorted copy. */
 	sorted = malloc(n * sizeof(*sorted));
 	if (!sorted) {
@@ -156,15 +169,9 @@ int gs_cli_parse_numbers(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 	size_t n;
 	int rc = gs_list_parse_numbers(value, &v, &n);
 
-	if (rc == GS_ENOMEM) {
-		gs_opt_err(cmd, o, "out of memory");
-		return rc;
-	}
-	if (rc) {
-		gs_opt_err(cmd, o, "'%s' is not a list of different positive numbers such as "
-				   "50,80,95,110", value);
-		return rc;
-	}
+	if (rc)
+		return gs_cli_list_refused(cmd, o, value, rc,
+					   "different positive numbers such as 50,80,95,110");
 	gs_cli_numbers_release(out);
 	out->v = v;
 	out->n = n;
@@ -468,4 +475,37 @@ int gs_cli_sim_inputs(const char *cmd, const struct gs_cli_sim *s, bool pods_giv
 	fprintf(stderr, "gpusim %s: --nodes and --pods are required, or --state; try 'gpusim %s "
 		"--help'\n", cmd, cmd);
 	return GS_EXIT_USAGE;
+}
+
+int gs_cli_sim_interference(const char *cmd, struct gs_cli_sim *s, struct gs_interference *ifr)
+{
+	char err[2048];
+	int rc;
+
+	if (!s->interference)
+		return GS_EXIT_OK;
+	rc = gs_interference_load(ifr, s->interference, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "gpusim %s: --interference: %s\n", cmd, err);
+		return rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
+	}
+	s->opts.interference = ifr;
+	return GS_EXIT_OK;
+}
+
+int gs_cli_batch_status(const char *cmd, int rc, int sig, const char *err)
+{
+	fprintf(stderr, "gpusim %s: %s\n", cmd, err);
+	if (rc == GS_EINTR)
+		return 128 + sig;
+	/* Unreadable inputs are the user's to fix; a run that breaks is ours. */
+	return rc == GS_ENOENT || rc == GS_EIO || rc == GS_EPARSE || rc == GS_ESCHEMA ||
+			       rc == GS_EINVAL || rc == GS_ERANGE ?
+		       GS_EXIT_USAGE : GS_EXIT_FAIL;
+}
+
+int gs_cli_db_status(const char *cmd, int rc, const char *err)
+{
+	fprintf(stderr, "gpusim %s: %s\n", cmd, err);
+	return rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ? GS_EXIT_USAGE : GS_EXIT_FAIL;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli.h - what gpusim's commands share beyond opt.h: the option kinds
- * (the --mode names, the --policy, --seeds and --sharing lists) and the
- * option rows themselves. Each converter has the gs_opt_parse_fn contract
+ * (the --mode names, the --policy, --seeds and --sharing lists), the
+ * option rows themselves, and the exit status of a refused batch or
+ * database. Each converter has the gs_opt_parse_fn contract
  * (opt.h): it fills its field and returns 0, or prints "gpusim CMD: --OPT:
  * ..." and returns GS_EINVAL (bad value) or GS_ENOMEM.
  *
@@ -24,6 +25,7 @@
 #include "cli/opt.h"
 #include "engine/inflate.h"
 #include "engine/replay.h"
+#include "io/interference.h"
 #include "policies/policy.h"
 
 /* The names of --mode for a GS_OPT_ENUM option: "time" and "inflate" (enum gs_mode values). */
@@ -138,6 +140,17 @@ struct gs_cli_policies {
 int gs_cli_parse_policies(const struct gs_cmd_spec *cmd, const struct gs_opt *o,
 			  const char *value, void *field);
 
+/*
+ * Says why gs_list_parse_seeds() or gs_list_parse_numbers() (io/list.h)
+ * refused option o's value with rc: "out of memory" for GS_ENOMEM, else
+ * "'VALUE' is not a list of WHAT". Returns rc.
+ */
+int gs_cli_list_refused(const struct gs_cmd_spec *cmd, const struct gs_opt *o, const char *value,
+			int rc, const char *what);
+
+/* A table cell: v with `decimals` decimals into buf (len bytes), "-" for NAN. Returns buf. */
+const char *gs_cli_num(char *buf, size_t len, double v, int decimals);
+
 /* Target of --seeds: n seeds in the order given, each once; v is malloc'ed. */
 struct gs_cli_seeds {
 	uint64_t *v;
@@ -239,6 +252,35 @@ void gs_cli_sim_finish(struct gs_cli_sim *s);
  * returns GS_EXIT_USAGE when not, else GS_EXIT_OK.
  */
 int gs_cli_sim_inputs(const char *cmd, const struct gs_cli_sim *s, bool pods_given);
+
+/*
+ * Loads --interference, when given, into ifr (gs_interference_init()'ed by
+ * the caller, who releases it after the runs) and points s->opts at it.
+ * Returns GS_EXIT_OK, or prints "gpusim CMD: --interference: ..." and
+ * returns GS_EXIT_FAIL when out of memory, GS_EXIT_USAGE for a bad table.
+ */
+int gs_cli_sim_interference(const char *cmd, struct gs_cli_sim *s, struct gs_interference *ifr);
+
+/*
+ * The exit status of a batch of runs (run/sweep.h, report/advise.h) that
+ * returned rc (not 0) with the message err: prints "gpusim CMD: err", then
+ * returns 128 + sig when a signal (sig) stopped it (GS_EINTR), as a shell
+ * does; GS_EXIT_USAGE for inputs the user must fix (missing, unreadable,
+ * malformed, out of range); GS_EXIT_FAIL for a run or the database failing.
+ */
+int gs_cli_batch_status(const char *cmd, int rc, int sig, const char *err);
+
+/*
+ * The exit status of a results database that gs_db_open() or a merge
+ * (store/) refused with rc (not 0) and the message err: prints "gpusim
+ * CMD: err", then returns GS_EXIT_USAGE for what the user must fix (a
+ * missing directory or file, one that is not a gpusim database, a newer or
+ * damaged one: GS_ENOENT, GS_ESCHEMA, GS_EINVAL), GS_EXIT_FAIL for a
+ * failure (a full disk, I/O, memory, a directory that cannot be made:
+ * GS_EDB, GS_ENOMEM, GS_EIO). replay, which says 2 for the last, keeps
+ * its own test.
+ */
+int gs_cli_db_status(const char *cmd, int rc, const char *err);
 
 /*
  * The pod traces of a batch: -p, --pods FILE..., into `pods` (struct
@@ -354,6 +396,13 @@ int gs_cli_sim_inputs(const char *cmd, const struct gs_cli_sim *s, bool pods_giv
 #define GS_CLI_OPT_STRICT(S)                                                                    \
 	{ GS_OPT_FLAG_AT(S, sim.strict), .name = "strict",                                      \
 	  .help = "pods that fit no node even on an empty cluster are errors" }
+
+/*
+ * -q, --quiet: a flag into field `quiet` of S, HELP saying what the command
+ * leaves out (git's OPT__QUIET: the switch is one, its effect the command's).
+ */
+#define GS_CLI_OPT_QUIET(S, HELP)                                                               \
+	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q', .help = (HELP) }
 
 /* The results database: -d, --db FILE into field F of S, DEF when not given. */
 #define GS_CLI_OPT_DB(S, F, DEF)                                                                \

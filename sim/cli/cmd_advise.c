@@ -350,27 +350,13 @@ int gs_cmd_advise(int argc, char **argv)
 		status = GS_EXIT_USAGE;
 		goto out;
 	}
-	if (a.sim.interference) {
-		rc = gs_interference_load(&ifr, a.sim.interference, err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "gpusim advise: --interference: %s\n", err);
-			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
-			goto out;
-		}
-		a.sim.opts.interference = &ifr;
-	}
+	status = gs_cli_sim_interference("advise", &a.sim, &ifr);
+	if (status != GS_EXIT_OK)
+		goto out;
 	fill_spec(&a, &spec);
 	rc = gs_advise_run(&spec, &res, err, sizeof(err));
-	if (rc == GS_EINTR) {
-		fprintf(stderr, "gpusim advise: %s\n", err);
-		status = 128 + res.signal;
-		goto out;
-	}
 	if (rc) {
-		fprintf(stderr, "gpusim advise: %s\n", err);
-		status = rc == GS_ENOENT || rc == GS_EIO || rc == GS_EPARSE || rc == GS_ESCHEMA ||
-				 rc == GS_EINVAL || rc == GS_ERANGE ?
-			 GS_EXIT_USAGE : GS_EXIT_FAIL;
+		status = gs_cli_batch_status("advise", rc, res.signal, err);
 		goto out;
 	}
 	status = GS_EXIT_OK;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/opt.h"
 #include "core/error.h"
@@ -69,12 +70,8 @@ int gs_cmd_bench_import(int argc, char **argv)
 		return errno == ENOENT ? GS_EXIT_USAGE : GS_EXIT_FAIL;
 	}
 	rc = gs_db_open(db_path, &db, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, CMD ": %s\n", err);
-		/* Missing, foreign (not SQLite) or too new: the user's input. */
-		return rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ? GS_EXIT_USAGE :
-										 GS_EXIT_FAIL;
-	}
+	if (rc)
+		return gs_cli_db_status("bench-import", rc, err);
 	rc = gs_bench_import(db, path, &st, err, sizeof(err));
 	if (!rc && st.existing_runs)
 		printf(CMD ": %s is already in %s (%d runs); nothing imported\n", path, db_path,

@@ -68,15 +68,9 @@ static int parse_arrived(const struct gs_cmd_spec *cmd, const struct gs_opt *o, 
 	size_t n, i;
 	int rc = gs_list_parse_seeds(value, &v, &n);
 
-	if (rc == GS_ENOMEM) {
-		gs_opt_err(cmd, o, "out of memory");
-		return rc;
-	}
-	if (rc) {
-		gs_opt_err(cmd, o, "'%s' is not a list of percents and ranges such as 100 or 80-130",
-			   value);
-		return GS_EINVAL;
-	}
+	if (rc)
+		return gs_cli_list_refused(cmd, o, value, rc,
+					   "percents and ranges such as 100 or 80-130");
 	if (n > GS_BOUND_MAX_POINTS) {
 		gs_opt_err(cmd, o, "'%s' names %zu buckets; at most %d", value, n,
 			   GS_BOUND_MAX_POINTS);
@@ -137,8 +131,7 @@ static const struct gs_opt bound_opts[] = {
 	  .help = "results database, the sweep's by default; bounds go beside the runs (tables "
 		  "bounds, bound_points)" },
 	{ GS_OPT_FLAG_AT(S, no_db), .name = "no-db", .help = "do not store the bounds" },
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
-	  .help = "print no table, only the id of each bound stored, one per line" },
+	GS_CLI_OPT_QUIET(S, "print no table, only the id of each bound stored, one per line"),
 	{ 0 },
 };
 #undef S
@@ -277,9 +270,8 @@ int gs_cmd_bound(int argc, char **argv)
 		status = GS_EXIT_FAIL;
 		goto out;
 	}
-	if (!a.no_db && gs_db_open(a.db_path, &db, err, sizeof(err))) {
-		fprintf(stderr, CMD ": %s\n", err);
-		status = GS_EXIT_USAGE;
+	if (!a.no_db && (rc = gs_db_open(a.db_path, &db, err, sizeof(err)))) {
+		status = gs_cli_db_status("bound", rc, err);
 		goto out;
 	}
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/opt.h"
 #include "core/error.h"
@@ -143,8 +144,7 @@ static const struct gs_opt convert_opts[] = {
 		  "headroom)" },
 	{ GS_OPT_DOUBLE_AT(S, headroom, 0, 1000), .name = "headroom", .arg = "PCT", .def = "10",
 	  .help = "spare capacity over the peak, in percent" },
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
-	  .help = "print no summary (the counts of left-out records still go to stderr)" },
+	GS_CLI_OPT_QUIET(S, "print no summary (the counts of left-out records still go to stderr)"),
 	{ 0 },
 };
 #undef S

@@ -10,6 +10,7 @@
 
 #include <gsl/gsl_errno.h>
 
+#include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/opt.h"
 #include "core/error.h"
@@ -36,7 +37,7 @@ static const struct gs_opt gen_opts[] = {
 		  "overrides GPU model memory)" },
 	{ GS_OPT_STRING_AT(S, pods_out), .name = "pods-out", .short_name = 'p', .arg = "FILE",
 	  .flags = GS_OPT_REQUIRED, .help = "the pods, gpusim CSV" },
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q', .help = "print no summary" },
+	GS_CLI_OPT_QUIET(S, "print no summary"),
 	{ 0 },
 };
 #undef S

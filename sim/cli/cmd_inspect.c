@@ -30,6 +30,7 @@
 #include "cli/cmd.h"
 #include "cli/inspect_internal.h"
 #include "cli/json_out.h"
+#include "io/cjson.h"
 #include "cli/opt.h"
 #include "core/error.h"
 #include "policies/policy.h"
@@ -253,24 +254,6 @@ static const char *load_text(const struct gs_run_row *r, const struct run_params
 	return buf;
 }
 
-/* v with `decimals` decimals, "-" for NAN. */
-static const char *fmt_num(double v, int decimals, char *buf, size_t len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.*f", decimals, v);
-	return buf;
-}
-
-static void json_number_or_null(cJSON *obj, const char *key, double v)
-{
-	if (isnan(v))
-		cJSON_AddNullToObject(obj, key);
-	else
-		cJSON_AddNumberToObject(obj, key, v);
-}
-
 int gs_inspect_print_json(cJSON *root)
 {
 	return gs_json_print("inspect", root);
@@ -292,9 +275,9 @@ cJSON *gs_inspect_run_json(const struct gs_run_row *r)
 		cJSON_AddStringToObject(o, "pods_file", r->pods_file);
 	else
 		cJSON_AddNullToObject(o, "pods_file");
-	json_number_or_null(o, "load_pct", p.load);
-	json_number_or_null(o, "time_scale", p.time_scale);
-	json_number_or_null(o, "inflate", p.inflate);
+	gs_cjson_add_number(o, "load_pct", p.load);
+	gs_cjson_add_number(o, "time_scale", p.time_scale);
+	gs_cjson_add_number(o, "inflate", p.inflate);
 	cJSON_AddStringToObject(o, "scoring", p.compat ? "compat" : "exact");
 	if (r->sharing)
 		cJSON_AddStringToObject(o, "sharing", r->sharing);
@@ -303,12 +286,12 @@ cJSON *gs_inspect_run_json(const struct gs_run_row *r)
 	cJSON_AddNumberToObject(o, "n_pods", (double)r->n_pods);
 	cJSON_AddNumberToObject(o, "n_placed", (double)r->n_placed);
 	cJSON_AddNumberToObject(o, "n_failed", (double)r->n_failed);
-	json_number_or_null(o, "gpu_alloc_pct", r->gpu_alloc_pct);
-	json_number_or_null(o, "unalloc_gpu_pct", r->unalloc_gpu_pct);
-	json_number_or_null(o, "frag_ratio_pct", r->frag_ratio_pct);
-	json_number_or_null(o, "mean_wait_s", r->mean_wait_s);
-	json_number_or_null(o, "wait_p99_s", r->wait_p99_s);
-	json_number_or_null(o, "wall_ms", r->wall_ms);
+	gs_cjson_add_number(o, "gpu_alloc_pct", r->gpu_alloc_pct);
+	gs_cjson_add_number(o, "unalloc_gpu_pct", r->unalloc_gpu_pct);
+	gs_cjson_add_number(o, "frag_ratio_pct", r->frag_ratio_pct);
+	gs_cjson_add_number(o, "mean_wait_s", r->mean_wait_s);
+	gs_cjson_add_number(o, "wait_p99_s", r->wait_p99_s);
+	gs_cjson_add_number(o, "wall_ms", r->wall_ms);
 	cJSON_AddNumberToObject(o, "t_end_s", (double)r->t_end_s);
 	cJSON_AddBoolToObject(o, "pods_stored", r->pods_stored);
 	return o;
@@ -404,19 +387,17 @@ static void list_line(struct libscols_table *tb, const struct gs_inspect_colset 
 			break;
 		case L_UNALLOC:
 			/* Time mode's time-weighted share is no headline: its mean wait is. */
-			fmt_num(strcmp(r->mode, "inflate") ? NAN : r->unalloc_gpu_pct, 2, buf,
-				sizeof(buf));
+			gs_cli_num(buf, sizeof(buf),
+				   strcmp(r->mode, "inflate") ? NAN : r->unalloc_gpu_pct, 2);
 			break;
 		case L_WAIT:
-			fmt_num(strcmp(r->mode, "time") ? NAN : r->mean_wait_s, 1, buf,
-				sizeof(buf));
+			gs_cli_num(buf, sizeof(buf), strcmp(r->mode, "time") ? NAN : r->mean_wait_s, 1);
 			break;
 		case L_WAIT99:
-			fmt_num(strcmp(r->mode, "time") ? NAN : r->wait_p99_s, 0, buf,
-				sizeof(buf));
+			gs_cli_num(buf, sizeof(buf), strcmp(r->mode, "time") ? NAN : r->wait_p99_s, 0);
 			break;
 		case L_WALL:
-			fmt_num(r->wall_ms / 1000.0, 2, buf, sizeof(buf));
+			gs_cli_num(buf, sizeof(buf), r->wall_ms / 1000.0, 2);
 			break;
 		default:
 			v = "";

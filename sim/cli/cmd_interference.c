@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/opt.h"
 #include "core/error.h"
@@ -381,9 +382,7 @@ int gs_cmd_interference(int argc, char **argv)
 		if (rc == 0)
 			rc = gs_db_interference_export(db, &t, err, sizeof(err));
 		if (rc) {
-			fprintf(stderr, "gpusim interference export: %s\n", err);
-			status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ? GS_EXIT_USAGE :
-										 GS_EXIT_FAIL;
+			status = gs_cli_db_status("interference export", rc, err);
 		} else {
 			status = write_table("export", &t, a.out);
 		}

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/opt.h"
 #include "core/error.h"
@@ -29,8 +30,7 @@ struct merge_args {
 
 #define S struct merge_args
 static const struct gs_opt merge_opts[] = {
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
-	  .help = "print only the missing runs, one per line" },
+	GS_CLI_OPT_QUIET(S, "print only the missing runs, one per line"),
 	{ 0 },
 };
 #undef S
@@ -104,17 +104,13 @@ int gs_cmd_merge(int argc, char **argv)
 	for (i = 1; i < a.n_files; i++) {
 		rc = gs_db_merge_check(a.files[i], err, sizeof(err));
 		if (rc) {
-			fprintf(stderr, CMD ": %s\n", err);
-			status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ?
-					 GS_EXIT_USAGE : GS_EXIT_FAIL;
+			status = gs_cli_db_status("merge", rc, err);
 			goto done;
 		}
 	}
 	rc = gs_db_open(a.files[0], &out, err, sizeof(err));
 	if (rc) {
-		fprintf(stderr, CMD ": %s\n", err);
-		status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ? GS_EXIT_USAGE :
-										   GS_EXIT_FAIL;
+		status = gs_cli_db_status("merge", rc, err);
 		goto done;
 	}
 	for (i = 1; i < a.n_files; i++) {
@@ -122,9 +118,7 @@ int gs_cmd_merge(int argc, char **argv)
 
 		rc = gs_db_merge(out, a.files[i], &st, err, sizeof(err));
 		if (rc) {
-			fprintf(stderr, CMD ": %s\n", err);
-			status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL ?
-					 GS_EXIT_USAGE : GS_EXIT_FAIL;
+			status = gs_cli_db_status("merge", rc, err);
 			goto done;
 		}
 		if (!a.quiet) {

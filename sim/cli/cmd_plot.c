@@ -40,8 +40,7 @@ static const struct gs_opt plot_opts[] = {
 	  .help = "runs of either scoring together" },
 	{ GS_OPT_FLAG_AT(S, keep), .name = "keep-data",
 	  .help = "keep the exported data files and print their directory" },
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
-	  .help = "do not list the files written nor the figures skipped" },
+	GS_CLI_OPT_QUIET(S, "do not list the files written nor the figures skipped"),
 	{ 0 },
 };
 #undef S
@@ -222,10 +221,8 @@ int gs_cmd_plot(int argc, char **argv)
 		return GS_EXIT_USAGE;
 	}
 	rc = gs_db_open_existing(db_path, &db, err, sizeof(err));
-	if (rc) {
-		fprintf(stderr, "gpusim plot: %s\n", err);
-		return GS_EXIT_USAGE;
-	}
+	if (rc)
+		return gs_cli_db_status("plot", rc, err);
 	if (!mkdtemp(tmpl)) {
 		fprintf(stderr, "gpusim plot: cannot create a temporary directory: %s\n",
 			strerror(errno));

@@ -70,8 +70,7 @@ static const struct gs_opt regress_opts[] = {
 	{ GS_OPT_FLAG_AT(S, all), .name = "all", .short_name = 'a',
 	  .help = "list every compared figure, not only those that moved, and the speed of "
 		  "families too brief to judge" },
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
-	  .help = "print only the verdict line (and errors)" },
+	GS_CLI_OPT_QUIET(S, "print only the verdict line (and errors)"),
 	{ 0 },
 };
 #undef S

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/cmd.h"
 #include "cli/json_out.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "run/audit.h"
 #include "run/progress.h"
@@ -81,8 +82,7 @@ static const struct gs_opt replay_opts[] = {
 	{ GS_OPT_FLAG_AT(S, json), .name = "json", .conflicts = "quiet",
 	  .help = "print the runs as a JSON array, one object per run with the run_summary "
 		  "fields (results/SCHEMA.md; run_id null with --no-db), instead of the table" },
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
-	  .help = "print no table, only the id of each run stored, one per line" },
+	GS_CLI_OPT_QUIET(S, "print no table, only the id of each run stored, one per line"),
 	{ 0 },
 };
 #undef S
@@ -145,24 +145,10 @@ static int report_audit(const struct gs_trace *t, const struct gs_cluster *c, bo
 	return -1;
 }
 
-static double elapsed_ms(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
-}
-
 static void progress_cb(void *arg, size_t done, size_t total)
 {
 	(void)total;
 	gs_progress_update(arg, done);
-}
-
-/* A figure in a column of width w with prec decimals, or "-" for NAN. */
-static void cell(char *buf, size_t len, double v, int prec)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.*f", prec, v);
 }
 
 static void print_header(enum gs_mode mode)
@@ -184,14 +170,26 @@ static void print_row(const char *policy, const struct gs_sim *sim, const struct
 		      double wall_ms, int64_t run_id)
 {
 	const struct gs_time_metrics *m = &s->tm;
+	/* The time-mode figures that may be missing, and their decimals, in column order. */
+	const struct {
+		double v;
+		int decimals;
+	} f[13] = {
+		{ m->wait_mean_s, 1 }, { m->wait_p50_s, 0 }, { m->wait_p99_s, 0 },
+		{ m->wait_max_s, 0 }, { m->completion_mean_s, 1 }, { m->completion_p99_s, 0 },
+		{ m->slowdown_mean, 2 }, { m->pending_avg, 2 }, { m->gpu_alloc_arrival_pct, 2 },
+		{ m->gpu_alloc_peak_pct, 2 }, { m->frag_avg_pct, 2 }, { m->offered_load_pct, 1 },
+		{ s->eff_util_pct, 2 },
+	};
 	char frag[16], run[24], c[13][24];
+	size_t i;
 
 	if (run_id > 0)
 		snprintf(run, sizeof(run), "%lld", (long long)run_id);
 	else
 		snprintf(run, sizeof(run), "-");
 	if (sim->opts.mode == GS_MODE_INFLATE) {
-		cell(frag, sizeof(frag), s->frag_ratio_pct, 2);
+		gs_cli_num(frag, sizeof(frag), s->frag_ratio_pct, 2);
 		printf("%-14s %-7s %7lld %7lld %7lld %7lld %10.1f %8.2f%% %7.2f %9.2f %7s %9.1f "
 		       "%5s\n",
 		       policy, "inflate", (long long)s->pods, (long long)s->placed,
@@ -200,19 +198,8 @@ static void print_row(const char *policy, const struct gs_sim *sim, const struct
 		       s->peak_gpu_alloc_pct, s->unalloc_gpu_pct, frag, wall_ms, run);
 		return;
 	}
-	cell(c[0], sizeof(c[0]), m->wait_mean_s, 1);
-	cell(c[1], sizeof(c[1]), m->wait_p50_s, 0);
-	cell(c[2], sizeof(c[2]), m->wait_p99_s, 0);
-	cell(c[3], sizeof(c[3]), m->wait_max_s, 0);
-	cell(c[4], sizeof(c[4]), m->completion_mean_s, 1);
-	cell(c[5], sizeof(c[5]), m->completion_p99_s, 0);
-	cell(c[6], sizeof(c[6]), m->slowdown_mean, 2);
-	cell(c[7], sizeof(c[7]), m->pending_avg, 2);
-	cell(c[8], sizeof(c[8]), m->gpu_alloc_arrival_pct, 2);
-	cell(c[9], sizeof(c[9]), m->gpu_alloc_peak_pct, 2);
-	cell(c[10], sizeof(c[10]), m->frag_avg_pct, 2);
-	cell(c[11], sizeof(c[11]), m->offered_load_pct, 1);
-	cell(c[12], sizeof(c[12]), s->eff_util_pct, 2);
+	for (i = 0; i < 13; i++)
+		gs_cli_num(c[i], sizeof(c[i]), f[i].v, f[i].decimals);
 	printf("%-14s %6lld %6lld %6lld %6lld %9s %8s %8s %8s %9s %8s %7s %7s %6lld %7s %7s %6s "
 	       "%6s %7s %5lld %9.1f %5s\n",
 	       policy, (long long)s->pods, (long long)s->placed, (long long)s->failed,
@@ -243,7 +230,6 @@ static void report_share_audit(const struct gs_sim *sim)
 			       &sim->cluster, sim->pods, sim->n_pods, sim_pod_name, sim);
 }
 
-/* One line on the sharing model before the table, when the run has one. */
 /* What the descheduler did in one run (--defrag), under the table. */
 static void print_defrag(const char *policy, const struct gs_defrag_stats *st)
 {
@@ -340,15 +326,9 @@ int gs_cmd_replay(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (a.sim.interference) {
-		rc = gs_interference_load(&ifr, a.sim.interference, err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "gpusim replay: --interference: %s\n", err);
-			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
-			goto out;
-		}
-		a.sim.opts.interference = &ifr;
-	}
+	status = gs_cli_sim_interference("replay", &a.sim, &ifr);
+	if (status != GS_EXIT_OK)
+		goto out;
 	/* What the options make of these inputs is checked before anything is printed. */
 	rc = gs_sim_validate(&cluster, &trace, &a.sim.opts, err, sizeof(err));
 	if (rc) {
@@ -379,12 +359,12 @@ int gs_cmd_replay(int argc, char **argv)
 		struct gs_run_info ri;
 		struct gs_summary sum;
 		struct gs_sim sim;
-		struct timespec t0, t1;
+		double t0, t1;
 		int64_t run_id = 0;
 
 		memset(&ri, 0, sizeof(ri));
 		clock_gettime(CLOCK_REALTIME, &ri.started_at);
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = gs_clock_ms();
 		gs_progress_init(&bar, stderr, pols[i]->name, 0);
 		rc = gs_sim_init(&sim, &cluster, &trace, pols[i], &a.sim.opts, err, sizeof(err));
 		if (rc) {
@@ -402,7 +382,7 @@ int gs_cmd_replay(int argc, char **argv)
 			sim.opts.progress_arg = &bar;
 		}
 		rc = gs_sim_run(&sim, err, sizeof(err));
-		clock_gettime(CLOCK_MONOTONIC, &t1);
+		t1 = gs_clock_ms();
 		clock_gettime(CLOCK_REALTIME, &ri.ended_at);
 		gs_progress_done(&bar);
 		if (rc) {
@@ -419,7 +399,7 @@ int gs_cmd_replay(int argc, char **argv)
 		ri.pods_path = trace.path;
 		ri.pods_sha256 = trace.sha256;
 		ri.params_json = params;
-		ri.wall_ms = elapsed_ms(&t0, &t1);
+		ri.wall_ms = t1 - t0;
 		ri.no_pods = a.sim.no_pods;
 		ri.arrival_samples = a.sim.arrival_samples;
 		if (db && gs_db_write_run(db, &ri, &sim, &run_id, err, sizeof(err))) {

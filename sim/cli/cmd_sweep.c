@@ -79,8 +79,8 @@ static const struct gs_opt sweep_opts[] = {
 	  .help = "print the matrix's runs as a JSON array, one object per run with the "
 		  "run_summary fields (results/SCHEMA.md) and \"skipped\" (already in the "
 		  "database), instead of the table" },
-	{ GS_OPT_FLAG_AT(S, quiet), .name = "quiet", .short_name = 'q',
-	  .help = "print no table, only the id of each run this sweep added, one per line" },
+	GS_CLI_OPT_QUIET(S,
+			 "print no table, only the id of each run this sweep added, one per line"),
 	{ 0 },
 };
 #undef S
@@ -200,18 +200,12 @@ int gs_cmd_sweep(int argc, char **argv)
 	if (a.sim.mode < 0)
 		a.sim.mode = a.sharings.n ? GS_MODE_TIME : GS_MODE_INFLATE;
 	gs_cli_sim_finish(&a.sim);
+	status = gs_cli_sim_interference("sweep", &a.sim, &ifr);
+	if (status != GS_EXIT_OK)
+		goto out;
 	spec.opts = a.sim.opts;
 	spec.sharings = a.sharings.v;
 	spec.n_sharings = a.sharings.n;
-	if (a.sim.interference) {
-		rc = gs_interference_load(&ifr, a.sim.interference, err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "gpusim sweep: --interference: %s\n", err);
-			status = rc == GS_ENOMEM ? GS_EXIT_FAIL : GS_EXIT_USAGE;
-			goto out;
-		}
-		spec.opts.interference = &ifr;
-	}
 	spec.loads = a.loads.v;
 	spec.n_loads = a.loads.n;
 	spec.scales = a.scales.v;
@@ -265,18 +259,9 @@ int gs_cmd_sweep(int argc, char **argv)
 	spec.warn = stderr;
 
 	rc = gs_sweep_run(&spec, &result, err, sizeof(err));
-	if (rc == GS_EINTR) {
-		/* Stopped by a signal, all it finished stored: 128 + the signal, as a shell says. */
-		fprintf(stderr, "gpusim sweep: %s\n", err);
-		status = 128 + result.signal;
-		goto out;
-	}
 	if (rc) {
-		fprintf(stderr, "gpusim sweep: %s\n", err);
-		/* Unreadable inputs are the user's to fix; a run that breaks is ours. */
-		status = rc == GS_ENOENT || rc == GS_EIO || rc == GS_EPARSE || rc == GS_ESCHEMA ||
-				 rc == GS_EINVAL || rc == GS_ERANGE ?
-			 GS_EXIT_USAGE : GS_EXIT_FAIL;
+		/* After a signal, 128 + it; all the sweep finished is stored. */
+		status = gs_cli_batch_status("sweep", rc, result.signal, err);
 		goto out;
 	}
 	if (a.json) {

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,14 +74,6 @@ static cJSON *built(cJSON *o)
 	return o;
 }
 
-static void num(cJSON *o, const char *key, double v)
-{
-	if (isnan(v))
-		cJSON_AddNullToObject(o, key);
-	else
-		cJSON_AddNumberToObject(o, key, v);
-}
-
 static void str(cJSON *o, const char *key, const char *v)
 {
 	if (v)
@@ -116,10 +109,10 @@ static void groups_idle(cJSON *o, int64_t groups, int64_t placed, int64_t failed
 	cJSON_AddNumberToObject(o, "n_groups", (double)groups);
 	cJSON_AddNumberToObject(o, "n_groups_placed", (double)placed);
 	cJSON_AddNumberToObject(o, "n_groups_failed", (double)failed);
-	num(o, "group_wait_mean_s", wait_s);
-	num(o, "idle_frac_pct", frac_pct);
-	num(o, "idle_nocpu_pct", nocpu_pct);
-	num(o, "idle_stranded_pct", stranded_pct);
+	gs_cjson_add_number(o, "group_wait_mean_s", wait_s);
+	gs_cjson_add_number(o, "idle_frac_pct", frac_pct);
+	gs_cjson_add_number(o, "idle_nocpu_pct", nocpu_pct);
+	gs_cjson_add_number(o, "idle_stranded_pct", stranded_pct);
 }
 
 cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
@@ -133,7 +126,7 @@ cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 
 	if (!o)
 		return NULL;
-	num(o, "run_id", run_id > 0 ? (double)run_id : NAN);
+	gs_cjson_add_number(o, "run_id", run_id > 0 ? (double)run_id : NAN);
 	str(o, "policy", policy);
 	str(o, "mode", time_mode ? "time" : "inflate");
 	gs_json_add_u64(o, "seed", sim->opts.seed);
@@ -141,46 +134,83 @@ cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 	cJSON_AddNumberToObject(o, "n_pods", (double)s->pods);
 	cJSON_AddNumberToObject(o, "n_placed", (double)s->placed);
 	cJSON_AddNumberToObject(o, "n_failed", (double)s->failed);
-	num(o, "failed_pct", s->pods ? 100.0 * (double)s->failed / (double)s->pods : NAN);
-	num(o, "mean_wait_s", s->mean_wait_s);
-	num(o, "gpu_alloc_pct", s->gpu_alloc_pct);
-	num(o, "unalloc_gpu_pct", s->unalloc_gpu_pct);
-	num(o, "frag_ratio_pct", s->frag_ratio_pct);
-	num(o, "frag_amount_pct", s->frag_amount_pct);
-	num(o, "peak_gpu_alloc_pct", s->peak_gpu_alloc_pct);
+	gs_cjson_add_number(o, "failed_pct",
+			    s->pods ? 100.0 * (double)s->failed / (double)s->pods : NAN);
+	gs_cjson_add_number(o, "mean_wait_s", s->mean_wait_s);
+	gs_cjson_add_number(o, "gpu_alloc_pct", s->gpu_alloc_pct);
+	gs_cjson_add_number(o, "unalloc_gpu_pct", s->unalloc_gpu_pct);
+	gs_cjson_add_number(o, "frag_ratio_pct", s->frag_ratio_pct);
+	gs_cjson_add_number(o, "frag_amount_pct", s->frag_amount_pct);
+	gs_cjson_add_number(o, "peak_gpu_alloc_pct", s->peak_gpu_alloc_pct);
 	cJSON_AddNumberToObject(o, "peak_pending", (double)s->peak_pending);
-	num(o, "wall_ms", wall_ms);
-	num(o, "load_pct", sim->opts.load_pct > 0 ? sim->opts.load_pct : NAN);
-	num(o, "offered_load_pct", time_mode ? m->offered_load_pct : NAN);
-	num(o, "wait_p50_s", m->wait_p50_s);
-	num(o, "wait_p90_s", m->wait_p90_s);
-	num(o, "wait_p99_s", m->wait_p99_s);
-	num(o, "wait_max_s", m->wait_max_s);
-	num(o, "completion_mean_s", m->completion_mean_s);
-	num(o, "completion_p50_s", m->completion_p50_s);
-	num(o, "completion_p90_s", m->completion_p90_s);
-	num(o, "completion_p99_s", m->completion_p99_s);
-	num(o, "completion_max_s", m->completion_max_s);
-	num(o, "slowdown_mean", m->slowdown_mean);
-	num(o, "slowdown_p99", m->slowdown_p99);
-	num(o, "pending_avg", m->pending_avg);
-	num(o, "makespan_s", m->valid ? (double)m->makespan_s : NAN);
-	num(o, "gpu_alloc_busy_pct", m->gpu_alloc_busy_pct);
-	num(o, "frag_avg_pct", m->frag_avg_pct);
-	num(o, "n_timed_out", m->valid ? (double)m->n_timed_out : NAN);
+	gs_cjson_add_number(o, "wall_ms", wall_ms);
+	gs_cjson_add_number(o, "load_pct", sim->opts.load_pct > 0 ? sim->opts.load_pct : NAN);
+	gs_cjson_add_number(o, "offered_load_pct", time_mode ? m->offered_load_pct : NAN);
+	gs_cjson_add_number(o, "wait_p50_s", m->wait_p50_s);
+	gs_cjson_add_number(o, "wait_p90_s", m->wait_p90_s);
+	gs_cjson_add_number(o, "wait_p99_s", m->wait_p99_s);
+	gs_cjson_add_number(o, "wait_max_s", m->wait_max_s);
+	gs_cjson_add_number(o, "completion_mean_s", m->completion_mean_s);
+	gs_cjson_add_number(o, "completion_p50_s", m->completion_p50_s);
+	gs_cjson_add_number(o, "completion_p90_s", m->completion_p90_s);
+	gs_cjson_add_number(o, "completion_p99_s", m->completion_p99_s);
+	gs_cjson_add_number(o, "completion_max_s", m->completion_max_s);
+	gs_cjson_add_number(o, "slowdown_mean", m->slowdown_mean);
+	gs_cjson_add_number(o, "slowdown_p99", m->slowdown_p99);
+	gs_cjson_add_number(o, "pending_avg", m->pending_avg);
+	gs_cjson_add_number(o, "makespan_s", m->valid ? (double)m->makespan_s : NAN);
+	gs_cjson_add_number(o, "gpu_alloc_busy_pct", m->gpu_alloc_busy_pct);
+	gs_cjson_add_number(o, "frag_avg_pct", m->frag_avg_pct);
+	gs_cjson_add_number(o, "n_timed_out", m->valid ? (double)m->n_timed_out : NAN);
 	{
 		char spec[256];
 
 		str(o, "sharing", gs_share_format(&sim->opts.sharing, spec, sizeof(spec)));
 	}
-	num(o, "eff_util_pct", time_mode ? s->eff_util_pct : NAN);
-	num(o, "n_oversubscribed", time_mode ? (double)s->oversubscribed : NAN);
-	num(o, "mig_idle_pct", s->mig_idle_pct);
-	num(o, "mig_slack_pct", s->mig_slack_pct);
+	gs_cjson_add_number(o, "eff_util_pct", time_mode ? s->eff_util_pct : NAN);
+	gs_cjson_add_number(o, "n_oversubscribed", time_mode ? (double)s->oversubscribed : NAN);
+	gs_cjson_add_number(o, "mig_idle_pct", s->mig_idle_pct);
+	gs_cjson_add_number(o, "mig_slack_pct", s->mig_slack_pct);
 	groups_idle(o, s->groups, s->groups_placed, s->groups_failed, s->group_mean_wait_s,
 		    s->idle_frac_pct, s->idle_nocpu_pct, s->idle_stranded_pct);
 	params(o, params_json);
 	return built(o);
+}
+
+/*
+ * The number columns of a stored run, in the order --json lists them: a
+ * key is the run_summary column's name, and struct gs_run_row's field has
+ * the same name (NULL and NAN are null).
+ */
+struct row_num {
+	const char *key;
+	size_t offset;
+};
+/* The pointer comparison fails to compile when field F is not a double. */
+#define ROW_NUM(F) \
+	{ #F, offsetof(struct gs_run_row, F) + 0 * sizeof((double *)0 == &((struct gs_run_row *)0)->F) }
+static const struct row_num row_figures[] = {
+	ROW_NUM(failed_pct), ROW_NUM(mean_wait_s), ROW_NUM(gpu_alloc_pct),
+	ROW_NUM(unalloc_gpu_pct), ROW_NUM(frag_ratio_pct), ROW_NUM(frag_amount_pct),
+	ROW_NUM(peak_gpu_alloc_pct), ROW_NUM(peak_pending), ROW_NUM(wall_ms), ROW_NUM(load_pct),
+	ROW_NUM(offered_load_pct), ROW_NUM(wait_p50_s), ROW_NUM(wait_p90_s), ROW_NUM(wait_p99_s),
+	ROW_NUM(wait_max_s), ROW_NUM(completion_mean_s), ROW_NUM(completion_p50_s),
+	ROW_NUM(completion_p90_s), ROW_NUM(completion_p99_s), ROW_NUM(completion_max_s),
+	ROW_NUM(slowdown_mean), ROW_NUM(slowdown_p99), ROW_NUM(pending_avg), ROW_NUM(makespan_s),
+	ROW_NUM(gpu_alloc_busy_pct), ROW_NUM(frag_avg_pct), ROW_NUM(n_timed_out),
+};
+static const struct row_num row_sharing[] = {
+	ROW_NUM(eff_util_pct), ROW_NUM(n_oversubscribed), ROW_NUM(mig_idle_pct),
+	ROW_NUM(mig_slack_pct),
+};
+#undef ROW_NUM
+
+static void row_nums(cJSON *o, const struct gs_run_row *r, const struct row_num *k, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		gs_cjson_add_number(o, k[i].key, *(const double *)((const char *)r + k[i].offset));
 }
 
 cJSON *gs_json_run_row(const struct gs_run_row *r)
@@ -197,38 +227,9 @@ cJSON *gs_json_run_row(const struct gs_run_row *r)
 	cJSON_AddNumberToObject(o, "n_pods", (double)r->n_pods);
 	cJSON_AddNumberToObject(o, "n_placed", (double)r->n_placed);
 	cJSON_AddNumberToObject(o, "n_failed", (double)r->n_failed);
-	num(o, "failed_pct", r->failed_pct);
-	num(o, "mean_wait_s", r->mean_wait_s);
-	num(o, "gpu_alloc_pct", r->gpu_alloc_pct);
-	num(o, "unalloc_gpu_pct", r->unalloc_gpu_pct);
-	num(o, "frag_ratio_pct", r->frag_ratio_pct);
-	num(o, "frag_amount_pct", r->frag_amount_pct);
-	num(o, "peak_gpu_alloc_pct", r->peak_gpu_alloc_pct);
-	num(o, "peak_pending", r->peak_pending);
-	num(o, "wall_ms", r->wall_ms);
-	num(o, "load_pct", r->load_pct);
-	num(o, "offered_load_pct", r->offered_load_pct);
-	num(o, "wait_p50_s", r->wait_p50_s);
-	num(o, "wait_p90_s", r->wait_p90_s);
-	num(o, "wait_p99_s", r->wait_p99_s);
-	num(o, "wait_max_s", r->wait_max_s);
-	num(o, "completion_mean_s", r->completion_mean_s);
-	num(o, "completion_p50_s", r->completion_p50_s);
-	num(o, "completion_p90_s", r->completion_p90_s);
-	num(o, "completion_p99_s", r->completion_p99_s);
-	num(o, "completion_max_s", r->completion_max_s);
-	num(o, "slowdown_mean", r->slowdown_mean);
-	num(o, "slowdown_p99", r->slowdown_p99);
-	num(o, "pending_avg", r->pending_avg);
-	num(o, "makespan_s", r->makespan_s);
-	num(o, "gpu_alloc_busy_pct", r->gpu_alloc_busy_pct);
-	num(o, "frag_avg_pct", r->frag_avg_pct);
-	num(o, "n_timed_out", r->n_timed_out);
+	row_nums(o, r, row_figures, sizeof(row_figures) / sizeof(row_figures[0]));
 	str(o, "sharing", r->sharing);
-	num(o, "eff_util_pct", r->eff_util_pct);
-	num(o, "n_oversubscribed", r->n_oversubscribed);
-	num(o, "mig_idle_pct", r->mig_idle_pct);
-	num(o, "mig_slack_pct", r->mig_slack_pct);
+	row_nums(o, r, row_sharing, sizeof(row_sharing) / sizeof(row_sharing[0]));
 	groups_idle(o, r->n_groups, r->n_groups_placed, r->n_groups_failed, r->group_wait_mean_s,
 		    r->idle_frac_pct, r->idle_nocpu_pct, r->idle_stranded_pct);
 	params(o, r->params_json);

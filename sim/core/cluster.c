@@ -346,6 +346,64 @@ static bool devices_use_ok(const struct gs_cluster *c, const struct gs_node *n,
 	return true;
 }
 
+/*
+ * Takes (sign +1) or gives back (sign -1) what pod p uses under placement
+ * pl on node n, once the caller's own checks have passed. The devices
+ * allocator acts first on the pod's claims and is the last that may
+ * refuse: a use that does not fit the node's GPUs is GS_ECHECK, devices
+ * just taken given back. Then CPU, memory, the GPUs (shared or not), the
+ * devices' use, and the node's and the cluster's totals. Returns 0, the
+ * allocator's error, GS_ECHECK, or gs_cluster_check()'s error when
+ * checking is on.
+ */
+static int commit(struct gs_cluster *c, struct gs_node *n, const struct gs_pod *p,
+		  const struct gs_placement *pl, int32_t claims, int sign)
+{
+	struct gs_devices_use use;
+	int64_t used_before, free_before;
+	int32_t i;
+
+	memset(&use, 0, sizeof(use));
+	if (claims) {
+		int err = sign > 0 ? c->dev_ops->bind(c->dev_state, pl->node, claims, &use)
+				   : c->dev_ops->unbind(c->dev_state, pl->node, claims, &use);
+
+		if (err)
+			return err;
+		if (!devices_use_ok(c, n, &use, sign)) {
+			if (sign > 0)
+				c->dev_ops->unbind(c->dev_state, pl->node, claims, &use);
+			return GS_ECHECK;
+		}
+	}
+	used_before = node_gpus_in_use(n);
+	free_before = n->gpu_free_total_milli;
+	n->cpu_free_milli -= sign * p->cpu_milli;
+	n->mem_free_mib -= sign * p->mem_mib;
+	if (c->share && pl->num_gpu) {
+		gs__share_gpu_apply(c, p, pl, sign);
+	} else {
+		for (i = 0; i < pl->num_gpu; i++) {
+			n->gpu_free_milli[pl->gpu[i]] -= sign * p->gpu_milli;
+			n->gpu_mem_free_mib[pl->gpu[i]] -= sign * p->gpu_mem_mib;
+		}
+	}
+	devices_apply(n, &use, sign);
+	gs_node_refresh(n);
+	n->n_pods += sign;
+
+	c->cpu_free_milli -= sign * p->cpu_milli;
+	c->mem_free_mib -= sign * p->mem_mib;
+	c->gpu_free_milli += n->gpu_free_total_milli - free_before;
+	c->gpus_in_use += node_gpus_in_use(n) - used_before;
+	c->n_pods += sign;
+	c->version++;
+
+	if (c->check)
+		return gs_cluster_check(c, NULL, 0);
+	return 0;
+}
+
 enum gs_fit gs_cluster_claims_fit(const struct gs_cluster *c, int32_t node, const struct gs_pod *p)
 {
 	int32_t claims = gs_pod_claims(c, p);
@@ -357,9 +415,7 @@ enum gs_fit gs_cluster_claims_fit(const struct gs_cluster *c, int32_t node, cons
 
 int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct gs_placement *pl)
 {
-	struct gs_devices_use use;
 	struct gs_node *n;
-	int64_t used_before, free_before;
 	int32_t i, claims = gs_pod_claims(c, p);
 	int err = placement_valid(c, p, pl);
 
@@ -381,51 +437,13 @@ int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct g
 			if (!gs_gpu_fits(n, pl->gpu[i], p))
 				return GS_ENOFIT;
 	}
-	/* The devices allocator commits last, once nothing else can refuse. */
-	memset(&use, 0, sizeof(use));
-	if (claims) {
-		err = c->dev_ops->bind(c->dev_state, pl->node, claims, &use);
-		if (err)
-			return err;
-		if (!devices_use_ok(c, n, &use, +1)) {
-			c->dev_ops->unbind(c->dev_state, pl->node, claims, &use);
-			return GS_ECHECK;
-		}
-	}
-
-	used_before = node_gpus_in_use(n);
-	free_before = n->gpu_free_total_milli;
-	n->cpu_free_milli -= p->cpu_milli;
-	n->mem_free_mib -= p->mem_mib;
-	if (c->share && pl->num_gpu) {
-		gs__share_gpu_apply(c, p, pl, +1);
-	} else {
-		for (i = 0; i < pl->num_gpu; i++) {
-			n->gpu_free_milli[pl->gpu[i]] -= p->gpu_milli;
-			n->gpu_mem_free_mib[pl->gpu[i]] -= p->gpu_mem_mib;
-		}
-	}
-	devices_apply(n, &use, +1);
-	gs_node_refresh(n);
-	n->n_pods++;
-
-	c->cpu_free_milli -= p->cpu_milli;
-	c->mem_free_mib -= p->mem_mib;
-	c->gpu_free_milli += n->gpu_free_total_milli - free_before;
-	c->gpus_in_use += node_gpus_in_use(n) - used_before;
-	c->n_pods++;
-	c->version++;
-
-	if (c->check)
-		return gs_cluster_check(c, NULL, 0);
-	return 0;
+	return commit(c, n, p, pl, claims, +1);
 }
 
 int gs_cluster_unbind(struct gs_cluster *c, const struct gs_pod *p, const struct gs_placement *pl)
 {
-	struct gs_devices_use use;
 	struct gs_node *n;
-	int64_t used_before, free_before, gpu_mem;
+	int64_t gpu_mem;
 	int32_t i, claims = gs_pod_claims(c, p);
 	int err = placement_valid(c, p, pl);
 
@@ -449,41 +467,7 @@ int gs_cluster_unbind(struct gs_cluster *c, const struct gs_pod *p, const struct
 				return GS_EINVAL;
 		}
 	}
-	memset(&use, 0, sizeof(use));
-	if (claims) {
-		err = c->dev_ops->unbind(c->dev_state, pl->node, claims, &use);
-		if (err)
-			return err;
-		if (!devices_use_ok(c, n, &use, -1))
-			return GS_ECHECK;
-	}
-
-	used_before = node_gpus_in_use(n);
-	free_before = n->gpu_free_total_milli;
-	n->cpu_free_milli += p->cpu_milli;
-	n->mem_free_mib += p->mem_mib;
-	if (c->share && pl->num_gpu) {
-		gs__share_gpu_apply(c, p, pl, -1);
-	} else {
-		for (i = 0; i < pl->num_gpu; i++) {
-			n->gpu_free_milli[pl->gpu[i]] += p->gpu_milli;
-			n->gpu_mem_free_mib[pl->gpu[i]] += p->gpu_mem_mib;
-		}
-	}
-	devices_apply(n, &use, -1);
-	gs_node_refresh(n);
-	n->n_pods--;
-
-	c->cpu_free_milli += p->cpu_milli;
-	c->mem_free_mib += p->mem_mib;
-	c->gpu_free_milli += n->gpu_free_total_milli - free_before;
-	c->gpus_in_use += node_gpus_in_use(n) - used_before;
-	c->n_pods--;
-	c->version++;
-
-	if (c->check)
-		return gs_cluster_check(c, NULL, 0);
-	return 0;
+	return commit(c, n, p, pl, claims, -1);
 }
 
 int gs_cluster_check(const struct gs_cluster *c, char *msg, size_t msg_len)

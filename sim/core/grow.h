@@ -11,12 +11,14 @@
  *                    spare byte for a terminating NUL
  *   gs_realloc_n()   realloc of n elements with the size checked, for
  *                    those arrays and for exact-size resizes
+ *   GS_GROW_PUSH()   one more zeroed element at the end of an array
  */
 #ifndef GS_GROW_H
 #define GS_GROW_H
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Returns twice cap, or first when cap is 0; 0 when twice cap does not fit in a size_t. */
 static inline size_t gs_grow_cap(size_t cap, size_t first)
@@ -56,5 +58,22 @@ static inline void *gs_grow(void *items, size_t *cap, size_t n, size_t elem, siz
 		*cap = ncap;
 	return p;
 }
+
+/*
+ * Appends a zeroed element to the array items of n elements and capacity
+ * cap (lvalues, cap a size_t; first the capacity of a new array), counts
+ * it in n and points out at it. out is NULL, and items, n and cap are as
+ * they were, when the allocation fails.
+ */
+#define GS_GROW_PUSH(items, n, cap, first, out)                                      \
+	do {                                                                           \
+		void *g_ = gs_grow((items), &(cap), (size_t)(n), sizeof(*(items)), (first)); \
+		(out) = NULL;                                                          \
+		if (g_) {                                                              \
+			(items) = g_;                                                  \
+			(out) = &(items)[(n)++];                                       \
+			memset((out), 0, sizeof(*(out)));                              \
+		}                                                                      \
+	} while (0)
 
 #endif

@@ -8,8 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "engine/bound.h"
 #include "engine/bound_internal.h"
@@ -35,14 +35,6 @@ void gs_bound_opts_init(struct gs_bound_opts *o)
 	o->inflate = 1.3;
 	o->methods = GS_BOUND_AGGREGATE | GS_BOUND_LP;
 	o->exact_time_limit_s = 60;
-}
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static bool same_request(const struct gs_pod *a, const struct gs_pod *b)
@@ -510,18 +502,18 @@ static int bound_point(struct bound_work *w, const struct gs_bound_opts *o,
 		at[k] = n_at == 1 ? last : first + (last - first) * (size_t)k / (size_t)(n_at - 1);
 		lp[k] = -1;
 		prefix_problem(w, at[k]);
-		t0 = now_ms();
+		t0 = gs_clock_ms();
 		agg[k] = aggregate_bound(&w->pb);
 		if (agg[k] > w->arrived[at[k]])
 			agg[k] = w->arrived[at[k]];
-		pt->aggregate_ms += now_ms() - t0;
+		pt->aggregate_ms += gs_clock_ms() - t0;
 		best[k] = agg[k];
 		if (o->methods & (GS_BOUND_LP | GS_BOUND_EXACT)) {
 			int32_t cols = 0;
 
-			t0 = now_ms();
+			t0 = gs_clock_ms();
 			rc = gs_bound_glpk_lp(&w->pb, &lp[k], &cols, err, err_len);
-			pt->lp_ms += now_ms() - t0;
+			pt->lp_ms += gs_clock_ms() - t0;
 			pt->lp_columns += cols;
 			if (rc)
 				return rc;
@@ -543,14 +535,14 @@ static int bound_point(struct bound_work *w, const struct gs_bound_opts *o,
 
 		/* w->pb holds the last point's problem. */
 		memset(&start, 0, sizeof(start));
-		t0 = now_ms();
+		t0 = gs_clock_ms();
 		rc = best_greedy(w, last, &start);
 		if (rc == 0)
 			rc = gs_bound_mip_solve(&w->pb, best[n_at - 1], &start, o->exact_time_limit_s,
 						&pt->exact_milli, &pt->exact_bound_milli, err,
 						err_len);
 		free(start.v);
-		pt->exact_ms = now_ms() - t0;
+		pt->exact_ms = gs_clock_ms() - t0;
 		if (rc)
 			return rc;
 		pt->exact_optimal = pt->exact_milli >= 0 && pt->exact_milli == pt->exact_bound_milli;

@@ -139,19 +139,15 @@ static int read_workloads(struct gs_validation *v, struct gs_csv *r)
 		if ((rc = gs_csv_int(r, 1, 1, 1000, &milli)) ||
 		    (rc = gs_csv_int(r, 2, 0, INT64_C(1) << 40, &mem)))
 			break;
-		w = gs_grow(v->wl, &cap, v->n_wl, sizeof(*w), 16);
+		GS_GROW_PUSH(v->wl, v->n_wl, cap, 16, w);
 		if (!w) {
 			rc = GS_ENOMEM;
 			break;
 		}
-		v->wl = w;
-		w = &v->wl[v->n_wl];
-		memset(w, 0, sizeof(*w));
 		snprintf(w->key, sizeof(w->key), "%s", r->field[0]);
 		w->gpu_milli = (int32_t)milli;
 		w->gpu_mem_mib = mem;
 		w->line = r->line;
-		v->n_wl++;
 		for (k = 0; k < 3; k++) {
 			if (strcmp(r->field[3 + k], "fit") == 0) {
 				w->fit[k] = true;
@@ -297,15 +293,11 @@ static int read_rows(struct gs_validation *v, struct gs_csv *r)
 					   r->field[0], v->rows[i].line);
 			break;
 		}
-		row = gs_grow(v->rows, &cap, v->n_rows, sizeof(*row), 32);
+		GS_GROW_PUSH(v->rows, v->n_rows, cap, 32, row);
 		if (!row) {
 			rc = GS_ENOMEM;
 			break;
 		}
-		v->rows = row;
-		row = &v->rows[v->n_rows];
-		memset(row, 0, sizeof(*row));
-		v->n_rows++;
 		snprintf(row->id, sizeof(row->id), "%s", r->field[0]);
 		row->line = r->line;
 		row->predicted = row->ratio = NAN;

@@ -4,6 +4,7 @@
  */
 #include "io/cjson.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -48,4 +49,11 @@ cJSON *gs_cjson_parse(const char *text, size_t len, size_t *err_off_out)
 	if (err_off_out)
 		*err_off_out = off;
 	return NULL;
+}
+
+cJSON *gs_cjson_add_number(cJSON *o, const char *key, double v)
+{
+	if (!isfinite(v))
+		return cJSON_AddNullToObject(o, key);
+	return cJSON_AddNumberToObject(o, key, v);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cjson.h - the one way gpusim parses JSON text with cJSON.
+ * cjson.h - the one way gpusim parses JSON text with cJSON, and the one
+ * way it writes a number that may be missing.
  *
  * cJSON remembers where the last parse failed in a process-wide variable
  * that every parse writes, cJSON_ParseWithLengthOpts() included, even when
@@ -26,6 +27,13 @@
  * offset, at most len, near which parsing stopped. Thread-safe.
  */
 cJSON *gs_cjson_parse(const char *text, size_t len, size_t *err_off_out);
+
+/*
+ * Adds key: v to object o, or key: null when v is not finite (NAN: no
+ * value; JSON has no infinities). Returns the item added, or NULL when
+ * out of memory (gs_cjson_oom() then says so for good).
+ */
+cJSON *gs_cjson_add_number(cJSON *o, const char *key, double v);
 
 /*
  * Notes for good that a cJSON allocation failed: the allocator installed

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/mig.h"
@@ -887,16 +887,11 @@ oom:
 	return GS_ENOMEM;
 }
 
-static double elapsed_s(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
 int gs_advise_run(const struct gs_advise_spec *spec, struct gs_advise *out, char *err,
 		  size_t err_len)
 {
 	struct adv_ctx x;
-	struct timespec t0, t1;
+	double t0;
 	bool gpus = !spec->objective.score && spec->objective.metric == GS_METRIC_GPUS;
 	int rc;
 
@@ -905,7 +900,7 @@ int gs_advise_run(const struct gs_advise_spec *spec, struct gs_advise *out, char
 	x.spec = spec;
 	x.a = out;
 	gs_inputs_init(&x.in);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = gs_clock_s();
 	rc = check_spec(spec, err, err_len);
 	if (!rc)
 		rc = load_inputs(&x, err, err_len);
@@ -930,8 +925,7 @@ int gs_advise_run(const struct gs_advise_spec *spec, struct gs_advise *out, char
 		if (!rc && gpus)
 			rc = decide(&x, err, err_len);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	out->wall_s = elapsed_s(&t0, &t1);
+	out->wall_s = gs_clock_s() - t0;
 	if (!rc)
 		rc = record(&x, err, err_len);
 	gs__advise_capacity_release(&x);

@@ -451,14 +451,6 @@ void gs_advise_print(FILE *f, const struct gs_advise *a, const struct gs_advise_
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static void add_num(cJSON *o, const char *key, double v)
-{
-	if (isnan(v) || isinf(v))
-		cJSON_AddNullToObject(o, key);
-	else
-		cJSON_AddNumberToObject(o, key, v);
-}
-
 static cJSON *figures_json(const double *fig)
 {
 	static const struct {
@@ -477,7 +469,7 @@ static cJSON *figures_json(const double *fig)
 	size_t i;
 
 	for (i = 0; o && i < sizeof(keys) / sizeof(keys[0]); i++)
-		add_num(o, keys[i].key, fig[keys[i].fig]);
+		gs_cjson_add_number(o, keys[i].key, fig[keys[i].fig]);
 	return o;
 }
 
@@ -520,23 +512,23 @@ static cJSON *row_json(const struct gs_advise *a, const struct gs_advise_spec *s
 		cJSON_AddNullToObject(o, "out");
 	cJSON_AddStringToObject(o, "reason", gs_advise_reason(a, spec, b, r, why, sizeof(why)));
 	cJSON_AddNumberToObject(o, "seeds", (double)r->n);
-	add_num(o, "mean", r->mean);
-	add_num(o, "ci_lo", r->lo);
-	add_num(o, "ci_hi", r->hi);
+	gs_cjson_add_number(o, "mean", r->mean);
+	gs_cjson_add_number(o, "ci_lo", r->lo);
+	gs_cjson_add_number(o, "ci_hi", r->hi);
 	vs = cJSON_AddObjectToObject(o, "vs_best");
 	if (vs) {
 		cJSON_AddStringToObject(vs, "test", gs_decide_test_name(r->test));
 		cJSON_AddNumberToObject(vs, "pairs", (double)r->n_pairs);
-		add_num(vs, "p", r->p);
-		add_num(vs, "p_holm", r->p_holm);
-		add_num(vs, "diff", r->diff);
-		add_num(vs, "diff_lo", r->diff_lo);
-		add_num(vs, "diff_hi", r->diff_hi);
+		gs_cjson_add_number(vs, "p", r->p);
+		gs_cjson_add_number(vs, "p_holm", r->p_holm);
+		gs_cjson_add_number(vs, "diff", r->diff);
+		gs_cjson_add_number(vs, "diff_lo", r->diff_lo);
+		gs_cjson_add_number(vs, "diff_hi", r->diff_hi);
 		cJSON_AddBoolToObject(vs, "tie", r->tie);
 	}
-	add_num(o, "unfinished_above_floor_min", r->excess_min);
-	add_num(o, "unfinished_above_floor_max", r->excess_max);
-	add_num(o, "gpus_needed_mean", r->gpus_mean);
+	gs_cjson_add_number(o, "unfinished_above_floor_min", r->excess_min);
+	gs_cjson_add_number(o, "unfinished_above_floor_max", r->excess_max);
+	gs_cjson_add_number(o, "gpus_needed_mean", r->gpus_mean);
 	cJSON_AddItemToObject(o, "figures", figures_json(r->fig_mean));
 	ids = cJSON_AddArrayToObject(o, "runs");
 	for (s = 0; ids && s < a->n_seeds; s++) {
@@ -565,7 +557,7 @@ static cJSON *block_json(const struct gs_advise *a, const struct gs_advise_spec 
 		return NULL;
 	cJSON_AddStringToObject(o, "trace", a->trace_names[gs_advise_trace(a, b)]);
 	cJSON_AddStringToObject(o, "pods_path", spec->pods_paths[gs_advise_trace(a, b)]);
-	add_num(o, "load_pct", gs_advise_load(a, b));
+	gs_cjson_add_number(o, "load_pct", gs_advise_load(a, b));
 	if (k->best == SIZE_MAX) {
 		cJSON_AddNullToObject(o, "best");
 	} else {
@@ -579,16 +571,16 @@ static cJSON *block_json(const struct gs_advise *a, const struct gs_advise_spec 
 	cJSON_AddBoolToObject(o, "separated", k->separated);
 	g = cJSON_AddObjectToObject(o, "gain");
 	if (g) {
-		add_num(g, "pct", k->gain_pct);
-		add_num(g, "lo", k->gain_lo);
-		add_num(g, "hi", k->gain_hi);
-		add_num(g, "p", k->gain_p);
-		add_num(g, "p_holm", k->gain_p_holm);
+		gs_cjson_add_number(g, "pct", k->gain_pct);
+		gs_cjson_add_number(g, "lo", k->gain_lo);
+		gs_cjson_add_number(g, "hi", k->gain_hi);
+		gs_cjson_add_number(g, "p", k->gain_p);
+		gs_cjson_add_number(g, "p_holm", k->gain_p_holm);
 		cJSON_AddStringToObject(g, "test", gs_decide_test_name(k->gain_test));
 		cJSON_AddBoolToObject(g, "significant", k->gain_significant);
 		cJSON_AddBoolToObject(g, "material", !isnan(k->gain_pct) &&
 						       fabs(k->gain_pct) >= spec->min_effect_pct);
-		add_num(g, "baseline_mean", k->base_mean);
+		gs_cjson_add_number(g, "baseline_mean", k->base_mean);
 	}
 	arr = cJSON_AddArrayToObject(o, "candidates");
 	for (r = 0; arr && r < k->n_rows; r++)

@@ -121,82 +121,64 @@ static int check_fields(const struct gs_rset *s, char *err, size_t err_len)
 	return 0;
 }
 
-int gs_baseline_write(const struct gs_rset *s, const char *dir, char *err, size_t err_len)
+static void write_families(FILE *f, const struct gs_rset *s)
 {
-	struct out_file o;
-	char num[64], num2[64];
 	size_t i;
-	int rc;
 
-	if (!s->finished) {
-		gs_errf(err, err_len, "the result set is not finished");
-		return GS_EINVAL;
-	}
-	rc = check_fields(s, err, err_len);
-	if (!rc)
-		rc = gs_mkdir_p(dir, err, err_len);
-	if (rc)
-		return rc;
-
-	rc = out_open(&o, dir, "families.csv", families_cols, NCOLS(families_cols), err, err_len);
-	if (rc)
-		return rc;
 	for (i = 0; i < s->n_families; i++) {
-		const struct gs_rfamily *f = &s->families[i];
+		const struct gs_rfamily *fa = &s->families[i];
 
-		fprintf(o.f, "%s,%s,%s,%s,%s,%s,%s\n", f->name, f->mode, f->nodes_file,
-			f->nodes_sha256, f->pods_file, f->pods_sha256, f->params);
+		fprintf(f, "%s,%s,%s,%s,%s,%s,%s\n", fa->name, fa->mode, fa->nodes_file,
+			fa->nodes_sha256, fa->pods_file, fa->pods_sha256, fa->params);
 	}
-	rc = out_close(&o, 0, err, err_len);
-	if (rc)
-		return rc;
+}
 
-	rc = out_open(&o, dir, "runs.csv", runs_cols, NCOLS(runs_cols), err, err_len);
-	if (rc)
-		return rc;
+static void write_runs(FILE *f, const struct gs_rset *s)
+{
+	char num[64];
+	size_t i;
+
 	for (i = 0; i < s->n_values; i++) {
 		const struct gs_rvalue *v = &s->values[i];
 		const struct gs_rrun *r = &s->runs[v->run];
 
 		value_text(num, sizeof(num), v->value, v->integer);
-		fprintf(o.f, "%s,%s,%" PRIu64 ",%s,%s\n", s->families[r->family].name,
+		fprintf(f, "%s,%s,%" PRIu64 ",%s,%s\n", s->families[r->family].name,
 			s->policies[r->policy], r->seed, s->metrics[v->metric], num);
 	}
-	rc = out_close(&o, 0, err, err_len);
-	if (rc)
-		return rc;
+}
 
-	rc = out_open(&o, dir, "curves.csv", curves_cols, NCOLS(curves_cols), err, err_len);
-	if (rc)
-		return rc;
+static void write_curves(FILE *f, const struct gs_rset *s)
+{
+	char num[64], num2[64];
+	size_t i;
+
 	for (i = 0; i < s->n_points; i++) {
 		const struct gs_rpoint *p = &s->points[i];
 
 		/* Figures only: x exact (seconds, percent), y to 6 digits. */
 		exact_number(num, sizeof(num), p->x);
 		snprintf(num2, sizeof(num2), "%.6g", p->y);
-		fprintf(o.f, "%s,%s,%s,%s,%s\n", s->families[p->family].name,
+		fprintf(f, "%s,%s,%s,%s,%s\n", s->families[p->family].name,
 			s->policies[p->policy], s->curves[p->curve], num, num2);
 	}
-	rc = out_close(&o, 0, err, err_len);
-	if (rc)
-		return rc;
+}
 
-	rc = out_open(&o, dir, "speed.csv", speed_cols, NCOLS(speed_cols), err, err_len);
-	if (rc)
-		return rc;
+static void write_speed(FILE *f, const struct gs_rset *s)
+{
+	size_t i;
+
 	for (i = 0; i < s->n_families; i++) {
-		const struct gs_rfamily *f = &s->families[i];
+		const struct gs_rfamily *fa = &s->families[i];
 
-		if (!f->speed_runs)
+		if (!fa->speed_runs)
 			continue;
-		fprintf(o.f, "%s,%" PRId64 ",%" PRId64 ",%.1f,", f->name, f->speed_runs, f->events,
-			f->sim_ms);
-		if (!isnan(f->sweep_s))
-			fprintf(o.f, "%.3f", f->sweep_s);
-		fputc('\n', o.f);
+		fprintf(f, "%s,%" PRId64 ",%" PRId64 ",%.1f,", fa->name, fa->speed_runs, fa->events,
+			fa->sim_ms);
+		if (!isnan(fa->sweep_s))
+			fprintf(f, "%.3f", fa->sweep_s);
+		fputc('\n', f);
 	}
-	return out_close(&o, 0, err, err_len);
 }
 
 /* ---- reading ------------------------------------------------------------- */
@@ -414,20 +396,47 @@ static int read_speed(struct gs_csv *r, struct gs_rset *s)
 	return rc;
 }
 
+/* The baseline's files, in the order they are written and read. */
+static const struct {
+	const char *name;
+	const char *const *cols;
+	int n;
+	bool required;                   /* must be there to read; the others may be absent */
+	void (*write)(FILE *f, const struct gs_rset *s);
+	int (*read)(struct gs_csv *r, struct gs_rset *s);
+} files[] = {
+	{ "families.csv", families_cols, NCOLS(families_cols), true, write_families,
+	  read_families },
+	{ "runs.csv", runs_cols, NCOLS(runs_cols), true, write_runs, read_runs },
+	{ "curves.csv", curves_cols, NCOLS(curves_cols), false, write_curves, read_curves },
+	{ "speed.csv", speed_cols, NCOLS(speed_cols), false, write_speed, read_speed },
+};
+
+int gs_baseline_write(const struct gs_rset *s, const char *dir, char *err, size_t err_len)
+{
+	struct out_file o;
+	size_t i;
+	int rc;
+
+	if (!s->finished) {
+		gs_errf(err, err_len, "the result set is not finished");
+		return GS_EINVAL;
+	}
+	rc = check_fields(s, err, err_len);
+	if (!rc)
+		rc = gs_mkdir_p(dir, err, err_len);
+	for (i = 0; !rc && i < sizeof(files) / sizeof(*files); i++) {
+		rc = out_open(&o, dir, files[i].name, files[i].cols, files[i].n, err, err_len);
+		if (rc)
+			break;
+		files[i].write(o.f, s);
+		rc = out_close(&o, 0, err, err_len);
+	}
+	return rc;
+}
+
 int gs_baseline_read(const char *dir, struct gs_rset *s, char *err, size_t err_len)
 {
-	static const struct {
-		const char *name;
-		const char *const *cols;
-		int n;
-		bool required;
-		int (*read)(struct gs_csv *r, struct gs_rset *s);
-	} files[] = {
-		{ "families.csv", families_cols, NCOLS(families_cols), true, read_families },
-		{ "runs.csv", runs_cols, NCOLS(runs_cols), true, read_runs },
-		{ "curves.csv", curves_cols, NCOLS(curves_cols), false, read_curves },
-		{ "speed.csv", speed_cols, NCOLS(speed_cols), false, read_speed },
-	};
 	struct gs_csv r;
 	size_t i;
 	int rc = 0;

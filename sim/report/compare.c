@@ -19,17 +19,6 @@ void gs_compare_release(struct gs_compare *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Index of name in the set's list, or SIZE_MAX. */
-static size_t find_name(char *const *list, size_t n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(list[i], name))
-			return i;
-	return SIZE_MAX;
-}
-
 /* The values of metric m for policy p in family f, into v (room for every run); their count. */
 static size_t collect(const struct gs_rset *s, size_t f, size_t p, size_t m, double *v)
 {
@@ -50,9 +39,9 @@ static size_t collect(const struct gs_rset *s, size_t f, size_t p, size_t m, dou
 int gs_compare_policies(const struct gs_rset *s, const char *a, const char *b, const char *metric,
 			double alpha, struct gs_compare *out, char *err, size_t err_len)
 {
-	size_t pa = find_name(s->policies, s->n_policies, a);
-	size_t pb = find_name(s->policies, s->n_policies, b);
-	size_t m = find_name(s->metrics, s->n_metrics, metric), f, i;
+	size_t pa = gs_regress_find_name(s->policies, s->n_policies, a);
+	size_t pb = gs_regress_find_name(s->policies, s->n_policies, b);
+	size_t m = gs_regress_find_name(s->metrics, s->n_metrics, metric), f, i;
 	double *va = NULL, *vb = NULL, *p = NULL, *adj = NULL;
 	int rc = 0;
 

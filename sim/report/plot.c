@@ -53,16 +53,16 @@ const char *gs_plot_scripts_dir(void)
 
 /* Buckets kept per run: arrived 0..GS_PLOT_PCT_MAX percent. */
 
-/* Paths go into gnuplot strings between single quotes. */
-static bool quotable(const char *s)
+bool gs_plot_quotable(const char *s)
 {
-	return !strchr(s, '\'') && !strchr(s, '\n');
+	return !strpbrk(s, "'\n");
 }
 
 static int check_paths(const char *scripts_dir, const char *data_dir, const char *out_dir,
 		       char *err, size_t err_len)
 {
-	if (quotable(data_dir) && quotable(out_dir) && quotable(scripts_dir))
+	if (gs_plot_quotable(data_dir) && gs_plot_quotable(out_dir) &&
+	    gs_plot_quotable(scripts_dir))
 		return 0;
 	gs_errf(err, err_len, "paths with a single quote cannot be passed to gnuplot");
 	return GS_EINVAL;
@@ -141,6 +141,19 @@ int gs_plot_gnuplot(const char *vars, const char *script, char *err, size_t err_
 	return 0;
 }
 
+/* Whether name can be a word of a gnuplot list, in either quotes: no quote, no line break. */
+static bool list_word(const char *name)
+{
+	return !strpbrk(name, "'\"\n");
+}
+
+/* Refuses name, which is no list_word(): GS_EINVAL with a message in err. */
+static int refuse_word(const char *name, char *err, size_t err_len)
+{
+	gs_errf(err, err_len, "'%s' has a quote or a line break; gnuplot cannot be given it", name);
+	return GS_EINVAL;
+}
+
 /*
  * names as one space-separated gnuplot word list, each in double quotes
  * when quote is set (gnuplot's word() keeps a quoted word whole). Returns
@@ -156,11 +169,8 @@ static int word_list(char *const *names, size_t n, bool quote, char *buf, size_t
 
 	buf[0] = '\0';
 	for (i = 0; i < n; i++) {
-		if (strpbrk(names[i], "'\"\n")) {
-			gs_errf(err, err_len, "'%s' has a quote or a line break; gnuplot cannot be given it",
-				names[i]);
-			return GS_EINVAL;
-		}
+		if (!list_word(names[i]))
+			return refuse_word(names[i], err, err_len);
 		w = snprintf(buf + used, len - used, "%s%s%s%s", i ? " " : "", q, names[i], q);
 		if (w < 0 || (size_t)w >= len - used) {
 			gs_errf(err, err_len, "too many names to pass to gnuplot (%zu)", n);
@@ -346,12 +356,8 @@ int gs_plot_time_render(const struct gs_plot_time *ix, const char *scripts_dir,
 
 	rc = check_paths(scripts_dir, data_dir, out_dir, err, err_len);
 	for (t = 0; !rc && t < ix->n_traces; t++) {
-		if (strpbrk(ix->traces[t], "'\"\n") || strpbrk(ix->setting[t], "'\"\n")) {
-			gs_errf(err, err_len,
-				"'%s' has a quote or a line break; gnuplot cannot be given it",
-				ix->traces[t]);
-			return GS_EINVAL;
-		}
+		if (!list_word(ix->traces[t]) || !list_word(ix->setting[t]))
+			return refuse_word(ix->traces[t], err, err_len);
 		for (f = 0; !rc && f < sizeof(figs) / sizeof(figs[0]); f++) {
 			const bool *flags = f == 0 || f == 3 ? ix->series
 					    : f == 1 ? ix->cdf : ix->load;
@@ -429,12 +435,8 @@ int gs_plot_sharing_render(const struct gs_plot_sharing *ix, const char *scripts
 		rc = word_list(ix->sharings, ix->n_sharings, true, sharings, sizeof(sharings), err,
 			       err_len);
 	for (t = 0; !rc && t < ix->n_traces; t++) {
-		if (!quotable(ix->traces[t]) || strchr(ix->traces[t], '"')) {
-			gs_errf(err, err_len,
-				"'%s' has a quote or a line break; gnuplot cannot be given it",
-				ix->traces[t]);
-			return GS_EINVAL;
-		}
+		if (!list_word(ix->traces[t]))
+			return refuse_word(ix->traces[t], err, err_len);
 		if (isnan(ix->load[t]))
 			snprintf(setting, sizeof(setting), "no --load");
 		else

@@ -34,6 +34,7 @@
 #ifndef GS_PLOT_H
 #define GS_PLOT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "engine/validation.h"
@@ -97,6 +98,9 @@ int gs_plot_sharing_render(const struct gs_plot_sharing *ix, const char *scripts
 int gs_plot_bench_render(const struct gs_plot_bench *b, const char *scripts_dir,
 			 const char *data_dir, const char *out_dir, FILE *log, char *err,
 			 size_t err_len);
+
+/* Whether s can go into a gnuplot string between single quotes: no quote, no line break. */
+bool gs_plot_quotable(const char *s);
 
 /*
  * Runs `gnuplot -e vars script` (gnuplot found on PATH) and waits for it.

@@ -21,7 +21,7 @@
 #include "policies/policy.h"
 #include "report/regress.h"
 
-#define NONE ((size_t)-1)
+#define NONE SIZE_MAX
 
 /* Slower than this factor warns (speed); max_slowdown fails. */
 #define SPEED_WARN_FACTOR 1.2
@@ -176,15 +176,14 @@ static bool same_inputs(const struct gs_rfamily *a, const struct gs_rfamily *b, 
 			       !strcmp(a->pods_sha256, b->pods_sha256)));
 }
 
-/* The index of name in list, or NONE. */
-static size_t find_name(char *const *list, size_t n, const char *name)
+size_t gs_regress_find_name(char *const *list, size_t n, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (!strcmp(list[i], name))
 			return i;
-	return NONE;
+	return SIZE_MAX;
 }
 
 /* "42-51" or "42,44,46-48" for sorted seeds of runs[0..n) into buf. */
@@ -468,7 +467,7 @@ static int compare_family(struct gs_regress *r, size_t bf, size_t nf, struct scr
 	/* Metrics only the new runs have: added to the schema since the baseline. */
 	names[0] = '\0';
 	for (m = 0; m < now->n_metrics && !rc; m++) {
-		size_t bm = find_name(base->metrics, base->n_metrics, now->metrics[m]);
+		size_t bm = gs_regress_find_name(base->metrics, base->n_metrics, now->metrics[m]);
 
 		if (now_has[m] && (bm == NONE || !base_has[bm]) && used + 80 < sizeof(names))
 			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s",
@@ -735,7 +734,7 @@ int gs_regress_compare(const struct gs_rset *base, const struct gs_rset *now,
 	for (i = 0; i < base->n_policies; i++)
 		sc.pol_order[i] = names[i].i;
 	for (i = 0; i < base->n_metrics; i++) {
-		sc.metric_map[i] = find_name(now->metrics, now->n_metrics, base->metrics[i]);
+		sc.metric_map[i] = gs_regress_find_name(now->metrics, now->n_metrics, base->metrics[i]);
 		names[i].name = base->metrics[i];
 		names[i].i = i;
 	}

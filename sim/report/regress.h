@@ -157,6 +157,9 @@ int gs_welch(const double *a, size_t na, const double *b, size_t nb, double *t, 
  */
 int gs_holm(const double *p, size_t n, double *adj);
 
+/* The index of name in list[0..n) (a struct gs_rset's policies or metrics), or SIZE_MAX. */
+size_t gs_regress_find_name(char *const *list, size_t n, const char *name);
+
 /*
  * Writes the report into out_dir (created if missing): report.md, the
  * data files of the figures under data/, and the figures through the

@@ -480,17 +480,12 @@ static int fig_cdf(struct figs *g, const struct fig_family *ff, const char *curv
 	return rc;
 }
 
-static bool quotable(const char *s)
-{
-	return !strpbrk(s, "'\n");
-}
-
 static int draw_all(struct figs *g, char *err, size_t err_len)
 {
 	size_t k;
 	int rc = 0;
 
-	if (!quotable(g->dir) || !quotable(g->scripts)) {
+	if (!gs_plot_quotable(g->dir) || !gs_plot_quotable(g->scripts)) {
 		snprintf(g->note, sizeof(g->note), "paths with a single quote cannot be passed to"
 			 " gnuplot");
 		return 0;

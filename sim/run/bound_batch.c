@@ -7,8 +7,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "run/bound_batch.h"
 #include "store/bounds.h"
@@ -27,14 +27,6 @@ struct shared {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 };
-
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void *worker(void *arg)
 {
@@ -61,11 +53,11 @@ static void *worker(void *arg)
 		o.seed = s->job.seed;
 		for (i = 0; i < b->n_arrived; i++)
 			s->pts[i].arrived_pct = b->arrived[i];
-		t0 = mono_ms();
+		t0 = gs_clock_ms();
 		s->job.rc = gs_bound_compute(&b->in->clusters[s->job.trace],
 					     &b->in->traces[s->job.trace], &o, s->pts, b->n_arrived,
 					     s->job.err, sizeof(s->job.err));
-		s->wall_ms = mono_ms() - t0;
+		s->wall_ms = gs_clock_ms() - t0;
 
 		pthread_mutex_lock(&sh->lock);
 		s->done = true;

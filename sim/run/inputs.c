@@ -36,20 +36,26 @@ static int inputs_alloc(struct gs_inputs *in, size_t n, char *err, size_t err_le
 	return 0;
 }
 
-/* --strict: a trace with pods that fit on no node is refused. Returns 0 or GS_EINVAL. */
-static int strict_check(const struct gs_inputs *in, const char *const *names, const char *empty,
-			char *err, size_t err_len)
+/*
+ * Ends a load that returned rc: when it succeeded and strict (--strict), a
+ * trace with pods that fit on no node, even `empty`, is refused
+ * (GS_EINVAL); on any failure in is emptied. Returns rc or GS_EINVAL.
+ */
+static int load_end(struct gs_inputs *in, int rc, bool strict, const char *const *names,
+		    const char *empty, char *err, size_t err_len)
 {
 	size_t t;
 
-	for (t = 0; t < in->n; t++)
+	for (t = 0; rc == 0 && strict && t < in->n; t++)
 		if (in->traces[t].audit.larger_than_any_node) {
 			gs_errf(err, err_len, "%s: %zu pods fit on no node even %s (--strict)",
 				names ? names[t] : in->traces[t].path,
 				in->traces[t].audit.larger_than_any_node, empty);
-			return GS_EINVAL;
+			rc = GS_EINVAL;
 		}
-	return 0;
+	if (rc)
+		gs_inputs_release(in);
+	return rc;
 }
 
 int gs_inputs_load(struct gs_inputs *in, const char *nodes_path, const char *const *pods_paths,
@@ -72,11 +78,7 @@ int gs_inputs_load(struct gs_inputs *in, const char *nodes_path, const char *con
 		rc = gs_load_trace(pods_paths[t], &in->clusters[t], &in->traces[t], err, err_len);
 	}
 	gs_cluster_release(&proto);
-	if (rc == 0 && strict)
-		rc = strict_check(in, pods_paths, "when the cluster is empty", err, err_len);
-	if (rc)
-		gs_inputs_release(in);
-	return rc;
+	return load_end(in, rc, strict, pods_paths, "when the cluster is empty", err, err_len);
 }
 
 int gs_inputs_load_state(struct gs_inputs *in, const char *const *state_paths, size_t n_state,
@@ -125,11 +127,7 @@ int gs_inputs_load_state(struct gs_inputs *in, const char *const *state_paths, s
 	}
 	gs_trace_release(&queue);
 	gs_cluster_release(&proto);
-	if (rc == 0 && strict)
-		rc = strict_check(in, NULL, "in the snapshot's starting state", err, err_len);
-	if (rc)
-		gs_inputs_release(in);
-	return rc;
+	return load_end(in, rc, strict, NULL, "in the snapshot's starting state", err, err_len);
 }
 
 int gs_inputs_add_to(const struct gs_inputs *in, struct gs_batch *b, const char *nodes_path,

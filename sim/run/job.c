@@ -5,13 +5,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "run/job.h"
-
-static double elapsed_ms(const struct timespec *a, const struct timespec *b)
-{
-	return 1e3 * ((double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9);
-}
 
 int gs_job_run(struct gs_job *j, const struct gs_batch *b, size_t cell,
 	       const struct gs_job_opts *jo, char *err, size_t err_len)
@@ -21,7 +17,7 @@ int gs_job_run(struct gs_job *j, const struct gs_batch *b, size_t cell,
 	struct gs_replay_opts opts = gs_batch_opts(b, cell);
 	struct gs_run_info *ri = &j->ri;
 	struct gs_summary sum;
-	struct timespec t0, t1;
+	double t0, t1;
 	char msg[768];
 	int rc;
 
@@ -31,7 +27,7 @@ int gs_job_run(struct gs_job *j, const struct gs_batch *b, size_t cell,
 	opts.stop = jo->stop;
 	memset(ri, 0, sizeof(*ri));
 	clock_gettime(CLOCK_REALTIME, &ri->started_at);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = gs_clock_ms();
 	rc = gs_sim_init(&j->sim, in->cluster, in->trace, c->policy, &opts, msg, sizeof(msg));
 	if (rc) {
 		gs_errf(err, err_len, "%s, %s, seed %llu: %s", in->pods_path, c->policy->name,
@@ -39,7 +35,7 @@ int gs_job_run(struct gs_job *j, const struct gs_batch *b, size_t cell,
 		return rc;
 	}
 	rc = gs_sim_run(&j->sim, msg, sizeof(msg));
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	t1 = gs_clock_ms();
 	clock_gettime(CLOCK_REALTIME, &ri->ended_at);
 	if (rc) {
 		gs_errf(err, err_len, "%s, %s, seed %llu: %s", in->pods_path, c->policy->name,
@@ -55,7 +51,7 @@ int gs_job_run(struct gs_job *j, const struct gs_batch *b, size_t cell,
 	ri->pods_path = in->pods_path;
 	ri->pods_sha256 = in->trace->sha256;
 	ri->params_json = b->params[c->setting];
-	ri->wall_ms = elapsed_ms(&t0, &t1);
+	ri->wall_ms = t1 - t0;
 	ri->no_pods = jo->no_pods;
 	ri->arrival_samples = jo->arrival_samples;
 	gs_sim_summarize(&j->sim, &sum);

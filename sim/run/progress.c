@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "run/progress.h"
 
 #define BAR_WIDTH 30
@@ -17,18 +18,15 @@ void gs_progress_init(struct gs_progress *p, FILE *f, const char *label, size_t 
 	p->on = f && total > 0 && isatty(fileno(f));
 	p->last_permille = -1;
 	snprintf(p->label, sizeof(p->label), "%s", label ? label : "");
-	clock_gettime(CLOCK_MONOTONIC, &p->t0);
+	p->t0_s = gs_clock_s();
 }
 
 static void draw(struct gs_progress *p, size_t done, int permille)
 {
-	struct timespec now;
-	double el, eta;
+	double el = gs_clock_s() - p->t0_s, eta;
 	char bar[BAR_WIDTH + 1];
 	int i, fill = permille * BAR_WIDTH / 1000;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	el = (double)(now.tv_sec - p->t0.tv_sec) + (double)(now.tv_nsec - p->t0.tv_nsec) / 1e9;
 	eta = done ? el * (double)(p->total - done) / (double)done : 0;
 	for (i = 0; i < BAR_WIDTH; i++)
 		bar[i] = i < fill ? '#' : '.';

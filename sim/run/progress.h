@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <time.h>
 
 struct gs_progress {
 	FILE *f;
@@ -21,7 +20,7 @@ struct gs_progress {
 	char label[48];
 	size_t total;
 	int last_permille;
-	struct timespec t0;
+	double t0_s;                 /* gs_clock_s() when it started */
 };
 
 /* Starts a bar of `total` steps; on only when f is a terminal and total > 0. */

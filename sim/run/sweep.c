@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <gsl/gsl_statistics_double.h>
 
+#include "core/clock.h"
 #include "core/error.h"
 #include "io/path.h"
 #include "run/audit.h"
@@ -63,11 +63,6 @@ static struct gs_exec_opts exec_opts(const struct gs_sweep_spec *spec)
 	};
 
 	return xo;
-}
-
-static double elapsed_s(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
 /* Step 1: what the spec alone makes impossible, before anything is read. */
@@ -175,7 +170,7 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	struct gs_exec_result res;
 	struct gs_inputs in;
 	struct gs_batch b;
-	struct timespec t0, t1;
+	double t0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -185,7 +180,7 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	rc = check(spec, &xo, err, err_len);
 	if (rc)
 		return rc;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = gs_clock_s();
 	rc = shape(spec, out, err, err_len);
 	if (!rc && spec->n_state) /* step 2 */
 		rc = gs_inputs_load_state(&in, spec->state_paths, spec->n_state,
@@ -209,9 +204,8 @@ int gs_sweep_run(const struct gs_sweep_spec *spec, struct gs_sweep *out, char *e
 	if (rc)
 		gs_sweep_release(out);
 	gather(&res, out);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (!rc)
-		out->wall_s = elapsed_s(&t0, &t1);
+		out->wall_s = gs_clock_s() - t0;
 	gs_exec_result_release(&res);
 	gs_batch_release(&b);
 	gs_inputs_release(&in);

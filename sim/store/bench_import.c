@@ -26,6 +26,7 @@
 #include "io/sha256.h"
 #include "store/bench_import.h"
 #include "store/results.h"
+#include "store/results_internal.h"
 
 #define RESULTS_FORMAT 1
 /* --- reading ------------------------------------------------------------------ */
@@ -38,9 +39,11 @@ struct import {
 	int line;
 	char *err;
 	size_t err_len;
-	/* run ids of this file: run_key -> bench_run_id */
-	char **run_keys;
-	int64_t *run_ids;
+	/* The runs of this file: their id in the file and their bench_run_id. */
+	struct run_ref {
+		char *key;
+		int64_t id;
+	} *runs;
 	size_t n_runs, cap_runs;
 	size_t n_results, n_slowdown;
 	int seen_host;
@@ -123,23 +126,6 @@ static int sql_fail(struct import *im, const char *what)
 	return GS_EDB;
 }
 
-/* Binds text, NULL for a missing value. */
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static void bind_opt_real(sqlite3_stmt *st, int i, double v, int present)
-{
-	if (present)
-		sqlite3_bind_double(st, i, v);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 static int step_done(struct import *im, sqlite3_stmt *st, const char *what)
 {
 	int rc = sqlite3_step(st);
@@ -173,6 +159,7 @@ static int do_run(struct import *im, sqlite3_stmt *st, const struct gs_kvline *l
 						 "status", "started", "host", "device", "driver",
 						 "cuda" };
 	const char *t[sizeof(text_keys) / sizeof(text_keys[0])];
+	struct run_ref *run;
 	int64_t repeat, clients;
 	double duration, wall;
 	size_t i;
@@ -188,43 +175,28 @@ static int do_run(struct import *im, sqlite3_stmt *st, const struct gs_kvline *l
 	    need_real(im, l, "duration_s", &duration) || need_real(im, l, "wall_s", &wall))
 		return GS_EPARSE;
 	for (i = 0; i < im->n_runs; i++)
-		if (!strcmp(im->run_keys[i], t[0]))
+		if (!strcmp(im->runs[i].key, t[0]))
 			return bad(im, "run record: id '%s' appears twice", t[0]);
 	sqlite3_bind_text(st, 1, im->sha, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, im->path, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, im->now, -1, SQLITE_STATIC);
 	for (i = 0; i < 6; i++) /* id scenario measure mode policy status */
-		bind_text(st, 4 + (int)i, t[i]);
+		gs_db_bind_text(st, 4 + (int)i, t[i]);
 	sqlite3_bind_int64(st, 10, repeat);
 	sqlite3_bind_int64(st, 11, clients);
-	bind_text(st, 12, gs_kvline_get(l, "reason"));
-	bind_text(st, 13, t[6]);
+	gs_db_bind_text(st, 12, gs_kvline_get(l, "reason"));
+	gs_db_bind_text(st, 13, t[6]);
 	sqlite3_bind_double(st, 14, duration);
 	sqlite3_bind_double(st, 15, wall);
 	for (i = 7; i < 11; i++) /* host device driver cuda */
-		bind_text(st, 16 + (int)(i - 7), t[i]);
+		gs_db_bind_text(st, 16 + (int)(i - 7), t[i]);
 	rc = step_done(im, st, "run record");
 	if (rc)
 		return rc;
-	if (im->n_runs == im->cap_runs) {
-		/* Two arrays, one capacity. */
-		size_t cap = gs_grow_cap(im->cap_runs, 64);
-		char **k = gs_realloc_n(im->run_keys, cap, sizeof(*k));
-		int64_t *ids;
-
-		if (!k)
-			return GS_ENOMEM;
-		im->run_keys = k;
-		ids = gs_realloc_n(im->run_ids, cap, sizeof(*ids));
-		if (!ids)
-			return GS_ENOMEM;
-		im->run_ids = ids;
-		im->cap_runs = cap;
-	}
-	im->run_keys[im->n_runs] = strdup(t[0]);
-	if (!im->run_keys[im->n_runs])
+	GS_GROW_PUSH(im->runs, im->n_runs, im->cap_runs, 64, run);
+	if (!run || !(run->key = strdup(t[0])))
 		return GS_ENOMEM;
-	im->run_ids[im->n_runs++] = sqlite3_last_insert_rowid(im->conn);
+	run->id = sqlite3_last_insert_rowid(im->conn);
 	return 0;
 }
 
@@ -317,36 +289,36 @@ static int do_client(struct import *im, sqlite3_stmt *st, const struct gs_kvline
 	for (i = 0; i < 6; i++)
 		if (opt_real(im, l, reals[i], &v[i], &present[i]))
 			return GS_EPARSE;
-	for (i = 0; i < im->n_runs && strcmp(im->run_keys[i], run); i++)
+	for (i = 0; i < im->n_runs && strcmp(im->runs[i].key, run); i++)
 		;
 	if (i == im->n_runs)
 		return bad(im, "client record: run '%s' has no run record above it", run);
 	extra = extra_json(l);
 	if (!extra)
 		return GS_ENOMEM;
-	sqlite3_bind_int64(st, 1, im->run_ids[i]);
-	bind_text(st, 2, name);
-	bind_text(st, 3, kernel);
+	sqlite3_bind_int64(st, 1, im->runs[i].id);
+	gs_db_bind_text(st, 2, name);
+	gs_db_bind_text(st, 3, kernel);
 	sqlite3_bind_int64(st, 4, gpu);
 	sqlite3_bind_int64(st, 5, milli);
 	sqlite3_bind_int64(st, 6, mem);
 	sqlite3_bind_int64(st, 7, colocated);
-	bind_text(st, 8, status);
+	gs_db_bind_text(st, 8, status);
 	sqlite3_bind_int64(st, 9, exit_code);
 	sqlite3_bind_int64(st, 10, check_ok);
-	bind_opt_real(st, 11, v[0], present[0]);
-	bind_text(st, 12, gs_kvline_get(l, "unit"));
+	gs_db_bind_real(st, 11, v[0], present[0]);
+	gs_db_bind_text(st, 12, gs_kvline_get(l, "unit"));
 	sqlite3_bind_double(st, 13, wall);
-	bind_opt_real(st, 14, v[1], present[1]);
-	bind_opt_real(st, 15, v[2], present[2]);
-	bind_opt_real(st, 16, v[3], present[3]);
+	gs_db_bind_real(st, 14, v[1], present[1]);
+	gs_db_bind_real(st, 15, v[2], present[2]);
+	gs_db_bind_real(st, 16, v[3], present[3]);
 	sqlite3_bind_double(st, 17, share_req);
-	bind_opt_real(st, 18, v[4], present[4]);
-	bind_opt_real(st, 19, v[5], present[5]);
+	gs_db_bind_real(st, 18, v[4], present[4]);
+	gs_db_bind_real(st, 19, v[5], present[5]);
 	sqlite3_bind_text(st, 20, extra, -1, SQLITE_TRANSIENT);
-	bind_text(st, 21, device);
-	bind_text(st, 22, driver);
-	bind_text(st, 23, cuda);
+	gs_db_bind_text(st, 21, device);
+	gs_db_bind_text(st, 22, driver);
+	gs_db_bind_text(st, 23, cuda);
 	rc = step_done(im, st, "client record");
 	free(extra);
 	if (!rc)
@@ -369,15 +341,15 @@ static int do_slowdown(struct import *im, sqlite3_stmt *st, const struct gs_kvli
 	    need_real(im, l, "factor", &factor))
 		return GS_EPARSE;
 	sqlite3_bind_text(st, 1, im->sha, -1, SQLITE_STATIC);
-	bind_text(st, 2, scenario);
-	bind_text(st, 3, kernel);
+	gs_db_bind_text(st, 2, scenario);
+	gs_db_bind_text(st, 3, kernel);
 	sqlite3_bind_int64(st, 4, colocated);
-	bind_text(st, 5, mode);
+	gs_db_bind_text(st, 5, mode);
 	sqlite3_bind_double(st, 6, factor);
 	sqlite3_bind_int64(st, 7, samples);
-	bind_text(st, 8, device);
-	bind_text(st, 9, driver);
-	bind_text(st, 10, cuda);
+	gs_db_bind_text(st, 8, device);
+	gs_db_bind_text(st, 9, driver);
+	gs_db_bind_text(st, 10, cuda);
 	rc = step_done(im, st, "slowdown record");
 	if (!rc)
 		im->n_slowdown++;
@@ -546,9 +518,8 @@ int gs_bench_import(struct gs_db *db, const char *path, struct gs_bench_import_s
 		out->n_slowdown = im.n_slowdown;
 	}
 	for (i = 0; i < im.n_runs; i++)
-		free(im.run_keys[i]);
-	free(im.run_keys);
-	free(im.run_ids);
+		free(im.runs[i].key);
+	free(im.runs);
 	gs_csv_close(&file);
 	return rc;
 }

@@ -79,22 +79,6 @@ static void methods_text(unsigned m, char *buf, size_t len)
 		 m & GS_BOUND_EXACT ? ",exact" : "");
 }
 
-static void bind_opt_i64(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
-static void bind_opt_double(sqlite3_stmt *st, int i, double v, bool have)
-{
-	if (!have || isnan(v))
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_double(st, i, v);
-}
-
 /* A bound's key as parameters 1-6: trace, cluster, seed, inflation, methods, time limit. */
 static void bind_key(sqlite3_stmt *st, const struct gs_bound_info *bi, const char *methods)
 {
@@ -103,7 +87,7 @@ static void bind_key(sqlite3_stmt *st, const struct gs_bound_info *bi, const cha
 	sqlite3_bind_int64(st, 3, (int64_t)bi->seed);
 	sqlite3_bind_double(st, 4, bi->inflate);
 	sqlite3_bind_text(st, 5, methods, -1, SQLITE_TRANSIENT);
-	bind_opt_double(st, 6, bi->exact_time_limit_s, (bi->methods & GS_BOUND_EXACT) != 0);
+	gs_db_bind_real(st, 6, bi->exact_time_limit_s, (bi->methods & GS_BOUND_EXACT) != 0);
 }
 
 static int check_info(struct gs_db *db, const struct gs_bound_info *bi, char *err,
@@ -140,60 +124,42 @@ static int write_points(struct gs_db *db, int64_t id, const struct gs_bound_poin
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int(st, 2, p->arrived_pct);
 		sqlite3_bind_int64(st, 3, p->n_samples);
-		bind_opt_i64(st, 4, have ? p->n_pods : -1);
-		bind_opt_i64(st, 5, have ? p->arrived_gpu_milli : -1);
-		bind_opt_i64(st, 6, have ? p->aggregate_milli : -1);
-		bind_opt_double(st, 7, p->aggregate_ms, have);
-		bind_opt_i64(st, 8, have ? p->lp_milli : -1);
-		bind_opt_i64(st, 9, have && p->lp_milli >= 0 ? p->lp_columns : -1);
-		bind_opt_double(st, 10, p->lp_ms, have && p->lp_milli >= 0);
-		bind_opt_i64(st, 11, have ? p->exact_milli : -1);
-		bind_opt_i64(st, 12, have ? p->exact_bound_milli : -1);
-		bind_opt_i64(st, 13, have && p->exact_bound_milli >= 0 ? p->exact_optimal : -1);
-		bind_opt_double(st, 14, p->exact_ms, have && p->exact_bound_milli >= 0);
-		if (have && p->method)
-			sqlite3_bind_text(st, 15, p->method, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, 15);
-		bind_opt_double(st, 16, p->aggregate_unalloc_pct_min, have);
-		bind_opt_double(st, 17, p->lp_unalloc_pct_min, have);
-		bind_opt_double(st, 18, p->exact_unalloc_pct_min, have);
-		bind_opt_double(st, 19, p->unalloc_pct_min, have);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = gs_db_sqlfail(db, err, err_len, "cannot store the bound");
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
+		gs_db_bind_int(st, 4, have ? p->n_pods : -1);
+		gs_db_bind_int(st, 5, have ? p->arrived_gpu_milli : -1);
+		gs_db_bind_int(st, 6, have ? p->aggregate_milli : -1);
+		gs_db_bind_real(st, 7, p->aggregate_ms, have);
+		gs_db_bind_int(st, 8, have ? p->lp_milli : -1);
+		gs_db_bind_int(st, 9, have && p->lp_milli >= 0 ? p->lp_columns : -1);
+		gs_db_bind_real(st, 10, p->lp_ms, have && p->lp_milli >= 0);
+		gs_db_bind_int(st, 11, have ? p->exact_milli : -1);
+		gs_db_bind_int(st, 12, have ? p->exact_bound_milli : -1);
+		gs_db_bind_int(st, 13, have && p->exact_bound_milli >= 0 ? p->exact_optimal : -1);
+		gs_db_bind_real(st, 14, p->exact_ms, have && p->exact_bound_milli >= 0);
+		gs_db_bind_text(st, 15, have ? p->method : NULL);
+		gs_db_bind_real(st, 16, p->aggregate_unalloc_pct_min, have);
+		gs_db_bind_real(st, 17, p->lp_unalloc_pct_min, have);
+		gs_db_bind_real(st, 18, p->exact_unalloc_pct_min, have);
+		gs_db_bind_real(st, 19, p->unalloc_pct_min, have);
+		rc = gs_db_step_done(db, st, "cannot store the bound", err, err_len);
 	}
 	sqlite3_finalize(st);
 	return rc;
 }
 
-int gs_bounds_write(struct gs_db *db, const struct gs_bound_info *bi,
-		    const struct gs_bound_point *pts, size_t n, int64_t *bound_id_out, char *err,
-		    size_t err_len)
+/* The bounds row of bi; its id in *id_out. Returns 0 or gs_db_sqlfail()'s code. */
+static int write_bound(struct gs_db *db, const struct gs_bound_info *bi, const char *methods,
+		       int64_t *id_out, char *err, size_t err_len)
 {
 	static const char sql[] =
 		"INSERT INTO bounds (pods_sha256, nodes_sha256, seed, inflate, methods,"
 		" exact_time_limit_s, pods_path, nodes_path, gpusim_version, created_at, wall_ms,"
 		" n_nodes, gpu_milli_capacity, n_arrivals) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
 		" ?8, ?9, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?10, ?11, ?12, ?13)";
-	sqlite3_stmt *st = NULL;
-	char methods[64];
-	int64_t id = 0;
-	int rc = check_info(db, bi, err, err_len);
+	sqlite3_stmt *st;
+	int rc;
 
-	if (rc)
-		return rc;
-	methods_text(bi->methods, methods, sizeof(methods));
-	pthread_mutex_lock(&db->lock);
-	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot start writing the bound");
-		goto unlock;
-	}
-	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot store the bound");
-		goto rollback;
-	}
+	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK)
+		return gs_db_sqlfail(db, err, err_len, "cannot store the bound");
 	bind_key(st, bi, methods);
 	sqlite3_bind_text(st, 7, bi->pods_path, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 8, bi->nodes_path, -1, SQLITE_STATIC);
@@ -202,26 +168,35 @@ int gs_bounds_write(struct gs_db *db, const struct gs_bound_info *bi,
 	sqlite3_bind_int64(st, 11, bi->n_nodes);
 	sqlite3_bind_int64(st, 12, bi->gpu_milli);
 	sqlite3_bind_int64(st, 13, bi->n_arrivals);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot store the bound");
-		goto rollback;
-	}
-	id = sqlite3_last_insert_rowid(db->conn);
-	rc = write_points(db, id, pts, n, err, err_len);
-	if (rc)
-		goto rollback;
-	if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot commit the bound");
-		goto rollback;
-	}
-	if (bound_id_out)
-		*bound_id_out = id;
-	goto unlock;
-rollback:
-	sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
-unlock:
+	rc = gs_db_step_done(db, st, "cannot store the bound", err, err_len);
 	sqlite3_finalize(st);
+	if (!rc)
+		*id_out = sqlite3_last_insert_rowid(db->conn);
+	return rc;
+}
+
+int gs_bounds_write(struct gs_db *db, const struct gs_bound_info *bi,
+		    const struct gs_bound_point *pts, size_t n, int64_t *bound_id_out, char *err,
+		    size_t err_len)
+{
+	char methods[64];
+	int64_t id = 0;
+	int rc = check_info(db, bi, err, err_len);
+
+	if (rc)
+		return rc;
+	methods_text(bi->methods, methods, sizeof(methods));
+	pthread_mutex_lock(&db->lock);
+	rc = gs_db_tx_begin(db, "cannot start writing the bound", err, err_len);
+	if (!rc) {
+		rc = write_bound(db, bi, methods, &id, err, err_len);
+		if (!rc)
+			rc = write_points(db, id, pts, n, err, err_len);
+		rc = gs_db_tx_end(db, rc, "cannot commit the bound", err, err_len);
+	}
 	pthread_mutex_unlock(&db->lock);
+	if (!rc && bound_id_out)
+		*bound_id_out = id;
 	return rc;
 }
 

@@ -73,7 +73,7 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 		" WHERE run_id = ?9 AND status = 'complete'";
 	sqlite3_stmt *st = NULL, *sr = NULL;
 	char when[32];
-	int64_t id;
+	int64_t id = 0;
 	size_t i;
 	int rc = 0;
 
@@ -84,19 +84,17 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 					  "%s: decision run %zu is not a valid record", db->path, i);
 	now_iso(when, sizeof(when));
 	pthread_mutex_lock(&db->lock);
-	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot store the decision");
+	rc = gs_db_tx_begin(db, "cannot store the decision", err, err_len);
+	if (rc)
 		goto out;
-	}
 	if (sqlite3_prepare_v2(db->conn, sql_dec, -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db->conn, sql_run, -1, &sr, NULL) != SQLITE_OK) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot store the decision");
-		goto rollback;
+		goto end;
 	}
 	sqlite3_bind_text(st, 1, when, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, gs_version(), -1, SQLITE_STATIC);
-	if (rec->nodes_path)
-		sqlite3_bind_text(st, 3, rec->nodes_path, -1, SQLITE_STATIC);
+	gs_db_bind_text(st, 3, rec->nodes_path);
 	sqlite3_bind_text(st, 4, rec->nodes_sha256, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 5, rec->objective, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, rec->constraints ? rec->constraints : "", -1, SQLITE_STATIC);
@@ -106,36 +104,25 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 	sqlite3_bind_double(st, 10, rec->conf);
 	sqlite3_bind_text(st, 11, rec->verdict, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 12, rec->verdict_json, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot store the decision");
-		goto rollback;
-	}
+	rc = gs_db_step_done(db, st, "cannot store the decision", err, err_len);
+	if (rc)
+		goto end;
 	id = sqlite3_last_insert_rowid(db->conn);
 	for (i = 0; i < n; i++) {
 		const struct gs_decision_run *r = &runs[i];
 
 		sqlite3_bind_int64(sr, 1, id);
 		sqlite3_bind_text(sr, 2, r->role, -1, SQLITE_STATIC);
-		if (r->pods_path)
-			sqlite3_bind_text(sr, 3, r->pods_path, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(sr, 3);
-		if (isnan(r->load_pct))
-			sqlite3_bind_null(sr, 4);
-		else
-			sqlite3_bind_double(sr, 4, r->load_pct);
+		gs_db_bind_text(sr, 3, r->pods_path);
+		gs_db_bind_real(sr, 4, r->load_pct, true);
 		sqlite3_bind_text(sr, 5, r->policy, -1, SQLITE_STATIC);
 		sqlite3_bind_text(sr, 6, r->sharing, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(sr, 7, (int64_t)r->seed);
-		if (r->gpu_nodes >= 0)
-			sqlite3_bind_int64(sr, 8, r->gpu_nodes);
-		else
-			sqlite3_bind_null(sr, 8);
+		gs_db_bind_int(sr, 8, r->gpu_nodes);
 		sqlite3_bind_int64(sr, 9, r->run_id);
-		if (sqlite3_step(sr) != SQLITE_DONE) {
-			rc = gs_db_sqlfail(db, err, err_len, "cannot store the decision's runs");
-			goto rollback;
-		}
+		rc = gs_db_step_done(db, sr, "cannot store the decision's runs", err, err_len);
+		if (rc)
+			goto end;
 		if (sqlite3_changes(db->conn) == 0) {
 			/* Either a row given twice (kept once), or a run that is not there. */
 			sqlite3_stmt *q;
@@ -151,21 +138,14 @@ int gs_decision_add(struct gs_db *db, const struct gs_decision_record *rec,
 				rc = gs_db_fail(err, err_len, GS_EINVAL, "%s: run %lld of the decision "
 						"is not a complete run", db->path,
 						(long long)r->run_id);
-				goto rollback;
+				goto end;
 			}
 		}
-		sqlite3_reset(sr);
-		sqlite3_clear_bindings(sr);
 	}
-	if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot store the decision");
-		goto rollback;
-	}
-	if (id_out)
+end:
+	rc = gs_db_tx_end(db, rc, "cannot store the decision", err, err_len);
+	if (!rc && id_out)
 		*id_out = id;
-	goto out;
-rollback:
-	sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
 out:
 	sqlite3_finalize(st);
 	sqlite3_finalize(sr);

@@ -16,7 +16,6 @@
  * and the run ids inside its verdict_json are rewritten through it.
  */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,8 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/strbuf.h"
+#include "core/strv.h"
 #include "io/cjson.h"
 #include "store/digest.h"
 #include "store/merge.h"
@@ -43,53 +44,6 @@ static const char *const not_results[] = {
 	"run_id", "status", "nodes_path", "pods_path", "gpusim_version", "started_at", "ended_at",
 	"wall_ms", "pods_stored", "samples_stored",
 };
-
-/* A growing SQL text. */
-struct sql {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-static void put(struct sql *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct sql *q, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (q->oom)
-		return;
-	for (;;) {
-		size_t room = q->cap - q->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(q->s ? q->s + q->len : NULL, q->s ? room : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			q->oom = true;
-			return;
-		}
-		if (q->s && (size_t)n < room) {
-			q->len += (size_t)n;
-			return;
-		}
-		{
-			size_t cap = q->cap ? 2 * q->cap : 1024;
-			char *s;
-
-			while (cap < q->len + (size_t)n + 1)
-				cap *= 2;
-			s = gs_realloc_n(q->s, cap, 1);
-			if (!s) {
-				q->oom = true;
-				return;
-			}
-			q->s = s;
-			q->cap = cap;
-		}
-	}
-}
 
 /* The columns table has in both main and src, in main's order, as a malloc'ed list. */
 static int common_columns(struct gs_db *db, const char *table, char ***cols_out, size_t *n_out)
@@ -128,15 +82,6 @@ static int common_columns(struct gs_db *db, const char *table, char ***cols_out,
 	*cols_out = cols;
 	*n_out = n;
 	return 0;
-}
-
-static void free_columns(char **cols, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(cols[i]);
-	free(cols);
 }
 
 static bool is_result(const char *col)
@@ -190,18 +135,15 @@ static void merge_finalize(struct merge *m)
 	sqlite3_finalize(m->set_verdict_json);
 }
 
-static int prepare_sql(struct merge *m, struct sql *q, sqlite3_stmt **st)
+static int prepare_sql(struct merge *m, struct gs_strbuf *q, sqlite3_stmt **st)
 {
 	int rc;
 
-	if (q->oom) {
-		free(q->s);
-		memset(q, 0, sizeof(*q));
-		return GS_ENOMEM;
-	}
-	rc = sqlite3_prepare_v2(m->db->conn, q->s, -1, st, NULL) == SQLITE_OK ? 0 : GS_EDB;
-	free(q->s);
-	memset(q, 0, sizeof(*q));
+	if (q->oom)
+		rc = GS_ENOMEM;
+	else
+		rc = sqlite3_prepare_v2(m->db->conn, q->s, -1, st, NULL) == SQLITE_OK ? 0 : GS_EDB;
+	gs_strbuf_release(q);
 	return rc;
 }
 
@@ -218,7 +160,7 @@ struct subst {
 static int prepare_insert(struct merge *m, const char *table, const char *key,
 			  const struct subst *subst, size_t n_subst, sqlite3_stmt **st)
 {
-	struct sql q = { 0 };
+	struct gs_strbuf q = { 0 };
 	char **cols;
 	size_t n, i, k, pass;
 	bool first;
@@ -226,7 +168,7 @@ static int prepare_insert(struct merge *m, const char *table, const char *key,
 
 	if (rc)
 		return rc;
-	put(&q, "INSERT INTO main.\"%s\" (", table);
+	gs_strbuf_addf(&q, "INSERT INTO main.\"%s\" (", table);
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0, first = true; i < n; i++) {
 			const char *expr = NULL;
@@ -240,18 +182,18 @@ static int prepare_insert(struct merge *m, const char *table, const char *key,
 			if (found && !expr)
 				continue;
 			if (pass == 0)
-				put(&q, "%s\"%s\"", first ? "" : ", ", cols[i]);
+				gs_strbuf_addf(&q, "%s\"%s\"", first ? "" : ", ", cols[i]);
 			else if (found)
-				put(&q, "%s%s", first ? "" : ", ", expr);
+				gs_strbuf_addf(&q, "%s%s", first ? "" : ", ", expr);
 			else
-				put(&q, "%st.\"%s\"", first ? "" : ", ", cols[i]);
+				gs_strbuf_addf(&q, "%st.\"%s\"", first ? "" : ", ", cols[i]);
 			first = false;
 		}
 		if (pass == 0)
-			put(&q, ") SELECT ");
+			gs_strbuf_addf(&q, ") SELECT ");
 	}
-	put(&q, " FROM src.\"%s\" t WHERE t.\"%s\" = ?2", table, key);
-	free_columns(cols, n);
+	gs_strbuf_addf(&q, " FROM src.\"%s\" t WHERE t.\"%s\" = ?2", table, key);
+	gs_strv_free(cols, n);
 	return prepare_sql(m, &q, st);
 }
 
@@ -266,18 +208,18 @@ static int prepare_copy(struct merge *m, const char *table, bool is_runs, sqlite
 /* "SELECT 1 FROM main.runs a, src.runs b WHERE a.run_id = ?1 AND b.run_id = ?2 AND a.c IS b.c ..." */
 static int prepare_same(struct merge *m)
 {
-	struct sql q = { 0 };
+	struct gs_strbuf q = { 0 };
 	char **cols;
 	size_t n, i;
 	int rc = common_columns(m->db, "runs", &cols, &n);
 
 	if (rc)
 		return rc;
-	put(&q, "SELECT 1 FROM main.runs a, src.runs b WHERE a.run_id = ?1 AND b.run_id = ?2");
+	gs_strbuf_addf(&q, "SELECT 1 FROM main.runs a, src.runs b WHERE a.run_id = ?1 AND b.run_id = ?2");
 	for (i = 0; i < n; i++)
 		if (is_result(cols[i]))
-			put(&q, " AND a.\"%s\" IS b.\"%s\"", cols[i], cols[i]);
-	free_columns(cols, n);
+			gs_strbuf_addf(&q, " AND a.\"%s\" IS b.\"%s\"", cols[i], cols[i]);
+	gs_strv_free(cols, n);
 	return prepare_sql(m, &q, &m->same);
 }
 
@@ -733,10 +675,9 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 			gs_db_sqlfail(out, err, err_len, "cannot prepare the merge");
 		goto detach;
 	}
-	if (sqlite3_exec(out->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(out, err, err_len, "cannot start the merge's transaction");
+	rc = gs_db_tx_begin(out, "cannot start the merge's transaction", err, err_len);
+	if (rc)
 		goto detach;
-	}
 	while ((step = sqlite3_step(m.src_runs)) == SQLITE_ROW) {
 		int64_t old_id = sqlite3_column_int64(m.src_runs, 0), have;
 		bool same;
@@ -750,7 +691,7 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 		sqlite3_reset(m.find);
 		if (step != SQLITE_ROW && step != SQLITE_DONE) {
 			rc = gs_db_sqlfail(out, err, err_len, "cannot look up a run");
-			goto rollback;
+			goto end;
 		}
 		if (have < 0) {
 			const char *table = NULL;
@@ -761,7 +702,7 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 				if (rc == GS_EINVAL)
 					snprintf(err + strlen(err), err_len - strlen(err),
 						 "; nothing of it was merged");
-				goto rollback;
+				goto end;
 			}
 
 			rc = copy_one(&m, old_id, sqlite3_column_int64(m.src_runs, 6),
@@ -770,18 +711,18 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 				gs_db_fail(err, err_len, rc, "%s: run %" PRId64 " is damaged: %" PRId64
 					   " rows in %s where its runs row says %" PRId64
 					   "; nothing was merged", in_path, old_id, got, table, want);
-				goto rollback;
+				goto end;
 			}
 			if (rc) {
 				snprintf(why, sizeof(why), "cannot copy run %" PRId64 " of %s", old_id,
 					 in_path);
 				rc = gs_db_sqlfail(out, err, err_len, why);
-				goto rollback;
+				goto end;
 			}
 			rc = map_run(&m, old_id, sqlite3_last_insert_rowid(out->conn));
 			if (rc) {
 				rc = gs_db_sqlfail(out, err, err_len, "cannot map a copied run");
-				goto rollback;
+				goto end;
 			}
 			st->copied++;
 			continue;
@@ -789,7 +730,7 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 		rc = same_results(&m, have, old_id, &same);
 		if (rc) {
 			rc = gs_db_sqlfail(out, err, err_len, "cannot compare two runs");
-			goto rollback;
+			goto end;
 		}
 		if (!same) {
 			rc = gs_db_fail(err, err_len, GS_EEXIST,
@@ -799,48 +740,43 @@ int gs_db_merge(struct gs_db *out, const char *in_path, struct gs_merge_stats *s
 					(const char *)sqlite3_column_text(m.src_runs, 2),
 					(long long)sqlite3_column_int64(m.src_runs, 3), have,
 					out->path);
-			goto rollback;
+			goto end;
 		}
 		rc = map_run(&m, old_id, have);
 		if (rc) {
 			rc = gs_db_sqlfail(out, err, err_len, "cannot map a run");
-			goto rollback;
+			goto end;
 		}
 		st->identical++;
 	}
 	if (step != SQLITE_DONE) {
 		rc = gs_db_sqlfail(out, err, err_len, "cannot read the input's runs");
-		goto rollback;
+		goto end;
 	}
 	if (step_done(m.copy_plans)) {
 		rc = gs_db_sqlfail(out, err, err_len, "cannot copy the input's plans");
-		goto rollback;
+		goto end;
 	}
 	st->plan_cells = sqlite3_changes(out->conn);
 	rc = copy_bounds(&m, st);
 	if (rc) {
 		rc = gs_db_sqlfail(out, err, err_len, "cannot copy the input's bounds");
-		goto rollback;
+		goto end;
 	}
 	rc = copy_decisions(&m, in_path, st, err, err_len);
 	if (rc == GS_ENOMEM) {
 		gs_db_fail(err, err_len, rc, "out of memory");
-		goto rollback;
+		goto end;
 	}
 	if (rc == GS_EDB)
 		rc = gs_db_sqlfail(out, err, err_len, "cannot copy the input's decisions");
 	if (rc)
-		goto rollback;
-	if (sqlite3_exec(out->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(out, err, err_len, "cannot commit the merge");
-		goto rollback;
-	}
-	rc = 0;
-	goto detach;
-rollback:
+		goto end;
+end:
 	sqlite3_reset(m.src_runs);
-	sqlite3_exec(out->conn, "ROLLBACK", NULL, NULL, NULL);
-	memset(st, 0, sizeof(*st));
+	rc = gs_db_tx_end(out, rc, "cannot commit the merge", err, err_len);
+	if (rc)
+		memset(st, 0, sizeof(*st));
 detach:
 	merge_finalize(&m);
 	sqlite3_exec(out->conn, "DROP TABLE IF EXISTS temp.merge_map", NULL, NULL, NULL);

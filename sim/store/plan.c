@@ -69,17 +69,10 @@ static void bind_key(sqlite3_stmt *st, int base, const struct gs_plan_cell *c)
 	sqlite3_bind_text(st, base + 4, c->params_json, -1, SQLITE_STATIC);
 }
 
-static void bind_opt_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 int gs_db_add_plan(struct gs_db *db, const char *plan_id, const struct gs_plan_cell *cells,
 		   size_t n, char *err, size_t err_len)
 {
+	static const char what[] = "cannot record the sweep's plan";
 	static const char sql[] =
 		"INSERT OR IGNORE INTO sweep_plans (plan_id, cell, pods_sha256, policy, seed,"
 		" nodes_sha256, params_json, pods_path, nodes_path)"
@@ -93,33 +86,20 @@ int gs_db_add_plan(struct gs_db *db, const char *plan_id, const struct gs_plan_c
 			return gs_db_fail(err, err_len, GS_EINVAL, "%s: plan cell %zu has no key",
 					  db->path, i);
 	pthread_mutex_lock(&db->lock);
-	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot record the sweep's plan");
+	rc = gs_db_tx_begin(db, what, err, err_len);
+	if (rc)
 		goto out;
-	}
-	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot record the sweep's plan");
-		goto rollback;
-	}
-	for (i = 0; i < n; i++) {
+	if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK)
+		rc = gs_db_sqlfail(db, err, err_len, what);
+	for (i = 0; !rc && i < n; i++) {
 		sqlite3_bind_text(st, 1, plan_id, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 2, (int64_t)i);
 		bind_key(st, 3, &cells[i]);
-		bind_opt_text(st, 8, cells[i].pods_path);
-		bind_opt_text(st, 9, cells[i].nodes_path);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			rc = gs_db_sqlfail(db, err, err_len, "cannot record the sweep's plan");
-			goto rollback;
-		}
-		sqlite3_reset(st);
+		gs_db_bind_text(st, 8, cells[i].pods_path);
+		gs_db_bind_text(st, 9, cells[i].nodes_path);
+		rc = gs_db_step_done(db, st, what, err, err_len);
 	}
-	if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot record the sweep's plan");
-		goto rollback;
-	}
-	goto out;
-rollback:
-	sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+	rc = gs_db_tx_end(db, rc, what, err, err_len);
 out:
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);
@@ -186,12 +166,33 @@ static bool claim_alive(const char *owner, int64_t claimed, int64_t stale_s)
 static const char sql_key[] =
 	" pods_sha256 = ?1 AND policy = ?2 AND seed = ?3 AND nodes_sha256 = ?4 AND params_json = ?5";
 
+/*
+ * Prepares sql into *st, binds the claim's key (and, with owner, the owner
+ * and the time now) and steps once. Returns what the step returns, or the
+ * prepare's error code.
+ */
+static int claim_step(struct gs_db *db, const char *sql, const struct gs_plan_cell *key,
+		      const char *owner, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(db->conn, sql, -1, st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	bind_key(*st, 1, key);
+	if (owner) {
+		sqlite3_bind_text(*st, 6, owner, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(*st, 7, (int64_t)time(NULL));
+	}
+	return sqlite3_step(*st);
+}
+
 int gs_db_claim(struct gs_db *db, const struct gs_plan_cell *key, const char *owner,
 		int64_t stale_s, int64_t *run_id_out, char *err, size_t err_len)
 {
+	static const char what[] = "cannot claim a run";
 	char sql_run[512], sql_get[512], sql_put[512];
 	sqlite3_stmt *st = NULL;
-	int rc, step;
+	int rc, step, fail;
 
 	if (!key_ok(key) || !owner)
 		return gs_db_fail(err, err_len, GS_EINVAL, "%s: a claim needs a run's key",
@@ -205,59 +206,39 @@ int gs_db_claim(struct gs_db *db, const struct gs_plan_cell *key, const char *ow
 		 "INSERT OR REPLACE INTO run_claims (pods_sha256, policy, seed, nodes_sha256,"
 		 " params_json, owner, claimed_unix) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
 	pthread_mutex_lock(&db->lock);
-	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot claim a run");
+	rc = gs_db_tx_begin(db, what, err, err_len);
+	if (rc)
 		goto out;
-	}
 	rc = GS_CLAIM_OURS;
-	if (sqlite3_prepare_v2(db->conn, sql_run, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	bind_key(st, 1, key);
-	step = sqlite3_step(st);
+	step = claim_step(db, sql_run, key, NULL, &st);
 	if (step == SQLITE_ROW) {
 		if (run_id_out)
 			*run_id_out = sqlite3_column_int64(st, 0);
 		rc = GS_CLAIM_DONE;
-	} else if (step != SQLITE_DONE) {
-		goto fail;
+		step = SQLITE_DONE;
 	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc == GS_CLAIM_OURS) {
-		if (sqlite3_prepare_v2(db->conn, sql_get, -1, &st, NULL) != SQLITE_OK)
-			goto fail;
-		bind_key(st, 1, key);
-		step = sqlite3_step(st);
+	if (step == SQLITE_DONE && rc == GS_CLAIM_OURS) {
+		sqlite3_finalize(st);
+		step = claim_step(db, sql_get, key, NULL, &st);
 		if (step == SQLITE_ROW) {
 			const char *who = (const char *)sqlite3_column_text(st, 0);
 
 			if (who && strcmp(who, owner) != 0 &&
 			    claim_alive(who, sqlite3_column_int64(st, 1), stale_s))
 				rc = GS_CLAIM_TAKEN;
-		} else if (step != SQLITE_DONE) {
-			goto fail;
+			step = SQLITE_DONE;
 		}
-		sqlite3_finalize(st);
-		st = NULL;
 	}
-	if (rc == GS_CLAIM_OURS) {
-		if (sqlite3_prepare_v2(db->conn, sql_put, -1, &st, NULL) != SQLITE_OK)
-			goto fail;
-		bind_key(st, 1, key);
-		sqlite3_bind_text(st, 6, owner, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 7, (int64_t)time(NULL));
-		if (sqlite3_step(st) != SQLITE_DONE)
-			goto fail;
+	if (step == SQLITE_DONE && rc == GS_CLAIM_OURS) {
 		sqlite3_finalize(st);
-		st = NULL;
+		step = claim_step(db, sql_put, key, owner, &st);
 	}
-	if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		goto fail;
-	goto out;
-fail:
-	rc = gs_db_sqlfail(db, err, err_len, "cannot claim a run");
+	/* rc is the claim's outcome, not an error: the transaction ends on the statements' fate. */
+	fail = step == SQLITE_DONE ? 0 : gs_db_sqlfail(db, err, err_len, what);
 	sqlite3_finalize(st);
-	sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+	fail = gs_db_tx_end(db, fail, what, err, err_len);
+	if (fail)
+		rc = fail;
 out:
 	pthread_mutex_unlock(&db->lock);
 	return rc;
@@ -274,8 +255,7 @@ int gs_db_release_claims(struct gs_db *db, const char *owner, char *err, size_t 
 		rc = gs_db_sqlfail(db, err, err_len, "cannot release the claims");
 	} else {
 		sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = gs_db_sqlfail(db, err, err_len, "cannot release the claims");
+		rc = gs_db_step_done(db, st, "cannot release the claims", err, err_len);
 	}
 	sqlite3_finalize(st);
 	pthread_mutex_unlock(&db->lock);

@@ -28,6 +28,7 @@
 #include "core/error.h"
 #include "io/outfile.h"
 #include "core/grow.h"
+#include "core/strv.h"
 #include "io/path.h"
 #include "policies/policy.h"
 #include "store/bounds.h"
@@ -56,9 +57,9 @@ struct run_ref {
 
 void gs_plot_index_release(struct gs_plot_index *ix)
 {
-	gs_plot_names_free(ix->traces, ix->n_traces);
-	gs_plot_names_free(ix->policies, ix->n_policies);
-	gs_plot_names_free(ix->families, ix->n_families);
+	gs_strv_free(ix->traces, ix->n_traces);
+	gs_strv_free(ix->policies, ix->n_policies);
+	gs_strv_free(ix->families, ix->n_families);
 	free(ix->seeds_min);
 	free(ix->seeds_max);
 	free(ix->alloc_points);
@@ -238,8 +239,8 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 		pol_of[n] = strdup((const char *)sqlite3_column_text(st, 1));
 		trace_of[n] = tname;
 		if (!pol_of[n] || !tname ||
-		    gs_plot_names_intern(&ix->policies, &ix->n_policies, pol_of[n]) < 0 ||
-		    gs_plot_names_intern(&ix->traces, &ix->n_traces, tname) < 0) {
+		    gs_strv_intern(&ix->policies, &ix->n_policies, NULL, pol_of[n]) < 0 ||
+		    gs_strv_intern(&ix->traces, &ix->n_traces, NULL, tname) < 0) {
 			free(pol_of[n]);
 			free(tname);
 			rc = GS_ENOMEM;
@@ -262,9 +263,9 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 		qsort(ix->policies, ix->n_policies, sizeof(*ix->policies), gs_policy_qsort_cmp_paper);
 		for (i = 0; i < n; i++) {
 			runs[i].trace =
-				(size_t)gs_plot_names_find(ix->traces, ix->n_traces, trace_of[i]);
+				(size_t)gs_strv_find(ix->traces, ix->n_traces, trace_of[i]);
 			runs[i].policy =
-				(size_t)gs_plot_names_find(ix->policies, ix->n_policies, pol_of[i]);
+				(size_t)gs_strv_find(ix->policies, ix->n_policies, pol_of[i]);
 		}
 	} else if (rc == GS_ENOMEM) {
 		gs_errf(err, err_len, "out of memory");
@@ -608,7 +609,7 @@ int gs_plot_export(struct gs_db *db, int compat, const char *dir, struct gs_plot
 				break;
 		if (t == ix->n_traces)
 			continue;
-		if (gs_plot_names_intern(&ix->families, &ix->n_families, family_names[f]) < 0) {
+		if (gs_strv_intern(&ix->families, &ix->n_families, NULL, family_names[f]) < 0) {
 			gs_errf(err, err_len, "out of memory");
 			rc = GS_ENOMEM;
 			goto out;
@@ -688,9 +689,9 @@ static const struct bench_query {
 
 void gs_plot_bench_release(struct gs_plot_bench *b)
 {
-	gs_plot_names_free(b->kernels, b->n_kernels);
-	gs_plot_names_free(b->modes, b->n_modes);
-	gs_plot_names_free(b->devices, b->n_devices);
+	gs_strv_free(b->kernels, b->n_kernels);
+	gs_strv_free(b->modes, b->n_modes);
+	gs_strv_free(b->devices, b->n_devices);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -729,7 +730,7 @@ static int intern_column(sqlite3_stmt *st, int col, char ***list, size_t *n)
 {
 	const unsigned char *v = col >= 0 ? sqlite3_column_text(st, col) : NULL;
 
-	return v && gs_plot_names_intern(list, n, (const char *)v) < 0 ? GS_ENOMEM : 0;
+	return v && gs_strv_intern(list, n, NULL, (const char *)v) < 0 ? GS_ENOMEM : 0;
 }
 
 /* The one integer sql gives, with ?1 bound to sha (may be NULL). */
@@ -835,43 +836,6 @@ int gs_plot_bench_export(struct gs_db *db, const char *source_sha256, const char
 }
 
 /* --- shared with plot_time.c and plot_sharing.c (plot_data_internal.h) --- */
-
-void gs_plot_names_free(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; names && i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
-long gs_plot_names_intern(char ***list, size_t *n, const char *s)
-{
-	char **grown;
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (!strcmp((*list)[i], s))
-			return (long)i;
-	grown = gs_realloc_n(*list, *n + 1, sizeof(*grown));
-	if (!grown)
-		return -1;
-	*list = grown;
-	grown[*n] = strdup(s);
-	if (!grown[*n])
-		return -1;
-	return (long)(*n)++;
-}
-
-long gs_plot_names_find(char *const *list, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(list[i], s))
-			return (long)i;
-	return -1;
-}
 
 int gs_plot_cmp_str(const void *a, const void *b)
 {

@@ -2,9 +2,9 @@
 /*
  * plot_data_internal.h - what the three files behind plot_data.h share:
  * plot_data.c (the FGD and bench figures), plot_time.c (time mode) and
- * plot_sharing.c (sharing mechanisms). Lists of names, the data files
- * gnuplot reads, and SQLite's errors. Defined in plot_data.c; include
- * plot_data.h instead outside these files.
+ * plot_sharing.c (sharing mechanisms). The order of names (core/strv.h
+ * keeps the lists), the data files gnuplot reads, and SQLite's errors.
+ * Defined in plot_data.c; include plot_data.h instead outside these files.
  */
 #ifndef GS_PLOT_DATA_INTERNAL_H
 #define GS_PLOT_DATA_INTERNAL_H
@@ -12,19 +12,6 @@
 #include <sqlite3.h>
 #include <stddef.h>
 #include <stdio.h>
-
-/* Frees names[0..n) and the array itself; names may be NULL. */
-void gs_plot_names_free(char **names, size_t n);
-
-/*
- * Index of s in (*list)[0..*n), appending a copy when absent: the list
- * grows by one (it holds a few traces, policies or mechanisms). Returns -1
- * when out of memory, the list still fit for gs_plot_names_free().
- */
-long gs_plot_names_intern(char ***list, size_t *n, const char *s);
-
-/* Index of s in list[0..n), -1 when absent. */
-long gs_plot_names_find(char *const *list, size_t n, const char *s);
 
 /* qsort comparator of an array of strings (char *), by strcmp. */
 int gs_plot_cmp_str(const void *a, const void *b);

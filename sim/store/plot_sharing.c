@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/strv.h"
 #include "policies/policy.h"
 #include "store/plot_data.h"
 #include "store/plot_data_internal.h"
@@ -39,10 +40,10 @@
 
 void gs_plot_sharing_release(struct gs_plot_sharing *s)
 {
-	gs_plot_names_free(s->traces, s->traces ? s->n_traces : 0);
-	gs_plot_names_free(s->paths, s->n_traces);
-	gs_plot_names_free(s->sharings, s->n_sharings);
-	gs_plot_names_free(s->policies, s->n_policies);
+	gs_strv_free(s->traces, s->traces ? s->n_traces : 0);
+	gs_strv_free(s->paths, s->n_traces);
+	gs_strv_free(s->sharings, s->n_sharings);
+	gs_strv_free(s->policies, s->n_policies);
 	free(s->load);
 	free(s->cdf);
 	free(s->n_done);
@@ -269,7 +270,7 @@ static int find_traces(sqlite3 *sq, struct gs_plot_sharing *ix, char *err, size_
 		double load = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN
 						: sqlite3_column_double(st, 1);
 		size_t n = ix->n_traces;
-		long i = gs_plot_names_intern(&ix->paths, &ix->n_traces, path);
+		long i = gs_strv_intern(&ix->paths, &ix->n_traces, NULL, path);
 		double *g;
 
 		if (i < 0) {
@@ -322,10 +323,10 @@ static int find_names(sqlite3 *sq, struct gs_plot_sharing *ix, char *err, size_t
 		if (rc)
 			return rc;
 		while ((step = sqlite3_step(st)) == SQLITE_ROW)
-			if (gs_plot_names_intern(&ix->sharings, &ix->n_sharings,
-				   (const char *)sqlite3_column_text(st, 0)) < 0 ||
-			    gs_plot_names_intern(&ix->policies, &ix->n_policies,
-				   (const char *)sqlite3_column_text(st, 1)) < 0) {
+			if (gs_strv_intern(&ix->sharings, &ix->n_sharings, NULL,
+					   (const char *)sqlite3_column_text(st, 0)) < 0 ||
+			    gs_strv_intern(&ix->policies, &ix->n_policies, NULL,
+					   (const char *)sqlite3_column_text(st, 1)) < 0) {
 				rc = GS_ENOMEM;
 				gs_errf(err, err_len, "out of memory");
 				break;

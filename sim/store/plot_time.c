@@ -24,6 +24,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/strv.h"
 #include "policies/policy.h"
 #include "store/plot_data.h"
 #include "store/plot_data_internal.h"
@@ -60,8 +61,8 @@ void gs_plot_time_release(struct gs_plot_time *t)
 {
 	size_t i;
 
-	gs_plot_names_free(t->traces, t->n_traces);
-	gs_plot_names_free(t->policies, t->n_policies);
+	gs_strv_free(t->traces, t->n_traces);
+	gs_strv_free(t->policies, t->n_policies);
 	for (i = 0; t->setting && i < t->n_traces; i++)
 		free(t->setting[i]);
 	free(t->setting);
@@ -159,7 +160,7 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 		r->params = strdup((const char *)sqlite3_column_text(st, 4));
 		r->sharing = strdup((const char *)sqlite3_column_text(st, 13));
 		if (!run_trace[n] || !r->params || !r->sharing ||
-		    gs_plot_names_intern(&pnames, &n_p, pol) < 0) {
+		    gs_strv_intern(&pnames, &n_p, NULL, pol) < 0) {
 			free(run_trace[n]);
 			free(r->params);
 			free(r->sharing);
@@ -167,7 +168,7 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 			break;
 		}
 		/* Indices are resolved after sorting the names. */
-		r->policy = (size_t)gs_plot_names_find(pnames, n_p, pol);
+		r->policy = (size_t)gs_strv_find(pnames, n_p, pol);
 		r->seed = sqlite3_column_int64(st, 3);
 		r->load = gs_plot_col_real(st, 5);
 		r->pods_stored = sqlite3_column_int(st, 6) != 0;
@@ -188,10 +189,10 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 	if (!rc && n)
 		rc = group_names(runs, n, run_trace);
 	for (i = 0; !rc && i < n; i++) {
-		if (gs_plot_names_intern(&tnames, &n_t, run_trace[i]) < 0)
+		if (gs_strv_intern(&tnames, &n_t, NULL, run_trace[i]) < 0)
 			rc = GS_ENOMEM;
 		else
-			runs[i].trace = (size_t)gs_plot_names_find(tnames, n_t, run_trace[i]);
+			runs[i].trace = (size_t)gs_strv_find(tnames, n_t, run_trace[i]);
 	}
 	for (i = 0; run_trace && i < 2 * n; i++)
 		free(run_trace[i]);
@@ -200,8 +201,8 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 		if (rc == GS_ENOMEM)
 			gs_errf(err, err_len, "out of memory");
 		free_runs(runs, n);
-		gs_plot_names_free(tnames, n_t);
-		gs_plot_names_free(pnames, n_p);
+		gs_strv_free(tnames, n_t);
+		gs_strv_free(pnames, n_p);
 		return rc;
 	}
 	/* Sorted names, and the runs' indices into them. */
@@ -213,8 +214,8 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 			free(ts);
 			free(ps);
 			free_runs(runs, n);
-			gs_plot_names_free(tnames, n_t);
-			gs_plot_names_free(pnames, n_p);
+			gs_strv_free(tnames, n_t);
+			gs_strv_free(pnames, n_p);
 			gs_errf(err, err_len, "out of memory");
 			return GS_ENOMEM;
 		}
@@ -226,8 +227,8 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 		qsort(ts, n_t, sizeof(*ts), gs_plot_cmp_str);
 		qsort(ps, n_p, sizeof(*ps), gs_policy_qsort_cmp);
 		for (i = 0; i < n; i++) {
-			runs[i].trace = (size_t)gs_plot_names_find(ts, n_t, tnames[runs[i].trace]);
-			runs[i].policy = (size_t)gs_plot_names_find(ps, n_p, pnames[runs[i].policy]);
+			runs[i].trace = (size_t)gs_strv_find(ts, n_t, tnames[runs[i].trace]);
+			runs[i].policy = (size_t)gs_strv_find(ps, n_p, pnames[runs[i].policy]);
 		}
 		free(tnames);
 		free(pnames);

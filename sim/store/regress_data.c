@@ -26,21 +26,13 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/strv.h"
 #include "store/digest.h"
 #include "store/regress_data.h"
 
 void gs_rset_init(struct gs_rset *s)
 {
 	memset(s, 0, sizeof(*s));
-}
-
-static void free_names(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 }
 
 static void family_release(struct gs_rfamily *f)
@@ -65,31 +57,10 @@ void gs_rset_release(struct gs_rset *s)
 	free(s->runs);
 	free(s->values);
 	free(s->points);
-	free_names(s->policies, s->n_policies);
-	free_names(s->metrics, s->n_metrics);
-	free_names(s->curves, s->n_curves);
+	gs_strv_free(s->policies, s->n_policies);
+	gs_strv_free(s->metrics, s->n_metrics);
+	gs_strv_free(s->curves, s->n_curves);
 	memset(s, 0, sizeof(*s));
-}
-
-int gs_rset_intern(char ***list, size_t *n, size_t *cap, const char *name, size_t *idx)
-{
-	char **grown;
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (!strcmp((*list)[i], name)) {
-			*idx = i;
-			return 0;
-		}
-	grown = gs_grow(*list, cap, *n, sizeof(**list), 16);
-	if (!grown)
-		return GS_ENOMEM;
-	*list = grown;
-	grown[*n] = strdup(name);
-	if (!grown[*n])
-		return GS_ENOMEM;
-	*idx = (*n)++;
-	return 0;
 }
 
 static bool same(const char *a, const char *b)
@@ -181,17 +152,16 @@ char *gs_rset_trace_name(const char *pods_path)
 int gs_rset_run(struct gs_rset *s, size_t family, const char *policy, uint64_t seed, bool replace,
 		size_t *idx)
 {
-	struct gs_rrun *grown;
-	size_t i, pol;
-	int rc;
+	long pol = gs_strv_intern(&s->policies, &s->n_policies, &s->cap_policies, policy);
+	struct gs_rrun *added;
+	size_t i;
 
-	rc = gs_rset_intern(&s->policies, &s->n_policies, &s->cap_policies, policy, &pol);
-	if (rc)
-		return rc;
+	if (pol < 0)
+		return GS_ENOMEM;
 	for (i = s->n_runs; i-- > 0;) {
 		struct gs_rrun *r = &s->runs[i];
 
-		if (r->dropped || r->family != family || r->policy != pol || r->seed != seed)
+		if (r->dropped || r->family != family || r->policy != (size_t)pol || r->seed != seed)
 			continue;
 		if (!replace) {
 			*idx = i;
@@ -201,61 +171,50 @@ int gs_rset_run(struct gs_rset *s, size_t family, const char *policy, uint64_t s
 		s->duplicates++;
 		break;
 	}
-	grown = gs_grow(s->runs, &s->cap_runs, s->n_runs, sizeof(*grown), 64);
-	if (!grown)
+	GS_GROW_PUSH(s->runs, s->n_runs, s->cap_runs, 64, added);
+	if (!added)
 		return GS_ENOMEM;
-	s->runs = grown;
-	memset(&grown[s->n_runs], 0, sizeof(*grown));
-	grown[s->n_runs].family = family;
-	grown[s->n_runs].policy = pol;
-	grown[s->n_runs].seed = seed;
-	*idx = s->n_runs++;
+	added->family = family;
+	added->policy = (size_t)pol;
+	added->seed = seed;
+	*idx = s->n_runs - 1;
 	return 0;
 }
 
 int gs_rset_value(struct gs_rset *s, size_t run, const char *metric, double value, bool integer)
 {
-	struct gs_rvalue *grown;
-	size_t m;
-	int rc;
+	long m = gs_strv_intern(&s->metrics, &s->n_metrics, &s->cap_metrics, metric);
+	struct gs_rvalue *v;
 
-	rc = gs_rset_intern(&s->metrics, &s->n_metrics, &s->cap_metrics, metric, &m);
-	if (rc)
-		return rc;
-	grown = gs_grow(s->values, &s->cap_values, s->n_values, sizeof(*grown), 256);
-	if (!grown)
+	if (m < 0)
 		return GS_ENOMEM;
-	s->values = grown;
-	grown[s->n_values].run = run;
-	grown[s->n_values].metric = m;
-	grown[s->n_values].value = value;
-	grown[s->n_values].integer = integer;
-	s->n_values++;
+	GS_GROW_PUSH(s->values, s->n_values, s->cap_values, 256, v);
+	if (!v)
+		return GS_ENOMEM;
+	v->run = run;
+	v->metric = (size_t)m;
+	v->value = value;
+	v->integer = integer;
 	return 0;
 }
 
 int gs_rset_point(struct gs_rset *s, size_t family, const char *policy, const char *curve,
 		  double x, double y)
 {
-	struct gs_rpoint *grown;
-	size_t pol, c;
-	int rc;
+	long pol = gs_strv_intern(&s->policies, &s->n_policies, &s->cap_policies, policy);
+	long c = pol < 0 ? -1 : gs_strv_intern(&s->curves, &s->n_curves, &s->cap_curves, curve);
+	struct gs_rpoint *p;
 
-	rc = gs_rset_intern(&s->policies, &s->n_policies, &s->cap_policies, policy, &pol);
-	if (!rc)
-		rc = gs_rset_intern(&s->curves, &s->n_curves, &s->cap_curves, curve, &c);
-	if (rc)
-		return rc;
-	grown = gs_grow(s->points, &s->cap_points, s->n_points, sizeof(*grown), 256);
-	if (!grown)
+	if (c < 0)
 		return GS_ENOMEM;
-	s->points = grown;
-	grown[s->n_points].family = family;
-	grown[s->n_points].policy = pol;
-	grown[s->n_points].curve = c;
-	grown[s->n_points].x = x;
-	grown[s->n_points].y = y;
-	s->n_points++;
+	GS_GROW_PUSH(s->points, s->n_points, s->cap_points, 256, p);
+	if (!p)
+		return GS_ENOMEM;
+	p->family = family;
+	p->policy = (size_t)pol;
+	p->curve = (size_t)c;
+	p->x = x;
+	p->y = y;
 	return 0;
 }
 

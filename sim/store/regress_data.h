@@ -108,13 +108,6 @@ void gs_rset_init(struct gs_rset *s);
 void gs_rset_release(struct gs_rset *s);
 
 /*
- * Interns a name in one of the set's name lists (policies, metrics or
- * curves: pass &s->policies, &s->n_policies, &s->cap_policies). Stores
- * its index in *idx. Returns 0 or GS_ENOMEM.
- */
-int gs_rset_intern(char ***list, size_t *n, size_t *cap, const char *name, size_t *idx);
-
-/*
  * Finds the family with these inputs and parameters, or appends one
  * (copying every string; name may be NULL until gs_rset_name_families).
  * Stores its index in *idx. Returns 0 or GS_ENOMEM.

@@ -2,8 +2,9 @@
 /*
  * results_open.c - opening and closing the results store: the
  * connection, its lock, WAL mode and the schema check or set-up
- * (results_schema.c) a new or older file gets. See results.h for the
- * threading design.
+ * (results_schema.c) a new or older file gets; the failure messages and
+ * the write transaction every writer of the store uses. See results.h
+ * for the threading design.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -72,6 +73,33 @@ int gs_db_exec(struct gs_db *db, const char *sql, char *err, size_t err_len)
 	sqlite3_free(msg);
 	/* The connection keeps the statement's error: its code says what kind of failure it was. */
 	return gs_db_sqlfail(db, err, err_len, sql);
+}
+
+int gs_db_step_done(struct gs_db *db, sqlite3_stmt *st, const char *what, char *err,
+		    size_t err_len)
+{
+	int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : gs_db_sqlfail(db, err, err_len, what);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc;
+}
+
+int gs_db_tx_begin(struct gs_db *db, const char *what, char *err, size_t err_len)
+{
+	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK)
+		return 0;
+	return gs_db_sqlfail(db, err, err_len, what);
+}
+
+int gs_db_tx_end(struct gs_db *db, int rc, const char *what, char *err, size_t err_len)
+{
+	if (rc == 0 && sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		rc = gs_db_sqlfail(db, err, err_len, what);
+	/* A failed COMMIT may have ended the transaction already. */
+	if (rc && !sqlite3_get_autocommit(db->conn))
+		sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
 }
 
 /* Reads PRAGMA journal_mode into mode (lower case). */

@@ -154,33 +154,6 @@ static int prepare_writers(struct gs_db *db, char *err, size_t err_len)
 	return rc;
 }
 
-/* Binds text, or NULL for a NULL pointer. The text must outlive the step. */
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-/* Binds a time or index, or NULL for the engine's -1 ("never"). */
-static void bind_opt_int(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v < 0)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_int64(st, i, v);
-}
-
-/* Binds a real, or NULL for NAN. */
-static void bind_opt_real(sqlite3_stmt *st, int i, double v)
-{
-	if (isnan(v))
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_double(st, i, v);
-}
-
 /* Binds a whole number held in a double (a percentile of integers), or NULL for NAN. */
 static void bind_opt_whole(sqlite3_stmt *st, int i, double v)
 {
@@ -395,21 +368,21 @@ static void bind_time_metrics(sqlite3_stmt *st, int base, const struct gs_sim *s
 	bind_opt_whole(st, base + 7, m->wait_p99_s);
 	bind_opt_whole(st, base + 8, m->wait_max_s);
 	sqlite3_bind_int64(st, base + 9, m->n_completed);
-	bind_opt_real(st, base + 10, m->completion_mean_s);
+	gs_db_bind_real(st, base + 10, m->completion_mean_s, true);
 	bind_opt_whole(st, base + 11, m->completion_p50_s);
 	bind_opt_whole(st, base + 12, m->completion_p90_s);
 	bind_opt_whole(st, base + 13, m->completion_p99_s);
 	bind_opt_whole(st, base + 14, m->completion_max_s);
-	bind_opt_real(st, base + 15, m->slowdown_mean);
-	bind_opt_real(st, base + 16, m->slowdown_p99);
-	bind_opt_real(st, base + 17, m->pending_avg);
+	gs_db_bind_real(st, base + 15, m->slowdown_mean, true);
+	gs_db_bind_real(st, base + 16, m->slowdown_p99, true);
+	gs_db_bind_real(st, base + 17, m->pending_avg, true);
 	sqlite3_bind_int64(st, base + 18, m->pending_peak);
-	bind_opt_real(st, base + 19, m->gpu_alloc_arrival_pct);
-	bind_opt_real(st, base + 20, m->gpu_alloc_busy_pct);
-	bind_opt_real(st, base + 21, m->gpu_alloc_peak_pct);
-	bind_opt_real(st, base + 22, m->frag_avg_pct);
+	gs_db_bind_real(st, base + 19, m->gpu_alloc_arrival_pct, true);
+	gs_db_bind_real(st, base + 20, m->gpu_alloc_busy_pct, true);
+	gs_db_bind_real(st, base + 21, m->gpu_alloc_peak_pct, true);
+	gs_db_bind_real(st, base + 22, m->frag_avg_pct, true);
 	sqlite3_bind_int64(st, base + 23, m->n_timed_out);
-	bind_opt_real(st, base + 24, m->offered_load_pct);
+	gs_db_bind_real(st, base + 24, m->offered_load_pct, true);
 }
 
 /*
@@ -432,17 +405,17 @@ static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const stru
 
 	format_utc(&ri->started_at, started, sizeof(started));
 	format_utc(&ri->ended_at, ended, sizeof(ended));
-	bind_text(st, 1, ri->policy);
-	bind_text(st, 2, ri->mode);
+	gs_db_bind_text(st, 1, ri->policy);
+	gs_db_bind_text(st, 2, ri->mode);
 	sqlite3_bind_int64(st, 3, (int64_t)ri->seed);
-	bind_text(st, 4, ri->nodes_path);
-	bind_text(st, 5, ri->nodes_sha256);
-	bind_text(st, 6, ri->pods_path);
-	bind_text(st, 7, ri->pods_sha256);
-	bind_text(st, 8, ri->params_json);
-	bind_text(st, 9, ri->gpusim_version ? ri->gpusim_version : gs_version());
-	bind_text(st, 10, started[0] ? started : NULL);
-	bind_text(st, 11, ended[0] ? ended : NULL);
+	gs_db_bind_text(st, 4, ri->nodes_path);
+	gs_db_bind_text(st, 5, ri->nodes_sha256);
+	gs_db_bind_text(st, 6, ri->pods_path);
+	gs_db_bind_text(st, 7, ri->pods_sha256);
+	gs_db_bind_text(st, 8, ri->params_json);
+	gs_db_bind_text(st, 9, ri->gpusim_version ? ri->gpusim_version : gs_version());
+	gs_db_bind_text(st, 10, started[0] ? started : NULL);
+	gs_db_bind_text(st, 11, ended[0] ? ended : NULL);
 	sqlite3_bind_double(st, 12, ri->wall_ms);
 	sqlite3_bind_int64(st, 13, c->n_nodes);
 	sqlite3_bind_int64(st, 14, c->gpu_count);
@@ -466,19 +439,19 @@ static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const stru
 
 		sqlite3_bind_text(st, 53, gs_share_format(&sim->opts.sharing, spec, sizeof(spec)), -1,
 				  SQLITE_TRANSIENT);
-		bind_text(st, 54, sim->share_on ? sim->share.tbl->sha256 : NULL);
-		bind_opt_real(st, 55, time ? sim->eff_util_pct : NAN);
-		bind_opt_real(st, 56, time ? sim->eff_util_busy_pct : NAN);
+		gs_db_bind_text(st, 54, sim->share_on ? sim->share.tbl->sha256 : NULL);
+		gs_db_bind_real(st, 55, time ? sim->eff_util_pct : NAN, true);
+		gs_db_bind_real(st, 56, time ? sim->eff_util_busy_pct : NAN, true);
 		sqlite3_bind_int64(st, 57, sim->oversubscribed);
-		bind_opt_real(st, 58, time ? sim->mig_idle_pct : NAN);
-		bind_opt_real(st, 59, time ? sim->mig_slack_pct : NAN);
+		gs_db_bind_real(st, 58, time ? sim->mig_idle_pct : NAN, true);
+		gs_db_bind_real(st, 59, time ? sim->mig_slack_pct : NAN, true);
 	}
 	sqlite3_bind_int64(st, 60, all_samples(ri, sim) ? 1 : 0);
 	if (sim->opts.mode == GS_MODE_INFLATE) {
 		sqlite3_bind_int64(st, 61, stats->at100_n);
-		bind_opt_real(st, 62, stats->at100_gpu_alloc_pct);
-		bind_opt_real(st, 63, stats->at100_frag_ratio_pct);
-		bind_opt_real(st, 64, stats->at100_frag_amount_pct);
+		gs_db_bind_real(st, 62, stats->at100_gpu_alloc_pct, true);
+		gs_db_bind_real(st, 63, stats->at100_frag_ratio_pct, true);
+		gs_db_bind_real(st, 64, stats->at100_frag_amount_pct, true);
 	} else {
 		sqlite3_bind_null(st, 61);
 		sqlite3_bind_null(st, 62);
@@ -492,10 +465,10 @@ static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const stru
 		sqlite3_bind_int64(st, 65, sum.groups);
 		sqlite3_bind_int64(st, 66, sum.groups_placed);
 		sqlite3_bind_int64(st, 67, sum.groups_failed);
-		bind_opt_real(st, 68, sum.group_mean_wait_s);
-		bind_opt_real(st, 69, sum.idle_frac_pct);
-		bind_opt_real(st, 70, sum.idle_nocpu_pct);
-		bind_opt_real(st, 71, sum.idle_stranded_pct);
+		gs_db_bind_real(st, 68, sum.group_mean_wait_s, true);
+		gs_db_bind_real(st, 69, sum.idle_frac_pct, true);
+		gs_db_bind_real(st, 70, sum.idle_nocpu_pct, true);
+		gs_db_bind_real(st, 71, sum.idle_stranded_pct, true);
 	}
 	return step_once(st);
 }
@@ -518,11 +491,11 @@ static int bind_node(struct gs_db *db, sqlite3_stmt *st, int base, int64_t run_i
 	}
 	sqlite3_bind_int64(st, base + 1, run_id);
 	sqlite3_bind_int64(st, base + 2, i);
-	bind_text(st, base + 3, c->node_names && c->node_names[i] ? c->node_names[i] : "");
+	gs_db_bind_text(st, base + 3, c->node_names && c->node_names[i] ? c->node_names[i] : "");
 	sqlite3_bind_int64(st, base + 4, n->cpu_milli);
 	sqlite3_bind_int64(st, base + 5, n->mem_mib);
 	sqlite3_bind_int64(st, base + 6, n->num_gpu);
-	bind_text(st, base + 7, m ? m->name : NULL);
+	gs_db_bind_text(st, base + 7, m ? m->name : NULL);
 	sqlite3_bind_int64(st, base + 8, m ? m->mem_mib : 0);
 	gs_cluster_node_share_text(c, i, share, sizeof(share));
 	if (share[0])
@@ -591,41 +564,41 @@ static int bind_pod(struct gs_db *db, sqlite3_stmt *st, int base, int64_t run_id
 	sqlite3_bind_int64(st, base + 1, run_id);
 	sqlite3_bind_int64(st, base + 2, (int64_t)i);
 	sqlite3_bind_int64(st, base + 3, o->src);
-	bind_text(st, base + 4, name ? name : "");
+	gs_db_bind_text(st, base + 4, name ? name : "");
 	sqlite3_bind_int64(st, base + 5, p->cpu_milli);
 	sqlite3_bind_int64(st, base + 6, p->mem_mib);
 	sqlite3_bind_int64(st, base + 7, p->num_gpu);
 	sqlite3_bind_int64(st, base + 8, p->gpu_milli);
 	sqlite3_bind_int64(st, base + 9, p->gpu_mem_mib);
-	bind_text(st, base + 10, spec_text);
-	bind_text(st, base + 11, gs_db_pod_state[o->state]);
+	gs_db_bind_text(st, base + 10, spec_text);
+	gs_db_bind_text(st, base + 11, gs_db_pod_state[o->state]);
 	if (placed) {
 		sqlite3_bind_int64(st, base + 12, o->pl.node);
-		bind_text(st, base + 13, o->pl.num_gpu > 0 ? txt->gpus : NULL);
+		gs_db_bind_text(st, base + 13, o->pl.num_gpu > 0 ? txt->gpus : NULL);
 	} else {
 		sqlite3_bind_null(st, base + 12);
 		sqlite3_bind_null(st, base + 13);
 	}
-	bind_opt_int(st, base + 14, o->t_arrive_s);
-	bind_opt_int(st, base + 15, placed ? o->t_start_s : -1);
+	gs_db_bind_int(st, base + 14, o->t_arrive_s);
+	gs_db_bind_int(st, base + 15, placed ? o->t_start_s : -1);
 	/* Placed pods: when they left; failed ones: when they gave up. */
-	bind_opt_int(st, base + 16, o->t_end_s);
+	gs_db_bind_int(st, base + 16, o->t_end_s);
 	if (placed && o->t_start_s >= 0 && o->t_arrive_s >= 0)
 		sqlite3_bind_int64(st, base + 17, o->t_start_s - o->t_arrive_s);
 	else
 		sqlite3_bind_null(st, base + 17);
 	if (o->state == GS_POD_FAILED && (o->fail == GS_FAIL_GPU_MEM || o->fail == GS_FAIL_GROUP))
-		bind_text(st, base + 18, gs_fail_reason_str((enum gs_fail_reason)o->fail));
+		gs_db_bind_text(st, base + 18, gs_fail_reason_str((enum gs_fail_reason)o->fail));
 	else
-		bind_text(st, base + 18, unplaced ? gs_nofit_format(&o->why, txt->reason,
+		gs_db_bind_text(st, base + 18, unplaced ? gs_nofit_format(&o->why, txt->reason,
 								    sizeof(txt->reason)) : NULL);
 	if (placed && sim->share_on && o->pl.num_gpu)
 		sqlite3_bind_double(st, base + 19, o->coloc);
 	else
 		sqlite3_bind_null(st, base + 19);
-	bind_text(st, base + 20, placed && format_mig(sim, o, txt->mig, sizeof(txt->mig))
+	gs_db_bind_text(st, base + 20, placed && format_mig(sim, o, txt->mig, sizeof(txt->mig))
 		  ? txt->mig : NULL);
-	bind_opt_int(st, base + 21, gs_pod_duration_s(p));
+	gs_db_bind_int(st, base + 21, gs_pod_duration_s(p));
 	return 0;
 }
 
@@ -733,8 +706,8 @@ static int insert_stats(struct gs_db *db, int64_t run_id, const struct gs_arrive
 		sqlite3_bind_int64(st, 3, b->n);
 		sqlite3_bind_double(st, 4, b->gpu_alloc_pct_sum);
 		sqlite3_bind_double(st, 5, b->unalloc_gpu_pct_sum);
-		bind_opt_real(st, 6, b->frag_ratio_pct_sum);
-		bind_opt_real(st, 7, b->frag_amount_pct_sum);
+		gs_db_bind_real(st, 6, b->frag_ratio_pct_sum, true);
+		gs_db_bind_real(st, 7, b->frag_amount_pct_sum, true);
 		if (step_once(st) != SQLITE_OK) {
 			char what[64];
 
@@ -771,11 +744,11 @@ static int drop_claim(struct gs_db *db, const struct gs_run_info *ri, char *err,
 {
 	sqlite3_stmt *st = db->st_unclaim;
 
-	bind_text(st, 1, ri->pods_sha256);
-	bind_text(st, 2, ri->policy);
+	gs_db_bind_text(st, 1, ri->pods_sha256);
+	gs_db_bind_text(st, 2, ri->policy);
 	sqlite3_bind_int64(st, 3, (int64_t)ri->seed);
-	bind_text(st, 4, ri->nodes_sha256);
-	bind_text(st, 5, ri->params_json);
+	gs_db_bind_text(st, 4, ri->nodes_sha256);
+	gs_db_bind_text(st, 5, ri->params_json);
 	if (step_once(st) != SQLITE_OK)
 		return gs_db_sqlfail(db, err, err_len, "cannot drop the run's claim");
 	return 0;
@@ -800,7 +773,7 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	struct gs_arrived_stats stats;
 	char digest[GS_DB_DIGEST_LEN];
 	cJSON *params;
-	int64_t run_id;
+	int64_t run_id = 0;
 	int rc;
 
 	if (!db)
@@ -827,58 +800,46 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	rc = prepare_writers(db, err, err_len);
 	if (rc)
 		goto unlock;
-	/* IMMEDIATE: take the write lock now and wait for it, never mid-run. */
-	if (sqlite3_exec(db->conn, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot start the run's transaction");
+	rc = gs_db_tx_begin(db, "cannot start the run's transaction", err, err_len);
+	if (rc)
 		goto unlock;
-	}
 	if (insert_run(db, ri, sim, &cnt, &stats) != SQLITE_OK) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot write the run");
-		goto rollback;
+		goto end;
 	}
 	run_id = sqlite3_last_insert_rowid(db->conn);
 	rc = insert_nodes(db, run_id, &sim->cluster, err, err_len);
 	if (rc)
-		goto rollback;
+		goto end;
 	rc = ri->no_pods ? 0 : insert_pods(db, run_id, sim, err, err_len);
 	if (rc)
-		goto rollback;
+		goto end;
 	rc = all_samples(ri, sim) ? insert_samples(db, run_id, sim, err, err_len) :
 				    insert_some_samples(db, run_id, sim, err, err_len);
 	if (rc)
-		goto rollback;
+		goto end;
 	rc = insert_stats(db, run_id, &stats, err, err_len);
 	if (rc == 0)
 		rc = gs_run_defrag_write(db, run_id, sim, err, err_len);
 	if (rc)
-		goto rollback;
+		goto end;
 	/* A sweep claimed the run before it ran it (store/plan.h): the claim ends here. */
 	rc = drop_claim(db, ri, err, err_len);
 	if (rc)
-		goto rollback;
+		goto end;
 	/* The checksum of what is stored, read back as a reader will read it (store/digest.h). */
 	rc = gs_db_digest_run(db, "main", run_id, digest, err, err_len);
 	if (rc)
-		goto rollback;
+		goto end;
 	/* Last: only now can anyone see this run as complete. */
 	sqlite3_bind_int64(db->st_run_done, 1, run_id);
 	sqlite3_bind_text(db->st_run_done, 2, digest, -1, SQLITE_TRANSIENT);
-	if (step_once(db->st_run_done) != SQLITE_OK) {
+	if (step_once(db->st_run_done) != SQLITE_OK)
 		rc = gs_db_sqlfail(db, err, err_len, "cannot mark the run complete");
-		goto rollback;
-	}
-	if (sqlite3_exec(db->conn, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		rc = gs_db_sqlfail(db, err, err_len, "cannot commit the run");
-		goto rollback;
-	}
-	if (run_id_out)
+end:
+	rc = gs_db_tx_end(db, rc, "cannot commit the run", err, err_len);
+	if (!rc && run_id_out)
 		*run_id_out = run_id;
-	rc = 0;
-	goto unlock;
-
-rollback:
-	if (!sqlite3_get_autocommit(db->conn))
-		sqlite3_exec(db->conn, "ROLLBACK", NULL, NULL, NULL);
 unlock:
 	clear_writer_bindings(db);
 	pthread_mutex_unlock(&db->lock);
@@ -901,11 +862,11 @@ int gs_db_find_run(struct gs_db *db, const char *policy, const char *pods_sha256
 	if (rc)
 		goto unlock;
 	st = db->st_find;
-	bind_text(st, 1, pods_sha256);
-	bind_text(st, 2, policy);
+	gs_db_bind_text(st, 1, pods_sha256);
+	gs_db_bind_text(st, 2, policy);
 	sqlite3_bind_int64(st, 3, (int64_t)seed);
-	bind_text(st, 4, nodes_sha256);
-	bind_text(st, 5, params_json);
+	gs_db_bind_text(st, 4, nodes_sha256);
+	gs_db_bind_text(st, 5, params_json);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		if (run_id_out)

@@ -52,8 +52,7 @@ int gs_run_defrag_write(struct gs_db *db, int64_t run_id, const struct gs_sim *s
 	sqlite3_bind_int64(q, 7, st->moves);
 	sqlite3_bind_int64(q, 8, st->pods_moved);
 	sqlite3_bind_double(q, 9, st->lost_gpu_s);
-	if (sqlite3_step(q) != SQLITE_DONE)
-		rc = gs_db_sqlfail(db, err, err_len, "cannot store the descheduler's counts");
+	rc = gs_db_step_done(db, q, "cannot store the descheduler's counts", err, err_len);
 	sqlite3_finalize(q);
 	return rc;
 }

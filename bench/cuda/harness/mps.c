@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "core/clock.h"
 #include "core/error.h"
 
 #define MPS_ROOT_PREFIX "gpusim-mps-"
@@ -62,14 +63,6 @@ static struct {
 	int wedged;              /* a daemon did not exit: start no other */
 	int stale_checked;
 } mps;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void sleep_s(double s)
 {
@@ -210,12 +203,12 @@ static pid_t daemon_pid(const char *pipe_dir)
 /* Waits up to MPS_EXIT_WAIT_S for the daemon of pipe_dir to be gone. */
 static int wait_gone(const char *pipe_dir, pid_t *last)
 {
-	double until = now_s() + MPS_EXIT_WAIT_S;
+	double until = gs_clock_s() + MPS_EXIT_WAIT_S;
 	pid_t pid;
 
 	while ((pid = daemon_pid(pipe_dir)) != 0) {
 		*last = pid;
-		if (now_s() > until)
+		if (gs_clock_s() > until)
 			return -1;
 		sleep_s(0.05);
 	}

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "core/clock.h"
 #include "core/error.h"
 
 #define REPORT_MAX 8192
@@ -46,14 +47,6 @@
 /* What a stop must undo: live clients (and the MPS daemon, mps.c). */
 static pid_t live[GS_SCENARIO_MAX_CLIENTS];
 static volatile sig_atomic_t stop_sig;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static long long realtime_ns(void)
 {
@@ -228,7 +221,7 @@ static int spawn(const struct gs_bench_env *env, const struct gs_bench_host *h,
 	ch->pid = pid;
 	ch->out_fd = out[0];
 	ch->out_len = 0;
-	ch->t0 = now_s();
+	ch->t0 = gs_clock_s();
 	live[ci] = pid;
 	return 0;
 }
@@ -276,7 +269,7 @@ static void collect(struct child *ch, int n, struct gs_bench_result *res, double
 	int open_fds = n, i, k, status, killed = 0;
 
 	while (open_fds > 0) {
-		double left = deadline_s - now_s();
+		double left = deadline_s - gs_clock_s();
 		int np = 0, map[GS_SCENARIO_MAX_CLIENTS];
 
 		if (stop_sig && !killed) {
@@ -284,7 +277,7 @@ static void collect(struct child *ch, int n, struct gs_bench_result *res, double
 				if (ch[i].out_fd >= 0)
 					kill_client(ch[i].pid);
 			killed = 1;
-			deadline_s = now_s() + 5;
+			deadline_s = gs_clock_s() + 5;
 			continue;
 		}
 		if (left <= 0 && killed) {
@@ -305,7 +298,7 @@ static void collect(struct child *ch, int n, struct gs_bench_result *res, double
 				}
 			killed = 1;
 			left = 5;
-			deadline_s = now_s() + 5;
+			deadline_s = gs_clock_s() + 5;
 		}
 		for (i = 0; i < n; i++) {
 			if (ch[i].out_fd < 0)
@@ -340,7 +333,7 @@ static void collect(struct child *ch, int n, struct gs_bench_result *res, double
 		while (waitpid(ch[i].pid, &status, 0) < 0 && errno == EINTR)
 			;
 		live[ch[i].client] = 0;
-		res[i].wall_s = now_s() - ch[i].t0;
+		res[i].wall_s = gs_clock_s() - ch[i].t0;
 		res[i].exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 		ch[i].out[ch[i].out_len] = 0;
 		parse_report(&ch[i], &res[i]);
@@ -404,7 +397,7 @@ int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host
 {
 	static struct child ch[GS_SCENARIO_MAX_CLIENTS];
 	char shm_dir[600];
-	double t0 = now_s(), slack;
+	double t0 = gs_clock_s(), slack;
 	long long start_ns;
 	int i, k, rc = 0;
 	/* Exclusive is the baseline; an overhead scenario keeps every mode one at a time. */
@@ -464,7 +457,8 @@ int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host
 			start_ns = realtime_ns() + (long long)((env->startup_s + s->warmup_s) * 1e9);
 			rc = spawn(env, h, s, i, placement[i], m, start_ns, shm_dir, &run->res[i], &ch[0]);
 			if (!rc)
-				collect(&ch[0], 1, &run->res[i], now_s() + env->startup_s + slack);
+				collect(&ch[0], 1, &run->res[i],
+					gs_clock_s() + env->startup_s + slack);
 		}
 	} else {
 		/* Start-up of n contexts at once takes longer: give each some room. */
@@ -482,11 +476,11 @@ int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host
 		for (k = 0; rc && k < started; k++)
 			kill_client(ch[k].pid);
 		if (started)
-			collect(ch, started, run->res, now_s() + startup + slack);
+			collect(ch, started, run->res, gs_clock_s() + startup + slack);
 	}
 	if (m == GS_MODE_MPS)
 		gs_bench_mps_stop();
-	run->wall_s = now_s() - t0;
+	run->wall_s = gs_clock_s() - t0;
 	if (rc) {
 		run->skipped = 1;
 		snprintf(run->reason, sizeof(run->reason), "cannot start a client: %s",

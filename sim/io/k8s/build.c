@@ -883,17 +883,12 @@ static int classify_pods(struct gs_k8s_bctx *b)
 int gs_k8s_build(const struct gs_k8s_snapshot *s, struct gs_cluster *c, struct gs_trace *queue,
 		 struct gs_k8s_state **state_out, char *err, size_t err_len)
 {
-	struct gs_k8s_bctx b;
+	struct gs_k8s_bctx b = { .s = s, .c = c, .err = err, .err_len = err_len };
 	struct gs_k8s_state *st;
 	size_t i;
 	int rc;
 
 	*state_out = NULL;
-	memset(&b, 0, sizeof(b));
-	b.s = s;
-	b.c = c;
-	b.err = err;
-	b.err_len = err_len;
 	if (!s->finished || c->n_nodes || queue->n_pods) {
 		gs_errf(err, err_len, "gs_k8s_build: an unfinished snapshot or a non-empty cluster");
 		return GS_EINVAL;

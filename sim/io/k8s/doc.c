@@ -649,16 +649,10 @@ static int read_json(struct reader *r, const char *text, size_t len)
 int gs_kdoc_read(const char *file, const char *text, size_t len, gs_kdoc_fn fn, void *arg,
 		 char *err, size_t err_len)
 {
-	struct reader r;
+	struct reader r = { .file = file, .fn = fn, .arg = arg, .err = err, .err_len = err_len };
 	size_t i, n = strlen(file);
 	int rc;
 
-	memset(&r, 0, sizeof(r));
-	r.file = file;
-	r.fn = fn;
-	r.arg = arg;
-	r.err = err;
-	r.err_len = err_len;
 	for (i = 0; i < len && strchr(" \t\r\n", text[i]); i++)
 		;
 	if (i == len) {

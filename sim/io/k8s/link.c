@@ -361,17 +361,16 @@ static int link_classes(struct gs_k8s_rctx *c, const struct gs_k8s_origin *o,
 
 int gs_k8s_snapshot_finish(struct gs_k8s_snapshot *s, char *err, size_t err_len)
 {
-	struct gs_k8s_rctx c;
+	struct gs_k8s_rctx c = {
+		.s = s,
+		.o = { .file = s->paths ? s->paths : "snapshot", .kind = "snapshot" },
+		.err = err,
+		.err_len = err_len,
+	};
 	uint8_t digest[GS_SHA256_BYTES];
 	size_t i;
 	int rc;
 
-	memset(&c, 0, sizeof(c));
-	c.s = s;
-	c.err = err;
-	c.err_len = err_len;
-	c.o.file = s->paths ? s->paths : "snapshot";
-	c.o.kind = "snapshot";
 	if (s->finished)
 		return 0;
 	if (!s->n_nodes) {

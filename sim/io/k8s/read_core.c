@@ -99,35 +99,22 @@ static int container_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *ct, c
 	return 0;
 }
 
-/* a[name] += b[name] for every name of b. */
-static int acc_add(struct gs_k8s_rctx *c, struct resacc *a, const struct resacc *b,
-		   const char *field)
+/* a[name] += b[name] (max false) or a[name] = max(a[name], b[name]) for every name of b. */
+static int acc_merge(struct gs_k8s_rctx *c, struct resacc *a, const struct resacc *b,
+		     const char *field, bool max)
 {
 	int i;
 
 	for (i = 0; i < b->n; i++) {
 		struct gs_quantity *q = acc_at(a, b->name[i]);
 
-		if (!q || !gs_quantity_add(q, &b->q[i]))
+		if (!max && (!q || !gs_quantity_add(q, &b->q[i])))
 			return gs_k8s_refuse(c, NULL, field, "the requests of %s add up past what "
 					     "gpusim can count", b->name[i]);
-	}
-	return 0;
-}
-
-/* a[name] = max(a[name], b[name]). */
-static int acc_max(struct gs_k8s_rctx *c, struct resacc *a, const struct resacc *b,
-		   const char *field)
-{
-	int i;
-
-	for (i = 0; i < b->n; i++) {
-		struct gs_quantity *q = acc_at(a, b->name[i]);
-
-		if (!q)
+		if (max && !q)
 			return gs_k8s_refuse(c, NULL, field, "more than %d distinct resources",
 					     RES_MAX);
-		if (gs_quantity_cmp(&b->q[i], q) > 0)
+		if (max && gs_quantity_cmp(&b->q[i], q) > 0)
 			*q = b->q[i];
 	}
 	return 0;
@@ -160,13 +147,14 @@ static int pod_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const
 			return rc;
 		restart = gs_kdoc_str(ct, "restartPolicy");
 		if (restart && strcmp(restart, "Always") == 0) {
-			if ((rc = acc_add(c, &sidecars, &one, f)))
+			if ((rc = acc_merge(c, &sidecars, &one, f, false)))
 				return rc;
 			continue;
 		}
 		/* An init container runs next to the sidecars started before it. */
 		tmp = sidecars;
-		if ((rc = acc_add(c, &tmp, &one, f)) || (rc = acc_max(c, &init_max, &tmp, f)))
+		if ((rc = acc_merge(c, &tmp, &one, f, false)) ||
+		    (rc = acc_merge(c, &init_max, &tmp, f, true)))
 			return rc;
 	}
 	gs_k8s_fieldf(f, sizeof(f), "%s.containers", field);
@@ -178,11 +166,13 @@ static int pod_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const
 		gs_k8s_fieldf(f, sizeof(f), "%s.containers[%lld]", field, (long long)i);
 		if (ct->kind != GS_KDOC_MAP)
 			return gs_k8s_refuse(c, ct, f, "is %s, not a container", gs_kdoc_kind_str(ct));
-		if ((rc = container_requests(c, ct, f, &one)) || (rc = acc_add(c, &app, &one, f)))
+		if ((rc = container_requests(c, ct, f, &one)) ||
+		    (rc = acc_merge(c, &app, &one, f, false)))
 			return rc;
 	}
 	gs_k8s_fieldf(f, sizeof(f), "%s", field);
-	if ((rc = acc_add(c, &app, &sidecars, f)) || (rc = acc_max(c, &app, &init_max, f)))
+	if ((rc = acc_merge(c, &app, &sidecars, f, false)) ||
+	    (rc = acc_merge(c, &app, &init_max, f, true)))
 		return rc;
 	gs_k8s_fieldf(f, sizeof(f), "%s.overhead", field);
 	if ((rc = gs_k8s_get_map(c, spec, "overhead", f, &ov)))
@@ -201,7 +191,7 @@ static int pod_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const
 				return gs_k8s_oom(c);
 			*slot = q;
 		}
-		if ((rc = acc_add(c, &app, &one, f)))
+		if ((rc = acc_merge(c, &app, &one, f, false)))
 			return rc;
 	}
 
@@ -314,44 +304,45 @@ static int pod_spread(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const c
 	return 0;
 }
 
+static int read_claim_ref(struct gs_k8s_rctx *c, const struct gs_kdoc *v, const char *field,
+			  void *elem, void *arg)
+{
+	struct gs_k8s_claim_ref *r = elem;
+	char f[340];
+	int rc;
+
+	(void)arg;
+	gs_k8s_fieldf(f, sizeof(f), "%s.name", field);
+	if ((rc = gs_k8s_get_str(c, v, "name", f, &r->name)))
+		return rc;
+	if (!r->name)
+		return gs_k8s_refuse(c, v, f, "missing");
+	gs_k8s_fieldf(f, sizeof(f), "%s.resourceClaimName", field);
+	if ((rc = gs_k8s_get_str(c, v, "resourceClaimName", f, &r->claim)))
+		return rc;
+	gs_k8s_fieldf(f, sizeof(f), "%s.resourceClaimTemplateName", field);
+	if ((rc = gs_k8s_get_str(c, v, "resourceClaimTemplateName", f, &r->tmpl)))
+		return rc;
+	if (!r->claim == !r->tmpl)
+		return gs_k8s_refuse(c, v, f, "exactly one of resourceClaimName and "
+				     "resourceClaimTemplateName must be set");
+	return 0;
+}
+
 static int pod_claims(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const char *field,
 		      struct gs_k8s_pod *p)
 {
-	const struct gs_kdoc *seq, *v;
+	const struct gs_kdoc *seq;
 	char f[200];
-	int32_t i = 0;
+	void *refs;
 	int rc;
 
 	gs_k8s_fieldf(f, sizeof(f), "%s.resourceClaims", field);
-	if ((rc = gs_k8s_get_seq(c, spec, "resourceClaims", f, &seq)) || !seq || !seq->n)
+	if ((rc = gs_k8s_get_seq(c, spec, "resourceClaims", f, &seq)) ||
+	    (rc = gs_k8s_read_items(c, seq, f, "a claim reference", sizeof(*p->claims),
+				    read_claim_ref, NULL, &refs, &p->n_claims)))
 		return rc;
-	p->claims = gs_k8s_alloc(c, (size_t)seq->n, sizeof(*p->claims));
-	if (!p->claims)
-		return gs_k8s_oom(c);
-	for (v = seq->child; v; v = v->next, i++) {
-		struct gs_k8s_claim_ref *r = &p->claims[i];
-		char g[240];
-
-		gs_k8s_fieldf(g, sizeof(g), "%s[%d]", f, (int)i);
-		if (v->kind != GS_KDOC_MAP)
-			return gs_k8s_refuse(c, v, g, "is %s, not a claim reference",
-					     gs_kdoc_kind_str(v));
-		gs_k8s_fieldf(g, sizeof(g), "%s[%d].name", f, (int)i);
-		if ((rc = gs_k8s_get_str(c, v, "name", g, &r->name)))
-			return rc;
-		if (!r->name)
-			return gs_k8s_refuse(c, v, g, "missing");
-		gs_k8s_fieldf(g, sizeof(g), "%s[%d].resourceClaimName", f, (int)i);
-		if ((rc = gs_k8s_get_str(c, v, "resourceClaimName", g, &r->claim)))
-			return rc;
-		gs_k8s_fieldf(g, sizeof(g), "%s[%d].resourceClaimTemplateName", f, (int)i);
-		if ((rc = gs_k8s_get_str(c, v, "resourceClaimTemplateName", g, &r->tmpl)))
-			return rc;
-		if (!r->claim == !r->tmpl)
-			return gs_k8s_refuse(c, v, g, "exactly one of resourceClaimName and "
-					     "resourceClaimTemplateName must be set");
-	}
-	p->n_claims = i;
+	p->claims = refs;
 	return 0;
 }
 
@@ -485,10 +476,8 @@ int gs_k8s_read_workload(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 	if ((rc = gs_k8s_get_str(c, meta, "uid", "metadata.uid", &w->uid)) ||
 	    (rc = read_owner(c, meta, &w->owner_kind, &w->owner_name, &w->owner_uid)))
 		return rc;
-	if ((rc = gs_k8s_get_map(c, obj, "spec", "spec", &spec)))
+	if ((rc = gs_k8s_need_map(c, obj, "spec", "spec", &spec)))
 		return rc;
-	if (!spec)
-		return gs_k8s_refuse(c, obj, "spec", "missing");
 	if (job) {
 		if ((rc = gs_k8s_get_int(c, spec, "parallelism", "spec.parallelism", 0, 1000000,
 					 &w->replicas)) ||
@@ -502,10 +491,8 @@ int gs_k8s_read_workload(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 					&w->replicas))) {
 		return rc;
 	}
-	if ((rc = gs_k8s_get_map(c, spec, "template", "spec.template", &tmpl)))
+	if ((rc = gs_k8s_need_map(c, spec, "template", "spec.template", &tmpl)))
 		return rc;
-	if (!tmpl)
-		return gs_k8s_refuse(c, spec, "spec.template", "missing");
 	w->tmpl.o = c->o;
 	w->tmpl.t_create_s = w->tmpl.t_start_s = -1;
 	w->tmpl.from_workload = true;

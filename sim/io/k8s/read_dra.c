@@ -32,6 +32,36 @@ static const char *qualify(struct gs_k8s_rctx *c, const char *driver, const char
 	return gs_k8s_str(c, buf);
 }
 
+/*
+ * The quantities of map m (NULL: none), one per key, named field[key] in
+ * messages; with driver, names without a domain get the driver's.
+ */
+static int read_quantities(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *field,
+			   const char *driver, struct gs_k8s_res **out, int32_t *n_out)
+{
+	const struct gs_kdoc *x;
+	int32_t i = 0;
+	int rc;
+
+	if (!m || !m->n)
+		return 0;
+	*out = gs_k8s_alloc(c, (size_t)m->n, sizeof(**out));
+	if (!*out)
+		return gs_k8s_oom(c);
+	for (x = m->child; x; x = x->next, i++) {
+		char f[400];
+
+		gs_k8s_fieldf(f, sizeof(f), "%s[%s]", field, x->key);
+		(*out)[i].name = driver ? qualify(c, driver, x->key) : gs_k8s_str(c, x->key);
+		if (!(*out)[i].name)
+			return gs_k8s_oom(c);
+		if ((rc = gs_k8s_quantity(c, x, f, &(*out)[i].q)))
+			return rc;
+	}
+	*n_out = i;
+	return 0;
+}
+
 /* --- CEL ------------------------------------------------------------------------- */
 
 /* The compiled selector of expr, shared by every object that uses the same text. */
@@ -94,6 +124,27 @@ static int read_selectors(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const 
 			return rc;
 	}
 	*n_out = i;
+	return 0;
+}
+
+/* The request names of list seq (NULL: none), which a config or a constraint applies to. */
+static int read_request_names(struct gs_k8s_rctx *c, const struct gs_kdoc *seq,
+			      const char *field, const char ***out, int32_t *n_out)
+{
+	const struct gs_kdoc *v;
+
+	if (!seq || !seq->n)
+		return 0;
+	*out = gs_k8s_alloc(c, (size_t)seq->n, sizeof(**out));
+	if (!*out)
+		return gs_k8s_oom(c);
+	for (v = seq->child; v; v = v->next) {
+		if (v->kind != GS_KDOC_STR)
+			return gs_k8s_refuse(c, v, field, "a request name is %s",
+					     gs_kdoc_kind_str(v));
+		if (!((*out)[(*n_out)++] = gs_k8s_str(c, v->str)))
+			return gs_k8s_oom(c);
+	}
 	return 0;
 }
 
@@ -161,7 +212,7 @@ static int read_configs(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const ch
 		return gs_k8s_oom(c);
 	for (v = seq->child; v; v = v->next, i++) {
 		struct gs_k8s_config *cfg = &(*out)[i];
-		const struct gs_kdoc *op, *params, *reqs, *r, *sh;
+		const struct gs_kdoc *op, *params, *reqs, *sh;
 		const char *api;
 		char g[340];
 
@@ -177,19 +228,9 @@ static int read_configs(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const ch
 			return gs_k8s_refuse(c, op, g, "missing");
 		if (with_requests) {
 			gs_k8s_fieldf(g, sizeof(g), "%s.config[%d].requests", field, (int)i);
-			if ((rc = gs_k8s_get_seq(c, v, "requests", g, &reqs)))
+			if ((rc = gs_k8s_get_seq(c, v, "requests", g, &reqs)) ||
+			    (rc = read_request_names(c, reqs, g, &cfg->requests, &cfg->n_requests)))
 				return rc;
-			if (reqs && reqs->n) {
-				cfg->requests = gs_k8s_alloc(c, (size_t)reqs->n, sizeof(char *));
-				if (!cfg->requests)
-					return gs_k8s_oom(c);
-				for (r = reqs->child; r; r = r->next) {
-					if (r->kind != GS_KDOC_STR)
-						return gs_k8s_refuse(c, r, g, "a request name is %s",
-								     gs_kdoc_kind_str(r));
-					cfg->requests[cfg->n_requests++] = gs_k8s_str(c, r->str);
-				}
-			}
 		}
 		gs_k8s_fieldf(g, sizeof(g), "%s.config[%d].opaque.parameters", field, (int)i);
 		if ((rc = gs_k8s_get_map(c, op, "parameters", g, &params)))
@@ -358,22 +399,21 @@ static int read_cap(struct gs_k8s_rctx *c, const struct gs_kdoc *v, const char *
 	return 0;
 }
 
-static int read_device(struct gs_k8s_rctx *c, const struct gs_k8s_slice *sl,
-		       const struct gs_kdoc *v, const char *field, struct gs_k8s_device *d)
+/* One device of slice arg (a gs_k8s_item_fn). */
+static int read_device(struct gs_k8s_rctx *c, const struct gs_kdoc *v, const char *field,
+		       void *elem, void *arg)
 {
+	const struct gs_k8s_slice *sl = arg;
 	const struct gs_kdoc *attrs, *caps, *cons, *taints, *x;
+	struct gs_k8s_device *d = elem;
 	char f[360];
 	int32_t i;
 	int rc;
 
-	if (v->kind != GS_KDOC_MAP)
-		return gs_k8s_refuse(c, v, field, "is %s, not a device", gs_kdoc_kind_str(v));
 	d->line = v->line;
 	gs_k8s_fieldf(f, sizeof(f), "%s.name", field);
-	if ((rc = gs_k8s_get_str(c, v, "name", f, &d->name)))
+	if ((rc = gs_k8s_need_str(c, v, "name", f, &d->name)))
 		return rc;
-	if (!d->name || !*d->name)
-		return gs_k8s_refuse(c, v, f, "missing");
 	gs_k8s_fieldf(f, sizeof(f), "%s.attributes", field);
 	if ((rc = gs_k8s_get_map(c, v, "attributes", f, &attrs)))
 		return rc;
@@ -474,6 +514,7 @@ int gs_k8s_read_slice(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 	const struct gs_kdoc *spec, *pool, *devs, *sets, *v, *sel;
 	struct gs_k8s_snapshot *s = c->s;
 	struct gs_k8s_slice *sl;
+	void *items;
 	int32_t i;
 	int rc, modes;
 
@@ -481,22 +522,11 @@ int gs_k8s_read_slice(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 	if (!sl)
 		return gs_k8s_oom(c);
 	sl->o = c->o;
-	if ((rc = gs_k8s_get_map(c, obj, "spec", "spec", &spec)))
+	if ((rc = gs_k8s_need_map(c, obj, "spec", "spec", &spec)) ||
+	    (rc = gs_k8s_need_str(c, spec, "driver", "spec.driver", &sl->driver)) ||
+	    (rc = gs_k8s_need_map(c, spec, "pool", "spec.pool", &pool)) ||
+	    (rc = gs_k8s_need_str(c, pool, "name", "spec.pool.name", &sl->pool)))
 		return rc;
-	if (!spec)
-		return gs_k8s_refuse(c, obj, "spec", "missing");
-	if ((rc = gs_k8s_get_str(c, spec, "driver", "spec.driver", &sl->driver)))
-		return rc;
-	if (!sl->driver || !*sl->driver)
-		return gs_k8s_refuse(c, spec, "spec.driver", "missing");
-	if ((rc = gs_k8s_get_map(c, spec, "pool", "spec.pool", &pool)))
-		return rc;
-	if (!pool)
-		return gs_k8s_refuse(c, spec, "spec.pool", "missing");
-	if ((rc = gs_k8s_get_str(c, pool, "name", "spec.pool.name", &sl->pool)))
-		return rc;
-	if (!sl->pool || !*sl->pool)
-		return gs_k8s_refuse(c, pool, "spec.pool.name", "missing");
 	sl->slice_count = -1;
 	if ((rc = gs_k8s_get_int(c, pool, "generation", "spec.pool.generation", 0, INT64_MAX,
 				 &sl->generation)) ||
@@ -557,19 +587,10 @@ int gs_k8s_read_slice(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 		}
 		sl->n_sets = i;
 	}
-	if (devs && devs->n) {
-		sl->devices = gs_k8s_alloc(c, (size_t)devs->n, sizeof(*sl->devices));
-		if (!sl->devices)
-			return gs_k8s_oom(c);
-		for (v = devs->child, i = 0; v; v = v->next, i++) {
-			char f[64];
-
-			gs_k8s_fieldf(f, sizeof(f), "spec.devices[%d]", (int)i);
-			if ((rc = read_device(c, sl, v, f, &sl->devices[i])))
-				return rc;
-		}
-		sl->n_devices = i;
-	}
+	if ((rc = gs_k8s_read_items(c, devs, "spec.devices", "a device", sizeof(*sl->devices),
+				    read_device, sl, &items, &sl->n_devices)))
+		return rc;
+	sl->devices = items;
 	return 0;
 }
 
@@ -595,22 +616,24 @@ int gs_k8s_read_class(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 
 /* --- claims ---------------------------------------------------------------------------- */
 
+/*
+ * A request's device part: exactly, or (arg true, a gs_k8s_item_fn) one
+ * of its firstAvailable subrequests, which have names of their own.
+ */
 static int read_subrequest(struct gs_k8s_rctx *c, const struct gs_kdoc *v, const char *field,
-			   bool sub, struct gs_k8s_subrequest *r)
+			   void *elem, void *arg)
 {
-	const struct gs_kdoc *cap, *reqs, *tol, *x;
+	const bool *sub = arg;
+	struct gs_k8s_subrequest *r = elem;
+	const struct gs_kdoc *cap, *reqs, *tol;
 	const char *mode;
 	char f[360];
 	int rc;
 
-	if (v->kind != GS_KDOC_MAP)
-		return gs_k8s_refuse(c, v, field, "is %s, not a request", gs_kdoc_kind_str(v));
-	if (sub) {
+	if (*sub) {
 		gs_k8s_fieldf(f, sizeof(f), "%s.name", field);
-		if ((rc = gs_k8s_get_str(c, v, "name", f, &r->name)))
+		if ((rc = gs_k8s_need_str(c, v, "name", f, &r->name)))
 			return rc;
-		if (!r->name || !*r->name)
-			return gs_k8s_refuse(c, v, f, "missing");
 	}
 	gs_k8s_fieldf(f, sizeof(f), "%s.deviceClassName", field);
 	if ((rc = gs_k8s_get_str(c, v, "deviceClassName", f, &r->class_name)))
@@ -635,7 +658,7 @@ static int read_subrequest(struct gs_k8s_rctx *c, const struct gs_kdoc *v, const
 	gs_k8s_fieldf(f, sizeof(f), "%s.adminAccess", field);
 	if ((rc = gs_k8s_get_bool(c, v, "adminAccess", f, &r->admin)))
 		return rc;
-	if (sub && gs_kdoc_get(v, "adminAccess"))
+	if (*sub && gs_kdoc_get(v, "adminAccess"))
 		return gs_k8s_refuse(c, v, f, "not a field of a firstAvailable subrequest");
 	gs_k8s_fieldf(f, sizeof(f), "%s.tolerations", field);
 	if ((rc = gs_k8s_get_seq(c, v, "tolerations", f, &tol)))
@@ -648,30 +671,13 @@ static int read_subrequest(struct gs_k8s_rctx *c, const struct gs_kdoc *v, const
 	gs_k8s_fieldf(f, sizeof(f), "%s.capacity.requests", field);
 	if ((rc = gs_k8s_get_map(c, cap, "requests", f, &reqs)))
 		return rc;
-	if (reqs && reqs->n) {
-		int32_t i = 0;
-
-		r->cap_requests = gs_k8s_alloc(c, (size_t)reqs->n, sizeof(*r->cap_requests));
-		if (!r->cap_requests)
-			return gs_k8s_oom(c);
-		for (x = reqs->child; x; x = x->next, i++) {
-			char g[400];
-
-			gs_k8s_fieldf(g, sizeof(g), "%s[%s]", f, x->key);
-			if (!(r->cap_requests[i].name = gs_k8s_str(c, x->key)))
-				return gs_k8s_oom(c);
-			if ((rc = gs_k8s_quantity(c, x, g, &r->cap_requests[i].q)))
-				return rc;
-		}
-		r->n_cap_requests = i;
-	}
-	return 0;
+	return read_quantities(c, reqs, f, NULL, &r->cap_requests, &r->n_cap_requests);
 }
 
 static int read_claim_spec(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const char *field,
 			   struct gs_k8s_claim_spec *cs)
 {
-	const struct gs_kdoc *devices, *reqs, *cons, *v, *x;
+	const struct gs_kdoc *devices, *reqs, *cons, *v;
 	char f[300];
 	int32_t i;
 	int rc;
@@ -691,14 +697,14 @@ static int read_claim_spec(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, co
 		for (v = reqs->child, i = 0; v; v = v->next, i++) {
 			struct gs_k8s_request *r = &cs->requests[i];
 			const struct gs_kdoc *ex, *fa;
+			bool exactly = false, first = true;
 			char g[340];
+			void *subs;
 			int32_t k;
 
 			gs_k8s_fieldf(g, sizeof(g), "%s[%d].name", f, (int)i);
-			if ((rc = gs_k8s_get_str(c, v, "name", g, &r->name)))
+			if ((rc = gs_k8s_need_str(c, v, "name", g, &r->name)))
 				return rc;
-			if (!r->name || !*r->name)
-				return gs_k8s_refuse(c, v, g, "missing");
 			for (k = 0; k < i; k++)
 				if (cs->requests[k].name == r->name)
 					return gs_k8s_refuse(c, v, g, "'%s' twice", r->name);
@@ -716,22 +722,18 @@ static int read_claim_spec(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, co
 					return gs_k8s_oom(c);
 				r->sub->name = r->name;
 				gs_k8s_fieldf(g, sizeof(g), "%s[%d].exactly", f, (int)i);
-				if ((rc = read_subrequest(c, ex, g, false, r->sub)))
+				if ((rc = read_subrequest(c, ex, g, r->sub, &exactly)))
 					return rc;
 				continue;
 			}
 			if (fa->n > 8)
 				return gs_k8s_refuse(c, fa, g, "more than 8 firstAvailable subrequests");
 			r->first_available = true;
-			r->sub = gs_k8s_alloc(c, (size_t)fa->n, sizeof(*r->sub));
-			if (!r->sub)
-				return gs_k8s_oom(c);
-			for (x = fa->child, k = 0; x; x = x->next, k++) {
-				gs_k8s_fieldf(g, sizeof(g), "%s[%d].firstAvailable[%d]", f, (int)i, (int)k);
-				if ((rc = read_subrequest(c, x, g, true, &r->sub[k])))
-					return rc;
-			}
-			r->n_sub = k;
+			gs_k8s_fieldf(g, sizeof(g), "%s[%d].firstAvailable", f, (int)i);
+			if ((rc = gs_k8s_read_items(c, fa, g, "a request", sizeof(*r->sub),
+						    read_subrequest, &first, &subs, &r->n_sub)))
+				return rc;
+			r->sub = subs;
 		}
 		cs->n_requests = i;
 	}
@@ -758,17 +760,8 @@ static int read_claim_spec(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, co
 			if (!strchr(k->match ? k->match : k->distinct, '/'))
 				return gs_k8s_refuse(c, v, g, "'%s' must include the domain "
 						     "(domain/name)", k->match ? k->match : k->distinct);
-			if (names && names->n) {
-				k->requests = gs_k8s_alloc(c, (size_t)names->n, sizeof(char *));
-				if (!k->requests)
-					return gs_k8s_oom(c);
-				for (x = names->child; x; x = x->next) {
-					if (x->kind != GS_KDOC_STR)
-						return gs_k8s_refuse(c, x, g, "a request name is %s",
-								     gs_kdoc_kind_str(x));
-					k->requests[k->n_requests++] = gs_k8s_str(c, x->str);
-				}
-			}
+			if ((rc = read_request_names(c, names, g, &k->requests, &k->n_requests)))
+				return rc;
 		}
 		cs->n_constraints = i;
 	}
@@ -779,7 +772,7 @@ static int read_claim_spec(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, co
 static int read_allocation(struct gs_k8s_rctx *c, const struct gs_kdoc *status,
 			   struct gs_k8s_claim *cl)
 {
-	const struct gs_kdoc *alloc, *devices, *results, *reserved, *v, *x;
+	const struct gs_kdoc *alloc, *devices, *results, *reserved, *v;
 	int32_t i = 0;
 	int rc;
 
@@ -799,7 +792,7 @@ static int read_allocation(struct gs_k8s_rctx *c, const struct gs_kdoc *status,
 		for (v = results->child; v; v = v->next, i++) {
 			struct gs_k8s_result *r = &cl->results[i];
 			const struct gs_kdoc *cons;
-			char f[200];
+			char f[200], g[240];
 
 			gs_k8s_fieldf(f, sizeof(f), "status.allocation.devices.results[%d]", (int)i);
 			if ((rc = gs_k8s_get_str(c, v, "request", f, &r->request)) ||
@@ -811,24 +804,10 @@ static int read_allocation(struct gs_k8s_rctx *c, const struct gs_kdoc *status,
 			if (!r->request || !r->driver || !r->pool || !r->device)
 				return gs_k8s_refuse(c, v, f, "a result needs request, driver, pool "
 						     "and device");
-			if (cons && cons->n) {
-				int32_t k = 0;
-
-				r->consumed = gs_k8s_alloc(c, (size_t)cons->n, sizeof(*r->consumed));
-				if (!r->consumed)
-					return gs_k8s_oom(c);
-				for (x = cons->child; x; x = x->next, k++) {
-					char g[300];
-
-					gs_k8s_fieldf(g, sizeof(g), "%s.consumedCapacity[%s]", f, x->key);
-					r->consumed[k].name = qualify(c, r->driver, x->key);
-					if (!r->consumed[k].name)
-						return gs_k8s_oom(c);
-					if ((rc = gs_k8s_quantity(c, x, g, &r->consumed[k].q)))
-						return rc;
-				}
-				r->n_consumed = k;
-			}
+			gs_k8s_fieldf(g, sizeof(g), "%s.consumedCapacity", f);
+			if ((rc = read_quantities(c, cons, g, r->driver, &r->consumed,
+						  &r->n_consumed)))
+				return rc;
 		}
 	}
 	cl->n_results = i;

@@ -19,41 +19,11 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/strbuf.h"
 #include "io/k8s/build_internal.h"
 
-/* --- a growing string, for signatures ------------------------------------------------ */
-
-struct sbuf {
-	char *s;
-	size_t n, cap;
-	bool oom;
-};
-
-static void sb_add(struct sbuf *b, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (b->oom)
-		return;
-	if (b->n + n + 2 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *p;
-
-		while (b->n + n + 2 > cap)
-			cap *= 2;
-		p = gs_realloc_n(b->s, cap, 1);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->s = p;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n++] = '\x1f';   /* unit separator: never in a label or name */
-	b->s[b->n] = '\0';
-}
+/* Ends each piece of a signature: the unit separator is never in a label or a name. */
+#define SEP "\x1f"
 
 /* --- matching one pod to one node ---------------------------------------------------------- */
 
@@ -298,29 +268,24 @@ static int collect_wanted(struct gs_k8s_bctx *b, struct wanted *w)
 
 /* A node's signature: everything the rules look at. */
 static void node_sig(const struct gs_k8s_state *st, int32_t node, const struct wanted *w,
-		     struct sbuf *sb)
+		     struct gs_strbuf *sb)
 {
 	const struct gs_k8s_node *n = &st->s->nodes[node];
-	char buf[640];
 	size_t k;
 	int32_t i;
 
-	sb->n = 0;
-	snprintf(buf, sizeof(buf), "%d%s", (int)st->nodes[node].kind, n->unschedulable ? "u" : "");
-	sb_add(sb, buf);
-	for (i = 0; i < n->n_taints; i++) {
-		snprintf(buf, sizeof(buf), "t%s=%s:%d", n->taints[i].key, n->taints[i].value,
-			 (int)n->taints[i].effect);
-		sb_add(sb, buf);
-	}
+	gs_strbuf_reset(sb);
+	gs_strbuf_addf(sb, "%d%s" SEP, (int)st->nodes[node].kind, n->unschedulable ? "u" : "");
+	for (i = 0; i < n->n_taints; i++)
+		gs_strbuf_addf(sb, "t%s=%s:%d" SEP, n->taints[i].key, n->taints[i].value,
+			       (int)n->taints[i].effect);
 	for (k = 0; k < w->keys.cap; k++) {
 		const char *v;
 
 		if (!w->keys.key[k])
 			continue;
 		v = gs_k8s_node_label(n, w->keys.key[k]);
-		snprintf(buf, sizeof(buf), "l%d=%s%s", (int)w->keys.id[k], v ? "" : "!", v ? v : "");
-		sb_add(sb, buf);
+		gs_strbuf_addf(sb, "l%d=%s%s" SEP, (int)w->keys.id[k], v ? "" : "!", v ? v : "");
 	}
 	for (k = 0; k < w->res.cap; k++) {
 		const struct gs_quantity *q;
@@ -328,47 +293,39 @@ static void node_sig(const struct gs_k8s_state *st, int32_t node, const struct w
 		if (!w->res.key[k])
 			continue;
 		q = gs_k8s_node_ext(n, w->res.key[k]);
-		if (q && !gs_quantity_is_zero(q)) {
-			snprintf(buf, sizeof(buf), "r%d", (int)w->res.id[k]);
-			sb_add(sb, buf);
-		}
+		if (q && !gs_quantity_is_zero(q))
+			gs_strbuf_addf(sb, "r%d" SEP, (int)w->res.id[k]);
 	}
 }
 
 /* A pod's selection key: what it selects by and the claim set it needs. */
-static void pod_sig(const struct gs_k8s_pod *p, int32_t set, struct sbuf *sb)
+static void pod_sig(const struct gs_k8s_pod *p, int32_t set, struct gs_strbuf *sb)
 {
-	char buf[640];
 	int32_t i, t, e, v;
 
-	sb->n = 0;
-	snprintf(buf, sizeof(buf), "c%d", (int)set);
-	sb_add(sb, buf);
-	for (i = 0; i < p->n_node_selector; i++) {
-		snprintf(buf, sizeof(buf), "s%s=%s", p->node_selector[i].key,
-			 p->node_selector[i].value);
-		sb_add(sb, buf);
-	}
+	gs_strbuf_reset(sb);
+	gs_strbuf_addf(sb, "c%d" SEP, (int)set);
+	for (i = 0; i < p->n_node_selector; i++)
+		gs_strbuf_addf(sb, "s%s=%s" SEP, p->node_selector[i].key,
+			       p->node_selector[i].value);
 	for (t = 0; t < p->affinity.n; t++) {
-		sb_add(sb, "|");
+		gs_strbuf_addf(sb, "|" SEP);
 		for (e = 0; e < p->affinity.terms[t].n; e++) {
 			const struct gs_k8s_expr *x = &p->affinity.terms[t].exprs[e];
 
-			snprintf(buf, sizeof(buf), "a%s:%d", x->key, (int)x->op);
-			sb_add(sb, buf);
+			gs_strbuf_addf(sb, "a%s:%d" SEP, x->key, (int)x->op);
 			for (v = 0; v < x->n_values; v++)
-				sb_add(sb, x->values[v]);
+				gs_strbuf_addf(sb, "%s" SEP, x->values[v]);
 		}
 	}
 	for (i = 0; i < p->n_tolerations; i++) {
 		const struct gs_k8s_toleration *o = &p->tolerations[i];
 
-		snprintf(buf, sizeof(buf), "o%s=%s:%d%s", o->key, o->value, (int)o->effect,
-			 o->exists ? "e" : "");
-		sb_add(sb, buf);
+		gs_strbuf_addf(sb, "o%s=%s:%d%s" SEP, o->key, o->value, (int)o->effect,
+			       o->exists ? "e" : "");
 	}
 	for (i = 0; i < p->n_ext; i++)
-		sb_add(sb, p->ext[i].name);
+		gs_strbuf_addf(sb, "%s" SEP, p->ext[i].name);
 }
 
 /* Adds a class whose row is filled by fill(); returns its number, or a negative GS_E*. */
@@ -441,7 +398,7 @@ int gs_k8s_select_build(struct gs_k8s_bctx *b)
 	struct gs_k8s_state *st = b->st;
 	struct wanted w;
 	struct table groups, classes;
-	struct sbuf sb;
+	struct gs_strbuf sb;
 	int32_t *rep = NULL, g;
 	size_t i, slot;
 	int rc;
@@ -497,13 +454,10 @@ int gs_k8s_select_build(struct gs_k8s_bctx *b)
 			goto out;
 		}
 		if (st->role[i] == GS_K8S_ROLE_RUNNING) {
-			char key[32];
-
 			if (!set)
 				continue;
-			snprintf(key, sizeof(key), "running c%d", (int)set);
-			sb.n = 0;
-			sb_add(&sb, key);
+			gs_strbuf_reset(&sb);
+			gs_strbuf_addf(&sb, "running c%d" SEP, (int)set);
 		} else {
 			pod_sig(p, set, &sb);
 		}
@@ -549,7 +503,7 @@ range:
 	}
 out:
 	free(rep);
-	free(sb.s);
+	gs_strbuf_release(&sb);
 	table_free(&groups);
 	table_free(&classes);
 	table_free(&w.keys);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "io/civil.h"
 #include "io/csv.h"
 #include "io/k8s/cel.h"
 #include "io/k8s/snapshot_internal.h"
@@ -141,6 +142,56 @@ int gs_k8s_get_seq(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *k
 	return get_kind(c, m, key, field, GS_KDOC_SEQ, out);
 }
 
+int gs_k8s_need_str(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
+		    const char *field, const char **out)
+{
+	int rc = gs_k8s_get_str(c, m, key, field, out);
+
+	if (!rc && (!*out || !**out))
+		return gs_k8s_refuse(c, m, field, "missing");
+	return rc;
+}
+
+int gs_k8s_need_map(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
+		    const char *field, const struct gs_kdoc **out)
+{
+	int rc = get_kind(c, m, key, field, GS_KDOC_MAP, out);
+
+	if (!rc && !*out)
+		return gs_k8s_refuse(c, m, field, "missing");
+	return rc;
+}
+
+int gs_k8s_read_items(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const char *field,
+		      const char *what, size_t size, gs_k8s_item_fn fn, void *arg, void **out,
+		      int32_t *n_out)
+{
+	const struct gs_kdoc *t;
+	char *items;
+	int32_t i = 0;
+	int rc;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!seq || !seq->n)
+		return 0;
+	items = gs_k8s_alloc(c, (size_t)seq->n, size);
+	if (!items)
+		return gs_k8s_oom(c);
+	for (t = seq->child; t; t = t->next, i++) {
+		char f[320];
+
+		gs_k8s_fieldf(f, sizeof(f), "%s[%d]", field, (int)i);
+		if (t->kind != GS_KDOC_MAP)
+			return gs_k8s_refuse(c, t, f, "is %s, not %s", gs_kdoc_kind_str(t), what);
+		if ((rc = fn(c, t, f, items + (size_t)i * size, arg)))
+			return rc;
+	}
+	*out = items;
+	*n_out = i;
+	return 0;
+}
+
 int gs_k8s_get_int(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
 		   const char *field, int64_t lo, int64_t hi, int64_t *out)
 {
@@ -238,10 +289,8 @@ static int read_expr(struct gs_k8s_rctx *c, const struct gs_kdoc *e, const char 
 	if (e->kind != GS_KDOC_MAP)
 		return gs_k8s_refuse(c, e, field, "is %s, not a requirement", gs_kdoc_kind_str(e));
 	gs_k8s_fieldf(f, sizeof(f), "%s.key", field);
-	if ((rc = gs_k8s_get_str(c, e, "key", f, &x->key)))
+	if ((rc = gs_k8s_need_str(c, e, "key", f, &x->key)))
 		return rc;
-	if (!x->key || !*x->key)
-		return gs_k8s_refuse(c, e, f, "missing");
 	gs_k8s_fieldf(f, sizeof(f), "%s.operator", field);
 	op = gs_kdoc_str(e, "operator");
 	for (k = 0; op && k < 6 && strcmp(op, ops[k]) != 0; k++)
@@ -342,108 +391,85 @@ static int effect_of(const char *s, bool dra)
 	return -1;
 }
 
+static int read_toleration(struct gs_k8s_rctx *c, const struct gs_kdoc *t, const char *field,
+			   void *elem, void *arg)
+{
+	struct gs_k8s_toleration *x = elem;
+	const char *op = gs_kdoc_str(t, "operator"), *eff = gs_kdoc_str(t, "effect");
+	char f[340];
+	int rc, e;
+
+	(void)arg;
+	if ((rc = gs_k8s_get_str(c, t, "key", field, &x->key)) ||
+	    (rc = gs_k8s_get_str(c, t, "value", field, &x->value)))
+		return rc;
+	if (op && strcmp(op, "Exists") != 0 && strcmp(op, "Equal") != 0) {
+		gs_k8s_fieldf(f, sizeof(f), "%s.operator", field);
+		return gs_k8s_refuse(c, t, f, "'%s' is not Exists or Equal", op);
+	}
+	x->exists = op && strcmp(op, "Exists") == 0;
+	if ((e = effect_of(eff, false)) < 0) {
+		gs_k8s_fieldf(f, sizeof(f), "%s.effect", field);
+		return gs_k8s_refuse(c, t, f, "'%s' is not a taint effect", eff);
+	}
+	x->effect = (uint8_t)e;
+	if (!x->key)
+		x->key = gs_k8s_str(c, "");
+	if (!x->value)
+		x->value = gs_k8s_str(c, "");
+	return x->key && x->value ? 0 : gs_k8s_oom(c);
+}
+
 int gs_k8s_read_tolerations(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const char *field,
 			    struct gs_k8s_toleration **out, int32_t *n_out)
 {
-	const struct gs_kdoc *t;
-	int32_t i = 0;
-	int rc;
+	void *items;
+	int rc = gs_k8s_read_items(c, seq, field, "a toleration", sizeof(**out), read_toleration,
+				   NULL, &items, n_out);
 
-	*n_out = 0;
-	if (!seq->n)
-		return 0;
-	*out = gs_k8s_alloc(c, (size_t)seq->n, sizeof(**out));
-	if (!*out)
-		return gs_k8s_oom(c);
-	for (t = seq->child; t; t = t->next, i++) {
-		struct gs_k8s_toleration *x = &(*out)[i];
-		const char *op, *eff;
-		char f[300];
-		int e;
+	if (!rc && items)
+		*out = items;
+	return rc;
+}
 
-		gs_k8s_fieldf(f, sizeof(f), "%s[%d]", field, (int)i);
-		if (t->kind != GS_KDOC_MAP)
-			return gs_k8s_refuse(c, t, f, "is %s, not a toleration", gs_kdoc_kind_str(t));
-		if ((rc = gs_k8s_get_str(c, t, "key", f, &x->key)) ||
-		    (rc = gs_k8s_get_str(c, t, "value", f, &x->value)))
-			return rc;
-		op = gs_kdoc_str(t, "operator");
-		eff = gs_kdoc_str(t, "effect");
-		if (op && strcmp(op, "Exists") != 0 && strcmp(op, "Equal") != 0) {
-			strncat(f, ".operator", sizeof(f) - strlen(f) - 1);
-			return gs_k8s_refuse(c, t, f, "'%s' is not Exists or Equal", op);
-		}
-		x->exists = op && strcmp(op, "Exists") == 0;
-		if ((e = effect_of(eff, false)) < 0) {
-			strncat(f, ".effect", sizeof(f) - strlen(f) - 1);
-			return gs_k8s_refuse(c, t, f, "'%s' is not a taint effect", eff);
-		}
-		x->effect = (uint8_t)e;
-		if (!x->key)
-			x->key = gs_k8s_str(c, "");
-		if (!x->value)
-			x->value = gs_k8s_str(c, "");
-		if (!x->key || !x->value)
-			return gs_k8s_oom(c);
+static int read_taint(struct gs_k8s_rctx *c, const struct gs_kdoc *t, const char *field,
+		      void *elem, void *arg)
+{
+	const bool *dra = arg;
+	struct gs_k8s_taint *x = elem;
+	const char *eff;
+	char f[340];
+	int rc, e;
+
+	if ((rc = gs_k8s_get_str(c, t, "key", field, &x->key)) ||
+	    (rc = gs_k8s_get_str(c, t, "value", field, &x->value)) ||
+	    (rc = gs_k8s_get_str(c, t, "effect", field, &eff)))
+		return rc;
+	if (!x->key || !*x->key)
+		return gs_k8s_refuse(c, t, field, "a taint needs a key");
+	e = effect_of(eff, *dra);
+	if (e <= 0) {
+		gs_k8s_fieldf(f, sizeof(f), "%s.effect", field);
+		return gs_k8s_refuse(c, t, f, "'%s' is not a taint effect (%s)", eff ? eff : "",
+				     *dra ? "None, NoSchedule or NoExecute"
+					  : "NoSchedule, PreferNoSchedule or NoExecute");
 	}
-	*n_out = i;
+	x->effect = (uint8_t)e;
+	if (!x->value && !(x->value = gs_k8s_str(c, "")))
+		return gs_k8s_oom(c);
 	return 0;
 }
 
 int gs_k8s_read_taints(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const char *field,
 		       bool dra, struct gs_k8s_taint **out, int32_t *n_out)
 {
-	const struct gs_kdoc *t;
-	int32_t i = 0;
-	int rc;
+	void *items;
+	int rc = gs_k8s_read_items(c, seq, field, "a taint", sizeof(**out), read_taint, &dra,
+				   &items, n_out);
 
-	*n_out = 0;
-	if (!seq->n)
-		return 0;
-	*out = gs_k8s_alloc(c, (size_t)seq->n, sizeof(**out));
-	if (!*out)
-		return gs_k8s_oom(c);
-	for (t = seq->child; t; t = t->next, i++) {
-		struct gs_k8s_taint *x = &(*out)[i];
-		const char *eff;
-		char f[300];
-		int e;
-
-		gs_k8s_fieldf(f, sizeof(f), "%s[%d]", field, (int)i);
-		if (t->kind != GS_KDOC_MAP)
-			return gs_k8s_refuse(c, t, f, "is %s, not a taint", gs_kdoc_kind_str(t));
-		if ((rc = gs_k8s_get_str(c, t, "key", f, &x->key)) ||
-		    (rc = gs_k8s_get_str(c, t, "value", f, &x->value)) ||
-		    (rc = gs_k8s_get_str(c, t, "effect", f, &eff)))
-			return rc;
-		if (!x->key || !*x->key)
-			return gs_k8s_refuse(c, t, f, "a taint needs a key");
-		e = effect_of(eff, dra);
-		if (e <= 0) {
-			strncat(f, ".effect", sizeof(f) - strlen(f) - 1);
-			return gs_k8s_refuse(c, t, f, "'%s' is not a taint effect (%s)", eff ? eff : "",
-					     dra ? "None, NoSchedule or NoExecute"
-						 : "NoSchedule, PreferNoSchedule or NoExecute");
-		}
-		x->effect = (uint8_t)e;
-		if (!x->value && !(x->value = gs_k8s_str(c, "")))
-			return gs_k8s_oom(c);
-	}
-	*n_out = i;
-	return 0;
-}
-
-/* Days since 1970-01-01 of a civil date (proleptic Gregorian). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
+	if (!rc && items)
+		*out = items;
+	return rc;
 }
 
 /* n digits of s as a number, or -1 when one is not a digit. */
@@ -491,7 +517,7 @@ int64_t gs_k8s_time(const char *s)
 	if (*p || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 ||
 	    y < 1970)
 		return -1;
-	t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - oh * 3600 - om * 60;
+	t = gs_civil_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - oh * 3600 - om * 60;
 	return t < 0 ? -1 : t;
 }
 
@@ -575,21 +601,18 @@ static int skip_kind(struct gs_k8s_rctx *c, const char *kind)
 static int on_object(void *arg, const struct gs_kdoc *obj, int64_t index, int doc)
 {
 	struct file_read *r = arg;
-	struct gs_k8s_rctx c;
+	struct gs_k8s_rctx c = {
+		.s = r->s,
+		.o = { .file = r->file, .line = obj->line, .kind = "object", .ns = "" },
+		.err = r->err,
+		.err_len = r->err_len,
+	};
 	const struct gs_kdoc *meta;
 	const char *kind = gs_kdoc_str(obj, "kind"), *api = gs_kdoc_str(obj, "apiVersion");
 	const struct kind_entry *k = NULL;
 	size_t i;
 	int rc;
 
-	memset(&c, 0, sizeof(c));
-	c.s = r->s;
-	c.err = r->err;
-	c.err_len = r->err_len;
-	c.o.file = r->file;
-	c.o.line = obj->line;
-	c.o.kind = "object";
-	c.o.ns = "";
 	if (!kind) {
 		char f[64];
 
@@ -799,22 +822,24 @@ const char *gs_k8s_node_label(const struct gs_k8s_node *n, const char *key)
 	return NULL;
 }
 
-const struct gs_quantity *gs_k8s_node_ext(const struct gs_k8s_node *n, const char *name)
+/* The quantity of resource name among the n of res, or NULL. */
+static const struct gs_quantity *res_find(const struct gs_k8s_res *res, int32_t n,
+					  const char *name)
 {
 	int32_t i;
 
-	for (i = 0; i < n->n_ext; i++)
-		if (strcmp(n->ext[i].name, name) == 0)
-			return &n->ext[i].q;
+	for (i = 0; i < n; i++)
+		if (strcmp(res[i].name, name) == 0)
+			return &res[i].q;
 	return NULL;
+}
+
+const struct gs_quantity *gs_k8s_node_ext(const struct gs_k8s_node *n, const char *name)
+{
+	return res_find(n->ext, n->n_ext, name);
 }
 
 const struct gs_quantity *gs_k8s_pod_ext(const struct gs_k8s_pod *p, const char *name)
 {
-	int32_t i;
-
-	for (i = 0; i < p->n_ext; i++)
-		if (strcmp(p->ext[i].name, name) == 0)
-			return &p->ext[i].q;
-	return NULL;
+	return res_find(p->ext, p->n_ext, name);
 }

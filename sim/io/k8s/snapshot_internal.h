@@ -62,6 +62,33 @@ int gs_k8s_get_map(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *k
 int gs_k8s_get_seq(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
 		   const char *field, const struct gs_kdoc **out);
 
+/* A string child that must be there and not empty ("missing" otherwise). Returns 0 or an error. */
+int gs_k8s_need_str(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
+		    const char *field, const char **out);
+
+/* A map child that must be there ("missing" when absent or null). Returns 0 or an error. */
+int gs_k8s_need_map(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
+		    const char *field, const struct gs_kdoc **out);
+
+/*
+ * Reads one item of a list into elem (zeroed, of the list's element
+ * type); field is the item's path ("spec.devices[3]"), arg the reader's.
+ * Returns 0 or an error.
+ */
+typedef int (*gs_k8s_item_fn)(struct gs_k8s_rctx *c, const struct gs_kdoc *item,
+			      const char *field, void *elem, void *arg);
+
+/*
+ * Reads every item of list seq (NULL or empty: none) into a new array of
+ * size-byte elements from the snapshot's arena, *out and *n_out (NULL and
+ * 0 when there are none): each item must be a map ("is a list, not
+ * <what>" otherwise) and is read by fn. Returns 0, fn's error, or an
+ * error of its own.
+ */
+int gs_k8s_read_items(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const char *field,
+		      const char *what, size_t size, gs_k8s_item_fn fn, void *arg, void **out,
+		      int32_t *n_out);
+
 /* An integer child in [lo, hi]; *out untouched when absent. Returns 0 or an error. */
 int gs_k8s_get_int(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
 		   const char *field, int64_t lo, int64_t hi, int64_t *out);
@@ -101,21 +128,8 @@ int gs_k8s_read_taints(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const c
 /* An RFC 3339 time ("2024-05-01T12:00:00Z", "...+02:00", fractions) in Unix seconds, or -1. */
 int64_t gs_k8s_time(const char *s);
 
-/*
- * Appends a zeroed element to one of the snapshot's arrays (gs_grow) and
- * points out at it; out is NULL when out of memory (the array is kept).
- */
-#define GS_K8S_PUSH(s, arr, out)                                                       \
-	do {                                                                           \
-		void *t_ = gs_grow((s)->arr, &(s)->cap_##arr, (s)->n_##arr,          \
-				   sizeof(*(s)->arr), 64);                             \
-		(out) = NULL;                                                          \
-		if (t_) {                                                              \
-			(s)->arr = t_;                                                 \
-			(out) = &(s)->arr[(s)->n_##arr++];                             \
-			memset((out), 0, sizeof(*(out)));                              \
-		}                                                                      \
-	} while (0)
+/* A zeroed element at the end of one of the snapshot's arrays (GS_GROW_PUSH), or out NULL. */
+#define GS_K8S_PUSH(s, arr, out) GS_GROW_PUSH((s)->arr, (s)->n_##arr, (s)->cap_##arr, 64, out)
 
 /* --- the kinds (read_core.c, read_dra.c) ------------------------------------ */
 

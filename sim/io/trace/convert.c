@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "core/limits.h"
+#include "io/civil.h"
 #include "io/trace/convert_internal.h"
 
 static const char *const format_names[] = {
@@ -254,19 +255,6 @@ int gs_conv_number_text(const struct gs_where *w, const char *field, const char 
 
 /* --- dates and times ------------------------------------------------------ */
 
-/* Days from 1970-01-01 to the civil date y-m-d (proleptic Gregorian). */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 static int days_in_month(int y, int m)
 {
 	static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
@@ -332,7 +320,7 @@ static bool datetime_parse(const char *s, int64_t *out)
 	}
 	if (*s)
 		return false;
-	t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
+	t = gs_civil_days(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
 	/* 10:00+08:00 is 02:00 UTC. */
 	*out = t - sign * (zh * 3600 + zm * 60) + GS_CONV_CLOCK_1970;
 	return true;
@@ -910,7 +898,7 @@ int gs_conv_refuse(struct gs_conv *cv, bool given, const char *option, const cha
 int gs_convert(const struct gs_conv_opts *o, struct gs_cluster *c, struct gs_trace *t,
 	       struct gs_conv_report *rep, char *err, size_t err_len)
 {
-	struct gs_conv cv;
+	struct gs_conv cv = { .o = o, .c = c, .t = t, .rep = rep, .err = err, .err_len = err_len };
 	int rc;
 
 	if (err && err_len)
@@ -920,13 +908,6 @@ int gs_convert(const struct gs_conv_opts *o, struct gs_cluster *c, struct gs_tra
 		snprintf(err, err_len, "unknown trace format %d", (int)o->format);
 		return GS_EINVAL;
 	}
-	memset(&cv, 0, sizeof(cv));
-	cv.o = o;
-	cv.c = c;
-	cv.t = t;
-	cv.rep = rep;
-	cv.err = err;
-	cv.err_len = err_len;
 	gs_nameset_init(&cv.names);
 	t->format = format_names[o->format];
 	if (!o->jobs.name && !o->machines.name) {

@@ -95,7 +95,7 @@ static int shape_parse(struct gs_where *w, const cJSON *e, struct gs_gen_spec *s
 		"gpu_compute_milli", NULL,
 	};
 	uint32_t node_mask = gs_cluster_model_mask(&s->cluster);
-	int64_t need, busy, compute;
+	int64_t use[3];
 	const char *wclass = NULL;
 	struct gs_trace scratch;
 	const cJSON *dur;
@@ -108,12 +108,7 @@ static int shape_parse(struct gs_where *w, const cJSON *e, struct gs_gen_spec *s
 	if ((rc = gs_trace_json_check_keys(w, e, keys)) ||
 	    (rc = positive(w, e, "weight", 1e12, &sh->weight, NULL)) ||
 	    (rc = gs_trace_json_pod_request(w, e, &sh->req)) ||
-	    (rc = gs_trace_json_int(w, e, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0, &need,
-				    NULL)) ||
-	    (rc = gs_trace_json_int(w, e, "gpu_busy_milli", false, 1, GS_MILLI_PER_GPU, 0, &busy,
-				    NULL)) ||
-	    (rc = gs_trace_json_int(w, e, "gpu_compute_milli", false, 1, GS_MILLI_PER_GPU, 0,
-				    &compute, NULL)) ||
+	    (rc = gs_trace_json_gpu_use(w, e, use)) ||
 	    (rc = gs_trace_json_string(w, e, "class", false, &wclass)))
 		return rc;
 	sh->req.t_create_s = sh->req.t_delete_s = -1;
@@ -121,9 +116,7 @@ static int shape_parse(struct gs_where *w, const cJSON *e, struct gs_gen_spec *s
 				     &sh->req.model_mask,
 				     &unknown, spec, sizeof(spec))) ||
 	    (rc = gs_trace_check_pod(w, &sh->req, spec)) ||
-	    (rc = gs_trace_pod_gpu_milli(w, "gpu_need_milli", &sh->req, need)) ||
-	    (rc = gs_trace_pod_gpu_milli(w, "gpu_busy_milli", &sh->req, busy)) ||
-	    (rc = gs_trace_pod_gpu_milli(w, "gpu_compute_milli", &sh->req, compute)))
+	    (rc = gs_trace_pod_gpu_use(w, &sh->req, use)))
 		return rc;
 	/* The class is checked as a trace would check it; the generated trace gets it. */
 	gs_trace_init(&scratch);

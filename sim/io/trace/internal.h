@@ -163,6 +163,13 @@ int gs_trace_pod_gpu_milli(const struct gs_where *w, const char *field, struct g
 			   int64_t milli);
 
 /*
+ * All three sharing-model fields, milli[] as gs_trace_json_gpu_use()
+ * reads them, set in that order with gs_trace_pod_gpu_milli(). 0 or
+ * GS_EPARSE.
+ */
+int gs_trace_pod_gpu_use(const struct gs_where *w, struct gs_pod *p, const int64_t milli[3]);
+
+/*
  * The readers, called by gs_load_cluster() and gs_load_trace() with r at
  * the file's first record. Each returns 0, or a negative GS_E* code
  * (GS_EPARSE for bad input, GS_ENOMEM) with a "file:line: ..." message in
@@ -228,6 +235,14 @@ int gs_trace_json_int(const struct gs_where *w, const cJSON *obj, const char *ke
  * that order); p's other fields are left alone.
  */
 int gs_trace_json_pod_request(const struct gs_where *w, const cJSON *obj, struct gs_pod *p);
+
+/*
+ * Reads the sharing-model keys a trace's pods and a generator's shapes
+ * share into milli[]: gpu_need_milli (0 to 1000), gpu_busy_milli and
+ * gpu_compute_milli (1 to 1000), 0 when absent. Returns 0 or GS_EPARSE
+ * (the first bad key, in that order).
+ */
+int gs_trace_json_gpu_use(const struct gs_where *w, const cJSON *obj, int64_t milli[3]);
 
 /* Reads obj[key] as a finite number in [min, max]. Same conventions. */
 int gs_trace_json_double(const struct gs_where *w, const cJSON *obj, const char *key, bool required,

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,19 +137,33 @@ static int cluster_read(struct gs_csv *r, struct gs_cluster *c, char sha256_out[
 	return rc;
 }
 
+/*
+ * Opens a load's input: the file at name, or (mem) the len bytes of data
+ * called name. Refused, nothing opened, when the destination is not empty
+ * (full: "name: why").
+ */
+static int open_input(struct gs_csv *r, const char *name, bool mem, const char *data, size_t len,
+		      bool full, const char *why, char *err, size_t err_len)
+{
+	if (err && err_len)
+		err[0] = '\0';
+	if (full) {
+		snprintf(err, err_len, "%s: %s", name, why);
+		return GS_EINVAL;
+	}
+	return mem ? gs_csv_open_mem(r, name, data, len, err, err_len)
+		   : gs_csv_open(r, name, err, err_len);
+}
+
+static const char cluster_full[] = "the cluster to load into already has nodes";
+static const char trace_full[] = "the trace to load into already has pods";
+
 int gs_load_cluster(const char *path, struct gs_cluster *c, char sha256_out[GS_SHA256_HEX],
 		    char *err, size_t err_len)
 {
 	struct gs_csv r;
-	int rc;
+	int rc = open_input(&r, path, false, NULL, 0, c->n_nodes, cluster_full, err, err_len);
 
-	if (err && err_len)
-		err[0] = '\0';
-	if (c->n_nodes) {
-		snprintf(err, err_len, "%s: the cluster to load into already has nodes", path);
-		return GS_EINVAL;
-	}
-	rc = gs_csv_open(&r, path, err, err_len);
 	return rc ? rc : cluster_read(&r, c, sha256_out);
 }
 
@@ -156,15 +171,8 @@ int gs_load_cluster_mem(const char *name, const char *data, size_t len, struct g
 			char sha256_out[GS_SHA256_HEX], char *err, size_t err_len)
 {
 	struct gs_csv r;
-	int rc;
+	int rc = open_input(&r, name, true, data, len, c->n_nodes, cluster_full, err, err_len);
 
-	if (err && err_len)
-		err[0] = '\0';
-	if (c->n_nodes) {
-		snprintf(err, err_len, "%s: the cluster to load into already has nodes", name);
-		return GS_EINVAL;
-	}
-	rc = gs_csv_open_mem(&r, name, data, len, err, err_len);
 	return rc ? rc : cluster_read(&r, c, sha256_out);
 }
 
@@ -206,15 +214,8 @@ int gs_load_trace(const char *path, struct gs_cluster *c, struct gs_trace *t, ch
 		  size_t err_len)
 {
 	struct gs_csv r;
-	int rc;
+	int rc = open_input(&r, path, false, NULL, 0, t->n_pods, trace_full, err, err_len);
 
-	if (err && err_len)
-		err[0] = '\0';
-	if (t->n_pods) {
-		snprintf(err, err_len, "%s: the trace to load into already has pods", path);
-		return GS_EINVAL;
-	}
-	rc = gs_csv_open(&r, path, err, err_len);
 	return rc ? rc : trace_read(&r, c, t);
 }
 
@@ -222,14 +223,7 @@ int gs_load_trace_mem(const char *name, const char *data, size_t len, struct gs_
 		      struct gs_trace *t, char *err, size_t err_len)
 {
 	struct gs_csv r;
-	int rc;
+	int rc = open_input(&r, name, true, data, len, t->n_pods, trace_full, err, err_len);
 
-	if (err && err_len)
-		err[0] = '\0';
-	if (t->n_pods) {
-		snprintf(err, err_len, "%s: the trace to load into already has pods", name);
-		return GS_EINVAL;
-	}
-	rc = gs_csv_open_mem(&r, name, data, len, err, err_len);
 	return rc ? rc : trace_read(&r, c, t);
 }

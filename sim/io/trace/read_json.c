@@ -227,6 +227,19 @@ int gs_trace_json_pod_request(const struct gs_where *w, const cJSON *obj, struct
 	return 0;
 }
 
+int gs_trace_json_gpu_use(const struct gs_where *w, const cJSON *obj, int64_t milli[3])
+{
+	int rc;
+
+	if ((rc = gs_trace_json_int(w, obj, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0,
+				    &milli[0], NULL)) ||
+	    (rc = gs_trace_json_int(w, obj, "gpu_busy_milli", false, 1, GS_MILLI_PER_GPU, 0,
+				    &milli[1], NULL)))
+		return rc;
+	return gs_trace_json_int(w, obj, "gpu_compute_milli", false, 1, GS_MILLI_PER_GPU, 0,
+				 &milli[2], NULL);
+}
+
 int gs_trace_json_double(const struct gs_where *w, const cJSON *obj, const char *key, bool required,
 			 double min, double max, double dflt, double *out, bool *present_out)
 {
@@ -529,7 +542,7 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 		"gpu_spec", "creation_time", "deletion_time", "class", "gpu_need_milli",
 		"gpu_busy_milli", "gpu_compute_milli", "pod_group", NULL,
 	};
-	int64_t create, del, need, busy, compute;
+	int64_t create, del, use[3];
 	const char *name, *wclass, *group;
 	char spec[512], vbuf[80];
 	bool unknown = false;
@@ -546,12 +559,7 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 				    NULL)) ||
 	    (rc = gs_trace_json_int(w, e, "deletion_time", false, 0, GS_TIME_MAX_S, -1, &del,
 				    NULL)) ||
-	    (rc = gs_trace_json_int(w, e, "gpu_need_milli", false, 0, GS_MILLI_PER_GPU, 0, &need,
-				    NULL)) ||
-	    (rc = gs_trace_json_int(w, e, "gpu_busy_milli", false, 1, GS_MILLI_PER_GPU, 0, &busy,
-				    NULL)) ||
-	    (rc = gs_trace_json_int(w, e, "gpu_compute_milli", false, 1, GS_MILLI_PER_GPU, 0,
-				    &compute, NULL)) ||
+	    (rc = gs_trace_json_gpu_use(w, e, use)) ||
 	    (rc = gs_trace_json_string(w, e, "class", false, &wclass)) ||
 	    (rc = gs_trace_json_string(w, e, "pod_group", false, &group)) ||
 	    (group && *group && (rc = gs_check_name(w, "pod_group", group))))
@@ -563,9 +571,7 @@ static int pod_parse(struct gs_where *w, const cJSON *e, struct gs_cluster *c,
 				     spec, sizeof(spec))) ||
 	    (rc = gs_trace_check_pod(w, &p, spec)) ||
 	    (rc = gs_trace_pod_class(w, "class", t, &p, wclass)) ||
-	    (rc = gs_trace_pod_gpu_milli(w, "gpu_need_milli", &p, need)) ||
-	    (rc = gs_trace_pod_gpu_milli(w, "gpu_busy_milli", &p, busy)) ||
-	    (rc = gs_trace_pod_gpu_milli(w, "gpu_compute_milli", &p, compute)))
+	    (rc = gs_trace_pod_gpu_use(w, &p, use)))
 		return rc;
 	if (gs_nameset_find(names, name, &prev))
 		return gs_where_errorf(w, "name", "duplicate pod name '%s' (first at pods[%ld])",

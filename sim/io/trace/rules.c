@@ -471,3 +471,13 @@ int gs_trace_pod_gpu_milli(const struct gs_where *w, const char *field, struct g
 		p->need_milli = (int32_t)milli;
 	return 0;
 }
+
+int gs_trace_pod_gpu_use(const struct gs_where *w, struct gs_pod *p, const int64_t milli[3])
+{
+	int rc;
+
+	if ((rc = gs_trace_pod_gpu_milli(w, "gpu_need_milli", p, milli[0])) ||
+	    (rc = gs_trace_pod_gpu_milli(w, "gpu_busy_milli", p, milli[1])))
+		return rc;
+	return gs_trace_pod_gpu_milli(w, "gpu_compute_milli", p, milli[2]);
+}

@@ -373,31 +373,32 @@ int gs_staged_write_trace_csv(struct gs_staged *st, const char *path, const stru
 			   err_len);
 }
 
-int gs_staged_write_cluster_csv(struct gs_staged *st, const char *path, const struct gs_cluster *c,
-				char *err, size_t err_len)
+/* The cluster's nodes staged as CSV or (json) JSON, checked before the temporary file exists. */
+static int stage_cluster(struct gs_staged *st, const char *path, const struct gs_cluster *c,
+			 bool json, char *err, size_t err_len)
 {
 	FILE *f;
 	int rc;
 
 	if ((rc = check_nodes(path, c, err, err_len)) ||
-	    (rc = check_csv_models(path, c, err, err_len)) ||
+	    (!json && (rc = check_csv_models(path, c, err, err_len))) ||
 	    (rc = stage_open(st, &f, path, err, err_len)))
 		return rc;
-	return stage_close(st, f, gs_write_cluster_csv_stream(f, path, c, err, err_len), err,
-			   err_len);
+	rc = json ? gs_write_cluster_json_stream(f, path, c, err, err_len)
+		  : gs_write_cluster_csv_stream(f, path, c, err, err_len);
+	return stage_close(st, f, rc, err, err_len);
+}
+
+int gs_staged_write_cluster_csv(struct gs_staged *st, const char *path, const struct gs_cluster *c,
+				char *err, size_t err_len)
+{
+	return stage_cluster(st, path, c, false, err, err_len);
 }
 
 int gs_staged_write_cluster_json(struct gs_staged *st, const char *path, const struct gs_cluster *c,
 				 char *err, size_t err_len)
 {
-	FILE *f;
-	int rc;
-
-	if ((rc = check_nodes(path, c, err, err_len)) ||
-	    (rc = stage_open(st, &f, path, err, err_len)))
-		return rc;
-	return stage_close(st, f, gs_write_cluster_json_stream(f, path, c, err, err_len), err,
-			   err_len);
+	return stage_cluster(st, path, c, true, err, err_len);
 }
 
 int gs_write_trace_csv(const char *path, const struct gs_trace *t, const struct gs_cluster *c,
