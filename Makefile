@@ -10,6 +10,7 @@
 #   make bench-sim  simulator speed benchmarks (needs the openb trace)
 #   make bench-hook   libgpushare's cost on an unthrottled launch, on the fake driver
 #   make bench-scale  time mode on synthetic clusters of 1k-100k nodes, 10k-1M pods (long)
+#   make bench-sharing  each sharing mode against exclusive on the H100 example x 1000 (long)
 #   make bench-advise the default gpusim advise on the H100 example and on openb (minutes)
 #   make test-slurm   sweep shards as a Slurm job array on this host (needs slurm-wlm, munge)
 #   make asan     build and test under ASan+UBSan in build-asan/
@@ -40,7 +41,7 @@ PREFIX   ?= /usr/local
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 15
 
-.PHONY: all deps build test test-slurm faults demo bench gpu-check bench-sim bench-hook bench-scale bench-advise asan repro repro-sharing regress baseline install deb test-install \
+.PHONY: all deps build test test-slurm faults demo bench gpu-check bench-sim bench-hook bench-scale bench-sharing bench-advise asan repro repro-sharing regress baseline install deb test-install \
 	fuzz clean
 
 all: build
@@ -87,6 +88,10 @@ bench-hook:
 bench-scale: deps
 	@$(MAKE) --no-print-directory build
 	@bench/sim/scale.sh $(BUILD)
+
+bench-sharing: deps
+	@$(MAKE) --no-print-directory build
+	@bench/sim/sharing.sh $(BUILD)
 
 bench-advise: deps
 	@$(MAKE) --no-print-directory build

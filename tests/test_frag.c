@@ -189,6 +189,57 @@ static void test_node_categories(void **st)
 	assert_true(fabs(gs_node_frag(&c, &w) - 3500) < 1e-9);
 }
 
+/*
+ * gs_frag_shares_categories() against gs_node_frag_categories(), and
+ * gs_frag_shares_kinds() against gs_node_frag_kind(), on random workloads
+ * (GPU counts, shares, CPU sizes and model sets, CPU-only kinds, repeated
+ * shares) and random node states: the same double, compared with ==.
+ */
+static void test_shares_match_the_reference(void **st)
+{
+	static const int32_t share[] = { 100, 230, 250, 500, 500, 1000 };
+	struct gs_kind k[24];
+	struct gs_workload w = { k, 0 };
+	int64_t amounts[24];
+	struct gs_frag_shares fs;
+	struct gs_rng r;
+	int round, i, m;
+
+	(void)st;
+	gs_rng_seed(&r, 2023);
+	for (round = 0; round < 200; round++) {
+		double left = 1.0;
+
+		w.n = 1 + (int32_t)gs_rng_below(&r, 24);
+		for (m = 0; m < w.n; m++) {
+			int32_t ngpu = (int32_t)gs_rng_below(&r, 4);
+			int32_t milli = ngpu == 1 ? share[gs_rng_below(&r, 6)] : 1000;
+			double p = m + 1 < w.n ? left * gs_rng_uniform(&r) : left;
+
+			k[m] = kind(1000 * (int32_t)gs_rng_below(&r, 40), ngpu, ngpu ? milli : 0,
+				    (uint32_t)gs_rng_below(&r, 8), p);
+			left -= p;
+		}
+		assert_int_equal(gs_frag_shares_init(&fs, &w), 0);
+		for (i = 0; i < 50; i++) {
+			int32_t free_milli[GS_MAX_GPUS];
+			int n = (int)gs_rng_below(&r, 9), g;
+			struct gs_node nd;
+
+			for (g = 0; g < n; g++)
+				free_milli[g] = 10 * (int32_t)gs_rng_below(&r, 101);
+			nd = node_with(1000 * (int32_t)gs_rng_below(&r, 40), (int32_t)gs_rng_below(&r, 3),
+				       n, free_milli);
+			assert_true(gs_frag_shares_categories(&fs, &nd) ==
+				    gs_node_frag_categories(&nd, &w));
+			gs_frag_shares_kinds(&fs, &nd, amounts);
+			for (m = 0; m < w.n; m++)
+				assert_int_equal(amounts[m], gs_node_frag_kind(&nd, &k[m]));
+		}
+		gs_frag_shares_release(&fs);
+	}
+}
+
 static void test_cluster_totals(void **st)
 {
 	struct gs_workload w = three_kind_workload();
@@ -301,6 +352,14 @@ static void test_cluster_totals_no_drift(void **st)
 		for (n = 0; n < c.n_nodes; n++)
 			full += gs_node_frag(&c.nodes[n], &w);
 		assert_true(fabs(gs_frag_total(&f) - full) < 1e-6);
+		/* Kind by kind, the integers exactly. */
+		for (i = 0; i < w.n; i++) {
+			int64_t sum = 0;
+
+			for (n = 0; n < c.n_nodes; n++)
+				sum += gs_node_frag_kind(&c.nodes[n], &w.kinds[i]);
+			assert_int_equal(f.kind_total[i], sum);
+		}
 	}
 	gs_frag_release(&f);
 	gs_cluster_release(&c);
@@ -574,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_kind_amounts),
 		cmocka_unit_test(test_node_expectation),
 		cmocka_unit_test(test_node_categories),
+		cmocka_unit_test(test_shares_match_the_reference),
 		cmocka_unit_test(test_cluster_totals),
 		cmocka_unit_test(test_cluster_totals_no_drift),
 		cmocka_unit_test(test_typical_small),

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_heap.c - the event queue: order by time, insertion order on ties,
- * and agreement with a sorted reference on a large random sequence.
+ * and agreement with a sorted reference on a large random sequence; the
+ * arrivals kept apart from the heap, and the departures it moves rather
+ * than leaves stale, against a plain heap that does neither.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,7 +24,7 @@ static void test_empty(void **state)
 	(void)state;
 	gs_heap_init(&h);
 	assert_int_equal(gs_heap_pop(&h, &ev), GS_ENOENT);
-	assert_null(gs_heap_peek(&h));
+	assert_false(gs_heap_peek(&h, &ev));
 	gs_heap_release(&h);
 }
 
@@ -90,11 +92,11 @@ static void test_matches_sorted_reference(void **state)
 		ref[i].pod = i;
 		/* Pop some along the way, as a simulation does. */
 		if (i % 7 == 3) {
-			struct gs_event ev;
-			const struct gs_event *top = gs_heap_peek(&h);
+			struct gs_event ev, top;
 
-			assert_non_null(top);
+			assert_true(gs_heap_peek(&h, &top));
 			assert_int_equal(gs_heap_pop(&h, &ev), 0);
+			assert_int_equal(top.seq, ev.seq);
 			/* Re-push it: it must come back after the events already at its time. */
 			assert_int_equal(gs_heap_push(&h, ev.t_s + 1000, ev.kind, ev.pod), 0);
 			ref[ev.pod].t_s = ev.t_s + 1000;
@@ -114,12 +116,158 @@ static void test_matches_sorted_reference(void **state)
 	free(ref);
 }
 
+static void assert_same_event(const struct gs_event *a, const struct gs_event *b)
+{
+	assert_int_equal(a->t_s, b->t_s);
+	assert_int_equal(a->seq, b->seq);
+	assert_int_equal(a->kind, b->kind);
+	assert_int_equal(a->pod, b->pod);
+	assert_int_equal(a->gen, b->gen);
+}
+
+/*
+ * Arrivals out of time order with ties, queued apart, and events pushed
+ * while popping: the same sequence as a heap into which the arrivals were
+ * pushed first, one by one.
+ */
+static void test_arrivals_apart(void **state)
+{
+	enum { N = 5000 };
+	int64_t *t = malloc(N * sizeof(*t));
+	struct gs_heap h, ref;
+	struct gs_rng rng;
+	int i, popped = 0;
+
+	(void)state;
+	assert_non_null(t);
+	gs_rng_seed(&rng, 11);
+	gs_heap_init(&h);
+	gs_heap_init(&ref);
+	for (i = 0; i < N; i++) {
+		t[i] = (int64_t)gs_rng_below(&rng, 300);
+		assert_int_equal(gs_heap_push(&ref, t[i], GS_EV_ARRIVE, i), 0);
+	}
+	assert_int_equal(gs_heap_arrivals(&h, t, N), 0);
+	/* Only first. */
+	assert_int_equal(gs_heap_arrivals(&h, t, N), GS_EINVAL);
+	assert_int_equal(gs_heap_size(&h), N);
+	assert_int_equal(gs_heap_push(&h, 0, GS_EV_SAMPLE, -1), 0);
+	assert_int_equal(gs_heap_push(&ref, 0, GS_EV_SAMPLE, -1), 0);
+	for (;;) {
+		struct gs_event a, b;
+		int ra = gs_heap_pop(&h, &a), rb = gs_heap_pop(&ref, &b);
+
+		assert_int_equal(ra, rb);
+		if (ra)
+			break;
+		assert_same_event(&a, &b);
+		/* A departure now and then, sometimes at the very time of later arrivals. */
+		if (a.kind == GS_EV_ARRIVE && popped++ % 3 == 0) {
+			int64_t at = a.t_s + (int64_t)gs_rng_below(&rng, 20);
+
+			assert_int_equal(gs_heap_push(&h, at, GS_EV_DEPART, a.pod), 0);
+			assert_int_equal(gs_heap_push(&ref, at, GS_EV_DEPART, a.pod), 0);
+		}
+		assert_int_equal(gs_heap_size(&h), gs_heap_size(&ref));
+	}
+	assert_int_equal(popped, N);
+	gs_heap_release(&h);
+	gs_heap_release(&ref);
+	free(t);
+}
+
+/*
+ * Departures that move, as the sharing model moves them: a tracked queue
+ * against a plain one that keeps every push and skips the stale ones when
+ * popped (a generation per pod). The same events come out in the same
+ * order, and after each the tracked queue says it would still hold one
+ * (its size, or a departure moved from a later place) exactly when the
+ * plain one still holds one, stale or not.
+ */
+static void test_tracked_departures_move(void **state)
+{
+	enum { PODS = 300 };
+	uint32_t gen[PODS] = { 0 };
+	bool queued[PODS] = { false };
+	struct gs_heap h, ref;
+	struct gs_rng rng;
+	int step, moves = 0;
+	bool current;
+
+	(void)state;
+	gs_rng_seed(&rng, 5);
+	gs_heap_init(&h);
+	gs_heap_init(&ref);
+	assert_int_equal(gs_heap_track(&h, PODS), 0);
+	for (step = 0; step < 20000; step++) {
+		int pod = (int)gs_rng_below(&rng, PODS);
+		struct gs_event a, b;
+
+		if (gs_rng_below(&rng, 3)) {
+			/* A new completion for pod: sooner or later than its old one. */
+			int64_t at = (int64_t)(step / 4) + (int64_t)gs_rng_below(&rng, 400);
+
+			moves += queued[pod];
+			gen[pod]++;
+			queued[pod] = true;
+			assert_int_equal(gs_heap_push_gen(&h, at, GS_EV_DEPART, pod, gen[pod]), 0);
+			assert_int_equal(gs_heap_push_gen(&ref, at, GS_EV_DEPART, pod, gen[pod]), 0);
+			continue;
+		}
+		/* The plain queue's next current event: stale ones are skipped. */
+		current = false;
+		while (!current && gs_heap_pop(&ref, &b) == 0)
+			current = b.gen == gen[b.pod];
+		if (!current) {
+			assert_int_equal(gs_heap_pop(&h, &a), GS_ENOENT);
+			continue;
+		}
+		assert_int_equal(gs_heap_pop(&h, &a), 0);
+		assert_same_event(&a, &b);
+		queued[a.pod] = false;
+		assert_int_equal(gs_heap_size(&h) > 0 || gs_heap_moved_after(&h, &a),
+				 gs_heap_size(&ref) > 0);
+	}
+	assert_true(moves > 1000);
+	assert_true(gs_heap_size(&h) < gs_heap_size(&ref));
+	/*
+	 * Last, one departure moved sooner from the very end: once it is out,
+	 * the tracked queue is empty but the plain one still holds its old place.
+	 */
+	gen[0] += 2;
+	assert_int_equal(gs_heap_push_gen(&h, 1000000, GS_EV_DEPART, 0, gen[0] - 1), 0);
+	assert_int_equal(gs_heap_push_gen(&ref, 1000000, GS_EV_DEPART, 0, gen[0] - 1), 0);
+	assert_int_equal(gs_heap_push_gen(&h, 999000, GS_EV_DEPART, 0, gen[0]), 0);
+	assert_int_equal(gs_heap_push_gen(&ref, 999000, GS_EV_DEPART, 0, gen[0]), 0);
+	/* Drain both: the tail of stale events in the plain queue is where they differ. */
+	for (;;) {
+		struct gs_event a, b;
+
+		current = false;
+		while (!current && gs_heap_pop(&ref, &b) == 0)
+			current = b.gen == gen[b.pod];
+		if (!current)
+			break;
+		assert_int_equal(gs_heap_pop(&h, &a), 0);
+		assert_same_event(&a, &b);
+		assert_int_equal(gs_heap_size(&h) > 0 || gs_heap_moved_after(&h, &a),
+				 gs_heap_size(&ref) > 0);
+		if (a.t_s == 999000)
+			assert_true(gs_heap_moved_after(&h, &a));
+	}
+	assert_int_equal(gs_heap_size(&h), 0);
+	gs_heap_release(&h);
+	gs_heap_release(&ref);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_ties_keep_insertion_order),
 		cmocka_unit_test(test_matches_sorted_reference),
+		cmocka_unit_test(test_arrivals_apart),
+		cmocka_unit_test(test_tracked_departures_move),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

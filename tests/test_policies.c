@@ -12,17 +12,20 @@
  * random on small clusters built by hand, with the expected placements
  * written out, and the registry against policies.def.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "core/error.h"
 #include "policies/policy.h"
 #include "policies/sched.h"
+#include "policies/sched_index.h"
 #include "testutil.h"
 
 /* A mixed cluster: 6 nodes of 2-8 GPUs of three models plus a CPU node. */
@@ -308,6 +311,130 @@ static void test_random_is_uniform_and_seeded(void **state)
 	gs_cluster_release(&c);
 }
 
+/*
+ * n nodes with one T4 each; a node fits the test pod unless it is among the
+ * gaps: every 7th node, and runs of 300 that cover whole blocks of the
+ * index's counts (sched_index.c). Returns the number that fit.
+ */
+static int32_t gappy_cluster(struct gs_cluster *c, int32_t n)
+{
+	int32_t i, fit = 0;
+
+	gs_cluster_init(c);
+	for (i = 0; i < n; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		assert_int_equal(gs_cluster_add_node(c, name, 8000, 32768, 1, "T4"), i);
+		if (i % 7 == 3 || (i / 300) % 5 == 2) {
+			c->nodes[i].cpu_free_milli = 0;
+			c->cpu_free_milli -= 8000;
+		} else {
+			fit++;
+		}
+	}
+	return fit;
+}
+
+/* The random policy's generator as random.c seeds it. */
+static void random_stream(struct gs_rng *r, const struct gs_policy_env *env)
+{
+	gs_rng_seed(r, env->seed ^ env->workload_id ^ 0x72616e646f6dull);
+}
+
+/*
+ * Up to 4096 nodes random draws a score per feasible node and takes the
+ * first highest, the draws results stored by earlier versions were made
+ * with; above, one draw names the place among the feasible nodes. Both
+ * choose uniformly: a chi-square test over the feasible nodes of a
+ * 5000-node cluster, whose statistic has mean k - 1 and standard deviation
+ * sqrt(2 (k - 1)), about 83 here. The scheduler's full scan (no index)
+ * chooses as its index does.
+ */
+static void test_random_draws_by_cluster_size(void **state)
+{
+	struct gs_cluster c;
+	struct gs_sched s, scan;
+	struct gs_policy_env env;
+	struct gs_pod p = tu_pod(1000, 1024, 1, 1000);
+	struct gs_rng ref;
+	int32_t k, i, j, *hits, *place;
+	const int picks = 40000;
+	double chi2 = 0;
+
+	(void)state;
+	/* 4096 nodes: the first highest of k draws, k fitting nodes in visit order. */
+	k = gappy_cluster(&c, 4096);
+	env = env_for(&c, 11);
+	env.workload_id = 0x1234;
+	random_stream(&ref, &env);
+	assert_int_equal(gs_sched_init(&s, gs_policy_find("random"), &env), 0);
+	for (i = 0; i < 20; i++) {
+		struct gs_placement pl;
+		uint64_t best = 0;
+		int32_t at = 0, seen = -1;
+
+		for (j = 0; j < k; j++) {
+			uint64_t v = gs_rng_next(&ref) >> 11;
+
+			if (j == 0 || v > best) {
+				best = v;
+				at = j;
+			}
+		}
+		assert_int_equal(gs_sched_pick(&s, &c, &p, &pl, NULL), 0);
+		for (j = 0; j <= pl.node; j++)
+			seen += gs_cluster_fits(&c, j, &p) == GS_FIT_OK;
+		assert_int_equal(seen, at);
+	}
+	gs_sched_release(&s);
+	gs_cluster_release(&c);
+
+	/* 5000 nodes: one draw per pod, uniform over the fitting nodes. */
+	k = gappy_cluster(&c, 5000);
+	assert_true(k > 3000);
+	env = env_for(&c, 12);
+	random_stream(&ref, &env);
+	hits = calloc(5000, sizeof(*hits));
+	place = calloc(5000, sizeof(*place));
+	assert_non_null(hits);
+	assert_non_null(place);
+	for (i = 0, j = 0; i < 5000; i++)
+		place[i] = gs_cluster_fits(&c, i, &p) == GS_FIT_OK ? j++ : -1;
+	assert_int_equal(gs_sched_init(&s, gs_policy_find("random"), &env), 0);
+	assert_int_equal(gs_sched_init(&scan, gs_policy_find("random"), &env), 0);
+	assert_non_null(s.index);
+	gs_sched_index_free(scan.index);
+	scan.index = NULL;
+	for (i = 0; i < picks; i++) {
+		struct gs_placement pl, pl_scan;
+
+		assert_int_equal(gs_sched_pick(&s, &c, &p, &pl, NULL), 0);
+		assert_true(place[pl.node] >= 0);
+		/* A whole-GPU pod takes the first free GPU: no draw for it. */
+		assert_int_equal(place[pl.node], (int32_t)gs_rng_below(&ref, (uint64_t)k));
+		hits[pl.node]++;
+		if (i < 2000) {
+			assert_int_equal(gs_sched_pick(&scan, &c, &p, &pl_scan, NULL), 0);
+			assert_memory_equal(&pl, &pl_scan, sizeof(pl));
+		}
+	}
+	for (i = 0; i < 5000; i++) {
+		double e = (double)picks / k;
+
+		if (place[i] >= 0)
+			chi2 += ((double)hits[i] - e) * ((double)hits[i] - e) / e;
+		else
+			assert_int_equal(hits[i], 0);
+	}
+	assert_true(fabs(chi2 - (k - 1)) < 6 * sqrt(2.0 * (k - 1)));
+	free(hits);
+	free(place);
+	gs_sched_release(&scan);
+	gs_sched_release(&s);
+	gs_cluster_release(&c);
+}
+
 static void test_compat_order_is_a_seeded_permutation(void **state)
 {
 	struct gs_cluster c;
@@ -434,6 +561,7 @@ int main(int argc, char **argv)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_spread_choices);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_firstfit_choices);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_random_is_uniform_and_seeded);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_random_draws_by_cluster_size);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_compat_order_is_a_seeded_permutation);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_registry);
 	return _cmocka_run_group_tests("policies", tests, n, NULL, NULL);

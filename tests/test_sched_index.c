@@ -35,14 +35,14 @@
 #include "policies/sched_index.h"
 #include "testutil.h"
 
-/* 40 nodes in five shapes, so that many nodes share a state. */
-static void cluster40(struct gs_cluster *c)
+/* n nodes in five shapes, so that many nodes share a state. */
+static void cluster_n(struct gs_cluster *c, int n)
 {
 	char name[16];
 	int i;
 
 	gs_cluster_init(c);
-	for (i = 0; i < 40; i++) {
+	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "n%02d", i);
 		switch (i % 5) {
 		case 0:
@@ -64,7 +64,7 @@ static void cluster40(struct gs_cluster *c)
 	}
 }
 
-/* Gives cluster40's GPU nodes sharing modes: every kind, mixed nodes too. */
+/* Gives cluster_n()'s GPU nodes sharing modes: every kind, mixed nodes too. */
 static void share40(struct gs_cluster *c)
 {
 	static const char *const by_class[10] = {
@@ -130,7 +130,12 @@ struct running {
 	struct gs_placement pl;
 };
 
-static void same_stream(const struct gs_policy *pol, unsigned flags, uint64_t seed, bool share)
+/*
+ * The stream on n nodes: steps of it, as many per node as on 40 nodes, so
+ * that a larger cluster fills up as well.
+ */
+static void same_stream(const struct gs_policy *pol, unsigned flags, uint64_t seed, bool share,
+			int nodes)
 {
 	static struct gs_pod workload[400];
 	static struct running run[4096];
@@ -141,8 +146,8 @@ static void same_stream(const struct gs_policy *pol, unsigned flags, uint64_t se
 	int n_run = 0, step, placed = 0, failed = 0;
 	size_t i;
 
-	cluster40(&ci);
-	cluster40(&cs);
+	cluster_n(&ci, nodes);
+	cluster_n(&cs, nodes);
 	if (share) {
 		share40(&ci);
 		share40(&cs);
@@ -166,7 +171,7 @@ static void same_stream(const struct gs_policy *pol, unsigned flags, uint64_t se
 	ss.index = NULL;
 
 	gs_rng_seed(&r, seed * 31 + 5);
-	for (step = 0; step < 6000; step++) {
+	for (step = 0; step < 150 * nodes; step++) {
 		if (n_run > 0 && (gs_rng_below(&r, 100) < 45 || n_run == 4096)) {
 			int k = (int)gs_rng_below(&r, (uint64_t)n_run);
 
@@ -202,8 +207,8 @@ static void same_stream(const struct gs_policy *pol, unsigned flags, uint64_t se
 		}
 	}
 	/* The stream must exercise both outcomes. */
-	assert_true(placed > 500);
-	assert_true(failed > 50);
+	assert_true(placed > 12 * nodes);
+	assert_true(failed > nodes);
 	gs_sched_release(&si);
 	gs_sched_release(&ss);
 	gs_cluster_release(&ci);
@@ -212,17 +217,23 @@ static void same_stream(const struct gs_policy *pol, unsigned flags, uint64_t se
 
 static void index_equals_scan_index_order(void **state)
 {
-	same_stream(*state, 0, 3, false);
+	same_stream(*state, 0, 3, false, 40);
 }
 
 static void index_equals_scan_shuffled_order(void **state)
 {
-	same_stream(*state, GS_POLICY_COMPAT, 11, false);
+	same_stream(*state, GS_POLICY_COMPAT, 11, false, 40);
 }
 
 static void index_equals_scan_sharing(void **state)
 {
-	same_stream(*state, GS_POLICY_COMPAT, 19, true);
+	same_stream(*state, GS_POLICY_COMPAT, 19, true, 40);
+}
+
+/* 300 nodes: score trees of four levels, with partly empty nodes at every level. */
+static void index_equals_scan_300_nodes(void **state)
+{
+	same_stream(*state, GS_POLICY_COMPAT, 23, false, 300);
 }
 
 /* --- by hand ------------------------------------------------------------------- */
@@ -328,8 +339,8 @@ static void more_shapes_than_the_index_holds(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[112];
-	char names[32][3][80];
+	struct CMUnitTest tests[140];
+	char names[32][4][80];
 	size_t n = 0, i;
 
 	for (i = 0; i < gs_policies_count() && i < 32; i++) {
@@ -345,6 +356,9 @@ int main(void)
 		snprintf(names[i][2], sizeof(names[i][2]), "%s: index = scan, sharing modes",
 			 p->name);
 		tests[n++] = (struct CMUnitTest){ names[i][2], index_equals_scan_sharing, NULL,
+						  NULL, (void *)p };
+		snprintf(names[i][3], sizeof(names[i][3]), "%s: index = scan, 300 nodes", p->name);
+		tests[n++] = (struct CMUnitTest){ names[i][3], index_equals_scan_300_nodes, NULL,
 						  NULL, (void *)p };
 	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(ties_go_to_the_earliest_node);

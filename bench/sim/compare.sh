@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # compare.sh - do two gpusim binaries place every pod alike? Replays the 17
-# openb traces of the FGD matrix with every policy in six set-ups (inflate
-# mode with compat and exact scoring; time mode at the trace's own pace, at
-# --time-scale 100000 which builds a pending queue, the same with
-# --max-wait 120 so that pods time out, and with --compat so that ties go
-# by a shuffled node order) and compares, run by run, the pods table
-# (node, GPUs, state, times, failure reasons), the samples (the columns
-# both binaries write: a newer schema may add some), the run
-# summaries and the per-percent statistics the figures plot (at full
-# precision). Used to show that a speed-up changed no result.
+# openb traces of the FGD matrix with every policy in eight set-ups
+# (inflate mode with compat and exact scoring; time mode at the trace's own
+# pace, at --time-scale 100000 which builds a pending queue, the same with
+# --max-wait 120 so that pods time out, with --compat so that ties go by a
+# shuffled node order, and under the sharing model with time-slicing and
+# with vGPU, where completions move, sampled every 600 s) and compares, run
+# by run, the pods table (node, GPUs, state, times, failure reasons), the
+# samples (the columns both binaries write: a newer schema may add some),
+# the run summaries and the per-percent statistics the figures plot (at
+# full precision). Used to show that a speed-up changed no result.
 #
 #   bench/sim/compare.sh OLD_GPUSIM NEW_GPUSIM [WORKDIR]
 #
@@ -18,7 +19,9 @@
 # ../shared/traces/openb (or $GS_OPENB_DIR) and sqlite3.
 # Both replay the policies OLD_GPUSIM knows (a policy added since would
 # shift the new binary's run ids); COMPARE_POLICIES gives another list.
-# COMPARE_TRACES and COMPARE_SETUPS (numbers 1-6) narrow it down;
+# COMPARE_TRACES and COMPARE_SETUPS (numbers 1-8) narrow it down; a
+# trace with a slash in it is a pods file of its own, and COMPARE_NODES
+# another cluster (a 100,000-node case from bench/sim/scale_spec.sh);
 # COMPARE_NEW_ARGS adds options for the new binary only (for example
 # --arrival-samples, so that an inflate run stores every sample as before).
 set -u
@@ -33,14 +36,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 openb=${GS_OPENB_DIR:-$here/../../../shared/traces/openb}
 work=${3:-$(mktemp -d "${TMPDIR:-/tmp}/gpusim-compare-XXXXXX")}
 mkdir -p "$work"
-nodes=$openb/openb_node_list_gpu_node.csv
+nodes=${COMPARE_NODES:-$openb/openb_node_list_gpu_node.csv}
 if [ ! -f "$nodes" ]; then
-	echo "compare.sh: the openb trace is not in $openb; set GS_OPENB_DIR" >&2
+	echo "compare.sh: no cluster $nodes: the openb trace is not in $openb; set GS_OPENB_DIR" >&2
 	exit 2
 fi
 traces=${COMPARE_TRACES:-"default cpu050 cpu100 cpu200 cpu250 gpushare40 gpushare60 gpushare80
 	gpushare100 gpuspec10 gpuspec20 gpuspec25 gpuspec33 multigpu20 multigpu30 multigpu40 multigpu50"}
-setups=${COMPARE_SETUPS:-"1 2 3 4 5 6"}
+setups=${COMPARE_SETUPS:-"1 2 3 4 5 6 7 8"}
 policies=${COMPARE_POLICIES:-$("$old" policies 2>/dev/null | awk 'NR > 1 && NF { print $1 }' | paste -sd, -)}
 if [ -z "$policies" ]; then
 	echo "compare.sh: cannot list the policies of $old; set COMPARE_POLICIES" >&2
@@ -55,6 +58,8 @@ setup_args() {
 	4) echo "--mode time --time-scale 100000 --seed 42" ;;
 	5) echo "--mode time --time-scale 100000 --max-wait 120 --seed 42" ;;
 	6) echo "--mode time --time-scale 100000 --compat --seed 7" ;;
+	7) echo "--mode time --time-scale 100000 --sharing timeslice --sample-interval 600 --seed 42" ;;
+	8) echo "--mode time --time-scale 100000 --sharing vgpu --sample-interval 600 --seed 42" ;;
 	esac
 }
 
@@ -70,33 +75,35 @@ queries=(
 status=0
 for t in $traces; do
 	pods=$openb/openb_pod_list_$t.csv
+	tag=$t
+	case $t in */*) pods=$t tag=$(basename "$t" .csv) ;; esac
 	for s in $setups; do
 		args=$(setup_args "$s")
 		for side in old new; do
-			db=$work/$t-$s-$side.db
+			db=$work/$tag-$s-$side.db
 			extra=""
 			[ $side = new ] && extra=${COMPARE_NEW_ARGS:-}
 			rm -f "$db"
 			# shellcheck disable=SC2086
 			if ! "${!side}" replay --nodes "$nodes" --pods "$pods" --policy "$policies" $args $extra \
-				--db "$db" -q >"$work/$t-$s-$side.log" 2>&1; then
-				echo "$t [$args]: $side binary failed, see $work/$t-$s-$side.log"
+				--db "$db" -q >"$work/$tag-$s-$side.log" 2>&1; then
+				echo "$t [$args]: $side binary failed, see $work/$tag-$s-$side.log"
 				status=1
 				continue 2
 			fi
 		done
 		diffs=""
 		# The samples' columns both binaries write: a newer schema adds columns, not values.
-		old_cols=$(sqlite3 "$work/$t-$s-old.db" \
+		old_cols=$(sqlite3 "$work/$tag-$s-old.db" \
 			"select group_concat(quote(name), ',') from pragma_table_info('samples')")
-		common=$(sqlite3 "$work/$t-$s-new.db" "select group_concat(name, ', ') from
+		common=$(sqlite3 "$work/$tag-$s-new.db" "select group_concat(name, ', ') from
 			pragma_table_info('samples') where name in ($old_cols)")
 		for q in "${queries[@]}"; do
 			name=${q%%|*}
 			sql=${q#*|}
 			sql=${sql/COMMON/$common}
-			a=$(sqlite3 "$work/$t-$s-old.db" "$sql" | sha256sum)
-			b=$(sqlite3 "$work/$t-$s-new.db" "$sql" | sha256sum)
+			a=$(sqlite3 "$work/$tag-$s-old.db" "$sql" | sha256sum)
+			b=$(sqlite3 "$work/$tag-$s-new.db" "$sql" | sha256sum)
 			[ "$a" = "$b" ] || diffs="$diffs $name"
 		done
 		if [ -z "$diffs" ]; then
@@ -105,7 +112,7 @@ for t in $traces; do
 			echo "$t [$args]: DIFFERENT:$diffs"
 			status=1
 		fi
-		rm -f "$work/$t-$s-old.db" "$work/$t-$s-new.db"
+		rm -f "$work/$tag-$s-old.db" "$work/$tag-$s-new.db"
 	done
 done
 exit $status

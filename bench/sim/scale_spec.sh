@@ -14,16 +14,27 @@
 # seen at least 12 times (96% of its pods, 14% CPU-only), weighted by their
 # counts. Durations are lognormal, median 600 s, sigma 1.0, clamped to
 # 10 s .. 2 days; openb's default trace has a median of 540 s.
+#
+# Environment, for a cluster of one node shape over a long span (the
+# month of a 100,000-GPU cluster in docs/performance.md):
+#   SCALE_NODE  "NAME CPU_MILLI MEMORY_MIB NUM_GPU MODEL": every node alike
+#               (then NODES may be below 11)
+#   SCALE_DAYS  the pods arrive over this many days: the arrival rate is
+#               PODS over that span, and the durations' median is what
+#               offers LOAD x the GPU capacity at that rate (the clamp
+#               becomes 10 s .. SCALE_DAYS days)
 set -eu
 
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
 	echo "usage: scale_spec.sh NODES PODS [LOAD]" >&2
 	exit 2
 fi
-exec awk -v nodes="$1" -v pods="$2" -v load="${3:-3}" '
+exec awk -v nodes="$1" -v pods="$2" -v load="${3:-3}" -v shape="${SCALE_NODE:-}" \
+	-v days="${SCALE_DAYS:-0}" '
 BEGIN {
-	if (nodes < 11 || pods < 1 || load <= 0) {
-		print "scale_spec.sh: need NODES >= 11, PODS >= 1, LOAD > 0" > "/dev/stderr"
+	if (nodes < (shape == "" ? 11 : 1) || pods < 1 || load <= 0 || days < 0) {
+		print "scale_spec.sh: need NODES >= 11 (1 with SCALE_NODE), PODS >= 1, LOAD > 0, " \
+		      "SCALE_DAYS >= 0" > "/dev/stderr"
 		exit 2
 	}
 	# share-of-1213, name, cpu_milli, memory_mib, num_gpu, model
@@ -33,6 +44,8 @@ BEGIN {
 		   "21 v100m32x8 96000 786432 8 V100M32|19 v100m16x1 8000 32768 1 V100M16|" \
 		   "17 t4x4 96000 393216 4 T4|9 v100m32x4 48000 376832 4 V100M32|" \
 		   "7 v100m16x8 64000 262144 8 V100M16", nd, "|")
+	if (shape != "")
+		nt = split("1 " shape, nd, "|")
 	total = 0
 	for (i = 1; i <= nt; i++) total += (split(nd[i], f, " ") ? f[1] : 0)
 	left = nodes; gpus = 0
@@ -70,8 +83,14 @@ BEGIN {
 		w += f[1]; g += f[1] * f[4] * f[5]
 	}
 	# Mean of a lognormal: median x exp(sigma^2 / 2); the clamps cut little.
-	mean_dur = 600 * exp(1.0 * 1.0 / 2)
+	median = 600; max_s = 172800
+	mean_dur = median * exp(1.0 * 1.0 / 2)
 	rate = load * gpus * 1000 * 3600 / ((g / w) * mean_dur)
+	if (days > 0) {
+		rate = pods / (days * 24)
+		median = int(load * gpus * 1000 * 3600 / ((g / w) * rate * exp(0.5)) + 0.5)
+		max_s = days * 86400
+	}
 	printf "{\n  \"comment\": \"scale benchmark: %d nodes, %d pods, offered GPU load %.2f (bench/sim/scale_spec.sh)\",\n", nodes, pods, load
 	printf "  \"nodes\": [\n"
 	for (i = 1; i <= nt; i++) {
@@ -80,7 +99,7 @@ BEGIN {
 	}
 	printf "  ],\n  \"pods\": {\n    \"count\": %d,\n    \"name_prefix\": \"p\",\n", pods
 	printf "    \"arrivals_per_hour\": %.3f,\n", rate
-	printf "    \"duration\": {\"median_s\": 600, \"sigma\": 1.0, \"min_s\": 10, \"max_s\": 172800},\n"
+	printf "    \"duration\": {\"median_s\": %d, \"sigma\": 1.0, \"min_s\": 10, \"max_s\": %d},\n", median, max_s
 	printf "    \"mix\": [\n"
 	for (i = 1; i <= ns; i++) {
 		split(sh[i], f, " ")

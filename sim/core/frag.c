@@ -328,19 +328,21 @@ double gs_node_frag_categories(const struct gs_node *n, const struct gs_workload
 	return sum;
 }
 
+/* Distinct GPU shares a workload's kinds can have: 1 to GS_MILLI_PER_GPU milli. */
+#define FRAG_MAX_SHARES (GS_MILLI_PER_GPU + 1)
+
 /*
- * gs_node_frag_kind() for every kind of f's workload at once, into
- * out[0..w->n): the node's free shares are sorted once and, for each of
- * the kinds' distinct GPU shares, the GPUs too small for it are a prefix
- * whose free share is a prefix sum. The same integers at a fraction of the
- * cost (the engine and FGD update a node's amounts on every bind).
+ * What every kind's amount on node n is made of: the node's free GPU share
+ * in all (*total), for each of the kinds' distinct shares t the number of
+ * GPUs with less free than it (lt[t]) and their free share in all
+ * (below[lt[t]]), and the node's GPU count (returned). The free shares are
+ * sorted once, so the GPUs too small for a share are a prefix and their
+ * free share a prefix sum; both lists ascend, so lt takes one merge.
  */
-static void node_frag_kinds(const struct gs_frag *f, const struct gs_node *n, int64_t *out)
+static int32_t node_shares(const struct gs_frag_shares *s, const struct gs_node *n, int32_t *lt,
+			   int64_t *below, int64_t *total)
 {
-	const struct gs_workload *w = f->w;
-	int32_t v[GS_MAX_GPUS], lt[GS_MILLI_PER_GPU + 1], g;
-	int64_t below[GS_MAX_GPUS + 1], total;
-	int32_t i, j, m, t;
+	int32_t v[GS_MAX_GPUS], g, i, j, t;
 
 	g = n->num_gpu > GS_MAX_GPUS ? GS_MAX_GPUS : n->num_gpu;
 	for (i = 0; i < g; i++) {
@@ -353,23 +355,84 @@ static void node_frag_kinds(const struct gs_frag *f, const struct gs_node *n, in
 	below[0] = 0;
 	for (i = 0; i < g; i++)
 		below[i + 1] = below[i] + v[i];
-	total = below[g];
-	/* lt[t]: GPUs with less free than share[t]; both ascending, so one merge. */
-	for (t = 0, i = 0; t < f->n_share; t++) {
-		while (i < g && v[i] < f->share[t])
+	*total = below[g];
+	for (t = 0, i = 0; t < s->n_share; t++) {
+		while (i < g && v[i] < s->share[t])
 			i++;
 		lt[t] = i;
 	}
+	return g;
+}
+
+/* Whether kind k may not use node n's GPUs for their model. */
+static bool model_barred(const struct gs_kind *k, const struct gs_node *n)
+{
+	return k->model_mask && (n->model < 0 || !((k->model_mask >> n->model) & 1u));
+}
+
+/*
+ * gs_node_frag_kind() for every kind of s's workload at once, into
+ * row[0..w->n), each change added to totals[m] unless totals is NULL: the
+ * same integers at a fraction of the cost (the engine updates a node's
+ * amounts on every bind), in one pass.
+ */
+static void node_frag_kinds(const struct gs_frag_shares *s, const struct gs_node *n, int64_t *row,
+			    int64_t *totals)
+{
+	const struct gs_workload *w = s->w;
+	int32_t lt[FRAG_MAX_SHARES], g, m, t;
+	int64_t below[GS_MAX_GPUS + 1], total;
+
+	g = node_shares(s, n, lt, below, &total);
 	for (m = 0; m < w->n; m++) {
 		const struct gs_kind *k = &w->kinds[m];
+		int64_t v = total;
 
-		t = f->share_of[m];
-		if (t < 0 || (k->model_mask && (n->model < 0 || !((k->model_mask >> n->model) & 1u))) ||
-		    n->cpu_free_milli < k->cpu_milli)
-			out[m] = total;
-		else
-			out[m] = g - lt[t] >= k->num_gpu ? below[lt[t]] : total;
+		t = s->share_of[m];
+		if (t >= 0 && !model_barred(k, n) && n->cpu_free_milli >= k->cpu_milli &&
+		    g - lt[t] >= k->num_gpu)
+			v = below[lt[t]];
+		if (totals)
+			totals[m] += v - row[m];
+		row[m] = v;
 	}
+}
+
+void gs_frag_shares_kinds(const struct gs_frag_shares *s, const struct gs_node *n, int64_t *out)
+{
+	node_frag_kinds(s, n, out, NULL);
+}
+
+double gs_frag_shares_categories(const struct gs_frag_shares *s, const struct gs_node *n)
+{
+	const struct gs_workload *w = s->w;
+	double cat[CAT__COUNT] = { 0 }, sum = 0;
+	int32_t lt[FRAG_MAX_SHARES], g, m;
+	int64_t below[GS_MAX_GPUS + 1], total;
+	int c;
+
+	g = node_shares(s, n, lt, below, &total);
+	for (m = 0; m < w->n; m++) {
+		const struct gs_kind *k = &w->kinds[m];
+		bool cpu_ok = n->cpu_free_milli >= k->cpu_milli;
+		int32_t t = s->share_of[m];
+
+		/* gs_node_frag_categories()'s cases in its order; "satisfied" is never summed. */
+		if (t < 0)
+			cat[cpu_ok ? CAT_CPU_ONLY_SATISFIED : CAT_CPU_ONLY_LACK_CPU] += k->p * (double)total;
+		else if (model_barred(k, n))
+			cat[CAT_NO_ACCESS] += k->p * (double)total;
+		else if (g - lt[t] < k->num_gpu)
+			cat[cpu_ok ? CAT_LACK_GPU : CAT_LACK_BOTH] += k->p * (double)total;
+		else if (!cpu_ok)
+			cat[CAT_LACK_CPU] += k->p * (double)total;
+		else
+			cat[CAT_LACK_GPU] += k->p * (double)below[lt[t]];
+	}
+	for (c = 0; c < CAT__COUNT; c++)
+		if (c != CAT_SATISFIED)
+			sum += cat[c];
+	return sum;
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -379,42 +442,51 @@ static int cmp_i32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Fills f->share and f->share_of from f->w; GS_ENOMEM. */
-static int frag_shares(struct gs_frag *f)
+int gs_frag_shares_init(struct gs_frag_shares *s, const struct gs_workload *w)
 {
-	const struct gs_workload *w = f->w;
 	int32_t m, t, n = 0;
 
-	f->share = malloc(((size_t)w->n + 1) * sizeof(*f->share));
-	f->share_of = malloc(((size_t)w->n + 1) * sizeof(*f->share_of));
-	if (!f->share || !f->share_of)
+	memset(s, 0, sizeof(*s));
+	s->w = w;
+	s->share = malloc(((size_t)w->n + 1) * sizeof(*s->share));
+	s->share_of = malloc(((size_t)w->n + 1) * sizeof(*s->share_of));
+	if (!s->share || !s->share_of) {
+		gs_frag_shares_release(s);
 		return GS_ENOMEM;
+	}
 	for (m = 0; m < w->n; m++)
 		if (w->kinds[m].num_gpu > 0 && w->kinds[m].gpu_milli > 0)
-			f->share[n++] = w->kinds[m].gpu_milli;
-	qsort(f->share, (size_t)n, sizeof(*f->share), cmp_i32);
+			s->share[n++] = w->kinds[m].gpu_milli;
+	qsort(s->share, (size_t)n, sizeof(*s->share), cmp_i32);
 	for (m = t = 0; m < n; m++)
-		if (t == 0 || f->share[t - 1] != f->share[m])
-			f->share[t++] = f->share[m];
-	f->n_share = t;
+		if (t == 0 || s->share[t - 1] != s->share[m])
+			s->share[t++] = s->share[m];
+	s->n_share = t;
 	for (m = 0; m < w->n; m++) {
 		const struct gs_kind *k = &w->kinds[m];
 		int32_t *hit;
 
-		f->share_of[m] = -1;
+		s->share_of[m] = -1;
 		if (k->num_gpu <= 0 || k->gpu_milli <= 0)
 			continue;
-		hit = bsearch(&k->gpu_milli, f->share, (size_t)f->n_share, sizeof(*f->share),
+		hit = bsearch(&k->gpu_milli, s->share, (size_t)s->n_share, sizeof(*s->share),
 			      cmp_i32);
-		f->share_of[m] = (int32_t)(hit - f->share);
+		s->share_of[m] = (int32_t)(hit - s->share);
 	}
 	return 0;
+}
+
+void gs_frag_shares_release(struct gs_frag_shares *s)
+{
+	free(s->share);
+	free(s->share_of);
+	memset(s, 0, sizeof(*s));
 }
 
 int gs_frag_init(struct gs_frag *f, const struct gs_cluster *c, const struct gs_workload *w)
 {
 	size_t cells;
-	int32_t node, m;
+	int32_t node;
 
 	memset(f, 0, sizeof(*f));
 	if (!c || !w || w->n < 0 || (w->n > 0 && !w->kinds))
@@ -424,34 +496,23 @@ int gs_frag_init(struct gs_frag *f, const struct gs_cluster *c, const struct gs_
 	cells = (size_t)c->n_nodes * (size_t)w->n;
 	f->node_kind = calloc(cells ? cells : 1, sizeof(*f->node_kind));
 	f->kind_total = calloc(w->n ? (size_t)w->n : 1, sizeof(*f->kind_total));
-	if (!f->node_kind || !f->kind_total || frag_shares(f)) {
+	if (!f->node_kind || !f->kind_total || gs_frag_shares_init(&f->shares, w)) {
 		gs_frag_release(f);
 		return GS_ENOMEM;
 	}
-	for (node = 0; node < c->n_nodes; node++) {
-		int64_t *row = f->node_kind + (size_t)node * (size_t)w->n;
-
-		node_frag_kinds(f, &c->nodes[node], row);
-		for (m = 0; m < w->n; m++)
-			f->kind_total[m] += row[m];
-	}
+	/* The rows start at 0, so each node's amounts are added to the totals. */
+	for (node = 0; node < c->n_nodes; node++)
+		node_frag_kinds(&f->shares, &c->nodes[node], f->node_kind + (size_t)node * (size_t)w->n,
+				f->kind_total);
 	return 0;
 }
 
 void gs_frag_update(struct gs_frag *f, const struct gs_cluster *c, int32_t node)
 {
-	const struct gs_workload *w = f->w;
-	int64_t *row;
-	int32_t m;
-
 	if (node < 0 || node >= f->n_nodes)
 		return;
-	row = f->node_kind + (size_t)node * (size_t)w->n;
-	for (m = 0; m < w->n; m++)
-		f->kind_total[m] -= row[m];
-	node_frag_kinds(f, &c->nodes[node], row);
-	for (m = 0; m < w->n; m++)
-		f->kind_total[m] += row[m];
+	node_frag_kinds(&f->shares, &c->nodes[node], f->node_kind + (size_t)node * (size_t)f->w->n,
+			f->kind_total);
 }
 
 double gs_frag_total(const struct gs_frag *f)
@@ -479,7 +540,6 @@ void gs_frag_release(struct gs_frag *f)
 {
 	free(f->node_kind);
 	free(f->kind_total);
-	free(f->share);
-	free(f->share_of);
+	gs_frag_shares_release(&f->shares);
 	memset(f, 0, sizeof(*f));
 }

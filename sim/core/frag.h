@@ -95,6 +95,33 @@ double gs_node_frag(const struct gs_node *n, const struct gs_workload *w);
 double gs_node_frag_categories(const struct gs_node *n, const struct gs_workload *w);
 
 /*
+ * A workload's kinds prepared for fast per-node amounts: the kinds'
+ * distinct GPU shares, ascending, and each GPU kind's index among them
+ * (-1 for CPU-only kinds), so that a node's amounts for all kinds take one
+ * pass over its sorted free shares instead of one over its GPUs per kind.
+ * Ownership: caller-owned struct; it owns its arrays and borrows w.
+ */
+struct gs_frag_shares {
+	const struct gs_workload *w;
+	int32_t *share;       /* [n_share] */
+	int32_t n_share;
+	int32_t *share_of;    /* [kind] */
+};
+
+/* Prepares s for w (borrowed for s's lifetime). Returns 0 or GS_ENOMEM (s then holds nothing). */
+int gs_frag_shares_init(struct gs_frag_shares *s, const struct gs_workload *w);
+/* Frees s's arrays (not the borrowed workload) and zeroes it. */
+void gs_frag_shares_release(struct gs_frag_shares *s);
+/* gs_node_frag_kind(n, kind m) for every kind m of s->w, into out[0..s->w->n). */
+void gs_frag_shares_kinds(const struct gs_frag_shares *s, const struct gs_node *n, int64_t *out);
+/*
+ * gs_node_frag_categories(n, s->w): the very same double (the same
+ * products added in the same order), in O(kinds + GPUs) rather than
+ * O(kinds x GPUs).
+ */
+double gs_frag_shares_categories(const struct gs_frag_shares *s, const struct gs_node *n);
+
+/*
  * Cluster fragmentation, kept current one node at a time: call
  * gs_frag_update() for each node whose resources changed. The per-kind
  * amounts are integers, so the total is exact and does not drift however
@@ -106,14 +133,7 @@ struct gs_frag {
 	int32_t n_nodes;
 	int64_t *node_kind;   /* [node * w->n + kind], milli-GPU */
 	int64_t *kind_total;  /* [kind], sum over nodes */
-	/*
-	 * The kinds' distinct GPU shares, ascending, and each GPU kind's index
-	 * among them (-1 for CPU-only kinds), so that a node's amounts for all
-	 * kinds take one pass over its sorted free shares.
-	 */
-	int32_t *share;       /* [n_share] */
-	int32_t n_share;
-	int32_t *share_of;    /* [kind] */
+	struct gs_frag_shares shares;
 };
 
 /*

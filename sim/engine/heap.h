@@ -1,15 +1,35 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * heap.h - the event queue: an array-backed binary min-heap ordered by
- * (time, sequence number). The sequence number is assigned at push, so
- * events at equal times come out in insertion order and two runs with the
- * same inputs pop the very same sequence.
+ * heap.h - the event queue, ordered by (time, sequence number). The
+ * sequence number is assigned at push, so events at equal times come out
+ * in insertion order and two runs with the same inputs pop the very same
+ * sequence.
  *
- * Ownership: caller-owned struct (_init/_release); it owns its array.
+ * Two things keep it small on large runs, without changing that order:
+ *
+ *   Arrivals (gs_heap_arrivals()) are known before the run and never move:
+ *   they wait in an array sorted by (time, sequence), not in the binary
+ *   heap, and each pop takes the earlier of its head and the heap's top.
+ *   The heap then holds what is running and waiting, not every pod of the
+ *   trace (a million arrivals made each pop a walk through 32 MB).
+ *
+ *   Departures that move (gs_heap_track()): the sharing model gives a pod
+ *   a new completion time whenever the pods beside it change. The queue
+ *   keeps one departure per pod and moves it (a new time and a new
+ *   sequence number, as a new push would get), instead of leaving the old
+ *   one in the heap to be recognised as stale when popped. A queue that
+ *   kept them would not be empty until the last stale one's time, and a
+ *   sampling grid asks whether it is: gs_heap_moved_after() says whether
+ *   a departure moved away from a place after an event, so that the grid
+ *   goes on as long as it did when those events stayed queued.
+ *
+ * Ownership: caller-owned struct (_init/_release); it owns its arrays and
+ * borrows the arrival times.
  */
 #ifndef GS_HEAP_H
 #define GS_HEAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,15 +49,41 @@ struct gs_event {
 };
 
 struct gs_heap {
-	struct gs_event *a;
+	struct gs_event *a;       /* the binary heap */
 	size_t n, cap;
 	uint64_t next_seq;
+	/* Arrivals: pod arr_order[k] at arr_t[arr_order[k]], sequence number arr_order[k]. */
+	const int64_t *arr_t;     /* borrowed */
+	int32_t *arr_order;
+	size_t arr_n, arr_next;
+	/* Tracked departures: where pod i's is in a, -1 for none; NULL when not tracking. */
+	int32_t *pos;
+	size_t n_pods;
+	/* The latest place, (time, seq), a tracked departure moved away from. */
+	bool moved;
+	int64_t moved_t_s;
+	uint64_t moved_seq;
 };
 
 /* Makes h an empty heap; nothing is allocated before the first push. */
 void gs_heap_init(struct gs_heap *h);
-/* Frees h's array and leaves it empty, as gs_heap_init() does. */
+/* Frees h's arrays and leaves it empty, as gs_heap_init() does. */
 void gs_heap_release(struct gs_heap *h);
+
+/*
+ * Queues the arrivals of pods 0..n-1 at times t[0..n) (borrowed until
+ * release), as pushing GS_EV_ARRIVE events for them in that order would:
+ * pod i gets sequence number i. Only on an empty queue before any push.
+ * Returns 0, GS_EINVAL (not first, or n too large) or GS_ENOMEM.
+ */
+int gs_heap_arrivals(struct gs_heap *h, const int64_t *t, size_t n);
+
+/*
+ * From now on h holds at most one GS_EV_DEPART per pod 0..n_pods-1: a
+ * push of a departure for a pod that has one queued moves it. Only on a
+ * queue without departures. Returns 0 or GS_ENOMEM.
+ */
+int gs_heap_track(struct gs_heap *h, size_t n_pods);
 
 /* Pushes an event (gen 0); its seq is assigned here. Returns 0 or GS_ENOMEM. */
 int gs_heap_push(struct gs_heap *h, int64_t t_s, int32_t kind, int32_t pod);
@@ -48,13 +94,20 @@ int gs_heap_push_gen(struct gs_heap *h, int64_t t_s, int32_t kind, int32_t pod, 
 /* Pops the earliest event into *out. Returns 0, or GS_ENOENT when empty. */
 int gs_heap_pop(struct gs_heap *h, struct gs_event *out);
 
-/* The earliest event without removing it, or NULL when empty. */
-const struct gs_event *gs_heap_peek(const struct gs_heap *h);
+/* The earliest event without removing it into *out; false when empty. */
+bool gs_heap_peek(const struct gs_heap *h, struct gs_event *out);
 
-/* The number of events in h. */
+/* The number of events in h, arrivals included. */
 static inline size_t gs_heap_size(const struct gs_heap *h)
 {
-	return h->n;
+	return h->n + (h->arr_n - h->arr_next);
 }
+
+/*
+ * Whether a tracked departure moved away from a place after ev (a later
+ * time, or the same time and a later sequence number): a queue that kept
+ * moved departures until their time would still hold one after ev.
+ */
+bool gs_heap_moved_after(const struct gs_heap *h, const struct gs_event *ev);
 
 #endif

@@ -355,12 +355,12 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 				goto fail;
 			sim->defrag_on = true;
 		}
-		/* Pushed in trace order, so equal arrival times keep it. */
-		for (i = 0; i < n; i++) {
-			rc = gs_heap_push(&sim->events, sim->t_arrive[i], GS_EV_ARRIVE, (int32_t)i);
-			if (rc)
-				goto fail;
-		}
+		/* Queued in trace order, so equal arrival times keep it. */
+		rc = gs_heap_arrivals(&sim->events, sim->t_arrive, n);
+		if (rc == 0 && sim->share_on)
+			rc = gs_heap_track(&sim->events, n);
+		if (rc)
+			goto fail;
 		if (o->sample_interval_s > 0 && n > 0) {
 			rc = gs_heap_push(&sim->events, 0, GS_EV_SAMPLE, -1);
 			if (rc)
@@ -999,10 +999,13 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 		}
 		rc = take_sample(sim, ev->t_s);
 		/*
-		 * The grid goes on only while something else is still to happen,
-		 * and ends at int64's last second.
+		 * The grid goes on only while something else is still to happen
+		 * (or a departure that moved had its old place still to come, as
+		 * when moved departures stayed queued: heap.h), and ends at
+		 * int64's last second.
 		 */
-		if (rc == 0 && gs_heap_size(&sim->events) > 0 &&
+		if (rc == 0 &&
+		    (gs_heap_size(&sim->events) > 0 || gs_heap_moved_after(&sim->events, ev)) &&
 		    gs_add_i64(ev->t_s, sim->opts.sample_interval_s, &next))
 			rc = gs_heap_push(&sim->events, next, GS_EV_SAMPLE, -1);
 		return rc;
@@ -1034,7 +1037,11 @@ static int run_time(struct gs_sim *sim)
 	int rc;
 
 	while (gs_heap_pop(&sim->events, &ev) == 0) {
-		/* A completion the sharing model has moved since: not an event at all. */
+		/*
+		 * A completion the sharing model has moved since: not an event at
+		 * all. The queue moves such departures (heap.h), so this guards
+		 * the model and the queue agreeing.
+		 */
 		if (ev.kind == GS_EV_DEPART && sim->share_on &&
 		    sim->out[ev.pod].pl.num_gpu &&
 		    !gs_share_model_current(&sim->share, ev.pod, ev.gen))

@@ -20,7 +20,8 @@
  * grouped by the gpu_spec text and ordered as frag.h's GS_KINDS_BY_SPEC
  * says. And it computes delta as the difference of two floating-point
  * totals, the node's fragmentation before and after, each summed over the
- * fragment categories (gs_node_frag_categories). A placement that leaves
+ * fragment categories (gs_node_frag_categories, computed by
+ * gs_frag_shares_categories). A placement that leaves
  * the fragmentation unchanged but moves idle GPU share between categories
  * (a CPU-only pod that leaves too little CPU for some kinds) then gets a
  * delta of about -4.5e-13 rather than 0, which truncates to 49, not 50, and
@@ -65,7 +66,9 @@ void gs_fgd_release(void *state)
 	struct gs_fgd *s = state;
 
 	gs_frag_release(&s->frag);
+	gs_frag_shares_release(&s->shares);
 	gs_workload_release(&s->w);
+	free(s->after);
 	free(s->version);
 	free(s->before);
 	free(s->before_stamp);
@@ -83,8 +86,14 @@ int gs_fgd_init(struct gs_fgd *s, const struct gs_policy_env *env, gs_fgd_term_f
 	err = gs_workload_typical_by(env->workload, env->workload_specs, env->n_workload,
 				     FGD_COVERAGE,
 				     s->compat ? GS_KINDS_BY_SPEC : GS_KINDS_BY_MODEL_SET, &s->w);
-	if (!err && (!s->compat || term))
+	if (!err && (!s->compat || term)) {
 		err = gs_frag_init(&s->frag, env->cluster, &s->w);
+		s->after = malloc(((size_t)s->w.n + 1) * sizeof(*s->after));
+		if (!err && !s->after)
+			err = GS_ENOMEM;
+	}
+	if (!err && s->compat && !term)
+		err = gs_frag_shares_init(&s->shares, &s->w);
 	s->n_nodes = env->cluster->n_nodes;
 	s->last_shape = -1;
 	s->version = calloc((size_t)s->n_nodes + 1, sizeof(*s->version));
@@ -135,14 +144,15 @@ static double frag_drop(struct gs_fgd *s, const struct gs_cluster *c, int32_t no
 		drop = s->term(s, &c->nodes[node], after);
 	else if (s->compat) {
 		if (s->before_stamp[node] != s->version[node] + 1) {
-			s->before[node] = gs_node_frag_categories(&c->nodes[node], &s->w);
+			s->before[node] = gs_frag_shares_categories(&s->shares, &c->nodes[node]);
 			s->before_stamp[node] = s->version[node] + 1;
 		}
-		return s->before[node] - gs_node_frag_categories(after, &s->w);
+		return s->before[node] - gs_frag_shares_categories(&s->shares, after);
 	}
 	before = s->frag.node_kind + (size_t)node * (size_t)s->w.n;
+	gs_frag_shares_kinds(&s->frag.shares, after, s->after);
 	for (m = 0; m < s->w.n; m++) {
-		int64_t d = before[m] - gs_node_frag_kind(after, &s->w.kinds[m]);
+		int64_t d = before[m] - s->after[m];
 
 		if (d)
 			drop += s->w.kinds[m].p * (double)d;

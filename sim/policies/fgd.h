@@ -60,6 +60,8 @@ struct gs_fgd {
 	gs_fgd_term_fn *term;     /* NULL for FGD itself */
 	struct gs_workload w;     /* the typical pods */
 	struct gs_frag frag;      /* per node and kind; kept unless plain FGD under compat */
+	struct gs_frag_shares shares; /* plain FGD under compat: for the category totals */
+	int64_t *after;           /* with frag: [kind] scratch, a node's amounts after a placement */
 
 	int32_t n_nodes;
 	uint32_t *version;        /* [node], bumped on every bind/unbind there */

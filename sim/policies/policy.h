@@ -108,12 +108,11 @@ struct gs_policy {
 	 */
 	uint64_t (*node_key)(void *state, const struct gs_cluster *c, int32_t node);
 	/*
-	 * Optional, for a policy whose score() reads neither the node nor the
-	 * pod, only its own state (random's draws): returns which of k > 0
-	 * successive score() calls would return the first highest value
-	 * (0..k-1), and leaves the state as those k calls would. The
-	 * scheduler's index then picks the feasible node at that place in
-	 * visit order without a call per node.
+	 * Optional, for a policy whose choice among the feasible nodes reads
+	 * neither the nodes nor the pod, only its own state (random's draws):
+	 * returns the place (0..k-1), in visit order, of the node to take
+	 * among k > 0 feasible ones. The scheduler, its index and its full
+	 * scan alike, then takes that node without calling score().
 	 */
 	int32_t (*best_of)(void *state, int32_t k);
 };

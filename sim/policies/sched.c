@@ -83,12 +83,40 @@ void gs_sched_release(struct gs_sched *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* The reference: filter and score every node in visit order. Returns the node or -1. */
+/*
+ * The filter's verdict on node for p and, where it fits, what p costs
+ * there (*pn: p itself without sharing modes). dem holds p's demand per
+ * (config, model) combination under sharing modes.
+ */
+static enum gs_fit scan_fits(const struct gs_cluster *c, int32_t node, const struct gs_pod *p,
+			     const struct gs_share_demand *dem, struct gs_pod *tmp,
+			     const struct gs_pod **pn)
+{
+	const struct gs_share_demand *d;
+	enum gs_fit f;
+	int combo;
+
+	*pn = p;
+	if (!c->share)
+		return gs_cluster_fits(c, node, p);
+	combo = gs_cluster_share_combo(c, node);
+	d = combo >= 0 ? &dem[combo] : NULL;
+	f = d ? gs_cluster_fits_demand(c, node, p, d) : gs_cluster_fits(c, node, p);
+	/* The policy sees what the pod costs on this node. */
+	*pn = d && d->why == GS_FIT_OK ? &d->eff : gs_cluster_node_pod(c, node, p, tmp);
+	return f;
+}
+
+/*
+ * The reference: filter and score every node in visit order. Returns the
+ * node or -1. A policy with best_of() is told how many nodes fit and
+ * names the place of its choice among them instead of scoring each.
+ */
 static int32_t scan(struct gs_sched *s, const struct gs_cluster *c, const struct gs_pod *p,
 		    struct gs_nofit *why)
 {
 	const struct gs_policy *pol = s->policy;
-	int32_t i, best = -1;
+	int32_t i, best = -1, n_fit = 0;
 	double best_score = -INFINITY;
 	int32_t count[GS_FIT__COUNT] = { 0 };
 	struct gs_pod tmp;
@@ -101,28 +129,31 @@ static int32_t scan(struct gs_sched *s, const struct gs_cluster *c, const struct
 
 	for (i = 0; i < s->n_order; i++) {
 		int32_t node = s->order[i];
-		const struct gs_pod *pn = p;
-		enum gs_fit f;
+		const struct gs_pod *pn;
+		enum gs_fit f = scan_fits(c, node, p, dem, &tmp, &pn);
 		double score;
 
-		if (!c->share) {
-			f = gs_cluster_fits(c, node, p);
-		} else {
-			int combo = gs_cluster_share_combo(c, node);
-			const struct gs_share_demand *d = combo >= 0 ? &dem[combo] : NULL;
-
-			f = d ? gs_cluster_fits_demand(c, node, p, d) : gs_cluster_fits(c, node, p);
-			/* The policy sees what the pod costs on this node. */
-			pn = d && d->why == GS_FIT_OK ? &d->eff : gs_cluster_node_pod(c, node, p, &tmp);
-		}
 		if (f != GS_FIT_OK) {
 			count[f]++;
 			continue;
 		}
+		n_fit++;
+		if (pol->best_of)
+			continue;
 		score = pol->score(s->state, c, node, pn);
 		if (best < 0 || score > best_score) {
 			best = node;
 			best_score = score;
+		}
+	}
+	if (pol->best_of && n_fit > 0) {
+		int32_t j = pol->best_of(s->state, n_fit);
+
+		for (i = 0; best < 0; i++) {
+			const struct gs_pod *pn;
+
+			if (scan_fits(c, s->order[i], p, dem, &tmp, &pn) == GS_FIT_OK && j-- == 0)
+				best = s->order[i];
 		}
 	}
 	if (best < 0 && why) {
