@@ -60,8 +60,8 @@ static int no_duplicates(struct gs_k8s_rctx *c, const struct gs_k8s_origin *firs
 
 			c->o = *v[i].o;
 			gs_k8s_origin_format(v[i - 1].o, where, sizeof(where));
-			rc = gs_k8s_refuse(c, NULL, "metadata.name", "a second %s of this name (the "
-					   "first: %s)", v[i].o->kind, where);
+			rc = gs_k8s_refuse(c, NULL, GS_K8S_PATH("metadata.name"), "a second %s of "
+					   "this name (the first: %s)", v[i].o->kind, where);
 			free(v);
 			return rc;
 		}
@@ -215,7 +215,7 @@ static int expand(struct gs_k8s_rctx *c)
 				return gs_k8s_oom(c);
 			w = &s->workloads[i];
 			*p = w->tmpl;
-			gs_k8s_fieldf(name, sizeof(name), "%s-%lld", w->o.name, (long long)k);
+			snprintf(name, sizeof(name), "%s-%lld", w->o.name, (long long)k);
 			p->o.kind = gs_k8s_str(c, "Pod");
 			p->o.name = gs_k8s_str(c, name);
 			p->owner_kind = w->o.kind;
@@ -260,6 +260,7 @@ static void pod_ctx(struct gs_k8s_rctx *c, const struct gs_k8s_pod *p)
 /* Claims from templates for the pods that have none yet; then every reference resolved. */
 static int link_claims(struct gs_k8s_rctx *c)
 {
+	const struct gs_k8s_path *fclaims = GS_K8S_PATH("spec.resourceClaims");
 	struct gs_k8s_snapshot *s = c->s;
 	size_t i;
 	int32_t k;
@@ -270,19 +271,19 @@ static int link_claims(struct gs_k8s_rctx *c)
 			struct gs_k8s_claim_ref *r = &p->claims[k];
 			const struct gs_k8s_template *t;
 			struct gs_k8s_claim *cl;
-			char name[300], f[120];
+			char name[300];
 
 			if (!r->tmpl || (r->claim && find_claim(s, p->o.ns, r->claim)))
 				continue;
 			t = find_template(s, p->o.ns, r->tmpl);
 			if (!t) {
 				pod_ctx(c, p);
-				gs_k8s_fieldf(f, sizeof(f), "spec.resourceClaims[%d].resourceClaimTemplateName",
-					 (int)k);
-				return gs_k8s_refuse(c, NULL, f, "no ResourceClaimTemplate %s/%s in the "
-						     "snapshot", p->o.ns, r->tmpl);
+				return gs_k8s_refuse(c, NULL, GS_K8S_DOT(GS_K8S_INDEX(fclaims, k),
+									 "resourceClaimTemplateName"),
+						     "no ResourceClaimTemplate %s/%s in the snapshot",
+						     p->o.ns, r->tmpl);
 			}
-			gs_k8s_fieldf(name, sizeof(name), "%s-%s", p->o.name, r->name);
+			snprintf(name, sizeof(name), "%s-%s", p->o.name, r->name);
 			GS_K8S_PUSH(s, claims, cl);
 			if (!cl)
 				return gs_k8s_oom(c);
@@ -303,15 +304,14 @@ static int link_claims(struct gs_k8s_rctx *c)
 
 		for (k = 0; k < p->n_claims; k++) {
 			struct gs_k8s_claim_ref *r = &p->claims[k];
-			char f[120];
 
 			r->c = find_claim(s, p->o.ns, r->claim);
 			if (!r->c) {
 				pod_ctx(c, p);
-				gs_k8s_fieldf(f, sizeof(f), "spec.resourceClaims[%d].resourceClaimName",
-					 (int)k);
-				return gs_k8s_refuse(c, NULL, f, "no ResourceClaim %s/%s in the snapshot",
-						     p->o.ns, r->claim);
+				return gs_k8s_refuse(c, NULL, GS_K8S_DOT(GS_K8S_INDEX(fclaims, k),
+									 "resourceClaimName"),
+						     "no ResourceClaim %s/%s in the snapshot", p->o.ns,
+						     r->claim);
 			}
 			/* Finished pods no longer use their claims. */
 			if (p->phase != GS_K8S_PHASE_SUCCEEDED && p->phase != GS_K8S_PHASE_FAILED)
@@ -332,27 +332,26 @@ static const struct gs_k8s_class *find_class(const struct gs_k8s_snapshot *s, co
 }
 
 static int link_classes(struct gs_k8s_rctx *c, const struct gs_k8s_origin *o,
-			struct gs_k8s_claim_spec *cs, const char *field)
+			struct gs_k8s_claim_spec *cs, const struct gs_k8s_path *field)
 {
 	int32_t i, k;
 
 	for (i = 0; i < cs->n_requests; i++) {
 		struct gs_k8s_request *r = &cs->requests[i];
+		const struct gs_k8s_path *f =
+			GS_K8S_INDEX(GS_K8S_DOT(GS_K8S_DOT(field, "devices"), "requests"), i);
 
 		for (k = 0; k < r->n_sub; k++) {
-			char f[200];
+			const struct gs_k8s_path *sub;
 
 			r->sub[k].cls = find_class(c->s, r->sub[k].class_name);
 			if (r->sub[k].cls)
 				continue;
-			if (r->first_available)
-				gs_k8s_fieldf(f, sizeof(f), "%s.devices.requests[%d].firstAvailable[%d]."
-					 "deviceClassName", field, (int)i, (int)k);
-			else
-				gs_k8s_fieldf(f, sizeof(f), "%s.devices.requests[%d].exactly.deviceClassName",
-					 field, (int)i);
+			sub = r->first_available ? GS_K8S_INDEX(GS_K8S_DOT(f, "firstAvailable"), k)
+						 : GS_K8S_DOT(f, "exactly");
 			c->o = *o;
-			return gs_k8s_refuse(c, NULL, f, "no DeviceClass '%s' in the snapshot",
+			return gs_k8s_refuse(c, NULL, GS_K8S_DOT(sub, "deviceClassName"),
+					     "no DeviceClass '%s' in the snapshot",
 					     r->sub[k].class_name);
 		}
 	}
@@ -395,17 +394,19 @@ int gs_k8s_snapshot_finish(struct gs_k8s_snapshot *s, char *err, size_t err_len)
 			s->n_finished++;
 		else if (p->node_name && gs_k8s_snapshot_node_at(s, p->node_name) < 0) {
 			pod_ctx(&c, p);
-			return gs_k8s_refuse(&c, NULL, "spec.nodeName", "no Node '%s' in the snapshot",
-					     p->node_name);
+			return gs_k8s_refuse(&c, NULL, GS_K8S_PATH("spec.nodeName"), "no Node '%s' in "
+					     "the snapshot", p->node_name);
 		}
 	}
 	if ((rc = link_claims(&c)))
 		return rc;
 	for (i = 0; i < s->n_claims; i++)
-		if ((rc = link_classes(&c, &s->claims[i].o, &s->claims[i].spec, "spec")))
+		if ((rc = link_classes(&c, &s->claims[i].o, &s->claims[i].spec,
+				       GS_K8S_PATH("spec"))))
 			return rc;
 	for (i = 0; i < s->n_templates; i++)
-		if ((rc = link_classes(&c, &s->templates[i].o, &s->templates[i].spec, "spec.spec")))
+		if ((rc = link_classes(&c, &s->templates[i].o, &s->templates[i].spec,
+				       GS_K8S_PATH("spec.spec"))))
 			return rc;
 	gs_sha256_final(&s->sha, digest);
 	for (i = 0; i < GS_SHA256_BYTES; i++)

@@ -46,11 +46,11 @@ static struct gs_quantity *acc_at(struct resacc *a, const char *name)
 }
 
 /* Reads one container's requests (limits where a request is missing) into one. */
-static int container_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *ct, const char *field,
-			      struct resacc *one)
+static int container_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *ct,
+			      const struct gs_k8s_path *field, struct resacc *one)
 {
+	const struct gs_k8s_path *fres = GS_K8S_DOT(field, "resources");
 	const struct gs_kdoc *res, *req = NULL, *lim = NULL, *v;
-	char f[160];
 	int rc, pass;
 
 	one->n = 0;
@@ -62,14 +62,10 @@ static int container_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *ct, c
 	if (res->kind != GS_KDOC_MAP || (req && req->kind != GS_KDOC_MAP && req->kind != GS_KDOC_NULL) ||
 	    (lim && lim->kind != GS_KDOC_MAP && lim->kind != GS_KDOC_NULL)) {
 		/* Said with the field that is wrong. */
-		gs_k8s_fieldf(f, sizeof(f), "%s.resources", field);
-		if ((rc = gs_k8s_get_map(c, ct, "resources", f, &res)))
+		if ((rc = gs_k8s_get_map(c, ct, "resources", field, &res)) ||
+		    (rc = gs_k8s_get_map(c, res, "requests", fres, &req)))
 			return rc;
-		gs_k8s_fieldf(f, sizeof(f), "%s.resources.requests", field);
-		if ((rc = gs_k8s_get_map(c, res, "requests", f, &req)))
-			return rc;
-		gs_k8s_fieldf(f, sizeof(f), "%s.resources.limits", field);
-		return gs_k8s_get_map(c, res, "limits", f, &lim);
+		return gs_k8s_get_map(c, res, "limits", fres, &lim);
 	}
 	/* Requests first; then limits for the names without a request. */
 	for (pass = 0; pass < 2; pass++) {
@@ -79,11 +75,12 @@ static int container_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *ct, c
 			struct gs_quantity q, *slot;
 			const char *name, *why;
 
-			/* The field's path is written only for a message. */
+			/* Parsed here: gs_k8s_quantity() again only to say what is wrong. */
 			if (v->kind != GS_KDOC_STR || gs_quantity_parse(v->str, &q, &why)) {
-				gs_k8s_fieldf(f, sizeof(f), "%s.resources.%s[%s]", field,
-					      pass ? "limits" : "requests", v->key);
-				return gs_k8s_quantity(c, v, f, &q);
+				const char *which = pass ? "limits" : "requests";
+
+				return gs_k8s_quantity(c, v, GS_K8S_KEY(GS_K8S_DOT(fres, which), v->key),
+						       &q);
 			}
 			if (pass && gs_kdoc_get(req, v->key))
 				continue;
@@ -101,7 +98,7 @@ static int container_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *ct, c
 
 /* a[name] += b[name] (max false) or a[name] = max(a[name], b[name]) for every name of b. */
 static int acc_merge(struct gs_k8s_rctx *c, struct resacc *a, const struct resacc *b,
-		     const char *field, bool max)
+		     const struct gs_k8s_path *field, bool max)
 {
 	int i;
 
@@ -121,26 +118,27 @@ static int acc_merge(struct gs_k8s_rctx *c, struct resacc *a, const struct resac
 }
 
 /* The pod's effective requests into p (cpu, memory and extended resources). */
-static int pod_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const char *field,
-			struct gs_k8s_pod *p)
+static int pod_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *spec,
+			const struct gs_k8s_path *field, struct gs_k8s_pod *p)
 {
+	const struct gs_k8s_path *finit = GS_K8S_DOT(field, "initContainers"),
+				 *fcont = GS_K8S_DOT(field, "containers"),
+				 *fover = GS_K8S_DOT(field, "overhead");
 	struct resacc app, sidecars, init_max, one, tmp;
 	const struct gs_kdoc *seq, *ct, *ov;
 	const char *cpu = c->s->str_cpu, *mem = c->s->str_memory;
-	char f[160];
 	int64_t i;
 	int rc, k, n_ext = 0;
 
 	if (!cpu || !mem)
 		return gs_k8s_oom(c);
 	app.n = sidecars.n = init_max.n = 0;
-	gs_k8s_fieldf(f, sizeof(f), "%s.initContainers", field);
-	if ((rc = gs_k8s_get_seq(c, spec, "initContainers", f, &seq)))
+	if ((rc = gs_k8s_get_seq(c, spec, "initContainers", field, &seq)))
 		return rc;
 	for (ct = seq ? seq->child : NULL, i = 0; ct; ct = ct->next, i++) {
+		const struct gs_k8s_path *f = GS_K8S_INDEX(finit, i);
 		const char *restart;
 
-		gs_k8s_fieldf(f, sizeof(f), "%s.initContainers[%lld]", field, (long long)i);
 		if (ct->kind != GS_KDOC_MAP)
 			return gs_k8s_refuse(c, ct, f, "is %s, not a container", gs_kdoc_kind_str(ct));
 		if ((rc = container_requests(c, ct, f, &one)))
@@ -157,41 +155,37 @@ static int pod_requests(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const
 		    (rc = acc_merge(c, &init_max, &tmp, f, true)))
 			return rc;
 	}
-	gs_k8s_fieldf(f, sizeof(f), "%s.containers", field);
-	if ((rc = gs_k8s_get_seq(c, spec, "containers", f, &seq)))
+	if ((rc = gs_k8s_get_seq(c, spec, "containers", field, &seq)))
 		return rc;
 	if (!seq || !seq->child)
-		return gs_k8s_refuse(c, seq, f, "a pod needs at least one container");
+		return gs_k8s_refuse(c, seq, fcont, "a pod needs at least one container");
 	for (ct = seq->child, i = 0; ct; ct = ct->next, i++) {
-		gs_k8s_fieldf(f, sizeof(f), "%s.containers[%lld]", field, (long long)i);
+		const struct gs_k8s_path *f = GS_K8S_INDEX(fcont, i);
+
 		if (ct->kind != GS_KDOC_MAP)
 			return gs_k8s_refuse(c, ct, f, "is %s, not a container", gs_kdoc_kind_str(ct));
 		if ((rc = container_requests(c, ct, f, &one)) ||
 		    (rc = acc_merge(c, &app, &one, f, false)))
 			return rc;
 	}
-	gs_k8s_fieldf(f, sizeof(f), "%s", field);
-	if ((rc = acc_merge(c, &app, &sidecars, f, false)) ||
-	    (rc = acc_merge(c, &app, &init_max, f, true)))
+	if ((rc = acc_merge(c, &app, &sidecars, field, false)) ||
+	    (rc = acc_merge(c, &app, &init_max, field, true)))
 		return rc;
-	gs_k8s_fieldf(f, sizeof(f), "%s.overhead", field);
-	if ((rc = gs_k8s_get_map(c, spec, "overhead", f, &ov)))
+	if ((rc = gs_k8s_get_map(c, spec, "overhead", field, &ov)))
 		return rc;
 	if (ov) {
 		one.n = 0;
 		for (ct = ov->child; ct; ct = ct->next) {
 			struct gs_quantity q, *slot;
-			char g[200];
 
-			gs_k8s_fieldf(g, sizeof(g), "%s[%s]", f, ct->key);
-			if ((rc = gs_k8s_quantity(c, ct, g, &q)))
+			if ((rc = gs_k8s_quantity(c, ct, GS_K8S_KEY(fover, ct->key), &q)))
 				return rc;
 			slot = acc_at(&one, gs_k8s_str(c, ct->key));
 			if (!slot)
 				return gs_k8s_oom(c);
 			*slot = q;
 		}
-		if ((rc = acc_merge(c, &app, &one, f, false)))
+		if ((rc = acc_merge(c, &app, &one, fover, false)))
 			return rc;
 	}
 
@@ -224,38 +218,37 @@ static int note_unsupported(struct gs_k8s_rctx *c, struct gs_k8s_pod *p, const c
 	return 0;
 }
 
-static int pod_affinity(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const char *field,
-			struct gs_k8s_pod *p)
+#define HARD "requiredDuringSchedulingIgnoredDuringExecution"
+
+static int pod_affinity(struct gs_k8s_rctx *c, const struct gs_kdoc *spec,
+			const struct gs_k8s_path *field, struct gs_k8s_pod *p)
 {
+	const struct gs_k8s_path *faff = GS_K8S_DOT(field, "affinity"),
+				 *fna = GS_K8S_DOT(faff, "nodeAffinity"),
+				 *fhard = GS_K8S_DOT(fna, HARD),
+				 *fterms = GS_K8S_DOT(fhard, "nodeSelectorTerms");
 	const struct gs_kdoc *aff, *na, *req, *v;
-	char f[200];
+	char f[200], msg[240];
 	int rc;
 
-	gs_k8s_fieldf(f, sizeof(f), "%s.affinity", field);
-	if ((rc = gs_k8s_get_map(c, spec, "affinity", f, &aff)) || !aff)
+	if ((rc = gs_k8s_get_map(c, spec, "affinity", field, &aff)) || !aff)
 		return rc;
-	gs_k8s_fieldf(f, sizeof(f), "%s.affinity.nodeAffinity", field);
-	if ((rc = gs_k8s_get_map(c, aff, "nodeAffinity", f, &na)))
-		return rc;
-	gs_k8s_fieldf(f, sizeof(f), "%s.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuring"
-		 "Execution", field);
-	if ((rc = gs_k8s_get_map(c, na, "requiredDuringSchedulingIgnoredDuringExecution", f, &req)))
+	if ((rc = gs_k8s_get_map(c, aff, "nodeAffinity", faff, &na)) ||
+	    (rc = gs_k8s_get_map(c, na, HARD, fna, &req)))
 		return rc;
 	if (req) {
 		const struct gs_kdoc *terms;
 
-		strncat(f, ".nodeSelectorTerms", sizeof(f) - strlen(f) - 1);
-		if ((rc = gs_k8s_get_seq(c, req, "nodeSelectorTerms", f, &terms)))
+		if ((rc = gs_k8s_get_seq(c, req, "nodeSelectorTerms", fhard, &terms)))
 			return rc;
 		if (!terms || !terms->child)
-			return gs_k8s_refuse(c, req, f, "a required node affinity needs at least "
-					     "one term");
-		rc = gs_k8s_read_terms(c, terms, f, &p->affinity);
+			return gs_k8s_refuse(c, req, fterms, "a required node affinity needs at "
+					     "least one term");
+		rc = gs_k8s_read_terms(c, terms, fterms, &p->affinity);
 		if (rc == GS_ENOENT) {
 			/* matchFields: the pod is fine while it runs, refused if it must be placed. */
-			char msg[240];
-
-			gs_k8s_fieldf(msg, sizeof(msg), "%s: matchFields is not supported", f);
+			snprintf(msg, sizeof(msg), "%s: matchFields is not supported",
+				 gs_k8s_path_format(fterms, f, sizeof(f)));
 			return note_unsupported(c, p, msg);
 		}
 		if (rc)
@@ -265,15 +258,14 @@ static int pod_affinity(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const
 	/* Inter-pod affinity and anti-affinity: hard forms cannot be modelled. */
 	for (v = aff->child; v; v = v->next) {
 		const struct gs_kdoc *hard;
-		char msg[240];
 
 		if (strcmp(v->key, "podAffinity") != 0 && strcmp(v->key, "podAntiAffinity") != 0)
 			continue;
-		hard = gs_kdoc_get(v, "requiredDuringSchedulingIgnoredDuringExecution");
+		hard = gs_kdoc_get(v, HARD);
 		if (!hard || hard->kind == GS_KDOC_NULL || (hard->kind == GS_KDOC_SEQ && !hard->n))
 			continue;
-		gs_k8s_fieldf(msg, sizeof(msg), "%s.affinity.%s.requiredDuringSchedulingIgnoredDuring"
-			 "Execution: inter-pod %s is not supported", field, v->key,
+		snprintf(msg, sizeof(msg), "%s.%s." HARD ": inter-pod %s is not supported",
+			 gs_k8s_path_format(faff, f, sizeof(f)), v->key,
 			 v->key[3] == 'A' ? "anti-affinity" : "affinity");
 		if ((rc = note_unsupported(c, p, msg)))
 			return rc;
@@ -281,76 +273,70 @@ static int pod_affinity(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const
 	return 0;
 }
 
-static int pod_spread(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const char *field,
-		      struct gs_k8s_pod *p)
+static int pod_spread(struct gs_k8s_rctx *c, const struct gs_kdoc *spec,
+		      const struct gs_k8s_path *field, struct gs_k8s_pod *p)
 {
 	const struct gs_kdoc *seq, *t;
 	char f[200];
 	int i = 0, rc;
 
-	gs_k8s_fieldf(f, sizeof(f), "%s.topologySpreadConstraints", field);
-	if ((rc = gs_k8s_get_seq(c, spec, "topologySpreadConstraints", f, &seq)) || !seq)
+	if ((rc = gs_k8s_get_seq(c, spec, "topologySpreadConstraints", field, &seq)) || !seq)
 		return rc;
 	for (t = seq->child; t; t = t->next, i++) {
 		const char *w = gs_kdoc_str(t, "whenUnsatisfiable");
-		char msg[240];
+		char msg[300];
 
 		if (w && strcmp(w, "ScheduleAnyway") == 0)
 			continue;
-		gs_k8s_fieldf(msg, sizeof(msg), "%s[%d]: a DoNotSchedule topology spread constraint is "
+		gs_k8s_path_format(GS_K8S_DOT(field, "topologySpreadConstraints"), f, sizeof(f));
+		snprintf(msg, sizeof(msg), "%s[%d]: a DoNotSchedule topology spread constraint is "
 			 "not supported", f, i);
 		return note_unsupported(c, p, msg);
 	}
 	return 0;
 }
 
-static int read_claim_ref(struct gs_k8s_rctx *c, const struct gs_kdoc *v, const char *field,
-			  void *elem, void *arg)
+static int read_claim_ref(struct gs_k8s_rctx *c, const struct gs_kdoc *v,
+			  const struct gs_k8s_path *field, void *elem, void *arg)
 {
 	struct gs_k8s_claim_ref *r = elem;
-	char f[340];
 	int rc;
 
 	(void)arg;
-	gs_k8s_fieldf(f, sizeof(f), "%s.name", field);
-	if ((rc = gs_k8s_get_str(c, v, "name", f, &r->name)))
+	if ((rc = gs_k8s_get_str(c, v, "name", field, &r->name)))
 		return rc;
 	if (!r->name)
-		return gs_k8s_refuse(c, v, f, "missing");
-	gs_k8s_fieldf(f, sizeof(f), "%s.resourceClaimName", field);
-	if ((rc = gs_k8s_get_str(c, v, "resourceClaimName", f, &r->claim)))
-		return rc;
-	gs_k8s_fieldf(f, sizeof(f), "%s.resourceClaimTemplateName", field);
-	if ((rc = gs_k8s_get_str(c, v, "resourceClaimTemplateName", f, &r->tmpl)))
+		return gs_k8s_refuse(c, v, GS_K8S_DOT(field, "name"), "missing");
+	if ((rc = gs_k8s_get_str(c, v, "resourceClaimName", field, &r->claim)) ||
+	    (rc = gs_k8s_get_str(c, v, "resourceClaimTemplateName", field, &r->tmpl)))
 		return rc;
 	if (!r->claim == !r->tmpl)
-		return gs_k8s_refuse(c, v, f, "exactly one of resourceClaimName and "
+		return gs_k8s_refuse(c, v, GS_K8S_DOT(field, "resourceClaimTemplateName"),
+				     "exactly one of resourceClaimName and "
 				     "resourceClaimTemplateName must be set");
 	return 0;
 }
 
-static int pod_claims(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const char *field,
-		      struct gs_k8s_pod *p)
+static int pod_claims(struct gs_k8s_rctx *c, const struct gs_kdoc *spec,
+		      const struct gs_k8s_path *field, struct gs_k8s_pod *p)
 {
 	const struct gs_kdoc *seq;
-	char f[200];
 	void *refs;
 	int rc;
 
-	gs_k8s_fieldf(f, sizeof(f), "%s.resourceClaims", field);
-	if ((rc = gs_k8s_get_seq(c, spec, "resourceClaims", f, &seq)) ||
-	    (rc = gs_k8s_read_items(c, seq, f, "a claim reference", sizeof(*p->claims),
-				    read_claim_ref, NULL, &refs, &p->n_claims)))
+	if ((rc = gs_k8s_get_seq(c, spec, "resourceClaims", field, &seq)) ||
+	    (rc = gs_k8s_read_items(c, seq, GS_K8S_DOT(field, "resourceClaims"),
+				    "a claim reference", sizeof(*p->claims), read_claim_ref, NULL,
+				    &refs, &p->n_claims)))
 		return rc;
 	p->claims = refs;
 	return 0;
 }
 
-int gs_k8s_read_pod_spec(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, const char *field,
-			 struct gs_k8s_pod *p)
+int gs_k8s_read_pod_spec(struct gs_k8s_rctx *c, const struct gs_kdoc *spec,
+			 const struct gs_k8s_path *field, struct gs_k8s_pod *p)
 {
 	const struct gs_kdoc *tol;
-	char f[200];
 	int rc;
 
 	if (!spec)
@@ -359,21 +345,19 @@ int gs_k8s_read_pod_spec(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, cons
 		return gs_k8s_refuse(c, spec, field, "is %s, not a pod spec", gs_kdoc_kind_str(spec));
 	if ((rc = pod_requests(c, spec, field, p)))
 		return rc;
-	gs_k8s_fieldf(f, sizeof(f), "%s.nodeName", field);
-	if ((rc = gs_k8s_get_str(c, spec, "nodeName", f, &p->node_name)))
+	if ((rc = gs_k8s_get_str(c, spec, "nodeName", field, &p->node_name)))
 		return rc;
 	if (p->node_name && !*p->node_name)
 		p->node_name = NULL;
-	gs_k8s_fieldf(f, sizeof(f), "%s.nodeSelector", field);
-	if ((rc = gs_k8s_get_kv(c, spec, "nodeSelector", f, &p->node_selector,
+	if ((rc = gs_k8s_get_kv(c, spec, "nodeSelector", field, &p->node_selector,
 				&p->n_node_selector)))
 		return rc;
 	if ((rc = pod_affinity(c, spec, field, p)) || (rc = pod_spread(c, spec, field, p)))
 		return rc;
-	gs_k8s_fieldf(f, sizeof(f), "%s.tolerations", field);
-	if ((rc = gs_k8s_get_seq(c, spec, "tolerations", f, &tol)))
+	if ((rc = gs_k8s_get_seq(c, spec, "tolerations", field, &tol)))
 		return rc;
-	if (tol && (rc = gs_k8s_read_tolerations(c, tol, f, &p->tolerations, &p->n_tolerations)))
+	if (tol && (rc = gs_k8s_read_tolerations(c, tol, GS_K8S_DOT(field, "tolerations"),
+						 &p->tolerations, &p->n_tolerations)))
 		return rc;
 	return pod_claims(c, spec, field, p);
 }
@@ -383,19 +367,20 @@ int gs_k8s_read_pod_spec(struct gs_k8s_rctx *c, const struct gs_kdoc *spec, cons
 static int read_owner(struct gs_k8s_rctx *c, const struct gs_kdoc *meta, const char **kind,
 		      const char **name, const char **uid)
 {
+	const struct gs_k8s_path *f = GS_K8S_PATH("metadata.ownerReferences");
 	const struct gs_kdoc *seq, *v;
 	int rc;
 
-	if ((rc = gs_k8s_get_seq(c, meta, "ownerReferences", "metadata.ownerReferences", &seq)))
+	if ((rc = gs_k8s_get_seq(c, meta, "ownerReferences", GS_K8S_PATH("metadata"), &seq)))
 		return rc;
 	for (v = seq ? seq->child : NULL; v; v = v->next) {
 		const char *ctl = gs_kdoc_str(v, "controller");
 
 		if (!ctl || strcmp(ctl, "true") != 0)
 			continue;
-		if ((rc = gs_k8s_get_str(c, v, "kind", "metadata.ownerReferences.kind", kind)) ||
-		    (rc = gs_k8s_get_str(c, v, "name", "metadata.ownerReferences.name", name)) ||
-		    (rc = gs_k8s_get_str(c, v, "uid", "metadata.ownerReferences.uid", uid)))
+		if ((rc = gs_k8s_get_str(c, v, "kind", f, kind)) ||
+		    (rc = gs_k8s_get_str(c, v, "name", f, name)) ||
+		    (rc = gs_k8s_get_str(c, v, "uid", f, uid)))
 			return rc;
 		break;
 	}
@@ -417,33 +402,34 @@ int gs_k8s_read_pod(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 		return gs_k8s_oom(c);
 	p->o = c->o;
 	p->t_create_s = p->t_start_s = -1;
-	if ((rc = gs_k8s_get_str(c, meta, "uid", "metadata.uid", &p->uid)) ||
+	if ((rc = gs_k8s_get_str(c, meta, "uid", GS_K8S_PATH("metadata"), &p->uid)) ||
 	    (rc = read_owner(c, meta, &p->owner_kind, &p->owner_name, &p->owner_uid)))
 		return rc;
 	if ((t = gs_kdoc_str(meta, "creationTimestamp")) && (p->t_create_s = gs_k8s_time(t)) < 0)
 		return gs_k8s_refuse(c, gs_kdoc_get(meta, "creationTimestamp"),
-				     "metadata.creationTimestamp", "'%s' is not an RFC 3339 time", t);
+				     GS_K8S_PATH("metadata.creationTimestamp"),
+				     "'%s' is not an RFC 3339 time", t);
 	p->terminating = gs_kdoc_str(meta, "deletionTimestamp") != NULL;
-	if ((rc = gs_k8s_read_pod_spec(c, gs_kdoc_get(obj, "spec"), "spec", p)))
+	if ((rc = gs_k8s_read_pod_spec(c, gs_kdoc_get(obj, "spec"), GS_K8S_PATH("spec"), p)))
 		return rc;
-	if ((rc = gs_k8s_get_map(c, obj, "status", "status", &status)))
+	if ((rc = gs_k8s_get_map(c, obj, "status", NULL, &status)))
 		return rc;
 	p->phase = GS_K8S_PHASE_PENDING;
 	if ((t = gs_kdoc_str(status, "phase"))) {
 		for (i = 0; i < 5 && strcmp(t, phases[i]) != 0; i++)
 			;
 		if (i == 5)
-			return gs_k8s_refuse(c, gs_kdoc_get(status, "phase"), "status.phase",
-					     "'%s' is not a pod phase (Pending, Running, Succeeded, "
-					     "Failed or Unknown)", t);
+			return gs_k8s_refuse(c, gs_kdoc_get(status, "phase"),
+					     GS_K8S_PATH("status.phase"), "'%s' is not a pod phase "
+					     "(Pending, Running, Succeeded, Failed or Unknown)", t);
 		p->phase = (uint8_t)i;
 	}
 	if ((t = gs_kdoc_str(status, "startTime")) && (p->t_start_s = gs_k8s_time(t)) < 0)
-		return gs_k8s_refuse(c, gs_kdoc_get(status, "startTime"), "status.startTime",
-				     "'%s' is not an RFC 3339 time", t);
+		return gs_k8s_refuse(c, gs_kdoc_get(status, "startTime"),
+				     GS_K8S_PATH("status.startTime"), "'%s' is not an RFC 3339 time",
+				     t);
 	/* The claims made from templates, by the name the control plane gave them. */
-	if ((rc = gs_k8s_get_seq(c, status, "resourceClaimStatuses",
-				 "status.resourceClaimStatuses", &seq)))
+	if ((rc = gs_k8s_get_seq(c, status, "resourceClaimStatuses", GS_K8S_PATH("status"), &seq)))
 		return rc;
 	for (v = seq ? seq->child : NULL; v; v = v->next) {
 		const char *name = gs_kdoc_str(v, "name"), *claim = gs_kdoc_str(v, "resourceClaimName");
@@ -462,6 +448,7 @@ int gs_k8s_read_pod(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 int gs_k8s_read_workload(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 {
 	const struct gs_kdoc *meta = gs_kdoc_get(obj, "metadata"), *spec, *tmpl;
+	const struct gs_k8s_path *fspec = GS_K8S_PATH("spec");
 	struct gs_k8s_snapshot *s = c->s;
 	struct gs_k8s_workload *w;
 	bool job = strcmp(c->o.kind, "Job") == 0;
@@ -473,30 +460,28 @@ int gs_k8s_read_workload(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 		return gs_k8s_oom(c);
 	w->o = c->o;
 	w->replicas = 1;
-	if ((rc = gs_k8s_get_str(c, meta, "uid", "metadata.uid", &w->uid)) ||
+	if ((rc = gs_k8s_get_str(c, meta, "uid", GS_K8S_PATH("metadata"), &w->uid)) ||
 	    (rc = read_owner(c, meta, &w->owner_kind, &w->owner_name, &w->owner_uid)))
 		return rc;
-	if ((rc = gs_k8s_need_map(c, obj, "spec", "spec", &spec)))
+	if ((rc = gs_k8s_need_map(c, obj, "spec", NULL, &spec)))
 		return rc;
 	if (job) {
-		if ((rc = gs_k8s_get_int(c, spec, "parallelism", "spec.parallelism", 0, 1000000,
-					 &w->replicas)) ||
-		    (rc = gs_k8s_get_int(c, spec, "completions", "spec.completions", 0, 1000000,
-					 &completions)))
+		if ((rc = gs_k8s_get_int(c, spec, "parallelism", fspec, 0, 1000000, &w->replicas)) ||
+		    (rc = gs_k8s_get_int(c, spec, "completions", fspec, 0, 1000000, &completions)))
 			return rc;
 		/* A Job runs parallelism pods at once, never more than its completions. */
 		if (completions >= 0 && completions < w->replicas)
 			w->replicas = completions;
-	} else if ((rc = gs_k8s_get_int(c, spec, "replicas", "spec.replicas", 0, 1000000,
-					&w->replicas))) {
+	} else if ((rc = gs_k8s_get_int(c, spec, "replicas", fspec, 0, 1000000, &w->replicas))) {
 		return rc;
 	}
-	if ((rc = gs_k8s_need_map(c, spec, "template", "spec.template", &tmpl)))
+	if ((rc = gs_k8s_need_map(c, spec, "template", fspec, &tmpl)))
 		return rc;
 	w->tmpl.o = c->o;
 	w->tmpl.t_create_s = w->tmpl.t_start_s = -1;
 	w->tmpl.from_workload = true;
-	return gs_k8s_read_pod_spec(c, gs_kdoc_get(tmpl, "spec"), "spec.template.spec", &w->tmpl);
+	return gs_k8s_read_pod_spec(c, gs_kdoc_get(tmpl, "spec"), GS_K8S_PATH("spec.template.spec"),
+				    &w->tmpl);
 }
 
 /* --- the device plugin's ConfigMap ----------------------------------------------- */
@@ -514,14 +499,15 @@ static int plugin_sharing(struct cm_read *r, const struct gs_kdoc *sec, uint8_t 
 	struct gs_k8s_rctx *c = r->c;
 	struct gs_k8s_snapshot *s = c->s;
 	struct gs_k8s_plugin_config *pc;
+	const struct gs_k8s_path *fsec = GS_K8S_DOT(GS_K8S_DOT(GS_K8S_KEY(GS_K8S_PATH("data"),
+									     r->key), "sharing"),
+						  strategy == GS_SHARE_MPS ? "mps" : "timeSlicing"),
+				 *f = GS_K8S_DOT(fsec, "resources");
 	const struct gs_kdoc *res, *v;
-	char f[200];
 	int32_t i = 0;
 	int rc;
 
-	gs_k8s_fieldf(f, sizeof(f), "data[%s].sharing.%s.resources", r->key,
-		 strategy == GS_SHARE_MPS ? "mps" : "timeSlicing");
-	if ((rc = gs_k8s_get_seq(c, sec, "resources", f, &res)) || !res || !res->n)
+	if ((rc = gs_k8s_get_seq(c, sec, "resources", fsec, &res)) || !res || !res->n)
 		return rc;
 	GS_K8S_PUSH(s, plugin_configs, pc);
 	if (!pc)
@@ -534,24 +520,23 @@ static int plugin_sharing(struct cm_read *r, const struct gs_kdoc *sec, uint8_t 
 	pc->renames = gs_k8s_alloc(c, (size_t)res->n, sizeof(*pc->renames));
 	if (!pc->key || !pc->resources || !pc->replicas || !pc->renames)
 		return gs_k8s_oom(c);
-	if ((rc = gs_k8s_get_bool(c, sec, "renameByDefault", f, &pc->rename_by_default)))
+	/* A renameByDefault that is not a boolean is named as the list it applies to. */
+	if ((rc = gs_k8s_get_bool(c, sec, "renameByDefault", GS_K8S_SELF(f),
+				  &pc->rename_by_default)))
 		return rc;
 	for (v = res->child; v; v = v->next, i++) {
+		const struct gs_k8s_path *g = GS_K8S_INDEX(f, i);
 		int64_t rep = 0;
-		char g[240];
 
-		gs_k8s_fieldf(g, sizeof(g), "%s[%d].name", f, (int)i);
 		if ((rc = gs_k8s_get_str(c, v, "name", g, &pc->resources[i])))
 			return rc;
 		if (!pc->resources[i])
-			return gs_k8s_refuse(c, r->at, g, "missing");
-		gs_k8s_fieldf(g, sizeof(g), "%s[%d].replicas", f, (int)i);
+			return gs_k8s_refuse(c, r->at, GS_K8S_DOT(g, "name"), "missing");
 		if ((rc = gs_k8s_get_int(c, v, "replicas", g, 1, GS_SHARE_REPLICAS_MAX, &rep)))
 			return rc;
 		if (!rep)
-			return gs_k8s_refuse(c, r->at, g, "missing");
+			return gs_k8s_refuse(c, r->at, GS_K8S_DOT(g, "replicas"), "missing");
 		pc->replicas[i] = (int32_t)rep;
-		gs_k8s_fieldf(g, sizeof(g), "%s[%d].rename", f, (int)i);
 		if ((rc = gs_k8s_get_str(c, v, "rename", g, &pc->renames[i])))
 			return rc;
 	}
@@ -586,7 +571,7 @@ int gs_k8s_read_configmap(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 	const struct gs_kdoc *data, *v;
 	int rc;
 
-	if ((rc = gs_k8s_get_map(c, obj, "data", "data", &data)) || !data)
+	if ((rc = gs_k8s_get_map(c, obj, "data", NULL, &data)) || !data)
 		return rc;
 	for (v = data->child; v; v = v->next) {
 		struct cm_read r = { c, v, v->key, 0 };
@@ -594,7 +579,7 @@ int gs_k8s_read_configmap(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 
 		if (v->kind != GS_KDOC_STR || !strstr(v->str, "version"))
 			continue;
-		gs_k8s_fieldf(name, sizeof(name), "%s (ConfigMap %s/%s data[%s])", c->o.file, c->o.ns,
+		snprintf(name, sizeof(name), "%s (ConfigMap %s/%s data[%s])", c->o.file, c->o.ns,
 			 c->o.name, v->key);
 		err[0] = '\0';
 		rc = gs_kdoc_read(name, v->str, strlen(v->str), plugin_config_doc, &r, err,
@@ -610,12 +595,16 @@ int gs_k8s_read_configmap(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 
 /* --- Node ------------------------------------------------------------------------- */
 
+#define HAMI_REGISTER "hami.io/node-nvidia-register"
+
 int gs_k8s_read_node(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 {
 	const struct gs_kdoc *meta = gs_kdoc_get(obj, "metadata"), *spec, *status, *alloc, *taints,
 			     *ann, *v;
 	struct gs_k8s_snapshot *s = c->s;
-	const char *field = "status.allocatable";
+	const struct gs_k8s_path *fmeta = GS_K8S_PATH("metadata"), *fstatus = GS_K8S_PATH("status"),
+				 *fcap = GS_K8S_DOT(fstatus, "capacity"),
+				 *field = GS_K8S_DOT(fstatus, "allocatable");
 	struct gs_k8s_node *n;
 	int32_t n_ext = 0;
 	int rc;
@@ -624,42 +613,40 @@ int gs_k8s_read_node(struct gs_k8s_rctx *c, const struct gs_kdoc *obj)
 	if (!n)
 		return gs_k8s_oom(c);
 	n->o = c->o;
-	if ((rc = gs_k8s_get_kv(c, meta, "labels", "metadata.labels", &n->labels, &n->n_labels)))
+	if ((rc = gs_k8s_get_kv(c, meta, "labels", fmeta, &n->labels, &n->n_labels)) ||
+	    (rc = gs_k8s_get_map(c, meta, "annotations", fmeta, &ann)))
 		return rc;
-	if ((rc = gs_k8s_get_map(c, meta, "annotations", "metadata.annotations", &ann)))
+	if ((rc = gs_k8s_get_str(c, ann, HAMI_REGISTER,
+				 GS_K8S_SELF(GS_K8S_KEY(GS_K8S_DOT(fmeta, "annotations"),
+							HAMI_REGISTER)), &n->hami_register)))
 		return rc;
-	if ((rc = gs_k8s_get_str(c, ann, "hami.io/node-nvidia-register",
-				 "metadata.annotations[hami.io/node-nvidia-register]",
-				 &n->hami_register)))
-		return rc;
-	if ((rc = gs_k8s_get_map(c, obj, "spec", "spec", &spec)) ||
-	    (rc = gs_k8s_get_bool(c, spec, "unschedulable", "spec.unschedulable",
+	if ((rc = gs_k8s_get_map(c, obj, "spec", NULL, &spec)) ||
+	    (rc = gs_k8s_get_bool(c, spec, "unschedulable", GS_K8S_PATH("spec"),
 				  &n->unschedulable)) ||
-	    (rc = gs_k8s_get_seq(c, spec, "taints", "spec.taints", &taints)))
+	    (rc = gs_k8s_get_seq(c, spec, "taints", GS_K8S_PATH("spec"), &taints)))
 		return rc;
-	if (taints && (rc = gs_k8s_read_taints(c, taints, "spec.taints", false, &n->taints,
-					       &n->n_taints)))
+	if (taints && (rc = gs_k8s_read_taints(c, taints, GS_K8S_PATH("spec.taints"), false,
+					       &n->taints, &n->n_taints)))
 		return rc;
-	if ((rc = gs_k8s_get_map(c, obj, "status", "status", &status)) ||
-	    (rc = gs_k8s_get_map(c, status, "allocatable", field, &alloc)))
+	if ((rc = gs_k8s_get_map(c, obj, "status", NULL, &status)) ||
+	    (rc = gs_k8s_get_map(c, status, "allocatable", fstatus, &alloc)))
 		return rc;
 	if (!alloc) {
 		/* A hand-written node may give its capacity only. */
-		field = "status.capacity";
-		if ((rc = gs_k8s_get_map(c, status, "capacity", field, &alloc)))
+		if ((rc = gs_k8s_get_map(c, status, "capacity", fstatus, &alloc)))
 			return rc;
 		if (!alloc)
-			return gs_k8s_refuse(c, status ? status : obj, "status.allocatable", "missing "
-					     "(a node needs its allocatable or capacity resources)");
+			return gs_k8s_refuse(c, status ? status : obj, field, "missing (a node needs "
+					     "its allocatable or capacity resources)");
+		field = fcap;
 	}
 	n->ext = gs_k8s_alloc(c, (size_t)alloc->n + 1, sizeof(*n->ext));
 	if (!n->ext)
 		return gs_k8s_oom(c);
 	for (v = alloc->child; v; v = v->next) {
+		const struct gs_k8s_path *f = GS_K8S_KEY(field, v->key);
 		struct gs_quantity q;
-		char f[200];
 
-		gs_k8s_fieldf(f, sizeof(f), "%s[%s]", field, v->key);
 		if ((rc = gs_k8s_quantity(c, v, f, &q)))
 			return rc;
 		if (strcmp(v->key, "cpu") == 0) {

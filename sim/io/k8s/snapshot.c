@@ -58,28 +58,82 @@ int gs_k8s_errf(char *err, size_t err_len, const struct gs_k8s_origin *o, const 
 	return rc;
 }
 
-int gs_k8s_refuse(const struct gs_k8s_rctx *c, const struct gs_kdoc *at, const char *field,
-		  const char *fmt, ...)
+/* Appends s to buf (len bytes, *n used), cut to fit. */
+static void put(char *buf, size_t len, size_t *n, const char *s)
+{
+	size_t k = strlen(s);
+
+	if (*n + 1 >= len)
+		return;
+	if (k > len - 1 - *n)
+		k = len - 1 - *n;
+	memcpy(buf + *n, s, k);
+	*n += k;
+	buf[*n] = '\0';
+}
+
+static void path_put(const struct gs_k8s_path *p, char *buf, size_t len, size_t *n)
+{
+	char num[24];
+
+	if (!p)
+		return;
+	path_put(p->up, buf, len, n);
+	switch (p->step) {
+	case GS_K8S_STEP_DOT:
+		if (p->up)
+			put(buf, len, n, ".");
+		put(buf, len, n, p->name);
+		break;
+	case GS_K8S_STEP_KEY:
+		put(buf, len, n, "[");
+		put(buf, len, n, p->name);
+		put(buf, len, n, "]");
+		break;
+	case GS_K8S_STEP_INDEX:
+		snprintf(num, sizeof(num), "[%lld]", (long long)p->index);
+		put(buf, len, n, num);
+		break;
+	default:
+		break;
+	}
+}
+
+char *gs_k8s_path_format(const struct gs_k8s_path *p, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	path_put(p, buf, len, &n);
+	return buf;
+}
+
+int gs_k8s_refuse(const struct gs_k8s_rctx *c, const struct gs_kdoc *at,
+		  const struct gs_k8s_path *field, const char *fmt, ...)
 {
 	struct gs_k8s_origin o = c->o;
+	char f[512];
 	va_list ap;
 	int rc;
 
 	if (at && at->line > 0)
 		o.line = at->line;
+	gs_k8s_path_format(field, f, sizeof(f));
 	va_start(ap, fmt);
-	rc = verrf(c->err, c->err_len, &o, field, fmt, ap);
+	rc = verrf(c->err, c->err_len, &o, f, fmt, ap);
 	va_end(ap);
 	return rc;
 }
 
-void gs_k8s_fieldf(char *buf, size_t len, const char *fmt, ...)
+/* The path a getter names: parent.key, or parent itself when it is a GS_K8S_SELF path. */
+static const struct gs_k8s_path *child_of(const struct gs_k8s_path *parent, const char *key,
+					  struct gs_k8s_path *buf)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
+	if (parent && parent->step == GS_K8S_STEP_SELF)
+		return parent->up;
+	*buf = (struct gs_k8s_path){ parent, key, 0, GS_K8S_STEP_DOT };
+	return buf;
 }
 
 int gs_k8s_oom(const struct gs_k8s_rctx *c)
@@ -101,68 +155,75 @@ void *gs_k8s_alloc(struct gs_k8s_rctx *c, size_t n, size_t size)
 /* --- field readers -------------------------------------------------------------- */
 
 int gs_k8s_get_str(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
-		   const char *field, const char **out)
+		   const struct gs_k8s_path *parent, const char **out)
 {
 	const struct gs_kdoc *v = gs_kdoc_get(m, key);
+	struct gs_k8s_path f;
 
 	*out = NULL;
 	if (!v || v->kind == GS_KDOC_NULL)
 		return 0;
 	if (v->kind != GS_KDOC_STR)
-		return gs_k8s_refuse(c, v, field, "is %s, not a string", gs_kdoc_kind_str(v));
+		return gs_k8s_refuse(c, v, child_of(parent, key, &f), "is %s, not a string",
+				     gs_kdoc_kind_str(v));
 	if (!(*out = gs_k8s_str(c, v->str)))
 		return gs_k8s_oom(c);
 	return 0;
 }
 
 static int get_kind(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
-		    const char *field, enum gs_kdoc_kind kind, const struct gs_kdoc **out)
+		    const struct gs_k8s_path *parent, enum gs_kdoc_kind kind,
+		    const struct gs_kdoc **out)
 {
 	const struct gs_kdoc *v = gs_kdoc_get(m, key);
+	struct gs_k8s_path f;
 
 	*out = NULL;
 	if (!v || v->kind == GS_KDOC_NULL)
 		return 0;
 	if (v->kind != kind)
-		return gs_k8s_refuse(c, v, field, "is %s, not %s", gs_kdoc_kind_str(v),
-				     kind == GS_KDOC_MAP ? "a map" : "a list");
+		return gs_k8s_refuse(c, v, child_of(parent, key, &f), "is %s, not %s",
+				     gs_kdoc_kind_str(v), kind == GS_KDOC_MAP ? "a map" : "a list");
 	*out = v;
 	return 0;
 }
 
 int gs_k8s_get_map(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
-		   const char *field, const struct gs_kdoc **out)
+		   const struct gs_k8s_path *parent, const struct gs_kdoc **out)
 {
-	return get_kind(c, m, key, field, GS_KDOC_MAP, out);
+	return get_kind(c, m, key, parent, GS_KDOC_MAP, out);
 }
 
 int gs_k8s_get_seq(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
-		   const char *field, const struct gs_kdoc **out)
+		   const struct gs_k8s_path *parent, const struct gs_kdoc **out)
 {
-	return get_kind(c, m, key, field, GS_KDOC_SEQ, out);
+	return get_kind(c, m, key, parent, GS_KDOC_SEQ, out);
 }
 
 int gs_k8s_need_str(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
-		    const char *field, const char **out)
+		    const struct gs_k8s_path *parent, const char **out)
 {
-	int rc = gs_k8s_get_str(c, m, key, field, out);
+	int rc = gs_k8s_get_str(c, m, key, parent, out);
+	struct gs_k8s_path f;
 
 	if (!rc && (!*out || !**out))
-		return gs_k8s_refuse(c, m, field, "missing");
+		return gs_k8s_refuse(c, m, child_of(parent, key, &f), "missing");
 	return rc;
 }
 
 int gs_k8s_need_map(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
-		    const char *field, const struct gs_kdoc **out)
+		    const struct gs_k8s_path *parent, const struct gs_kdoc **out)
 {
-	int rc = get_kind(c, m, key, field, GS_KDOC_MAP, out);
+	int rc = get_kind(c, m, key, parent, GS_KDOC_MAP, out);
+	struct gs_k8s_path f;
 
 	if (!rc && !*out)
-		return gs_k8s_refuse(c, m, field, "missing");
+		return gs_k8s_refuse(c, m, child_of(parent, key, &f), "missing");
 	return rc;
 }
 
-int gs_k8s_read_items(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const char *field,
+int gs_k8s_read_items(struct gs_k8s_rctx *c, const struct gs_kdoc *seq,
+		      const struct gs_k8s_path *field,
 		      const char *what, size_t size, gs_k8s_item_fn fn, void *arg, void **out,
 		      int32_t *n_out)
 {
@@ -179,10 +240,9 @@ int gs_k8s_read_items(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const ch
 	if (!items)
 		return gs_k8s_oom(c);
 	for (t = seq->child; t; t = t->next, i++) {
-		char f[320];
+		const struct gs_k8s_path *f = GS_K8S_INDEX(field, i);
 
-		gs_k8s_fieldf(f, sizeof(f), "%s[%d]", field, (int)i);
-		if (t->kind != GS_KDOC_MAP)
+		if (what && t->kind != GS_KDOC_MAP)
 			return gs_k8s_refuse(c, t, f, "is %s, not %s", gs_kdoc_kind_str(t), what);
 		if ((rc = fn(c, t, f, items + (size_t)i * size, arg)))
 			return rc;
@@ -193,14 +253,17 @@ int gs_k8s_read_items(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const ch
 }
 
 int gs_k8s_get_int(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
-		   const char *field, int64_t lo, int64_t hi, int64_t *out)
+		   const struct gs_k8s_path *parent, int64_t lo, int64_t hi, int64_t *out)
 {
 	const struct gs_kdoc *v = gs_kdoc_get(m, key);
+	const struct gs_k8s_path *field;
+	struct gs_k8s_path f;
 	char *end;
 	long long x;
 
 	if (!v || v->kind == GS_KDOC_NULL)
 		return 0;
+	field = child_of(parent, key, &f);
 	if (v->kind != GS_KDOC_STR || v->quoted)
 		return gs_k8s_refuse(c, v, field, "is %s, not an integer",
 				     v->kind == GS_KDOC_STR ? "a string" : gs_kdoc_kind_str(v));
@@ -215,9 +278,10 @@ int gs_k8s_get_int(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *k
 }
 
 int gs_k8s_get_bool(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
-		    const char *field, bool *out)
+		    const struct gs_k8s_path *parent, bool *out)
 {
 	const struct gs_kdoc *v = gs_kdoc_get(m, key);
+	struct gs_k8s_path f;
 
 	if (!v || v->kind == GS_KDOC_NULL)
 		return 0;
@@ -226,13 +290,14 @@ int gs_k8s_get_bool(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *
 	else if (v->kind == GS_KDOC_STR && !v->quoted && strcmp(v->str, "false") == 0)
 		*out = false;
 	else
-		return gs_k8s_refuse(c, v, field, "'%s' is not a boolean (true or false)",
+		return gs_k8s_refuse(c, v, child_of(parent, key, &f),
+				     "'%s' is not a boolean (true or false)",
 				     v->kind == GS_KDOC_STR ? v->str : gs_kdoc_kind_str(v));
 	return 0;
 }
 
-int gs_k8s_quantity(struct gs_k8s_rctx *c, const struct gs_kdoc *v, const char *field,
-		    struct gs_quantity *out)
+int gs_k8s_quantity(struct gs_k8s_rctx *c, const struct gs_kdoc *v,
+		    const struct gs_k8s_path *field, struct gs_quantity *out)
 {
 	const char *why;
 	int rc;
@@ -247,25 +312,24 @@ int gs_k8s_quantity(struct gs_k8s_rctx *c, const struct gs_kdoc *v, const char *
 }
 
 int gs_k8s_get_kv(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
-		  const char *field, struct gs_k8s_kv **kv_out, int32_t *n_out)
+		  const struct gs_k8s_path *parent, struct gs_k8s_kv **kv_out, int32_t *n_out)
 {
 	const struct gs_kdoc *map, *v;
+	struct gs_k8s_path f;
 	int32_t i = 0;
 	int rc;
 
 	*kv_out = NULL;
 	*n_out = 0;
-	if ((rc = gs_k8s_get_map(c, m, key, field, &map)) || !map || !map->n)
+	if ((rc = gs_k8s_get_map(c, m, key, parent, &map)) || !map || !map->n)
 		return rc;
 	*kv_out = gs_k8s_alloc(c, (size_t)map->n, sizeof(**kv_out));
 	if (!*kv_out)
 		return gs_k8s_oom(c);
 	for (v = map->child; v; v = v->next, i++) {
-		char f[200];
-
-		gs_k8s_fieldf(f, sizeof(f), "%s[%s]", field, v->key);
 		if (v->kind == GS_KDOC_MAP || v->kind == GS_KDOC_SEQ)
-			return gs_k8s_refuse(c, v, f, "is %s, not a string", gs_kdoc_kind_str(v));
+			return gs_k8s_refuse(c, v, GS_K8S_KEY(child_of(parent, key, &f), v->key),
+					     "is %s, not a string", gs_kdoc_kind_str(v));
 		(*kv_out)[i].key = gs_k8s_str(c, v->key);
 		(*kv_out)[i].value = gs_k8s_str(c, v->str);
 		if (!(*kv_out)[i].key || !(*kv_out)[i].value)
@@ -277,30 +341,27 @@ int gs_k8s_get_kv(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *ke
 
 static const char *const ops[] = { "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt" };
 
-static int read_expr(struct gs_k8s_rctx *c, const struct gs_kdoc *e, const char *field,
-		     struct gs_k8s_expr *x)
+static int read_expr(struct gs_k8s_rctx *c, const struct gs_kdoc *e,
+		     const struct gs_k8s_path *field, struct gs_k8s_expr *x)
 {
+	const struct gs_k8s_path *f = GS_K8S_DOT(field, "values");
 	const struct gs_kdoc *vals, *v;
 	const char *op;
-	char f[300];
 	int32_t i = 0;
 	int rc, k;
 
 	if (e->kind != GS_KDOC_MAP)
 		return gs_k8s_refuse(c, e, field, "is %s, not a requirement", gs_kdoc_kind_str(e));
-	gs_k8s_fieldf(f, sizeof(f), "%s.key", field);
-	if ((rc = gs_k8s_need_str(c, e, "key", f, &x->key)))
+	if ((rc = gs_k8s_need_str(c, e, "key", field, &x->key)))
 		return rc;
-	gs_k8s_fieldf(f, sizeof(f), "%s.operator", field);
 	op = gs_kdoc_str(e, "operator");
 	for (k = 0; op && k < 6 && strcmp(op, ops[k]) != 0; k++)
 		;
 	if (!op || k == 6)
-		return gs_k8s_refuse(c, e, f, "'%s' is not an operator (In, NotIn, Exists, "
-				     "DoesNotExist, Gt, Lt)", op ? op : "");
+		return gs_k8s_refuse(c, e, GS_K8S_DOT(field, "operator"), "'%s' is not an operator "
+				     "(In, NotIn, Exists, DoesNotExist, Gt, Lt)", op ? op : "");
 	x->op = (uint8_t)k;
-	gs_k8s_fieldf(f, sizeof(f), "%s.values", field);
-	if ((rc = gs_k8s_get_seq(c, e, "values", f, &vals)))
+	if ((rc = gs_k8s_get_seq(c, e, "values", field, &vals)))
 		return rc;
 	if (vals && vals->n) {
 		x->values = gs_k8s_alloc(c, (size_t)vals->n, sizeof(*x->values));
@@ -331,8 +392,8 @@ static int read_expr(struct gs_k8s_rctx *c, const struct gs_kdoc *e, const char 
 	return 0;
 }
 
-int gs_k8s_read_terms(struct gs_k8s_rctx *c, const struct gs_kdoc *terms, const char *field,
-		      struct gs_k8s_selector *out)
+int gs_k8s_read_terms(struct gs_k8s_rctx *c, const struct gs_kdoc *terms,
+		      const struct gs_k8s_path *field, struct gs_k8s_selector *out)
 {
 	const struct gs_kdoc *t, *exprs, *e;
 	int32_t i = 0;
@@ -346,16 +407,14 @@ int gs_k8s_read_terms(struct gs_k8s_rctx *c, const struct gs_kdoc *terms, const 
 		return gs_k8s_oom(c);
 	for (t = terms->child; t; t = t->next, i++) {
 		struct gs_k8s_term *term = &out->terms[i];
-		char f[300];
+		const struct gs_k8s_path *f = GS_K8S_INDEX(field, i);
 		int32_t k = 0;
 
-		gs_k8s_fieldf(f, sizeof(f), "%s[%d]", field, (int)i);
 		if (t->kind != GS_KDOC_MAP)
 			return gs_k8s_refuse(c, t, f, "is %s, not a term", gs_kdoc_kind_str(t));
 		e = gs_kdoc_get(t, "matchFields");
 		if (e && e->kind == GS_KDOC_SEQ && e->n)
 			return GS_ENOENT;
-		gs_k8s_fieldf(f, sizeof(f), "%s[%d].matchExpressions", field, (int)i);
 		if ((rc = gs_k8s_get_seq(c, t, "matchExpressions", f, &exprs)))
 			return rc;
 		if (!exprs || !exprs->n)
@@ -363,13 +422,10 @@ int gs_k8s_read_terms(struct gs_k8s_rctx *c, const struct gs_kdoc *terms, const 
 		term->exprs = gs_k8s_alloc(c, (size_t)exprs->n, sizeof(*term->exprs));
 		if (!term->exprs)
 			return gs_k8s_oom(c);
-		for (e = exprs->child; e; e = e->next, k++) {
-			char g[320];
-
-			gs_k8s_fieldf(g, sizeof(g), "%s[%d]", f, (int)k);
-			if ((rc = read_expr(c, e, g, &term->exprs[k])))
+		for (e = exprs->child; e; e = e->next, k++)
+			if ((rc = read_expr(c, e, GS_K8S_INDEX(GS_K8S_DOT(f, "matchExpressions"), k),
+					    &term->exprs[k])))
 				return rc;
-		}
 		term->n = k;
 	}
 	out->n = i;
@@ -391,27 +447,24 @@ static int effect_of(const char *s, bool dra)
 	return -1;
 }
 
-static int read_toleration(struct gs_k8s_rctx *c, const struct gs_kdoc *t, const char *field,
-			   void *elem, void *arg)
+static int read_toleration(struct gs_k8s_rctx *c, const struct gs_kdoc *t,
+			   const struct gs_k8s_path *field, void *elem, void *arg)
 {
 	struct gs_k8s_toleration *x = elem;
 	const char *op = gs_kdoc_str(t, "operator"), *eff = gs_kdoc_str(t, "effect");
-	char f[340];
 	int rc, e;
 
 	(void)arg;
-	if ((rc = gs_k8s_get_str(c, t, "key", field, &x->key)) ||
-	    (rc = gs_k8s_get_str(c, t, "value", field, &x->value)))
+	if ((rc = gs_k8s_get_str(c, t, "key", GS_K8S_SELF(field), &x->key)) ||
+	    (rc = gs_k8s_get_str(c, t, "value", GS_K8S_SELF(field), &x->value)))
 		return rc;
-	if (op && strcmp(op, "Exists") != 0 && strcmp(op, "Equal") != 0) {
-		gs_k8s_fieldf(f, sizeof(f), "%s.operator", field);
-		return gs_k8s_refuse(c, t, f, "'%s' is not Exists or Equal", op);
-	}
+	if (op && strcmp(op, "Exists") != 0 && strcmp(op, "Equal") != 0)
+		return gs_k8s_refuse(c, t, GS_K8S_DOT(field, "operator"), "'%s' is not Exists or "
+				     "Equal", op);
 	x->exists = op && strcmp(op, "Exists") == 0;
-	if ((e = effect_of(eff, false)) < 0) {
-		gs_k8s_fieldf(f, sizeof(f), "%s.effect", field);
-		return gs_k8s_refuse(c, t, f, "'%s' is not a taint effect", eff);
-	}
+	if ((e = effect_of(eff, false)) < 0)
+		return gs_k8s_refuse(c, t, GS_K8S_DOT(field, "effect"), "'%s' is not a taint effect",
+				     eff);
 	x->effect = (uint8_t)e;
 	if (!x->key)
 		x->key = gs_k8s_str(c, "");
@@ -420,8 +473,9 @@ static int read_toleration(struct gs_k8s_rctx *c, const struct gs_kdoc *t, const
 	return x->key && x->value ? 0 : gs_k8s_oom(c);
 }
 
-int gs_k8s_read_tolerations(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const char *field,
-			    struct gs_k8s_toleration **out, int32_t *n_out)
+int gs_k8s_read_tolerations(struct gs_k8s_rctx *c, const struct gs_kdoc *seq,
+			    const struct gs_k8s_path *field, struct gs_k8s_toleration **out,
+			    int32_t *n_out)
 {
 	void *items;
 	int rc = gs_k8s_read_items(c, seq, field, "a toleration", sizeof(**out), read_toleration,
@@ -432,36 +486,34 @@ int gs_k8s_read_tolerations(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, co
 	return rc;
 }
 
-static int read_taint(struct gs_k8s_rctx *c, const struct gs_kdoc *t, const char *field,
-		      void *elem, void *arg)
+static int read_taint(struct gs_k8s_rctx *c, const struct gs_kdoc *t,
+		      const struct gs_k8s_path *field, void *elem, void *arg)
 {
 	const bool *dra = arg;
 	struct gs_k8s_taint *x = elem;
 	const char *eff;
-	char f[340];
 	int rc, e;
 
-	if ((rc = gs_k8s_get_str(c, t, "key", field, &x->key)) ||
-	    (rc = gs_k8s_get_str(c, t, "value", field, &x->value)) ||
-	    (rc = gs_k8s_get_str(c, t, "effect", field, &eff)))
+	if ((rc = gs_k8s_get_str(c, t, "key", GS_K8S_SELF(field), &x->key)) ||
+	    (rc = gs_k8s_get_str(c, t, "value", GS_K8S_SELF(field), &x->value)) ||
+	    (rc = gs_k8s_get_str(c, t, "effect", GS_K8S_SELF(field), &eff)))
 		return rc;
 	if (!x->key || !*x->key)
 		return gs_k8s_refuse(c, t, field, "a taint needs a key");
 	e = effect_of(eff, *dra);
-	if (e <= 0) {
-		gs_k8s_fieldf(f, sizeof(f), "%s.effect", field);
-		return gs_k8s_refuse(c, t, f, "'%s' is not a taint effect (%s)", eff ? eff : "",
-				     *dra ? "None, NoSchedule or NoExecute"
-					  : "NoSchedule, PreferNoSchedule or NoExecute");
-	}
+	if (e <= 0)
+		return gs_k8s_refuse(c, t, GS_K8S_DOT(field, "effect"), "'%s' is not a taint effect "
+				     "(%s)", eff ? eff : "", *dra ? "None, NoSchedule or NoExecute"
+				     : "NoSchedule, PreferNoSchedule or NoExecute");
 	x->effect = (uint8_t)e;
 	if (!x->value && !(x->value = gs_k8s_str(c, "")))
 		return gs_k8s_oom(c);
 	return 0;
 }
 
-int gs_k8s_read_taints(struct gs_k8s_rctx *c, const struct gs_kdoc *seq, const char *field,
-		       bool dra, struct gs_k8s_taint **out, int32_t *n_out)
+int gs_k8s_read_taints(struct gs_k8s_rctx *c, const struct gs_kdoc *seq,
+		       const struct gs_k8s_path *field, bool dra, struct gs_k8s_taint **out,
+		       int32_t *n_out)
 {
 	void *items;
 	int rc = gs_k8s_read_items(c, seq, field, "a taint", sizeof(**out), read_taint, &dra,
@@ -617,38 +669,38 @@ static int on_object(void *arg, const struct gs_kdoc *obj, int64_t index, int do
 		char f[64];
 
 		if (index >= 0)
-			gs_k8s_fieldf(f, sizeof(f), "items[%lld].kind", (long long)index);
+			snprintf(f, sizeof(f), "items[%lld].kind", (long long)index);
 		else
-			gs_k8s_fieldf(f, sizeof(f), "document %d: kind", doc + 1);
-		return gs_k8s_refuse(&c, obj, f, "missing");
+			snprintf(f, sizeof(f), "document %d: kind", doc + 1);
+		return gs_k8s_refuse(&c, obj, GS_K8S_PATH(f), "missing");
 	}
 	if (!(c.o.kind = gs_k8s_str(&c, kind)))
 		return gs_k8s_oom(&c);
-	if ((rc = gs_k8s_get_map(&c, obj, "metadata", "metadata", &meta)) ||
-	    (rc = gs_k8s_get_str(&c, meta, "name", "metadata.name", &c.o.name)))
+	if ((rc = gs_k8s_get_map(&c, obj, "metadata", NULL, &meta)) ||
+	    (rc = gs_k8s_get_str(&c, meta, "name", GS_K8S_PATH("metadata"), &c.o.name)))
 		return rc;
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (strcmp(kinds[i].kind, kind) == 0)
 			k = &kinds[i];
 	if (!k)
-		return gs_k8s_refuse(&c, obj, "kind", "'%s' is not a kind gpusim reads (Node, Pod, "
+		return gs_k8s_refuse(&c, obj, GS_K8S_PATH("kind"), "'%s' is not a kind gpusim reads (Node, Pod, "
 				     "Deployment, StatefulSet, ReplicaSet, Job, ConfigMap, "
 				     "ResourceSlice, DeviceClass, ResourceClaim, "
 				     "ResourceClaimTemplate, or a List of them)", kind);
 	if (k->action == K_SKIP)
 		return skip_kind(&c, c.o.kind);
 	if (!c.o.name || !*c.o.name)
-		return gs_k8s_refuse(&c, meta ? meta : obj, "metadata.name", "missing");
+		return gs_k8s_refuse(&c, meta ? meta : obj, GS_K8S_PATH("metadata.name"), "missing");
 	if (!k->cluster_scoped) {
-		if ((rc = gs_k8s_get_str(&c, meta, "namespace", "metadata.namespace", &c.o.ns)))
+		if ((rc = gs_k8s_get_str(&c, meta, "namespace", GS_K8S_PATH("metadata"), &c.o.ns)))
 			return rc;
 		if ((!c.o.ns || !*c.o.ns) && !(c.o.ns = gs_k8s_str(&c, "default")))
 			return gs_k8s_oom(&c);
 	}
 	if (!api || strcmp(api, k->api) != 0)
-		return gs_k8s_refuse(&c, gs_kdoc_get(obj, "apiVersion"), "apiVersion", "'%s' is not "
-				     "%s, the version of %s gpusim reads", api ? api : "",
-				     k->api, kind);
+		return gs_k8s_refuse(&c, gs_kdoc_get(obj, "apiVersion"), GS_K8S_PATH("apiVersion"),
+				     "'%s' is not %s, the version of %s gpusim reads",
+				     api ? api : "", k->api, kind);
 	switch (k->action) {
 	case K_NODE:
 		return gs_k8s_read_node(&c, obj);
