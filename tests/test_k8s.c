@@ -403,6 +403,19 @@ static void test_refusals(void **state)
 		"snap.yaml: no Node in the snapshot (kubectl get nodes -o yaml gives them)");
 	refused(NODE "apiVersion: v1\nkind: List\nitems:\n- 42\n",
 		"snap.yaml:10: a List item that is not an object");
+	/* Ten billion MIG instances on two GPUs: refused at once (the layout search ran for hours). */
+	refused("apiVersion: v1\nkind: Node\nmetadata:\n  name: m\n  labels: {nvidia.com/gpu.product: "
+		"NVIDIA-H100-80GB-HBM3, nvidia.com/gpu.count: \"2\", nvidia.com/mig.strategy: mixed}\n"
+		"status:\n  allocatable: {cpu: \"8\", memory: 16Gi, nvidia.com/gpu: \"0\", "
+		"nvidia.com/mig-1g.10gb: \"9999999999\"}\n",
+		"snap.yaml:1: Node m: status.allocatable: its MIG instances cannot be laid out on 2 "
+		"H100 80GB GPUs (at most 7 each)");
+	refused("apiVersion: v1\nkind: Node\nmetadata:\n  name: m\n  labels: {nvidia.com/gpu.product: "
+		"NVIDIA-H100-80GB-HBM3, nvidia.com/gpu.count: \"2\", nvidia.com/mig.strategy: mixed}\n"
+		"status:\n  allocatable: {cpu: \"8\", memory: 16Gi, nvidia.com/gpu: \"0\", "
+		"nvidia.com/mig-1g.10gb: \"10\", nvidia.com/mig-2g.20gb: \"5\"}\n",
+		"snap.yaml:1: Node m: status.allocatable: its MIG instances cannot be laid out on 2 "
+		"H100 80GB GPUs (at most 7 each)");
 }
 
 /* Device plugin settings from its ConfigMap when GPU feature discovery's labels are absent. */

@@ -284,7 +284,7 @@ static int mig_node(struct gs_k8s_bctx *b, int32_t node, int model, int64_t whol
 	const struct gs_mig_table *t = gs_mig_table_for_model(b->c->models.m[model].name);
 	char layout[GS_MAX_GPUS][GS_SHARE_LAYOUT_MAX];
 	struct mig_req req[GS_MIG_MAX_PROFILES];
-	int64_t count = label_int(n, "nvidia.com/gpu.count");
+	int64_t count = label_int(n, "nvidia.com/gpu.count"), room;
 	int n_req = 0, n_mig = 0, max, i, rc;
 	const char *strategy = gs_k8s_node_label(n, "nvidia.com/mig.strategy");
 
@@ -321,6 +321,13 @@ static int mig_node(struct gs_k8s_bctx *b, int32_t node, int model, int64_t whol
 				   (long long)count, (long long)whole_gpus);
 	if (max > GS_MAX_GPUS)
 		max = GS_MAX_GPUS;
+	/* A GPU holds at most one instance per compute slice: more cannot be laid out, nor tried. */
+	room = (int64_t)max * GS_MIG_MAX_INSTANCES;
+	for (i = 0; i < n_req; room -= req[i++].n)
+		if (req[i].n > room)
+			return GS_K8S_BERR(b, &n->o, "status.allocatable", "its MIG instances "
+					   "cannot be laid out on %d %s GPUs (at most %d each)", max,
+					   t->product, GS_MIG_MAX_INSTANCES);
 	if ((rc = mig_pack(b, n, t, req, n_req, max, count > 0, layout, &n_mig)))
 		return rc;
 	if (whole_gpus + n_mig > GS_MAX_GPUS)
