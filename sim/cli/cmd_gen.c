@@ -8,7 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include <gsl/gsl_errno.h>
 
 #include "cli/cli.h"
 #include "cli/cmd.h"
@@ -77,9 +76,6 @@ int gs_cmd_gen(int argc, char **argv)
 		fprintf(stderr, "gpusim gen: --nodes-out and --pods-out name the same file\n");
 		return GS_EXIT_USAGE;
 	}
-	/* Inputs are validated before GSL sees them; never let it abort. */
-	gsl_set_error_handler_off();
-
 	gs_gen_spec_init(&spec);
 	gs_trace_init(&t);
 	rc = gs_gen_spec_load(spec_path, &spec, err, sizeof(err));

@@ -16,6 +16,8 @@
 #include <malloc.h>
 #endif
 
+#include <gsl/gsl_errno.h>
+
 #include "cli/cmd.h"
 #include "cli/docgen.h"
 #include "cli/json_out.h"
@@ -141,5 +143,10 @@ int main(int argc, char **argv)
 {
 	keep_freed_memory();
 	gs_json_init();
+	/*
+	 * GSL's default handler aborts, on a failed allocation too (gsl_rng_alloc);
+	 * every caller checks what GSL returns and says why itself.
+	 */
+	gsl_set_error_handler_off();
 	return finish(run(argc, argv));
 }
