@@ -27,6 +27,7 @@
 #include "run/batch.h"
 #include "run/exec.h"
 #include "run/inputs.h"
+#include "run/ring.h"
 #include "store/plan.h"
 #include "tmpdir.h"
 
@@ -358,6 +359,33 @@ static void test_exec_shard(void **st)
 	fixture_release(&fx);
 }
 
+/*
+ * A failure recorded without a message still says what kind it was: the
+ * sweep prints the ring's message, and an empty one read "gpusim sweep: ".
+ */
+static void test_ring_fail_message(void **st)
+{
+	struct gs_outcome cells[2];
+	struct gs_ring r;
+	size_t todo[2] = { 0, 1 };
+
+	(void)st;
+	memset(cells, 0, sizeof(cells));
+	assert_int_equal(gs_ring_init(&r, 2, todo, 2, cells, false, NULL, "test"), 0);
+	gs_ring_fail(&r, GS_ENOMEM, "");
+	assert_int_equal(r.rc, GS_ENOMEM);
+	assert_string_equal(r.err, gs_strerror(GS_ENOMEM));
+	/* The first failure is kept. */
+	gs_ring_fail(&r, GS_EDB, "later");
+	assert_string_equal(r.err, gs_strerror(GS_ENOMEM));
+	assert_null(gs_ring_take(&r));
+	gs_ring_release(&r);
+	assert_int_equal(gs_ring_init(&r, 1, todo, 1, cells, false, NULL, "test"), 0);
+	gs_ring_fail(&r, GS_EDB, NULL);
+	assert_string_equal(r.err, gs_strerror(GS_EDB));
+	gs_ring_release(&r);
+}
+
 static void test_exec_errors(void **st)
 {
 	struct fixture fx;
@@ -396,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_exec_order_and_resume),
 		cmocka_unit_test(test_exec_shard),
 		cmocka_unit_test(test_exec_errors),
+		cmocka_unit_test(test_ring_fail_message),
 	};
 
 	return cmocka_run_group_tests(tests, setup, gs_test_tmpdir_teardown);

@@ -165,6 +165,9 @@ static int join(struct gs_exec *x, struct gs_db *db, struct gs_exec_result *out,
 			r->abandoned);
 		rc = GS_EINTR;
 	}
+	/* A failure always says something, if only what kind it was. */
+	if (rc && !err[0])
+		gs_errf(err, err_len, "%s", gs_strerror(rc));
 	return rc;
 }
 

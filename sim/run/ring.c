@@ -48,7 +48,7 @@ static void fail_locked(struct gs_ring *r, int rc, const char *err)
 {
 	if (!r->rc) {
 		r->rc = rc;
-		snprintf(r->err, sizeof(r->err), "%s", err);
+		snprintf(r->err, sizeof(r->err), "%s", err && *err ? err : gs_strerror(rc));
 	}
 	pthread_cond_broadcast(&r->turn);
 }
