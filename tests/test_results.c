@@ -26,6 +26,7 @@
 #include "core/version.h"
 #include "policies/sched.h"
 #include "store/decision.h"
+#include "store/digest.h"
 #include "store/results.h"
 #include "results_fixture.h"
 #include "testutil.h"
@@ -729,6 +730,54 @@ static void test_memory_db(void **state)
 	assert_int_equal(gs_test_tmpdir_remove(), 0);
 }
 
+/*
+ * The checksum covers schema 1.9's columns (version 2): a changed idle
+ * share or group count is damage. A run checksummed with version 1 (the
+ * runs of schema 1.7 and 1.8) is still checked with version 1's columns.
+ */
+static void test_digest_versions(void **state)
+{
+	char err[512] = "", v1[GS_DB_DIGEST_LEN], sql[256];
+	struct gs_db *db = open_new("digest");
+	struct rf_run r;
+
+	(void)state;
+	rf_build_time(&r);
+	assert_int_equal(write_ok(db, &r), 1);
+	rf_release(&r);
+	assert_string_equal(rows(db, "SELECT substr(rows_checksum, 1, 2) FROM runs"), "2:");
+	assert_int_equal(gs_db_digest_check(db, "main", "t.db", 1, err, sizeof(err)), 0);
+
+	/* A 1.9 column changed: found. */
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(db), "UPDATE runs SET n_groups = n_groups + 1",
+				      NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(gs_db_digest_check(db, "main", "t.db", 1, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "t.db: run 1 is damaged"));
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(db), "UPDATE runs SET n_groups = n_groups - 1;"
+				      " UPDATE samples SET idle_frac_milli = 7 WHERE sample_idx = 0",
+				      NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_changes(gs_db_sqlite(db)), 1);
+	assert_int_equal(gs_db_digest_check(db, "main", "t.db", 1, err, sizeof(err)), GS_EINVAL);
+
+	/* A version 1 checksum is held to version 1's columns only. */
+	assert_int_equal(gs_db_digest_run(db, "main", 1, 1, v1, err, sizeof(err)), 0);
+	assert_true(v1[0] == '1' && v1[1] == ':');
+	snprintf(sql, sizeof(sql), "UPDATE runs SET rows_checksum = '%s'", v1);
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(db), sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(gs_db_digest_check(db, "main", "t.db", 1, err, sizeof(err)), 0);
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(db), "UPDATE run_nodes SET cpu_milli = cpu_milli"
+				      " + 1 WHERE node_idx = 0", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_changes(gs_db_sqlite(db)), 1);
+	assert_int_equal(gs_db_digest_check(db, "main", "t.db", 1, err, sizeof(err)), GS_EINVAL);
+
+	/* A version this build does not know is refused as such. */
+	assert_int_equal(sqlite3_exec(gs_db_sqlite(db), "UPDATE runs SET rows_checksum ="
+				      " '9:' || substr(rows_checksum, 3)", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(gs_db_digest_check(db, "main", "t.db", 1, err, sizeof(err)), GS_EINVAL);
+	assert_non_null(strstr(err, "a kind this gpusim does not know"));
+	close_and_remove(db);
+}
+
 static void test_many_rows(void **state)
 {
 	enum { N = 70 };
@@ -1415,6 +1464,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_memory_db),
+		cmocka_unit_test(test_digest_versions),
 		cmocka_unit_test(test_read_helpers),
 		cmocka_unit_test(test_summary_time),
 		cmocka_unit_test(test_summary_inflate),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * digest.c - the checksum of a run's rows (digest.h): version 1's columns
- * and the canonical form hashed with XXH3-128 (xxHash, Debian's
+ * digest.c - the checksum of a run's rows (digest.h): the columns of
+ * versions 1 and 2 and the canonical form hashed with XXH3-128 (xxHash, Debian's
  * libxxhash): a checksum against damage, not a signature against an
  * adversary, so the fast hash serves; SHA-256 took as long as writing the
  * run (40 % of an openb replay's instructions), XXH3 a few percent.
@@ -55,6 +55,15 @@ static const struct {
 	  "run_id" },
 };
 #define N_TABLES (sizeof(v1) / sizeof(v1[0]))
+
+/* Version 2: version 1's and, after them, the columns schema 1.9 added (pod groups, idle GPUs). */
+static const char *const v2_more[N_TABLES] = {
+	", n_groups, n_groups_placed, n_groups_failed, group_wait_mean_s, idle_frac_pct,"
+	" idle_nocpu_pct, idle_stranded_pct",
+	"", "",
+	", idle_frac_milli, idle_nocpu_milli, idle_stranded_milli",
+	"", "",
+};
 
 /*
  * The canonical bytes of the rows, gathered in a buffer and hashed in
@@ -129,7 +138,7 @@ static void put_value(struct feed *f, sqlite3_stmt *st, int col)
 	}
 }
 
-int gs_db_digest_run(struct gs_db *db, const char *schema, int64_t run_id,
+int gs_db_digest_run(struct gs_db *db, const char *schema, int64_t run_id, int version,
 		     char out[GS_DB_DIGEST_LEN], char *err, size_t err_len)
 {
 	struct feed f;
@@ -149,8 +158,9 @@ int gs_db_digest_run(struct gs_db *db, const char *schema, int64_t run_id,
 		int64_t rows = 0;
 		int step, cols;
 
-		snprintf(sql, sizeof(sql), "SELECT %s FROM \"%s\".%s WHERE run_id = ?1 ORDER BY %s",
-			 v1[t].columns, schema, v1[t].table, v1[t].order);
+		snprintf(sql, sizeof(sql), "SELECT %s%s FROM \"%s\".%s WHERE run_id = ?1 ORDER BY %s",
+			 v1[t].columns, version >= 2 ? v2_more[t] : "", schema, v1[t].table,
+			 v1[t].order);
 		if (sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) != SQLITE_OK) {
 			rc = gs_db_sqlfail(db, err, err_len, "cannot checksum a run");
 			break;
@@ -177,7 +187,7 @@ int gs_db_digest_run(struct gs_db *db, const char *schema, int64_t run_id,
 
 		flush(&f);
 		XXH128_canonicalFromHash(&sum, XXH3_128bits_digest(f.h));
-		out[0] = '1';
+		out[0] = (char)('0' + version);
 		out[1] = ':';
 		for (i = 0; i < 16; i++) {
 			out[2 + 2 * i] = hexd[sum.digest[i] >> 4];
@@ -210,13 +220,14 @@ int gs_db_digest_check(struct gs_db *db, const char *schema, const char *label, 
 		return gs_db_fail(err, err_len, GS_ENOENT, "%s: no run %" PRId64, label, run_id);
 	if (!stored[0])
 		return 0;
-	rc = gs_db_digest_run(db, schema, run_id, got, err, err_len);
-	if (rc)
-		return rc;
-	if (strncmp(stored, "1:", 2) != 0)
+	/* A run is checked with the version it was stored with. */
+	if (stored[0] < '1' || stored[0] > '0' + GS_DB_DIGEST_VERSION || stored[1] != ':')
 		return gs_db_fail(err, err_len, GS_EINVAL, "%s: run %" PRId64 " has a checksum of a "
 				  "kind this gpusim does not know ('%.8s...'); it is damaged or "
 				  "from a newer gpusim", label, run_id, stored);
+	rc = gs_db_digest_run(db, schema, run_id, stored[0] - '0', got, err, err_len);
+	if (rc)
+		return rc;
 	if (strcmp(stored, got) != 0)
 		return gs_db_fail(err, err_len, GS_EINVAL, "%s: run %" PRId64 " is damaged: its "
 				  "rows no longer match the checksum stored with them "

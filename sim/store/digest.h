@@ -9,12 +9,13 @@
  * run_defrag rows in key order, each value with its SQLite type (an
  * integer as 8 bytes, a real as its IEEE-754 bits, text and blobs with
  * their length). The columns are
- * fixed per digest version (digest.c lists version 1: schema 1.7's columns
- * but run_id, status and rows_checksum), so that a column a later schema
- * adds, with its default in old runs, does not change the digest of a run
- * stored before it. The writer stores it in runs.rows_checksum as
- * "1:<32 hex digits>" in the run's own transaction; merge, inspect and
- * regress recompute it. Runs stored before schema 1.7 have none.
+ * fixed per digest version (digest.c lists them: version 1 schema 1.7's
+ * columns but run_id, status and rows_checksum, version 2 those and schema
+ * 1.9's), so that a column a later schema adds, with its default in old
+ * runs, does not change the digest of a run stored before it. The writer
+ * stores the newest version in runs.rows_checksum as "V:<32 hex digits>"
+ * in the run's own transaction; merge, inspect and regress recompute it
+ * with the version stored. Runs stored before schema 1.7 have none.
  */
 #ifndef GS_DIGEST_H
 #define GS_DIGEST_H
@@ -24,15 +25,18 @@
 
 #include "store/results.h"
 
-/* "1:" and 32 hex digits and a NUL. */
+/* "V:" and 32 hex digits and a NUL. */
 #define GS_DB_DIGEST_LEN 35
+/* The version the writer stores (1 to 9). */
+#define GS_DB_DIGEST_VERSION 2
 
 /*
- * Computes the digest of run run_id as it is stored in schema ("main", or
- * an attached database's name) into out. Returns 0, GS_ENOENT (no such
+ * Computes the digest of version `version` (1 to GS_DB_DIGEST_VERSION) of
+ * run run_id as it is stored in schema ("main", or an attached database's
+ * name) into out. Returns 0, GS_ENOENT (no such
  * run), or the code of gs_db_sqlfail() with a message in err.
  */
-int gs_db_digest_run(struct gs_db *db, const char *schema, int64_t run_id,
+int gs_db_digest_run(struct gs_db *db, const char *schema, int64_t run_id, int version,
 		     char out[GS_DB_DIGEST_LEN], char *err, size_t err_len);
 
 /*

@@ -828,7 +828,7 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	if (rc)
 		goto end;
 	/* The checksum of what is stored, read back as a reader will read it (store/digest.h). */
-	rc = gs_db_digest_run(db, "main", run_id, digest, err, err_len);
+	rc = gs_db_digest_run(db, "main", run_id, GS_DB_DIGEST_VERSION, digest, err, err_len);
 	if (rc)
 		goto end;
 	/* Last: only now can anyone see this run as complete. */
