@@ -74,7 +74,7 @@ echo "    the report with its figures: results/demo/advise/advise.md)"
 adb="$out/advise.db"
 rm -f "$adb" "$adb-wal" "$adb-shm"
 "$gpusim" advise --nodes "$top/traces/h100-mixed/cluster.csv" --pods "$top/traces/h100-mixed/pods.csv" \
-	--db "$adb" --report "$out/advise" 2>/dev/null
+	--db "$adb" --report "$out/advise"
 
 echo
 echo "== gpusim inspect --state: a Kubernetes cluster as 'kubectl get nodes,pods -A -o yaml' prints it"
