@@ -600,7 +600,9 @@ static void score_new(struct gs_sched_index *x, struct shape *sh, int32_t g, int
 {
 	struct gs_share_demand d;
 	struct gs_pod tmp;
-	double v = x->pol->score(x->pol_state, x->c, node, node_pod(x->c, node, &sh->req, &d, &tmp));
+	double (*score)(void *, const struct gs_cluster *, int32_t, const struct gs_pod *) =
+		x->pol->score_once ? x->pol->score_once : x->pol->score;
+	double v = score(x->pol_state, x->c, node, node_pod(x->c, node, &sh->req, &d, &tmp));
 
 	sh->g_score[g] = v > -INFINITY ? v : -DBL_MAX;
 }
