@@ -129,6 +129,15 @@ struct gs_policy_compat {
 /* init() of struct gs_policy_compat: compat from env->flags. Returns 0. */
 int gs_policy_compat_init(void *state, const struct gs_policy_env *env);
 
+/*
+ * What the FGD reference divides CPU and GPU milli by in the bestfit and
+ * dotprod baselines ("max" normalisation): the largest node shape of the
+ * openb cluster, 128 cores and 8 GPUs. Compat scores truncate, so both
+ * must use these same constants to agree with the reference.
+ */
+#define GS_POLICY_COMPAT_CPU_MAX_MILLI 128000.0
+#define GS_POLICY_COMPAT_GPU_MAX_MILLI 8000.0
+
 /* The registry. gs_policies_count() entries, in policies.def order. */
 size_t gs_policies_count(void);
 /* Policy i of the registry, or NULL when i >= gs_policies_count(). */
