@@ -40,8 +40,7 @@ static double bestfit_score(void *state, const struct gs_cluster *c, int32_t nod
 const struct gs_policy gs_policy_bestfit = {
 	.name = "bestfit",
 	.summary = "least CPU and GPU left over after placing, tightest GPU (FGD baseline)",
-	.state_size = sizeof(struct gs_policy_compat),
-	.init = gs_policy_compat_init,
+	GS_POLICY_COMPAT_STATE,
 	.score = bestfit_score,
 	.pick_gpus = gs_gpu_pick_tightest,
 	.node_score = true,

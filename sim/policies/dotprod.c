@@ -42,8 +42,7 @@ static double dotprod_score(void *state, const struct gs_cluster *c, int32_t nod
 const struct gs_policy gs_policy_dotprod = {
 	.name = "dotprod",
 	.summary = "Tetris dot product of free and requested CPU/GPU, smallest wins (FGD baseline)",
-	.state_size = sizeof(struct gs_policy_compat),
-	.init = gs_policy_compat_init,
+	GS_POLICY_COMPAT_STATE,
 	.score = dotprod_score,
 	.pick_gpus = gs_gpu_pick_tightest,
 	.node_score = true,

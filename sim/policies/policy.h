@@ -119,8 +119,8 @@ struct gs_policy {
 
 /*
  * The private state of a policy whose only setting is compat scoring
- * (bestfit, dotprod, gpupacking): .state_size = sizeof(struct
- * gs_policy_compat), .init = gs_policy_compat_init.
+ * (bestfit, dotprod, gpupacking): its descriptor says
+ * GS_POLICY_COMPAT_STATE, and score() reads the flag from its state.
  */
 struct gs_policy_compat {
 	bool compat;   /* GS_POLICY_COMPAT is set */
@@ -128,6 +128,10 @@ struct gs_policy_compat {
 
 /* init() of struct gs_policy_compat: compat from env->flags. Returns 0. */
 int gs_policy_compat_init(void *state, const struct gs_policy_env *env);
+
+/* In a struct gs_policy's initialiser: its state is a struct gs_policy_compat. */
+#define GS_POLICY_COMPAT_STATE \
+	.state_size = sizeof(struct gs_policy_compat), .init = gs_policy_compat_init
 
 /*
  * What the FGD reference divides CPU and GPU milli by in the bestfit and
