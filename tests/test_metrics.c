@@ -537,18 +537,18 @@ static void test_sorted_like_qsort(void **state)
 	expect_described(compl, N, c);
 	expect_described(slow, N, s);
 	assert_true(w[4] > 1e6 && w[1] < w[3]);
-	assert_memory_equal(&out.wait_mean_s, &w[0], sizeof(double));
-	assert_memory_equal(&out.wait_p50_s, &w[1], sizeof(double));
-	assert_memory_equal(&out.wait_p90_s, &w[2], sizeof(double));
-	assert_memory_equal(&out.wait_p99_s, &w[3], sizeof(double));
-	assert_memory_equal(&out.wait_max_s, &w[4], sizeof(double));
-	assert_memory_equal(&out.completion_mean_s, &c[0], sizeof(double));
-	assert_memory_equal(&out.completion_p50_s, &c[1], sizeof(double));
-	assert_memory_equal(&out.completion_p90_s, &c[2], sizeof(double));
-	assert_memory_equal(&out.completion_p99_s, &c[3], sizeof(double));
-	assert_memory_equal(&out.completion_max_s, &c[4], sizeof(double));
-	assert_memory_equal(&out.slowdown_mean, &s[0], sizeof(double));
-	assert_memory_equal(&out.slowdown_p99, &s[3], sizeof(double));
+	{
+		const double *got[] = { &out.wait_mean_s, &out.wait_p50_s, &out.wait_p90_s,
+					&out.wait_p99_s, &out.wait_max_s, &out.completion_mean_s,
+					&out.completion_p50_s, &out.completion_p90_s,
+					&out.completion_p99_s, &out.completion_max_s,
+					&out.slowdown_mean, &out.slowdown_p99 };
+		const double *want[] = { &w[0], &w[1], &w[2], &w[3], &w[4], &c[0],
+					 &c[1], &c[2], &c[3], &c[4], &s[0], &s[3] };
+
+		for (i = 0; i < sizeof(got) / sizeof(got[0]); i++)
+			assert_memory_equal(got[i], want[i], sizeof(double));
+	}
 	free(p);
 	free(wait);
 	free(compl);
