@@ -30,7 +30,6 @@ void gs_heap_release(struct gs_heap *h)
 	free(h->a);
 	free(h->arr_order);
 	free(h->pos);
-	free(h->live);
 	gs_heap_init(h);
 }
 
@@ -101,22 +100,6 @@ int gs_heap_track(struct gs_heap *h, size_t n_pods)
 	return 0;
 }
 
-int gs_heap_lazy(struct gs_heap *h, size_t n_pods)
-{
-	h->live = calloc(n_pods ? n_pods : 1, sizeof(*h->live));
-	if (!h->live)
-		return GS_ENOMEM;
-	h->n_pods = n_pods;
-	h->compact_at = 1024;
-	return 0;
-}
-
-static inline bool stale(const struct gs_heap *h, const struct gs_event *ev)
-{
-	return h->live && ev->kind == GS_EV_DEPART && ev->pod >= 0 && (size_t)ev->pod < h->n_pods &&
-	       h->live[ev->pod] != ev->seq;
-}
-
 /* Whether ev is a departure whose place h tracks. */
 static inline bool tracked(const struct gs_heap *h, const struct gs_event *ev)
 {
@@ -168,37 +151,6 @@ static void sift_down(struct gs_heap *h, size_t i, const struct gs_event *ev)
 	place(h, i, ev);
 }
 
-/* Lazy deletion: keeps the current events, remembers the latest place dropped, heapifies. */
-static void compact(struct gs_heap *h)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < h->n; i++) {
-		const struct gs_event *ev = &h->a[i];
-
-		if (!stale(h, ev)) {
-			h->a[n++] = *ev;
-			continue;
-		}
-		if (!h->moved || h->moved_t_s < ev->t_s ||
-		    (h->moved_t_s == ev->t_s && h->moved_seq < ev->seq)) {
-			h->moved = true;
-			h->moved_t_s = ev->t_s;
-			h->moved_seq = ev->seq;
-		}
-	}
-	h->n = n;
-	for (i = n / FAN + 1; i-- > 0;) {
-		struct gs_event ev;
-
-		if (i >= n)
-			continue;
-		ev = h->a[i];
-		sift_down(h, i, &ev);
-	}
-	h->compact_at = 2 * n > 1024 ? 2 * n : 1024;
-}
-
 int gs_heap_push(struct gs_heap *h, int64_t t_s, int32_t kind, int32_t pod)
 {
 	return gs_heap_push_gen(h, t_s, kind, pod, 0);
@@ -231,15 +183,11 @@ int gs_heap_push_gen(struct gs_heap *h, int64_t t_s, int32_t kind, int32_t pod, 
 			sift_down(h, i, &ev);
 		return 0;
 	}
-	if (h->live && h->n >= h->compact_at)
-		compact(h);
 	a = gs_grow(h->a, &h->cap, h->n, sizeof(*a), 64);
 	if (!a)
 		return GS_ENOMEM;
 	h->a = a;
 	ev.seq = h->next_seq++;
-	if (h->live && kind == GS_EV_DEPART && pod >= 0 && (size_t)pod < h->n_pods)
-		h->live[pod] = ev.seq;
 	sift_up(h, h->n++, &ev);
 	return 0;
 }
@@ -265,22 +213,19 @@ int gs_heap_pop(struct gs_heap *h, struct gs_event *out)
 	struct gs_event arrival;
 	bool have_arrival = arrival_head(h, &arrival);
 
-	for (;;) {
-		if (have_arrival && (h->n == 0 || before(&arrival, &h->a[0]))) {
-			*out = arrival;
-			h->arr_next++;
-			return 0;
-		}
-		if (h->n == 0)
-			return GS_ENOENT;
-		*out = h->a[0];
-		if (tracked(h, out))
-			h->pos[out->pod] = -1;
-		if (--h->n > 0)
-			sift_down(h, 0, &h->a[h->n]);
-		if (!stale(h, out))
-			return 0;
+	if (have_arrival && (h->n == 0 || before(&arrival, &h->a[0]))) {
+		*out = arrival;
+		h->arr_next++;
+		return 0;
 	}
+	if (h->n == 0)
+		return GS_ENOENT;
+	*out = h->a[0];
+	if (tracked(h, out))
+		h->pos[out->pod] = -1;
+	if (--h->n > 0)
+		sift_down(h, 0, &h->a[h->n]);
+	return 0;
 }
 
 bool gs_heap_peek(const struct gs_heap *h, struct gs_event *out)

@@ -63,9 +63,6 @@ struct gs_heap {
 	bool moved;
 	int64_t moved_t_s;
 	uint64_t moved_seq;
-	/* Lazy deletion (gs_heap_lazy()): pod i's latest departure's seq, the size that compacts. */
-	uint64_t *live;
-	size_t compact_at;
 };
 
 /* Makes h an empty heap; nothing is allocated before the first push. */
@@ -87,14 +84,6 @@ int gs_heap_arrivals(struct gs_heap *h, const int64_t *t, size_t n);
  * queue without departures. Returns 0 or GS_ENOMEM.
  */
 int gs_heap_track(struct gs_heap *h, size_t n_pods);
-
-/*
- * The alternative to gs_heap_track(): moved departures stay queued until
- * popped or until the heap doubles in size since its last compaction,
- * which drops the events current() says are stale; pop never returns a
- * stale event. Returns 0.
- */
-int gs_heap_lazy(struct gs_heap *h, size_t n_pods);
 
 /* Pushes an event (gen 0); its seq is assigned here. Returns 0 or GS_ENOMEM. */
 int gs_heap_push(struct gs_heap *h, int64_t t_s, int32_t kind, int32_t pod);

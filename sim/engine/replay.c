@@ -357,9 +357,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		}
 		/* Queued in trace order, so equal arrival times keep it. */
 		rc = gs_heap_arrivals(&sim->events, sim->t_arrive, n);
-		if (rc == 0 && sim->share_on && getenv("GS_HEAP_LAZY"))
-			rc = gs_heap_lazy(&sim->events, n);
-		else if (rc == 0 && sim->share_on)
+		if (rc == 0 && sim->share_on)
 			rc = gs_heap_track(&sim->events, n);
 		if (rc)
 			goto fail;
