@@ -187,6 +187,12 @@ static void test_bad_input_exits_2_and_writes_nothing(void **state)
 	/* A database under a file: its directory cannot be made. */
 	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --db bad.csv/sub/r.db"), 2);
 	assert_string_equal(out, "gpusim replay: bad.csv: cannot create: Not a directory\n");
+	/* Every command that writes a database says the same, with the same status. */
+	assert_int_equal(gpusim("bound --nodes nodes.csv --pods pods.csv --db bad.csv/sub/r.db"), 2);
+	assert_string_equal(out, "gpusim bound: bad.csv: cannot create: Not a directory\n");
+	assert_int_equal(gpusim("sweep -q --nodes nodes.csv --pods pods.csv --db bad.csv/sub/r.db"),
+			 2);
+	assert_string_equal(out, "gpusim sweep: bad.csv: cannot create: Not a directory\n");
 	/* None of the failed commands created the database. */
 	assert_int_equal(gpusim("inspect --db r.db"), 2);
 }

@@ -585,6 +585,29 @@ static void test_cli_shards(void **state)
 	assert_non_null(strstr(out, "12 runs: 0 ran, 12 already in merged.db"));
 }
 
+/* Complete plans are counted in one line once there are more than three of them. */
+static void test_cli_merge_many_plans(void **state)
+{
+	char out[8192], args[1024];
+	int k;
+
+	(void)state;
+	/* Five plans (one per seed, 3 policies each), merged into another database. */
+	for (k = 1; k <= 5; k++) {
+		snprintf(args, sizeof(args), "sweep " SAMPLE " --seeds %d --db many.db -q", k);
+		assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	}
+	assert_int_equal(gpusim("merge many-merged.db many.db", out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "5 plans complete: 15 runs, all in many-merged.db"));
+	assert_null(strstr(out, "plan "));
+	/* A shard that misses runs is named even among many complete plans. */
+	assert_int_equal(gpusim("sweep " SAMPLE " --seeds 9 --shard 1/3 --db part.db -q", out,
+				sizeof(out)), 0);
+	assert_int_equal(gpusim("merge many-merged.db part.db", out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "5 plans complete: 15 runs, all in many-merged.db"));
+	assert_non_null(strstr(out, "3 runs, 1 in many-merged.db, 2 missing"));
+}
+
 static void test_cli_errors(void **state)
 {
 	static const char *const bad[] = { "0/3", "4/3", "1/0", "x", "1/", "/2", "-1/2", "1/2x" };
@@ -647,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_merge_records),
 		cmocka_unit_test(test_merge_damaged),
 		cmocka_unit_test(test_cli_shards),
+		cmocka_unit_test(test_cli_merge_many_plans),
 		cmocka_unit_test(test_cli_errors),
 		cmocka_unit_test(test_cli_concurrent),
 	};

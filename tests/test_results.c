@@ -1172,7 +1172,7 @@ static void test_bad_files(void **state)
 	path = rf_temp_db("file-parent");
 	raw_exec(path, "CREATE TABLE t (x)");
 	snprintf(want, sizeof(want), "%s/sub/results.db", path);
-	assert_int_equal(gs_db_open(want, &db, err, sizeof(err)), GS_EIO);
+	assert_int_equal(gs_db_open(want, &db, err, sizeof(err)), GS_EINVAL);
 	snprintf(dir, sizeof(dir), "%s: cannot create: Not a directory", path);
 	assert_string_equal(err, dir);
 	unlink(path);

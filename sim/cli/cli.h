@@ -274,11 +274,10 @@ int gs_cli_batch_status(const char *cmd, int rc, int sig, const char *err);
  * The exit status of a results database that gs_db_open() or a merge
  * (store/) refused with rc (not 0) and the message err: prints "gpusim
  * CMD: err", then returns GS_EXIT_USAGE for what the user must fix (a
- * missing directory or file, one that is not a gpusim database, a newer or
- * damaged one: GS_ENOENT, GS_ESCHEMA, GS_EINVAL), GS_EXIT_FAIL for a
- * failure (a full disk, I/O, memory, a directory that cannot be made:
- * GS_EDB, GS_ENOMEM, GS_EIO). replay, which says 2 for the last, keeps
- * its own test.
+ * missing file, one that is not a gpusim database, a newer or damaged one,
+ * a path whose directory cannot be made: GS_ENOENT, GS_ESCHEMA, GS_EINVAL),
+ * GS_EXIT_FAIL for a failure (a full disk, I/O, memory: GS_EDB, GS_ENOMEM,
+ * GS_EIO).
  */
 int gs_cli_db_status(const char *cmd, int rc, const char *err);
 

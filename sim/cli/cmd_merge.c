@@ -48,8 +48,9 @@ static const struct gs_cmd_spec merge_cmd = {
 		 "is refused, and so is every input, before anything is copied, when one is\n"
 		 "damaged (SQLite's integrity check, or a run with fewer rows than its runs\n"
 		 "row says). Then, for each sweep plan in OUT (every sweep records its whole\n"
-		 "matrix, each --shard the same), prints how many of its runs OUT holds and\n"
-		 "lists the missing ones.\n",
+		 "matrix, each --shard the same) that misses runs, prints how many of its\n"
+		 "runs OUT holds and lists the missing ones; complete plans are listed too\n"
+		 "when there are at most three, and counted in one line beyond that.\n",
 	.outro = "Exit status: 0 merged (missing runs are reported, not an error), 1 a run\n"
 		 "conflicts or a database error, 2 bad usage or a file that is not a\n"
 		 "gpusim database of this major version, or a damaged one.\n",
@@ -85,6 +86,35 @@ static int print_missing(void *arg, const char *plan_id, int64_t cell,
 	       m->quiet ? "" : "  ", plan_id, cell, base(c->pods_path), c->policy, c->seed,
 	       c->params_json);
 	return 0;
+}
+
+/*
+ * One line per plan that still misses runs; the complete ones are listed too
+ * while there are few of them, and counted in one line beyond that (an advise
+ * database holds dozens of plans, all complete).
+ */
+static void print_plans(const struct gs_plan_status *plans, size_t n, const char *db)
+{
+	enum { LIST_COMPLETE_UP_TO = 3 };
+	size_t i, complete = 0;
+	int64_t complete_runs = 0;
+
+	for (i = 0; i < n; i++) {
+		if (plans[i].present == plans[i].cells) {
+			complete++;
+			complete_runs += plans[i].cells;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (plans[i].present == plans[i].cells && complete > LIST_COMPLETE_UP_TO)
+			continue;
+		printf("plan %.12s: %" PRId64 " runs, %" PRId64 " in %s, %" PRId64 " missing\n",
+		       plans[i].plan_id, plans[i].cells, plans[i].present, db,
+		       plans[i].cells - plans[i].present);
+	}
+	if (complete > LIST_COMPLETE_UP_TO)
+		printf("%zu plans complete: %" PRId64 " runs, all in %s\n", complete, complete_runs,
+		       db);
 }
 
 int gs_cmd_merge(int argc, char **argv)
@@ -137,12 +167,8 @@ int gs_cmd_merge(int argc, char **argv)
 	memset(&miss, 0, sizeof(miss));
 	miss.quiet = a.quiet;
 	rc = gs_db_plan_status(out, NULL, NULL, &plans, &n_plans, err, sizeof(err));
-	for (i = 0; !rc && i < n_plans; i++) {
-		if (!a.quiet)
-			printf("plan %.12s: %" PRId64 " runs, %" PRId64 " in %s, %" PRId64
-			       " missing\n", plans[i].plan_id, plans[i].cells, plans[i].present,
-			       a.files[0], plans[i].cells - plans[i].present);
-	}
+	if (!rc && !a.quiet)
+		print_plans(plans, n_plans, a.files[0]);
 	if (!rc && n_plans)
 		rc = gs_db_plan_status(out, print_missing, &miss, NULL, NULL, err, sizeof(err));
 	if (rc) {

@@ -342,10 +342,7 @@ int gs_cmd_replay(int argc, char **argv)
 		goto out;
 	}
 	if (!a.no_db && (rc = gs_db_open(a.db_path, &db, err, sizeof(err)))) {
-		fprintf(stderr, "gpusim replay: %s\n", err);
-		/* A missing directory, a foreign or damaged file is the user's; a full disk is not. */
-		status = rc == GS_ENOENT || rc == GS_ESCHEMA || rc == GS_EINVAL || rc == GS_EIO ?
-				 GS_EXIT_USAGE : GS_EXIT_FAIL;
+		status = gs_cli_db_status("replay", rc, err);
 		goto out;
 	}
 	if (a.json && !(runs = cJSON_CreateArray())) {

@@ -67,17 +67,10 @@ static struct gs_db_pod *new_row(struct snap_view *v, const char *name, bool syn
 	struct gs_db_pod *p;
 
 	if (v->n_pods == v->cap_pods) {
-		size_t cap = v->cap_pods ? 2 * v->cap_pods : 64;
-		struct gs_db_pod *np = gs_realloc_n(v->pods, cap, sizeof(*np));
-		bool *ns;
+		size_t cap = gs_grow_cap(v->cap_pods, 64);
 
-		if (!np)
+		if (GS_GROW_RESIZE(v->pods, cap) || GS_GROW_RESIZE(v->synthetic, cap))
 			return NULL;
-		v->pods = np;
-		ns = gs_realloc_n(v->synthetic, cap, sizeof(*ns));
-		if (!ns)
-			return NULL;
-		v->synthetic = ns;
 		v->cap_pods = cap;
 	}
 	p = &v->pods[v->n_pods];

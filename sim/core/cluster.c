@@ -139,26 +139,11 @@ int gs_cluster_add_node(struct gs_cluster *c, const char *name, int32_t cpu_mill
 	if (c->n_nodes == c->cap_nodes) {
 		/* Parallel arrays, one capacity, which must fit the int32_t node indices. */
 		size_t cap = gs_grow_cap((size_t)c->cap_nodes, 64);
-		struct gs_node *nodes;
-		char **names;
 
-		if (cap > INT32_MAX)
+		if (cap > INT32_MAX || GS_GROW_RESIZE(c->nodes, cap) ||
+		    GS_GROW_RESIZE(c->node_names, cap) ||
+		    (c->share && GS_GROW_RESIZE(c->share, cap)))
 			return GS_ENOMEM;
-		nodes = gs_realloc_n(c->nodes, cap, sizeof(*nodes));
-		if (!nodes)
-			return GS_ENOMEM;
-		c->nodes = nodes;
-		names = gs_realloc_n(c->node_names, cap, sizeof(*names));
-		if (!names)
-			return GS_ENOMEM;
-		c->node_names = names;
-		if (c->share) {
-			struct gs_node_share *sh = gs_realloc_n(c->share, cap, sizeof(*sh));
-
-			if (!sh)
-				return GS_ENOMEM;
-			c->share = sh;
-		}
 		c->cap_nodes = (int32_t)cap;
 	}
 	copy = strdup(name);

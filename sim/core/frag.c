@@ -26,6 +26,7 @@
 
 #include "core/error.h"
 #include "core/frag.h"
+#include "core/rng.h"
 
 void gs_workload_init(struct gs_workload *w)
 {
@@ -105,11 +106,7 @@ static uint64_t key_hash(const struct kind_key *k)
 	h = (h ^ k->model_mask) * 0x100000001b3ull;
 	for (; *t; t++)
 		h = (h ^ *t) * 0x100000001b3ull;
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebull;
-	return h ^ (h >> 31);
+	return gs_rng_mix(h);
 }
 
 /* A distinct kind while counting: its key, count and first appearance. */

@@ -11,6 +11,8 @@
  *                    spare byte for a terminating NUL
  *   gs_realloc_n()   realloc of n elements with the size checked, for
  *                    those arrays and for exact-size resizes
+ *   GS_GROW_RESIZE() gs_realloc_n() into the array's own pointer, left
+ *                    as it was on failure: parallel arrays in one test
  *   GS_GROW_PUSH()   one more zeroed element at the end of an array
  */
 #ifndef GS_GROW_H
@@ -38,6 +40,35 @@ static inline void *gs_realloc_n(void *items, size_t n, size_t elem)
 		return NULL;
 	return realloc(items, n * elem);
 }
+
+/*
+ * Reallocates the array whose pointer is at items_p (a pointer to an
+ * object pointer, as &array) to n elements of elem bytes. Returns 0 with
+ * the new array stored at items_p, or -1 leaving it as it was when n is
+ * 0, the size overflows or the allocation fails. Callers use
+ * GS_GROW_RESIZE(), which passes elem from the array's type.
+ */
+static inline int gs_grow_resize(void *items_p, size_t n, size_t elem)
+{
+	void *items, *p;
+
+	/* Through memcpy: items_p points at a T *, not at a void *. */
+	memcpy(&items, items_p, sizeof(items));
+	p = gs_realloc_n(items, n, elem);
+	if (!p)
+		return -1;
+	memcpy(items_p, &p, sizeof(p));
+	return 0;
+}
+
+/*
+ * Resizes the array items (an lvalue, a pointer to its first element) to
+ * n elements: 0, or -1 leaving items as it was (gs_grow_resize()).
+ * Parallel arrays that share one capacity grow in one test:
+ *   if (GS_GROW_RESIZE(t->pods, cap) || GS_GROW_RESIZE(t->pod_names, cap))
+ *           return GS_ENOMEM;
+ */
+#define GS_GROW_RESIZE(items, n) gs_grow_resize(&(items), (n), sizeof(*(items)))
 
 /*
  * Returns items when n < *cap. Otherwise reallocates items to twice *cap

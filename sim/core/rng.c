@@ -6,11 +6,7 @@
 
 static uint64_t splitmix64(uint64_t *x)
 {
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return gs_rng_mix(*x += 0x9e3779b97f4a7c15ull);
 }
 
 void gs_rng_seed(struct gs_rng *r, uint64_t seed)

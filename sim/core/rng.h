@@ -39,6 +39,18 @@ static inline uint64_t gs_rng_next(struct gs_rng *r)
 	s[3] = (s[3] << 45) | (s[3] >> 19);
 	return result;
 }
+/*
+ * splitmix64's finaliser: a bijection of the 64 bits in which every input
+ * bit flips about half the output bits, so that nearby keys (pointers,
+ * small integers, a hash's weak low bits) spread over a table indexed by
+ * low bits. Inline: hash tables call it per lookup.
+ */
+static inline uint64_t gs_rng_mix(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
 /* Uniform integer in [0, n), without modulo bias. n must be > 0. */
 uint64_t gs_rng_below(struct gs_rng *r, uint64_t n);
 /* Uniform double in [0, 1). */

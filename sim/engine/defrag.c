@@ -310,25 +310,12 @@ static bool plan_node(const struct gs_sim *sim, int32_t node, const struct gs_po
 static int bind_at(struct gs_sim *sim, int32_t v, int32_t m, struct gs_placement *pl)
 {
 	const struct gs_pod *p = &sim->pods[v];
-	int rc;
 
 	memset(pl, 0, sizeof(*pl));
 	pl->node = m;
 	if (!gs_pod_cpu_only(p))
 		sim->sched.policy->pick_gpus(sim->sched.state, &sim->cluster, m, p, pl);
-	rc = gs_sched_bind(&sim->sched, &sim->cluster, p, pl);
-	if (rc == 0)
-		gs_sim_node_changed(sim, m);
-	return rc;
-}
-
-static int unbind_from(struct gs_sim *sim, int32_t v, const struct gs_placement *pl)
-{
-	int rc = gs_sched_unbind(&sim->sched, &sim->cluster, &sim->pods[v], pl);
-
-	if (rc == 0)
-		gs_sim_node_changed(sim, pl->node);
-	return rc;
+	return gs_sim_bind(sim, v, pl);
 }
 
 /* The node, other than `except`, the run's policy would put pod v on; -1: none fits. */
@@ -365,7 +352,7 @@ static int execute(struct gs_sim *sim, const struct plan *pl, struct gs_placemen
 	int rc = 0;
 
 	for (k = 0; k < pl->n && rc == 0; k++)
-		rc = unbind_from(sim, pl->victim[k], &sim->out[pl->victim[k]].pl);
+		rc = gs_sim_unbind(sim, pl->victim[k], &sim->out[pl->victim[k]].pl);
 	if (rc)
 		return rc;
 	for (k = 0; k < pl->n; k++) {
@@ -381,7 +368,7 @@ static int execute(struct gs_sim *sim, const struct plan *pl, struct gs_placemen
 		return 0;
 	/* Put back: off their new nodes, onto the old one as they were. */
 	for (j = 0; j < k && rc == 0; j++)
-		rc = unbind_from(sim, pl->victim[j], &new_pl[j]);
+		rc = gs_sim_unbind(sim, pl->victim[j], &new_pl[j]);
 	for (j = 0; j < pl->n && rc == 0; j++) {
 		rc = gs_sched_bind(&sim->sched, &sim->cluster, &sim->pods[pl->victim[j]],
 				   &sim->out[pl->victim[j]].pl);

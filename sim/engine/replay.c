@@ -486,29 +486,28 @@ static void fail_oversubscribed(struct gs_sim *sim, int32_t i, const struct gs_p
 	sim->oversubscribed++;
 }
 
-void gs_sim_node_changed(struct gs_sim *sim, int32_t node)
+static void node_changed(struct gs_sim *sim, int32_t node)
 {
 	if (sim->frag_on)
 		gs_frag_update(&sim->frag, &sim->cluster, node);
 	gs_idle_track_update(&sim->idle, &sim->cluster, node);
 }
 
-/* The allocator's bind and unbind, keeping what the run tracks per node current. */
-static int cluster_bind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl)
+int gs_sim_bind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl)
 {
 	int rc = gs_sched_bind(&sim->sched, &sim->cluster, &sim->pods[i], pl);
 
 	if (rc == 0)
-		gs_sim_node_changed(sim, pl->node);
+		node_changed(sim, pl->node);
 	return rc;
 }
 
-static int cluster_unbind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl)
+int gs_sim_unbind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl)
 {
 	int rc = gs_sched_unbind(&sim->sched, &sim->cluster, &sim->pods[i], pl);
 
 	if (rc == 0)
-		gs_sim_node_changed(sim, pl->node);
+		node_changed(sim, pl->node);
 	return rc;
 }
 
@@ -523,7 +522,7 @@ static int bind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl, in
 		fail_oversubscribed(sim, i, pl, t_s);
 		return 0;
 	}
-	rc = cluster_bind(sim, i, pl);
+	rc = gs_sim_bind(sim, i, pl);
 	return rc ? rc : start_pod(sim, i, pl, t_s);
 }
 
@@ -614,7 +613,7 @@ static int place_gang(struct gs_sim *sim, int32_t g, int64_t t_s)
 		rc = gs_sched_pick(&sim->sched, &sim->cluster, &sim->pods[m[k]], &pl[k],
 				   &sim->out[m[k]].why);
 		if (rc == 0)
-			rc = cluster_bind(sim, m[k], &pl[k]);
+			rc = gs_sim_bind(sim, m[k], &pl[k]);
 		if (rc)
 			break;
 	}
@@ -622,7 +621,7 @@ static int place_gang(struct gs_sim *sim, int32_t g, int64_t t_s)
 		int undo = 0;
 
 		while (k-- > 0 && undo == 0)
-			undo = cluster_unbind(sim, m[k], &pl[k]);
+			undo = gs_sim_unbind(sim, m[k], &pl[k]);
 		return undo ? undo : rc;
 	}
 	for (k = 0; k < gg->n; k++) {
@@ -631,7 +630,7 @@ static int place_gang(struct gs_sim *sim, int32_t g, int64_t t_s)
 				return rc;
 			continue;
 		}
-		if ((rc = cluster_unbind(sim, m[k], &pl[k])))
+		if ((rc = gs_sim_unbind(sim, m[k], &pl[k])))
 			return rc;
 		fail_oversubscribed(sim, m[k], &pl[k], t_s);
 	}
@@ -962,7 +961,7 @@ static int handle(struct gs_sim *sim, const struct gs_event *ev)
 			o->coloc = (float)(sim->share.p[ev->pod].coloc_s /
 					   (double)(ev->t_s > o->t_start_s ? ev->t_s - o->t_start_s : 1));
 		}
-		rc = cluster_unbind(sim, ev->pod, &o->pl);
+		rc = gs_sim_unbind(sim, ev->pod, &o->pl);
 		if (rc)
 			return rc;
 		o->state = GS_POD_DONE;

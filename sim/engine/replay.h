@@ -297,12 +297,15 @@ int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len);
 void gs_sim_release(struct gs_sim *sim);
 
 /*
- * Keeps what the run tracks per node current after node `node` of
- * sim->cluster changed (a bind or an unbind through the scheduler): the
- * fragmentation cache (with --frag) and the idle GPU breakdown. Every
- * bind and unbind of the engine, the descheduler's included, calls it.
+ * Binds pod i of the run at placement pl through the scheduler and
+ * returns what gs_sched_bind() does; on success keeps what the run tracks
+ * per node current: the fragmentation cache (with --frag) and the idle
+ * GPU breakdown. Every bind of the engine, the descheduler's included,
+ * goes through it.
  */
-void gs_sim_node_changed(struct gs_sim *sim, int32_t node);
+int gs_sim_bind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl);
+/* gs_sim_bind()'s inverse: gs_sched_unbind(), then the same upkeep. */
+int gs_sim_unbind(struct gs_sim *sim, int32_t i, const struct gs_placement *pl);
 
 /*
  * Headline figures of a finished run. Percentages are of the cluster's

@@ -21,9 +21,6 @@
 #include "policies/gpu_pick.h"
 #include "policies/policy.h"
 
-#define BESTFIT_CPU_MAX_MILLI 128000.0
-#define BESTFIT_GPU_MAX_MILLI 8000.0
-
 static double bestfit_score(void *state, const struct gs_cluster *c, int32_t node,
 			    const struct gs_pod *p)
 {
@@ -33,8 +30,8 @@ static double bestfit_score(void *state, const struct gs_cluster *c, int32_t nod
 	double left = 0;
 
 	/* Same operations in the same order as the reference, so the truncation agrees. */
-	left += (double)(n->cpu_free_milli - p->cpu_milli) / BESTFIT_CPU_MAX_MILLI * 0.5;
-	left += (double)(n->gpu_free_total_milli - gpu_req) / BESTFIT_GPU_MAX_MILLI * 0.5;
+	left += (double)(n->cpu_free_milli - p->cpu_milli) / GS_POLICY_COMPAT_CPU_MAX_MILLI * 0.5;
+	left += (double)(n->gpu_free_total_milli - gpu_req) / GS_POLICY_COMPAT_GPU_MAX_MILLI * 0.5;
 	if (b->compat)
 		return (double)(int64_t)((1.0 - left) * 100.0);
 	return -left;
@@ -43,8 +40,7 @@ static double bestfit_score(void *state, const struct gs_cluster *c, int32_t nod
 const struct gs_policy gs_policy_bestfit = {
 	.name = "bestfit",
 	.summary = "least CPU and GPU left over after placing, tightest GPU (FGD baseline)",
-	.state_size = sizeof(struct gs_policy_compat),
-	.init = gs_policy_compat_init,
+	GS_POLICY_COMPAT_STATE,
 	.score = bestfit_score,
 	.pick_gpus = gs_gpu_pick_tightest,
 	.node_score = true,

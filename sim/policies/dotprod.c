@@ -21,19 +21,16 @@
 #include "policies/gpu_pick.h"
 #include "policies/policy.h"
 
-#define DOTPROD_CPU_MAX_MILLI 128000.0
-#define DOTPROD_GPU_MAX_MILLI 8000.0
-
 static double dotprod_score(void *state, const struct gs_cluster *c, int32_t node,
 			    const struct gs_pod *p)
 {
 	const struct gs_policy_compat *d = state;
 	const struct gs_node *n = &c->nodes[node];
 	int64_t gpu_req = gs_pod_cpu_only(p) ? 0 : gs_pod_gpu_milli(p);
-	double cpu_free = (double)n->cpu_free_milli / DOTPROD_CPU_MAX_MILLI;
-	double cpu_req = (double)p->cpu_milli / DOTPROD_CPU_MAX_MILLI;
-	double gpu_free = (double)n->gpu_free_total_milli / DOTPROD_GPU_MAX_MILLI;
-	double gpu_want = (double)gpu_req / DOTPROD_GPU_MAX_MILLI;
+	double cpu_free = (double)n->cpu_free_milli / GS_POLICY_COMPAT_CPU_MAX_MILLI;
+	double cpu_req = (double)p->cpu_milli / GS_POLICY_COMPAT_CPU_MAX_MILLI;
+	double gpu_free = (double)n->gpu_free_total_milli / GS_POLICY_COMPAT_GPU_MAX_MILLI;
+	double gpu_want = (double)gpu_req / GS_POLICY_COMPAT_GPU_MAX_MILLI;
 	/* Same operations in the same order as the reference, so the truncation agrees. */
 	double score = 1 - (cpu_free * cpu_req + gpu_free * gpu_want) / 2;
 
@@ -45,8 +42,7 @@ static double dotprod_score(void *state, const struct gs_cluster *c, int32_t nod
 const struct gs_policy gs_policy_dotprod = {
 	.name = "dotprod",
 	.summary = "Tetris dot product of free and requested CPU/GPU, smallest wins (FGD baseline)",
-	.state_size = sizeof(struct gs_policy_compat),
-	.init = gs_policy_compat_init,
+	GS_POLICY_COMPAT_STATE,
 	.score = dotprod_score,
 	.pick_gpus = gs_gpu_pick_tightest,
 	.node_score = true,

@@ -242,16 +242,10 @@ static int32_t shape_of(struct gs_fgd *s, const struct gs_pod *p)
 	if (s->n_shapes == s->cap_shapes) {
 		/* Shapes and their memo rows, one capacity; the memo bound keeps it small. */
 		size_t cap = gs_grow_cap((size_t)s->cap_shapes, 32);
-		struct gs_fgd_shape *sh = gs_realloc_n(s->shapes, cap, sizeof(*sh));
-		struct gs_fgd_memo *m;
 
-		if (!sh)
+		if (GS_GROW_RESIZE(s->shapes, cap) ||
+		    GS_GROW_RESIZE(s->memo, cap * (size_t)s->n_nodes))
 			return -1;
-		s->shapes = sh;
-		m = gs_realloc_n(s->memo, cap * (size_t)s->n_nodes, sizeof(*m));
-		if (!m)
-			return -1;
-		s->memo = m;
 		s->cap_shapes = (int32_t)cap;
 	}
 	i = s->n_shapes++;

@@ -64,8 +64,7 @@ static double packing_score(void *state, const struct gs_cluster *c, int32_t nod
 const struct gs_policy gs_policy_gpupacking = {
 	.name = "gpupacking",
 	.summary = "partly used GPUs first, then used nodes, then small empty nodes (FGD baseline)",
-	.state_size = sizeof(struct gs_policy_compat),
-	.init = gs_policy_compat_init,
+	GS_POLICY_COMPAT_STATE,
 	.score = packing_score,
 	.pick_gpus = gs_gpu_pick_tightest,
 	.node_score = true,

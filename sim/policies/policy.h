@@ -119,8 +119,8 @@ struct gs_policy {
 
 /*
  * The private state of a policy whose only setting is compat scoring
- * (bestfit, dotprod, gpupacking): .state_size = sizeof(struct
- * gs_policy_compat), .init = gs_policy_compat_init.
+ * (bestfit, dotprod, gpupacking): its descriptor says
+ * GS_POLICY_COMPAT_STATE, and score() reads the flag from its state.
  */
 struct gs_policy_compat {
 	bool compat;   /* GS_POLICY_COMPAT is set */
@@ -128,6 +128,19 @@ struct gs_policy_compat {
 
 /* init() of struct gs_policy_compat: compat from env->flags. Returns 0. */
 int gs_policy_compat_init(void *state, const struct gs_policy_env *env);
+
+/* In a struct gs_policy's initialiser: its state is a struct gs_policy_compat. */
+#define GS_POLICY_COMPAT_STATE \
+	.state_size = sizeof(struct gs_policy_compat), .init = gs_policy_compat_init
+
+/*
+ * What the FGD reference divides CPU and GPU milli by in the bestfit and
+ * dotprod baselines ("max" normalisation): the largest node shape of the
+ * openb cluster, 128 cores and 8 GPUs. Compat scores truncate, so both
+ * must use these same constants to agree with the reference.
+ */
+#define GS_POLICY_COMPAT_CPU_MAX_MILLI 128000.0
+#define GS_POLICY_COMPAT_GPU_MAX_MILLI 8000.0
 
 /* The registry. gs_policies_count() entries, in policies.def order. */
 size_t gs_policies_count(void);

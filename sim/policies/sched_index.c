@@ -42,6 +42,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/rng.h"
 #include "policies/sched_index.h"
 
 _Static_assert(GS_FIT_OK == 0, "nth_fitting() counts the zero bytes of the verdicts");
@@ -143,16 +144,6 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
-static uint64_t finish(uint64_t h)
-{
-	/* splitmix64's finaliser, so that low bits index a table well. */
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebull;
-	return h ^ (h >> 31);
-}
-
 static uint64_t key_hash(const struct group_key *k)
 {
 	const struct gs_node *n = &k->node;
@@ -169,7 +160,7 @@ static uint64_t key_hash(const struct group_key *k)
 		h = mix(h, (uint64_t)n->gpu_mem_free_mib[i]);
 	}
 	h = mix(h, k->pkey);
-	return finish(h);
+	return gs_rng_mix(h);
 }
 
 /* The bytes of a node's sharing state that can differ: its GPUs' entries, not the unused ones. */
@@ -191,7 +182,7 @@ static uint64_t share_hash(uint64_t h, const struct gs_node_share *ns, size_t le
 	}
 	for (; i < len; i++)
 		h = mix(h, b[i]);
-	return finish(h);
+	return gs_rng_mix(h);
 }
 
 static bool key_eq(const struct group_key *a, const struct group_key *b)
@@ -221,7 +212,7 @@ static uint64_t shape_hash(const struct gs_pod *p)
 	h = mix(h, (uint64_t)(uint32_t)p->num_gpu << 32 | (uint32_t)p->gpu_milli);
 	h = mix(h, (uint64_t)p->gpu_mem_mib);
 	h = mix(h, (uint64_t)p->model_mask << 16 | p->sel);
-	return finish(h);
+	return gs_rng_mix(h);
 }
 
 static bool shape_eq(const struct gs_pod *a, const struct gs_pod *b)

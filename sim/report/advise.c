@@ -444,26 +444,10 @@ static int add_cand(struct adv_ctx *x, size_t *cap, const struct gs_policy *p, s
 
 	if (a->n_cands == *cap) {
 		size_t n = *cap ? 2 * *cap : 16;
-		struct gs_decide_cand *c = gs_realloc_n(a->cands, n, sizeof(*c));
-		const struct gs_policy **cp;
-		size_t *cm;
-		char **cs;
 
-		if (!c)
+		if (GS_GROW_RESIZE(a->cands, n) || GS_GROW_RESIZE(x->cand_policy, n) ||
+		    GS_GROW_RESIZE(x->cand_mech, n) || GS_GROW_RESIZE(a->cand_sharing, n))
 			return -1;
-		a->cands = c;
-		cp = gs_realloc_n(x->cand_policy, n, sizeof(*cp));
-		if (!cp)
-			return -1;
-		x->cand_policy = cp;
-		cm = gs_realloc_n(x->cand_mech, n, sizeof(*cm));
-		if (!cm)
-			return -1;
-		x->cand_mech = cm;
-		cs = gs_realloc_n(a->cand_sharing, n, sizeof(*cs));
-		if (!cs)
-			return -1;
-		a->cand_sharing = cs;
 		*cap = n;
 	}
 	a->cand_sharing[a->n_cands] = strdup(gs_share_format(&x->mechs[m], spec, sizeof(spec)));

@@ -29,20 +29,13 @@ int gs_batch_add_input(struct gs_batch *b, const struct gs_batch_input *in)
 
 int gs_batch_add_setting(struct gs_batch *b, const struct gs_replay_opts *o)
 {
-	size_t cap = b->cap_settings;
-	struct gs_replay_opts *s;
-	char **p, *json;
+	char *json;
 
-	if (b->n_settings == cap) {
-		cap = gs_grow_cap(cap, 4);
-		s = gs_realloc_n(b->settings, cap, sizeof(*s));
-		if (!s)
+	if (b->n_settings == b->cap_settings) {
+		size_t cap = gs_grow_cap(b->cap_settings, 4);
+
+		if (GS_GROW_RESIZE(b->settings, cap) || GS_GROW_RESIZE(b->params, cap))
 			return GS_ENOMEM;
-		b->settings = s;
-		p = gs_realloc_n(b->params, cap, sizeof(*p));
-		if (!p)
-			return GS_ENOMEM;
-		b->params = p;
 		b->cap_settings = cap;
 	}
 	if (gs_replay_params_json(o, &json))

@@ -137,6 +137,59 @@ static int step_done(struct import *im, sqlite3_stmt *st, const char *what)
 	return rc;
 }
 
+/*
+ * A key of a record and the INSERT parameter it fills: text, an integer
+ * from lo to hi, a number, or an optional number or text (NULL when
+ * missing). Each record's table lists its keys in the order they are
+ * checked, so the first bad or missing one is the one reported.
+ */
+struct field {
+	const char *key;
+	enum { F_TEXT, F_INT, F_REAL, F_OPT_REAL, F_OPT_TEXT } kind;
+	int col;
+	int64_t lo, hi;
+};
+
+/* Checks record l's keys of table f (n of them) in order and binds each to its parameter of st. */
+static int bind_fields(struct import *im, sqlite3_stmt *st, const struct gs_kvline *l,
+		       const struct field *f, size_t n)
+{
+	for (; n > 0; n--, f++) {
+		const char *t;
+		int64_t i;
+		double d;
+		int present;
+
+		switch (f->kind) {
+		case F_TEXT:
+			if (need(im, l, f->key, &t))
+				return GS_EPARSE;
+			gs_db_bind_text(st, f->col, t);
+			break;
+		case F_INT:
+			if (need_int(im, l, f->key, f->lo, f->hi, &i))
+				return GS_EPARSE;
+			sqlite3_bind_int64(st, f->col, i);
+			break;
+		case F_REAL:
+			if (need_real(im, l, f->key, &d))
+				return GS_EPARSE;
+			sqlite3_bind_double(st, f->col, d);
+			break;
+		case F_OPT_REAL:
+			if (opt_real(im, l, f->key, &d, &present))
+				return GS_EPARSE;
+			gs_db_bind_real(st, f->col, d, present);
+			break;
+		case F_OPT_TEXT:
+			gs_db_bind_text(st, f->col, gs_kvline_get(l, f->key));
+			break;
+		}
+	}
+	return 0;
+}
+#define N_FIELDS(t) (sizeof(t) / sizeof((t)[0]))
+
 static int do_host(struct import *im, const struct gs_kvline *l)
 {
 	int64_t format;
@@ -155,46 +208,46 @@ static int do_host(struct import *im, const struct gs_kvline *l)
 
 static int do_run(struct import *im, sqlite3_stmt *st, const struct gs_kvline *l)
 {
-	static const char *const text_keys[] = { "id", "scenario", "measure", "mode", "policy",
-						 "status", "started", "host", "device", "driver",
-						 "cuda" };
-	const char *t[sizeof(text_keys) / sizeof(text_keys[0])];
+	/* bench_runs: 1-3 are the file's, 4 on the record's. */
+	static const struct field fields[] = {
+		{ "id", F_TEXT, 4, 0, 0 },
+		{ "scenario", F_TEXT, 5, 0, 0 },
+		{ "measure", F_TEXT, 6, 0, 0 },
+		{ "mode", F_TEXT, 7, 0, 0 },
+		{ "policy", F_TEXT, 8, 0, 0 },
+		{ "status", F_TEXT, 9, 0, 0 },
+		{ "started", F_TEXT, 13, 0, 0 },
+		{ "host", F_TEXT, 16, 0, 0 },
+		{ "device", F_TEXT, 17, 0, 0 },
+		{ "driver", F_TEXT, 18, 0, 0 },
+		{ "cuda", F_TEXT, 19, 0, 0 },
+		{ "repeat", F_INT, 10, 0, 1000 },
+		{ "clients", F_INT, 11, 1, 1000 },
+		{ "duration_s", F_REAL, 14, 0, 0 },
+		{ "wall_s", F_REAL, 15, 0, 0 },
+		{ "reason", F_OPT_TEXT, 12, 0, 0 },
+	};
+	const char *id;
 	struct run_ref *run;
-	int64_t repeat, clients;
-	double duration, wall;
 	size_t i;
 	int rc;
 
 	if (!im->seen_host)
 		return bad(im, "run record before the host record");
-	for (i = 0; i < sizeof(text_keys) / sizeof(text_keys[0]); i++)
-		if (need(im, l, text_keys[i], &t[i]))
-			return GS_EPARSE;
-	if (need_int(im, l, "repeat", 0, 1000, &repeat) ||
-	    need_int(im, l, "clients", 1, 1000, &clients) ||
-	    need_real(im, l, "duration_s", &duration) || need_real(im, l, "wall_s", &wall))
+	if (bind_fields(im, st, l, fields, N_FIELDS(fields)))
 		return GS_EPARSE;
+	id = gs_kvline_get(l, "id");
 	for (i = 0; i < im->n_runs; i++)
-		if (!strcmp(im->runs[i].key, t[0]))
-			return bad(im, "run record: id '%s' appears twice", t[0]);
+		if (!strcmp(im->runs[i].key, id))
+			return bad(im, "run record: id '%s' appears twice", id);
 	sqlite3_bind_text(st, 1, im->sha, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, im->path, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, im->now, -1, SQLITE_STATIC);
-	for (i = 0; i < 6; i++) /* id scenario measure mode policy status */
-		gs_db_bind_text(st, 4 + (int)i, t[i]);
-	sqlite3_bind_int64(st, 10, repeat);
-	sqlite3_bind_int64(st, 11, clients);
-	gs_db_bind_text(st, 12, gs_kvline_get(l, "reason"));
-	gs_db_bind_text(st, 13, t[6]);
-	sqlite3_bind_double(st, 14, duration);
-	sqlite3_bind_double(st, 15, wall);
-	for (i = 7; i < 11; i++) /* host device driver cuda */
-		gs_db_bind_text(st, 16 + (int)(i - 7), t[i]);
 	rc = step_done(im, st, "run record");
 	if (rc)
 		return rc;
 	GS_GROW_PUSH(im->runs, im->n_runs, im->cap_runs, 64, run);
-	if (!run || !(run->key = strdup(t[0])))
+	if (!run || !(run->key = strdup(id)))
 		return GS_ENOMEM;
 	run->id = sqlite3_last_insert_rowid(im->conn);
 	return 0;
@@ -266,29 +319,37 @@ static char *extra_json(const struct gs_kvline *l)
 
 static int do_client(struct import *im, sqlite3_stmt *st, const struct gs_kvline *l)
 {
-	static const char *const reals[] = { "throughput", "alone", "factor", "slowdown", "share",
-					     "overhead_pct" };
-	const char *run, *name, *kernel, *status, *device, *driver, *cuda;
-	int64_t gpu, milli, mem, colocated, exit_code, check_ok;
-	double share_req, wall, v[6];
-	int present[6], rc;
+	/* bench_results: 1 is the run's id, 20 the extra fields. */
+	static const struct field fields[] = {
+		{ "name", F_TEXT, 2, 0, 0 },
+		{ "kernel", F_TEXT, 3, 0, 0 },
+		{ "status", F_TEXT, 8, 0, 0 },
+		{ "device", F_TEXT, 21, 0, 0 },
+		{ "driver", F_TEXT, 22, 0, 0 },
+		{ "cuda", F_TEXT, 23, 0, 0 },
+		{ "gpu", F_INT, 4, 0, 1023 },
+		{ "gpu_milli", F_INT, 5, 1, 1000 },
+		{ "gpu_mem_mib", F_INT, 6, 0, INT64_MAX },
+		{ "colocated", F_INT, 7, 1, 1000 },
+		{ "exit", F_INT, 9, -1, 1000 },
+		{ "check_ok", F_INT, 10, 0, 1 },
+		{ "share_req", F_REAL, 17, 0, 0 },
+		{ "wall_s", F_REAL, 13, 0, 0 },
+		{ "throughput", F_OPT_REAL, 11, 0, 0 },
+		{ "alone", F_OPT_REAL, 14, 0, 0 },
+		{ "factor", F_OPT_REAL, 15, 0, 0 },
+		{ "slowdown", F_OPT_REAL, 16, 0, 0 },
+		{ "share", F_OPT_REAL, 18, 0, 0 },
+		{ "overhead_pct", F_OPT_REAL, 19, 0, 0 },
+		{ "unit", F_OPT_TEXT, 12, 0, 0 },
+	};
+	const char *run;
 	size_t i;
+	int rc;
 	char *extra;
 
-	if (need(im, l, "run", &run) || need(im, l, "name", &name) ||
-	    need(im, l, "kernel", &kernel) || need(im, l, "status", &status) ||
-	    need(im, l, "device", &device) || need(im, l, "driver", &driver) ||
-	    need(im, l, "cuda", &cuda) || need_int(im, l, "gpu", 0, 1023, &gpu) ||
-	    need_int(im, l, "gpu_milli", 1, 1000, &milli) ||
-	    need_int(im, l, "gpu_mem_mib", 0, INT64_MAX, &mem) ||
-	    need_int(im, l, "colocated", 1, 1000, &colocated) ||
-	    need_int(im, l, "exit", -1, 1000, &exit_code) ||
-	    need_int(im, l, "check_ok", 0, 1, &check_ok) ||
-	    need_real(im, l, "share_req", &share_req) || need_real(im, l, "wall_s", &wall))
+	if (need(im, l, "run", &run) || bind_fields(im, st, l, fields, N_FIELDS(fields)))
 		return GS_EPARSE;
-	for (i = 0; i < 6; i++)
-		if (opt_real(im, l, reals[i], &v[i], &present[i]))
-			return GS_EPARSE;
 	for (i = 0; i < im->n_runs && strcmp(im->runs[i].key, run); i++)
 		;
 	if (i == im->n_runs)
@@ -297,28 +358,7 @@ static int do_client(struct import *im, sqlite3_stmt *st, const struct gs_kvline
 	if (!extra)
 		return GS_ENOMEM;
 	sqlite3_bind_int64(st, 1, im->runs[i].id);
-	gs_db_bind_text(st, 2, name);
-	gs_db_bind_text(st, 3, kernel);
-	sqlite3_bind_int64(st, 4, gpu);
-	sqlite3_bind_int64(st, 5, milli);
-	sqlite3_bind_int64(st, 6, mem);
-	sqlite3_bind_int64(st, 7, colocated);
-	gs_db_bind_text(st, 8, status);
-	sqlite3_bind_int64(st, 9, exit_code);
-	sqlite3_bind_int64(st, 10, check_ok);
-	gs_db_bind_real(st, 11, v[0], present[0]);
-	gs_db_bind_text(st, 12, gs_kvline_get(l, "unit"));
-	sqlite3_bind_double(st, 13, wall);
-	gs_db_bind_real(st, 14, v[1], present[1]);
-	gs_db_bind_real(st, 15, v[2], present[2]);
-	gs_db_bind_real(st, 16, v[3], present[3]);
-	sqlite3_bind_double(st, 17, share_req);
-	gs_db_bind_real(st, 18, v[4], present[4]);
-	gs_db_bind_real(st, 19, v[5], present[5]);
 	sqlite3_bind_text(st, 20, extra, -1, SQLITE_TRANSIENT);
-	gs_db_bind_text(st, 21, device);
-	gs_db_bind_text(st, 22, driver);
-	gs_db_bind_text(st, 23, cuda);
 	rc = step_done(im, st, "client record");
 	free(extra);
 	if (!rc)
@@ -328,28 +368,23 @@ static int do_client(struct import *im, sqlite3_stmt *st, const struct gs_kvline
 
 static int do_slowdown(struct import *im, sqlite3_stmt *st, const struct gs_kvline *l)
 {
-	const char *scenario, *kernel, *mode, *device, *driver, *cuda;
-	int64_t colocated, samples;
-	double factor;
+	/* bench_slowdown: 1 is the file's. */
+	static const struct field fields[] = {
+		{ "scenario", F_TEXT, 2, 0, 0 },
+		{ "kernel", F_TEXT, 3, 0, 0 },
+		{ "mode", F_TEXT, 5, 0, 0 },
+		{ "device", F_TEXT, 8, 0, 0 },
+		{ "driver", F_TEXT, 9, 0, 0 },
+		{ "cuda", F_TEXT, 10, 0, 0 },
+		{ "colocated", F_INT, 4, 1, 1000 },
+		{ "samples", F_INT, 7, 1, INT64_MAX },
+		{ "factor", F_REAL, 6, 0, 0 },
+	};
 	int rc;
 
-	if (need(im, l, "scenario", &scenario) || need(im, l, "kernel", &kernel) ||
-	    need(im, l, "mode", &mode) || need(im, l, "device", &device) ||
-	    need(im, l, "driver", &driver) || need(im, l, "cuda", &cuda) ||
-	    need_int(im, l, "colocated", 1, 1000, &colocated) ||
-	    need_int(im, l, "samples", 1, INT64_MAX, &samples) ||
-	    need_real(im, l, "factor", &factor))
+	if (bind_fields(im, st, l, fields, N_FIELDS(fields)))
 		return GS_EPARSE;
 	sqlite3_bind_text(st, 1, im->sha, -1, SQLITE_STATIC);
-	gs_db_bind_text(st, 2, scenario);
-	gs_db_bind_text(st, 3, kernel);
-	sqlite3_bind_int64(st, 4, colocated);
-	gs_db_bind_text(st, 5, mode);
-	sqlite3_bind_double(st, 6, factor);
-	sqlite3_bind_int64(st, 7, samples);
-	gs_db_bind_text(st, 8, device);
-	gs_db_bind_text(st, 9, driver);
-	gs_db_bind_text(st, 10, cuda);
 	rc = step_done(im, st, "slowdown record");
 	if (!rc)
 		im->n_slowdown++;

@@ -16,53 +16,22 @@
 #include "store/digest.h"
 #include "store/results_internal.h"
 
-/* Version 1: the tables of a run, their columns (schema 1.7 but run_id, status, rows_checksum), and keys. */
+/* Version 1: the tables of a run, their columns as schema 1.7 has them (results_internal.h), and keys. */
 static const struct {
 	const char *table, *columns, *order;
 } v1[] = {
-	{ "runs",
-	  "policy, mode, seed, nodes_path, nodes_sha256, pods_path, pods_sha256, params_json,"
-	  " gpusim_version, started_at, ended_at, wall_ms, n_nodes, gpu_count,"
-	  " gpu_milli_capacity, cpu_milli_capacity, mem_mib_capacity, n_pods, n_placed, n_failed,"
-	  " n_done, n_pending_end, n_events, n_retries, t_end_s, wait_total_s, pods_stored,"
-	  " event_metrics, t_first_arrival_s, t_last_arrival_s, makespan_s, busy_s, wait_p50_s,"
-	  " wait_p90_s, wait_p99_s, wait_max_s, n_completed, completion_mean_s, completion_p50_s,"
-	  " completion_p90_s, completion_p99_s, completion_max_s, slowdown_mean, slowdown_p99,"
-	  " pending_avg, pending_peak, gpu_alloc_arrival_pct, gpu_alloc_busy_pct,"
-	  " gpu_alloc_peak_pct, frag_avg_pct, n_timed_out, offered_load_pct, sharing,"
-	  " interference_sha256, eff_util_pct, eff_util_busy_pct, n_oversubscribed, mig_idle_pct,"
-	  " mig_slack_pct, samples_stored, at100_n, at100_gpu_alloc_pct, at100_frag_ratio_pct,"
-	  " at100_frag_amount_pct",
-	  "run_id" },
-	{ "run_nodes",
-	  "node_idx, name, cpu_milli, memory_mib, num_gpu, gpu_model, gpu_mem_mib, sharing",
-	  "node_idx" },
-	{ "pods",
-	  "pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_mem_mib, gpu_spec,"
-	  " state, node_idx, gpus, t_arrive_s, t_start_s, t_end_s, wait_s, fail_reason, coloc, mig,"
-	  " duration_s",
-	  "pod_idx" },
-	{ "samples",
-	  "sample_idx, t_s, event, cpu_alloc_milli, mem_alloc_mib, gpu_alloc_milli, gpus_in_use,"
-	  " arrived_gpu_milli, pods_running, pods_pending, pods_failed, frag_milli, arrived_pct",
-	  "sample_idx" },
-	{ "arrived_stats",
-	  "arrived_pct, n_samples, gpu_alloc_pct_sum, unalloc_gpu_pct_sum, frag_ratio_pct_sum,"
-	  " frag_amount_pct_sum",
-	  "arrived_pct" },
-	{ "run_defrag",
-	  "budget_pct, per_hour, restart_s, n_attempts, n_placed, n_moves, n_pods_moved, lost_gpu_s",
-	  "run_id" },
+	{ "runs", GS_DB_RUNS_COLUMN_LIST_1_7, "run_id" },
+	{ "run_nodes", GS_DB_NODE_COLUMN_LIST_1_7, "node_idx" },
+	{ "pods", GS_DB_POD_COLUMN_LIST_1_7, "pod_idx" },
+	{ "samples", GS_DB_SAMPLE_COLUMN_LIST_1_7, "sample_idx" },
+	{ "arrived_stats", GS_DB_STAT_COLUMN_LIST_1_7, "arrived_pct" },
+	{ "run_defrag", GS_DB_DEFRAG_COLUMN_LIST_1_7, "run_id" },
 };
 #define N_TABLES (sizeof(v1) / sizeof(v1[0]))
 
 /* Version 2: version 1's and, after them, the columns schema 1.9 added (pod groups, idle GPUs). */
 static const char *const v2_more[N_TABLES] = {
-	", n_groups, n_groups_placed, n_groups_failed, group_wait_mean_s, idle_frac_pct,"
-	" idle_nocpu_pct, idle_stranded_pct",
-	"", "",
-	", idle_frac_milli, idle_nocpu_milli, idle_stranded_milli",
-	"", "",
+	GS_DB_RUNS_COLUMN_LIST_1_9, "", "", GS_DB_SAMPLE_COLUMN_LIST_1_9, "", "",
 };
 
 /*

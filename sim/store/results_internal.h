@@ -42,6 +42,46 @@ extern const char *const gs_db_pod_state[];
 /* How many columns schema 1.1 added to runs: results_schema.c spells them, the writer binds them. */
 #define GS_DB_RUNS_COLUMNS_1_1 25
 
+/*
+ * The columns of a run's rows, run_id (and runs' status and rows_checksum)
+ * aside: _1_7 as schema 1.7 has them, then _1_9 what schema 1.9 added
+ * (each starts with ", "). The writer inserts both (results_write.c); the
+ * checksum hashes _1_7 in its version 1 and both in version 2 (digest.c),
+ * so these lists are frozen: a later column goes in a new list, read by a
+ * new digest version.
+ */
+#define GS_DB_RUNS_COLUMN_LIST_1_7                                                               \
+	"policy, mode, seed, nodes_path, nodes_sha256, pods_path, pods_sha256, params_json,"     \
+	" gpusim_version, started_at, ended_at, wall_ms, n_nodes, gpu_count,"                    \
+	" gpu_milli_capacity, cpu_milli_capacity, mem_mib_capacity, n_pods, n_placed, n_failed," \
+	" n_done, n_pending_end, n_events, n_retries, t_end_s, wait_total_s, pods_stored,"       \
+	" event_metrics, t_first_arrival_s, t_last_arrival_s, makespan_s, busy_s, wait_p50_s,"   \
+	" wait_p90_s, wait_p99_s, wait_max_s, n_completed, completion_mean_s, completion_p50_s," \
+	" completion_p90_s, completion_p99_s, completion_max_s, slowdown_mean, slowdown_p99,"    \
+	" pending_avg, pending_peak, gpu_alloc_arrival_pct, gpu_alloc_busy_pct,"                 \
+	" gpu_alloc_peak_pct, frag_avg_pct, n_timed_out, offered_load_pct, sharing,"             \
+	" interference_sha256, eff_util_pct, eff_util_busy_pct, n_oversubscribed, mig_idle_pct," \
+	" mig_slack_pct, samples_stored, at100_n, at100_gpu_alloc_pct, at100_frag_ratio_pct,"    \
+	" at100_frag_amount_pct"
+#define GS_DB_RUNS_COLUMN_LIST_1_9                                                               \
+	", n_groups, n_groups_placed, n_groups_failed, group_wait_mean_s, idle_frac_pct,"        \
+	" idle_nocpu_pct, idle_stranded_pct"
+#define GS_DB_NODE_COLUMN_LIST_1_7                                                               \
+	"node_idx, name, cpu_milli, memory_mib, num_gpu, gpu_model, gpu_mem_mib, sharing"
+#define GS_DB_POD_COLUMN_LIST_1_7                                                                \
+	"pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_mem_mib,"        \
+	" gpu_spec, state, node_idx, gpus, t_arrive_s, t_start_s, t_end_s, wait_s, fail_reason," \
+	" coloc, mig, duration_s"
+#define GS_DB_SAMPLE_COLUMN_LIST_1_7                                                             \
+	"sample_idx, t_s, event, cpu_alloc_milli, mem_alloc_mib, gpu_alloc_milli, gpus_in_use,"  \
+	" arrived_gpu_milli, pods_running, pods_pending, pods_failed, frag_milli, arrived_pct"
+#define GS_DB_SAMPLE_COLUMN_LIST_1_9 ", idle_frac_milli, idle_nocpu_milli, idle_stranded_milli"
+#define GS_DB_STAT_COLUMN_LIST_1_7                                                               \
+	"arrived_pct, n_samples, gpu_alloc_pct_sum, unalloc_gpu_pct_sum, frag_ratio_pct_sum,"    \
+	" frag_amount_pct_sum"
+#define GS_DB_DEFRAG_COLUMN_LIST_1_7                                                             \
+	"budget_pct, per_hour, restart_s, n_attempts, n_placed, n_moves, n_pods_moved, lost_gpu_s"
+
 /* Binds text s to parameter i, or NULL when s is NULL; s must outlive the step. */
 static inline void gs_db_bind_text(sqlite3_stmt *st, int i, const char *s)
 {

@@ -24,6 +24,16 @@
 #include "store/results.h"
 #include "store/results_internal.h"
 
+/*
+ * A database path whose directory cannot be made (a file in the way, no
+ * permission, a read-only file system) is the caller's --db to correct, so
+ * every command reports it as bad usage; out of memory stays a failure.
+ */
+static int unusable_dir(int rc)
+{
+	return rc == GS_ENOMEM ? rc : GS_EINVAL;
+}
+
 int gs_db_fail(char *err, size_t err_len, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -161,7 +171,7 @@ static int db_open(const char *path, bool create, struct gs_db **out, char *err,
 		/* The directory of a new database is made when missing (results/ by default). */
 		rc = gs_mkdir_parent(path, err, err_len);
 		if (rc)
-			return rc;
+			return unusable_dir(rc);
 	} else if (stat(path, &sb) != 0) {
 		return gs_db_fail(err, err_len, GS_ENOENT, "%s: no such database file", path);
 	}
@@ -279,7 +289,7 @@ static int db_create(const char *path, struct gs_db **out, char *err, size_t err
 
 	rc = gs_mkdir_parent(path, err, err_len);
 	if (rc)
-		return rc;
+		return unusable_dir(rc);
 	n = snprintf(tmp, sizeof(tmp), "%s.new-%ld-%u", path, (long)getpid(),
 		     atomic_fetch_add(&serial, 1));
 	if (n < 0 || (size_t)n >= sizeof(tmp))

@@ -32,6 +32,9 @@
 	" AND (m.arrived_pct = 100 OR NOT EXISTS (SELECT 1 FROM samples e"      \
 	"  WHERE e.run_id = r.run_id AND e.arrived_pct = 100))"
 
+/* The number of elements of array a. */
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
 /*
  * The columns schema 1.1 added to runs: the time-mode figures computed
  * from the events (engine/metrics.h). Spelled once: the CREATE TABLE of a
@@ -65,8 +68,7 @@ static const char *const columns_1_1[] = {
 	"runs ADD COLUMN n_timed_out INTEGER",
 	"runs ADD COLUMN offered_load_pct REAL",
 };
-#define N_COLUMNS_1_1 (sizeof(columns_1_1) / sizeof(columns_1_1[0]))
-_Static_assert(N_COLUMNS_1_1 == GS_DB_RUNS_COLUMNS_1_1, "the writer binds every 1.1 column");
+_Static_assert(N_OF(columns_1_1) == GS_DB_RUNS_COLUMNS_1_1, "the writer binds every 1.1 column");
 
 /*
  * The columns schema 1.2 added: the GPU-sharing model (engine/share_model.h).
@@ -84,13 +86,11 @@ static const char *const columns_1_2[] = {
 	"pods ADD COLUMN coloc REAL",
 	"pods ADD COLUMN mig TEXT",
 };
-#define N_COLUMNS_1_2 (sizeof(columns_1_2) / sizeof(columns_1_2[0]))
 
 /* Schema 1.3: each pod's duration in the trace, for slowdowns read back from pods. */
 static const char *const columns_1_3[] = {
 	"pods ADD COLUMN duration_s INTEGER",
 };
-#define N_COLUMNS_1_3 (sizeof(columns_1_3) / sizeof(columns_1_3[0]))
 
 /*
  * The columns schema 1.4 added to runs: whether every sample is stored
@@ -107,7 +107,6 @@ static const char *const columns_1_4[] = {
 	"runs ADD COLUMN at100_frag_ratio_pct REAL",
 	"runs ADD COLUMN at100_frag_amount_pct REAL",
 };
-#define N_COLUMNS_1_4 (sizeof(columns_1_4) / sizeof(columns_1_4[0]))
 
 /*
  * The column schema 1.7 added to runs: the checksum of the run's rows
@@ -116,7 +115,6 @@ static const char *const columns_1_4[] = {
 static const char *const columns_1_7[] = {
 	"runs ADD COLUMN rows_checksum TEXT",
 };
-#define N_COLUMNS_1_7 (sizeof(columns_1_7) / sizeof(columns_1_7[0]))
 
 /*
  * Schema 1.9: pod groups (engine/gang.h) and the idle GPU capacity by
@@ -135,7 +133,6 @@ static const char *const columns_1_9[] = {
 	"samples ADD COLUMN idle_nocpu_milli INTEGER",
 	"samples ADD COLUMN idle_stranded_milli INTEGER",
 };
-#define N_COLUMNS_1_9 (sizeof(columns_1_9) / sizeof(columns_1_9[0]))
 
 /*
  * run_summary, schema 1.4. gpu_alloc_pct, the headline allocation of a
@@ -533,12 +530,12 @@ static const struct {
 	const char *const *alter;
 	size_t n;
 } columns_of[GS_DB_SCHEMA_MINOR + 1] = {
-	[1] = { columns_1_1, N_COLUMNS_1_1 },
-	[2] = { columns_1_2, N_COLUMNS_1_2 },
-	[3] = { columns_1_3, N_COLUMNS_1_3 },
-	[4] = { columns_1_4, N_COLUMNS_1_4 },
-	[7] = { columns_1_7, N_COLUMNS_1_7 },
-	[9] = { columns_1_9, N_COLUMNS_1_9 },
+	[1] = { columns_1_1, N_OF(columns_1_1) },
+	[2] = { columns_1_2, N_OF(columns_1_2) },
+	[3] = { columns_1_3, N_OF(columns_1_3) },
+	[4] = { columns_1_4, N_OF(columns_1_4) },
+	[7] = { columns_1_7, N_OF(columns_1_7) },
+	[9] = { columns_1_9, N_OF(columns_1_9) },
 };
 
 /* ALTER TABLE for each column that minor version `minor` added. */

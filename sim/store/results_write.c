@@ -26,19 +26,7 @@
 #include "store/run_defrag.h"
 
 static const char sql_insert_run[] =
-	"INSERT INTO runs (policy, mode, seed, nodes_path, nodes_sha256, pods_path, pods_sha256,"
-	" params_json, gpusim_version, started_at, ended_at, wall_ms, n_nodes, gpu_count,"
-	" gpu_milli_capacity, cpu_milli_capacity, mem_mib_capacity, n_pods, n_placed, n_failed,"
-	" n_done, n_pending_end, n_events, n_retries, t_end_s, wait_total_s, pods_stored,"
-	" event_metrics, t_first_arrival_s, t_last_arrival_s, makespan_s, busy_s, wait_p50_s,"
-	" wait_p90_s, wait_p99_s, wait_max_s, n_completed, completion_mean_s, completion_p50_s,"
-	" completion_p90_s, completion_p99_s, completion_max_s, slowdown_mean, slowdown_p99,"
-	" pending_avg, pending_peak, gpu_alloc_arrival_pct, gpu_alloc_busy_pct,"
-	" gpu_alloc_peak_pct, frag_avg_pct, n_timed_out, offered_load_pct, sharing,"
-	" interference_sha256, eff_util_pct, eff_util_busy_pct, n_oversubscribed, mig_idle_pct,"
-	" mig_slack_pct, samples_stored, at100_n, at100_gpu_alloc_pct, at100_frag_ratio_pct,"
-	" at100_frag_amount_pct, n_groups, n_groups_placed, n_groups_failed, group_wait_mean_s,"
-	" idle_frac_pct, idle_nocpu_pct, idle_stranded_pct)"
+	"INSERT INTO runs (" GS_DB_RUNS_COLUMN_LIST_1_7 GS_DB_RUNS_COLUMN_LIST_1_9 ")"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
 	" ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34,"
 	" ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51,"
@@ -47,8 +35,7 @@ static const char sql_insert_run[] =
 static const char sql_run_done[] =
 	"UPDATE runs SET status = 'complete', rows_checksum = ?2 WHERE run_id = ?1";
 #define N_NODE_COLUMNS 9
-static const char node_columns[] =
-	"run_id, node_idx, name, cpu_milli, memory_mib, num_gpu, gpu_model, gpu_mem_mib, sharing";
+static const char node_columns[] = "run_id, " GS_DB_NODE_COLUMN_LIST_1_7;
 /*
  * Nodes, pods and samples go in with multi-row INSERTs of ROWS_PER_INSERT rows
  * (the tail one row at a time): one statement per 32 rows instead of per
@@ -57,18 +44,12 @@ static const char node_columns[] =
  */
 #define ROWS_PER_INSERT 32
 #define N_POD_COLUMNS 21
-static const char pod_columns[] =
-	"run_id, pod_idx, src_idx, name, cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_mem_mib,"
-	" gpu_spec, state, node_idx, gpus, t_arrive_s, t_start_s, t_end_s, wait_s, fail_reason,"
-	" coloc, mig, duration_s";
+static const char pod_columns[] = "run_id, " GS_DB_POD_COLUMN_LIST_1_7;
 #define N_SAMPLE_COLUMNS 17
 static const char sample_columns[] =
-	"run_id, sample_idx, t_s, event, cpu_alloc_milli, mem_alloc_mib, gpu_alloc_milli,"
-	" gpus_in_use, arrived_gpu_milli, pods_running, pods_pending, pods_failed, frag_milli,"
-	" arrived_pct, idle_frac_milli, idle_nocpu_milli, idle_stranded_milli";
+	"run_id, " GS_DB_SAMPLE_COLUMN_LIST_1_7 GS_DB_SAMPLE_COLUMN_LIST_1_9;
 static const char sql_insert_stat[] =
-	"INSERT INTO arrived_stats (run_id, arrived_pct, n_samples, gpu_alloc_pct_sum,"
-	" unalloc_gpu_pct_sum, frag_ratio_pct_sum, frag_amount_pct_sum)"
+	"INSERT INTO arrived_stats (run_id, " GS_DB_STAT_COLUMN_LIST_1_7 ")"
 	" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 static const char sql_unclaim[] =
 	"DELETE FROM run_claims WHERE pods_sha256 = ?1 AND policy = ?2 AND seed = ?3"

@@ -28,9 +28,8 @@ int gs_run_defrag_write(struct gs_db *db, int64_t run_id, const struct gs_sim *s
 			size_t err_len)
 {
 	static const char sql[] =
-		"INSERT INTO run_defrag (run_id, budget_pct, per_hour, restart_s, n_attempts,"
-		" n_placed, n_moves, n_pods_moved, lost_gpu_s) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-		" ?8, ?9)";
+		"INSERT INTO run_defrag (run_id, " GS_DB_DEFRAG_COLUMN_LIST_1_7 ")"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
 	const struct gs_defrag_opts *o = &sim->opts.defrag;
 	const struct gs_defrag_stats *st = &sim->defrag.st;
 	sqlite3_stmt *q;

@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "core/rng.h"
 #include "throttle.h"
 
 #define MAX_PODS 64
@@ -86,22 +87,12 @@ uint64_t gs_bucket_charge(struct gs_bucket *b, double cost_ns, uint64_t now_ns,
 	return wait_ns < (double)min_sleep_ns ? 0 : (uint64_t)wait_ns;
 }
 
-/* splitmix64's finaliser: spreads nearby pointers over the table. */
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 uint64_t gs_cost_key(uintptr_t fn, uint64_t grid, uint64_t block, uint64_t smem_bytes)
 {
-	uint64_t k = mix((uint64_t)fn);
+	uint64_t k = gs_rng_mix((uint64_t)fn);
 
-	k = mix(k ^ grid);
-	k = mix(k ^ (block << 20) ^ smem_bytes);
+	k = gs_rng_mix(k ^ grid);
+	k = gs_rng_mix(k ^ (block << 20) ^ smem_bytes);
 	return k ? k : 1;
 }
 

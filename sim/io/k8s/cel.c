@@ -769,30 +769,22 @@ static int eval(struct env *env, const struct node *n, struct value *out);
 static const struct gs_k8s_attr *attr_of(const struct gs_k8s_device *dev, const char *domain,
 					 const char *name)
 {
-	size_t dl = strlen(domain);
 	int32_t i;
 
-	for (i = 0; i < dev->n_attrs; i++) {
-		const char *a = dev->attrs[i].name;
-
-		if (strncmp(a, domain, dl) == 0 && a[dl] == '/' && strcmp(a + dl + 1, name) == 0)
+	for (i = 0; i < dev->n_attrs; i++)
+		if (gs_k8s_qname_is(dev->attrs[i].name, domain, name))
 			return &dev->attrs[i];
-	}
 	return NULL;
 }
 
 static const struct gs_k8s_cap *cap_of(const struct gs_k8s_device *dev, const char *domain,
 				       const char *name)
 {
-	size_t dl = strlen(domain);
 	int32_t i;
 
-	for (i = 0; i < dev->n_caps; i++) {
-		const char *a = dev->caps[i].name;
-
-		if (strncmp(a, domain, dl) == 0 && a[dl] == '/' && strcmp(a + dl + 1, name) == 0)
+	for (i = 0; i < dev->n_caps; i++)
+		if (gs_k8s_qname_is(dev->caps[i].name, domain, name))
 			return &dev->caps[i];
-	}
 	return NULL;
 }
 

@@ -136,7 +136,6 @@ static const struct gs_k8s_attr *dev_attr(const struct gs_k8s_device *d, const c
 					  const char *name)
 {
 	int32_t i;
-	size_t dl = strlen(driver);
 
 	for (i = 0; i < d->n_attrs; i++)
 		if (strcmp(d->attrs[i].name, name) == 0)
@@ -144,8 +143,7 @@ static const struct gs_k8s_attr *dev_attr(const struct gs_k8s_device *d, const c
 	/* A short name means the driver's domain. */
 	if (!strchr(name, '/'))
 		for (i = 0; i < d->n_attrs; i++)
-			if (strncmp(d->attrs[i].name, driver, dl) == 0 && d->attrs[i].name[dl] == '/' &&
-			    strcmp(d->attrs[i].name + dl + 1, name) == 0)
+			if (gs_k8s_qname_is(d->attrs[i].name, driver, name))
 				return &d->attrs[i];
 	return NULL;
 }
@@ -155,12 +153,9 @@ static const struct gs_k8s_attr *attr_id(const struct gs_k8s_device *d, const ch
 {
 	int32_t i;
 
-	for (i = 0; i < d->n_attrs; i++) {
-		const char *slash = strrchr(d->attrs[i].name, '/');
-
-		if (slash && strcmp(slash + 1, id) == 0)
+	for (i = 0; i < d->n_attrs; i++)
+		if (gs_k8s_qname_is(d->attrs[i].name, NULL, id))
 			return &d->attrs[i];
-	}
 	return NULL;
 }
 
@@ -168,26 +163,21 @@ static const struct gs_k8s_cap *cap_id(const struct gs_k8s_device *d, const char
 {
 	int32_t i;
 
-	for (i = 0; i < d->n_caps; i++) {
-		const char *slash = strrchr(d->caps[i].name, '/');
-
-		if (slash && strcmp(slash + 1, id) == 0)
+	for (i = 0; i < d->n_caps; i++)
+		if (gs_k8s_qname_is(d->caps[i].name, NULL, id))
 			return &d->caps[i];
-	}
 	return NULL;
 }
 
 /* The device capacity a request's capacity name denotes (short names: the driver's domain). */
 static int32_t cap_index(const struct gs_k8s_device *d, const char *driver, const char *name)
 {
-	size_t dl = strlen(driver);
 	int32_t i;
 
 	for (i = 0; i < d->n_caps; i++) {
 		const char *c = d->caps[i].name;
 
-		if (strcmp(c, name) == 0 || (!strchr(name, '/') && strncmp(c, driver, dl) == 0 &&
-					     c[dl] == '/' && strcmp(c + dl + 1, name) == 0))
+		if (strcmp(c, name) == 0 || (!strchr(name, '/') && gs_k8s_qname_is(c, driver, name)))
 			return i;
 	}
 	return -1;

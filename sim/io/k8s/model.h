@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/sharing.h"
 #include "io/k8s/quantity.h"
@@ -174,6 +175,24 @@ struct gs_k8s_attr {
 	int64_t i;
 	const char *s;                /* string and version */
 };
+
+/*
+ * Whether qname, the fully qualified name of an attribute or a capacity
+ * (domain/id), is id under domain, or under any domain when domain is
+ * NULL. Inline: device selection and CEL look names up per device.
+ */
+static inline bool gs_k8s_qname_is(const char *qname, const char *domain, const char *id)
+{
+	const char *slash;
+	size_t dl;
+
+	if (!domain) {
+		slash = strrchr(qname, '/');
+		return slash && strcmp(slash + 1, id) == 0;
+	}
+	dl = strlen(domain);
+	return strncmp(qname, domain, dl) == 0 && qname[dl] == '/' && strcmp(qname + dl + 1, id) == 0;
+}
 
 /* A device capacity with its requestPolicy (DRAConsumableCapacity). */
 struct gs_k8s_cap {

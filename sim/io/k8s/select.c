@@ -338,19 +338,11 @@ static int32_t add_class(struct gs_k8s_state *st, const char *key, int32_t claim
 		return GS_ERANGE;
 	if (st->n_sel == st->cap_sel) {
 		int32_t cap = st->cap_sel ? st->cap_sel * 2 : 64;
-		uint8_t *ok = gs_realloc_n(st->ok, (size_t)cap * (size_t)st->n_groups, 1);
-		int32_t *cl;
-		char **keys;
 
-		if (!ok)
+		if (GS_GROW_RESIZE(st->ok, (size_t)cap * (size_t)st->n_groups) ||
+		    GS_GROW_RESIZE(st->claims, (size_t)cap) ||
+		    GS_GROW_RESIZE(st->sel_key, (size_t)cap))
 			return GS_ENOMEM;
-		st->ok = ok;
-		if (!(cl = gs_realloc_n(st->claims, (size_t)cap, sizeof(*cl))))
-			return GS_ENOMEM;
-		st->claims = cl;
-		if (!(keys = gs_realloc_n(st->sel_key, (size_t)cap, sizeof(*keys))))
-			return GS_ENOMEM;
-		st->sel_key = keys;
 		st->cap_sel = cap;
 	}
 	cells = (size_t)st->n_groups;

@@ -390,6 +390,23 @@ int gs_conv_gpus(const struct gs_where *w, const char *field, double gpus, struc
 	return 0;
 }
 
+void gs_conv_job_times(struct gs_conv *cv, int64_t submit, int64_t start, int64_t end,
+		       bool has_end, const char *running_note, struct gs_pod *p, int64_t *t0)
+{
+	p->t_create_s = submit;
+	p->t_delete_s = -1;
+	if (has_end && end >= start) {
+		p->t_delete_s = submit + (end - start);
+	} else if (has_end) {
+		p->t_delete_s = submit;
+		gs_conv_note(cv, "jobs that end before they start: run for 0 s");
+	} else {
+		gs_conv_note(cv, running_note);
+	}
+	if (*t0 < 0 || submit < *t0)
+		*t0 = submit;
+}
+
 int gs_conv_cpu(const struct gs_where *w, const char *field, double cores, int32_t *out)
 {
 	double milli = floor(cores * 1000 + 0.5);

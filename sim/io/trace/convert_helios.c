@@ -176,19 +176,9 @@ static int job_row(struct gs_conv *cv, struct gs_csv *r, void *arg)
 				 "rounded up to whole GPUs");
 	if (l->acme && l->at[C_TYPE] >= 0 && (rc = type_class(cv, r, l->at[C_TYPE], &p.wclass)))
 		return rc;
-	p.t_create_s = submit;
-	p.t_delete_s = -1;
-	if (has_end && end >= start) {
-		p.t_delete_s = submit + (end - start);
-	} else if (has_end) {
-		p.t_delete_s = submit;
-		gs_conv_note(cv, "jobs that end before they start: run for 0 s");
-	} else {
-		gs_conv_note(cv, "jobs still running at the end of the trace (end_time empty): "
-				 "never leave");
-	}
-	if (l->t0 < 0 || submit < l->t0)
-		l->t0 = submit;
+	gs_conv_job_times(cv, submit, start, end, has_end,
+			  "jobs still running at the end of the trace (end_time empty): never leave",
+			  &p, &l->t0);
 	return gs_conv_pods(cv, &w, r->field[l->at[C_ID]], (int64_t)nodes, &p, NULL);
 }
 

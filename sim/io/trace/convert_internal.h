@@ -148,6 +148,16 @@ int64_t gs_conv_round_s(double s);
 int gs_conv_gpus(const struct gs_where *w, const char *field, double gpus, struct gs_pod *p,
 		 bool *rounded_up);
 
+/*
+ * A job's pod times from its submit, start and end times (end given when
+ * has_end): created at submit, leaving end - start seconds later. An end
+ * before the start leaves at submit and a job without an end never leaves,
+ * each noted, the latter as running_note (how the trace marks it). Lowers
+ * *t0 (-1: none yet) to submit.
+ */
+void gs_conv_job_times(struct gs_conv *cv, int64_t submit, int64_t start, int64_t end,
+		       bool has_end, const char *running_note, struct gs_pod *p, int64_t *t0);
+
 /* Cores (vCPUs) into milli-cores, an error for field past GS_CPU_MILLI_MAX. */
 int gs_conv_cpu(const struct gs_where *w, const char *field, double cores, int32_t *out);
 

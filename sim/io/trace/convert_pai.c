@@ -202,7 +202,6 @@ static int task_row(struct gs_conv *cv, struct gs_csv *r, void *arg)
 	/* Kept for the instance table: key "job\ttask", which no name can contain. */
 	{
 		char *key = malloc(strlen(r->field[0]) + strlen(r->field[1]) + 2);
-		struct task *v;
 		long prev;
 
 		if (!key)
@@ -210,20 +209,11 @@ static int task_row(struct gs_conv *cv, struct gs_csv *r, void *arg)
 		sprintf(key, "%s\t%s", r->field[0], r->field[1]);
 		if (ts->n == ts->cap) {
 			size_t cap = gs_grow_cap(ts->cap, 1024);
-			char **keys;
 
-			v = gs_realloc_n(ts->v, cap, sizeof(*v));
-			if (!v) {
+			if (GS_GROW_RESIZE(ts->v, cap) || GS_GROW_RESIZE(ts->keys, cap)) {
 				free(key);
 				return GS_ENOMEM;
 			}
-			ts->v = v;
-			keys = gs_realloc_n(ts->keys, cap, sizeof(*keys));
-			if (!keys) {
-				free(key);
-				return GS_ENOMEM;
-			}
-			ts->keys = keys;
 			ts->cap = cap;
 		}
 		tk.base = strdup(base);

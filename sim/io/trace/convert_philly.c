@@ -188,19 +188,10 @@ static int job_parse(struct gs_conv *cv, struct gs_where *w, const cJSON *job, i
 	if (n != members)
 		gs_conv_note(cv, "machines of a job that hold no GPU: no pod");
 	memset(&p, 0, sizeof(p));
-	p.t_create_s = submitted;
-	p.t_delete_s = -1;
-	if (has_end && end >= start) {
-		p.t_delete_s = submitted + (end - start);
-	} else if (has_end) {
-		p.t_delete_s = submitted;
-		gs_conv_note(cv, "jobs that end before they start: run for 0 s");
-	} else {
-		gs_conv_note(cv, "jobs still running when the trace was taken (last end_time "
-				 "None): never leave");
-	}
-	if (*t0 < 0 || submitted < *t0)
-		*t0 = submitted;
+	gs_conv_job_times(cv, submitted, start, end, has_end,
+			  "jobs still running when the trace was taken (last end_time None): "
+			  "never leave",
+			  &p, t0);
 	for (d = detail->child, k = 0; d; d = d->next) {
 		int ng = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(d, "gpus"));
 		uint32_t mask;

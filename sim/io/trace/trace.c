@@ -54,27 +54,11 @@ int gs_trace_append_spec(struct gs_trace *t, const char *name, const struct gs_p
 	if (t->n_pods == t->cap_pods) {
 		/* Three arrays, one capacity. */
 		size_t cap = gs_grow_cap(t->cap_pods, 1024);
-		struct gs_pod *pods = gs_realloc_n(t->pods, cap, sizeof(*pods));
-		char **names, **specs;
 
-		if (!pods)
+		if (GS_GROW_RESIZE(t->pods, cap) || GS_GROW_RESIZE(t->pod_names, cap) ||
+		    GS_GROW_RESIZE(t->pod_specs, cap) ||
+		    (t->pod_group && GS_GROW_RESIZE(t->pod_group, cap)))
 			return GS_ENOMEM;
-		t->pods = pods;
-		names = gs_realloc_n(t->pod_names, cap, sizeof(*names));
-		if (!names)
-			return GS_ENOMEM;
-		t->pod_names = names;
-		specs = gs_realloc_n(t->pod_specs, cap, sizeof(*specs));
-		if (!specs)
-			return GS_ENOMEM;
-		t->pod_specs = specs;
-		if (t->pod_group) {
-			int32_t *g = gs_realloc_n(t->pod_group, cap, sizeof(*g));
-
-			if (!g)
-				return GS_ENOMEM;
-			t->pod_group = g;
-		}
 		t->cap_pods = cap;
 	}
 	copy = strdup(name);
@@ -143,14 +127,11 @@ int gs_trace_group(struct gs_trace *t, const char *name)
 		return GS_ERANGE;
 	if (t->n_groups == t->cap_groups) {
 		size_t cap = gs_grow_cap((size_t)t->cap_groups, 256);
-		char **names;
 
 		if (cap > INT32_MAX)
 			cap = INT32_MAX;
-		names = gs_realloc_n(t->group_names, cap, sizeof(*names));
-		if (!names)
+		if (GS_GROW_RESIZE(t->group_names, cap))
 			return GS_ENOMEM;
-		t->group_names = names;
 		t->cap_groups = (int32_t)cap;
 	}
 	copy = strdup(name);
