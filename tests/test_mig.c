@@ -303,6 +303,56 @@ static void test_choose_and_layouts(void **state)
 	assert_int_equal(g.compute_used, 2);
 }
 
+/*
+ * gs_mig_find_start() against trying every start with gs_mig_create(), on
+ * every state a GPU of each built-in table reaches by creating instances
+ * (a walk of all create sequences up to the instance limit, deduplicated
+ * by the state the finder reads: used slices, compute, instance count).
+ */
+static void test_find_start_tries_every_start(void **state)
+{
+	int ti, checked = 0;
+
+	(void)state;
+	for (ti = 0; ti < gs_mig_table_count(); ti++) {
+		const struct gs_mig_table *t = gs_mig_table_at(ti);
+		static struct gs_mig_gpu todo[4096];
+		static bool seen[256][GS_MIG_COMPUTE_SLICES + 1][GS_MIG_MAX_INSTANCES + 1];
+		int n_todo = 1;
+
+		memset(seen, 0, sizeof(seen));
+		gs_mig_gpu_init(&todo[0]);
+		while (n_todo > 0) {
+			struct gs_mig_gpu g = todo[--n_todo];
+			int q;
+
+			for (q = 0; q < t->n; q++) {
+				int s, want = -1;
+
+				for (s = GS_MIG_MEM_SLICES - 1; s >= 0 && want < 0; s--) {
+					struct gs_mig_gpu copy = g;
+
+					if (gs_mig_create(t, &copy, q, s) >= 0)
+						want = s;
+				}
+				assert_int_equal(gs_mig_find_start(t, &g, q), want);
+				checked++;
+				if (want >= 0) {
+					struct gs_mig_gpu next = g;
+
+					assert_true(gs_mig_create(t, &next, q, want) >= 0);
+					if (!seen[next.mem_used][next.compute_used][next.n]) {
+						seen[next.mem_used][next.compute_used][next.n] = true;
+						assert_true(n_todo < 4096);
+						todo[n_todo++] = next;
+					}
+				}
+			}
+		}
+	}
+	assert_true(checked > 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_starts_refused),
 		cmocka_unit_test(test_cover),
 		cmocka_unit_test(test_choose_and_layouts),
+		cmocka_unit_test(test_find_start_tries_every_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -245,19 +245,37 @@ bool gs_cluster_share_picks(const struct gs_cluster *c, int32_t node)
 			    c->share[node].mode == GS_SHARE_MIXED);
 }
 
+/* What a GPU of config cfg charges the pod being picked for (demand()), kept across its GPUs. */
+struct pick_demand {
+	int cfg;                  /* the config it is for; -1: none yet */
+	enum gs_fit why;
+	int32_t milli;
+	int64_t mem;
+	int prof;
+};
+
 /*
  * Whether GPU i can take p, and how much room it has left (for the
  * tightest choice): *room is mig_cap on MIG GPUs, the free share otherwise.
+ * d holds the demand of the config of the GPU asked before.
  */
 static bool gpu_takes(const struct gs_cluster *c, const struct gs_node *n,
-		      const struct gs_node_share *ns, int i, const struct gs_pod *p, int32_t *room)
+		      const struct gs_node_share *ns, int i, const struct gs_pod *p, int32_t *room,
+		      struct pick_demand *d)
 {
 	const struct gs_gpu_share *gs = &ns->gpu[i];
 	int32_t milli;
 	int64_t mem;
 	int prof;
 
-	if (demand(c, n, ns, gpu_cfg(c, gs), p, &milli, &mem, &prof) != GS_FIT_OK)
+	if (d->cfg != gs->cfg) {
+		d->cfg = gs->cfg;
+		d->why = demand(c, n, ns, gpu_cfg(c, gs), p, &d->milli, &d->mem, &d->prof);
+	}
+	milli = d->milli;
+	mem = d->mem;
+	prof = d->prof;
+	if (d->why != GS_FIT_OK)
 		return false;
 	if (gs->mode == GS_SHARE_MIG) {
 		/* Room in milli-GPU, as for the other modes: the largest placeable instance. */
@@ -302,13 +320,14 @@ void gs_cluster_share_pick(const struct gs_cluster *c, int32_t node, const struc
 {
 	const struct gs_node *n = &c->nodes[node];
 	const struct gs_node_share *ns = &c->share[node];
+	struct pick_demand d = { .cfg = -1 };
 	int32_t i, room, best = -1, best_room = 0;
 
 	pl->node = node;
 	pl->num_gpu = 0;
 	if (p->num_gpu == 1) {
 		for (i = 0; i < n->num_gpu; i++) {
-			if (!gpu_takes(c, n, ns, i, p, &room))
+			if (!gpu_takes(c, n, ns, i, p, &room, &d))
 				continue;
 			if (best < 0 || room < best_room) {
 				best = i;
@@ -319,7 +338,7 @@ void gs_cluster_share_pick(const struct gs_cluster *c, int32_t node, const struc
 			pl->gpu[pl->num_gpu++] = (uint8_t)best;
 	} else {
 		for (i = 0; i < n->num_gpu && pl->num_gpu < p->num_gpu; i++)
-			if (gpu_takes(c, n, ns, i, p, &room))
+			if (gpu_takes(c, n, ns, i, p, &room, &d))
 				pl->gpu[pl->num_gpu++] = (uint8_t)i;
 	}
 	gs_cluster_share_assign(c, p, pl);

@@ -128,7 +128,7 @@ int gs_mig_table_count(void)
 
 const struct gs_mig_table *gs_mig_table_at(int i)
 {
-	return i >= 0 && i < gs_mig_table_count() ? &tables[i] : NULL;
+	return i >= 0 && (size_t)i < sizeof(tables) / sizeof(tables[0]) ? &tables[i] : NULL;
 }
 
 const struct gs_mig_table *gs_mig_table_for_model(const char *model)
@@ -149,28 +149,6 @@ int gs_mig_profile_find(const struct gs_mig_table *t, const char *name)
 		if (strcmp(t->p[i].name, name) == 0)
 			return i;
 	return -1;
-}
-
-int gs_mig_profile_cover(const struct gs_mig_table *t, int32_t gpu_milli, int64_t gpu_mem_mib)
-{
-	/* ceil(gpu_milli x 7 / 1000) compute slices, at least one. */
-	int32_t need = (gpu_milli * GS_MIG_COMPUTE_SLICES + 999) / 1000;
-	int i;
-
-	if (need < 1)
-		need = 1;
-	/* The table is sorted by (compute, memory): the first match is the smallest. */
-	for (i = 0; i < t->n; i++)
-		if (t->p[i].compute >= need && t->p[i].mem_mib >= gpu_mem_mib)
-			return i;
-	return -1;
-}
-
-int32_t gs_mig_profile_milli(const struct gs_mig_profile *p)
-{
-	if (p->compute >= GS_MIG_COMPUTE_SLICES)
-		return 1000;
-	return p->compute * 1000 / GS_MIG_COMPUTE_SLICES;
 }
 
 double gs_mig_profile_sm_share(const struct gs_mig_table *t, const struct gs_mig_profile *p)
@@ -206,14 +184,25 @@ static bool fits_at(const struct gs_mig_profile *p, const struct gs_mig_gpu *g, 
 
 int gs_mig_find_start(const struct gs_mig_table *t, const struct gs_mig_gpu *g, int prof)
 {
-	int s;
+	const struct gs_mig_profile *p;
+	unsigned free_slices, run;
+	int k;
 
 	if (prof < 0 || prof >= t->n)
 		return -1;
-	for (s = GS_MIG_MEM_SLICES - 1; s >= 0; s--)
-		if (fits_at(&t->p[prof], g, s))
-			return s;
-	return -1;
+	p = &t->p[prof];
+	if (g->compute_used + p->compute > GS_MIG_COMPUTE_SLICES || g->n >= GS_MIG_MAX_INSTANCES)
+		return -1;
+	/*
+	 * fits_at() for every start at once (the schedulers ask this for every
+	 * profile on every change of a MIG GPU): bit s of run is set when
+	 * slices s .. s + mem_slices - 1 are free and on the card.
+	 */
+	free_slices = ~(unsigned)g->mem_used & ((1u << GS_MIG_MEM_SLICES) - 1u);
+	run = (p->mem_slices ? free_slices : (1u << GS_MIG_MEM_SLICES) - 1u) & p->starts;
+	for (k = 1; k < p->mem_slices && run; k++)
+		run &= free_slices >> k;
+	return run ? 31 - __builtin_clz(run) : -1;
 }
 
 int gs_mig_create(const struct gs_mig_table *t, struct gs_mig_gpu *g, int prof, int start)
@@ -248,16 +237,6 @@ void gs_mig_destroy(const struct gs_mig_table *t, struct gs_mig_gpu *g, int i)
 	g->compute_used = (uint8_t)(g->compute_used - p->compute);
 	memmove(&g->inst[i], &g->inst[i + 1], (size_t)(g->n - i - 1) * sizeof(g->inst[0]));
 	g->n--;
-}
-
-int gs_mig_instance_at(const struct gs_mig_gpu *g, int start)
-{
-	int i;
-
-	for (i = 0; i < g->n; i++)
-		if (g->inst[i].start == start)
-			return i;
-	return -1;
 }
 
 int gs_mig_choose(const struct gs_mig_table *t, const struct gs_mig_gpu *g, int prof,

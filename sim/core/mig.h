@@ -78,10 +78,29 @@ int gs_mig_profile_find(const struct gs_mig_table *t, const char *name);
  * gpu_mem_mib MiB: compute >= ceil(gpu_milli x 7 / 1000) and memory >=
  * gpu_mem_mib. Returns its index, or -1 when no profile covers it.
  */
-int gs_mig_profile_cover(const struct gs_mig_table *t, int32_t gpu_milli, int64_t gpu_mem_mib);
+static inline int gs_mig_profile_cover(const struct gs_mig_table *t, int32_t gpu_milli,
+				       int64_t gpu_mem_mib)
+{
+	/* ceil(gpu_milli x 7 / 1000) compute slices, at least one. */
+	int32_t need = (gpu_milli * GS_MIG_COMPUTE_SLICES + 999) / 1000;
+	int i;
+
+	if (need < 1)
+		need = 1;
+	/* The table is sorted by (compute, memory): the first match is the smallest. */
+	for (i = 0; i < t->n; i++)
+		if (t->p[i].compute >= need && t->p[i].mem_mib >= gpu_mem_mib)
+			return i;
+	return -1;
+}
 
 /* Milli-GPU an instance of p reserves: floor(compute x 1000 / 7), 1000 for 7 slices. */
-int32_t gs_mig_profile_milli(const struct gs_mig_profile *p);
+static inline int32_t gs_mig_profile_milli(const struct gs_mig_profile *p)
+{
+	if (p->compute >= GS_MIG_COMPUTE_SLICES)
+		return 1000;
+	return p->compute * 1000 / GS_MIG_COMPUTE_SLICES;
+}
 
 /* An instance of p's share of the whole GPU's SMs: p->sm / t->sm_full, in (0, 1]. */
 double gs_mig_profile_sm_share(const struct gs_mig_table *t, const struct gs_mig_profile *p);
@@ -132,7 +151,15 @@ int gs_mig_create(const struct gs_mig_table *t, struct gs_mig_gpu *g, int prof, 
 void gs_mig_destroy(const struct gs_mig_table *t, struct gs_mig_gpu *g, int i);
 
 /* Index of the instance starting at memory slice start, or -1. */
-int gs_mig_instance_at(const struct gs_mig_gpu *g, int start);
+static inline int gs_mig_instance_at(const struct gs_mig_gpu *g, int start)
+{
+	int i;
+
+	for (i = 0; i < g->n; i++)
+		if (g->inst[i].start == start)
+			return i;
+	return -1;
+}
 
 /*
  * Where a pod needing profile `prof` (from gs_mig_profile_cover) would go:

@@ -13,6 +13,8 @@
 
 /* Pods a GPU's rate computation looks at; later ones share the last slot's fate. */
 #define GPU_PODS_MAX 64
+/* Workload classes whose efficiency on a GPU a reschedule keeps (struct gpu_shares). */
+#define EFF_CACHE 4
 
 int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 			const struct gs_pod *pods, size_t n, const struct gs_trace *t,
@@ -137,16 +139,37 @@ void gs_share_model_water_fill(const double *d, const double *w, double *out, in
 	}
 }
 
-struct gs_share_view gs_share_model_view(const struct gs_pod *p)
+/* Resolves pod p's view (the defaults of unset fields) into sp, in milli. */
+static void view_set(struct gs_share_pod *sp, const struct gs_pod *p)
 {
-	struct gs_share_view v;
 	int32_t need = gs_pod_need_milli(p);
 
-	v.need = (need > 0 ? need : 1) / 1000.0;
-	v.busy = (p->busy_milli > 0 ? p->busy_milli : 1000) / 1000.0;
-	v.compute = (p->compute_milli > 0 ? p->compute_milli : GS_COMPUTE_DEFAULT_MILLI) / 1000.0;
-	v.request = p->gpu_milli / 1000.0;
+	sp->need_milli = need > 0 ? need : 1;
+	sp->busy_milli = (int16_t)(p->busy_milli > 0 ? p->busy_milli : 1000);
+	sp->compute_milli =
+		(int16_t)(p->compute_milli > 0 ? p->compute_milli : GS_COMPUTE_DEFAULT_MILLI);
+	sp->request_milli = p->gpu_milli;
+	sp->wclass = p->wclass;
+	sp->num_gpu = (uint8_t)p->num_gpu;
+}
+
+static struct gs_share_view view_of(const struct gs_share_pod *sp)
+{
+	struct gs_share_view v;
+
+	v.need = sp->need_milli / 1000.0;
+	v.busy = sp->busy_milli / 1000.0;
+	v.compute = sp->compute_milli / 1000.0;
+	v.request = sp->request_milli / 1000.0;
 	return v;
+}
+
+struct gs_share_view gs_share_model_view(const struct gs_pod *p)
+{
+	struct gs_share_pod sp;
+
+	view_set(&sp, p);
+	return view_of(&sp);
 }
 
 double gs_share_model_speed(const struct gs_share_view *v, double sm, double bw)
@@ -181,6 +204,10 @@ struct gpu_shares {
 	int n;                    /* pods looked at: gpu_pods() */
 	double busy_sum;
 	double got[GPU_PODS_MAX], fair[GPU_PODS_MAX], v0[GPU_PODS_MAX], dem[GPU_PODS_MAX];
+	/* The efficiency at busy_sum for the workload classes asked so far. */
+	int n_eff;
+	int16_t eff_class[EFF_CACHE];
+	double eff[EFF_CACHE];
 };
 
 /* Fills sh for GPU gpu of node, in mode cfg->mode (time-slicing, MPS or vGPU). */
@@ -194,9 +221,10 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu,
 
 	sh->gpu = m->gpu_base[node] + gpu;
 	sh->n = n;
+	sh->n_eff = 0;
 	sh->busy_sum = 0;
 	for (j = 0; j < n; j++) {
-		v[j] = gs_share_model_view(&m->pods[G->pods[j]]);
+		v[j] = view_of(&m->p[G->pods[j]]);
 		sh->busy_sum += v[j].busy;
 		sh->got[j] = sh->fair[j] = sh->v0[j] = sh->dem[j] = 0;
 	}
@@ -249,18 +277,17 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu,
 static double gpu_rate(struct gs_share_model *m, int32_t i, int k, struct gpu_shares *sh)
 {
 	const struct gs_share_pod *sp = &m->p[i];
-	const struct gs_pod *p = &m->pods[i];
 	int32_t node = sp->pl.node;
 	int gpu = sp->pl.gpu[k];
 	const struct gs_share_gpu *G = &m->gpus[m->gpu_base[node] + gpu];
 	const struct gs_share_cfg *cfg = gs_cluster_gpu_share(m->c, node, gpu);
-	struct gs_share_view me = gs_share_model_view(p);
-	double rate;
+	struct gs_share_view me = view_of(sp);
+	double rate, e;
 	int self = 0, j, model = m->c->nodes[node].model;
 
 	switch (cfg->mode) {
 	case GS_SHARE_EXCLUSIVE:
-		return fmin(1.0, efficiency(m, cfg->mode, model, p->wclass, 1.0));
+		return fmin(1.0, efficiency(m, cfg->mode, model, sp->wclass, 1.0));
 	case GS_SHARE_MIG: {
 		const struct gs_mig_table *t = gs_cluster_mig_table(m->c, node);
 		const struct gs_gpu_share *gs = &m->c->share[node].gpu[gpu];
@@ -272,7 +299,7 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k, struct gpu_sh
 		pr = &t->p[gs->mig.inst[inst].profile];
 		rate = phases(me.busy, gs_share_model_speed(&me, gs_mig_profile_sm_share(t, pr),
 						     gs_mig_profile_bw_share(pr)));
-		return fmin(1.0, rate * efficiency(m, cfg->mode, model, p->wclass, pr->compute));
+		return fmin(1.0, rate * efficiency(m, cfg->mode, model, sp->wclass, pr->compute));
 	}
 	case GS_SHARE_TIMESLICE:
 	case GS_SHARE_MPS:
@@ -296,7 +323,18 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k, struct gpu_sh
 	else
 		rate = fmin(1.0, (cfg->accuracy_milli / 1000.0 * sh->got[self] +
 				  (1.0 - cfg->accuracy_milli / 1000.0) * sh->fair[self]) / me.busy);
-	return fmin(1.0, rate * efficiency(m, cfg->mode, model, p->wclass, sh->busy_sum));
+	for (j = 0; j < sh->n_eff && sh->eff_class[j] != sp->wclass; j++)
+		;
+	if (j < sh->n_eff) {
+		e = sh->eff[j];
+	} else {
+		e = efficiency(m, cfg->mode, model, sp->wclass, sh->busy_sum);
+		if (sh->n_eff < EFF_CACHE) {
+			sh->eff_class[sh->n_eff] = sp->wclass;
+			sh->eff[sh->n_eff++] = e;
+		}
+	}
+	return fmin(1.0, rate * e);
 }
 
 /*
@@ -305,9 +343,9 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k, struct gpu_sh
  */
 static double weight(const struct gs_share_model *m, int32_t i)
 {
-	struct gs_share_view v = gs_share_model_view(&m->pods[i]);
+	struct gs_share_view v = view_of(&m->p[i]);
 
-	return v.need * v.busy * m->pods[i].num_gpu;
+	return v.need * v.busy * m->p[i].num_gpu;
 }
 
 /* Integrates the useful-work rate up to t. */
@@ -347,9 +385,6 @@ static void advance(struct gs_share_model *m, int32_t i, int64_t t)
 			m->fig.useful_gpu_s -= weight(m, i) *
 					       ((double)sp->rate * (double)dt - (double)done) /
 					       (double)GS_RATE_ONE;
-			sp->work_done_s += (double)done / (double)GS_RATE_ONE;
-		} else {
-			sp->work_done_s += (double)sp->rate * (double)dt / (double)GS_RATE_ONE;
 		}
 		sp->coloc_s += (double)sp->coloc * (double)dt;
 		sp->t_upd = t;
@@ -367,7 +402,6 @@ static void advance(struct gs_share_model *m, int32_t i, int64_t t)
 	if (sp->rate * dt > done)
 		m->fig.useful_gpu_s -= weight(m, i) * (double)(sp->rate * dt - done) /
 				       (double)GS_RATE_ONE;
-	sp->work_done_s += (double)done / (double)GS_RATE_ONE;
 	sp->coloc_s += (double)sp->coloc * (double)dt;
 	sp->t_upd = t;
 }
@@ -450,15 +484,19 @@ static int reschedule(struct gs_share_model *m, int32_t started, int64_t t, gs_s
 			const struct gs_share_gpu *G = &m->gpus[m->gpu_base[sp->pl.node] +
 							       sp->pl.gpu[g]];
 
-			r = fmin(r, gpu_rate(m, i, g, &sh));
 			if (G->n > coloc)
 				coloc = G->n;
 		}
+		sp->coloc = coloc;
+		/* Its rate depends on its own GPUs and instances alone: what it was. */
+		if (sp->fixed && i != started)
+			continue;
+		for (g = 0; g < sp->pl.num_gpu; g++)
+			r = fmin(r, gpu_rate(m, i, g, &sh));
 		/* Rounded up, so a rate of exactly k / 2^20 or more never finishes late. */
 		rate = (int64_t)ceil(r * (double)GS_RATE_ONE);
 		if (rate < 1)
 			rate = 1;
-		sp->coloc = coloc;
 		if (rate == sp->rate && i != started)
 			continue;
 		m->useful_rate += weight(m, i) * (double)(rate - sp->rate) / (double)GS_RATE_ONE;
@@ -510,7 +548,6 @@ static void gpu_remove(struct gs_share_gpu *G, int32_t i, int64_t mem)
 static void mig_change(struct gs_share_model *m, int32_t i, int dir)
 {
 	const struct gs_share_pod *sp = &m->p[i];
-	const struct gs_pod *p = &m->pods[i];
 	int k;
 
 	if (!m->c->share)
@@ -530,7 +567,7 @@ static void mig_change(struct gs_share_model *m, int32_t i, int dir)
 		slices = t->p[gs->mig.inst[inst].profile].compute;
 		if (gs->mig.fixed)
 			m->mig_idle_slices -= dir * slices;
-		m->mig_slack_slices += dir * (slices - p->gpu_milli * GS_MIG_COMPUTE_SLICES / 1000.0);
+		m->mig_slack_slices += dir * (slices - sp->request_milli * GS_MIG_COMPUTE_SLICES / 1000.0);
 	}
 }
 
@@ -544,7 +581,15 @@ int gs_share_model_start(struct gs_share_model *m, int32_t i, const struct gs_pl
 	useful_advance(m, t);
 	sp->pl = *pl;
 	sp->active = true;
-	sp->t_start = sp->t_upd = t;
+	sp->t_upd = t;
+	view_set(sp, &m->pods[i]);
+	sp->fixed = true;
+	for (k = 0; k < pl->num_gpu; k++) {
+		int mode = gs_cluster_gpu_share(m->c, pl->node, pl->gpu[k])->mode;
+
+		if (mode == GS_SHARE_TIMESLICE || mode == GS_SHARE_MPS || mode == GS_SHARE_VGPU)
+			sp->fixed = false;
+	}
 	if (duration_s > GS_SHARE_WORK_MAX_S)
 		return GS_ELIMIT; /* gs_sim_validate() refuses such pods before the run */
 	sp->work = duration_s < 0 ? -1 : duration_s * GS_RATE_ONE;

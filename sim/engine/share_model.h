@@ -48,8 +48,10 @@
  * duration. When the pods on a GPU change, only the pods on that GPU (and
  * on the other GPUs of multi-GPU pods among them) are advanced at their old
  * rate and given a new completion time: the cost of an event does not grow
- * with the cluster. Completion events that moved are left in the event heap
- * and recognised as stale by a generation counter per pod.
+ * with the cluster, and a pod whose rate no other pod changes (on MIG and
+ * exclusive GPUs) keeps its completion. The event queue moves a completion
+ * that moved (engine/heap.h); a generation counter per pod tells its
+ * earlier ones from it.
  *
  * Ownership: struct gs_share_model is caller-owned (_init/_release); it
  * borrows the cluster, the pods and the table for its lifetime.
@@ -82,18 +84,28 @@ struct gs_share_view {
 	double request;          /* r, its gpu_milli / 1000 */
 };
 
-/* One GPU pod in the model. */
+/*
+ * One GPU pod in the model. What a reschedule reads comes first, with the
+ * pod's view in milli (gs_share_model_view() of its trace fields, resolved
+ * at its start): the pods of a GPU are rescheduled together, and they then
+ * cost one visit each, not one here and one in the pods' array.
+ */
 struct gs_share_pod {
 	int64_t work;            /* remaining, in 2^-20 s; -1: never completes */
 	int64_t rate;            /* 1 .. GS_RATE_ONE */
 	int64_t t_upd;           /* when work and the integrals were last brought up to date */
-	int64_t t_start;
 	uint32_t gen;            /* completion events of other generations are stale */
 	int32_t coloc;           /* pods on its busiest GPU, itself included */
-	double coloc_s;          /* integral of coloc over its run, pod x s */
-	double work_done_s;      /* full-speed seconds done so far */
-	struct gs_placement pl;  /* where it runs */
+	int32_t need_milli;      /* the view: need, request, busy and compute, milli */
+	int32_t request_milli;
+	int16_t busy_milli;
+	int16_t compute_milli;
+	int16_t wclass;          /* its workload class (core/cluster.h) */
+	uint8_t num_gpu;         /* its GPUs */
 	bool active;
+	bool fixed;              /* on GPUs where no other pod changes its rate (mig, exclusive) */
+	double coloc_s;          /* integral of coloc over its run, pod x s */
+	struct gs_placement pl;  /* where it runs */
 };
 
 /* One GPU's pods. */
