@@ -5,7 +5,7 @@
  * completion times, bounded slowdowns, nearest-rank percentiles, the
  * pending queue, the allocation windows, fragmentation; and that a
  * --max-wait that fails no pod and the sampling options change none of
- * them.
+ * them; and that the sort behind the percentiles orders as qsort() does.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -13,10 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "core/error.h"
+#include "core/rng.h"
 #include "engine/metrics.h"
 #include "engine/replay.h"
 #include "testutil.h"
@@ -457,6 +459,102 @@ static void test_inflate_has_none(void **state)
 	gs_cluster_release(&c);
 }
 
+/* Pods for test_sorted_like_qsort: waits and stays from a few seconds to months, shuffled. */
+struct spread_pods {
+	struct gs_metrics_pod *p;
+};
+
+static void spread_pod(const void *arg, size_t i, struct gs_metrics_pod *out)
+{
+	*out = ((const struct spread_pods *)arg)->p[i];
+}
+
+static int cmp_sorted(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Mean, p50, p90, p99 and max as the figures define them, from a qsort()ed copy. */
+static void expect_described(double *v, size_t n, double want[5])
+{
+	double sum = 0;
+	size_t i;
+
+	qsort(v, n, sizeof(*v), cmp_sorted);
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	want[0] = sum / (double)n;
+	want[1] = gs_percentile_sorted(v, n, 50);
+	want[2] = gs_percentile_sorted(v, n, 90);
+	want[3] = gs_percentile_sorted(v, n, 99);
+	want[4] = v[n - 1];
+}
+
+/*
+ * The figures sort the waits, completions and slowdowns with a radix sort
+ * of their bits: on 50,000 pods whose times span eight orders of
+ * magnitude (so that every byte of the keys differs somewhere), in no
+ * order, the mean (summed in sorted order) and the percentiles are the
+ * ones a qsort() gives, to the bit.
+ */
+static void test_sorted_like_qsort(void **state)
+{
+	enum { N = 50000 };
+	struct gs_metrics_pod *p = calloc(N, sizeof(*p));
+	double *wait = calloc(N, sizeof(*wait)), *compl = calloc(N, sizeof(*compl));
+	double *slow = calloc(N, sizeof(*slow)), w[5], c[5], s[5];
+	struct spread_pods sp = { p };
+	struct gs_time_metrics out;
+	struct gs_metrics m;
+	struct gs_rng rng;
+	size_t i;
+
+	(void)state;
+	assert_non_null(p);
+	assert_non_null(wait);
+	assert_non_null(compl);
+	assert_non_null(slow);
+	gs_rng_seed(&rng, 27);
+	for (i = 0; i < N; i++) {
+		int64_t scale = (int64_t)1 << gs_rng_below(&rng, 27);
+
+		p[i].arrive_s = (int64_t)gs_rng_below(&rng, 1000000);
+		p[i].start_s = p[i].arrive_s + (int64_t)gs_rng_below(&rng, (uint64_t)scale);
+		p[i].duration_s = (int64_t)gs_rng_below(&rng, (uint64_t)scale) + 1;
+		p[i].end_s = p[i].start_s + p[i].duration_s;
+		p[i].departed = true;
+		wait[i] = (double)(p[i].start_s - p[i].arrive_s);
+		compl[i] = (double)(p[i].end_s - p[i].arrive_s);
+		slow[i] = compl[i] / (double)(p[i].duration_s > GS_SLOWDOWN_MIN_S ?
+							p[i].duration_s : GS_SLOWDOWN_MIN_S);
+	}
+	gs_metrics_init(&m, 1000, false);
+	m.t_first_arrival = m.t_last_arrival = m.t_last = 0;
+	assert_int_equal(gs_metrics_finish(&m, N, spread_pod, &sp, 100, &out), 0);
+	expect_described(wait, N, w);
+	expect_described(compl, N, c);
+	expect_described(slow, N, s);
+	assert_true(w[4] > 1e6 && w[1] < w[3]);
+	{
+		const double *got[] = { &out.wait_mean_s, &out.wait_p50_s, &out.wait_p90_s,
+					&out.wait_p99_s, &out.wait_max_s, &out.completion_mean_s,
+					&out.completion_p50_s, &out.completion_p90_s,
+					&out.completion_p99_s, &out.completion_max_s,
+					&out.slowdown_mean, &out.slowdown_p99 };
+		const double *want[] = { &w[0], &w[1], &w[2], &w[3], &w[4], &c[0],
+					 &c[1], &c[2], &c[3], &c[4], &s[0], &s[3] };
+
+		for (i = 0; i < sizeof(got) / sizeof(got[0]); i++)
+			assert_memory_equal(got[i], want[i], sizeof(double));
+	}
+	free(p);
+	free(wait);
+	free(compl);
+	free(slow);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_options_change_nothing),
 		cmocka_unit_test(test_integrals_agree_with_pods),
 		cmocka_unit_test(test_inflate_has_none),
+		cmocka_unit_test(test_sorted_like_qsort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

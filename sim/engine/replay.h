@@ -226,6 +226,7 @@ struct gs_sim {
 	int32_t n_shapes;
 	int32_t *active;                  /* owned, shapes with queued pods */
 	int32_t n_active;
+	int32_t *retry;                   /* owned, [n_shapes]: retry_pending's shapes to look at */
 	int64_t pending_seq;              /* pods ever queued */
 	size_t n_pending;
 

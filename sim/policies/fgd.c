@@ -285,6 +285,20 @@ double gs_fgd_score(void *state, const struct gs_cluster *c, int32_t node, const
 	return fgd_lookup(state, c, node, p, &tmp)->score;
 }
 
+/*
+ * Under the index a score is asked for once per node state and request
+ * shape, right after the node changed: the memo's entry is stale then,
+ * and reading it missed the caches (perf, FGD on 12,500 nodes: 7% of the
+ * run). The GPU pick still goes through the memo.
+ */
+double gs_fgd_score_once(void *state, const struct gs_cluster *c, int32_t node,
+			 const struct gs_pod *p)
+{
+	int32_t gpu;
+
+	return fgd_eval(state, c, node, p, &gpu);
+}
+
 void gs_fgd_pick(void *state, const struct gs_cluster *c, int32_t node, const struct gs_pod *p,
 		 struct gs_placement *pl)
 {
@@ -311,4 +325,5 @@ const struct gs_policy gs_policy_fgd = {
 	.on_bind = gs_fgd_on_change,
 	.on_unbind = gs_fgd_on_change,
 	.node_score = true,
+	.score_once = gs_fgd_score_once,
 };

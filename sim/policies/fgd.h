@@ -85,6 +85,9 @@ int gs_fgd_init(struct gs_fgd *f, const struct gs_policy_env *env, gs_fgd_term_f
 void gs_fgd_release(void *state);
 /* struct gs_policy's score for a state that starts with a struct gs_fgd. */
 double gs_fgd_score(void *state, const struct gs_cluster *c, int32_t node, const struct gs_pod *p);
+/* struct gs_policy's score_once: gs_fgd_score() without the memo (the index keeps the value). */
+double gs_fgd_score_once(void *state, const struct gs_cluster *c, int32_t node,
+			 const struct gs_pod *p);
 /* struct gs_policy's pick_gpus: the GPU the score chose for a sharing pod, else the first free. */
 void gs_fgd_pick(void *state, const struct gs_cluster *c, int32_t node, const struct gs_pod *p,
 		 struct gs_placement *pl);

@@ -274,4 +274,5 @@ const struct gs_policy gs_policy_fgd_lookahead = {
 	.on_bind = gs_fgd_on_change,
 	.on_unbind = gs_fgd_on_change,
 	.node_score = true,
+	.score_once = gs_fgd_score_once,
 };

@@ -108,6 +108,14 @@ struct gs_policy {
 	 */
 	uint64_t (*node_key)(void *state, const struct gs_cluster *c, int32_t node);
 	/*
+	 * Optional, with node_score: score() for a caller that keeps the value
+	 * itself (the index computes it once per node state and request
+	 * shape), returning the same double; a policy that memoises its
+	 * scores skips its memo here, which would only cost a lookup.
+	 */
+	double (*score_once)(void *state, const struct gs_cluster *c, int32_t node,
+			     const struct gs_pod *p);
+	/*
 	 * Optional, for a policy whose choice among the feasible nodes reads
 	 * neither the nodes nor the pod, only its own state (random's draws):
 	 * returns the place (0..k-1), in visit order, of the node to take

@@ -91,6 +91,17 @@ struct shape {
 	bool built;
 };
 
+/*
+ * A change: the node, its visit position and the group it entered, so that
+ * a shape catching up reads the log in order and looks nothing up per node
+ * (each shape would miss the caches on pos_of, group_of and last_log for
+ * every entry). An entry that a later one of the same node supersedes has
+ * pos -1; the node's group is then no longer the one written here.
+ */
+struct log_entry {
+	int32_t node, pos, group;
+};
+
 struct gs_sched_index {
 	const struct gs_cluster *c;
 	const struct gs_policy *pol;
@@ -121,7 +132,7 @@ struct gs_sched_index {
 	int32_t *group_of;        /* [n] */
 
 	/* The change log: nodes in order of change, absolute positions. */
-	int32_t *log;
+	struct log_entry *log;
 	int64_t log_base, log_end, log_cap;
 	int64_t *last_log;        /* [n] position of the node's latest entry, -1 */
 
@@ -395,11 +406,21 @@ static void log_compact(struct gs_sched_index *x)
 	x->log_base = base;
 }
 
+/* Logs that node entered group_of[node], superseding its earlier entry. */
 static void log_append(struct gs_sched_index *x, int32_t node)
 {
+	struct log_entry *e;
+	int64_t last;
+
 	if (x->log_end - x->log_base == x->log_cap)
 		log_compact(x);
-	x->log[x->log_end - x->log_base] = node;
+	last = x->last_log[node];
+	if (last >= x->log_base)
+		x->log[last - x->log_base].pos = -1;
+	e = &x->log[x->log_end - x->log_base];
+	e->node = node;
+	e->pos = x->pos_of[node];
+	e->group = x->group_of[node];
 	x->last_log[node] = x->log_end++;
 }
 
@@ -570,7 +591,9 @@ static void score_new(struct gs_sched_index *x, struct shape *sh, int32_t g, int
 {
 	struct gs_share_demand d;
 	struct gs_pod tmp;
-	double v = x->pol->score(x->pol_state, x->c, node, node_pod(x->c, node, &sh->req, &d, &tmp));
+	double (*score)(void *, const struct gs_cluster *, int32_t, const struct gs_pod *) =
+		x->pol->score_once ? x->pol->score_once : x->pol->score;
+	double v = score(x->pol_state, x->c, node, node_pod(x->c, node, &sh->req, &d, &tmp));
 
 	sh->g_score[g] = v > -INFINITY ? v : -DBL_MAX;
 }
@@ -603,9 +626,10 @@ static inline uint8_t verdict(struct gs_sched_index *x, struct shape *sh, int32_
 	return verdict_new(x, sh, g, node);
 }
 
+/* The larger of a and b, b when neither is (one SSE maxsd, where a >= b ? a : b takes four). */
 static double max2(double a, double b)
 {
-	return a >= b ? a : b;
+	return a > b ? a : b;
 }
 
 /* The largest of the TREE_FAN entries from t: the value of their parent. */
@@ -710,10 +734,11 @@ static inline void fit_set(struct gs_sched_index *x, struct shape *sh, int32_t p
  * a large cluster every array read here is a cache miss, and most updates
  * are of nodes that fit before and after, or neither.
  */
-static inline void shape_update(struct gs_sched_index *x, struct shape *sh, int32_t node)
+static inline void shape_update(struct gs_sched_index *x, struct shape *sh,
+				const struct log_entry *e)
 {
-	int32_t pos = x->pos_of[node], g = x->group_of[node];
-	uint8_t f = verdict(x, sh, g, node), was;
+	int32_t pos = e->pos, g = e->group;
+	uint8_t f = verdict(x, sh, g, e->node), was;
 
 	if (x->scored && f == GS_FIT_OK) {
 		double v = sh->g_score[g], leaf = sh->tree[pos];
@@ -733,20 +758,24 @@ static inline void shape_update(struct gs_sched_index *x, struct shape *sh, int3
 }
 
 /*
- * How many log entries ahead shape_sync() asks the memory for a node's
- * score and leaf, on clusters of at least SYNC_PREFETCH_NODES nodes. There
- * the update of a node that fits waits on both (perf, 100,000 nodes: two
- * thirds of the replay); asked for early, the misses of successive
- * entries overlap: 17% fewer samples for the whole run. At 12,500 nodes
- * the arrays of all shapes stay in the caches and asking costs 3%.
+ * How many log entries ahead shape_sync() asks the memory for what the
+ * update of a node will read in the shape's arrays: the score of its
+ * group, its verdict, its leaf and the leaf's parent and grandparent, on
+ * clusters of at least SYNC_PREFETCH_NODES nodes. The shapes' arrays then
+ * outgrow the caches (58 shapes of 12,500 nodes: 16 MB) and each update
+ * waits on them (perf: the verdict and the score, 70% of the catch-up at
+ * 12,500 nodes; the parent, half of the tree updates at 100,000); asked
+ * for early, the misses of successive entries overlap. The log entry
+ * holds the position and the group, so asking costs no lookup.
  */
 #define SYNC_AHEAD 12
-#define SYNC_PREFETCH_NODES 32768
+#define SYNC_PREFETCH_NODES 4096
 
 /* Applies the log to shape sh, or rebuilds it when that is cheaper or needed. */
 static void shape_sync(struct gs_sched_index *x, struct shape *sh)
 {
-	int64_t j, end = x->log_end;
+	const struct log_entry *log;
+	int64_t j, end = x->log_end, ahead_end;
 
 	/*
 	 * Skipping an entry costs a few instructions, rebuilding about n
@@ -757,23 +786,24 @@ static void shape_sync(struct gs_sched_index *x, struct shape *sh)
 		shape_build(x, sh);
 		return;
 	}
-	j = sh->cursor;
-	if (x->scored && x->n >= SYNC_PREFETCH_NODES) {
-		for (; j + SYNC_AHEAD < end; j++) {
-			int32_t node = x->log[j - x->log_base];
-			int32_t ahead = x->log[j + SYNC_AHEAD - x->log_base];
+	log = x->log - x->log_base;
+	/* One loop, one call site: shape_update() stays inline. */
+	ahead_end = x->scored && x->n >= SYNC_PREFETCH_NODES ? end - SYNC_AHEAD : sh->cursor;
+	for (j = sh->cursor; j < end; j++) {
+		if (j < ahead_end) {
+			const struct log_entry *a = &log[j + SYNC_AHEAD];
 
-			__builtin_prefetch(&sh->g_score[x->group_of[ahead]]);
-			__builtin_prefetch(&sh->tree[x->pos_of[ahead]]);
-			if (x->last_log[node] == j)
-				shape_update(x, sh, node);
+			if (a->pos >= 0) {
+				__builtin_prefetch(&sh->g_score[a->group]);
+				__builtin_prefetch(&sh->fit[a->pos]);
+				__builtin_prefetch(&sh->tree[a->pos]);
+				__builtin_prefetch(&sh->tree[x->level_at[1] + (a->pos >> TREE_FAN_SHIFT)]);
+				__builtin_prefetch(
+					&sh->tree[x->level_at[2] + (a->pos >> (2 * TREE_FAN_SHIFT))]);
+			}
 		}
-	}
-	for (; j < end; j++) {
-		int32_t node = x->log[j - x->log_base];
-
-		if (x->last_log[node] == j)
-			shape_update(x, sh, node);
+		if (log[j].pos >= 0)
+			shape_update(x, sh, &log[j]);
 	}
 	sh->cursor = end;
 }
