@@ -164,14 +164,6 @@ static struct gs_share_view view_of(const struct gs_share_pod *sp)
 	return v;
 }
 
-struct gs_share_view gs_share_model_view(const struct gs_pod *p)
-{
-	struct gs_share_pod sp;
-
-	view_set(&sp, p);
-	return view_of(&sp);
-}
-
 double gs_share_model_speed(const struct gs_share_view *v, double sm, double bw)
 {
 	double ts = v->need > sm ? v->need / sm : 1.0, tb = v->need > bw ? v->need / bw : 1.0;

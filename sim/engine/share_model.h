@@ -86,9 +86,10 @@ struct gs_share_view {
 
 /*
  * One GPU pod in the model. What a reschedule reads comes first, with the
- * pod's view in milli (gs_share_model_view() of its trace fields, resolved
- * at its start): the pods of a GPU are rescheduled together, and they then
- * cost one visit each, not one here and one in the pods' array.
+ * pod's view in milli (need, busy, compute and request from its trace
+ * fields, defaults filled in at its start): the pods of a GPU are
+ * rescheduled together, and they then cost one visit each, not one here
+ * and one in the pods' array.
  */
 struct gs_share_pod {
 	int64_t work;            /* remaining, in 2^-20 s; -1: never completes */
@@ -201,8 +202,6 @@ const struct gs_share_figures *gs_share_model_finish(struct gs_share_model *m, i
 /* The rate pod i would run at on GPU gpu of its placement now (for tests and inspect). */
 double gs_share_model_rate(const struct gs_share_model *m, int32_t i);
 
-/* Pod p's view (need, busy, compute, request) as the model uses it. */
-struct gs_share_view gs_share_model_view(const struct gs_pod *p);
 
 /*
  * The speed of GPU work of a pod of view v alone at SM share sm and
