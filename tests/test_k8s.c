@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "io/k8s/build.h"
 #include "io/k8s/cel.h"
+#include "io/k8s/doc.h"
 #include "io/k8s/quantity.h"
 #include "io/k8s/snapshot.h"
 #include "k8s_built.h"
@@ -494,10 +495,42 @@ static void test_pod_requests(void **state)
 	k8s_built_free(&b);
 }
 
+/* Keeps the text of the numbers of the one object read. */
+static int numbers_of(void *arg, const struct gs_kdoc *obj, int64_t index, int doc)
+{
+	char *out = arg;
+
+	(void)index;
+	(void)doc;
+	snprintf(out, 256, "%s|%s|%s|%s", gs_kdoc_str(obj, "huge"), gs_kdoc_str(obj, "whole"),
+		 gs_kdoc_str(obj, "low"), gs_kdoc_str(obj, "half"));
+	return 0;
+}
+
+/*
+ * JSON numbers become the text YAML would give: whole ones as integers,
+ * others (fractions, and magnitudes beyond int64_t, whose conversion
+ * would be undefined: fuzz_k8s_json found 1.1e63 under UBSan) as %.17g.
+ */
+static void test_json_numbers(void **state)
+{
+	static const char text[] =
+		"{\"kind\": \"Node\", \"huge\": "
+		"1111111111111111111111111111111111111111111111111111111111111111, "
+		"\"whole\": 42, \"low\": -9300000000000000000, \"half\": 0.5}";
+	char out[256] = "", why[256];
+
+	(void)state;
+	assert_int_equal(gs_kdoc_read("n.json", text, sizeof(text) - 1, numbers_of, out, why,
+				      sizeof(why)), 0);
+	assert_string_equal(out, "1.1111111111111112e+63|42|-9.3e+18|0.5");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quantity),
+		cmocka_unit_test(test_json_numbers),
 		cmocka_unit_test(test_cel),
 		cmocka_unit_test(test_bundled_cluster),
 		cmocka_unit_test(test_json_and_documents),

@@ -389,7 +389,8 @@ static struct gs_kdoc *from_cjson(struct gs_arena *a, const cJSON *j, int depth)
 	} else {
 		double v = j->valuedouble;
 
-		if (v == (double)(int64_t)v && v > -9.2e18 && v < 9.2e18)
+		/* The range first: converting a double outside int64_t's is undefined. */
+		if (v > -9.2e18 && v < 9.2e18 && v == (double)(int64_t)v)
 			snprintf(num, sizeof(num), "%lld", (long long)v);
 		else
 			snprintf(num, sizeof(num), "%.17g", v);
