@@ -311,6 +311,61 @@ static void test_mig_through_scheduler(void **state)
 	gs_cluster_release(&c);
 }
 
+/* Binds a 1g.10gb pod on GPU 0 of make_h100()'s node at memory slice start. */
+static void bind_1g_at(struct gs_cluster *c, int start)
+{
+	struct gs_pod p = gpu_pod(100, 8 * 1024);
+	struct gs_placement pl = tu_pl(0, 1, (int[]){ 0 });
+
+	pl.mig[0] = (uint8_t)(start + 1);
+	assert_int_equal(gs_cluster_bind(c, &p, &pl), 0);
+}
+
+/*
+ * The sharing key: MIG layouts that leave the same largest placeable
+ * profile on each GPU have one key, whatever their instances' order and
+ * places, and the filter agrees on them; a layout that leaves less room
+ * has another.
+ */
+static void test_share_key(void **state)
+{
+	struct gs_cluster a, b, d;
+	struct gs_node_share_key ka, kb, kd;
+	struct gs_pod p4 = gpu_pod(500, 0), p3 = gpu_pod(400, 0);
+
+	(void)state;
+	make_h100(&a, "mig");
+	make_h100(&b, "mig");
+	make_h100(&d, "mig");
+	bind_1g_at(&a, 6); /* slices 5 and 6: 4g.40gb still fits at 0 */
+	bind_1g_at(&a, 5);
+	bind_1g_at(&b, 4); /* slices 4 and 5, the other way round: the same */
+	bind_1g_at(&b, 5);
+	bind_1g_at(&d, 3); /* slices 3 and 5: only a 2g.20gb fits (at 0) */
+	bind_1g_at(&d, 5);
+	assert_memory_not_equal(&a.share[0], &b.share[0], sizeof(a.share[0]));
+	assert_memory_equal(&a.nodes[0], &b.nodes[0], sizeof(a.nodes[0]));
+	assert_memory_equal(&a.nodes[0], &d.nodes[0], sizeof(a.nodes[0]));
+	gs_cluster_share_key(&a, 0, &ka);
+	gs_cluster_share_key(&b, 0, &kb);
+	gs_cluster_share_key(&d, 0, &kd);
+	assert_memory_equal(&ka, &kb, sizeof(ka));
+	assert_memory_not_equal(&ka, &kd, sizeof(ka));
+	assert_int_equal(ka.gpu_mig_cap[0], 4);
+	assert_int_equal(kd.gpu_mig_cap[0], 2);
+	/* The 4g.40gb pod asks both GPUs of a and b, and only GPU 1 of d. */
+	p4.num_gpu = 2;
+	assert_int_equal(gs_cluster_fits(&a, 0, &p4), GS_FIT_OK);
+	assert_int_equal(gs_cluster_fits(&b, 0, &p4), GS_FIT_OK);
+	assert_int_equal(gs_cluster_fits(&d, 0, &p4), GS_FIT_MIG_SLOT);
+	p3.num_gpu = 2; /* 3 slices: a 3g.40gb, which fits at 0 on a and b, nowhere on d's GPU 0 */
+	assert_int_equal(gs_cluster_fits(&a, 0, &p3), gs_cluster_fits(&b, 0, &p3));
+	assert_int_equal(gs_cluster_fits(&d, 0, &p3), GS_FIT_MIG_SLOT);
+	gs_cluster_release(&a);
+	gs_cluster_release(&b);
+	gs_cluster_release(&d);
+}
+
 /* A fixed layout: pods take its idle instances, which stay when they leave. */
 static void test_mig_fixed_layout(void **state)
 {
@@ -416,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_timeslice),
 		cmocka_unit_test(test_mps),
 		cmocka_unit_test(test_mig_through_scheduler),
+		cmocka_unit_test(test_share_key),
 		cmocka_unit_test(test_mig_fixed_layout),
 		cmocka_unit_test(test_mixed_node_and_copy),
 	};

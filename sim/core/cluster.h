@@ -137,6 +137,21 @@ struct gs_node_share {
 	struct gs_gpu_share gpu[GS_MAX_GPUS];
 };
 
+/*
+ * What of a node's sharing state gs_cluster_fits() and gs_cluster_node_pod()
+ * read: two nodes whose struct gs_node (but the pod count) and key are
+ * equal are filtered and costed alike for every pod, whatever their MIG
+ * instances' layout or pods per GPU, so the scheduler's index may group
+ * them. The GPUs past the node's are zero: compare keys with memcmp().
+ */
+struct gs_node_share_key {
+	uint8_t mode, cfg, combo;
+	int8_t mig_table, mig_cap_max;
+	uint8_t gpu_cfg[GS_MAX_GPUS];  /* per GPU: its config (and so its mode) */
+	int8_t gpu_mig_cap[GS_MAX_GPUS]; /* per GPU: mig_cap */
+	uint8_t pad[3];
+};
+
 #define GS_MAX_SHARE_COMBOS 64  /* distinct (config, GPU model) pairs of uniform nodes */
 
 /*
@@ -468,6 +483,9 @@ static inline int gs_cluster_share_combo(const struct gs_cluster *c, int32_t nod
 /* Fills *d for pod p on node (which must have a combination). */
 void gs_cluster_share_demand(const struct gs_cluster *c, int32_t node, const struct gs_pod *p,
 			     struct gs_share_demand *d);
+
+/* Fills *k with node's sharing key (struct gs_node_share_key); c must have sharing modes. */
+void gs_cluster_share_key(const struct gs_cluster *c, int32_t node, struct gs_node_share_key *k);
 
 /* gs_cluster_fits() with the node's demand already computed. */
 enum gs_fit gs_cluster_fits_demand(const struct gs_cluster *c, int32_t node,

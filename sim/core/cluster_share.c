@@ -214,6 +214,28 @@ enum gs_fit gs__share_fits(const struct gs_cluster *c, int32_t node, const struc
 	return ok >= p->num_gpu ? GS_FIT_OK : worst;
 }
 
+/*
+ * The filter above reads of the sharing state the node's and each GPU's
+ * config, the MIG table and mig_cap; demand() reads the config and the
+ * table. Nothing reads the instances themselves or the pods per GPU.
+ */
+void gs_cluster_share_key(const struct gs_cluster *c, int32_t node, struct gs_node_share_key *k)
+{
+	const struct gs_node_share *ns = &c->share[node];
+	int32_t i, g = c->nodes[node].num_gpu;
+
+	memset(k, 0, sizeof(*k));
+	k->mode = ns->mode;
+	k->cfg = ns->cfg;
+	k->combo = ns->combo;
+	k->mig_table = ns->mig_table;
+	k->mig_cap_max = ns->mig_cap_max;
+	for (i = 0; i < g; i++) {
+		k->gpu_cfg[i] = ns->gpu[i].cfg;
+		k->gpu_mig_cap[i] = ns->gpu[i].mig_cap;
+	}
+}
+
 /* --- placing ----------------------------------------------------------------- */
 
 const struct gs_pod *gs_cluster_node_pod(const struct gs_cluster *c, int32_t node,

@@ -4,8 +4,10 @@
  *
  * Groups. Every node belongs to the group of its state: the whole struct
  * gs_node except its pod count, plus the policy's node_key(), and with GPU
- * sharing modes its struct gs_node_share (modes, pods per GPU, MIG
- * instances), compared byte for byte. A group keeps,
+ * sharing modes its struct gs_node_share_key (configs and the largest MIG
+ * profile each GPU can still place: what the filter reads, not the MIG
+ * instances' layout nor the pods per GPU, which would make most states
+ * of a MIG node new), compared byte for byte. A group keeps,
  * for each request shape, the filter's verdict and the policy's score,
  * computed once on the first node of that state the index looks at. Groups
  * nobody is in stay cached (a node often goes back to an earlier state,
@@ -86,6 +88,9 @@ struct shape {
 	uint8_t *fit;             /* [n], by visit position */
 	double *tree;             /* [tree_size]: level l at level_at[l], leaf i at i, root last */
 	int32_t *blk;             /* best_of: fitting nodes per RANK_BLOCK positions */
+	/* Sharing modes: the request's demand per (config, model) combination, once each. */
+	struct gs_share_demand *dem; /* [n_dem] */
+	uint64_t dem_known;       /* bit k: dem[k] is worked out */
 	int32_t count[GS_FIT__COUNT];
 	int64_t cursor;           /* the log is applied up to here */
 	bool built;
@@ -119,7 +124,7 @@ struct gs_sched_index {
 
 	/* Groups, and a hash table of their ids (open addressing, -1 empty). */
 	struct group_key *keys;
-	struct gs_node_share *skeys; /* [cap_groups] with sharing modes, else NULL */
+	struct gs_node_share_key *skeys; /* [cap_groups] with sharing modes, else NULL */
 	uint64_t *ghash;
 	int32_t *refs;            /* nodes in the group */
 	uint8_t *verdicts;        /* [cap_groups * vstride] the rows of verdicts */
@@ -174,25 +179,19 @@ static uint64_t key_hash(const struct group_key *k)
 	return gs_rng_mix(h);
 }
 
-/* The bytes of a node's sharing state that can differ: its GPUs' entries, not the unused ones. */
-static size_t share_len(const struct gs_node *n)
-{
-	return offsetof(struct gs_node_share, gpu) + (size_t)n->num_gpu * sizeof(struct gs_gpu_share);
-}
+_Static_assert(sizeof(struct gs_node_share_key) % 8 == 0, "share_hash() reads whole words");
 
-static uint64_t share_hash(uint64_t h, const struct gs_node_share *ns, size_t len)
+static uint64_t share_hash(uint64_t h, const struct gs_node_share_key *sk)
 {
-	const unsigned char *b = (const unsigned char *)ns;
+	const unsigned char *b = (const unsigned char *)sk;
 	size_t i;
 
-	for (i = 0; i + 8 <= len; i += 8) {
+	for (i = 0; i < sizeof(*sk); i += 8) {
 		uint64_t v;
 
 		memcpy(&v, b + i, 8);
 		h = mix(h, v);
 	}
-	for (; i < len; i++)
-		h = mix(h, b[i]);
 	return gs_rng_mix(h);
 }
 
@@ -244,23 +243,23 @@ static void key_of(const struct gs_sched_index *x, const struct gs_cluster *c, i
 	k->pkey = x->pol->node_key ? x->pol->node_key(x->pol_state, c, node) : 0;
 }
 
-/* Whether group g is the state k (and ns, with sharing modes). */
+/* Whether group g is the state k (and sk, with sharing modes). */
 static bool group_is(const struct gs_sched_index *x, int32_t g, uint64_t h,
-		     const struct group_key *k, const struct gs_node_share *ns)
+		     const struct group_key *k, const struct gs_node_share_key *sk)
 {
 	return x->ghash[g] == h && key_eq(&x->keys[g], k) &&
-	       (!ns || memcmp(&x->skeys[g], ns, share_len(&k->node)) == 0);
+	       (!sk || memcmp(&x->skeys[g], sk, sizeof(*sk)) == 0);
 }
 
 static int32_t group_find(const struct gs_sched_index *x, uint64_t h, const struct group_key *k,
-			  const struct gs_node_share *ns)
+			  const struct gs_node_share_key *sk)
 {
 	size_t i = (size_t)h & x->table_mask;
 
 	for (; x->table[i] >= 0; i = (i + 1) & x->table_mask) {
 		int32_t g = x->table[i];
 
-		if (group_is(x, g, h, k, ns))
+		if (group_is(x, g, h, k, sk))
 			return g;
 	}
 	return -1;
@@ -336,7 +335,7 @@ static void group_unref(struct gs_sched_index *x, int32_t g)
 
 /* A slot for a new state: a fresh one, or the group unreferenced longest. */
 static int32_t group_new(struct gs_sched_index *x, uint64_t h, const struct group_key *k,
-			 const struct gs_node_share *ns)
+			 const struct gs_node_share_key *sk)
 {
 	int32_t g;
 
@@ -352,8 +351,8 @@ static int32_t group_new(struct gs_sched_index *x, uint64_t h, const struct grou
 	/* What the shapes computed for the slot's old state is stale now. */
 	memset(x->verdicts + (size_t)g * x->vstride, VERDICT_UNKNOWN, x->vstride);
 	x->keys[g] = *k;
-	if (ns)
-		x->skeys[g] = *ns;
+	if (sk)
+		x->skeys[g] = *sk;
 	x->ghash[g] = h;
 	x->refs[g] = 0;
 	idle_append(x, g);
@@ -364,22 +363,25 @@ static int32_t group_new(struct gs_sched_index *x, uint64_t h, const struct grou
 /* Puts node into the group of its current state; false if that did not change. */
 static bool regroup(struct gs_sched_index *x, const struct gs_cluster *c, int32_t node)
 {
-	const struct gs_node_share *ns = x->skeys ? &c->share[node] : NULL;
+	struct gs_node_share_key skey, *sk = NULL;
 	struct group_key k;
 	uint64_t h;
 	int32_t g = x->group_of[node];
 
 	key_of(x, c, node, &k);
 	h = key_hash(&k);
-	if (ns)
-		h = share_hash(h, ns, share_len(&k.node));
-	if (g >= 0 && group_is(x, g, h, &k, ns))
+	if (x->skeys) {
+		sk = &skey;
+		gs_cluster_share_key(c, node, sk);
+		h = share_hash(h, sk);
+	}
+	if (g >= 0 && group_is(x, g, h, &k, sk))
 		return false;
 	if (g >= 0)
 		group_unref(x, g);
-	g = group_find(x, h, &k, ns);
+	g = group_find(x, h, &k, sk);
 	if (g < 0)
-		g = group_new(x, h, &k, ns);
+		g = group_new(x, h, &k, sk);
 	group_ref(x, g);
 	x->group_of[node] = g;
 	return true;
@@ -431,8 +433,10 @@ static void resync_all(struct gs_sched_index *x, const struct gs_cluster *c)
 
 	for (i = 0; i < x->n; i++)
 		regroup(x, c, i);
-	for (i = 0; i < x->n_shapes; i++)
+	for (i = 0; i < x->n_shapes; i++) {
 		x->shapes[i].built = false;
+		x->shapes[i].dem_known = 0;
+	}
 	x->version = c->version;
 }
 
@@ -458,6 +462,7 @@ static void shape_free(struct shape *sh)
 	free(sh->fit);
 	free(sh->tree);
 	free(sh->blk);
+	free(sh->dem);
 }
 
 static int shapes_rehash(struct gs_sched_index *x, size_t size)
@@ -547,8 +552,10 @@ static int32_t shape_of(struct gs_sched_index *x, const struct gs_pod *p)
 		sh->tree = malloc(x->tree_size * sizeof(*sh->tree));
 	if (x->ranked)
 		sh->blk = malloc(rank_blocks(x) * sizeof(*sh->blk));
+	if (x->skeys)
+		sh->dem = malloc(GS_MAX_SHARE_COMBOS * sizeof(*sh->dem));
 	if (!sh->fit || (x->scored && (!sh->tree || !sh->g_score)) ||
-	    (x->ranked && !sh->blk)) {
+	    (x->ranked && !sh->blk) || (x->skeys && !sh->dem)) {
 		shape_free(sh);
 		return -1;
 	}
@@ -561,39 +568,48 @@ static int32_t shape_of(struct gs_sched_index *x, const struct gs_pod *p)
 }
 
 /*
- * What the policy scores for request p on a node that fits it: p itself
- * without sharing modes; with them, what the scan in sched.c passes (the
- * demand of the node's (config, model) combination, or the node's own
- * translation of p on mixed and CPU nodes), a function of the node's state.
+ * With sharing modes, the demand of sh's request on node's (config, model)
+ * combination, as the scan in sched.c works it out per pick: here once per
+ * shape, since it depends on nothing that binds change (new verdicts are
+ * frequent with MIG, whose every instance makes a new node state). NULL on
+ * mixed and CPU nodes, which have no combination, and without sharing.
  */
-static const struct gs_pod *node_pod(const struct gs_cluster *c, int32_t node,
-				     const struct gs_pod *p, struct gs_share_demand *d,
-				     struct gs_pod *tmp)
+static const struct gs_share_demand *shape_demand(struct gs_sched_index *x, struct shape *sh,
+						  int32_t node)
 {
-	if (!c->share)
-		return p;
-	if (gs_cluster_share_combo(c, node) >= 0) {
-		gs_cluster_share_demand(c, node, p, d);
-		if (d->why == GS_FIT_OK)
-			return &d->eff;
+	int k;
+
+	if (!sh->dem)
+		return NULL;
+	k = gs_cluster_share_combo(x->c, node);
+	if (k < 0)
+		return NULL;
+	if (!((sh->dem_known >> k) & 1u)) {
+		gs_cluster_share_demand(x->c, x->c->share_combo_node[k], &sh->req, &sh->dem[k]);
+		sh->dem_known |= 1ull << k;
 	}
-	return gs_cluster_node_pod(c, node, p, tmp);
+	return &sh->dem[k];
 }
 
 /*
  * The score of group g for shape sh, which fits there, computed on node
- * (which is in g now). A score that is not above -infinity is kept as the
- * lowest finite number, so that -infinity in a tree means "does not fit"
- * (the scan takes such a node if nothing better fits, and so does the
- * tree).
+ * (which is in g now) for what the scan passes the policy: the demand d of
+ * the node's combination, or the node's own translation of the request
+ * (the request itself without sharing modes). A score that is not above
+ * -infinity is kept as the lowest finite number, so that -infinity in a
+ * tree means "does not fit" (the scan takes such a node if nothing better
+ * fits, and so does the tree).
  */
-static void score_new(struct gs_sched_index *x, struct shape *sh, int32_t g, int32_t node)
+static void score_new(struct gs_sched_index *x, struct shape *sh, int32_t g, int32_t node,
+		      const struct gs_share_demand *d)
 {
-	struct gs_share_demand d;
 	struct gs_pod tmp;
 	double (*score)(void *, const struct gs_cluster *, int32_t, const struct gs_pod *) =
 		x->pol->score_once ? x->pol->score_once : x->pol->score;
-	double v = score(x->pol_state, x->c, node, node_pod(x->c, node, &sh->req, &d, &tmp));
+	const struct gs_pod *pn = d && d->why == GS_FIT_OK ?
+					  &d->eff :
+					  gs_cluster_node_pod(x->c, node, &sh->req, &tmp);
+	double v = score(x->pol_state, x->c, node, pn);
 
 	sh->g_score[g] = v > -INFINITY ? v : -DBL_MAX;
 }
@@ -608,10 +624,12 @@ static void score_new(struct gs_sched_index *x, struct shape *sh, int32_t g, int
 static inline uint8_t verdict_new(struct gs_sched_index *x, struct shape *sh, int32_t g,
 				  int32_t node)
 {
-	uint8_t f = (uint8_t)gs_cluster_fits(x->c, node, &sh->req);
+	const struct gs_share_demand *d = shape_demand(x, sh, node);
+	uint8_t f = (uint8_t)(d ? gs_cluster_fits_demand(x->c, node, &sh->req, d) :
+				  gs_cluster_fits(x->c, node, &sh->req));
 
 	if (x->scored && f == GS_FIT_OK)
-		score_new(x, sh, g, node);
+		score_new(x, sh, g, node, d);
 	x->verdicts[(size_t)g * x->vstride + (size_t)sh->id] = f;
 	return f;
 }
@@ -767,6 +785,7 @@ static inline void shape_update(struct gs_sched_index *x, struct shape *sh,
  * 12,500 nodes; the parent, half of the tree updates at 100,000); asked
  * for early, the misses of successive entries overlap. The log entry
  * holds the position and the group, so asking costs no lookup.
+
  */
 #define SYNC_AHEAD 12
 #define SYNC_PREFETCH_NODES 4096
@@ -1062,7 +1081,8 @@ struct gs_sched_index *gs_sched_index_new(const struct gs_cluster *c, const int3
 	/* A shape's column of verdicts counts twice: the rows double their width as shapes come. */
 	x->shape_bytes = cap * (2 + (x->scored ? sizeof(double) : 0)) + n + 1 +
 			 (x->scored ? x->tree_size * sizeof(double) : 0) +
-			 (x->ranked ? rank_blocks(x) * sizeof(int32_t) : 0);
+			 (x->ranked ? rank_blocks(x) * sizeof(int32_t) : 0) +
+			 (c->share ? GS_MAX_SHARE_COMBOS * sizeof(struct gs_share_demand) : 0);
 	for (i = 0; i < x->n; i++) {
 		x->pos_of[order[i]] = i;
 		x->group_of[i] = -1;
