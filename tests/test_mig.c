@@ -304,10 +304,11 @@ static void test_choose_and_layouts(void **state)
 }
 
 /*
- * gs_mig_find_start() against trying every start with gs_mig_create(), on
- * every state a GPU of each built-in table reaches by creating instances
- * (a walk of all create sequences up to the instance limit, deduplicated
- * by the state the finder reads: used slices, compute, instance count).
+ * gs_mig_find_start() and gs_mig_fits_at() against trying every start with
+ * gs_mig_create(), on every state a GPU of each built-in table reaches by
+ * creating instances (a walk of all create sequences up to the instance
+ * limit, deduplicated by the state the finder reads: used slices, compute,
+ * instance count).
  */
 static void test_find_start_tries_every_start(void **state)
 {
@@ -329,10 +330,13 @@ static void test_find_start_tries_every_start(void **state)
 			for (q = 0; q < t->n; q++) {
 				int s, want = -1;
 
-				for (s = GS_MIG_MEM_SLICES - 1; s >= 0 && want < 0; s--) {
+				/* Every start, and gs_mig_fits_at() on each (out of range too). */
+				for (s = GS_MIG_MEM_SLICES; s >= -1; s--) {
 					struct gs_mig_gpu copy = g;
+					bool made = gs_mig_create(t, &copy, q, s) >= 0;
 
-					if (gs_mig_create(t, &copy, q, s) >= 0)
+					assert_int_equal(gs_mig_fits_at(t, &g, q, s), made);
+					if (made && want < 0)
 						want = s;
 				}
 				assert_int_equal(gs_mig_find_start(t, &g, q), want);

@@ -274,6 +274,7 @@ struct pick_demand {
 	int32_t milli;
 	int64_t mem;
 	int prof;
+	const struct gs_mig_table *t; /* the node's MIG table, NULL if none */
 };
 
 /*
@@ -301,9 +302,7 @@ static bool gpu_takes(const struct gs_cluster *c, const struct gs_node *n,
 		return false;
 	if (gs->mode == GS_SHARE_MIG) {
 		/* Room in milli-GPU, as for the other modes: the largest placeable instance. */
-		const struct gs_mig_table *t = node_table(ns);
-
-		*room = gs->mig_cap >= 0 && t ? gs_mig_profile_milli(&t->p[gs->mig_cap]) : 0;
+		*room = gs->mig_cap >= 0 && d->t ? gs_mig_profile_milli(&d->t->p[gs->mig_cap]) : 0;
 		return gs->mig_cap >= prof;
 	}
 	*room = n->gpu_free_milli[i];
@@ -342,7 +341,7 @@ void gs_cluster_share_pick(const struct gs_cluster *c, int32_t node, const struc
 {
 	const struct gs_node *n = &c->nodes[node];
 	const struct gs_node_share *ns = &c->share[node];
-	struct pick_demand d = { .cfg = -1 };
+	struct pick_demand d = { .cfg = -1, .t = node_table(ns) };
 	int32_t i, room, best = -1, best_room = 0;
 
 	pl->node = node;
@@ -376,7 +375,6 @@ void gs_cluster_share_pick(const struct gs_cluster *c, int32_t node, const struc
 static int mig_plan(const struct gs_mig_table *t, const struct gs_mig_gpu *g,
 		    const struct gs_pod *p, int start, int dir)
 {
-	struct gs_mig_gpu trial;
 	int i, q, prof;
 
 	if (start < 0)
@@ -396,11 +394,9 @@ static int mig_plan(const struct gs_mig_table *t, const struct gs_mig_gpu *g,
 		return g->inst[i].profile;
 	}
 	/* The smallest profile at least prof that fits at this start. */
-	for (q = prof; q < t->n; q++) {
-		trial = *g;
-		if (gs_mig_create(t, &trial, q, start) >= 0)
+	for (q = prof; q < t->n; q++)
+		if (gs_mig_fits_at(t, g, q, start))
 			return q;
-	}
 	return GS_ENOFIT;
 }
 

@@ -172,39 +172,6 @@ static unsigned slice_mask(int start, int n)
 	return ((1u << n) - 1u) << start;
 }
 
-static bool fits_at(const struct gs_mig_profile *p, const struct gs_mig_gpu *g, int start)
-{
-	if (start < 0 || start + p->mem_slices > GS_MIG_MEM_SLICES || !((p->starts >> start) & 1u))
-		return false;
-	if (g->compute_used + p->compute > GS_MIG_COMPUTE_SLICES ||
-	    g->n >= GS_MIG_MAX_INSTANCES)
-		return false;
-	return (g->mem_used & slice_mask(start, p->mem_slices)) == 0;
-}
-
-int gs_mig_find_start(const struct gs_mig_table *t, const struct gs_mig_gpu *g, int prof)
-{
-	const struct gs_mig_profile *p;
-	unsigned free_slices, run;
-	int k;
-
-	if (prof < 0 || prof >= t->n)
-		return -1;
-	p = &t->p[prof];
-	if (g->compute_used + p->compute > GS_MIG_COMPUTE_SLICES || g->n >= GS_MIG_MAX_INSTANCES)
-		return -1;
-	/*
-	 * fits_at() for every start at once (the schedulers ask this for every
-	 * profile on every change of a MIG GPU): bit s of run is set when
-	 * slices s .. s + mem_slices - 1 are free and on the card.
-	 */
-	free_slices = ~(unsigned)g->mem_used & ((1u << GS_MIG_MEM_SLICES) - 1u);
-	run = (p->mem_slices ? free_slices : (1u << GS_MIG_MEM_SLICES) - 1u) & p->starts;
-	for (k = 1; k < p->mem_slices && run; k++)
-		run &= free_slices >> k;
-	return run ? 31 - __builtin_clz(run) : -1;
-}
-
 int gs_mig_create(const struct gs_mig_table *t, struct gs_mig_gpu *g, int prof, int start)
 {
 	const struct gs_mig_profile *p;
@@ -215,7 +182,7 @@ int gs_mig_create(const struct gs_mig_table *t, struct gs_mig_gpu *g, int prof, 
 	p = &t->p[prof];
 	if (!((p->starts >> start) & 1u) || start + p->mem_slices > GS_MIG_MEM_SLICES)
 		return GS_EINVAL;
-	if (!fits_at(p, g, start))
+	if (!gs_mig_fits_at(t, g, prof, start))
 		return GS_ENOFIT;
 	in = &g->inst[g->n];
 	in->profile = (uint8_t)prof;

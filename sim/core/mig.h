@@ -136,9 +136,51 @@ void gs_mig_gpu_init(struct gs_mig_gpu *g);
  * The valid start at which profile `prof` can be created in g's free
  * slices, trying the highest start first (so the low slices stay free for
  * the 4g and 7g profiles, which can only start at 0). Returns the start or
- * -1 when it does not fit.
+ * -1 when it does not fit. Inline: the allocator asks it for every profile
+ * on every change of a MIG GPU.
  */
-int gs_mig_find_start(const struct gs_mig_table *t, const struct gs_mig_gpu *g, int prof);
+static inline int gs_mig_find_start(const struct gs_mig_table *t, const struct gs_mig_gpu *g,
+				    int prof)
+{
+	const struct gs_mig_profile *p;
+	unsigned free_slices, run;
+	int k;
+
+	if (prof < 0 || prof >= t->n)
+		return -1;
+	p = &t->p[prof];
+	if (g->compute_used + p->compute > GS_MIG_COMPUTE_SLICES || g->n >= GS_MIG_MAX_INSTANCES)
+		return -1;
+	/*
+	 * Every start at once: bit s of run is set when slices s .. s +
+	 * mem_slices - 1 are free and on the card.
+	 */
+	free_slices = ~(unsigned)g->mem_used & ((1u << GS_MIG_MEM_SLICES) - 1u);
+	run = (p->mem_slices ? free_slices : (1u << GS_MIG_MEM_SLICES) - 1u) & p->starts;
+	for (k = 1; k < p->mem_slices && run; k++)
+		run &= free_slices >> k;
+	return run ? 31 - __builtin_clz(run) : -1;
+}
+
+/*
+ * Whether an instance of `prof` can be created at `start` (what
+ * gs_mig_create() would do without creating it): a valid start of the
+ * profile, slices free, compute slices and instances to spare.
+ */
+static inline bool gs_mig_fits_at(const struct gs_mig_table *t, const struct gs_mig_gpu *g,
+				  int prof, int start)
+{
+	const struct gs_mig_profile *p;
+
+	if (prof < 0 || prof >= t->n || start < 0 || start >= GS_MIG_MEM_SLICES)
+		return false;
+	p = &t->p[prof];
+	if (!((p->starts >> start) & 1u) || start + p->mem_slices > GS_MIG_MEM_SLICES)
+		return false;
+	if (g->compute_used + p->compute > GS_MIG_COMPUTE_SLICES || g->n >= GS_MIG_MAX_INSTANCES)
+		return false;
+	return (g->mem_used & (((1u << p->mem_slices) - 1u) << start)) == 0;
+}
 
 /*
  * Creates an instance of `prof` at `start`. Returns its index in g->inst,
