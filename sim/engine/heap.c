@@ -33,7 +33,7 @@ static void groups_free(struct gs_heap *h)
 	size_t g;
 
 	for (g = 0; h->groups && g < h->n_groups; g++)
-		free(h->groups[g].m);
+		free(h->groups[g].more);
 	free(h->groups);
 	free(h->dirty);
 	h->groups = NULL;
@@ -114,7 +114,8 @@ int gs_heap_track(struct gs_heap *h, size_t n_pods, size_t n_groups)
 	groups_free(h);
 	h->n_pods = 0;
 	h->pos = malloc((n_pods ? n_pods : 1) * sizeof(*h->pos));
-	h->groups = calloc(n_groups ? n_groups : 1, sizeof(*h->groups));
+	h->groups = aligned_alloc(_Alignof(struct gs_heap_group),
+				  (n_groups ? n_groups : 1) * sizeof(*h->groups));
 	h->dirty = malloc((n_groups ? n_groups : 1) * sizeof(*h->dirty));
 	if (!h->pos || !h->groups || !h->dirty) {
 		free(h->pos);
@@ -124,6 +125,7 @@ int gs_heap_track(struct gs_heap *h, size_t n_pods, size_t n_groups)
 	}
 	for (i = 0; i < n_pods; i++)
 		h->pos[i] = -1;
+	memset(h->groups, 0, (n_groups ? n_groups : 1) * sizeof(*h->groups));
 	for (i = 0; i < n_groups; i++)
 		h->groups[i].slot = -1;
 	h->n_pods = n_pods;
@@ -217,13 +219,19 @@ static void mark_dirty(struct gs_heap *h, int32_t g)
 	}
 }
 
+/* Member k of group gr. */
+static inline struct gs_heap_member *member(struct gs_heap_group *gr, int32_t k)
+{
+	return k < GS_HEAP_GROUP_INLINE ? &gr->in[k] : &gr->more[k - GS_HEAP_GROUP_INLINE];
+}
+
 /* The member of group gr that departure `pod` is, or -1. */
-static int32_t member_of(const struct gs_heap_group *gr, int32_t pod)
+static int32_t member_of(struct gs_heap_group *gr, int32_t pod)
 {
 	int32_t k;
 
 	for (k = 0; k < gr->n; k++)
-		if (gr->m[k].pod == pod)
+		if (member(gr, k)->pod == pod)
 			return k;
 	return -1;
 }
@@ -231,7 +239,8 @@ static int32_t member_of(const struct gs_heap_group *gr, int32_t pod)
 /* Takes member k out of group gr (their order does not matter). */
 static void member_drop(struct gs_heap_group *gr, int32_t k)
 {
-	gr->m[k] = gr->m[--gr->n];
+	gr->n--;
+	*member(gr, k) = *member(gr, gr->n);
 }
 
 /*
@@ -255,7 +264,7 @@ static void ungroup(struct gs_heap *h, int32_t pod)
 	struct gs_heap_group *gr = &h->groups[g];
 	int32_t k = member_of(gr, pod);
 
-	note_moved(h, gr->m[k].t_s, gr->m[k].seq);
+	note_moved(h, member(gr, k)->t_s, member(gr, k)->seq);
 	member_drop(gr, k);
 	mark_dirty(h, g);
 	h->pos[pod] = -1;
@@ -316,19 +325,19 @@ int gs_heap_push_grouped(struct gs_heap *h, int64_t t_s, int32_t pod, uint32_t g
 	/* Most often a move within the group: pos[] is not read at all. */
 	k = member_of(gr, pod);
 	if (k >= 0) {
-		mb = &gr->m[k];
+		mb = member(gr, k);
 		note_moved(h, mb->t_s, mb->seq);
 	} else {
-		if (gr->n == gr->cap) {
-			size_t cap = (size_t)gr->cap;
+		if (gr->n >= GS_HEAP_GROUP_INLINE && gr->n - GS_HEAP_GROUP_INLINE == gr->cap_more) {
+			size_t cap = (size_t)gr->cap_more;
 
 			if (cap >= INT32_MAX / 2)
 				return GS_ENOMEM;
-			mb = gs_grow(gr->m, &cap, (size_t)gr->n, sizeof(*mb), 4);
+			mb = gs_grow(gr->more, &cap, (size_t)gr->cap_more, sizeof(*mb), 4);
 			if (!mb)
 				return GS_ENOMEM;
-			gr->m = mb;
-			gr->cap = (int32_t)cap;
+			gr->more = mb;
+			gr->cap_more = (int32_t)cap;
 		}
 		/* The group may need a slot: room for it now (and for a group the pod leaves). */
 		h->n_dirty++;
@@ -346,7 +355,7 @@ int gs_heap_push_grouped(struct gs_heap *h, int64_t t_s, int32_t pod, uint32_t g
 		} else if (h->pos[pod] <= -2) {
 			ungroup(h, pod);
 		}
-		mb = &gr->m[gr->n++];
+		mb = member(gr, gr->n++);
 		mb->pod = pod;
 		h->pos[pod] = -2 - group;
 		h->n_events++;
@@ -358,16 +367,20 @@ int gs_heap_push_grouped(struct gs_heap *h, int64_t t_s, int32_t pod, uint32_t g
 	return 0;
 }
 
-/* The earliest of the n members at m, as the slot's event of group g; n is 1 at least. */
-static struct gs_event group_head(const struct gs_heap_member *m, int32_t n, int32_t g)
+/* Group g's earliest departure, as its slot's event; g holds one at least. */
+static struct gs_event group_head(struct gs_heap *h, int32_t g)
 {
-	const struct gs_heap_member *best = &m[0];
+	struct gs_heap_group *gr = &h->groups[g];
+	const struct gs_heap_member *best = member(gr, 0);
 	struct gs_event ev;
 	int32_t k;
 
-	for (k = 1; k < n; k++)
-		if (m[k].t_s < best->t_s || (m[k].t_s == best->t_s && m[k].seq < best->seq))
-			best = &m[k];
+	for (k = 1; k < gr->n; k++) {
+		const struct gs_heap_member *mb = member(gr, k);
+
+		if (mb->t_s < best->t_s || (mb->t_s == best->t_s && mb->seq < best->seq))
+			best = mb;
+	}
 	ev.t_s = best->t_s;
 	ev.seq = best->seq;
 	ev.kind = GS_EV_DEPART;
@@ -397,7 +410,7 @@ static void settle_dirty(struct gs_heap *h)
 			}
 			continue;
 		}
-		ev = group_head(gr->m, gr->n, g);
+		ev = group_head(h, g);
 		if (gr->slot < 0)
 			sift_up(h, h->n++, &ev); /* reserve() made room */
 		else if (before(&ev, &h->a[gr->slot]))
@@ -456,7 +469,7 @@ int gs_heap_pop(struct gs_heap *h, struct gs_event *out)
 		h->pos[out->pod] = -1;
 		member_drop(gr, member_of(gr, out->pod));
 		if (gr->n > 0) {
-			next = group_head(gr->m, gr->n, g);
+			next = group_head(h, g);
 			sift_down(h, 0, &next);
 			return 0;
 		}

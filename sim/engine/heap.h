@@ -67,12 +67,20 @@ struct gs_heap_member {
 	uint32_t gen;
 };
 
-/* One departure group: its departures, unordered, and its slot in the heap. */
+/* Departures a group holds in itself; the rest are in its array `more`. */
+#define GS_HEAP_GROUP_INLINE 4
+
+/*
+ * One departure group: its departures, unordered, and its slot in the
+ * heap. The first few are in it, so that reading a group of a few pods
+ * is one cache miss, not one for the group and one for its array.
+ */
 struct gs_heap_group {
-	struct gs_heap_member *m;  /* owned */
-	int32_t n, cap;
+	_Alignas(64) struct gs_heap_member *more; /* owned: departures past the first few */
+	int32_t n, cap_more;
 	int32_t slot;              /* its place in the heap array, -1 for none */
 	bool dirty;                /* its departures changed since its slot was keyed */
+	struct gs_heap_member in[GS_HEAP_GROUP_INLINE];
 };
 
 struct gs_heap {
