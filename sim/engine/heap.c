@@ -32,13 +32,16 @@ static void groups_free(struct gs_heap *h)
 {
 	size_t g;
 
-	for (g = 0; h->groups && g < h->n_groups; g++)
-		free(h->groups[g].more);
-	free(h->groups);
+	for (g = 0; g < h->n_with_more; g++)
+		free(h->groups[h->with_more[g]].more);
+	free(h->with_more);
+	free(h->groups_mem);
 	free(h->dirty);
 	h->groups = NULL;
+	h->groups_mem = NULL;
+	h->with_more = NULL;
 	h->dirty = NULL;
-	h->n_groups = h->n_dirty = 0;
+	h->n_groups = h->n_dirty = h->n_with_more = h->cap_with_more = 0;
 }
 
 void gs_heap_release(struct gs_heap *h)
@@ -114,8 +117,13 @@ int gs_heap_track(struct gs_heap *h, size_t n_pods, size_t n_groups)
 	groups_free(h);
 	h->n_pods = 0;
 	h->pos = malloc((n_pods ? n_pods : 1) * sizeof(*h->pos));
-	h->groups = aligned_alloc(_Alignof(struct gs_heap_group),
-				  (n_groups ? n_groups : 1) * sizeof(*h->groups));
+	/* calloc() maps large blocks zeroed on first touch; one group more to align them. */
+	h->groups_mem = calloc(n_groups + 1, sizeof(*h->groups));
+	if (h->groups_mem) {
+		uintptr_t at = (uintptr_t)h->groups_mem, align = _Alignof(struct gs_heap_group);
+
+		h->groups = (struct gs_heap_group *)(void *)((at + align - 1) / align * align);
+	}
 	h->dirty = malloc((n_groups ? n_groups : 1) * sizeof(*h->dirty));
 	if (!h->pos || !h->groups || !h->dirty) {
 		free(h->pos);
@@ -125,9 +133,6 @@ int gs_heap_track(struct gs_heap *h, size_t n_pods, size_t n_groups)
 	}
 	for (i = 0; i < n_pods; i++)
 		h->pos[i] = -1;
-	memset(h->groups, 0, (n_groups ? n_groups : 1) * sizeof(*h->groups));
-	for (i = 0; i < n_groups; i++)
-		h->groups[i].slot = -1;
 	h->n_pods = n_pods;
 	h->n_groups = n_groups;
 	return 0;
@@ -145,7 +150,7 @@ static inline void place(struct gs_heap *h, size_t i, const struct gs_event *ev)
 {
 	h->a[i] = *ev;
 	if (ev->group >= 0)
-		h->groups[ev->group].slot = (int32_t)i;
+		h->groups[ev->group].at = (int32_t)i + 1;
 	else if (tracked(h, ev))
 		h->pos[ev->pod] = (int32_t)i;
 }
@@ -333,9 +338,19 @@ int gs_heap_push_grouped(struct gs_heap *h, int64_t t_s, int32_t pod, uint32_t g
 
 			if (cap >= INT32_MAX / 2)
 				return GS_ENOMEM;
+			if (!gr->more) {
+				int32_t *w = gs_grow(h->with_more, &h->cap_with_more, h->n_with_more,
+						     sizeof(*w), 64);
+
+				if (!w)
+					return GS_ENOMEM;
+				h->with_more = w;
+			}
 			mb = gs_grow(gr->more, &cap, (size_t)gr->cap_more, sizeof(*mb), 4);
 			if (!mb)
 				return GS_ENOMEM;
+			if (!gr->more)
+				h->with_more[h->n_with_more++] = group;
 			gr->more = mb;
 			gr->cap_more = (int32_t)cap;
 		}
@@ -402,21 +417,21 @@ static void settle_dirty(struct gs_heap *h)
 
 		gr->dirty = false;
 		if (gr->n == 0) {
-			if (gr->slot >= 0) {
-				size_t i = (size_t)gr->slot;
+			if (gr->at) {
+				size_t i = (size_t)gr->at - 1;
 
-				gr->slot = -1;
+				gr->at = 0;
 				slot_remove(h, i);
 			}
 			continue;
 		}
 		ev = group_head(h, g);
-		if (gr->slot < 0)
+		if (!gr->at)
 			sift_up(h, h->n++, &ev); /* reserve() made room */
-		else if (before(&ev, &h->a[gr->slot]))
-			sift_up(h, (size_t)gr->slot, &ev);
+		else if (before(&ev, &h->a[gr->at - 1]))
+			sift_up(h, (size_t)gr->at - 1, &ev);
 		else
-			sift_down(h, (size_t)gr->slot, &ev);
+			sift_down(h, (size_t)gr->at - 1, &ev);
 	}
 	h->n_dirty = 0;
 }
@@ -473,7 +488,7 @@ int gs_heap_pop(struct gs_heap *h, struct gs_event *out)
 			sift_down(h, 0, &next);
 			return 0;
 		}
-		gr->slot = -1;
+		gr->at = 0;
 	} else {
 		*out = h->a[0];
 		if (tracked(h, out))

@@ -78,7 +78,7 @@ struct gs_heap_member {
 struct gs_heap_group {
 	_Alignas(64) struct gs_heap_member *more; /* owned: departures past the first few */
 	int32_t n, cap_more;
-	int32_t slot;              /* its place in the heap array, -1 for none */
+	int32_t at;                /* 1 + its place in the heap array, 0 for none */
 	bool dirty;                /* its departures changed since its slot was keyed */
 	struct gs_heap_member in[GS_HEAP_GROUP_INLINE];
 };
@@ -98,9 +98,16 @@ struct gs_heap {
 	 */
 	int32_t *pos;
 	size_t n_pods;
-	/* Departure groups, and the ones whose slot is to be keyed again. */
+	/*
+	 * Departure groups (in groups_mem, zeroed lazily by the system: the
+	 * groups of GPUs without shared pods are never touched), the ones
+	 * with an array `more`, and the ones whose slot is to be keyed again.
+	 */
 	struct gs_heap_group *groups;
+	void *groups_mem;
 	size_t n_groups;
+	int32_t *with_more;
+	size_t n_with_more, cap_with_more;
 	int32_t *dirty;
 	size_t n_dirty;
 	/* The latest place, (time, seq), a tracked departure moved away from. */
