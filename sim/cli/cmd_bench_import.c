@@ -28,7 +28,7 @@ struct bench_import_args {
 
 #define S struct bench_import_args
 static const struct gs_opt bench_import_opts[] = {
-	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "DB",
+	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "FILE",
 	  .flags = GS_OPT_REQUIRED, .help = "results database; created when missing" },
 	{ GS_OPT_STRING_AT(S, csv_dir), .name = "csv-dir", .short_name = 'c', .arg = "DIR",
 	  .help = "also write FILE's overhead.csv (overhead scenarios), slowdown.csv (the "

@@ -49,7 +49,7 @@ static const struct gs_opt show_opts[] = {
 	{ 0 },
 };
 static const struct gs_opt export_opts[] = {
-	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "DB",
+	{ GS_OPT_STRING_AT(S, db_path), .name = "db", .short_name = 'd', .arg = "FILE",
 	  .flags = GS_OPT_REQUIRED, .help = "results database with benchmark results "
 					    "(gpusim bench-import)" },
 	OPT_OUT,
