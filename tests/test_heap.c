@@ -126,6 +126,18 @@ static void assert_same_event(const struct gs_event *a, const struct gs_event *b
 	assert_int_equal(a->gen, b->gen);
 }
 
+/* Pops h and ref, which must agree: returns the status, the event in *out. */
+static int pop_same(struct gs_heap *h, struct gs_heap *ref, struct gs_event *out)
+{
+	struct gs_event b;
+	int ra = gs_heap_pop(h, out), rb = gs_heap_pop(ref, &b);
+
+	assert_int_equal(ra, rb);
+	if (ra == 0)
+		assert_same_event(out, &b);
+	return ra;
+}
+
 /*
  * Arrivals out of time order with ties, queued apart, and events pushed
  * while popping: the same sequence as a heap into which the arrivals were
@@ -155,13 +167,10 @@ static void test_arrivals_apart(void **state)
 	assert_int_equal(gs_heap_push(&h, 0, GS_EV_SAMPLE, -1), 0);
 	assert_int_equal(gs_heap_push(&ref, 0, GS_EV_SAMPLE, -1), 0);
 	for (;;) {
-		struct gs_event a, b;
-		int ra = gs_heap_pop(&h, &a), rb = gs_heap_pop(&ref, &b);
+		struct gs_event a;
 
-		assert_int_equal(ra, rb);
-		if (ra)
+		if (pop_same(&h, &ref, &a))
 			break;
-		assert_same_event(&a, &b);
 		/* A departure now and then, sometimes at the very time of later arrivals. */
 		if (a.kind == GS_EV_ARRIVE && popped++ % 3 == 0) {
 			int64_t at = a.t_s + (int64_t)gs_rng_below(&rng, 20);
@@ -298,7 +307,6 @@ static void test_grouped_departures(void **state)
 		int32_t pod = (int32_t)gs_rng_below(&rng, PODS);
 		uint64_t r = gs_rng_below(&rng, 100);
 		struct gs_event a, b;
-		int ra, rb;
 
 		if (r < 55) {
 			/* A new completion, a few times in a new group or none. */
@@ -331,11 +339,7 @@ static void test_grouped_departures(void **state)
 				if (ha)
 					assert_same_event(&a, &b);
 			}
-			ra = gs_heap_pop(&h, &a);
-			rb = gs_heap_pop(&ref, &b);
-			assert_int_equal(ra, rb);
-			if (ra == 0) {
-				assert_same_event(&a, &b);
+			if (pop_same(&h, &ref, &a) == 0) {
 				assert_int_equal(gs_heap_moved_after(&h, &a),
 						 gs_heap_moved_after(&ref, &a));
 				popped++;
@@ -344,13 +348,10 @@ static void test_grouped_departures(void **state)
 		assert_int_equal(gs_heap_size(&h), gs_heap_size(&ref));
 	}
 	for (;;) {
-		struct gs_event a, b;
-		int ra = gs_heap_pop(&h, &a), rb = gs_heap_pop(&ref, &b);
+		struct gs_event a;
 
-		assert_int_equal(ra, rb);
-		if (ra)
+		if (pop_same(&h, &ref, &a))
 			break;
-		assert_same_event(&a, &b);
 		assert_int_equal(gs_heap_moved_after(&h, &a), gs_heap_moved_after(&ref, &a));
 		assert_int_equal(gs_heap_size(&h), gs_heap_size(&ref));
 	}
