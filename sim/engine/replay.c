@@ -359,7 +359,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		/* Queued in trace order, so equal arrival times keep it. */
 		rc = gs_heap_arrivals(&sim->events, sim->t_arrive, n);
 		if (rc == 0 && sim->share_on)
-			rc = gs_heap_track(&sim->events, n);
+			rc = gs_heap_track(&sim->events, n, (size_t)sim->share.n_gpus);
 		if (rc)
 			goto fail;
 		if (o->sample_interval_s > 0 && n > 0) {
@@ -441,12 +441,21 @@ static int take_sample(struct gs_sim *sim, int64_t t_s)
 	return 0;
 }
 
-/* The sharing model's callback: a pod's completion moved to t_done_s. */
+/*
+ * The sharing model's callback: a pod's completion moved to t_done_s. On
+ * shared GPUs it waits with the departures of the other pods on its first
+ * GPU, which a start or stop there moves together (engine/heap.h); alone
+ * on its GPUs or instances, nothing moves it and a slot of its own costs
+ * less than a group.
+ */
 static int push_depart(void *arg, int32_t pod, int64_t t_done_s, uint32_t gen)
 {
 	struct gs_sim *sim = arg;
 
-	return gs_heap_push_gen(&sim->events, t_done_s, GS_EV_DEPART, pod, gen);
+	if (sim->share.p[pod].fixed)
+		return gs_heap_push_gen(&sim->events, t_done_s, GS_EV_DEPART, pod, gen);
+	return gs_heap_push_grouped(&sim->events, t_done_s, pod, gen,
+				    gs_share_model_home(&sim->share, pod));
 }
 
 /*
