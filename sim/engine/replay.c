@@ -401,6 +401,9 @@ void gs_sim_release(struct gs_sim *sim)
 	free(sim->active);
 	free(sim->retry);
 	free(sim->samples);
+	if (sim->arrived)
+		gs_arrived_stats_release(sim->arrived);
+	free(sim->arrived);
 	free(sim->t_arrive);
 	gs_gangs_release(&sim->gangs);
 	free(sim->gang_pl);
@@ -1209,6 +1212,19 @@ static void finish_sharing(struct gs_sim *sim)
 		sim->eff_util_busy_pct = 100.0 * useful / ((double)cap * (double)tm->busy_s);
 }
 
+/* Works out an inflate run's per-percent statistics once; without memory, leaves them to the readers. */
+static void keep_arrived(struct gs_sim *sim)
+{
+	struct gs_arrived_stats *st = malloc(sizeof(*st));
+
+	if (st && gs_arrived_stats_compute(sim->samples, sim->n_samples, sim->cluster.gpu_milli,
+					   sim->frag_on, st) == 0) {
+		sim->arrived = st;
+		return;
+	}
+	free(st);
+}
+
 int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 {
 	int rc;
@@ -1230,6 +1246,8 @@ int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 				       &sim->tm);
 	if (rc == 0 && sim->opts.mode == GS_MODE_TIME)
 		finish_sharing(sim);
+	if (rc == 0 && sim->opts.mode == GS_MODE_INFLATE)
+		keep_arrived(sim);
 	if (rc == GS_ECHECK) {
 		char msg[256];
 
