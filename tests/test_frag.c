@@ -190,17 +190,21 @@ static void test_node_categories(void **st)
 }
 
 /*
- * gs_frag_shares_categories() against gs_node_frag_categories(), and
- * gs_frag_shares_kinds() against gs_node_frag_kind(), on random workloads
- * (GPU counts, shares, CPU sizes and model sets, CPU-only kinds, repeated
- * shares) and random node states: the same double, compared with ==.
+ * gs_frag_shares_categories() against gs_node_frag_categories(),
+ * gs_frag_shares_kinds() against gs_node_frag_kind(), gs_frag_view_drop()
+ * against the per-kind differences summed in order, and a view with one
+ * GPU lowered against the view of the node so changed, on random workloads (GPU counts, shares, CPU sizes and model sets,
+ * CPU-only kinds, repeated shares) and random node states (models 0 to 2,
+ * and nodes without GPUs, which have no model): the same double, compared
+ * with ==.
  */
 static void test_shares_match_the_reference(void **st)
 {
 	static const int32_t share[] = { 100, 230, 250, 500, 500, 1000 };
 	struct gs_kind k[24];
 	struct gs_workload w = { k, 0 };
-	int64_t amounts[24];
+	int64_t amounts[24], before[24];
+	static struct gs_frag_view view, lowered;
 	struct gs_frag_shares fs;
 	struct gs_rng r;
 	int round, i, m;
@@ -235,6 +239,33 @@ static void test_shares_match_the_reference(void **st)
 			gs_frag_shares_kinds(&fs, &nd, amounts);
 			for (m = 0; m < w.n; m++)
 				assert_int_equal(amounts[m], gs_node_frag_kind(&nd, &k[m]));
+			gs_frag_view_init(&fs, &nd, &view);
+			if (i > 0) {
+				double want = 0.25;
+
+				for (m = 0; m < w.n; m++)
+					if (before[m] != amounts[m])
+						want += k[m].p * (double)(before[m] - amounts[m]);
+				assert_true(gs_frag_view_drop(&fs, &view, nd.cpu_free_milli, before,
+							      0.25) == want);
+			}
+			memcpy(before, amounts, sizeof(before));
+			if (n > 0) {
+				int32_t gpu = (int32_t)gs_rng_below(&r, (uint64_t)n);
+				int32_t was = nd.gpu_free_milli[gpu];
+				int32_t cpu = 1000 * (int32_t)gs_rng_below(&r, 40);
+
+				gs_frag_view_lower(&fs, &view, was,
+						   (int32_t)gs_rng_below(&r, (uint64_t)was + 1), &lowered);
+				nd.gpu_free_milli[gpu] = was - (int32_t)(view.total - lowered.total);
+				nd.cpu_free_milli = cpu;
+				gs_node_refresh(&nd);
+				assert_true(gs_frag_view_categories(&fs, &lowered, cpu) ==
+					    gs_node_frag_categories(&nd, &w));
+				gs_frag_view_kinds(&fs, &lowered, cpu, amounts);
+				for (m = 0; m < w.n; m++)
+					assert_int_equal(amounts[m], gs_node_frag_kind(&nd, &k[m]));
+			}
 		}
 		gs_frag_shares_release(&fs);
 	}

@@ -3,7 +3,8 @@
  * test_heap.c - the event queue: order by time, insertion order on ties,
  * and agreement with a sorted reference on a large random sequence; the
  * arrivals kept apart from the heap, and the departures it moves rather
- * than leaves stale, against a plain heap that does neither.
+ * than leaves stale, against a plain heap that does neither; departures
+ * in groups against the same departures in slots of their own.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -125,6 +126,18 @@ static void assert_same_event(const struct gs_event *a, const struct gs_event *b
 	assert_int_equal(a->gen, b->gen);
 }
 
+/* Pops h and ref, which must agree: returns the status, the event in *out. */
+static int pop_same(struct gs_heap *h, struct gs_heap *ref, struct gs_event *out)
+{
+	struct gs_event b;
+	int ra = gs_heap_pop(h, out), rb = gs_heap_pop(ref, &b);
+
+	assert_int_equal(ra, rb);
+	if (ra == 0)
+		assert_same_event(out, &b);
+	return ra;
+}
+
 /*
  * Arrivals out of time order with ties, queued apart, and events pushed
  * while popping: the same sequence as a heap into which the arrivals were
@@ -154,13 +167,10 @@ static void test_arrivals_apart(void **state)
 	assert_int_equal(gs_heap_push(&h, 0, GS_EV_SAMPLE, -1), 0);
 	assert_int_equal(gs_heap_push(&ref, 0, GS_EV_SAMPLE, -1), 0);
 	for (;;) {
-		struct gs_event a, b;
-		int ra = gs_heap_pop(&h, &a), rb = gs_heap_pop(&ref, &b);
+		struct gs_event a;
 
-		assert_int_equal(ra, rb);
-		if (ra)
+		if (pop_same(&h, &ref, &a))
 			break;
-		assert_same_event(&a, &b);
 		/* A departure now and then, sometimes at the very time of later arrivals. */
 		if (a.kind == GS_EV_ARRIVE && popped++ % 3 == 0) {
 			int64_t at = a.t_s + (int64_t)gs_rng_below(&rng, 20);
@@ -198,7 +208,7 @@ static void test_tracked_departures_move(void **state)
 	gs_rng_seed(&rng, 5);
 	gs_heap_init(&h);
 	gs_heap_init(&ref);
-	assert_int_equal(gs_heap_track(&h, PODS), 0);
+	assert_int_equal(gs_heap_track(&h, PODS, 0), 0);
 	for (step = 0; step < 20000; step++) {
 		int pod = (int)gs_rng_below(&rng, PODS);
 		struct gs_event a, b;
@@ -260,6 +270,98 @@ static void test_tracked_departures_move(void **state)
 	gs_heap_release(&ref);
 }
 
+/*
+ * Departures in groups (a GPU's pods) against the same departures each in
+ * a slot of its own: the same events in the same order, the same size and
+ * the same answer from gs_heap_moved_after(), with moves inside a group,
+ * moves from one group to another, departures pushed without a group for
+ * a pod that had one and the other way round, arrivals and plain events
+ * between them, and peeks.
+ */
+static void test_grouped_departures(void **state)
+{
+	enum { PODS = 400, GROUPS = 37, N_ARR = 300 };
+	int32_t group[PODS];
+	int64_t t_arr[N_ARR];
+	struct gs_heap h, ref;
+	struct gs_rng rng;
+	int step, i, cross = 0, popped = 0;
+
+	(void)state;
+	gs_rng_seed(&rng, 13);
+	gs_heap_init(&h);
+	gs_heap_init(&ref);
+	for (i = 0; i < N_ARR; i++)
+		t_arr[i] = (int64_t)gs_rng_below(&rng, 5000);
+	assert_int_equal(gs_heap_arrivals(&h, t_arr, N_ARR), 0);
+	assert_int_equal(gs_heap_arrivals(&ref, t_arr, N_ARR), 0);
+	assert_int_equal(gs_heap_track(&h, (size_t)INT32_MAX + 1, 0), GS_EINVAL);
+	assert_int_equal(gs_heap_track(&h, PODS, GROUPS), 0);
+	assert_int_equal(gs_heap_track(&ref, PODS, 0), 0);
+	assert_int_equal(gs_heap_push_grouped(&h, 1, PODS, 0, 0), GS_EINVAL);
+	assert_int_equal(gs_heap_push_grouped(&h, 1, 0, 0, GROUPS), GS_EINVAL);
+	assert_int_equal(gs_heap_push_grouped(&ref, 1, 0, 0, 0), GS_EINVAL);
+	for (i = 0; i < PODS; i++)
+		group[i] = (int32_t)gs_rng_below(&rng, GROUPS);
+	for (step = 0; step < 60000; step++) {
+		int32_t pod = (int32_t)gs_rng_below(&rng, PODS);
+		uint64_t r = gs_rng_below(&rng, 100);
+		struct gs_event a, b;
+
+		if (r < 55) {
+			/* A new completion, a few times in a new group or none. */
+			int64_t at = (int64_t)(step / 8) + (int64_t)gs_rng_below(&rng, 300);
+			uint32_t gen = (uint32_t)step;
+
+			if (r < 2) {
+				group[pod] = (int32_t)gs_rng_below(&rng, GROUPS);
+				cross++;
+			}
+			if (r == 2 || r == 3) {
+				group[pod] = -1;
+				cross++;
+			}
+			if (group[pod] >= 0)
+				assert_int_equal(gs_heap_push_grouped(&h, at, pod, gen, group[pod]), 0);
+			else
+				assert_int_equal(gs_heap_push_gen(&h, at, GS_EV_DEPART, pod, gen), 0);
+			assert_int_equal(gs_heap_push_gen(&ref, at, GS_EV_DEPART, pod, gen), 0);
+		} else if (r < 58) {
+			int64_t at = (int64_t)(step / 8) + (int64_t)gs_rng_below(&rng, 300);
+
+			assert_int_equal(gs_heap_push(&h, at, GS_EV_SAMPLE, -1), 0);
+			assert_int_equal(gs_heap_push(&ref, at, GS_EV_SAMPLE, -1), 0);
+		} else {
+			if (r < 70) {
+				bool ha = gs_heap_peek(&h, &a), hb = gs_heap_peek(&ref, &b);
+
+				assert_int_equal(ha, hb);
+				if (ha)
+					assert_same_event(&a, &b);
+			}
+			if (pop_same(&h, &ref, &a) == 0) {
+				assert_int_equal(gs_heap_moved_after(&h, &a),
+						 gs_heap_moved_after(&ref, &a));
+				popped++;
+			}
+		}
+		assert_int_equal(gs_heap_size(&h), gs_heap_size(&ref));
+	}
+	for (;;) {
+		struct gs_event a;
+
+		if (pop_same(&h, &ref, &a))
+			break;
+		assert_int_equal(gs_heap_moved_after(&h, &a), gs_heap_moved_after(&ref, &a));
+		assert_int_equal(gs_heap_size(&h), gs_heap_size(&ref));
+	}
+	assert_true(cross > 1000);
+	assert_true(popped > 10000);
+	assert_int_equal(gs_heap_size(&h), 0);
+	gs_heap_release(&h);
+	gs_heap_release(&ref);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_matches_sorted_reference),
 		cmocka_unit_test(test_arrivals_apart),
 		cmocka_unit_test(test_tracked_departures_move),
+		cmocka_unit_test(test_grouped_departures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -325,111 +325,195 @@ double gs_node_frag_categories(const struct gs_node *n, const struct gs_workload
 	return sum;
 }
 
-/* Distinct GPU shares a workload's kinds can have: 1 to GS_MILLI_PER_GPU milli. */
-#define FRAG_MAX_SHARES (GS_MILLI_PER_GPU + 1)
-
-/*
- * What every kind's amount on node n is made of: the node's free GPU share
- * in all (*total), for each of the kinds' distinct shares t the number of
- * GPUs with less free than it (lt[t]) and their free share in all
- * (below[lt[t]]), and the node's GPU count (returned). The free shares are
- * sorted once, so the GPUs too small for a share are a prefix and their
- * free share a prefix sum; both lists ascend, so lt takes one merge.
- */
-static int32_t node_shares(const struct gs_frag_shares *s, const struct gs_node *n, int32_t *lt,
-			   int64_t *below, int64_t *total)
+/* How many of the kinds' shares are at most milli: the first share above it. */
+static inline int32_t shares_upto(const struct gs_frag_shares *s, int32_t milli)
 {
-	int32_t v[GS_MAX_GPUS], g, i, j, t;
+	if (milli < 0)
+		return 0;
+	return milli > GS_MILLI_PER_GPU ? s->n_share : s->upto[milli];
+}
 
+void gs_frag_view_init(const struct gs_frag_shares *s, const struct gs_node *n,
+		       struct gs_frag_view *v)
+{
+	int32_t g, i, t, below = 0;
+	int64_t below_free = 0;
+	uint32_t slot = (uint32_t)n->model < GS_MAX_MODELS ? (uint32_t)n->model : GS_MAX_MODELS;
+
+	/*
+	 * A GPU with x free is too small for the shares from the first above
+	 * x on: count it and its x there, then sum up over the shares. No
+	 * sort, one pass over the GPUs and one over the shares.
+	 */
 	g = n->num_gpu > GS_MAX_GPUS ? GS_MAX_GPUS : n->num_gpu;
+	memset(v->ge, 0, (size_t)s->n_share * sizeof(*v->ge));
+	memset(v->lt_free, 0, (size_t)s->n_share * sizeof(*v->lt_free));
+	v->total = 0;
 	for (i = 0; i < g; i++) {
 		int32_t x = n->gpu_free_milli[i];
 
-		for (j = i; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
+		t = shares_upto(s, x);
+		v->total += x;
+		if (t < s->n_share) {
+			v->ge[t]++;
+			v->lt_free[t] += x;
+		}
 	}
-	below[0] = 0;
-	for (i = 0; i < g; i++)
-		below[i + 1] = below[i] + v[i];
-	*total = below[g];
-	for (t = 0, i = 0; t < s->n_share; t++) {
-		while (i < g && v[i] < s->share[t])
-			i++;
-		lt[t] = i;
+	for (t = 0; t < s->n_share; t++) {
+		below += v->ge[t];
+		below_free += v->lt_free[t];
+		v->ge[t] = g - below;
+		v->lt_free[t] = below_free;
 	}
-	return g;
+	v->need = s->need + (size_t)slot * (size_t)s->w->n;
 }
 
-/* Whether kind k may not use node n's GPUs for their model. */
-static bool model_barred(const struct gs_kind *k, const struct gs_node *n)
+void gs_frag_view_lower(const struct gs_frag_shares *s, const struct gs_frag_view *v,
+			int32_t from, int32_t to, struct gs_frag_view *out)
 {
-	return k->model_mask && (n->model < 0 || !((k->model_mask >> n->model) & 1u));
+	int32_t t, lo = shares_upto(s, to), hi = shares_upto(s, from);
+
+	/* Shares up to `to` still fit the GPU, those up to `from` no longer do, the rest never did. */
+	out->need = v->need;
+	out->total = v->total - (from - to);
+	for (t = 0; t < lo; t++) {
+		out->ge[t] = v->ge[t];
+		out->lt_free[t] = v->lt_free[t];
+	}
+	for (; t < hi; t++) {
+		out->ge[t] = v->ge[t] - 1;
+		out->lt_free[t] = v->lt_free[t] + to;
+	}
+	for (; t < s->n_share; t++) {
+		out->ge[t] = v->ge[t];
+		out->lt_free[t] = v->lt_free[t] - (from - to);
+	}
+}
+
+/*
+ * gs_node_frag_kind() of kind m on the viewed node with cpu_free milli CPU
+ * free: the whole free share unless m asks for GPUs, may use the node's
+ * model, gets its CPU and finds enough GPUs with its share free; then the
+ * share of the smaller GPUs.
+ */
+static inline int64_t kind_amount(const struct gs_frag_shares *s, const struct gs_frag_view *v,
+				  int32_t m, int32_t cpu_free)
+{
+	int32_t t = s->share_of[m];
+
+	if (t >= 0 && cpu_free >= s->cpu[m] && v->ge[t] >= v->need[m])
+		return v->lt_free[t];
+	return v->total;
+}
+
+void gs_frag_view_kinds(const struct gs_frag_shares *s, const struct gs_frag_view *v,
+			int32_t cpu_free, int64_t *out)
+{
+	int32_t m, n_kinds = s->w->n;
+
+	for (m = 0; m < n_kinds; m++)
+		out[m] = kind_amount(s, v, m, cpu_free);
 }
 
 /*
  * gs_node_frag_kind() for every kind of s's workload at once, into
- * row[0..w->n), each change added to totals[m] unless totals is NULL: the
- * same integers at a fraction of the cost (the engine updates a node's
- * amounts on every bind), in one pass.
+ * row[0..w->n), each change added to totals[m]: the same integers at a
+ * fraction of the cost (the engine updates a node's amounts on every
+ * bind), in one pass. Returns whether a total changed.
  */
-static void node_frag_kinds(const struct gs_frag_shares *s, const struct gs_node *n, int64_t *row,
+static bool node_frag_kinds(const struct gs_frag_shares *s, const struct gs_node *n, int64_t *row,
 			    int64_t *totals)
 {
-	const struct gs_workload *w = s->w;
-	int32_t lt[FRAG_MAX_SHARES], g, m, t;
-	int64_t below[GS_MAX_GPUS + 1], total;
+	struct gs_frag_view v;
+	int32_t m, n_kinds = s->w->n, cpu_free = n->cpu_free_milli;
+	int64_t changed = 0;
 
-	g = node_shares(s, n, lt, below, &total);
-	for (m = 0; m < w->n; m++) {
-		const struct gs_kind *k = &w->kinds[m];
-		int64_t v = total;
+	gs_frag_view_init(s, n, &v);
+	for (m = 0; m < n_kinds; m++) {
+		int64_t d = kind_amount(s, &v, m, cpu_free) - row[m];
 
-		t = s->share_of[m];
-		if (t >= 0 && !model_barred(k, n) && n->cpu_free_milli >= k->cpu_milli &&
-		    g - lt[t] >= k->num_gpu)
-			v = below[lt[t]];
-		if (totals)
-			totals[m] += v - row[m];
-		row[m] = v;
+		totals[m] += d;
+		row[m] += d;
+		changed |= d;
 	}
+	return changed != 0;
 }
 
 void gs_frag_shares_kinds(const struct gs_frag_shares *s, const struct gs_node *n, int64_t *out)
 {
-	node_frag_kinds(s, n, out, NULL);
+	struct gs_frag_view v;
+
+	gs_frag_view_init(s, n, &v);
+	gs_frag_view_kinds(s, &v, n->cpu_free_milli, out);
+}
+
+double gs_frag_view_drop(const struct gs_frag_shares *s, const struct gs_frag_view *v,
+			 int32_t cpu_free, const int64_t *before, double start)
+{
+	int32_t m, n_kinds = s->w->n;
+	double drop = start;
+
+	for (m = 0; m < n_kinds; m++) {
+		int64_t d = before[m] - kind_amount(s, v, m, cpu_free);
+
+		if (d)
+			drop += s->p[m] * (double)d;
+	}
+	return drop;
+}
+
+double gs_frag_view_categories(const struct gs_frag_shares *s, const struct gs_frag_view *v,
+			       int32_t cpu_free)
+{
+	/* The categories but "satisfied" (never summed), apart so that they stay in registers. */
+	double lack_both = 0, lack_gpu = 0, lack_cpu = 0, cpu_only_ok = 0, cpu_only_lack = 0;
+	double no_access = 0, sum = 0, total = (double)v->total;
+	int32_t m, n_kinds = s->w->n;
+
+	for (m = 0; m < n_kinds; m++) {
+		bool cpu_ok = cpu_free >= s->cpu[m];
+		int32_t t = s->share_of[m];
+		double p = s->p[m];
+
+		/* gs_node_frag_categories()'s cases in its order. */
+		if (t < 0) {
+			if (cpu_ok)
+				cpu_only_ok += p * total;
+			else
+				cpu_only_lack += p * total;
+		} else if (v->need[m] == INT32_MAX) {
+			no_access += p * total;
+		} else if (v->ge[t] < v->need[m]) {
+			if (cpu_ok)
+				lack_gpu += p * total;
+			else
+				lack_both += p * total;
+		} else if (!cpu_ok) {
+			lack_cpu += p * total;
+		} else {
+			lack_gpu += p * (double)v->lt_free[t];
+		}
+	}
+	/* In the order of the categories' enum, as gs_node_frag_categories() adds them. */
+	_Static_assert(CAT_LACK_BOTH == 0 && CAT_LACK_GPU == 1 && CAT_SATISFIED == 2 &&
+			       CAT_LACK_CPU == 3 && CAT_CPU_ONLY_SATISFIED == 4 &&
+			       CAT_CPU_ONLY_LACK_CPU == 5 && CAT_NO_ACCESS == 6,
+		       "gs_frag_view_categories() adds the categories in this order");
+	sum += lack_both;
+	sum += lack_gpu;
+	sum += lack_cpu;
+	sum += cpu_only_ok;
+	sum += cpu_only_lack;
+	sum += no_access;
+	return sum;
 }
 
 double gs_frag_shares_categories(const struct gs_frag_shares *s, const struct gs_node *n)
 {
-	const struct gs_workload *w = s->w;
-	double cat[CAT__COUNT] = { 0 }, sum = 0;
-	int32_t lt[FRAG_MAX_SHARES], g, m;
-	int64_t below[GS_MAX_GPUS + 1], total;
-	int c;
+	struct gs_frag_view v;
 
-	g = node_shares(s, n, lt, below, &total);
-	for (m = 0; m < w->n; m++) {
-		const struct gs_kind *k = &w->kinds[m];
-		bool cpu_ok = n->cpu_free_milli >= k->cpu_milli;
-		int32_t t = s->share_of[m];
-
-		/* gs_node_frag_categories()'s cases in its order; "satisfied" is never summed. */
-		if (t < 0)
-			cat[cpu_ok ? CAT_CPU_ONLY_SATISFIED : CAT_CPU_ONLY_LACK_CPU] += k->p * (double)total;
-		else if (model_barred(k, n))
-			cat[CAT_NO_ACCESS] += k->p * (double)total;
-		else if (g - lt[t] < k->num_gpu)
-			cat[cpu_ok ? CAT_LACK_GPU : CAT_LACK_BOTH] += k->p * (double)total;
-		else if (!cpu_ok)
-			cat[CAT_LACK_CPU] += k->p * (double)total;
-		else
-			cat[CAT_LACK_GPU] += k->p * (double)below[lt[t]];
-	}
-	for (c = 0; c < CAT__COUNT; c++)
-		if (c != CAT_SATISFIED)
-			sum += cat[c];
-	return sum;
+	gs_frag_view_init(s, n, &v);
+	return gs_frag_view_categories(s, &v, n->cpu_free_milli);
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -447,7 +531,11 @@ int gs_frag_shares_init(struct gs_frag_shares *s, const struct gs_workload *w)
 	s->w = w;
 	s->share = malloc(((size_t)w->n + 1) * sizeof(*s->share));
 	s->share_of = malloc(((size_t)w->n + 1) * sizeof(*s->share_of));
-	if (!s->share || !s->share_of) {
+	s->cpu = malloc(((size_t)w->n + 1) * sizeof(*s->cpu));
+	s->p = malloc(((size_t)w->n + 1) * sizeof(*s->p));
+	s->need = malloc(((size_t)w->n + 1) * (GS_MAX_MODELS + 1) * sizeof(*s->need));
+	s->upto = malloc((GS_MILLI_PER_GPU + 1) * sizeof(*s->upto));
+	if (!s->share || !s->share_of || !s->cpu || !s->p || !s->need || !s->upto) {
 		gs_frag_shares_release(s);
 		return GS_ENOMEM;
 	}
@@ -459,10 +547,21 @@ int gs_frag_shares_init(struct gs_frag_shares *s, const struct gs_workload *w)
 		if (t == 0 || s->share[t - 1] != s->share[m])
 			s->share[t++] = s->share[m];
 	s->n_share = t;
+	for (m = 0, t = 0; m <= GS_MILLI_PER_GPU; m++) {
+		while (t < s->n_share && s->share[t] <= m)
+			t++;
+		s->upto[m] = t;
+	}
 	for (m = 0; m < w->n; m++) {
 		const struct gs_kind *k = &w->kinds[m];
-		int32_t *hit;
+		int32_t *hit, j;
 
+		s->cpu[m] = k->cpu_milli;
+		s->p[m] = k->p;
+		for (j = 0; j <= GS_MAX_MODELS; j++)
+			s->need[(size_t)j * (size_t)w->n + (size_t)m] =
+				k->model_mask && (j == GS_MAX_MODELS || !((k->model_mask >> j) & 1u)) ?
+				INT32_MAX : k->num_gpu;
 		s->share_of[m] = -1;
 		if (k->num_gpu <= 0 || k->gpu_milli <= 0)
 			continue;
@@ -477,7 +576,26 @@ void gs_frag_shares_release(struct gs_frag_shares *s)
 {
 	free(s->share);
 	free(s->share_of);
+	free(s->cpu);
+	free(s->p);
+	free(s->need);
+	free(s->upto);
 	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * The sum over kinds of p x kind_total, in kind order: worked out when a
+ * total changes rather than each time it is asked for (the engine asks on
+ * every sample, and in inflate mode a failed placement changes nothing).
+ */
+static double kinds_total(const struct gs_frag *f)
+{
+	double sum = 0;
+	int32_t m;
+
+	for (m = 0; m < f->w->n; m++)
+		sum += f->shares.p[m] * (double)f->kind_total[m];
+	return sum;
 }
 
 int gs_frag_init(struct gs_frag *f, const struct gs_cluster *c, const struct gs_workload *w)
@@ -501,6 +619,7 @@ int gs_frag_init(struct gs_frag *f, const struct gs_cluster *c, const struct gs_
 	for (node = 0; node < c->n_nodes; node++)
 		node_frag_kinds(&f->shares, &c->nodes[node], f->node_kind + (size_t)node * (size_t)w->n,
 				f->kind_total);
+	f->total = kinds_total(f);
 	return 0;
 }
 
@@ -508,18 +627,14 @@ void gs_frag_update(struct gs_frag *f, const struct gs_cluster *c, int32_t node)
 {
 	if (node < 0 || node >= f->n_nodes)
 		return;
-	node_frag_kinds(&f->shares, &c->nodes[node], f->node_kind + (size_t)node * (size_t)f->w->n,
-			f->kind_total);
+	if (node_frag_kinds(&f->shares, &c->nodes[node],
+			    f->node_kind + (size_t)node * (size_t)f->w->n, f->kind_total))
+		f->total = kinds_total(f);
 }
 
 double gs_frag_total(const struct gs_frag *f)
 {
-	double sum = 0;
-	int32_t m;
-
-	for (m = 0; m < f->w->n; m++)
-		sum += f->w->kinds[m].p * (double)f->kind_total[m];
-	return sum;
+	return f->total;
 }
 
 double gs_frag_node(const struct gs_frag *f, int32_t node)

@@ -106,6 +106,16 @@ struct gs_frag_shares {
 	int32_t *share;       /* [n_share] */
 	int32_t n_share;
 	int32_t *share_of;    /* [kind] */
+	int32_t *upto;        /* [milli 0..GS_MILLI_PER_GPU]: the shares at most milli, a count */
+	/*
+	 * The kinds' fields the amounts read, one array each so that the pass
+	 * over the kinds reads them in order: cpu_milli, p, and per GPU model
+	 * (GS_MAX_MODELS rows, then one for nodes without a model) the GPUs
+	 * the kind needs, INT32_MAX where it may not use that model.
+	 */
+	int32_t *cpu;         /* [kind] */
+	double *p;            /* [kind] */
+	int32_t *need;        /* [(GS_MAX_MODELS + 1) * kind] */
 };
 
 /* Prepares s for w (borrowed for s's lifetime). Returns 0 or GS_ENOMEM (s then holds nothing). */
@@ -114,6 +124,46 @@ int gs_frag_shares_init(struct gs_frag_shares *s, const struct gs_workload *w);
 void gs_frag_shares_release(struct gs_frag_shares *s);
 /* gs_node_frag_kind(n, kind m) for every kind m of s->w, into out[0..s->w->n). */
 void gs_frag_shares_kinds(const struct gs_frag_shares *s, const struct gs_node *n, int64_t *out);
+/*
+ * A node's free GPU shares as the kinds' amounts read them: its free share
+ * in all and, for each of the kinds' distinct shares (s->share[t]), the
+ * GPUs with at least that much free and the free share of the others.
+ * Worked out once per node state, it gives the amounts for any free CPU,
+ * and the view of the node with one GPU's free share lowered takes no new
+ * sort (FGD tries every fitting GPU of a node). The kinds have at most
+ * GS_MILLI_PER_GPU distinct shares (1 to 1000 milli); only the first
+ * s->n_share entries are filled. Ownership: a plain value (12 KiB: keep it off hot
+ * copies), filled by gs_frag_view_init() or gs_frag_view_lower().
+ */
+struct gs_frag_view {
+	const int32_t *need;                 /* s->need's row for the node's model */
+	int64_t total;                       /* free GPU share, milli */
+	int32_t ge[GS_MILLI_PER_GPU + 1];    /* [t]: GPUs with at least share[t] free */
+	int64_t lt_free[GS_MILLI_PER_GPU + 1]; /* [t]: free share of the GPUs with less */
+};
+
+/* Fills v for node n. */
+void gs_frag_view_init(const struct gs_frag_shares *s, const struct gs_node *n,
+		       struct gs_frag_view *v);
+/* out = v with one GPU's free share lowered from `from` to `to` milli (to <= from). */
+void gs_frag_view_lower(const struct gs_frag_shares *s, const struct gs_frag_view *v,
+			int32_t from, int32_t to, struct gs_frag_view *out);
+/* gs_node_frag_kind() of every kind for the viewed node with cpu_free milli CPU free, into out. */
+void gs_frag_view_kinds(const struct gs_frag_shares *s, const struct gs_frag_view *v,
+			int32_t cpu_free, int64_t *out);
+/*
+ * start + the sum over s->w's kinds m, in order, of p_m x (before[m] -
+ * amount_m) for the kinds where that difference is not 0, amount_m being
+ * gs_node_frag_kind() of the viewed node with cpu_free milli CPU free: the
+ * decrease of a node's expected fragmentation when its amounts go from
+ * before[] (gs_frag_view_kinds() of the node as it is) to those of the
+ * viewed state, without writing the amounts anywhere.
+ */
+double gs_frag_view_drop(const struct gs_frag_shares *s, const struct gs_frag_view *v,
+			 int32_t cpu_free, const int64_t *before, double start);
+/* gs_frag_shares_categories() of the viewed node with cpu_free milli CPU free. */
+double gs_frag_view_categories(const struct gs_frag_shares *s, const struct gs_frag_view *v,
+			       int32_t cpu_free);
 /*
  * gs_node_frag_categories(n, s->w): the very same double (the same
  * products added in the same order), in O(kinds + GPUs) rather than
@@ -133,6 +183,7 @@ struct gs_frag {
 	int32_t n_nodes;
 	int64_t *node_kind;   /* [node * w->n + kind], milli-GPU */
 	int64_t *kind_total;  /* [kind], sum over nodes */
+	double total;         /* sum over kinds of p x kind_total, redone when one changes */
 	struct gs_frag_shares shares;
 };
 

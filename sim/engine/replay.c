@@ -359,7 +359,7 @@ int gs_sim_init(struct gs_sim *sim, const struct gs_cluster *proto, const struct
 		/* Queued in trace order, so equal arrival times keep it. */
 		rc = gs_heap_arrivals(&sim->events, sim->t_arrive, n);
 		if (rc == 0 && sim->share_on)
-			rc = gs_heap_track(&sim->events, n);
+			rc = gs_heap_track(&sim->events, n, (size_t)sim->share.n_gpus);
 		if (rc)
 			goto fail;
 		if (o->sample_interval_s > 0 && n > 0) {
@@ -401,6 +401,9 @@ void gs_sim_release(struct gs_sim *sim)
 	free(sim->active);
 	free(sim->retry);
 	free(sim->samples);
+	if (sim->arrived)
+		gs_arrived_stats_release(sim->arrived);
+	free(sim->arrived);
 	free(sim->t_arrive);
 	gs_gangs_release(&sim->gangs);
 	free(sim->gang_pl);
@@ -441,12 +444,21 @@ static int take_sample(struct gs_sim *sim, int64_t t_s)
 	return 0;
 }
 
-/* The sharing model's callback: a pod's completion moved to t_done_s. */
+/*
+ * The sharing model's callback: a pod's completion moved to t_done_s. On
+ * shared GPUs it waits with the departures of the other pods on its first
+ * GPU, which a start or stop there moves together (engine/heap.h); alone
+ * on its GPUs or instances, nothing moves it and a slot of its own costs
+ * less than a group.
+ */
 static int push_depart(void *arg, int32_t pod, int64_t t_done_s, uint32_t gen)
 {
 	struct gs_sim *sim = arg;
 
-	return gs_heap_push_gen(&sim->events, t_done_s, GS_EV_DEPART, pod, gen);
+	if (sim->share.p[pod].fixed)
+		return gs_heap_push_gen(&sim->events, t_done_s, GS_EV_DEPART, pod, gen);
+	return gs_heap_push_grouped(&sim->events, t_done_s, pod, gen,
+				    gs_share_model_home(&sim->share, pod));
 }
 
 /*
@@ -1200,6 +1212,19 @@ static void finish_sharing(struct gs_sim *sim)
 		sim->eff_util_busy_pct = 100.0 * useful / ((double)cap * (double)tm->busy_s);
 }
 
+/* Works out an inflate run's per-percent statistics once; without memory, leaves them to the readers. */
+static void keep_arrived(struct gs_sim *sim)
+{
+	struct gs_arrived_stats *st = malloc(sizeof(*st));
+
+	if (st && gs_arrived_stats_compute(sim->samples, sim->n_samples, sim->cluster.gpu_milli,
+					   sim->frag_on, st) == 0) {
+		sim->arrived = st;
+		return;
+	}
+	free(st);
+}
+
 int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 {
 	int rc;
@@ -1221,6 +1246,8 @@ int gs_sim_run(struct gs_sim *sim, char *err, size_t err_len)
 				       &sim->tm);
 	if (rc == 0 && sim->opts.mode == GS_MODE_TIME)
 		finish_sharing(sim);
+	if (rc == 0 && sim->opts.mode == GS_MODE_INFLATE)
+		keep_arrived(sim);
 	if (rc == GS_ECHECK) {
 		char msg[256];
 

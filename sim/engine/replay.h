@@ -48,6 +48,8 @@
 #include "io/interference.h"
 #include "io/trace/trace.h"
 
+struct gs_arrived_stats;
+
 enum gs_mode { GS_MODE_TIME = 0, GS_MODE_INFLATE = 1 };
 
 /* The most points of the sampling grid (--sample-interval) in one run. */
@@ -255,6 +257,14 @@ struct gs_sim {
 	struct gs_sample *samples;        /* owned */
 	size_t n_samples, cap_samples;
 	int64_t next_sample_t_s;
+	/*
+	 * Inflate mode: the samples' per-percent statistics (engine/
+	 * arrived_stats.h), owned, worked out once when the run ends because
+	 * the summary and the store both read them; NULL before that, in time
+	 * mode, and when there was no memory for them (each reader then works
+	 * them out itself).
+	 */
+	struct gs_arrived_stats *arrived;
 
 	struct gs_sim_stats stats;
 	bool ran;

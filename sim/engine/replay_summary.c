@@ -162,7 +162,13 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 	 * keeps (arrived_stats.h), summed in their order; in sample order only if
 	 * there is no memory for that.
 	 */
-	if (gs_arrived_stats_compute(sim->samples, sim->n_samples, cap, sim->frag_on, &st) == 0) {
+	if (sim->arrived) {
+		n = (size_t)sim->arrived->at100_n;
+		alloc = sim->arrived->at100_gpu_alloc_pct;
+		frag_ratio = sim->arrived->at100_frag_ratio_pct;
+		frag_amount = sim->arrived->at100_frag_amount_pct;
+	} else if (gs_arrived_stats_compute(sim->samples, sim->n_samples, cap, sim->frag_on,
+					    &st) == 0) {
 		n = (size_t)st.at100_n;
 		alloc = st.at100_gpu_alloc_pct;
 		frag_ratio = st.at100_frag_ratio_pct;

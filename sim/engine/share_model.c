@@ -106,6 +106,15 @@ static double efficiency(struct gs_share_model *m, int mode, int model, int wcla
 	return gs_interference_curve_eval(&m->curves[idx], n);
 }
 
+/*
+ * fmin() as libm defines it (a NaN gives the other), inline: libm's is a
+ * call, made several times per pod a reschedule visits.
+ */
+static inline double min_of(double a, double b)
+{
+	return b < a || a != a ? b : a;
+}
+
 void gs_share_model_water_fill(const double *d, const double *w, double *out, int n)
 {
 	int order[GPU_PODS_MAX], i, j, k;
@@ -208,7 +217,7 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu,
 {
 	const struct gs_share_gpu *G = &m->gpus[m->gpu_base[node] + gpu];
 	struct gs_share_view v[GPU_PODS_MAX];
-	double wt[GPU_PODS_MAX] = { 0 };
+	double wt[GPU_PODS_MAX]; /* the first n, set before use */
 	int n = gpu_pods(G), j;
 
 	sh->gpu = m->gpu_base[node] + gpu;
@@ -218,8 +227,8 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu,
 	for (j = 0; j < n; j++) {
 		v[j] = view_of(&m->p[G->pods[j]]);
 		sh->busy_sum += v[j].busy;
-		sh->got[j] = sh->fair[j] = sh->v0[j] = sh->dem[j] = 0;
 	}
+	/* Each mode sets the first n of the arrays gpu_rate() reads for it; the fills set all n. */
 	switch (cfg->mode) {
 	case GS_SHARE_TIMESLICE:
 		/* Contexts take turns: shares of time among the busy fractions. */
@@ -235,7 +244,7 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu,
 			double sp_cap = gs_share_model_speed(&v[j], c, 1.0);
 
 			sh->v0[j] = phases(v[j].busy, sp_cap);
-			sh->dem[j] = sh->v0[j] * v[j].busy * fmin(v[j].need, c) / sp_cap;
+			sh->dem[j] = sh->v0[j] * v[j].busy * min_of(v[j].need, c) / sp_cap;
 		}
 		gs_share_model_water_fill(sh->dem, NULL, sh->got, n);
 		break;
@@ -251,10 +260,10 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu,
 			gs_share_model_water_fill(sh->dem, wt, sh->got, n);
 		} else {
 			for (j = 0; j < n; j++)
-				sh->dem[j] = fmin(v[j].busy, wt[j]);
+				sh->dem[j] = min_of(v[j].busy, wt[j]);
 			gs_share_model_water_fill(sh->dem, NULL, sh->got, n);
 			for (j = 0; j < n; j++)
-				sh->got[j] = fmin(sh->got[j], wt[j]);
+				sh->got[j] = min_of(sh->got[j], wt[j]);
 		}
 		break;
 	default:
@@ -279,7 +288,7 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k, struct gpu_sh
 
 	switch (cfg->mode) {
 	case GS_SHARE_EXCLUSIVE:
-		return fmin(1.0, efficiency(m, cfg->mode, model, sp->wclass, 1.0));
+		return min_of(1.0, efficiency(m, cfg->mode, model, sp->wclass, 1.0));
 	case GS_SHARE_MIG: {
 		const struct gs_mig_table *t = gs_cluster_mig_table(m->c, node);
 		const struct gs_gpu_share *gs = &m->c->share[node].gpu[gpu];
@@ -291,7 +300,7 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k, struct gpu_sh
 		pr = &t->p[gs->mig.inst[inst].profile];
 		rate = phases(me.busy, gs_share_model_speed(&me, gs_mig_profile_sm_share(t, pr),
 						     gs_mig_profile_bw_share(pr)));
-		return fmin(1.0, rate * efficiency(m, cfg->mode, model, sp->wclass, pr->compute));
+		return min_of(1.0, rate * efficiency(m, cfg->mode, model, sp->wclass, pr->compute));
 	}
 	case GS_SHARE_TIMESLICE:
 	case GS_SHARE_MPS:
@@ -309,11 +318,11 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k, struct gpu_sh
 			break;
 		}
 	if (cfg->mode == GS_SHARE_TIMESLICE)
-		rate = fmin(1.0, sh->got[self] / me.busy);
+		rate = min_of(1.0, sh->got[self] / me.busy);
 	else if (cfg->mode == GS_SHARE_MPS)
-		rate = sh->v0[self] * fmin(1.0, sh->got[self] / sh->dem[self]);
+		rate = sh->v0[self] * min_of(1.0, sh->got[self] / sh->dem[self]);
 	else
-		rate = fmin(1.0, (cfg->accuracy_milli / 1000.0 * sh->got[self] +
+		rate = min_of(1.0, (cfg->accuracy_milli / 1000.0 * sh->got[self] +
 				  (1.0 - cfg->accuracy_milli / 1000.0) * sh->fair[self]) / me.busy);
 	for (j = 0; j < sh->n_eff && sh->eff_class[j] != sp->wclass; j++)
 		;
@@ -326,7 +335,7 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k, struct gpu_sh
 			sh->eff[sh->n_eff++] = e;
 		}
 	}
-	return fmin(1.0, rate * e);
+	return min_of(1.0, rate * e);
 }
 
 /*
@@ -425,6 +434,13 @@ static int touch(struct gs_share_model *m, int32_t j)
 		m->cap_touched = (int32_t)cap;
 	}
 	m->touched[m->n_touched++] = j;
+	/*
+	 * Its record is read next, and the records of a GPU's pods lie apart:
+	 * fetched all at once, their cache misses overlap instead of coming
+	 * one after another.
+	 */
+	__builtin_prefetch(&m->p[j]);
+	__builtin_prefetch((const char *)&m->p[j] + sizeof(m->p[j]) - 1);
 	return 0;
 }
 
@@ -484,7 +500,7 @@ static int reschedule(struct gs_share_model *m, int32_t started, int64_t t, gs_s
 		if (sp->fixed && i != started)
 			continue;
 		for (g = 0; g < sp->pl.num_gpu; g++)
-			r = fmin(r, gpu_rate(m, i, g, &sh));
+			r = min_of(r, gpu_rate(m, i, g, &sh));
 		/* Rounded up, so a rate of exactly k / 2^20 or more never finishes late. */
 		rate = (int64_t)ceil(r * (double)GS_RATE_ONE);
 		if (rate < 1)

@@ -190,6 +190,12 @@ static inline bool gs_share_model_current(const struct gs_share_model *m, int32_
 	return m->p[i].active && m->p[i].gen == gen;
 }
 
+/* The GPU (0..n_gpus-1) pod i runs on first: its departures' group in the event queue. */
+static inline int32_t gs_share_model_home(const struct gs_share_model *m, int32_t i)
+{
+	return m->gpu_base[m->p[i].pl.node] + m->p[i].pl.gpu[0];
+}
+
 /*
  * The GPU memory already asked for by the pods on GPU gpu of node, and the
  * card's memory, for the oversubscription check of timeslice and mps.

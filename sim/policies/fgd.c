@@ -28,9 +28,11 @@
  * changes how ties fall. Exact mode sums the per-kind integer differences,
  * so "no change" is exactly 0 there.
  *
- * State: the per-node, per-kind fragmentation (struct gs_frag), updated on
- * bind/unbind for the node that changed only; compat scoring compares
- * category totals instead (frag_drop()) and keeps no such table. The score depends only on
+ * State: the per-node, per-kind fragmentation of each node as it is (the
+ * category total under plain compat, frag_drop()), worked out the first
+ * time the node is scored in a state rather than on every bind and unbind:
+ * a node often changes again before any pod is scored on it, and under the
+ * scheduler's index a state it had before is not scored again. The score depends only on
  * the node's state and the pod's request shape (CPU, GPU count, GPU milli
  * and GPU memory), and a trace has few shapes (91 in openb's default), so
  * each (shape, node) score is memoised and stamped with the node's
@@ -65,12 +67,11 @@ void gs_fgd_release(void *state)
 {
 	struct gs_fgd *s = state;
 
-	gs_frag_release(&s->frag);
 	gs_frag_shares_release(&s->shares);
 	gs_workload_release(&s->w);
-	free(s->after);
 	free(s->version);
 	free(s->before);
+	free(s->before_kind);
 	free(s->before_stamp);
 	free(s->shapes);
 	free(s->memo);
@@ -86,23 +87,22 @@ int gs_fgd_init(struct gs_fgd *s, const struct gs_policy_env *env, gs_fgd_term_f
 	err = gs_workload_typical_by(env->workload, env->workload_specs, env->n_workload,
 				     FGD_COVERAGE,
 				     s->compat ? GS_KINDS_BY_SPEC : GS_KINDS_BY_MODEL_SET, &s->w);
-	if (!err && (!s->compat || term)) {
-		err = gs_frag_init(&s->frag, env->cluster, &s->w);
-		s->after = malloc(((size_t)s->w.n + 1) * sizeof(*s->after));
-		if (!err && !s->after)
-			err = GS_ENOMEM;
-	}
-	if (!err && s->compat && !term)
+	if (!err)
 		err = gs_frag_shares_init(&s->shares, &s->w);
 	s->n_nodes = env->cluster->n_nodes;
 	s->last_shape = -1;
 	s->version = calloc((size_t)s->n_nodes + 1, sizeof(*s->version));
-	if (!err && !s->version)
+	s->before_stamp = calloc((size_t)s->n_nodes + 1, sizeof(*s->before_stamp));
+	if (!err && (!s->version || !s->before_stamp))
 		err = GS_ENOMEM;
 	if (!err && s->compat && !term) {
 		s->before = calloc((size_t)s->n_nodes + 1, sizeof(*s->before));
-		s->before_stamp = calloc((size_t)s->n_nodes + 1, sizeof(*s->before_stamp));
-		if (!s->before || !s->before_stamp)
+		if (!s->before)
+			err = GS_ENOMEM;
+	} else if (!err) {
+		s->before_kind = malloc(((size_t)s->n_nodes + 1) * ((size_t)s->w.n + 1) *
+					sizeof(*s->before_kind));
+		if (!s->before_kind)
 			err = GS_ENOMEM;
 	}
 	return err;
@@ -119,45 +119,46 @@ void gs_fgd_on_change(void *state, const struct gs_cluster *c, const struct gs_p
 {
 	struct gs_fgd *s = state;
 
+	(void)c;
 	(void)p;
-	if (!s->compat || s->term)
-		gs_frag_update(&s->frag, c, pl->node);
 	if (pl->node >= 0 && pl->node < s->n_nodes)
 		s->version[pl->node]++;
 }
 
 /*
- * Decrease of the node's fragmentation if it looked like `after`, plus the
- * extending policy's term. Exact: the sum of the per-kind differences,
- * exactly 0 when nothing changes. Compat: as the reference, the difference
- * of the two category totals; the node's own total is kept until the node
- * changes.
+ * The view of node as it is into now, and its fragmentation as it is
+ * (before or before_kind) worked out unless it still holds for the node's
+ * state.
  */
-static double frag_drop(struct gs_fgd *s, const struct gs_cluster *c, int32_t node,
-			const struct gs_node *after)
+static void node_now(struct gs_fgd *s, const struct gs_node *n, int32_t node,
+		     struct gs_frag_view *now)
 {
-	const int64_t *before;
-	double drop = 0;
-	int32_t m;
+	gs_frag_view_init(&s->shares, n, now);
+	if (s->before_stamp[node] == s->version[node] + 1)
+		return;
+	s->before_stamp[node] = s->version[node] + 1;
+	if (s->before)
+		s->before[node] = gs_frag_view_categories(&s->shares, now, n->cpu_free_milli);
+	else
+		gs_frag_view_kinds(&s->shares, now, n->cpu_free_milli,
+				   s->before_kind + (size_t)node * (size_t)s->w.n);
+}
 
-	if (s->term)
-		drop = s->term(s, &c->nodes[node], after);
-	else if (s->compat) {
-		if (s->before_stamp[node] != s->version[node] + 1) {
-			s->before[node] = gs_frag_shares_categories(&s->shares, &c->nodes[node]);
-			s->before_stamp[node] = s->version[node] + 1;
-		}
-		return s->before[node] - gs_frag_shares_categories(&s->shares, after);
-	}
-	before = s->frag.node_kind + (size_t)node * (size_t)s->w.n;
-	gs_frag_shares_kinds(&s->frag.shares, after, s->after);
-	for (m = 0; m < s->w.n; m++) {
-		int64_t d = before[m] - s->after[m];
-
-		if (d)
-			drop += s->w.kinds[m].p * (double)d;
-	}
-	return drop;
+/*
+ * Decrease of the node's fragmentation if it had cpu_free CPU free and the
+ * GPUs v views, plus the extending policy's term of going to `after` (the
+ * same state, kept only when there is a term). Exact: the sum of the
+ * per-kind differences, exactly 0 when nothing changes. Compat: as the
+ * reference, the difference of the two category totals.
+ */
+static double frag_drop(const struct gs_fgd *s, const struct gs_cluster *c, int32_t node,
+			int32_t cpu_free, const struct gs_frag_view *v, const struct gs_node *after)
+{
+	if (s->before)
+		return s->before[node] - gs_frag_view_categories(&s->shares, v, cpu_free);
+	return gs_frag_view_drop(&s->shares, v, cpu_free,
+				 s->before_kind + (size_t)node * (size_t)s->w.n,
+				 s->term ? s->term(s, &c->nodes[node], after) : 0);
 }
 
 static double to_score(const struct gs_fgd *s, double drop)
@@ -170,24 +171,31 @@ static double to_score(const struct gs_fgd *s, double drop)
 
 /*
  * Scores node for p and, for a sharing pod, writes the GPU that scores
- * best (the lowest index on ties) to *gpu_out.
+ * best (the lowest index on ties) to *gpu_out. The node's view is worked
+ * out once; each GPU tried lowers one free share in it. The node after the
+ * placement is written out only for an extending policy's term.
  */
 static double fgd_eval(struct gs_fgd *s, const struct gs_cluster *c, int32_t node,
 		       const struct gs_pod *p, int32_t *gpu_out)
 {
 	const struct gs_node *n = &c->nodes[node];
-	struct gs_node after = *n;
+	int32_t i, left, cpu = n->cpu_free_milli - p->cpu_milli;
+	struct gs_frag_view now, then;
+	struct gs_node after;
 	double best = -INFINITY;
-	int32_t i, left;
 
-	after.cpu_free_milli -= p->cpu_milli;
+	node_now(s, n, node, &now);
+	if (s->term) {
+		after = *n;
+		after.cpu_free_milli = cpu;
+	}
 	*gpu_out = -1;
 	if (gs_pod_cpu_only(p))
-		return to_score(s, frag_drop(s, c, node, &after));
+		return to_score(s, frag_drop(s, c, node, cpu, &now, &after));
 	if (p->num_gpu == 1 && p->gpu_milli < GS_MILLI_PER_GPU) {
 		for (i = 0; i < n->num_gpu; i++) {
+			int32_t j, was = n->gpu_free_milli[i];
 			double sc;
-			int32_t j;
 
 			if (!gs_gpu_fits(n, i, p))
 				continue;
@@ -197,13 +205,16 @@ static double fgd_eval(struct gs_fgd *s, const struct gs_cluster *c, int32_t nod
 			 * same, and ties go to the earlier one: skip it.
 			 */
 			for (j = 0; j < i; j++)
-				if (n->gpu_free_milli[j] == n->gpu_free_milli[i] && gs_gpu_fits(n, j, p))
+				if (n->gpu_free_milli[j] == was && gs_gpu_fits(n, j, p))
 					break;
 			if (j < i)
 				continue;
-			after.gpu_free_milli[i] -= p->gpu_milli;
-			sc = to_score(s, frag_drop(s, c, node, &after));
-			after.gpu_free_milli[i] += p->gpu_milli;
+			gs_frag_view_lower(&s->shares, &now, was, was - p->gpu_milli, &then);
+			if (s->term)
+				after.gpu_free_milli[i] = was - p->gpu_milli;
+			sc = to_score(s, frag_drop(s, c, node, cpu, &then, &after));
+			if (s->term)
+				after.gpu_free_milli[i] = was;
 			if (*gpu_out < 0 || sc > best) {
 				best = sc;
 				*gpu_out = i;
@@ -213,12 +224,17 @@ static double fgd_eval(struct gs_fgd *s, const struct gs_cluster *c, int32_t nod
 	}
 	/* Whole GPUs: the first free ones by index; which ones does not change the amounts. */
 	for (i = 0, left = p->num_gpu; i < n->num_gpu && left > 0; i++) {
+		int32_t was = n->gpu_free_milli[i];
+
 		if (!gs_gpu_fits(n, i, p))
 			continue;
-		after.gpu_free_milli[i] -= p->gpu_milli;
+		gs_frag_view_lower(&s->shares, left == p->num_gpu ? &now : &then, was,
+				   was - p->gpu_milli, &then);
+		if (s->term)
+			after.gpu_free_milli[i] = was - p->gpu_milli;
 		left--;
 	}
-	return to_score(s, frag_drop(s, c, node, &after));
+	return to_score(s, frag_drop(s, c, node, cpu, left == p->num_gpu ? &now : &then, &after));
 }
 
 static bool shape_eq(const struct gs_fgd_shape *a, const struct gs_pod *p)

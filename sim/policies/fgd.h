@@ -59,13 +59,18 @@ struct gs_fgd {
 	bool compat;
 	gs_fgd_term_fn *term;     /* NULL for FGD itself */
 	struct gs_workload w;     /* the typical pods */
-	struct gs_frag frag;      /* per node and kind; kept unless plain FGD under compat */
-	struct gs_frag_shares shares; /* plain FGD under compat: for the category totals */
-	int64_t *after;           /* with frag: [kind] scratch, a node's amounts after a placement */
+	struct gs_frag_shares shares; /* the kinds, prepared for a node's amounts */
 
 	int32_t n_nodes;
 	uint32_t *version;        /* [node], bumped on every bind/unbind there */
-	double *before;           /* plain compat: [node], gs_node_frag_categories of its state */
+	/*
+	 * The node's fragmentation as it is, worked out when it is first
+	 * scored in a state, not on every change: plain compat keeps the
+	 * category total (before), the others the per-kind amounts
+	 * (before_kind, [node * w.n + kind]).
+	 */
+	double *before;
+	int64_t *before_kind;
 	uint32_t *before_stamp;   /* [node], valid while == version + 1 */
 	struct gs_fgd_shape *shapes; /* seen so far */
 	int32_t n_shapes, cap_shapes;

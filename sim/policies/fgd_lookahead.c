@@ -75,38 +75,46 @@ static void lookahead_release(void *state)
 	free(s->ahead);
 }
 
-/* G - C / c, the GPU share the node's CPU cannot feed, or 0. */
-static double stranded(const struct lookahead *s, const struct gs_node *n)
+/* G - C / c, the GPU share G the node's CPU C cannot feed, or 0. */
+static double stranded(const struct lookahead *s, int64_t gpu_free, int32_t cpu_free)
 {
-	double x = 0;
-	int32_t i;
+	double x = (double)gpu_free - cpu_free / s->cpu_per_gpu;
 
-	if (!(s->cpu_per_gpu > 0))
-		return 0;
-	for (i = 0; i < n->num_gpu; i++)
-		x += n->gpu_free_milli[i];
-	x -= n->cpu_free_milli / s->cpu_per_gpu;
 	return x > 0 ? x : 0;
 }
 
+/*
+ * The terms read only the GPUs the placement changed: an unchanged GPU
+ * adds exactly 0 to the sums (which never hold -0), and the free share in
+ * all is an integer either way.
+ */
 static double lookahead_term(const struct gs_fgd *f, const struct gs_node *before,
 			     const struct gs_node *after)
 {
 	const struct lookahead *s = (const struct lookahead *)f;
-	double ahead = 0, taken = 0;
-	const double *w;
+	double ahead = 0, taken = 0, balance = 0;
+	int64_t free_before = 0, free_after = 0;
+	const double *w = NULL;
 	int32_t i;
 
-	if (before->model >= 0 && before->num_gpu > 0) {
+	if (before->model >= 0 && before->num_gpu > 0)
 		w = s->ahead + (size_t)before->model * LA_SHARES;
-		for (i = 0; i < before->num_gpu; i++) {
-			ahead += w[before->gpu_free_milli[i]] - w[after->gpu_free_milli[i]];
-			taken += before->gpu_free_milli[i] - after->gpu_free_milli[i];
+	for (i = 0; i < before->num_gpu; i++) {
+		int32_t b = before->gpu_free_milli[i], a = after->gpu_free_milli[i];
+
+		free_before += b;
+		free_after += a;
+		if (w && a != b) {
+			ahead += w[b] - w[a];
+			taken += b - a;
 		}
-		taken *= s->pressure[before->model];
 	}
-	return LA_BALANCE_WEIGHT * (stranded(s, before) - stranded(s, after)) +
-	       LA_LOOKAHEAD_WEIGHT * ahead - LA_PRESSURE_WEIGHT * taken;
+	if (w)
+		taken *= s->pressure[before->model];
+	if (s->cpu_per_gpu > 0)
+		balance = stranded(s, free_before, before->cpu_free_milli) -
+			  stranded(s, free_after, after->cpu_free_milli);
+	return LA_BALANCE_WEIGHT * balance + LA_LOOKAHEAD_WEIGHT * ahead - LA_PRESSURE_WEIGHT * taken;
 }
 
 /* The GPUs of each model, and of the models a kind may use. */

@@ -751,7 +751,8 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 		    int64_t *run_id_out, char *err, size_t err_len)
 {
 	struct run_counts cnt;
-	struct gs_arrived_stats stats;
+	struct gs_arrived_stats own;
+	const struct gs_arrived_stats *stats = sim->arrived;
 	char digest[GS_DB_DIGEST_LEN];
 	cJSON *params;
 	int64_t run_id = 0;
@@ -773,9 +774,12 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 				  "%s: run not written: params_json is not valid JSON", db->path);
 	cJSON_Delete(params);
 	/* Outside the lock and the transaction: it only reads the run. */
-	if (gs_arrived_stats_compute(sim->samples, sim->n_samples, sim->cluster.gpu_milli,
-				     sim->frag_on, &stats))
-		return gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+	if (!stats) {
+		if (gs_arrived_stats_compute(sim->samples, sim->n_samples, sim->cluster.gpu_milli,
+					     sim->frag_on, &own))
+			return gs_db_fail(err, err_len, GS_ENOMEM, "out of memory");
+		stats = &own;
+	}
 
 	pthread_mutex_lock(&db->lock);
 	rc = prepare_writers(db, err, err_len);
@@ -784,7 +788,7 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	rc = gs_db_tx_begin(db, "cannot start the run's transaction", err, err_len);
 	if (rc)
 		goto unlock;
-	if (insert_run(db, ri, sim, &cnt, &stats) != SQLITE_OK) {
+	if (insert_run(db, ri, sim, &cnt, stats) != SQLITE_OK) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot write the run");
 		goto end;
 	}
@@ -799,7 +803,7 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 				    insert_some_samples(db, run_id, sim, err, err_len);
 	if (rc)
 		goto end;
-	rc = insert_stats(db, run_id, &stats, err, err_len);
+	rc = insert_stats(db, run_id, stats, err, err_len);
 	if (rc == 0)
 		rc = gs_run_defrag_write(db, run_id, sim, err, err_len);
 	if (rc)
@@ -824,7 +828,8 @@ end:
 unlock:
 	clear_writer_bindings(db);
 	pthread_mutex_unlock(&db->lock);
-	gs_arrived_stats_release(&stats);
+	if (stats == &own)
+		gs_arrived_stats_release(&own);
 	return rc;
 }
 
