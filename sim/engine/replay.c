@@ -1212,7 +1212,10 @@ static void finish_sharing(struct gs_sim *sim)
 		sim->eff_util_busy_pct = 100.0 * useful / ((double)cap * (double)tm->busy_s);
 }
 
-/* Works out an inflate run's per-percent statistics once; without memory, leaves them to the readers. */
+/*
+ * Works out an inflate run's per-percent statistics once; without memory,
+ * leaves them to the readers, which work them out themselves.
+ */
 static void keep_arrived(struct gs_sim *sim)
 {
 	struct gs_arrived_stats *st = malloc(sizeof(*st));
