@@ -439,14 +439,6 @@ static bool node_frag_kinds(const struct gs_frag_shares *s, const struct gs_node
 	return changed != 0;
 }
 
-void gs_frag_shares_kinds(const struct gs_frag_shares *s, const struct gs_node *n, int64_t *out)
-{
-	struct gs_frag_view v;
-
-	gs_frag_view_init(s, n, &v);
-	gs_frag_view_kinds(s, &v, n->cpu_free_milli, out);
-}
-
 double gs_frag_view_drop(const struct gs_frag_shares *s, const struct gs_frag_view *v,
 			 int32_t cpu_free, const int64_t *before, double start)
 {
@@ -506,14 +498,6 @@ double gs_frag_view_categories(const struct gs_frag_shares *s, const struct gs_f
 	sum += cpu_only_lack;
 	sum += no_access;
 	return sum;
-}
-
-double gs_frag_shares_categories(const struct gs_frag_shares *s, const struct gs_node *n)
-{
-	struct gs_frag_view v;
-
-	gs_frag_view_init(s, n, &v);
-	return gs_frag_view_categories(s, &v, n->cpu_free_milli);
 }
 
 static int cmp_i32(const void *a, const void *b)

@@ -122,8 +122,6 @@ struct gs_frag_shares {
 int gs_frag_shares_init(struct gs_frag_shares *s, const struct gs_workload *w);
 /* Frees s's arrays (not the borrowed workload) and zeroes it. */
 void gs_frag_shares_release(struct gs_frag_shares *s);
-/* gs_node_frag_kind(n, kind m) for every kind m of s->w, into out[0..s->w->n). */
-void gs_frag_shares_kinds(const struct gs_frag_shares *s, const struct gs_node *n, int64_t *out);
 /*
  * A node's free GPU shares as the kinds' amounts read them: its free share
  * in all and, for each of the kinds' distinct shares (s->share[t]), the
@@ -161,15 +159,13 @@ void gs_frag_view_kinds(const struct gs_frag_shares *s, const struct gs_frag_vie
  */
 double gs_frag_view_drop(const struct gs_frag_shares *s, const struct gs_frag_view *v,
 			 int32_t cpu_free, const int64_t *before, double start);
-/* gs_frag_shares_categories() of the viewed node with cpu_free milli CPU free. */
+/*
+ * gs_node_frag_categories() of the viewed node with cpu_free milli CPU
+ * free: the very same double (the same products added in the same order),
+ * in O(kinds) rather than O(kinds x GPUs).
+ */
 double gs_frag_view_categories(const struct gs_frag_shares *s, const struct gs_frag_view *v,
 			       int32_t cpu_free);
-/*
- * gs_node_frag_categories(n, s->w): the very same double (the same
- * products added in the same order), in O(kinds + GPUs) rather than
- * O(kinds x GPUs).
- */
-double gs_frag_shares_categories(const struct gs_frag_shares *s, const struct gs_node *n);
 
 /*
  * Cluster fragmentation, kept current one node at a time: call

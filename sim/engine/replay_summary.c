@@ -88,6 +88,7 @@ static void idle_at_100(const struct gs_sim *sim, int64_t cap, struct gs_summary
 void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 {
 	const int64_t cap = sim->cluster.gpu_milli;
+	const struct gs_arrived_stats *arrived = sim->arrived;
 	struct gs_arrived_stats st;
 	double alloc = 0, frag_ratio = 0, frag_amount = 0;
 	size_t i, n = 0;
@@ -162,18 +163,16 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 	 * keeps (arrived_stats.h), summed in their order; in sample order only if
 	 * there is no memory for that.
 	 */
-	if (sim->arrived) {
-		n = (size_t)sim->arrived->at100_n;
-		alloc = sim->arrived->at100_gpu_alloc_pct;
-		frag_ratio = sim->arrived->at100_frag_ratio_pct;
-		frag_amount = sim->arrived->at100_frag_amount_pct;
-	} else if (gs_arrived_stats_compute(sim->samples, sim->n_samples, cap, sim->frag_on,
-					    &st) == 0) {
-		n = (size_t)st.at100_n;
-		alloc = st.at100_gpu_alloc_pct;
-		frag_ratio = st.at100_frag_ratio_pct;
-		frag_amount = st.at100_frag_amount_pct;
-		gs_arrived_stats_release(&st);
+	if (!arrived && gs_arrived_stats_compute(sim->samples, sim->n_samples, cap, sim->frag_on,
+						 &st) == 0)
+		arrived = &st;
+	if (arrived) {
+		n = (size_t)arrived->at100_n;
+		alloc = arrived->at100_gpu_alloc_pct;
+		frag_ratio = arrived->at100_frag_ratio_pct;
+		frag_amount = arrived->at100_frag_amount_pct;
+		if (arrived == &st)
+			gs_arrived_stats_release(&st);
 	} else {
 		int64_t top = 0;
 

@@ -21,7 +21,7 @@
  * says. And it computes delta as the difference of two floating-point
  * totals, the node's fragmentation before and after, each summed over the
  * fragment categories (gs_node_frag_categories, computed by
- * gs_frag_shares_categories). A placement that leaves
+ * gs_frag_view_categories). A placement that leaves
  * the fragmentation unchanged but moves idle GPU share between categories
  * (a CPU-only pod that leaves too little CPU for some kinds) then gets a
  * delta of about -4.5e-13 rather than 0, which truncates to 49, not 50, and
