@@ -15,7 +15,8 @@
 #              clients (bench/cuda; the simulator too when its libraries
 #              are here)
 #   hook       vecadd and mnist check themselves under the library, and
-#              memprobe finds its 512 MiB limit exact
+#              memprobe finds its 512 MiB limit exact (against the fake
+#              driver: the stand-in clients, for the step's plumbing)
 #   mps        can a private MPS control daemon run a client here? Its
 #              pipe and log directories are private (/tmp/gpusim-mps-*),
 #              and it is stopped after; where it cannot start, the bench
@@ -38,8 +39,10 @@
 # GPU_CHECK_FAKE=1 runs it all against the fake driver, for the test
 # gpu_check_fake (tests/gpu_check_fake.sh), which also sets
 # GPU_CHECK_BIN (the test build's bench/cuda), GPU_CHECK_CLIENTS (stand-in
-# clients), GPU_CHECK_RESULTS and GPU_CHECK_DEVICE: nothing is built, and
-# the steps that need a real GPU are skipped with a reason.
+# clients), GPU_CHECK_RESULTS and GPU_CHECK_DEVICE: nothing is built (the
+# build step is skipped with a reason), the hook step runs the stand-in
+# clients, and the PyTorch and CuPy checks run on stand-ins for the two
+# libraries.
 set -u
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -100,15 +103,18 @@ build_all() {
 }
 
 hook_clients() {
-	[ "$fake" = 1 ] && skip "the CUDA clients need a GPU"
+	# libgpushare refuses to run without its pod's region: the directory must
+	# exist (the first run on a GPU failed here). Against the fake driver the
+	# stand-in clients write their regions there as the library does.
+	mkdir -p "$res/shm-hook" || return 1
 	for c in vecadd mnist; do
 		LD_PRELOAD="$bin/libgpushare.so" GPUSHARE_POD_ID="check-$c" \
-			GPUSHARE_SHM_DIR="$res/shm-hook" GPUSHARE_MEM_LIMIT_MIB=512 "$bin/$c" --check ||
+			GPUSHARE_SHM_DIR="$res/shm-hook" GPUSHARE_MEM_LIMIT_MIB=512 "$clients/$c" --check ||
 			return 1
 	done
 	LD_PRELOAD="$bin/libgpushare.so" GPUSHARE_POD_ID=check-memprobe \
 		GPUSHARE_SHM_DIR="$res/shm-hook" GPUSHARE_MEM_LIMIT_MIB=512 \
-		"$bin/memprobe" --limit-mib 512 --duration-s 0.1
+		"$clients/memprobe" --limit-mib 512 --duration-s 0.1
 }
 
 bench() { # gpusim-bench with its fixed arguments, then SCENARIO.json...

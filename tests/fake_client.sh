@@ -13,6 +13,9 @@
 # It echoes the environment it saw as seen_* keys. A client named
 # crash* exits 3 without a report. Under MPS it first sleeps
 # FAKE_CLIENT_SLEEP_S seconds when that is set (a run to interrupt).
+# Under the hook it keeps its pod's limits in GPUSHARE_SHM_DIR as
+# libgpushare does, and refuses to run, as libgpushare does, when a region
+# of its pod already holds another compute share.
 set -eu
 
 kernel=$(basename "$0")
@@ -23,10 +26,21 @@ while [ $# -gt 0 ]; do
 	--start-at-ns) start=$2; shift 2 ;;
 	--limit-mib) limit=$2; shift 2 ;;
 	--duration-s|--warmup-s|--size-mib|--batch) shift 2 ;;
+	--check) shift ;;
 	*) echo "fake client: unknown flag $1" >&2; exit 2 ;;
 	esac
 done
 case "$name" in crash*) echo "fake client: crashing as asked" >&2; exit 3 ;; esac
+
+if [ -n "${GPUSHARE_SHM_DIR:-}" ]; then
+	region="$GPUSHARE_SHM_DIR/gpushare.pod.${GPUSHARE_POD_ID:?}"
+	if [ -e "$region" ] && [ "$(cat "$region")" != "${GPUSHARE_COMPUTE_PERCENT:-100}" ]; then
+		echo "fake client: $region: the pod's compute share is $(cat "$region") %, not" \
+			"${GPUSHARE_COMPUTE_PERCENT:-100} %: refusing to run" >&2
+		exit 1
+	fi
+	echo "${GPUSHARE_COMPUTE_PERCENT:-100}" > "$region"
+fi
 
 dir=${FAKE_CLIENT_DIR:?}
 gpu=${CUDA_VISIBLE_DEVICES:-none}

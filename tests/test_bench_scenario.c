@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "json.h"
 #include "io/kvline.h"
+#include "bench.h"
 #include "scenario.h"
 
 /* --- JSON ----------------------------------------------------------------- */
@@ -344,6 +345,27 @@ static void test_kvline_errors(void **state)
 	expect_kv_error("run a=\"x\"b=1", "column 10: expected a blank before the next key");
 }
 
+/* The driver's version from the first line of both kernel modules' version files. */
+static void test_driver_version(void **state)
+{
+	char v[32];
+
+	(void)state;
+	gs_bench_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  "
+				"Tue Mar  5 22:23:56 UTC 2024\n", v, sizeof(v));
+	assert_string_equal(v, "550.54.15");
+	/* The open module's form: the first gpu-check's results (H200) said driver=for. */
+	gs_bench_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+				"580.159.04  Release Build  (dvs-builder@U22-I3-AE18-23-3)\n",
+				v, sizeof(v));
+	assert_string_equal(v, "580.159.04");
+	gs_bench_driver_version("NVRM version: something else\n", v, sizeof(v));
+	assert_string_equal(v, "unknown");
+	gs_bench_driver_version("NVRM version: NVIDIA UNIX Kernel Module for x86_64 Release\n", v,
+				sizeof(v));
+	assert_string_equal(v, "unknown");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_shipped_scenarios),
 		cmocka_unit_test(test_kvline_round_trip),
 		cmocka_unit_test(test_kvline_errors),
+		cmocka_unit_test(test_driver_version),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

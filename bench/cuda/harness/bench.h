@@ -52,6 +52,13 @@ struct gs_bench_host {
 };
 
 /*
+ * The driver's version ("580.159.04") from the first line of
+ * /proc/driver/nvidia/version, proprietary or open module; "unknown"
+ * when the line has none.
+ */
+void gs_bench_driver_version(const char *line, char *out, size_t len);
+
+/*
  * Finds the GPUs through the CUDA driver (libcuda.so.1). Returns 0,
  * GS_ENODEV (no driver or no GPU; err says which) or GS_EIO.
  */

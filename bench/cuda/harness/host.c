@@ -41,24 +41,40 @@ const char *gs_bench_compute_mode_name(int mode)
 	}
 }
 
-/* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar ..." */
+void gs_bench_driver_version(const char *line, char *out, size_t len)
+{
+	const char *p = strstr(line, "Kernel Module"), *q;
+
+	snprintf(out, len, "unknown");
+	if (!p)
+		return;
+	/* The open module inserts words ("for x86_64"): skip to the version. */
+	for (p += strlen("Kernel Module"); *p && *p != '\n'; p = q) {
+		int digits = 0, dots = 0;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		for (q = p; *q && *q != ' ' && *q != '\t' && *q != '\n'; q++) {
+			digits += *q >= '0' && *q <= '9';
+			dots += *q == '.';
+		}
+		if (digits && dots && digits + dots == q - p && *p != '.') {
+			snprintf(out, len, "%.*s", (int)(q - p), p);
+			return;
+		}
+	}
+}
+
 static void read_driver_version(char *out, size_t len)
 {
-	char line[512], *p, *q;
+	char line[512];
 	FILE *f = fopen("/proc/driver/nvidia/version", "r");
 
 	snprintf(out, len, "unknown");
 	if (!f)
 		return;
-	if (fgets(line, sizeof(line), f) && (p = strstr(line, "Kernel Module"))) {
-		p += strlen("Kernel Module");
-		while (*p == ' ')
-			p++;
-		for (q = p; *q && *q != ' ' && *q != '\n'; q++)
-			;
-		if (q > p)
-			snprintf(out, len, "%.*s", (int)(q - p), p);
-	}
+	if (fgets(line, sizeof(line), f))
+		gs_bench_driver_version(line, out, len);
 	fclose(f);
 }
 

@@ -245,6 +245,21 @@ struct cell {
 	int n;
 };
 
+/*
+ * True when every client of a run reported a throughput. A client that
+ * failed did not load its GPU: the others ran beside fewer clients than
+ * "colocated" says, so their factors would be filed under the wrong cell.
+ */
+static int run_complete(const struct gs_bench_run *run)
+{
+	int c;
+
+	for (c = 0; c < run->n; c++)
+		if (!usable(&run->res[c]))
+			return 0;
+	return 1;
+}
+
 static int collect_cells(const struct gs_scenario *s, const struct gs_bench_run *runs, int n_runs,
 			 struct cell *cells, int cap)
 {
@@ -253,7 +268,7 @@ static int collect_cells(const struct gs_scenario *s, const struct gs_bench_run 
 	for (i = 0; i < n_runs; i++) {
 		const struct gs_bench_run *run = &runs[i];
 
-		if (run->skipped || run->mode == GS_MODE_EXCLUSIVE)
+		if (run->skipped || run->mode == GS_MODE_EXCLUSIVE || !run_complete(run))
 			continue;
 		for (c = 0; c < run->n; c++) {
 			const struct gs_bench_result *r = &run->res[c];

@@ -24,6 +24,7 @@
  * is skipped, saying so, and so is every mode on a Prohibited GPU.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -391,6 +392,29 @@ static int compute_mode_forbids(const struct gs_bench_host *h, const struct gs_s
 	return 0;
 }
 
+/*
+ * Removes a run's directory of libgpushare regions and what is in it. A
+ * pod's region outlives its processes and holds the limits its first
+ * process set: left for the next run, it would refuse that run's clients
+ * of the same name with other limits.
+ */
+static void remove_regions(const char *dir)
+{
+	char path[1200];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (!strncmp(e->d_name, "gpushare.", 9)) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	rmdir(dir);
+}
+
 int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host *h,
 		      const struct gs_scenario *s, const int *placement, enum gs_bench_mode m,
 		      int repeat, struct gs_bench_run *run)
@@ -416,8 +440,9 @@ int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host
 			same += placement[k] == placement[i];
 		run->res[i].colocated = sequential ? 1 : same;
 	}
-	snprintf(shm_dir, sizeof(shm_dir), "%s/shm-%s-%d", env->work_dir, gs_bench_mode_name(m),
-		 repeat);
+	/* One directory of regions per run: no pod of an earlier run is met. */
+	snprintf(shm_dir, sizeof(shm_dir), "%s/shm-%s.%s.%d", env->work_dir, s->name,
+		 gs_bench_mode_name(m), repeat);
 	if (compute_mode_forbids(h, s, placement, m, sequential, run->reason,
 				 sizeof(run->reason))) {
 		run->skipped = 1;
@@ -435,6 +460,7 @@ int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host
 				 strerror(errno));
 			return GS_ENOENT;
 		}
+		remove_regions(shm_dir); /* what a killed harness left */
 		if (mkdir(shm_dir, 0700) && errno != EEXIST) {
 			run->skipped = 1;
 			snprintf(run->reason, sizeof(run->reason), "cannot create %s", shm_dir);
@@ -480,6 +506,8 @@ int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host
 	}
 	if (m == GS_MODE_MPS)
 		gs_bench_mps_stop();
+	if (m == GS_MODE_HOOK)
+		remove_regions(shm_dir);
 	run->wall_s = gs_clock_s() - t0;
 	if (rc) {
 		run->skipped = 1;
