@@ -671,6 +671,11 @@ static void test_helios(void **state)
 	round_trip(&r, "helios");
 	run_release(&r);
 
+	/* A machine list past what a built cluster may hold: the list is named (a fuzz finding). */
+	conv_fail(GS_CONV_HELIOS, HELIOS_LOG, "date,total\n2020-04-01,8000016\n", GS_EPARSE,
+		  "machines: its 8000016 GPUs make 1000002 nodes of 8, more than the 1000000 a "
+		  "built cluster may have");
+
 	/* Times before 1970 (a clock that starts before the year 0): only differences count. */
 	run_init(&r, GS_CONV_HELIOS,
 		 "job_id,gpu_num,cpu_num,node_num,submit_time,start_time,end_time\n"

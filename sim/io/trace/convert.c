@@ -662,10 +662,10 @@ int gs_conv_nodes(struct gs_conv *cv, const char *prefix, int64_t count, int64_t
 	int64_t k;
 	int rc = 0;
 
-	if (count > 1000000)
+	if (count > GS_CONV_NODES_MAX)
 		return gs_conv_errorf(cv, GS_EPARSE, "%s: %" PRId64 " %s nodes is more than the "
-				      "1000000 a built cluster may have (--node-count, "
-				      "--headroom)", w.file, count, prefix);
+				      "%d a built cluster may have (--node-count, --headroom)",
+				      w.file, count, prefix, GS_CONV_NODES_MAX);
 	gs_nameset_init(&names);
 	for (k = 0; k < count && rc == 0; k++) {
 		snprintf(name, sizeof(name), "%s-%" PRId64, prefix, k);
@@ -807,6 +807,12 @@ int gs_conv_build_gpu_nodes(struct gs_conv *cv, const char *prefix, bool cpu_pod
 		return rc;
 	if (from_list) {
 		count = gs_conv_count_for(list_gpus, (double)gpus, 0);
+		/* The machine list sized it: its name, not the jobs', goes on the refusal. */
+		if (count > GS_CONV_NODES_MAX)
+			return gs_conv_errorf(cv, GS_EPARSE, "%s: its %.0f GPUs make %" PRId64
+					      " nodes of %" PRId64 ", more than the %d a built "
+					      "cluster may have", o->machines.name, list_gpus,
+					      count, gpus, GS_CONV_NODES_MAX);
 		snprintf(cv->rep->cluster_how, sizeof(cv->rep->cluster_how),
 			 "%" PRId64 " nodes of %" PRId64 " %s, %g cores, %g GiB: the machine list's "
 			 "%.0f GPUs", count, gpus, model, cpu / 1000.0, mem / 1024.0, list_gpus);
