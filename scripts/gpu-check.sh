@@ -209,8 +209,10 @@ else
 	failed=0
 	grep -q "$(printf '\tFAIL\t')" "$res/steps.tsv" && failed=1
 fi
-# The pods' regions are scratch; the client logs and MPS logs stay.
-rm -rf "$res/shm" "$res/shm-hook" "$res"/bench/work/shm-*
+# The pods' regions and the PyTorch checks' handshake files are scratch;
+# the client logs and MPS logs stay.
+rm -rf "$res/shm" "$res/shm-hook" "$res"/bench/work/shm-* "$res"/hold.ready "$res"/hold.until \
+	"$res"/busy.ready
 if [ -n "${GPU_CHECK_OUT:-}" ]; then
 	mkdir -p "$GPU_CHECK_OUT"
 	tar -czf "$GPU_CHECK_OUT/gpu-check-$slug.tar.gz" -C "$(dirname "$res")" "$(basename "$res")"
