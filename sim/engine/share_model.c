@@ -135,18 +135,24 @@ static inline double min_of(double a, double b)
 	return b < a || a != a ? b : a;
 }
 
-void gs_share_model_water_fill(const double *d, const double *w, double *out, int n)
+/*
+ * gs_share_model_water_fill(), inline: the model calls it with w NULL
+ * (every key then its demand) or not, once or twice per GPU a start or
+ * stop touches, and each demand's key is divided out once, not at every
+ * comparison of the sort.
+ */
+static inline __attribute__((always_inline)) void water_fill(const double *d, const double *w,
+							     double *out, int n)
 {
 	int order[GPU_PODS_MAX], i, j, k;
-	double left = 1.0, wsum = 0.0, level;
+	double key[GPU_PODS_MAX], left = 1.0, wsum = 0.0, level;
 
 	if (n > GPU_PODS_MAX)
 		n = GPU_PODS_MAX;
 	/* By the level at which each demand is met, d / w: insertion sort, a GPU holds few pods. */
 	for (i = 0; i < n; i++) {
-		double key = d[i] / (w ? w[i] : 1.0);
-
-		for (j = i; j > 0 && d[order[j - 1]] / (w ? w[order[j - 1]] : 1.0) > key; j--)
+		key[i] = d[i] / (w ? w[i] : 1.0);
+		for (j = i; j > 0 && key[order[j - 1]] > key[i]; j--)
 			order[j] = order[j - 1];
 		order[j] = i;
 		wsum += w ? w[i] : 1.0;
@@ -166,6 +172,11 @@ void gs_share_model_water_fill(const double *d, const double *w, double *out, in
 		left -= d[q];
 		wsum -= wq;
 	}
+}
+
+void gs_share_model_water_fill(const double *d, const double *w, double *out, int n)
+{
+	water_fill(d, w, out, n);
 }
 
 /* Resolves pod p's view (the defaults of unset fields) into sp. */
@@ -254,7 +265,7 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu, in
 		/* Contexts take turns: shares of time among the busy fractions. */
 		for (j = 0; j < n; j++)
 			sh->dem[j] = v[j].busy;
-		gs_share_model_water_fill(sh->dem, NULL, sh->got, n);
+		water_fill(sh->dem, NULL, sh->got, n);
 		break;
 	case GS_SHARE_MPS: {
 		double c = gs_share_mps_thread_milli(cfg) / 1000.0;
@@ -266,7 +277,7 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu, in
 			sh->v0[j] = phases(v[j].busy, sp_cap);
 			sh->dem[j] = sh->v0[j] * v[j].busy * min_of(v[j].need, c) / sp_cap;
 		}
-		gs_share_model_water_fill(sh->dem, NULL, sh->got, n);
+		water_fill(sh->dem, NULL, sh->got, n);
 		break;
 	}
 	case GS_SHARE_VGPU:
@@ -275,13 +286,13 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu, in
 			sh->dem[j] = v[j].busy;
 			wt[j] = v[j].request > 0 ? v[j].request : 0.001;
 		}
-		gs_share_model_water_fill(sh->dem, NULL, sh->fair, n);
+		water_fill(sh->dem, NULL, sh->fair, n);
 		if (cfg->elastic) {
-			gs_share_model_water_fill(sh->dem, wt, sh->got, n);
+			water_fill(sh->dem, wt, sh->got, n);
 		} else {
 			for (j = 0; j < n; j++)
 				sh->dem[j] = min_of(v[j].busy, wt[j]);
-			gs_share_model_water_fill(sh->dem, NULL, sh->got, n);
+			water_fill(sh->dem, NULL, sh->got, n);
 			for (j = 0; j < n; j++)
 				sh->got[j] = min_of(sh->got[j], wt[j]);
 		}
