@@ -482,6 +482,25 @@ static int touch(struct gs_share_model *m, int32_t j)
 	return 0;
 }
 
+/*
+ * Asks the memory for the records of the pods on the GPUs of pl, which a
+ * start or stop there reads once it has done its own: their misses then
+ * overlap that work's instead of coming after it.
+ */
+static void ask_gpus(const struct gs_share_model *m, const struct gs_placement *pl)
+{
+	int k, j;
+
+	for (k = 0; k < pl->num_gpu; k++) {
+		const struct gs_share_gpu *G = &m->gpus[m->gpu_base[pl->node] + pl->gpu[k]];
+
+		for (j = 0; j < G->n; j++) {
+			__builtin_prefetch(&m->p[G->pods[j]]);
+			__builtin_prefetch((const char *)&m->p[G->pods[j]] + sizeof(m->p[0]) - 1);
+		}
+	}
+}
+
 /* Collects the pods on the GPUs of pl into m->touched. */
 static int touch_gpus(struct gs_share_model *m, const struct gs_placement *pl)
 {
@@ -638,6 +657,8 @@ int gs_share_model_start(struct gs_share_model *m, int32_t i, const struct gs_pl
 	struct gs_share_pod *sp = &m->p[i];
 	int k, rc;
 
+	__builtin_prefetch(&m->pods[i]);
+	ask_gpus(m, pl);
 	mig_advance(m, t);
 	useful_advance(m, t);
 	sp->pl = *pl;
@@ -677,6 +698,8 @@ int gs_share_model_stop(struct gs_share_model *m, int32_t i, const struct gs_pla
 
 	if (!sp->active)
 		return 0;
+	__builtin_prefetch(&m->pods[i]);
+	ask_gpus(m, pl);
 	mig_advance(m, t);
 	useful_advance(m, t);
 	advance(m, i, t);
