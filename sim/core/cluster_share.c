@@ -162,6 +162,9 @@ static enum gs_fit fits_uniform(const struct gs_cluster *c, int32_t node, const 
 		return gs__fits_gpus(n, &d->eff);
 	if (d->prof > ns->mig_cap_max)
 		return GS_FIT_MIG_SLOT;
+	/* mig_cap_max is one of the GPUs' mig_cap: that GPU takes a 1-GPU pod. */
+	if (p->num_gpu <= 1)
+		return GS_FIT_OK;
 	for (i = 0; i < n->num_gpu && ok < p->num_gpu; i++)
 		ok += ns->gpu[i].mig_cap >= d->prof;
 	return ok >= p->num_gpu ? GS_FIT_OK : GS_FIT_MIG_SLOT;
@@ -336,6 +339,56 @@ int gs_cluster_share_assign(const struct gs_cluster *c, const struct gs_pod *p,
 	return 0;
 }
 
+/*
+ * gs_cluster_share_pick() on a node whose GPUs are all MIG GPUs of one
+ * config: the pod's profile once for the node, then each GPU's mig_cap
+ * against it, and the instances from that profile. The choice is
+ * gpu_takes()'s and gs_cluster_share_assign()'s: a GPU takes the pod when
+ * its mig_cap is at least the profile, a 1-GPU pod goes to the one whose
+ * largest placeable instance has the fewest milli-GPUs (ties to the lowest
+ * index). Every pick on a MIG node comes here, and the general path asked
+ * each GPU through a call (a third of the pick's instructions).
+ */
+static void pick_mig(const struct gs_cluster *c, int32_t node, const struct gs_pod *p,
+		     struct gs_placement *pl)
+{
+	const struct gs_node *n = &c->nodes[node];
+	const struct gs_node_share *ns = &c->share[node];
+	const struct gs_mig_table *t = node_table(ns);
+	int32_t milli, room, best_room = 0;
+	int64_t mem;
+	int i, k, prof, q, start, best = -1;
+
+	memset(pl->mig, 0, sizeof(pl->mig));
+	if (demand(c, n, ns, &c->share_cfg[ns->cfg], p, &milli, &mem, &prof) != GS_FIT_OK ||
+	    prof > ns->mig_cap_max)
+		return;
+	if (p->num_gpu == 1) {
+		for (i = 0; i < n->num_gpu; i++) {
+			int cap = ns->gpu[i].mig_cap;
+
+			if (cap < prof)
+				continue;
+			room = gs_mig_profile_milli(&t->p[cap]);
+			if (best < 0 || room < best_room) {
+				best = i;
+				best_room = room;
+			}
+		}
+		if (best >= 0)
+			pl->gpu[pl->num_gpu++] = (uint8_t)best;
+	} else {
+		for (i = 0; i < n->num_gpu && pl->num_gpu < p->num_gpu; i++)
+			if (ns->gpu[i].mig_cap >= prof)
+				pl->gpu[pl->num_gpu++] = (uint8_t)i;
+	}
+	for (k = 0; k < pl->num_gpu; k++) {
+		if (gs_mig_choose(t, &ns->gpu[pl->gpu[k]].mig, prof, &q, &start))
+			return;
+		pl->mig[k] = (uint8_t)(start + 1);
+	}
+}
+
 void gs_cluster_share_pick(const struct gs_cluster *c, int32_t node, const struct gs_pod *p,
 			   struct gs_placement *pl)
 {
@@ -346,6 +399,10 @@ void gs_cluster_share_pick(const struct gs_cluster *c, int32_t node, const struc
 
 	pl->node = node;
 	pl->num_gpu = 0;
+	if (ns->mode == GS_SHARE_MIG) {
+		pick_mig(c, node, p, pl);
+		return;
+	}
 	if (p->num_gpu == 1) {
 		for (i = 0; i < n->num_gpu; i++) {
 			if (!gpu_takes(c, n, ns, i, p, &room, &d))
