@@ -458,7 +458,7 @@ static int mig_plan(const struct gs_mig_table *t, const struct gs_mig_gpu *g,
 }
 
 int gs__share_gpu_check(const struct gs_cluster *c, const struct gs_pod *p,
-			const struct gs_placement *pl, int dir)
+			const struct gs_placement *pl, int dir, struct gs__share_plan *plan)
 {
 	const struct gs_node *n = &c->nodes[pl->node];
 	const struct gs_node_share *ns = &c->share[pl->node];
@@ -470,17 +470,19 @@ int gs__share_gpu_check(const struct gs_cluster *c, const struct gs_pod *p,
 		int g = pl->gpu[k];
 		const struct gs_gpu_share *gs = &ns->gpu[g];
 
+		prof = -1;
 		if (gs->mode == GS_SHARE_MIG) {
 			const struct gs_mig_table *t = node_table(ns);
-			int q = t ? mig_plan(t, &gs->mig, p, pl->mig[k] - 1, dir) : GS_EINVAL;
 
-			if (q < 0)
-				return q;
-			milli = gs_mig_profile_milli(&t->p[q]);
-			mem = inst_mib(t, q, card);
+			prof = t ? mig_plan(t, &gs->mig, p, pl->mig[k] - 1, dir) : GS_EINVAL;
+			if (prof < 0)
+				return prof;
+			milli = gs_mig_profile_milli(&t->p[prof]);
+			mem = inst_mib(t, prof, card);
 		} else {
 			if (demand(c, n, ns, gpu_cfg(c, gs), p, &milli, &mem, &prof) != GS_FIT_OK)
 				return GS_ENOFIT;
+			prof = -1;
 		}
 		if (dir > 0) {
 			if (n->gpu_free_milli[g] < milli || n->gpu_mem_free_mib[g] < mem)
@@ -489,19 +491,21 @@ int gs__share_gpu_check(const struct gs_cluster *c, const struct gs_pod *p,
 			   n->gpu_mem_free_mib[g] + mem > card || gs->pods == 0) {
 			return GS_EINVAL;
 		}
+		plan->milli[k] = milli;
+		plan->mem_mib[k] = mem;
+		plan->prof[k] = (int8_t)prof;
 	}
 	return 0;
 }
 
-void gs__share_gpu_apply(struct gs_cluster *c, const struct gs_pod *p,
-			 const struct gs_placement *pl, int dir)
+void gs__share_gpu_apply(struct gs_cluster *c, const struct gs_placement *pl, int dir,
+			 const struct gs__share_plan *plan)
 {
 	struct gs_node *n = &c->nodes[pl->node];
 	struct gs_node_share *ns = &c->share[pl->node];
 	const struct gs_mig_table *t = node_table(ns);
-	int64_t card = card_mib(c, n), mem;
-	int32_t milli;
-	int k, prof, mig = 0;
+	bool refresh = false;
+	int k;
 
 	for (k = 0; k < pl->num_gpu; k++) {
 		int g = pl->gpu[k];
@@ -509,32 +513,33 @@ void gs__share_gpu_apply(struct gs_cluster *c, const struct gs_pod *p,
 
 		if (gs->mode == GS_SHARE_MIG) {
 			int start = pl->mig[k] - 1;
-			int q = mig_plan(t, &gs->mig, p, start, dir);
-			int i;
+			int i = gs_mig_instance_at(&gs->mig, start);
+			int8_t was = gs->mig_cap;
 
-			milli = gs_mig_profile_milli(&t->p[q]);
-			mem = inst_mib(t, q, card);
 			if (dir > 0) {
-				i = gs_mig_instance_at(&gs->mig, start);
 				if (i < 0)
-					i = gs_mig_create(t, &gs->mig, q, start);
+					i = gs_mig_create(t, &gs->mig, plan->prof[k], start);
 				gs->mig.inst[i].busy = 1;
 			} else {
-				i = gs_mig_instance_at(&gs->mig, start);
 				gs->mig.inst[i].busy = 0;
 				if (!gs->mig.fixed)
 					gs_mig_destroy(t, &gs->mig, i);
 			}
 			gs->mig_cap = mig_cap(t, &gs->mig);
-			mig = 1;
-		} else {
-			demand(c, n, ns, gpu_cfg(c, gs), p, &milli, &mem, &prof);
+			/*
+			 * The node's largest mig_cap follows from this GPU's unless
+			 * the GPU held it and now holds less: then ask every GPU.
+			 */
+			if (gs->mig_cap >= ns->mig_cap_max)
+				ns->mig_cap_max = gs->mig_cap;
+			else if (was == ns->mig_cap_max)
+				refresh = true;
 		}
-		n->gpu_free_milli[g] -= dir * milli;
-		n->gpu_mem_free_mib[g] -= dir * mem;
+		n->gpu_free_milli[g] -= dir * plan->milli[k];
+		n->gpu_mem_free_mib[g] -= dir * plan->mem_mib[k];
 		gs->pods = (uint8_t)(gs->pods + dir);
 	}
-	if (mig)
+	if (refresh)
 		refresh_mig_cap(ns, n->num_gpu);
 }
 
