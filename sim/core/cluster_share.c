@@ -121,6 +121,32 @@ static int8_t mig_cap(const struct gs_mig_table *t, const struct gs_mig_gpu *g)
 	return -1;
 }
 
+/*
+ * mig_cap() of g after one instance was created on it (dir +1) or
+ * destroyed (-1), given what it was before. Creating takes slices,
+ * compute and an instance slot, so no profile larger than before fits;
+ * destroying gives them back, so the one that fitted still does: the
+ * search starts or stops there.
+ */
+static int8_t mig_cap_after(const struct gs_mig_table *t, const struct gs_mig_gpu *g, int was,
+			    int dir)
+{
+	int i;
+
+	if (g->fixed)
+		return mig_cap(t, g);
+	if (dir > 0) {
+		for (i = was < t->n ? was : t->n - 1; i >= 0; i--)
+			if (gs_mig_find_start(t, g, i) >= 0)
+				return (int8_t)i;
+		return -1;
+	}
+	for (i = t->n - 1; i > was; i--)
+		if (gs_mig_find_start(t, g, i) >= 0)
+			return (int8_t)i;
+	return (int8_t)was;
+}
+
 static void refresh_mig_cap(struct gs_node_share *ns, int num_gpu)
 {
 	int i;
@@ -525,7 +551,7 @@ void gs__share_gpu_apply(struct gs_cluster *c, const struct gs_placement *pl, in
 				if (!gs->mig.fixed)
 					gs_mig_destroy(t, &gs->mig, i);
 			}
-			gs->mig_cap = mig_cap(t, &gs->mig);
+			gs->mig_cap = mig_cap_after(t, &gs->mig, was, dir);
 			/*
 			 * The node's largest mig_cap follows from this GPU's unless
 			 * the GPU held it and now holds less: then ask every GPU.
@@ -891,7 +917,7 @@ const struct gs_mig_table *gs_cluster_mig_table(const struct gs_cluster *c, int3
 int gs__share_check(const struct gs_cluster *c, char *msg, size_t msg_len)
 {
 	int32_t node;
-	int i, k;
+	int i, k, cap_max;
 
 	if (!c->share)
 		return 0;
@@ -938,6 +964,12 @@ int gs__share_check(const struct gs_cluster *c, char *msg, size_t msg_len)
 		}
 		if (pods > 0 && n->n_pods == 0)
 			GS__CHECK_FAIL("node %s: GPUs hold %d pods, the node none", name, pods);
+		for (i = 0, cap_max = -1; i < n->num_gpu; i++)
+			if (ns->gpu[i].mode == GS_SHARE_MIG && ns->gpu[i].mig_cap > cap_max)
+				cap_max = ns->gpu[i].mig_cap;
+		if (ns->mig_cap_max != cap_max)
+			GS__CHECK_FAIL("node %s: largest placeable MIG profile %d, its GPUs say %d",
+				       name, ns->mig_cap_max, cap_max);
 	}
 	return 0;
 }
