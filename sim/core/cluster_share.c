@@ -365,6 +365,15 @@ int gs_cluster_share_assign(const struct gs_cluster *c, const struct gs_pod *p,
 	return 0;
 }
 
+/* GPU i with room `room` replaces *best if it has less (asked in index order: ties to the lower). */
+static inline void keep_tightest(int32_t i, int32_t room, int32_t *best, int32_t *best_room)
+{
+	if (*best < 0 || room < *best_room) {
+		*best = i;
+		*best_room = room;
+	}
+}
+
 /*
  * gs_cluster_share_pick() on a node whose GPUs are all MIG GPUs of one
  * config: the pod's profile once for the node, then each GPU's mig_cap
@@ -381,9 +390,9 @@ static void pick_mig(const struct gs_cluster *c, int32_t node, const struct gs_p
 	const struct gs_node *n = &c->nodes[node];
 	const struct gs_node_share *ns = &c->share[node];
 	const struct gs_mig_table *t = node_table(ns);
-	int32_t milli, room, best_room = 0;
+	int32_t milli, i, best = -1, best_room = 0;
 	int64_t mem;
-	int i, k, prof, q, start, best = -1;
+	int k, prof, q, start;
 
 	memset(pl->mig, 0, sizeof(pl->mig));
 	if (demand(c, n, ns, &c->share_cfg[ns->cfg], p, &milli, &mem, &prof) != GS_FIT_OK ||
@@ -395,11 +404,7 @@ static void pick_mig(const struct gs_cluster *c, int32_t node, const struct gs_p
 
 			if (cap < prof)
 				continue;
-			room = gs_mig_profile_milli(&t->p[cap]);
-			if (best < 0 || room < best_room) {
-				best = i;
-				best_room = room;
-			}
+			keep_tightest(i, gs_mig_profile_milli(&t->p[cap]), &best, &best_room);
 		}
 		if (best >= 0)
 			pl->gpu[pl->num_gpu++] = (uint8_t)best;
@@ -431,12 +436,8 @@ void gs_cluster_share_pick(const struct gs_cluster *c, int32_t node, const struc
 	}
 	if (p->num_gpu == 1) {
 		for (i = 0; i < n->num_gpu; i++) {
-			if (!gpu_takes(c, n, ns, i, p, &room, &d))
-				continue;
-			if (best < 0 || room < best_room) {
-				best = i;
-				best_room = room;
-			}
+			if (gpu_takes(c, n, ns, i, p, &room, &d))
+				keep_tightest(i, room, &best, &best_room);
 		}
 		if (best >= 0)
 			pl->gpu[pl->num_gpu++] = (uint8_t)best;
