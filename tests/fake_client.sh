@@ -86,7 +86,7 @@ printf 'report kernel=%s name=%s ok=%s throughput=%s unit=ops/s colocated_seen=%
 printf ' seen_visible=%s seen_preload="%s" seen_pod="%s" seen_mem="%s" seen_pct="%s"' \
 	"$gpu" "${LD_PRELOAD:-}" "${GPUSHARE_POD_ID:-}" "${GPUSHARE_MEM_LIMIT_MIB:-}" \
 	"${GPUSHARE_COMPUTE_PERCENT:-}"
-printf ' seen_mps_pct="%s" seen_mps_pipe="%s" seen_mps_mem="%s"\n' \
+printf ' seen_mps_pct="%s" seen_mps_pipe="%s" seen_mps_mem="%s" seen_shm="%s"\n' \
 	"${CUDA_MPS_ACTIVE_THREAD_PERCENTAGE:-}" "${CUDA_MPS_PIPE_DIRECTORY:-}" \
-	"${CUDA_MPS_PINNED_DEVICE_MEM_LIMIT:-}"
+	"${CUDA_MPS_PINNED_DEVICE_MEM_LIMIT:-}" "${GPUSHARE_SHM_DIR:-}"
 exit $rc

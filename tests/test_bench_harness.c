@@ -524,6 +524,7 @@ static void test_hook_runs_meet_no_earlier_pod(void **state)
 	const struct gs_kvline *l;
 	struct records r;
 	struct dirent *e;
+	char want[512];
 	DIR *d;
 
 	(void)state;
@@ -537,6 +538,8 @@ static void test_hook_runs_meet_no_earlier_pod(void **state)
 	l = find(&r, "client", "run", "check-interference-vecadd-x4/hook/0", "name", "v-1");
 	expect_str(l, "seen_pct", "25");
 	expect_str(l, "status", "ok");
+	snprintf(want, sizeof(want), "%s/shm-check-interference-vecadd-x4.hook.0", in_dir("work"));
+	expect_str(l, "seen_shm", want);
 	l = find(&r, "slowdown", "scenario", "check-interference-vecadd-x4", NULL, NULL);
 	expect_str(l, "samples", "8");
 	free_records(&r);
@@ -547,6 +550,37 @@ static void test_hook_runs_meet_no_earlier_pod(void **state)
 		if (!strncmp(e->d_name, "shm-", 4))
 			fail_msg("%s is left in the work directory", e->d_name);
 	closedir(d);
+}
+
+/*
+ * libgpushare takes a GPUSHARE_SHM_DIR shorter than 256 bytes: a work
+ * directory that makes it longer skips the hook, saying why, instead of
+ * starting clients the library refuses.
+ */
+static void test_hook_long_work_dir(void **state)
+{
+	const char *args[] = { "--out", NULL, "--work-dir", NULL, NULL, NULL };
+	char work[512], name[256];
+	struct records r;
+	int i;
+
+	(void)state;
+	memset(name, 'w', 240); /* one level: a name may have 255 bytes */
+	name[240] = 0;
+	gs_test_path(name, work, sizeof(work));
+	gs_test_write("pair.json", two_pods, NULL, 0);
+	args[1] = in_dir("long.txt");
+	args[3] = work;
+	args[4] = in_dir("pair.json");
+	assert_int_equal(bench(NULL, args), 0);
+	if (!strstr(out_text, "pair: hook skipped: the pods' regions would be in ") ||
+	    !strstr(out_text, "which libgpushare does not take: give a shorter --work-dir"))
+		fail_msg("no reason for the skipped hook in:\n%s", out_text);
+	read_records(in_dir("long.txt"), &r);
+	for (i = 0; i < r.n; i++)
+		if (!strcmp(r.l[i].type, "run") && strstr(gs_kvline_get(&r.l[i], "id"), "/hook/"))
+			expect_str(&r.l[i], "status", "skipped");
+	free_records(&r);
 }
 
 /* True when some line of text has exactly these blank-separated words. */
@@ -890,6 +924,7 @@ int main(void)
 		GS_TMPDIR_TEST(test_overhead_alone, setup),
 		GS_TMPDIR_TEST(test_colocate_variants, setup),
 		GS_TMPDIR_TEST(test_hook_runs_meet_no_earlier_pod, setup),
+		GS_TMPDIR_TEST(test_hook_long_work_dir, setup),
 		GS_TMPDIR_TEST(test_dry_run_placement, setup),
 		GS_TMPDIR_TEST(test_does_not_fit, setup),
 		GS_TMPDIR_TEST(test_bad_scenario, setup),

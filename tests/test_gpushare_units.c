@@ -576,6 +576,22 @@ static void test_region_shared_between_opens(void **state)
 	gs_region_close(&b);
 }
 
+/* GPUSHARE_SHM_DIR naming no directory: the refusal says which and what to do. */
+static void test_region_missing_directory(void **state)
+{
+	char dir[256], err[1024], want[1024];
+	struct gs_region r;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/not-made", gs_test_tmpdir());
+	assert_int_equal(gs_region_open(&r, dir, GS_REGION_POD, "p", err, sizeof(err)), GS_EIO);
+	snprintf(want, sizeof(want), "cannot open %s/gpushare.pod.p: the directory %s does not "
+		 "exist (GPUSHARE_SHM_DIR: create it, or mount the node's directory there)", dir,
+		 dir);
+	assert_string_equal(err, want);
+	assert_int_equal(r.fd, -1);
+}
+
 /* Rewrites one header field of the pod region file. */
 static void poke_header(size_t offset, uint32_t value)
 {
@@ -996,6 +1012,7 @@ int main(void)
 		cmocka_unit_test(test_bucket_min_sleep_and_burst),
 		cmocka_unit_test(test_cost_table),
 		GS_TMPDIR_TEST(test_region_shared_between_opens, make_dir),
+		GS_TMPDIR_TEST(test_region_missing_directory, make_dir),
 		GS_TMPDIR_TEST(test_region_refuses_other_layouts, make_dir),
 		GS_TMPDIR_TEST(test_region_robust_mutex, make_dir),
 		GS_TMPDIR_TEST(test_pod_reclaims_only_dead, make_dir),

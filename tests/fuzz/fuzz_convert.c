@@ -63,6 +63,8 @@ static void convert_one(const uint8_t *data, size_t size, bool as_jobs, bool giv
 	gs_conv_opts_init(&o, FUZZ_FORMAT);
 	/* A few lines may ask for many workers each: keep one input quick. */
 	o.max_pods = 20000;
+	/* And a short machine list may ask for a million nodes: past 2 GB under ASan. */
+	o.max_nodes = 20000;
 	if (as_jobs) {
 		o.jobs.name = name;
 		o.jobs.data = (const char *)data;

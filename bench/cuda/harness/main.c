@@ -355,6 +355,7 @@ int main(int argc, char **argv)
 	const char *out_path = NULL, *csv_path = NULL, *client_dir = NULL, *hook = NULL;
 	const char *work_dir = NULL;
 	char self[PATH_MAX], dir_buf[PATH_MAX], hook_buf[PATH_MAX + 32], work_buf[64];
+	char work_abs[PATH_MAX];
 	char err[1024], *end;
 	double duration = 0, warmup = -1, startup = 3.0;
 	long repeat = 0;
@@ -478,6 +479,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gpusim-bench: --work-dir %s: %s\n", work_dir, strerror(errno));
 		return EXIT_FAIL;
 	}
+	/* The clients run elsewhere and libgpushare takes only an absolute GPUSHARE_SHM_DIR. */
+	if (work_dir && !dry && realpath(work_dir, work_abs))
+		work_dir = work_abs;
 	memset(&env, 0, sizeof(env));
 	env.client_dir = client_dir;
 	env.hook_path = hook;

@@ -460,6 +460,14 @@ int gs_bench_run_mode(const struct gs_bench_env *env, const struct gs_bench_host
 				 strerror(errno));
 			return GS_ENOENT;
 		}
+		/* libgpushare refuses a longer GPUSHARE_SHM_DIR (GS_SHARE_DIR_MAX, with its NUL). */
+		if (strlen(shm_dir) >= 256) {
+			run->skipped = 1;
+			snprintf(run->reason, sizeof(run->reason), "the pods' regions would be in %s, "
+				 "256 bytes or longer, which libgpushare does not take: give a "
+				 "shorter --work-dir", shm_dir);
+			return GS_EINVAL;
+		}
 		remove_regions(shm_dir); /* what a killed harness left */
 		if (mkdir(shm_dir, 0700) && errno != EEXIST) {
 			run->skipped = 1;

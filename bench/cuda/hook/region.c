@@ -141,8 +141,17 @@ static int region_open(struct gs_region *r, const char *dir, enum gs_region_kind
 	gs_region_path(r->path, sizeof(r->path), dir, kind, id);
 	fd = open_fd(dir, kind, id, r->path, create);
 	if (fd < 0) {
-		snprintf(err, err_len, "cannot open %s: %s", r->path, strerror(errno));
-		return errno == ENOENT && !create ? GS_ENOENT : GS_EIO;
+		int e = errno;
+		struct stat ds;
+
+		/* The usual mistake: GPUSHARE_SHM_DIR names a directory nobody made or mounted. */
+		if (e == ENOENT && create && dir && *dir && stat(dir, &ds))
+			snprintf(err, err_len, "cannot open %s: the directory %s does not exist "
+				 "(GPUSHARE_SHM_DIR: create it, or mount the node's directory there)",
+				 r->path, dir);
+		else
+			snprintf(err, err_len, "cannot open %s: %s", r->path, strerror(e));
+		return e == ENOENT && !create ? GS_ENOENT : GS_EIO;
 	}
 	/*
 	 * flock serialises creation: only one process sizes and initialises a

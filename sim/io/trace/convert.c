@@ -49,6 +49,7 @@ void gs_conv_opts_init(struct gs_conv_opts *o, enum gs_conv_format f)
 	o->format = f;
 	o->headroom_pct = 10;
 	o->max_pods = GS_CONV_MAX_PODS;
+	o->max_nodes = GS_CONV_MAX_NODES;
 }
 
 int gs_conv_errorf(struct gs_conv *cv, int rc, const char *fmt, ...)
@@ -662,10 +663,10 @@ int gs_conv_nodes(struct gs_conv *cv, const char *prefix, int64_t count, int64_t
 	int64_t k;
 	int rc = 0;
 
-	if (count > GS_CONV_NODES_MAX)
+	if (count > cv->o->max_nodes)
 		return gs_conv_errorf(cv, GS_EPARSE, "%s: %" PRId64 " %s nodes is more than the "
-				      "%d a built cluster may have (--node-count, --headroom)",
-				      w.file, count, prefix, GS_CONV_NODES_MAX);
+				      "%" PRId64 " a built cluster may have (--node-count, "
+				      "--headroom)", w.file, count, prefix, cv->o->max_nodes);
 	gs_nameset_init(&names);
 	for (k = 0; k < count && rc == 0; k++) {
 		snprintf(name, sizeof(name), "%s-%" PRId64, prefix, k);
@@ -808,11 +809,11 @@ int gs_conv_build_gpu_nodes(struct gs_conv *cv, const char *prefix, bool cpu_pod
 	if (from_list) {
 		count = gs_conv_count_for(list_gpus, (double)gpus, 0);
 		/* The machine list sized it: its name, not the jobs', goes on the refusal. */
-		if (count > GS_CONV_NODES_MAX)
+		if (count > o->max_nodes)
 			return gs_conv_errorf(cv, GS_EPARSE, "%s: its %.0f GPUs make %" PRId64
-					      " nodes of %" PRId64 ", more than the %d a built "
-					      "cluster may have", o->machines.name, list_gpus,
-					      count, gpus, GS_CONV_NODES_MAX);
+					      " nodes of %" PRId64 ", more than the %" PRId64
+					      " a built cluster may have", o->machines.name,
+					      list_gpus, count, gpus, o->max_nodes);
 		snprintf(cv->rep->cluster_how, sizeof(cv->rep->cluster_how),
 			 "%" PRId64 " nodes of %" PRId64 " %s, %g cores, %g GiB: the machine list's "
 			 "%.0f GPUs", count, gpus, model, cpu / 1000.0, mem / 1024.0, list_gpus);

@@ -110,12 +110,16 @@ struct gs_conv_opts {
 	double headroom_pct;
 	/* The most pods to make in all (GS_CONV_MAX_PODS): more is an error. */
 	size_t max_pods;
+	/* The most nodes to build (GS_CONV_MAX_NODES): more is an error. */
+	int64_t max_nodes;
 };
 
 /* The most pods one job record may make (workers, instances or nodes of a job). */
 #define GS_CONV_MAX_WORKERS 10000
 /* The most pods a conversion makes by default (gpusim gen's largest trace). */
 #define GS_CONV_MAX_PODS 10000000
+/* The most nodes a converter builds for a cluster (a bound on memory and time). */
+#define GS_CONV_MAX_NODES 1000000
 
 /* Fills the defaults: no inputs, built nodes by the format's rule, 10 % headroom. */
 void gs_conv_opts_init(struct gs_conv_opts *o, enum gs_conv_format f);

@@ -241,9 +241,6 @@ int gs_conv_node(struct gs_conv *cv, const struct gs_where *w, const struct gs_n
 		 struct gs_nameset *names, const char *name, int64_t cpu_milli, int64_t mem_mib,
 		 int64_t num_gpu, const char *model);
 
-/* The most nodes a converter builds for a cluster (a bound on memory and time). */
-#define GS_CONV_NODES_MAX 1000000
-
 /*
  * Appends count nodes called PREFIX-0 ... with the given shape. Returns 0
  * or GS_EPARSE/GS_ENOMEM (the allocator's limits, reported against the
