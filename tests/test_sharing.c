@@ -311,6 +311,71 @@ static void test_mig_through_scheduler(void **state)
 	gs_cluster_release(&c);
 }
 
+/*
+ * gs_cluster_share_pick() on a MIG node and the node's largest placeable
+ * profile (H100: 1g.10gb 0, 1g.20gb 1, 2g 2, 3g 3, 4g 4, 7g 5) as binds
+ * and unbinds move each GPU's: c->check compares both with a full count
+ * after every change.
+ */
+static void test_mig_pick_and_cap_max(void **state)
+{
+	struct gs_cluster c;
+	struct gs_pod two = gpu_pod(1000, 0), one = gpu_pod(100, 8 * 1024), p3 = gpu_pod(400, 0);
+	struct gs_pod p4 = gpu_pod(500, 0);
+	struct gs_placement pl2, pl1, pl3, pl4;
+	char err[200];
+
+	(void)state;
+	make_h100(&c, "mig");
+	assert_int_equal(c.share[0].mig_cap_max, 5);
+	/* A 2-GPU pod takes the first two GPUs that can, a 7g on each. */
+	two.num_gpu = 2;
+	gs_cluster_share_pick(&c, 0, &two, &pl2);
+	assert_int_equal(pl2.num_gpu, 2);
+	assert_int_equal(pl2.gpu[0], 0);
+	assert_int_equal(pl2.gpu[1], 1);
+	assert_int_equal(pl2.mig[0], 1);
+	assert_int_equal(pl2.mig[1], 1);
+	assert_int_equal(gs_cluster_bind(&c, &two, &pl2), 0);
+	assert_int_equal(c.share[0].mig_cap_max, -1);
+	assert_int_equal(gs_cluster_fits(&c, 0, &one), GS_FIT_MIG_SLOT);
+	assert_int_equal(gs_cluster_unbind(&c, &two, &pl2), 0);
+	assert_int_equal(c.share[0].mig_cap_max, 5);
+	/* Equal room on both GPUs: the lower index, a 1g at the highest start. */
+	gs_cluster_share_pick(&c, 0, &one, &pl1);
+	assert_int_equal(pl1.num_gpu, 1);
+	assert_int_equal(pl1.gpu[0], 0);
+	assert_int_equal(pl1.mig[0], 7);
+	assert_int_equal(gs_cluster_bind(&c, &one, &pl1), 0);
+	assert_int_equal(c.share[0].gpu[0].mig_cap, 4);
+	/* The tightest GPU: a 3g at slice 0 of GPU 0, which keeps room for a 2g at 4. */
+	gs_cluster_share_pick(&c, 0, &p3, &pl3);
+	assert_int_equal(pl3.gpu[0], 0);
+	assert_int_equal(pl3.mig[0], 1);
+	assert_int_equal(gs_cluster_bind(&c, &p3, &pl3), 0);
+	assert_int_equal(c.share[0].gpu[0].mig_cap, 2);
+	assert_int_equal(c.share[0].mig_cap_max, 5);
+	/* GPU 1 held the largest and shrinks below it: the node asks both GPUs again. */
+	gs_cluster_share_pick(&c, 0, &p4, &pl4);
+	assert_int_equal(pl4.gpu[0], 1);
+	assert_int_equal(pl4.mig[0], 1);
+	assert_int_equal(gs_cluster_bind(&c, &p4, &pl4), 0);
+	assert_int_equal(c.share[0].gpu[1].mig_cap, 3);
+	assert_int_equal(c.share[0].mig_cap_max, 3);
+	assert_int_equal(gs_cluster_fits(&c, 0, &p4), GS_FIT_MIG_SLOT);
+	/* Leaving gives the 7g back to GPU 1, and the node its largest profile. */
+	assert_int_equal(gs_cluster_unbind(&c, &p4, &pl4), 0);
+	assert_int_equal(c.share[0].gpu[1].mig_cap, 5);
+	assert_int_equal(c.share[0].mig_cap_max, 5);
+	/* A stale node-wide value is an invariant the check names. */
+	c.share[0].mig_cap_max = 4;
+	assert_int_equal(gs_cluster_check(&c, err, sizeof(err)), GS_ECHECK);
+	assert_non_null(strstr(err, "node h0: largest placeable MIG profile 4, its GPUs say 5"));
+	c.share[0].mig_cap_max = 5;
+	assert_int_equal(gs_cluster_check(&c, err, sizeof(err)), 0);
+	gs_cluster_release(&c);
+}
+
 /* Binds a 1g.10gb pod on GPU 0 of make_h100()'s node at memory slice start. */
 static void bind_1g_at(struct gs_cluster *c, int start)
 {
@@ -471,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_timeslice),
 		cmocka_unit_test(test_mps),
 		cmocka_unit_test(test_mig_through_scheduler),
+		cmocka_unit_test(test_mig_pick_and_cap_max),
 		cmocka_unit_test(test_share_key),
 		cmocka_unit_test(test_mig_fixed_layout),
 		cmocka_unit_test(test_mixed_node_and_copy),

@@ -337,12 +337,14 @@ static bool devices_use_ok(const struct gs_cluster *c, const struct gs_node *n,
  * allocator acts first on the pod's claims and is the last that may
  * refuse: a use that does not fit the node's GPUs is GS_ECHECK, devices
  * just taken given back. Then CPU, memory, the GPUs (shared or not), the
- * devices' use, and the node's and the cluster's totals. Returns 0, the
+ * devices' use, and the node's and the cluster's totals (with sharing
+ * modes, the GPUs as gs__share_gpu_check() planned). Returns 0, the
  * allocator's error, GS_ECHECK, or gs_cluster_check()'s error when
  * checking is on.
  */
 static int commit(struct gs_cluster *c, struct gs_node *n, const struct gs_pod *p,
-		  const struct gs_placement *pl, int32_t claims, int sign)
+		  const struct gs_placement *pl, int32_t claims, int sign,
+		  const struct gs__share_plan *plan)
 {
 	struct gs_devices_use use;
 	int64_t used_before, free_before;
@@ -366,7 +368,7 @@ static int commit(struct gs_cluster *c, struct gs_node *n, const struct gs_pod *
 	n->cpu_free_milli -= sign * p->cpu_milli;
 	n->mem_free_mib -= sign * p->mem_mib;
 	if (c->share && pl->num_gpu) {
-		gs__share_gpu_apply(c, p, pl, sign);
+		gs__share_gpu_apply(c, pl, sign, plan);
 	} else {
 		for (i = 0; i < pl->num_gpu; i++) {
 			n->gpu_free_milli[pl->gpu[i]] -= sign * p->gpu_milli;
@@ -400,6 +402,7 @@ enum gs_fit gs_cluster_claims_fit(const struct gs_cluster *c, int32_t node, cons
 
 int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct gs_placement *pl)
 {
+	struct gs__share_plan plan;
 	struct gs_node *n;
 	int32_t i, claims = gs_pod_claims(c, p);
 	int err = placement_valid(c, p, pl);
@@ -414,7 +417,7 @@ int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct g
 	if (pl->num_gpu && !gs_node_model_ok(n, p))
 		return GS_ENOFIT;
 	if (c->share && pl->num_gpu) {
-		err = gs__share_gpu_check(c, p, pl, +1);
+		err = gs__share_gpu_check(c, p, pl, +1, &plan);
 		if (err)
 			return err;
 	} else {
@@ -422,11 +425,12 @@ int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct g
 			if (!gs_gpu_fits(n, pl->gpu[i], p))
 				return GS_ENOFIT;
 	}
-	return commit(c, n, p, pl, claims, +1);
+	return commit(c, n, p, pl, claims, +1, &plan);
 }
 
 int gs_cluster_unbind(struct gs_cluster *c, const struct gs_pod *p, const struct gs_placement *pl)
 {
+	struct gs__share_plan plan;
 	struct gs_node *n;
 	int64_t gpu_mem;
 	int32_t i, claims = gs_pod_claims(c, p);
@@ -440,7 +444,7 @@ int gs_cluster_unbind(struct gs_cluster *c, const struct gs_pod *p, const struct
 		return GS_EINVAL;
 	gpu_mem = n->model >= 0 ? c->models.m[n->model].mem_mib : 0;
 	if (c->share && pl->num_gpu) {
-		err = gs__share_gpu_check(c, p, pl, -1);
+		err = gs__share_gpu_check(c, p, pl, -1, &plan);
 		if (err)
 			return err;
 	} else {
@@ -452,7 +456,7 @@ int gs_cluster_unbind(struct gs_cluster *c, const struct gs_pod *p, const struct
 				return GS_EINVAL;
 		}
 	}
-	return commit(c, n, p, pl, claims, -1);
+	return commit(c, n, p, pl, claims, -1, &plan);
 }
 
 int gs_cluster_check(const struct gs_cluster *c, char *msg, size_t msg_len)

@@ -47,16 +47,27 @@ enum gs_fit gs__fits_gpus(const struct gs_node *n, const struct gs_pod *p);
 enum gs_fit gs__share_fits(const struct gs_cluster *c, int32_t node, const struct gs_pod *p);
 
 /*
+ * What each GPU of a placement takes or gives back, as gs__share_gpu_check()
+ * worked it out for gs__share_gpu_apply(), which would otherwise work it
+ * out again (on a MIG GPU: the pod's profile and the instance's).
+ */
+struct gs__share_plan {
+	int32_t milli[GS_MAX_GPUS];
+	int64_t mem_mib[GS_MAX_GPUS];
+	int8_t prof[GS_MAX_GPUS];  /* MIG: the instance's profile; -1 elsewhere */
+};
+
+/*
  * Checks that the GPUs of pl can take (dir = +1) or give back (dir = -1)
- * pod p under their modes; changes nothing. Returns 0, GS_ENOFIT or
- * GS_EINVAL.
+ * pod p under their modes and fills *plan; changes nothing else. Returns
+ * 0, GS_ENOFIT or GS_EINVAL (then *plan is partly written).
  */
 int gs__share_gpu_check(const struct gs_cluster *c, const struct gs_pod *p,
-			const struct gs_placement *pl, int dir);
+			const struct gs_placement *pl, int dir, struct gs__share_plan *plan);
 
-/* Applies what gs__share_gpu_check() accepted to the node's GPU arrays and sharing state. */
-void gs__share_gpu_apply(struct gs_cluster *c, const struct gs_pod *p,
-			 const struct gs_placement *pl, int dir);
+/* Applies the plan gs__share_gpu_check() accepted to the node's GPU arrays and sharing state. */
+void gs__share_gpu_apply(struct gs_cluster *c, const struct gs_placement *pl, int dir,
+			 const struct gs__share_plan *plan);
 
 /*
  * For the invariant checks (gs_cluster_check(), gs__share_check()): writes

@@ -121,6 +121,32 @@ static int8_t mig_cap(const struct gs_mig_table *t, const struct gs_mig_gpu *g)
 	return -1;
 }
 
+/*
+ * mig_cap() of g after one instance was created on it (dir +1) or
+ * destroyed (-1), given what it was before. Creating takes slices,
+ * compute and an instance slot, so no profile larger than before fits;
+ * destroying gives them back, so the one that fitted still does: the
+ * search starts or stops there.
+ */
+static int8_t mig_cap_after(const struct gs_mig_table *t, const struct gs_mig_gpu *g, int was,
+			    int dir)
+{
+	int i;
+
+	if (g->fixed)
+		return mig_cap(t, g);
+	if (dir > 0) {
+		for (i = was < t->n ? was : t->n - 1; i >= 0; i--)
+			if (gs_mig_find_start(t, g, i) >= 0)
+				return (int8_t)i;
+		return -1;
+	}
+	for (i = t->n - 1; i > was; i--)
+		if (gs_mig_find_start(t, g, i) >= 0)
+			return (int8_t)i;
+	return (int8_t)was;
+}
+
 static void refresh_mig_cap(struct gs_node_share *ns, int num_gpu)
 {
 	int i;
@@ -162,6 +188,9 @@ static enum gs_fit fits_uniform(const struct gs_cluster *c, int32_t node, const 
 		return gs__fits_gpus(n, &d->eff);
 	if (d->prof > ns->mig_cap_max)
 		return GS_FIT_MIG_SLOT;
+	/* mig_cap_max is one of the GPUs' mig_cap: that GPU takes a 1-GPU pod. */
+	if (p->num_gpu <= 1)
+		return GS_FIT_OK;
 	for (i = 0; i < n->num_gpu && ok < p->num_gpu; i++)
 		ok += ns->gpu[i].mig_cap >= d->prof;
 	return ok >= p->num_gpu ? GS_FIT_OK : GS_FIT_MIG_SLOT;
@@ -336,6 +365,61 @@ int gs_cluster_share_assign(const struct gs_cluster *c, const struct gs_pod *p,
 	return 0;
 }
 
+/* GPU i with room `room` replaces *best if it has less (asked in index order: ties to the lower). */
+static inline void keep_tightest(int32_t i, int32_t room, int32_t *best, int32_t *best_room)
+{
+	if (*best < 0 || room < *best_room) {
+		*best = i;
+		*best_room = room;
+	}
+}
+
+/*
+ * gs_cluster_share_pick() on a node whose GPUs are all MIG GPUs of one
+ * config: the pod's profile once for the node, then each GPU's mig_cap
+ * against it, and the instances from that profile. The choice is
+ * gpu_takes()'s and gs_cluster_share_assign()'s: a GPU takes the pod when
+ * its mig_cap is at least the profile, a 1-GPU pod goes to the one whose
+ * largest placeable instance has the fewest milli-GPUs (ties to the lowest
+ * index). Every pick on a MIG node comes here, and the general path asked
+ * each GPU through a call (a third of the pick's instructions).
+ */
+static void pick_mig(const struct gs_cluster *c, int32_t node, const struct gs_pod *p,
+		     struct gs_placement *pl)
+{
+	const struct gs_node *n = &c->nodes[node];
+	const struct gs_node_share *ns = &c->share[node];
+	const struct gs_mig_table *t = node_table(ns);
+	int32_t milli, i, best = -1, best_room = 0;
+	int64_t mem;
+	int k, prof, q, start;
+
+	memset(pl->mig, 0, sizeof(pl->mig));
+	if (demand(c, n, ns, &c->share_cfg[ns->cfg], p, &milli, &mem, &prof) != GS_FIT_OK ||
+	    prof > ns->mig_cap_max)
+		return;
+	if (p->num_gpu == 1) {
+		for (i = 0; i < n->num_gpu; i++) {
+			int cap = ns->gpu[i].mig_cap;
+
+			if (cap < prof)
+				continue;
+			keep_tightest(i, gs_mig_profile_milli(&t->p[cap]), &best, &best_room);
+		}
+		if (best >= 0)
+			pl->gpu[pl->num_gpu++] = (uint8_t)best;
+	} else {
+		for (i = 0; i < n->num_gpu && pl->num_gpu < p->num_gpu; i++)
+			if (ns->gpu[i].mig_cap >= prof)
+				pl->gpu[pl->num_gpu++] = (uint8_t)i;
+	}
+	for (k = 0; k < pl->num_gpu; k++) {
+		if (gs_mig_choose(t, &ns->gpu[pl->gpu[k]].mig, prof, &q, &start))
+			return;
+		pl->mig[k] = (uint8_t)(start + 1);
+	}
+}
+
 void gs_cluster_share_pick(const struct gs_cluster *c, int32_t node, const struct gs_pod *p,
 			   struct gs_placement *pl)
 {
@@ -346,14 +430,14 @@ void gs_cluster_share_pick(const struct gs_cluster *c, int32_t node, const struc
 
 	pl->node = node;
 	pl->num_gpu = 0;
+	if (ns->mode == GS_SHARE_MIG) {
+		pick_mig(c, node, p, pl);
+		return;
+	}
 	if (p->num_gpu == 1) {
 		for (i = 0; i < n->num_gpu; i++) {
-			if (!gpu_takes(c, n, ns, i, p, &room, &d))
-				continue;
-			if (best < 0 || room < best_room) {
-				best = i;
-				best_room = room;
-			}
+			if (gpu_takes(c, n, ns, i, p, &room, &d))
+				keep_tightest(i, room, &best, &best_room);
 		}
 		if (best >= 0)
 			pl->gpu[pl->num_gpu++] = (uint8_t)best;
@@ -401,7 +485,7 @@ static int mig_plan(const struct gs_mig_table *t, const struct gs_mig_gpu *g,
 }
 
 int gs__share_gpu_check(const struct gs_cluster *c, const struct gs_pod *p,
-			const struct gs_placement *pl, int dir)
+			const struct gs_placement *pl, int dir, struct gs__share_plan *plan)
 {
 	const struct gs_node *n = &c->nodes[pl->node];
 	const struct gs_node_share *ns = &c->share[pl->node];
@@ -413,17 +497,19 @@ int gs__share_gpu_check(const struct gs_cluster *c, const struct gs_pod *p,
 		int g = pl->gpu[k];
 		const struct gs_gpu_share *gs = &ns->gpu[g];
 
+		prof = -1;
 		if (gs->mode == GS_SHARE_MIG) {
 			const struct gs_mig_table *t = node_table(ns);
-			int q = t ? mig_plan(t, &gs->mig, p, pl->mig[k] - 1, dir) : GS_EINVAL;
 
-			if (q < 0)
-				return q;
-			milli = gs_mig_profile_milli(&t->p[q]);
-			mem = inst_mib(t, q, card);
+			prof = t ? mig_plan(t, &gs->mig, p, pl->mig[k] - 1, dir) : GS_EINVAL;
+			if (prof < 0)
+				return prof;
+			milli = gs_mig_profile_milli(&t->p[prof]);
+			mem = inst_mib(t, prof, card);
 		} else {
 			if (demand(c, n, ns, gpu_cfg(c, gs), p, &milli, &mem, &prof) != GS_FIT_OK)
 				return GS_ENOFIT;
+			prof = -1;
 		}
 		if (dir > 0) {
 			if (n->gpu_free_milli[g] < milli || n->gpu_mem_free_mib[g] < mem)
@@ -432,19 +518,21 @@ int gs__share_gpu_check(const struct gs_cluster *c, const struct gs_pod *p,
 			   n->gpu_mem_free_mib[g] + mem > card || gs->pods == 0) {
 			return GS_EINVAL;
 		}
+		plan->milli[k] = milli;
+		plan->mem_mib[k] = mem;
+		plan->prof[k] = (int8_t)prof;
 	}
 	return 0;
 }
 
-void gs__share_gpu_apply(struct gs_cluster *c, const struct gs_pod *p,
-			 const struct gs_placement *pl, int dir)
+void gs__share_gpu_apply(struct gs_cluster *c, const struct gs_placement *pl, int dir,
+			 const struct gs__share_plan *plan)
 {
 	struct gs_node *n = &c->nodes[pl->node];
 	struct gs_node_share *ns = &c->share[pl->node];
 	const struct gs_mig_table *t = node_table(ns);
-	int64_t card = card_mib(c, n), mem;
-	int32_t milli;
-	int k, prof, mig = 0;
+	bool refresh = false;
+	int k;
 
 	for (k = 0; k < pl->num_gpu; k++) {
 		int g = pl->gpu[k];
@@ -452,32 +540,33 @@ void gs__share_gpu_apply(struct gs_cluster *c, const struct gs_pod *p,
 
 		if (gs->mode == GS_SHARE_MIG) {
 			int start = pl->mig[k] - 1;
-			int q = mig_plan(t, &gs->mig, p, start, dir);
-			int i;
+			int i = gs_mig_instance_at(&gs->mig, start);
+			int8_t was = gs->mig_cap;
 
-			milli = gs_mig_profile_milli(&t->p[q]);
-			mem = inst_mib(t, q, card);
 			if (dir > 0) {
-				i = gs_mig_instance_at(&gs->mig, start);
 				if (i < 0)
-					i = gs_mig_create(t, &gs->mig, q, start);
+					i = gs_mig_create(t, &gs->mig, plan->prof[k], start);
 				gs->mig.inst[i].busy = 1;
 			} else {
-				i = gs_mig_instance_at(&gs->mig, start);
 				gs->mig.inst[i].busy = 0;
 				if (!gs->mig.fixed)
 					gs_mig_destroy(t, &gs->mig, i);
 			}
-			gs->mig_cap = mig_cap(t, &gs->mig);
-			mig = 1;
-		} else {
-			demand(c, n, ns, gpu_cfg(c, gs), p, &milli, &mem, &prof);
+			gs->mig_cap = mig_cap_after(t, &gs->mig, was, dir);
+			/*
+			 * The node's largest mig_cap follows from this GPU's unless
+			 * the GPU held it and now holds less: then ask every GPU.
+			 */
+			if (gs->mig_cap >= ns->mig_cap_max)
+				ns->mig_cap_max = gs->mig_cap;
+			else if (was == ns->mig_cap_max)
+				refresh = true;
 		}
-		n->gpu_free_milli[g] -= dir * milli;
-		n->gpu_mem_free_mib[g] -= dir * mem;
+		n->gpu_free_milli[g] -= dir * plan->milli[k];
+		n->gpu_mem_free_mib[g] -= dir * plan->mem_mib[k];
 		gs->pods = (uint8_t)(gs->pods + dir);
 	}
-	if (mig)
+	if (refresh)
 		refresh_mig_cap(ns, n->num_gpu);
 }
 
@@ -829,7 +918,7 @@ const struct gs_mig_table *gs_cluster_mig_table(const struct gs_cluster *c, int3
 int gs__share_check(const struct gs_cluster *c, char *msg, size_t msg_len)
 {
 	int32_t node;
-	int i, k;
+	int i, k, cap_max;
 
 	if (!c->share)
 		return 0;
@@ -876,6 +965,12 @@ int gs__share_check(const struct gs_cluster *c, char *msg, size_t msg_len)
 		}
 		if (pods > 0 && n->n_pods == 0)
 			GS__CHECK_FAIL("node %s: GPUs hold %d pods, the node none", name, pods);
+		for (i = 0, cap_max = -1; i < n->num_gpu; i++)
+			if (ns->gpu[i].mode == GS_SHARE_MIG && ns->gpu[i].mig_cap > cap_max)
+				cap_max = ns->gpu[i].mig_cap;
+		if (ns->mig_cap_max != cap_max)
+			GS__CHECK_FAIL("node %s: largest placeable MIG profile %d, its GPUs say %d",
+				       name, ns->mig_cap_max, cap_max);
 	}
 	return 0;
 }

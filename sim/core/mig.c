@@ -90,7 +90,8 @@
 #define G4(n, sm, ce, dec, mib) PROF(n, 4, 4, S0, sm, ce, dec, mib)
 #define G7(n, sm, ce, dec, mib) PROF(n, 7, 8, S0, sm, ce, dec, mib)
 
-static const struct gs_mig_table tables[] = {
+/* Sized by its entries: a count other than GS_MIG_N_TABLES conflicts with mig.h. */
+const struct gs_mig_table gs_mig_tables[] = {
 	{ "A100 40GB", 40960, 108, 6, {
 		G1("1g.5gb", 14, 1, 0, 4864), G1M2("1g.10gb", 14, 1, 1, 9984),
 		G2("2g.10gb", 28, 2, 1, 9984), G3("3g.20gb", 42, 3, 2, 20096),
@@ -123,12 +124,7 @@ static const struct {
 
 int gs_mig_table_count(void)
 {
-	return (int)(sizeof(tables) / sizeof(tables[0]));
-}
-
-const struct gs_mig_table *gs_mig_table_at(int i)
-{
-	return i >= 0 && (size_t)i < sizeof(tables) / sizeof(tables[0]) ? &tables[i] : NULL;
+	return GS_MIG_N_TABLES;
 }
 
 const struct gs_mig_table *gs_mig_table_for_model(const char *model)
@@ -137,7 +133,7 @@ const struct gs_mig_table *gs_mig_table_for_model(const char *model)
 
 	for (i = 0; model && i < sizeof(model_tables) / sizeof(model_tables[0]); i++)
 		if (strcmp(model_tables[i].model, model) == 0)
-			return &tables[model_tables[i].table];
+			return &gs_mig_tables[model_tables[i].table];
 	return NULL;
 }
 

@@ -58,10 +58,23 @@ struct gs_mig_table {
 	struct gs_mig_profile p[GS_MIG_MAX_PROFILES];
 };
 
+#define GS_MIG_N_TABLES 4
+
+/* The built-in tables, read through gs_mig_table_at(). */
+extern const struct gs_mig_table gs_mig_tables[GS_MIG_N_TABLES];
+
 /* The built-in tables (A100 40GB, A100 80GB, H100 80GB, H200 141GB). */
 int gs_mig_table_count(void);
-/* Table i of the built-in ones (static), or NULL when i is out of range. */
-const struct gs_mig_table *gs_mig_table_at(int i);
+
+/*
+ * Table i of the built-in ones (static), or NULL when i is out of range.
+ * Inline: the allocator asks for a MIG node's table on every pick, bind
+ * and unbind.
+ */
+static inline const struct gs_mig_table *gs_mig_table_at(int i)
+{
+	return i >= 0 && i < GS_MIG_N_TABLES ? &gs_mig_tables[i] : NULL;
+}
 
 /*
  * The table of the built-in GPU model called `model` ("A100", "A100-40G",

@@ -574,8 +574,8 @@ static int32_t shape_of(struct gs_sched_index *x, const struct gs_pod *p)
  * frequent with MIG, whose every instance makes a new node state). NULL on
  * mixed and CPU nodes, which have no combination, and without sharing.
  */
-static const struct gs_share_demand *shape_demand(struct gs_sched_index *x, struct shape *sh,
-						  int32_t node)
+static inline const struct gs_share_demand *shape_demand(struct gs_sched_index *x,
+							 struct shape *sh, int32_t node)
 {
 	int k;
 
