@@ -177,6 +177,49 @@ static void sample(struct gs_cluster *c, struct gs_trace *t, bool whole)
 }
 
 /*
+ * Twelve whole-GPU pods time-sliced on one GPU (more than a GPU's entry
+ * in the model holds in itself), durations 10, 20, ..., 120 s, all at 0,
+ * no switching overhead: each gets 1/12 until the first has done its 10 s
+ * at 120; the next needs 10 s more at 1/11, ending at 230; then 10 s at
+ * 1/10 (330), and so on: the k-th ends at the sum of 10 x (13 - j) for j
+ * up to k. The last was with 12 pods for 120 s, 11 for 110, ..., 1 for
+ * 10: 6500 pod-seconds over 780 s.
+ */
+static void test_timeslice_many_pods_on_one_gpu(void **state)
+{
+	struct gs_interference tbl;
+	struct gs_cluster c;
+	struct gs_trace t;
+	struct gs_sim sim;
+	int64_t end = 0;
+	int k;
+
+	(void)state;
+	free_table(&tbl);
+	one_node(&c, 1, "A100-80G");
+	gs_trace_init(&t);
+	for (k = 1; k <= 12; k++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "p%d", k);
+		add(&t, name, 1000, 0, 0, 0, 10 * k);
+	}
+	run(&sim, &c, &t, "timeslice:replicas=12", &tbl);
+	for (k = 1; k <= 12; k++) {
+		end += 10 * (13 - k);
+		assert_int_equal(sim.out[k - 1].t_start_s, 0);
+		assert_int_equal(sim.out[k - 1].t_end_s, end);
+	}
+	assert_int_equal(end, 780);
+	assert_true(fabs(sim.out[11].coloc - 6500.0 / 780.0) < 1e-5);
+	assert_true(fabs(sim.out[0].coloc - 12.0) < 1e-6);
+	gs_sim_release(&sim);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+	gs_interference_release(&tbl);
+}
+
+/*
  * Issue 9: exclusive mode gives today's results exactly. On a trace whose
  * GPU pods ask for whole GPUs (the sample with its shares rounded up),
  * exclusive mode and the engine without any sharing state place every pod
@@ -699,6 +742,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timeslice_two_whole_gpu_pods),
+		cmocka_unit_test(test_timeslice_many_pods_on_one_gpu),
 		cmocka_unit_test(test_exclusive_is_todays_engine),
 		cmocka_unit_test(test_nos_aggregate_throughput),
 		cmocka_unit_test(test_busy_fractions),

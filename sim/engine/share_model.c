@@ -16,6 +16,25 @@
 /* Workload classes whose efficiency on a GPU a reschedule keeps (struct gpu_shares). */
 #define EFF_CACHE 4
 
+/* n GPU entries, each in a cache line of its own, without pods. NULL: no memory. */
+static struct gs_share_gpu *gs_share_gpus_alloc(size_t n)
+{
+	struct gs_share_gpu *g;
+	size_t k;
+
+	if (n > SIZE_MAX / sizeof(*g) - 1)
+		return NULL;
+	g = aligned_alloc(_Alignof(struct gs_share_gpu), (n ? n : 1) * sizeof(*g));
+	if (!g)
+		return NULL;
+	memset(g, 0, (n ? n : 1) * sizeof(*g));
+	for (k = 0; k < n; k++) {
+		g[k].pods = g[k].inline_pods;
+		g[k].cap = GS_SHARE_GPU_INLINE;
+	}
+	return g;
+}
+
 int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 			const struct gs_pod *pods, size_t n, const struct gs_trace *t,
 			const struct gs_interference *tbl)
@@ -32,7 +51,7 @@ int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 	m->n_pods = n;
 	m->p = calloc(n ? n : 1, sizeof(*m->p));
 	m->gpu_base = malloc(((size_t)c->n_nodes + 1) * sizeof(*m->gpu_base));
-	m->gpus = calloc((size_t)(c->gpu_count ? c->gpu_count : 1), sizeof(*m->gpus));
+	m->gpus = gs_share_gpus_alloc((size_t)c->gpu_count);
 	n_curves = (size_t)GS_SHARE__COUNT * (size_t)(c->models.n ? c->models.n : 1) *
 		   (size_t)((t ? t->n_classes : 0) + 1);
 	m->curves = malloc(n_curves * sizeof(*m->curves));
@@ -73,7 +92,8 @@ void gs_share_model_release(struct gs_share_model *m)
 	int64_t g;
 
 	for (g = 0; m->gpus && g < m->n_gpus; g++)
-		free(m->gpus[g].pods);
+		if (m->gpus[g].pods != m->gpus[g].inline_pods)
+			free(m->gpus[g].pods);
 	free(m->gpus);
 	free(m->gpu_base);
 	free(m->p);
@@ -115,18 +135,24 @@ static inline double min_of(double a, double b)
 	return b < a || a != a ? b : a;
 }
 
-void gs_share_model_water_fill(const double *d, const double *w, double *out, int n)
+/*
+ * gs_share_model_water_fill(), inline: the model calls it with w NULL
+ * (every key then its demand) or not, once or twice per GPU a start or
+ * stop touches, and each demand's key is divided out once, not at every
+ * comparison of the sort.
+ */
+static inline __attribute__((always_inline)) void water_fill(const double *d, const double *w,
+							     double *out, int n)
 {
 	int order[GPU_PODS_MAX], i, j, k;
-	double left = 1.0, wsum = 0.0, level;
+	double key[GPU_PODS_MAX], left = 1.0, wsum = 0.0, level;
 
 	if (n > GPU_PODS_MAX)
 		n = GPU_PODS_MAX;
 	/* By the level at which each demand is met, d / w: insertion sort, a GPU holds few pods. */
 	for (i = 0; i < n; i++) {
-		double key = d[i] / (w ? w[i] : 1.0);
-
-		for (j = i; j > 0 && d[order[j - 1]] / (w ? w[order[j - 1]] : 1.0) > key; j--)
+		key[i] = d[i] / (w ? w[i] : 1.0);
+		for (j = i; j > 0 && key[order[j - 1]] > key[i]; j--)
 			order[j] = order[j - 1];
 		order[j] = i;
 		wsum += w ? w[i] : 1.0;
@@ -148,29 +174,25 @@ void gs_share_model_water_fill(const double *d, const double *w, double *out, in
 	}
 }
 
-/* Resolves pod p's view (the defaults of unset fields) into sp, in milli. */
+void gs_share_model_water_fill(const double *d, const double *w, double *out, int n)
+{
+	water_fill(d, w, out, n);
+}
+
+/* Resolves pod p's view (the defaults of unset fields) into sp. */
 static void view_set(struct gs_share_pod *sp, const struct gs_pod *p)
 {
 	int32_t need = gs_pod_need_milli(p);
-
-	sp->need_milli = need > 0 ? need : 1;
-	sp->busy_milli = (int16_t)(p->busy_milli > 0 ? p->busy_milli : 1000);
-	sp->compute_milli =
+	int16_t busy = (int16_t)(p->busy_milli > 0 ? p->busy_milli : 1000);
+	int16_t compute =
 		(int16_t)(p->compute_milli > 0 ? p->compute_milli : GS_COMPUTE_DEFAULT_MILLI);
-	sp->request_milli = p->gpu_milli;
+
+	sp->v.need = (need > 0 ? need : 1) / 1000.0;
+	sp->v.busy = busy / 1000.0;
+	sp->v.compute = compute / 1000.0;
+	sp->v.request = p->gpu_milli / 1000.0;
 	sp->wclass = p->wclass;
 	sp->num_gpu = (uint8_t)p->num_gpu;
-}
-
-static struct gs_share_view view_of(const struct gs_share_pod *sp)
-{
-	struct gs_share_view v;
-
-	v.need = sp->need_milli / 1000.0;
-	v.busy = sp->busy_milli / 1000.0;
-	v.compute = sp->compute_milli / 1000.0;
-	v.request = sp->request_milli / 1000.0;
-	return v;
 }
 
 double gs_share_model_speed(const struct gs_share_view *v, double sm, double bw)
@@ -203,6 +225,8 @@ static int gpu_pods(const struct gs_share_gpu *G)
 struct gpu_shares {
 	int64_t gpu;              /* the GPU (m->gpus index) they are for; -1: none yet */
 	int n;                    /* pods looked at: gpu_pods() */
+	int mode, model;          /* the GPU's mode and model */
+	double acc, acc_rest;     /* vGPU: the limiter's accuracy / 1000, and 1 - that */
 	double busy_sum;
 	double got[GPU_PODS_MAX], fair[GPU_PODS_MAX], v0[GPU_PODS_MAX], dem[GPU_PODS_MAX];
 	/* The efficiency at busy_sum for the workload classes asked so far. */
@@ -211,8 +235,11 @@ struct gpu_shares {
 	double eff[EFF_CACHE];
 };
 
-/* Fills sh for GPU gpu of node, in mode cfg->mode (time-slicing, MPS or vGPU). */
-static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu,
+/*
+ * Fills sh for GPU gpu of node, of model `model`, in mode cfg->mode
+ * (time-slicing, MPS or vGPU).
+ */
+static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu, int model,
 		       const struct gs_share_cfg *cfg, struct gpu_shares *sh)
 {
 	const struct gs_share_gpu *G = &m->gpus[m->gpu_base[node] + gpu];
@@ -222,10 +249,14 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu,
 
 	sh->gpu = m->gpu_base[node] + gpu;
 	sh->n = n;
+	sh->mode = cfg->mode;
+	sh->model = model;
+	sh->acc = cfg->accuracy_milli / 1000.0;
+	sh->acc_rest = 1.0 - sh->acc;
 	sh->n_eff = 0;
 	sh->busy_sum = 0;
 	for (j = 0; j < n; j++) {
-		v[j] = view_of(&m->p[G->pods[j]]);
+		v[j] = m->p[G->pods[j]].v;
 		sh->busy_sum += v[j].busy;
 	}
 	/* Each mode sets the first n of the arrays gpu_rate() reads for it; the fills set all n. */
@@ -234,7 +265,7 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu,
 		/* Contexts take turns: shares of time among the busy fractions. */
 		for (j = 0; j < n; j++)
 			sh->dem[j] = v[j].busy;
-		gs_share_model_water_fill(sh->dem, NULL, sh->got, n);
+		water_fill(sh->dem, NULL, sh->got, n);
 		break;
 	case GS_SHARE_MPS: {
 		double c = gs_share_mps_thread_milli(cfg) / 1000.0;
@@ -246,7 +277,7 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu,
 			sh->v0[j] = phases(v[j].busy, sp_cap);
 			sh->dem[j] = sh->v0[j] * v[j].busy * min_of(v[j].need, c) / sp_cap;
 		}
-		gs_share_model_water_fill(sh->dem, NULL, sh->got, n);
+		water_fill(sh->dem, NULL, sh->got, n);
 		break;
 	}
 	case GS_SHARE_VGPU:
@@ -255,13 +286,13 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu,
 			sh->dem[j] = v[j].busy;
 			wt[j] = v[j].request > 0 ? v[j].request : 0.001;
 		}
-		gs_share_model_water_fill(sh->dem, NULL, sh->fair, n);
+		water_fill(sh->dem, NULL, sh->fair, n);
 		if (cfg->elastic) {
-			gs_share_model_water_fill(sh->dem, wt, sh->got, n);
+			water_fill(sh->dem, wt, sh->got, n);
 		} else {
 			for (j = 0; j < n; j++)
 				sh->dem[j] = min_of(v[j].busy, wt[j]);
-			gs_share_model_water_fill(sh->dem, NULL, sh->got, n);
+			water_fill(sh->dem, NULL, sh->got, n);
 			for (j = 0; j < n; j++)
 				sh->got[j] = min_of(sh->got[j], wt[j]);
 		}
@@ -278,58 +309,65 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu,
 static double gpu_rate(struct gs_share_model *m, int32_t i, int k, struct gpu_shares *sh)
 {
 	const struct gs_share_pod *sp = &m->p[i];
+	const struct gs_share_view *me = &sp->v;
 	int32_t node = sp->pl.node;
 	int gpu = sp->pl.gpu[k];
-	const struct gs_share_gpu *G = &m->gpus[m->gpu_base[node] + gpu];
-	const struct gs_share_cfg *cfg = gs_cluster_gpu_share(m->c, node, gpu);
-	struct gs_share_view me = view_of(sp);
+	int64_t g = m->gpu_base[node] + gpu;
+	const struct gs_share_gpu *G = &m->gpus[g];
 	double rate, e;
-	int self = 0, j, model = m->c->nodes[node].model;
+	int self = 0, j;
 
-	switch (cfg->mode) {
-	case GS_SHARE_EXCLUSIVE:
-		return min_of(1.0, efficiency(m, cfg->mode, model, sp->wclass, 1.0));
-	case GS_SHARE_MIG: {
-		const struct gs_mig_table *t = gs_cluster_mig_table(m->c, node);
-		const struct gs_gpu_share *gs = &m->c->share[node].gpu[gpu];
-		int inst = gs_mig_instance_at(&gs->mig, sp->pl.mig[k] - 1);
-		const struct gs_mig_profile *pr;
+	/* sh is only ever filled for a shared GPU: the next pods on it read their mode there. */
+	if (sh->gpu != g) {
+		const struct gs_share_cfg *cfg = gs_cluster_gpu_share(m->c, node, gpu);
+		int model = m->c->nodes[node].model;
 
-		if (inst < 0 || !t)
+		switch (cfg->mode) {
+		case GS_SHARE_EXCLUSIVE:
+			return min_of(1.0, efficiency(m, cfg->mode, model, sp->wclass, 1.0));
+		case GS_SHARE_MIG: {
+			const struct gs_mig_table *t = gs_cluster_mig_table(m->c, node);
+			const struct gs_gpu_share *gs = &m->c->share[node].gpu[gpu];
+			int inst = gs_mig_instance_at(&gs->mig, sp->pl.mig[k] - 1);
+			const struct gs_mig_profile *pr;
+
+			if (inst < 0 || !t)
+				return 1.0;
+			pr = &t->p[gs->mig.inst[inst].profile];
+			rate = phases(me->busy,
+				      gs_share_model_speed(me, gs_mig_profile_sm_share(t, pr),
+							   gs_mig_profile_bw_share(pr)));
+			return min_of(1.0, rate * efficiency(m, cfg->mode, model, sp->wclass,
+							     pr->compute));
+		}
+		case GS_SHARE_TIMESLICE:
+		case GS_SHARE_MPS:
+		case GS_SHARE_VGPU:
+			break;
+		default: /* ideal */
 			return 1.0;
-		pr = &t->p[gs->mig.inst[inst].profile];
-		rate = phases(me.busy, gs_share_model_speed(&me, gs_mig_profile_sm_share(t, pr),
-						     gs_mig_profile_bw_share(pr)));
-		return min_of(1.0, rate * efficiency(m, cfg->mode, model, sp->wclass, pr->compute));
+		}
+		gpu_shares(m, node, gpu, model, cfg, sh);
 	}
-	case GS_SHARE_TIMESLICE:
-	case GS_SHARE_MPS:
-	case GS_SHARE_VGPU:
-		break;
-	default: /* ideal */
-		return 1.0;
-	}
-	if (sh->gpu != m->gpu_base[node] + gpu)
-		gpu_shares(m, node, gpu, cfg, sh);
 	/* The pod's place among those looked at (the first, should it be past them). */
 	for (j = 0; j < sh->n; j++)
 		if (G->pods[j] == i) {
 			self = j;
 			break;
 		}
-	if (cfg->mode == GS_SHARE_TIMESLICE)
-		rate = min_of(1.0, sh->got[self] / me.busy);
-	else if (cfg->mode == GS_SHARE_MPS)
+	if (sh->mode == GS_SHARE_TIMESLICE)
+		rate = min_of(1.0, sh->got[self] / me->busy);
+	else if (sh->mode == GS_SHARE_MPS)
 		rate = sh->v0[self] * min_of(1.0, sh->got[self] / sh->dem[self]);
 	else
-		rate = min_of(1.0, (cfg->accuracy_milli / 1000.0 * sh->got[self] +
-				  (1.0 - cfg->accuracy_milli / 1000.0) * sh->fair[self]) / me.busy);
+		rate = min_of(1.0, (sh->acc * sh->got[self] + sh->acc_rest * sh->fair[self]) /
+				   me->busy);
 	for (j = 0; j < sh->n_eff && sh->eff_class[j] != sp->wclass; j++)
 		;
 	if (j < sh->n_eff) {
 		e = sh->eff[j];
 	} else {
-		e = efficiency(m, cfg->mode, model, sp->wclass, sh->busy_sum);
+		e = efficiency(m, sh->mode, sh->model, sp->wclass, sh->busy_sum);
 		if (sh->n_eff < EFF_CACHE) {
 			sh->eff_class[sh->n_eff] = sp->wclass;
 			sh->eff[sh->n_eff++] = e;
@@ -344,9 +382,9 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k, struct gpu_sh
  */
 static double weight(const struct gs_share_model *m, int32_t i)
 {
-	struct gs_share_view v = view_of(&m->p[i]);
+	const struct gs_share_pod *sp = &m->p[i];
 
-	return v.need * v.busy * m->p[i].num_gpu;
+	return sp->v.need * sp->v.busy * sp->num_gpu;
 }
 
 /* Integrates the useful-work rate up to t. */
@@ -444,6 +482,25 @@ static int touch(struct gs_share_model *m, int32_t j)
 	return 0;
 }
 
+/*
+ * Asks the memory for the records of the pods on the GPUs of pl, which a
+ * start or stop there reads once it has done its own: their misses then
+ * overlap that work's instead of coming after it.
+ */
+static void ask_gpus(const struct gs_share_model *m, const struct gs_placement *pl)
+{
+	int k, j;
+
+	for (k = 0; k < pl->num_gpu; k++) {
+		const struct gs_share_gpu *G = &m->gpus[m->gpu_base[pl->node] + pl->gpu[k]];
+
+		for (j = 0; j < G->n; j++) {
+			__builtin_prefetch(&m->p[G->pods[j]]);
+			__builtin_prefetch((const char *)&m->p[G->pods[j]] + sizeof(m->p[0]) - 1);
+		}
+	}
+}
+
 /* Collects the pods on the GPUs of pl into m->touched. */
 static int touch_gpus(struct gs_share_model *m, const struct gs_placement *pl)
 {
@@ -468,6 +525,17 @@ static bool done_at(const struct gs_share_pod *sp, int64_t t, int64_t *out)
 {
 	/* work is at most GS_SHARE_WORK_MAX_S x GS_RATE_ONE: no overflow in the sum. */
 	return gs_add_i64(t, (sp->work + sp->rate - 1) / sp->rate, out);
+}
+
+/*
+ * (int64_t)ceil(x) for x in int64's range or NaN, inline: without SSE4.1
+ * ceil() is a libm call, made for every pod a reschedule visits.
+ */
+static inline int64_t ceil_i64(double x)
+{
+	int64_t k = (int64_t)x;
+
+	return (double)k < x ? k + 1 : k;
 }
 
 /* New rates for the touched pods (already advanced to t); pushes moved completions. */
@@ -502,7 +570,7 @@ static int reschedule(struct gs_share_model *m, int32_t started, int64_t t, gs_s
 		for (g = 0; g < sp->pl.num_gpu; g++)
 			r = min_of(r, gpu_rate(m, i, g, &sh));
 		/* Rounded up, so a rate of exactly k / 2^20 or more never finishes late. */
-		rate = (int64_t)ceil(r * (double)GS_RATE_ONE);
+		rate = ceil_i64(r * (double)GS_RATE_ONE);
 		if (rate < 1)
 			rate = 1;
 		if (rate == sp->rate && i != started)
@@ -525,11 +593,15 @@ static int reschedule(struct gs_share_model *m, int32_t started, int64_t t, gs_s
 static int gpu_add(struct gs_share_gpu *G, int32_t i, int64_t mem)
 {
 	if (G->n == G->cap) {
+		bool in_entry = G->pods == G->inline_pods;
 		size_t cap = gs_grow_cap((size_t)G->cap, 4);
-		int32_t *a = cap <= INT32_MAX ? gs_realloc_n(G->pods, cap, sizeof(*a)) : NULL;
+		int32_t *a = cap <= INT32_MAX
+			     ? gs_realloc_n(in_entry ? NULL : G->pods, cap, sizeof(*a)) : NULL;
 
 		if (!a)
 			return GS_ENOMEM;
+		if (in_entry)
+			memcpy(a, G->inline_pods, sizeof(G->inline_pods));
 		G->pods = a;
 		G->cap = (int32_t)cap;
 	}
@@ -575,7 +647,7 @@ static void mig_change(struct gs_share_model *m, int32_t i, int dir)
 		slices = t->p[gs->mig.inst[inst].profile].compute;
 		if (gs->mig.fixed)
 			m->mig_idle_slices -= dir * slices;
-		m->mig_slack_slices += dir * (slices - sp->request_milli * GS_MIG_COMPUTE_SLICES / 1000.0);
+		m->mig_slack_slices += dir * (slices - m->pods[i].gpu_milli * GS_MIG_COMPUTE_SLICES / 1000.0);
 	}
 }
 
@@ -585,6 +657,8 @@ int gs_share_model_start(struct gs_share_model *m, int32_t i, const struct gs_pl
 	struct gs_share_pod *sp = &m->p[i];
 	int k, rc;
 
+	__builtin_prefetch(&m->pods[i]);
+	ask_gpus(m, pl);
 	mig_advance(m, t);
 	useful_advance(m, t);
 	sp->pl = *pl;
@@ -624,6 +698,8 @@ int gs_share_model_stop(struct gs_share_model *m, int32_t i, const struct gs_pla
 
 	if (!sp->active)
 		return 0;
+	__builtin_prefetch(&m->pods[i]);
+	ask_gpus(m, pl);
 	mig_advance(m, t);
 	useful_advance(m, t);
 	advance(m, i, t);

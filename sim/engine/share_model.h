@@ -86,10 +86,10 @@ struct gs_share_view {
 
 /*
  * One GPU pod in the model. What a reschedule reads comes first, with the
- * pod's view in milli (need, busy, compute and request from its trace
- * fields, defaults filled in at its start): the pods of a GPU are
- * rescheduled together, and they then cost one visit each, not one here
- * and one in the pods' array.
+ * pod's view (need, busy, compute and request from its trace fields,
+ * defaults filled in at its start, each its milli value / 1000.0): the pods
+ * of a GPU are rescheduled together, and they then cost one visit each,
+ * not one here and one in the pods' array, and no division.
  */
 struct gs_share_pod {
 	int64_t work;            /* remaining, in 2^-20 s; -1: never completes */
@@ -97,10 +97,7 @@ struct gs_share_pod {
 	int64_t t_upd;           /* when work and the integrals were last brought up to date */
 	uint32_t gen;            /* completion events of other generations are stale */
 	int32_t coloc;           /* pods on its busiest GPU, itself included */
-	int32_t need_milli;      /* the view: need, request, busy and compute, milli */
-	int32_t request_milli;
-	int16_t busy_milli;
-	int16_t compute_milli;
+	struct gs_share_view v;  /* the view */
 	int16_t wclass;          /* its workload class (core/cluster.h) */
 	uint8_t num_gpu;         /* its GPUs */
 	bool active;
@@ -109,11 +106,19 @@ struct gs_share_pod {
 	struct gs_placement pl;  /* where it runs */
 };
 
-/* One GPU's pods. */
+/* Pods a GPU holds in its own entry before it takes an array apart. */
+#define GS_SHARE_GPU_INLINE 10
+
+/*
+ * One GPU's pods, in the order they came. The first few are in the entry
+ * itself (one cache line), so that a start or stop reads the GPU and its
+ * pods' list with one miss.
+ */
 struct gs_share_gpu {
-	int32_t *pods;           /* owned */
+	_Alignas(64) int32_t *pods; /* inline, or owned past GS_SHARE_GPU_INLINE */
 	int32_t n, cap;
 	int64_t mem_mib;         /* GPU memory the pods on it asked for */
+	int32_t inline_pods[GS_SHARE_GPU_INLINE];
 };
 
 /* Run-level figures (gs_share_model_finish()). */
