@@ -172,6 +172,23 @@ static const char *in_dir(const char *name)
 	return p;
 }
 
+/*
+ * Writes the scenario text json as NAME.json, runs gpusim-bench on it with
+ * --out NAME.txt and the fake setup, and returns its exit status.
+ */
+static int run_scenario(const char *name, const char *json)
+{
+	const char *args[] = { "--out", NULL, NULL, NULL };
+	char file[64];
+
+	snprintf(file, sizeof(file), "%s.json", name);
+	gs_test_write(file, json, NULL, 0);
+	args[2] = in_dir(file);
+	snprintf(file, sizeof(file), "%s.txt", name);
+	args[1] = in_dir(file);
+	return bench(NULL, args);
+}
+
 /* The records of a results file, parsed. */
 struct records {
 	struct gs_kvline l[256];
@@ -449,15 +466,11 @@ static void test_overhead_alone(void **state)
 		"{\"name\": \"ovh\", \"measure\": \"overhead\", \"modes\": [\"hook\"], \"policy\": \"spread\",\n"
 		" \"duration_s\": 0.2, \"warmup_s\": 0, \"repeat\": 2,\n"
 		" \"clients\": [{\"name\": \"a\", \"kernel\": \"launch\"}, {\"name\": \"b\", \"kernel\": \"mnist\"}]}\n";
-	const char *args[] = { "--out", NULL, NULL, NULL };
 	const struct gs_kvline *l;
 	struct records r;
 
 	(void)state;
-	gs_test_write("ovh.json", scen, NULL, 0);
-	args[1] = in_dir("ovh.txt");
-	args[2] = in_dir("ovh.json");
-	assert_int_equal(bench(NULL, args), 0);
+	assert_int_equal(run_scenario("ovh", scen), 0);
 	read_records(in_dir("ovh.txt"), &r);
 	/*
 	 * An overhead scenario runs every mode one client at a time, each
@@ -483,15 +496,11 @@ static void test_colocate_variants(void **state)
 		"{\"name\": \"colo\", \"measure\": \"interference\", \"modes\": [\"timeslice\"],\n"
 		" \"duration_s\": 0.2, \"warmup_s\": 0, \"colocate\": [2, 3],\n"
 		" \"clients\": [{\"name\": \"v\", \"kernel\": \"vecadd\"}]}\n";
-	const char *args[] = { "--out", NULL, NULL, NULL };
 	const struct gs_kvline *l;
 	struct records r;
 
 	(void)state;
-	gs_test_write("colo.json", scen, NULL, 0);
-	args[1] = in_dir("colo.txt");
-	args[2] = in_dir("colo.json");
-	assert_int_equal(bench(NULL, args), 0);
+	assert_int_equal(run_scenario("colo", scen), 0);
 	read_records(in_dir("colo.txt"), &r);
 	l = find(&r, "slowdown", "scenario", "colo-x2", NULL, NULL);
 	expect_str(l, "colocated", "2");
@@ -520,7 +529,6 @@ static void test_hook_runs_meet_no_earlier_pod(void **state)
 		"{\"name\": \"check-interference-vecadd\", \"measure\": \"interference\",\n"
 		" \"modes\": [\"hook\"], \"duration_s\": 0.2, \"warmup_s\": 0, \"colocate\": [2, 4],\n"
 		" \"repeat\": 2, \"clients\": [{\"name\": \"v\", \"kernel\": \"vecadd\"}]}\n";
-	const char *args[] = { "--out", NULL, NULL, NULL };
 	const struct gs_kvline *l;
 	struct records r;
 	struct dirent *e;
@@ -528,10 +536,7 @@ static void test_hook_runs_meet_no_earlier_pod(void **state)
 	DIR *d;
 
 	(void)state;
-	gs_test_write("colo4.json", scen, NULL, 0);
-	args[1] = in_dir("colo4.txt");
-	args[2] = in_dir("colo4.json");
-	assert_int_equal(bench(NULL, args), 0);
+	assert_int_equal(run_scenario("colo4", scen), 0);
 	read_records(in_dir("colo4.txt"), &r);
 	l = find(&r, "run", "id", "check-interference-vecadd-x4/hook/1", NULL, NULL);
 	expect_str(l, "status", "ok");
@@ -653,13 +658,9 @@ static void test_does_not_fit(void **state)
 		" \"clients\": [{\"name\": \"a\", \"kernel\": \"vecadd\", \"count\": 2},\n"
 		"  {\"name\": \"z\", \"kernel\": \"vecadd\", \"gpu_milli\": 500,\n"
 		"   \"gpu_mem_mib\": 100}]}\n";
-	const char *args[] = { "--out", NULL, NULL, NULL };
 
 	(void)state;
-	gs_test_write("big.json", scen, NULL, 0);
-	args[1] = in_dir("big.txt");
-	args[2] = in_dir("big.json");
-	assert_int_equal(bench(NULL, args), 2);
+	assert_int_equal(run_scenario("big", scen), 2);
 	if (!strstr(out_text, "big.json:3: client z (gpu_milli 500, gpu_mem_mib 100) does not fit on this host: "))
 		fail_msg("stderr: %s", out_text);
 	/* Refused before anything ran: no results file at all. */
@@ -689,16 +690,12 @@ static void test_client_crash(void **state)
 		" \"duration_s\": 0.2, \"warmup_s\": 0,\n"
 		" \"clients\": [{\"name\": \"ok\", \"kernel\": \"launch\", \"gpu_milli\": 500},\n"
 		"  {\"name\": \"crash\", \"kernel\": \"launch\", \"gpu_milli\": 500}]}\n";
-	const char *args[] = { "--out", NULL, NULL, NULL };
 	const struct gs_kvline *l;
 	struct records r;
 	int i;
 
 	(void)state;
-	gs_test_write("crashy.json", scen, NULL, 0);
-	args[1] = in_dir("crashy.txt");
-	args[2] = in_dir("crashy.json");
-	assert_int_equal(bench(NULL, args), 1);
+	assert_int_equal(run_scenario("crashy", scen), 1);
 	assert_non_null(strstr(out_text, "crashy: exclusive: client crash failed (exit 3); see "));
 	/* The results are written all the same, the failure recorded. */
 	read_records(in_dir("crashy.txt"), &r);
@@ -753,14 +750,10 @@ static const char mps_only[] =
 static void test_mps_daemon_per_repeat(void **state)
 {
 	static const char *const env[] = { "FAKE_MPS_QUIT_S", "0.7", NULL };
-	const char *args[] = { "--out", NULL, NULL, NULL };
 
 	(void)state;
 	extra_env = env;
-	gs_test_write("mpsr.json", mps_only, NULL, 0);
-	args[1] = in_dir("mpsr.txt");
-	args[2] = in_dir("mpsr.json");
-	assert_int_equal(bench(NULL, args), 0);
+	assert_int_equal(run_scenario("mpsr", mps_only), 0);
 	assert_int_equal(expect_mps_daemons(realtime_ns()), 3);
 }
 
@@ -789,7 +782,6 @@ static void start_daemon(const char *pipe_dir, const char *log_dir)
 static void test_mps_stale_daemon_quit(void **state)
 {
 	char stale[192], pipe_dir[256], log_dir[256], owner[256];
-	const char *args[] = { "--out", NULL, NULL, NULL };
 	struct mps_event ev[64];
 	int n, i, quit = 0, exited = 0;
 	/* Its owner: a harness that is gone (a pid beyond any pid_max). */
@@ -810,10 +802,7 @@ static void test_mps_stale_daemon_quit(void **state)
 	fclose(f);
 	start_daemon(pipe_dir, log_dir);
 
-	gs_test_write("mpsr.json", mps_only, NULL, 0);
-	args[1] = in_dir("mpsr.txt");
-	args[2] = in_dir("mpsr.json");
-	assert_int_equal(bench(NULL, args), 0);
+	assert_int_equal(run_scenario("mpsr", mps_only), 0);
 	n = read_mps_log(ev, 64);
 	for (i = 0; i < n; i++) {
 		if (strcmp(ev[i].pipe, pipe_dir))
