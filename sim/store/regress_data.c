@@ -24,6 +24,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <sqlite3.h>
 
+#include "core/cmp.h"
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/strv.h"
@@ -445,15 +446,10 @@ static int cmp_fam(const void *a, const void *b)
 	return strcmp(x->name ? x->name : "", y->name ? y->name : "");
 }
 
-static int cmp_size(size_t a, size_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
 static int cmp_run(const void *a, const void *b)
 {
 	const struct run_key *x = a, *y = b;
-	int c = cmp_size(x->family, y->family);
+	int c = gs_cmp_size(x->family, y->family);
 
 	if (!c)
 		c = strcmp(x->policy, y->policy);
@@ -465,31 +461,26 @@ static int cmp_run(const void *a, const void *b)
 static int cmp_value(const void *a, const void *b)
 {
 	const struct value_key *x = a, *y = b;
-	int c = cmp_size(x->run, y->run);
+	int c = gs_cmp_size(x->run, y->run);
 
 	return c ? c : strcmp(x->metric, y->metric);
-}
-
-static int cmp_double(double a, double b)
-{
-	return a < b ? -1 : a > b;
 }
 
 static int cmp_point(const void *a, const void *b)
 {
 	const struct point_key *x = a, *y = b;
-	int c = cmp_size(x->family, y->family);
+	int c = gs_cmp_size(x->family, y->family);
 
 	if (!c)
 		c = strcmp(x->policy, y->policy);
 	if (!c)
 		c = strcmp(x->curve, y->curve);
 	if (!c)
-		c = cmp_double(x->x, y->x);
+		c = gs_cmp_f64(x->x, y->x);
 	if (!c)
-		c = cmp_double(x->y, y->y);
+		c = gs_cmp_f64(x->y, y->y);
 	if (!c)
-		c = cmp_size(x->old, y->old);
+		c = gs_cmp_size(x->old, y->old);
 	return c;
 }
 

@@ -19,6 +19,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "core/cmp.h"
 #include "core/error.h"
 #include "core/limits.h"
 #include "io/trace/gen.h"
@@ -346,13 +347,6 @@ out:
 	return rc;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 int gs_gen_load_compute(const struct gs_trace *t, const struct gs_cluster *c,
 			struct gs_gen_load *out)
 {
@@ -393,8 +387,8 @@ int gs_gen_load_compute(const struct gs_trace *t, const struct gs_cluster *c,
 		}
 	}
 	/* Sort the pairs by time (qsort on 16-byte records keyed by the first). */
-	qsort(up, nu, 2 * sizeof(*up), cmp_i64);
-	qsort(down, nd, 2 * sizeof(*down), cmp_i64);
+	qsort(up, nu, 2 * sizeof(*up), gs_cmp_i64_elem);
+	qsort(down, nd, 2 * sizeof(*down), gs_cmp_i64_elem);
 	/* Departures at a time go before arrivals at the same time. */
 	while (a < nu) {
 		if (b < nd && down[2 * b] <= up[2 * a]) {
