@@ -27,6 +27,7 @@
 #include "core/cmp.h"
 #include "core/error.h"
 #include "core/frag.h"
+#include "core/mem.h"
 #include "core/rng.h"
 
 void gs_workload_init(struct gs_workload *w)
@@ -163,8 +164,7 @@ int gs_workload_typical_by(const struct gs_pod *pods, const char *const *specs, 
 	table = malloc(size * sizeof(*table));
 	ts = malloc(n * sizeof(*ts));
 	if (!table || !ts) {
-		free(table);
-		free(ts);
+		GS_MEM_FREE(table, ts);
 		return GS_ENOMEM;
 	}
 	memset(table, 0xff, size * sizeof(*table));
@@ -553,12 +553,7 @@ int gs_frag_shares_init(struct gs_frag_shares *s, const struct gs_workload *w)
 
 void gs_frag_shares_release(struct gs_frag_shares *s)
 {
-	free(s->share);
-	free(s->share_of);
-	free(s->cpu);
-	free(s->p);
-	free(s->need);
-	free(s->upto);
+	GS_MEM_FREE(s->share, s->share_of, s->cpu, s->p, s->need, s->upto);
 	memset(s, 0, sizeof(*s));
 }
 

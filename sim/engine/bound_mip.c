@@ -39,6 +39,7 @@
 #include "core/cmp.h"
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "engine/bound_internal.h"
 
 #define CBC_LIBRARY "libCbcSolver.so.3"
@@ -103,13 +104,7 @@ struct mip {
 
 static void mip_free(struct mip *m)
 {
-	free(m->row_lb);
-	free(m->row_ub);
-	free(m->obj);
-	free(m->col_ub);
-	free(m->start);
-	free(m->index);
-	free(m->value);
+	GS_MEM_FREE(m->row_lb, m->row_ub, m->obj, m->col_ub, m->start, m->index, m->value);
 }
 
 static bool grow(void **p, size_t *cap, size_t need, size_t size)
@@ -387,8 +382,7 @@ static int start_values(const struct gs_bound_problem *pb, const struct gs_bound
 	int32_t n, j, g, pos[GS_MAX_GPUS];
 
 	if (!sn || !target) {
-		free(sn);
-		free(target);
+		GS_MEM_FREE(sn, target);
 		return GS_ENOMEM;
 	}
 	for (n = 0; n < c->n_nodes; n++) {

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/gpu_model.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "engine/replay.h"
 #include "engine/validation.h"
 #include "io/csv.h"
@@ -68,14 +69,8 @@ void gs_validation_release(struct gs_validation *v)
 	for (i = 0; i < v->n_rows; i++) {
 		struct gs_val_row *r = &v->rows[i];
 
-		free(r->source);
-		free(r->ref);
-		free(r->gpu);
-		free(r->model);
-		free(r->sharing);
-		free(r->baseline);
-		free(r->pods_text);
-		free(r->note);
+		GS_MEM_FREE(r->source, r->ref, r->gpu, r->model, r->sharing, r->baseline,
+			    r->pods_text, r->note);
 	}
 	free(v->wl);
 	free(v->rows);

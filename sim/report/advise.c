@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "core/mig.h"
 #include "engine/arrivals.h"
 #include "io/path.h"
@@ -66,12 +67,7 @@ void gs_advise_release(struct gs_advise *a)
 			free(a->sizes[i]);
 		}
 	}
-	free(a->runs);
-	free(a->run_ids);
-	free(a->sizes);
-	free(a->n_sizes);
-	free(a->points);
-	free(a->never);
+	GS_MEM_FREE(a->runs, a->run_ids, a->sizes, a->n_sizes, a->points, a->never);
 	gs_decide_result_release(&a->decision);
 	memset(a, 0, sizeof(*a));
 }

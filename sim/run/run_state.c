@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/frag.h"
 #include "core/gpu_model.h"
+#include "core/mem.h"
 #include "run/run_state.h"
 
 /*
@@ -294,8 +295,7 @@ int gs_run_state_load(struct gs_run_state *in, struct gs_db *db, int64_t run_id,
 
 void gs_run_state_release(struct gs_run_state *in)
 {
-	free(in->alloc);
-	free(in->held);
+	GS_MEM_FREE(in->alloc, in->held);
 	in->alloc = NULL;
 	in->held = NULL;
 	in->n_held = 0;

@@ -28,6 +28,7 @@
 #include "core/error.h"
 #include "io/outfile.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "core/strv.h"
 #include "io/path.h"
 #include "policies/policy.h"
@@ -60,12 +61,8 @@ void gs_plot_index_release(struct gs_plot_index *ix)
 	gs_strv_free(ix->traces, ix->n_traces);
 	gs_strv_free(ix->policies, ix->n_policies);
 	gs_strv_free(ix->families, ix->n_families);
-	free(ix->seeds_min);
-	free(ix->seeds_max);
-	free(ix->alloc_points);
-	free(ix->frag_points);
-	free(ix->bound);
-	free(ix->bound_at100);
+	GS_MEM_FREE(ix->seeds_min, ix->seeds_max, ix->alloc_points, ix->frag_points, ix->bound,
+		    ix->bound_at100);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -270,12 +267,9 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 	} else if (rc == GS_ENOMEM) {
 		gs_errf(err, err_len, "out of memory");
 	}
-	for (i = 0; i < n; i++) {
-		free(pol_of[i]);
-		free(trace_of[i]);
-	}
-	free(pol_of);
-	free(trace_of);
+	for (i = 0; i < n; i++)
+		GS_MEM_FREE(pol_of[i], trace_of[i]);
+	GS_MEM_FREE(pol_of, trace_of);
 	if (rc) {
 		free(runs);
 		return rc;
@@ -624,12 +618,7 @@ out:
 	if (at100)
 		for (i = 0; i < cells; i++)
 			free(at100[i]);
-	free(at100);
-	free(n_at100);
-	free(scratch);
-	free(group);
-	free(all);
-	free(runs);
+	GS_MEM_FREE(at100, n_at100, scratch, group, all, runs);
 	if (rc)
 		gs_plot_index_release(ix);
 	return rc;

@@ -24,6 +24,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "core/strv.h"
 #include "policies/policy.h"
 #include "store/plot_data.h"
@@ -65,11 +66,7 @@ void gs_plot_time_release(struct gs_plot_time *t)
 	gs_strv_free(t->policies, t->n_policies);
 	for (i = 0; t->setting && i < t->n_traces; i++)
 		free(t->setting[i]);
-	free(t->setting);
-	free(t->series);
-	free(t->frag);
-	free(t->cdf);
-	free(t->load);
+	GS_MEM_FREE(t->setting, t->series, t->frag, t->cdf, t->load);
 	memset(t, 0, sizeof(*t));
 }
 

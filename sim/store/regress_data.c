@@ -27,6 +27,7 @@
 #include "core/cmp.h"
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "core/strv.h"
 #include "store/digest.h"
 #include "store/regress_data.h"
@@ -38,14 +39,8 @@ void gs_rset_init(struct gs_rset *s)
 
 static void family_release(struct gs_rfamily *f)
 {
-	free(f->name);
-	free(f->mode);
-	free(f->nodes_file);
-	free(f->nodes_sha256);
-	free(f->pods_file);
-	free(f->pods_sha256);
-	free(f->params);
-	free(f->trace);
+	GS_MEM_FREE(f->name, f->mode, f->nodes_file, f->nodes_sha256, f->pods_file, f->pods_sha256,
+		    f->params, f->trace);
 }
 
 void gs_rset_release(struct gs_rset *s)

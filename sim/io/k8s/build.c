@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/limits.h"
+#include "core/mem.h"
 #include "core/mig.h"
 #include "io/k8s/build.h"
 #include "io/k8s/build_internal.h"
@@ -834,14 +835,8 @@ void gs_k8s_state_free(struct gs_k8s_state *st)
 
 	if (!st)
 		return;
-	free(st->nodes);
-	free(st->role);
-	free(st->req);
-	free(st->pl);
-	free(st->queue);
-	free(st->node_group);
-	free(st->ok);
-	free(st->claims);
+	GS_MEM_FREE(st->nodes, st->role, st->req, st->pl, st->queue, st->node_group, st->ok,
+		    st->claims);
 	for (i = 0; i < st->n_sel; i++)
 		free(st->sel_key[i]);
 	free(st->sel_key);

@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "io/k8s/cel.h"
 #include "io/k8s/dra.h"
 
@@ -835,24 +836,11 @@ void gs_dra_free(struct gs_dra *d)
 	for (i = 0; i < d->n_subs; i++)
 		if (!d->subs[i].shared)
 			free(d->subs[i].match);
-	for (i = 0; i < (size_t)d->n_claims; i++) {
-		free(d->claims[i].sub);
-		free(d->claims[i].sub_off);
-	}
-	free(d->subs);
-	free(d->claims);
-	free(d->pools);
-	free(d->counters);
-	free(d->uses);
-	free(d->devs);
-	free(d->cand);
-	free(d->cand_off);
-	free(d->local);
-	free(d->local_off);
-	free(d->units);
-	free(d->unit_off);
-	free(d->sets);
-	free(d->set_claims);
+	for (i = 0; i < (size_t)d->n_claims; i++)
+		GS_MEM_FREE(d->claims[i].sub, d->claims[i].sub_off);
+	GS_MEM_FREE(d->subs, d->claims, d->pools, d->counters, d->uses, d->devs, d->cand,
+		    d->cand_off, d->local, d->local_off, d->units, d->unit_off, d->sets,
+		    d->set_claims);
 	free(d);
 }
 
@@ -1367,11 +1355,7 @@ void gs_dra_state_free(struct gs_dra_state *st)
 {
 	if (!st)
 		return;
-	free(st->dev_used);
-	free(st->dev_shares);
-	free(st->counter_used);
-	free(st->cap_used);
-	free(st->claims);
+	GS_MEM_FREE(st->dev_used, st->dev_shares, st->counter_used, st->cap_used, st->claims);
 	free(st);
 }
 

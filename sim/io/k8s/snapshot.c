@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/mem.h"
 #include "io/civil.h"
 #include "io/csv.h"
 #include "io/k8s/cel.h"
@@ -749,18 +750,8 @@ void gs_k8s_snapshot_free(struct gs_k8s_snapshot *s)
 		return;
 	for (i = 0; i < s->n_cels; i++)
 		gs_cel_free(s->cels[i].cel);
-	free(s->cels);
-	free(s->nodes);
-	free(s->pods);
-	free(s->workloads);
-	free(s->slices);
-	free(s->classes);
-	free(s->claims);
-	free(s->templates);
-	free(s->plugin_configs);
-	free(s->node_by_name);
-	free(s->workload_by_uid);
-	free(s->paths);
+	GS_MEM_FREE(s->cels, s->nodes, s->pods, s->workloads, s->slices, s->classes, s->claims,
+		    s->templates, s->plugin_configs, s->node_by_name, s->workload_by_uid, s->paths);
 	gs_arena_release(&s->arena);
 	gs_strpool_release(&s->pool);
 	free(s);

@@ -22,6 +22,7 @@
 #include "core/cmp.h"
 #include "core/error.h"
 #include "core/limits.h"
+#include "core/mem.h"
 #include "io/trace/gen.h"
 #include "io/trace/internal.h"
 
@@ -360,8 +361,7 @@ int gs_gen_load_compute(const struct gs_trace *t, const struct gs_cluster *c,
 	up = malloc(2 * t->n_pods * sizeof(*up) + 1);
 	down = malloc(2 * t->n_pods * sizeof(*down) + 1);
 	if (!up || !down) {
-		free(up);
-		free(down);
+		GS_MEM_FREE(up, down);
 		return GS_ENOMEM;
 	}
 	for (i = 0; i < t->n_pods; i++) {
