@@ -387,10 +387,8 @@ int gs_bound_glpk_lp(const struct gs_bound_problem *pb, int64_t *bound_out, int3
 	jmp_buf jb;
 	int rc;
 
-	if (!lv) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (!lv)
+		return gs_errf_nomem(err, err_len);
 	lv->pb = pb;
 	if (setjmp(jb)) {
 		struct lp *l = lv;

@@ -467,10 +467,8 @@ static int cbc_solve(const struct mip *m, const double *start, double time_limit
 	double *lb = calloc((size_t)m->n_cols + 1, sizeof(*lb));
 	int i;
 
-	if (!lb) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (!lb)
+		return gs_errf_nomem(err, err_len);
 	pthread_mutex_lock(&cbc_lock);
 	if (!cbc_load(err, err_len)) {
 		pthread_mutex_unlock(&cbc_lock);

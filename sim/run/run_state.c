@@ -142,10 +142,8 @@ static int add_pods(struct gs_run_state *in, char *err, size_t err_len)
 	int g;
 
 	last = malloc((in->n_nodes ? in->n_nodes : 1) * sizeof(*last));
-	if (!last) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (!last)
+		return gs_errf_nomem(err, err_len);
 	for (i = 0; i < in->n_nodes; i++) {
 		last[i] = -1;
 		alloc[i].first_pod = -1;

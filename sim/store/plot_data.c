@@ -851,10 +851,8 @@ int gs_plot_read_doubles(sqlite3_stmt *st, double **v, size_t *n, size_t *cap, c
 
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		g = gs_grow(*v, cap, *n, sizeof(**v), 4096);
-		if (!g) {
-			gs_errf(err, err_len, "out of memory");
-			return GS_ENOMEM;
-		}
+		if (!g)
+			return gs_errf_nomem(err, err_len);
 		*v = g;
 		(*v)[(*n)++] = sqlite3_column_double(st, 0);
 	}

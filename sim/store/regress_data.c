@@ -917,10 +917,8 @@ static int collect(sqlite3 *sq, sqlite3_stmt *st, int64_t run_id, double **v, si
 		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
 			continue;
 		grown = gs_grow(*v, cap, *n, sizeof(**v), 1024);
-		if (!grown) {
-			gs_errf(err, err_len, "out of memory");
-			return GS_ENOMEM;
-		}
+		if (!grown)
+			return gs_errf_nomem(err, err_len);
 		*v = grown;
 		(*v)[(*n)++] = sqlite3_column_double(st, 0);
 	}

@@ -936,10 +936,8 @@ int gs_k8s_load(const char *const *paths, size_t n, struct gs_k8s_snapshot **sna
 
 	*snap_out = NULL;
 	*state_out = NULL;
-	if (!s) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (!s)
+		return gs_errf_nomem(err, err_len);
 	for (i = 0; i < n && !rc; i++)
 		rc = gs_k8s_snapshot_read(s, paths[i], err, err_len);
 	if (!rc)
@@ -983,10 +981,8 @@ int gs_k8s_queue_add(struct gs_k8s_state *st, struct gs_cluster *c, struct gs_tr
 			any = gs_cluster_fits(c, k, &p) == GS_FIT_OK;
 		queue->audit.larger_than_any_node += !any;
 	}
-	if (rc) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (rc)
+		return gs_errf_nomem(err, err_len);
 	queue->audit.deleted_before_created += extra->audit.deleted_before_created;
 	queue->audit.no_deletion_time += extra->audit.no_deletion_time;
 	queue->audit.unknown_model += extra->audit.unknown_model;

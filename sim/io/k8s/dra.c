@@ -1414,10 +1414,8 @@ int gs_dra_state_new(const struct gs_dra *d, struct gs_dra_state **out, char *er
 	int32_t c, i;
 
 	*out = NULL;
-	if (!st) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (!st)
+		return gs_errf_nomem(err, err_len);
 	/* The snapshot's allocations, device by device, checked as the allocator would. */
 	for (c = 0; c < d->n_claims; c++) {
 		const struct gs_k8s_claim *k = d->claims[c].k;
