@@ -332,10 +332,5 @@ const struct gs_policy gs_policy_fgd = {
 	.state_size = sizeof(struct gs_fgd),
 	.init = fgd_init,
 	.release = gs_fgd_release,
-	.score = gs_fgd_score,
-	.pick_gpus = gs_fgd_pick,
-	.on_bind = gs_fgd_on_change,
-	.on_unbind = gs_fgd_on_change,
-	.node_score = true,
-	.score_once = gs_fgd_score_once,
+	GS_FGD_METHODS,
 };
