@@ -131,11 +131,9 @@ static int add_rec(struct adv_ctx *x, const struct adv_cell *c, int64_t run_id, 
 
 	if (run_id < 0)
 		return 0;
-	g = gs_grow(x->rec, &x->cap_rec, x->n_rec, sizeof(*g), 256);
+	GS_GROW_PUSH(x->rec, x->n_rec, x->cap_rec, 256, g);
 	if (!g)
 		return GS_ENOMEM;
-	x->rec = g;
-	g = &x->rec[x->n_rec++];
 	g->run_id = run_id;
 	g->role = a->cands[c->cand].reference ? "reference" : role;
 	g->pods_path = x->spec->pods_paths[gs_advise_trace(a, c->block)];

@@ -116,6 +116,20 @@ int gs_plot_traces_load(struct sqlite3 *sq, struct gs_plot_traces *nm, char *err
 	return rc;
 }
 
+int gs_plot_prepare_traces(sqlite3 *sq, const char *sql, struct gs_plot_traces *nm,
+			   sqlite3_stmt **st, char *err, size_t err_len)
+{
+	int rc = gs_plot_traces_load(sq, nm, err, err_len);
+
+	if (rc)
+		return rc;
+	if (sqlite3_prepare_v2(sq, sql, -1, st, NULL) != SQLITE_OK) {
+		gs_plot_traces_release(nm);
+		return gs_plot_dberr(sq, err, err_len);
+	}
+	return 0;
+}
+
 char *gs_plot_traces_name(const struct gs_plot_traces *nm, const char *path)
 {
 	size_t i;
@@ -200,13 +214,9 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 	sqlite3_stmt *st = NULL;
 	int rc = 0, step;
 
-	rc = gs_plot_traces_load(sq, &names, err, err_len);
+	rc = gs_plot_prepare_traces(sq, sql, &names, &st, err, err_len);
 	if (rc)
 		return rc;
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
-		gs_plot_traces_release(&names);
-		return gs_plot_dberr(sq, err, err_len);
-	}
 	sqlite3_bind_int(st, 1, compat);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		char *tname = gs_plot_traces_name(&names, (const char *)sqlite3_column_text(st, 2));
