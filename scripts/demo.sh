@@ -13,10 +13,16 @@ set -eu
 gpusim=${1:-build/gpusim}
 top=$(cd "$(dirname "$0")/.." && pwd)
 out="$top/results/demo"
-db="$out/demo.db"
+
+# Prints the path of the database NAME.db under $out, having removed the
+# copy an earlier demo left (and its WAL files) so that run ids start at 1.
+fresh_db() {
+	rm -f "$out/$1.db" "$out/$1.db-wal" "$out/$1.db-shm"
+	echo "$out/$1.db"
+}
 
 mkdir -p "$out"
-rm -f "$db" "$db-wal" "$db-shm"
+db=$(fresh_db demo)
 
 echo "== gpusim replay: bundled sample (traces/sample), every policy, time mode"
 echo "   (FAILED and PEND first, then COMPL(s) and WAIT(s): docs/time-mode.md says why)"
@@ -40,8 +46,7 @@ echo
 echo "== gpusim sweep: the sharing mechanisms side by side on a small H100 cluster (traces/h100-mixed)"
 echo "   (ALLOC% is the GPU share the mechanism reserves, USEFUL% the work the pods get done;"
 echo "    FAILED under timeslice: GPU memory oversubscribed; PEND under mps: pods above its pinned limit)"
-sdb="$out/sharing.db"
-rm -f "$sdb" "$sdb-wal" "$sdb-shm"
+sdb=$(fresh_db sharing)
 "$gpusim" sweep --nodes "$top/traces/h100-mixed/cluster.csv" --pods "$top/traces/h100-mixed/pods.csv" \
 	--sharing exclusive,timeslice,mps,vgpu,mig --policy binpack,spread --seeds 42 --db "$sdb"
 
@@ -71,8 +76,7 @@ echo
 echo "== gpusim advise: which policy and sharing mechanism for the H100 example, and why"
 echo "   (every policy under every mechanism at 50, 80 and 95% load, seeds until they separate;"
 echo "    the report with its figures: results/demo/advise/advise.md)"
-adb="$out/advise.db"
-rm -f "$adb" "$adb-wal" "$adb-shm"
+adb=$(fresh_db advise)
 "$gpusim" advise --nodes "$top/traces/h100-mixed/cluster.csv" --pods "$top/traces/h100-mixed/pods.csv" \
 	--db "$adb" --report "$out/advise"
 

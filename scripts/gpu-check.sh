@@ -197,7 +197,7 @@ cp "$logs/device.log" "$res/device.txt"
 if step build 300 build_all || [ "$fake" = 1 ]; then
 	step hook 120 hook_clients
 	step mps 90 mps_probe || export modes=timeslice,hook
-	step bench 300 bench_suite
+	step bench 420 bench_suite
 	step python 300 python_checks
 fi
 echo "gpu-check: $(($(date +%s) - start)) s in all"

@@ -487,6 +487,19 @@ static void test_overhead_alone(void **state)
 	assert_null(gs_kvline_get(l, "share"));
 	expect_str(l, "seen_pct", ""); /* a whole GPU: no compute limit */
 	expect_str(l, "seen_mem", "0"); /* no memory limit, said so */
+	/* Rounds of every mode, exclusive first in each, so that a drifting host reaches all. */
+	{
+		static const char *const order[] = { "ovh/exclusive/0", "ovh/hook/0",
+						     "ovh/exclusive/1", "ovh/hook/1" };
+		int i, k = 0;
+
+		for (i = 0; i < r.n; i++)
+			if (!strcmp(r.l[i].type, "run")) {
+				assert_true(k < 4);
+				assert_string_equal(gs_kvline_get(&r.l[i], "id"), order[k++]);
+			}
+		assert_int_equal(k, 4);
+	}
 	free_records(&r);
 }
 

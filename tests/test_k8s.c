@@ -254,9 +254,14 @@ static void test_bundled_cluster(void **state)
 			    "mig:layout=3g.40gb+2g.20gb+1g.10gb+1g.10gb");
 	assert_int_equal(b.c.nodes[k].gpu_free_milli[0], 1000 - 428);
 	assert_int_equal(b.c.nodes[k].gpu_free_milli[1], 1000);
-	/* gpushare: 32 GiB over 2 cards; share-a holds 8 GiB, half of a 16 GiB V100. */
+	/*
+	 * gpushare: 32 GiB over 2 cards; share-a holds 8 GiB, half of a 16 GiB V100.
+	 * Its GPUs take the asks and hold none of them: vgpu with accuracy 0.
+	 */
 	k = node_of(&b, "gpushare-0");
 	assert_string_equal(b.c.models.m[b.c.nodes[k].model].name, "V100M16");
+	assert_string_equal(gs_cluster_node_share_text(&b.c, k, share, sizeof(share)),
+			    "vgpu:accuracy=0");
 	assert_int_equal(b.c.nodes[k].gpu_free_milli[0], 500);
 	assert_int_equal(b.c.nodes[k].gpu_mem_free_mib[0], 16384 - 8192);
 	/* HAMi: two V100 32GB vGPU cards; hami-a: 30% of the cores, 8000 MiB. */

@@ -395,6 +395,8 @@ static void assert_rate(const struct gs_sim *sim, int k, int64_t d, double r)
  *   vgpu capped 0.3 + 0.7, busy 1: 0.3 and 0.7 at the vgpu efficiency for 2,
  *     (0.98985 + 0.8929) / 2; with accuracy 0.2 the 0.3 pod gets
  *     0.2 x 0.3 + 0.8 x 0.5 = 0.46.
+ *     With accuracy 0 (a gpushare GPU, which holds none of the asks) each
+ *     gets half, as time-slicing gives it.
  *   vgpu elastic 0.3 (busy 1) + 0.7 (busy 0.2): B's idle time is lent to A:
  *     A 0.8, B all it wants, at the efficiency for 1.2 busy pods.
  */
@@ -465,6 +467,9 @@ static void test_busy_fractions(void **state)
 	gs_sim_release(&sim);
 	run(&sim, &c, &t, "vgpu:capped;accuracy=0.2", NULL);
 	assert_rate(&sim, 0, D, 0.46 * v2);
+	gs_sim_release(&sim);
+	run(&sim, &c, &t, "vgpu:accuracy=0", NULL);
+	assert_rate(&sim, 0, D, 0.5 * v2);
 	gs_sim_release(&sim);
 	t.pods[1].busy_milli = 200;
 	run(&sim, &c, &t, "vgpu", NULL);

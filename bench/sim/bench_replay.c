@@ -21,6 +21,7 @@
 #include <malloc.h>
 #endif
 
+#include "bench_inputs.h"
 #include "bench_time.h"
 #include "core/error.h"
 #include "engine/replay.h"
@@ -72,12 +73,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_replay: --sharing: %s\n", err);
 		return 2;
 	}
-	gs_inputs_init(&in);
-	if (gs_inputs_load(&in, argv[1], (const char *const *)&argv[2], 1, false, err,
-			   sizeof(err))) {
-		fprintf(stderr, "bench_replay: %s\n", err);
+	if (bench_inputs_load("bench_replay", &in, argv))
 		return 2;
-	}
 	printf("policy\tmode\tscoring\truns\tmedian_ms\tmin_ms\tmax_ms\tevents\tevents_per_s%s\n",
 	       sharing ? "\tsharing" : "");
 	list = strdup(argv[5]);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_inputs.h"
 #include "bench_time.h"
 #include "core/error.h"
 #include "engine/replay.h"
@@ -43,12 +44,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_results NODES PODS [REPEATS (1-64)] [POLICY]\n");
 		return 2;
 	}
-	gs_inputs_init(&in);
-	if (gs_inputs_load(&in, argv[1], (const char *const *)&argv[2], 1, false, err,
-			   sizeof(err))) {
-		fprintf(stderr, "bench_results: %s\n", err);
+	if (bench_inputs_load("bench_results", &in, argv))
 		return 2;
-	}
 	gs_replay_opts_init(&o);
 	o.mode = GS_MODE_INFLATE;
 	o.frag = true;

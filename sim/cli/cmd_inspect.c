@@ -259,6 +259,13 @@ int gs_inspect_print_json(cJSON *root)
 	return gs_json_print("inspect", root);
 }
 
+/* The number columns of a run in inspect's JSON, in their order. */
+static const struct gs_json_row_num run_figures[] = {
+	GS_JSON_ROW_NUM(gpu_alloc_pct), GS_JSON_ROW_NUM(unalloc_gpu_pct),
+	GS_JSON_ROW_NUM(frag_ratio_pct), GS_JSON_ROW_NUM(mean_wait_s), GS_JSON_ROW_NUM(wait_p99_s),
+	GS_JSON_ROW_NUM(wall_ms),
+};
+
 cJSON *gs_inspect_run_json(const struct gs_run_row *r)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -286,12 +293,7 @@ cJSON *gs_inspect_run_json(const struct gs_run_row *r)
 	cJSON_AddNumberToObject(o, "n_pods", (double)r->n_pods);
 	cJSON_AddNumberToObject(o, "n_placed", (double)r->n_placed);
 	cJSON_AddNumberToObject(o, "n_failed", (double)r->n_failed);
-	gs_cjson_add_number(o, "gpu_alloc_pct", r->gpu_alloc_pct);
-	gs_cjson_add_number(o, "unalloc_gpu_pct", r->unalloc_gpu_pct);
-	gs_cjson_add_number(o, "frag_ratio_pct", r->frag_ratio_pct);
-	gs_cjson_add_number(o, "mean_wait_s", r->mean_wait_s);
-	gs_cjson_add_number(o, "wait_p99_s", r->wait_p99_s);
-	gs_cjson_add_number(o, "wall_ms", r->wall_ms);
+	gs_json_add_row_nums(o, r, run_figures, sizeof(run_figures) / sizeof(run_figures[0]));
 	cJSON_AddNumberToObject(o, "t_end_s", (double)r->t_end_s);
 	cJSON_AddBoolToObject(o, "pods_stored", r->pods_stored);
 	return o;

@@ -177,35 +177,27 @@ cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 	return built(o);
 }
 
-/*
- * The number columns of a stored run, in the order --json lists them: a
- * key is the run_summary column's name, and struct gs_run_row's field has
- * the same name (NULL and NAN are null).
- */
-struct row_num {
-	const char *key;
-	size_t offset;
+/* The number columns of a stored run, in the order --json lists them. */
+static const struct gs_json_row_num row_figures[] = {
+	GS_JSON_ROW_NUM(failed_pct), GS_JSON_ROW_NUM(mean_wait_s), GS_JSON_ROW_NUM(gpu_alloc_pct),
+	GS_JSON_ROW_NUM(unalloc_gpu_pct), GS_JSON_ROW_NUM(frag_ratio_pct),
+	GS_JSON_ROW_NUM(frag_amount_pct), GS_JSON_ROW_NUM(peak_gpu_alloc_pct),
+	GS_JSON_ROW_NUM(peak_pending), GS_JSON_ROW_NUM(wall_ms), GS_JSON_ROW_NUM(load_pct),
+	GS_JSON_ROW_NUM(offered_load_pct), GS_JSON_ROW_NUM(wait_p50_s), GS_JSON_ROW_NUM(wait_p90_s),
+	GS_JSON_ROW_NUM(wait_p99_s), GS_JSON_ROW_NUM(wait_max_s), GS_JSON_ROW_NUM(completion_mean_s),
+	GS_JSON_ROW_NUM(completion_p50_s), GS_JSON_ROW_NUM(completion_p90_s),
+	GS_JSON_ROW_NUM(completion_p99_s), GS_JSON_ROW_NUM(completion_max_s),
+	GS_JSON_ROW_NUM(slowdown_mean), GS_JSON_ROW_NUM(slowdown_p99), GS_JSON_ROW_NUM(pending_avg),
+	GS_JSON_ROW_NUM(makespan_s), GS_JSON_ROW_NUM(gpu_alloc_busy_pct),
+	GS_JSON_ROW_NUM(frag_avg_pct), GS_JSON_ROW_NUM(n_timed_out),
 };
-/* The pointer comparison fails to compile when field F is not a double. */
-#define ROW_NUM(F) \
-	{ #F, offsetof(struct gs_run_row, F) + 0 * sizeof((double *)0 == &((struct gs_run_row *)0)->F) }
-static const struct row_num row_figures[] = {
-	ROW_NUM(failed_pct), ROW_NUM(mean_wait_s), ROW_NUM(gpu_alloc_pct),
-	ROW_NUM(unalloc_gpu_pct), ROW_NUM(frag_ratio_pct), ROW_NUM(frag_amount_pct),
-	ROW_NUM(peak_gpu_alloc_pct), ROW_NUM(peak_pending), ROW_NUM(wall_ms), ROW_NUM(load_pct),
-	ROW_NUM(offered_load_pct), ROW_NUM(wait_p50_s), ROW_NUM(wait_p90_s), ROW_NUM(wait_p99_s),
-	ROW_NUM(wait_max_s), ROW_NUM(completion_mean_s), ROW_NUM(completion_p50_s),
-	ROW_NUM(completion_p90_s), ROW_NUM(completion_p99_s), ROW_NUM(completion_max_s),
-	ROW_NUM(slowdown_mean), ROW_NUM(slowdown_p99), ROW_NUM(pending_avg), ROW_NUM(makespan_s),
-	ROW_NUM(gpu_alloc_busy_pct), ROW_NUM(frag_avg_pct), ROW_NUM(n_timed_out),
+static const struct gs_json_row_num row_sharing[] = {
+	GS_JSON_ROW_NUM(eff_util_pct), GS_JSON_ROW_NUM(n_oversubscribed),
+	GS_JSON_ROW_NUM(mig_idle_pct), GS_JSON_ROW_NUM(mig_slack_pct),
 };
-static const struct row_num row_sharing[] = {
-	ROW_NUM(eff_util_pct), ROW_NUM(n_oversubscribed), ROW_NUM(mig_idle_pct),
-	ROW_NUM(mig_slack_pct),
-};
-#undef ROW_NUM
 
-static void row_nums(cJSON *o, const struct gs_run_row *r, const struct row_num *k, size_t n)
+void gs_json_add_row_nums(cJSON *o, const struct gs_run_row *r, const struct gs_json_row_num *k,
+			  size_t n)
 {
 	size_t i;
 
@@ -227,9 +219,9 @@ cJSON *gs_json_run_row(const struct gs_run_row *r)
 	cJSON_AddNumberToObject(o, "n_pods", (double)r->n_pods);
 	cJSON_AddNumberToObject(o, "n_placed", (double)r->n_placed);
 	cJSON_AddNumberToObject(o, "n_failed", (double)r->n_failed);
-	row_nums(o, r, row_figures, sizeof(row_figures) / sizeof(row_figures[0]));
+	gs_json_add_row_nums(o, r, row_figures, sizeof(row_figures) / sizeof(row_figures[0]));
 	str(o, "sharing", r->sharing);
-	row_nums(o, r, row_sharing, sizeof(row_sharing) / sizeof(row_sharing[0]));
+	gs_json_add_row_nums(o, r, row_sharing, sizeof(row_sharing) / sizeof(row_sharing[0]));
 	groups_idle(o, r->n_groups, r->n_groups_placed, r->n_groups_failed, r->group_wait_mean_s,
 		    r->idle_frac_pct, r->idle_nocpu_pct, r->idle_stranded_pct);
 	params(o, r->params_json);

@@ -9,6 +9,7 @@
 #define GS_JSON_OUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -46,6 +47,24 @@ cJSON *gs_json_run_summary(const char *policy, const struct gs_sim *sim,
 
 /* The object of a stored run, from its row: a new object, or NULL when gs_json_oom(). */
 cJSON *gs_json_run_row(const struct gs_run_row *r);
+
+/*
+ * A number column of a stored run as --json writes it: key is the
+ * run_summary column's name, and struct gs_run_row's double field of the
+ * same name is at offset. GS_JSON_ROW_NUM(F) makes the entry of field F and
+ * fails to compile when F is not a double.
+ */
+struct gs_json_row_num {
+	const char *key;
+	size_t offset;
+};
+#define GS_JSON_ROW_NUM(F)                     \
+	{ #F, offsetof(struct gs_run_row, F) +  \
+		      0 * sizeof((double *)0 == &((struct gs_run_row *)0)->F) }
+
+/* Adds the n columns k of row r to object o, in that order (NAN is null). */
+void gs_json_add_row_nums(cJSON *o, const struct gs_run_row *r, const struct gs_json_row_num *k,
+			  size_t n);
 
 /*
  * Adds key: v to object o as an exact JSON integer. A double, which

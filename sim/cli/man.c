@@ -339,14 +339,28 @@ static void put_header(FILE *f, const char *page, const char *summary)
 	fputc('\n', f);
 }
 
+/* "gpusim NAME" of a command or verb, in bold. */
+static void put_bold_name(FILE *f, const struct gs_cmd_spec *spec)
+{
+	fputs("\\fBgpusim ", f);
+	put_str(f, spec->name);
+	fputs("\\fR", f);
+}
+
+/* The subsection of a verb (interference show, ...) in a section that has one per verb. */
+static void put_verb_heading(FILE *f, const struct gs_cmd_spec *spec)
+{
+	fputs(".SS\ngpusim ", f);
+	put_str(f, spec->name);
+	fputc('\n', f);
+}
+
 /* The usage line of --help: gpusim CMD, its required options, [OPTIONS], its operand. */
 static void put_synopsis(FILE *f, const struct gs_cmd_spec *spec)
 {
 	const struct gs_opt *o;
 
-	fputs("\\fBgpusim ", f);
-	put_str(f, spec->name);
-	fputs("\\fR", f);
+	put_bold_name(f, spec);
 	for (o = spec->opts; o->kind != GS_OPT_END; o++) {
 		if (!gs_opt_is_option(o) || !(o->flags & GS_OPT_REQUIRED))
 			continue;
@@ -415,11 +429,8 @@ static void put_options(FILE *f, const struct gs_cmd_spec *spec, bool verb_headi
 {
 	const struct gs_opt *o;
 
-	if (verb_heading) {
-		fputs(".SS\ngpusim ", f);
-		put_str(f, spec->name);
-		fputc('\n', f);
-	}
+	if (verb_heading)
+		put_verb_heading(f, spec);
 	for (o = spec->opts; o->kind != GS_OPT_END; o++) {
 		if (o->kind == GS_OPT_GROUP) {
 			size_t len = strlen(o->help);
@@ -540,11 +551,8 @@ static void write_command_page(FILE *f, const struct gs_command *c)
 	}
 	fputs(".SH DESCRIPTION\n", f);
 	for (sp = c->specs; *sp; sp++) {
-		if (verbs) {
-			fputs(".SS\ngpusim ", f);
-			put_str(f, (*sp)->name);
-			fputc('\n', f);
-		}
+		if (verbs)
+			put_verb_heading(f, *sp);
 		if ((*sp)->intro)
 			put_block(f, (*sp)->intro);
 		put_outro_prose(f, *sp);
@@ -555,9 +563,9 @@ static void write_command_page(FILE *f, const struct gs_command *c)
 	fputs(".SH EXIT STATUS\n", f);
 	for (sp = c->specs; *sp; sp++) {
 		if (verbs) {
-			fputs(".TP\n\\fBgpusim ", f);
-			put_str(f, (*sp)->name);
-			fputs("\\fR\n", f);
+			fputs(".TP\n", f);
+			put_bold_name(f, *sp);
+			fputc('\n', f);
 		}
 		put_exit_status(f, *sp);
 	}

@@ -248,18 +248,34 @@ def bench_figures(recs):
         return [c for c in clients if c.get("scenario") == scenario and c.get("mode") == mode
                 and all(c.get(k) == v for k, v in keys.items())]
 
-    for c in find("check-overhead", "exclusive", kernel="vecadd"):
-        v = num(c, "ratio_d2d")
-        out.append(("vecadd / device-to-device copy bandwidth", v, ">= 0.90",
+    # The overhead scenario repeats each run: one short window of a launch-bound
+    # kernel alone varied by 14 % on an H100's host, more than the 5 % target,
+    # so each figure is the median of the repeats, with the runs beside it.
+    def median_of(records, key):
+        vals = sorted(v for v in (num(c, key) for c in records) if v is not None)
+        if not vals:
+            return None, ""
+        n = len(vals)
+        med = vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
+        runs = ", median of %d runs (%s to %s)" % (n, "%.2f" % vals[0], "%.2f" % vals[-1]) \
+            if n > 1 else ""
+        return med, runs
+
+    runs_of = find("check-overhead", "exclusive", kernel="vecadd")
+    if runs_of:
+        v, runs = median_of(runs_of, "ratio_d2d")
+        out.append(("vecadd / device-to-device copy bandwidth", v, ">= 0.90" + runs,
                     v is not None and v >= 0.90, "%.3f" % v if v is not None else None))
     for kernel, target in (("mnist", 1.0), ("launch", 5.0)):
         for mode in ("hook", "mps"):
-            for c in find("check-overhead", mode, kernel=kernel):
-                v = num(c, "overhead_pct")
-                out.append(("%s overhead under %s (%%)" % (kernel, mode), v,
-                            "<= %g" % target if mode == "hook" else "(measured)",
-                            v is not None and (mode != "hook" or v <= target),
-                            "%.2f" % v if v is not None else None))
+            runs_of = find("check-overhead", mode, kernel=kernel)
+            if not runs_of:
+                continue
+            v, runs = median_of(runs_of, "overhead_pct")
+            out.append(("%s overhead under %s (%%)" % (kernel, mode), v,
+                        ("<= %g" % target if mode == "hook" else "(measured)") + runs,
+                        v is not None and (mode != "hook" or v <= target),
+                        "%.2f" % v if v is not None else None))
     for scen in ("check-compute-30-70", "check-compute-10-90"):
         for mode in ("hook", "mps", "timeslice"):
             for c in find(scen, mode):

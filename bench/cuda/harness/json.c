@@ -310,11 +310,14 @@ static int opened_empty(struct parser *p, char close)
 }
 
 /*
- * After an item of a container (what: "array", "object"): 1 past its
- * close, 0 past a comma and the space after it, -1 on an error (p->rc).
+ * The value of container v's last item, then what follows it (what:
+ * "array", "object"): 1 past the close, 0 past a comma and the space
+ * after it, -1 on an error (p->rc).
  */
-static int next_item(struct parser *p, char close, const char *what)
+static int item_value(struct parser *p, struct gs_json *v, char close, const char *what)
 {
+	if (parse_value(p, &v->items[v->n - 1]))
+		return -1;
 	skip_ws(p);
 	if (p->s >= p->end) {
 		fail(p, p->s, "unterminated %s", what);
@@ -346,9 +349,7 @@ static int parse_array(struct parser *p, struct gs_json *v)
 			return p->rc = GS_ENOMEM;
 		memset(&v->items[v->n], 0, sizeof(v->items[0]));
 		v->n++;
-		if (parse_value(p, &v->items[v->n - 1]))
-			return p->rc;
-		more = next_item(p, ']', "array");
+		more = item_value(p, v, ']', "array");
 		if (more < 0)
 			return p->rc;
 		if (!more && p->s < p->end && *p->s == ']')
@@ -392,9 +393,7 @@ static int parse_object(struct parser *p, struct gs_json *v)
 		if (p->s >= p->end || *p->s != ':')
 			return fail(p, p->s, "expected ':' after the key \"%s\"", key);
 		p->s++;
-		if (parse_value(p, &v->items[v->n - 1]))
-			return p->rc;
-		more = next_item(p, '}', "object");
+		more = item_value(p, v, '}', "object");
 		if (more < 0)
 			return p->rc;
 	}

@@ -7,10 +7,11 @@
  * For each scenario: find the GPUs (the CUDA driver, loaded at run time),
  * place the clients on them with the simulator's own allocator and policy
  * (the host is one node, its GPUs the node's GPUs, each client a one-GPU
- * pod asking for gpu_milli and gpu_mem_mib), run every mode `repeat`
- * times, derive slowdown, achieved share and overhead against the
- * exclusive runs, and write the records. Nothing is written to the output
- * file until it is complete: results go to FILE.tmp and are renamed.
+ * pod asking for gpu_milli and gpu_mem_mib), run `repeat` rounds of every
+ * mode (exclusive first in each), derive slowdown, achieved share and
+ * overhead against the exclusive runs, and write the records. Nothing is
+ * written to the output file until it is complete: results go to FILE.tmp
+ * and are renamed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -241,13 +242,20 @@ static int run_scenario(const struct gs_bench_env *env, const struct gs_bench_ho
 		show_placement(host, scen, placement);
 		return 0;
 	}
-	for (m = 0; m < scen->n_modes; m++) {
-		enum gs_bench_mode mode = scen->modes[m];
+	/*
+	 * Round after round, each round every mode once, exclusive first: the
+	 * host drifts (a launch-bound kernel alone wandered by a third within
+	 * minutes on an H100's virtual machine), and a drift then reaches the
+	 * baseline and the modes alike instead of whichever mode ran last.
+	 */
+	for (r = 0; r < scen->repeat; r++) {
+		for (m = 0; m < scen->n_modes; m++) {
+			enum gs_bench_mode mode = scen->modes[m];
+			struct gs_bench_run *run;
 
-		if (!(mode_mask & (1u << mode)))
-			continue;
-		for (r = 0; r < scen->repeat; r++) {
-			struct gs_bench_run *run = &runs[n_runs++];
+			if (!(mode_mask & (1u << mode)))
+				continue;
+			run = &runs[n_runs++];
 
 			fprintf(stderr, "gpusim-bench: %s: %s, run %d of %d: %d client(s), %g s\n",
 				scen->name, gs_bench_mode_name(mode), r + 1, scen->repeat,
