@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/limits.h"
+#include "core/mem.h"
 #include "engine/share_model.h"
 
 /* Pods a GPU's rate computation looks at; later ones share the last slot's fate. */
@@ -94,12 +95,7 @@ void gs_share_model_release(struct gs_share_model *m)
 	for (g = 0; m->gpus && g < m->n_gpus; g++)
 		if (m->gpus[g].pods != m->gpus[g].inline_pods)
 			free(m->gpus[g].pods);
-	free(m->gpus);
-	free(m->gpu_base);
-	free(m->p);
-	free(m->curves);
-	free(m->have_curve);
-	free(m->touched);
+	GS_MEM_FREE(m->gpus, m->gpu_base, m->p, m->curves, m->have_curve, m->touched);
 	memset(m, 0, sizeof(*m));
 }
 
