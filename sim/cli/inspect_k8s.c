@@ -25,6 +25,7 @@
 #include "cli/inspect_internal.h"
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "engine/replay.h"
 #include "io/k8s/build.h"
 
@@ -44,18 +45,12 @@ static void view_release(struct snap_view *v)
 {
 	size_t i;
 
-	for (i = 0; v->nodes && i < (size_t)v->c.n_nodes; i++) {
-		free(v->nodes[i].name);
-		free(v->nodes[i].gpu_model);
-		free(v->nodes[i].sharing);
-	}
+	for (i = 0; v->nodes && i < (size_t)v->c.n_nodes; i++)
+		GS_MEM_FREE(v->nodes[i].name, v->nodes[i].gpu_model, v->nodes[i].sharing);
 	free(v->nodes);
-	for (i = 0; i < v->n_pods; i++) {
-		free(v->pods[i].name);
-		free(v->pods[i].mig);
-	}
-	free(v->pods);
-	free(v->synthetic);
+	for (i = 0; i < v->n_pods; i++)
+		GS_MEM_FREE(v->pods[i].name, v->pods[i].mig);
+	GS_MEM_FREE(v->pods, v->synthetic);
 	gs_k8s_state_free(v->st);
 	gs_k8s_snapshot_free(v->s);
 	gs_trace_release(&v->queue);

@@ -47,3 +47,9 @@ const char *gs_errname(int err)
 		return "GS_E?";
 	}
 }
+
+int gs_errf_nomem(char *err, size_t err_len)
+{
+	gs_errf(err, err_len, "out of memory");
+	return GS_ENOMEM;
+}

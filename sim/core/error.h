@@ -53,4 +53,7 @@ const char *gs_errname(int err);
 void gs_errf(char *err, size_t err_len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Writes "out of memory" into err as gs_errf() does and returns GS_ENOMEM. */
+int gs_errf_nomem(char *err, size_t err_len);
+
 #endif

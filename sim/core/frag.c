@@ -24,8 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cmp.h"
 #include "core/error.h"
 #include "core/frag.h"
+#include "core/mem.h"
 #include "core/rng.h"
 
 void gs_workload_init(struct gs_workload *w)
@@ -72,11 +74,6 @@ static struct kind_key key_of(const struct gs_pod *p, const char *spec, enum gs_
 	return k;
 }
 
-static int cmp_i64(int64_t a, int64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
 /* Spec texts bytewise, a missing one as "", as Go compares strings. */
 static int spec_cmp(const char *a, const char *b)
 {
@@ -88,10 +85,11 @@ static int key_cmp(const struct kind_key *a, const struct kind_key *b)
 {
 	int c;
 
-	if ((c = cmp_i64(a->cpu_milli, b->cpu_milli)) || (c = cmp_i64(a->num_gpu, b->num_gpu)) ||
-	    (c = cmp_i64(a->gpu_milli, b->gpu_milli)) || (c = spec_cmp(a->spec, b->spec)))
+	if ((c = gs_cmp_i64(a->cpu_milli, b->cpu_milli)) ||
+	    (c = gs_cmp_i64(a->num_gpu, b->num_gpu)) ||
+	    (c = gs_cmp_i64(a->gpu_milli, b->gpu_milli)) || (c = spec_cmp(a->spec, b->spec)))
 		return c;
-	return cmp_i64(a->model_mask, b->model_mask);
+	return gs_cmp_i64(a->model_mask, b->model_mask);
 }
 
 /* A key's hash: FNV-1a over its fields and spec text (NULL as ""), finished by splitmix64's mixer. */
@@ -120,10 +118,9 @@ struct tally {
 static int tally_cmp_first(const void *a, const void *b)
 {
 	const struct tally *x = a, *y = b;
+	int c = gs_cmp_i64(y->count, x->count);
 
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
+	return c ? c : gs_cmp_size(x->first, y->first);
 }
 
 /*
@@ -137,12 +134,11 @@ static int tally_cmp_spec(const void *a, const void *b)
 	const struct kind_key *p = &x->key, *q = &y->key;
 	int c;
 
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	if ((c = cmp_i64(q->cpu_milli, p->cpu_milli)) || (c = cmp_i64(q->gpu_milli, p->gpu_milli)) ||
-	    (c = cmp_i64(q->num_gpu, p->num_gpu)) || (c = spec_cmp(q->spec, p->spec)))
+	if ((c = gs_cmp_i64(y->count, x->count)) || (c = gs_cmp_i64(q->cpu_milli, p->cpu_milli)) ||
+	    (c = gs_cmp_i64(q->gpu_milli, p->gpu_milli)) ||
+	    (c = gs_cmp_i64(q->num_gpu, p->num_gpu)) || (c = spec_cmp(q->spec, p->spec)))
 		return c;
-	return cmp_i64(q->model_mask, p->model_mask);
+	return gs_cmp_i64(q->model_mask, p->model_mask);
 }
 
 int gs_workload_typical_by(const struct gs_pod *pods, const char *const *specs, size_t n,
@@ -168,8 +164,7 @@ int gs_workload_typical_by(const struct gs_pod *pods, const char *const *specs, 
 	table = malloc(size * sizeof(*table));
 	ts = malloc(n * sizeof(*ts));
 	if (!table || !ts) {
-		free(table);
-		free(ts);
+		GS_MEM_FREE(table, ts);
 		return GS_ENOMEM;
 	}
 	memset(table, 0xff, size * sizeof(*table));
@@ -558,12 +553,7 @@ int gs_frag_shares_init(struct gs_frag_shares *s, const struct gs_workload *w)
 
 void gs_frag_shares_release(struct gs_frag_shares *s)
 {
-	free(s->share);
-	free(s->share_of);
-	free(s->cpu);
-	free(s->p);
-	free(s->need);
-	free(s->upto);
+	GS_MEM_FREE(s->share, s->share_of, s->cpu, s->p, s->need, s->upto);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/limits.h"
+#include "core/mem.h"
 #include "core/rng.h"
 #include "engine/arrivals.h"
 #include "engine/metrics.h"
@@ -169,8 +170,7 @@ int gs_arrivals_generate(const struct gs_pod *pods, size_t n, size_t period, int
 	ord = malloc(n * sizeof(*ord));
 	u = malloc(n * sizeof(*u));
 	if (!ord || !u) {
-		free(ord);
-		free(u);
+		GS_MEM_FREE(ord, u);
 		return GS_ENOMEM;
 	}
 	for (j = 0; j < n; j++) {

@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/mem.h"
 #include "engine/bound.h"
 #include "engine/bound_internal.h"
 #include "engine/inflate.h"
@@ -65,14 +66,8 @@ struct bound_work {
 
 static void work_release(struct bound_work *w)
 {
-	free(w->idx);
-	free(w->arrived);
-	free(w->type_of);
-	free(w->types);
-	free(w->pt_of);
-	free(w->pb.nt);
-	free(w->pb.pt);
-	free(w->pb.allowed);
+	GS_MEM_FREE(w->idx, w->arrived, w->type_of, w->types, w->pt_of, w->pb.nt, w->pb.pt,
+		    w->pb.allowed);
 }
 
 /* GPU node types, and each GPU pod type of the arrivals. */

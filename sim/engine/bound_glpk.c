@@ -50,6 +50,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "engine/bound_internal.h"
 
 /* Rounds of column generation at most; each adds at most one pattern per node type. */
@@ -106,16 +107,8 @@ static void lp_free(struct lp *l)
 {
 	if (l->P)
 		glp_delete_prob(l->P);
-	free(l->row_cpu);
-	free(l->row_mem);
-	free(l->row_gpu);
-	free(l->row_slot);
-	free(l->share);
-	free(l->col_ub);
-	free(l->ind);
-	free(l->val);
-	free(l->best);
-	free(l->choice);
+	GS_MEM_FREE(l->row_cpu, l->row_mem, l->row_gpu, l->row_slot, l->share, l->col_ub, l->ind,
+		    l->val, l->best, l->choice);
 }
 
 static int32_t share_index(const struct lp *l, int32_t milli)
@@ -322,8 +315,7 @@ static int lp_solve(struct lp *l, int64_t *bound_out, int32_t *columns_out)
 	int rc = 0;
 
 	if (!y || !counts) {
-		free(y);
-		free(counts);
+		GS_MEM_FREE(y, counts);
 		return GS_ENOMEM;
 	}
 	glp_init_smcp(&parm);
@@ -395,10 +387,8 @@ int gs_bound_glpk_lp(const struct gs_bound_problem *pb, int64_t *bound_out, int3
 	jmp_buf jb;
 	int rc;
 
-	if (!lv) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (!lv)
+		return gs_errf_nomem(err, err_len);
 	lv->pb = pb;
 	if (setjmp(jb)) {
 		struct lp *l = lv;

@@ -36,8 +36,10 @@
 
 #include <Cbc_C_Interface.h>
 
+#include "core/cmp.h"
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "engine/bound_internal.h"
 
 #define CBC_LIBRARY "libCbcSolver.so.3"
@@ -102,13 +104,7 @@ struct mip {
 
 static void mip_free(struct mip *m)
 {
-	free(m->row_lb);
-	free(m->row_ub);
-	free(m->obj);
-	free(m->col_ub);
-	free(m->start);
-	free(m->index);
-	free(m->value);
+	GS_MEM_FREE(m->row_lb, m->row_ub, m->obj, m->col_ub, m->start, m->index, m->value);
 }
 
 static bool grow(void **p, size_t *cap, size_t need, size_t size)
@@ -368,21 +364,6 @@ static int cmp_start_gpu(const void *a, const void *b)
 	return (x->gpu > y->gpu) - (x->gpu < y->gpu);
 }
 
-/* A node of the start placement, by the GPU milli it holds, for the order within its type. */
-struct start_node {
-	int64_t gpu;
-	int32_t node;
-};
-
-static int cmp_start_node(const void *a, const void *b)
-{
-	const struct start_node *x = a, *y = b;
-
-	if (x->gpu != y->gpu)
-		return x->gpu > y->gpu ? -1 : 1;
-	return (x->node > y->node) - (x->node < y->node);
-}
-
 /*
  * The start placement as values of m's columns (vals[n_cols], zero
  * elsewhere), ordered as the symmetry rows want: within a node, whole
@@ -394,25 +375,25 @@ static int start_values(const struct gs_bound_problem *pb, const struct gs_bound
 {
 	const struct gs_cluster *c = pb->c;
 	size_t n_nodes = (size_t)c->n_nodes, k;
-	struct start_node *sn = malloc((n_nodes + 1) * sizeof(*sn));
+	/* The start's nodes (id) by the GPU milli they hold (key), for the order within a type. */
+	struct gs_cmp_keyed *sn = malloc((n_nodes + 1) * sizeof(*sn));
 	int32_t *target = malloc((n_nodes + 1) * sizeof(*target));
 	struct start_gpu gpus[GS_MAX_GPUS];
 	int32_t n, j, g, pos[GS_MAX_GPUS];
 
 	if (!sn || !target) {
-		free(sn);
-		free(target);
+		GS_MEM_FREE(sn, target);
 		return GS_ENOMEM;
 	}
 	for (n = 0; n < c->n_nodes; n++) {
-		sn[n].gpu = 0;
-		sn[n].node = n;
+		sn[n].key = 0;
+		sn[n].id = n;
 	}
 	for (k = 0; k < st->n; k++)
-		sn[st->v[k].pl.node].gpu += gs_pod_gpu_milli(&pb->pt[st->v[k].type].req);
+		sn[st->v[k].pl.node].key += gs_pod_gpu_milli(&pb->pt[st->v[k].type].req);
 	/* Per type, the start's nodes by GPU held go onto the type's nodes in index order. */
 	for (j = 0; j < pb->n_nt; j++) {
-		struct start_node *sel = malloc((n_nodes + 1) * sizeof(*sel));
+		struct gs_cmp_keyed *sel = malloc((n_nodes + 1) * sizeof(*sel));
 		int32_t m = 0, i = 0;
 
 		if (!sel) {
@@ -423,10 +404,10 @@ static int start_values(const struct gs_bound_problem *pb, const struct gs_bound
 		for (n = 0; n < c->n_nodes; n++)
 			if (node_type[n] == j)
 				sel[m++] = sn[n];
-		qsort(sel, (size_t)m, sizeof(*sel), cmp_start_node);
+		qsort(sel, (size_t)m, sizeof(*sel), gs_cmp_keyed_desc);
 		for (n = 0; n < c->n_nodes; n++)
 			if (node_type[n] == j)
-				target[sel[i++].node] = n;
+				target[sel[i++].id] = n;
 		free(sel);
 	}
 	for (n = 0; n < c->n_nodes; n++) {
@@ -486,10 +467,8 @@ static int cbc_solve(const struct mip *m, const double *start, double time_limit
 	double *lb = calloc((size_t)m->n_cols + 1, sizeof(*lb));
 	int i;
 
-	if (!lb) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (!lb)
+		return gs_errf_nomem(err, err_len);
 	pthread_mutex_lock(&cbc_lock);
 	if (!cbc_load(err, err_len)) {
 		pthread_mutex_unlock(&cbc_lock);

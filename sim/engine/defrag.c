@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/mem.h"
 #include "engine/defrag.h"
 #include "engine/replay.h"
 
@@ -20,11 +21,7 @@ void gs_defrag_opts_init(struct gs_defrag_opts *o)
 
 void gs_defrag_release(struct gs_defrag *d)
 {
-	free(d->gen);
-	free(d->run_s);
-	free(d->end_s);
-	free(d->node_first);
-	free(d->node_pods);
+	GS_MEM_FREE(d->gen, d->run_s, d->end_s, d->node_first, d->node_pods);
 	memset(d, 0, sizeof(*d));
 }
 

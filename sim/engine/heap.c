@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cmp.h"
 #include "core/error.h"
 #include "core/grow.h"
 #include "engine/heap.h"
@@ -53,21 +54,6 @@ void gs_heap_release(struct gs_heap *h)
 	gs_heap_init(h);
 }
 
-/* For sorting arrivals that the trace does not list in time order. */
-struct keyed_arrival {
-	int64_t t_s;
-	int32_t pod;
-};
-
-static int arrival_cmp(const void *a, const void *b)
-{
-	const struct keyed_arrival *x = a, *y = b;
-
-	if (x->t_s != y->t_s)
-		return x->t_s < y->t_s ? -1 : 1;
-	return (x->pod > y->pod) - (x->pod < y->pod);
-}
-
 int gs_heap_arrivals(struct gs_heap *h, const int64_t *t, size_t n)
 {
 	size_t i;
@@ -83,7 +69,7 @@ int gs_heap_arrivals(struct gs_heap *h, const int64_t *t, size_t n)
 	for (i = 1; i < n && t[i - 1] <= t[i]; i++)
 		;
 	if (i < n) {
-		struct keyed_arrival *k = malloc(n * sizeof(*k));
+		struct gs_cmp_keyed *k = malloc(n * sizeof(*k));
 
 		if (!k) {
 			free(h->arr_order);
@@ -91,12 +77,12 @@ int gs_heap_arrivals(struct gs_heap *h, const int64_t *t, size_t n)
 			return GS_ENOMEM;
 		}
 		for (i = 0; i < n; i++) {
-			k[i].t_s = t[i];
-			k[i].pod = (int32_t)i;
+			k[i].key = t[i];
+			k[i].id = (int64_t)i;
 		}
-		qsort(k, n, sizeof(*k), arrival_cmp);
+		qsort(k, n, sizeof(*k), gs_cmp_keyed_asc);
 		for (i = 0; i < n; i++)
-			h->arr_order[i] = k[i].pod;
+			h->arr_order[i] = (int32_t)k[i].id;
 		free(k);
 	}
 	h->arr_t = t;

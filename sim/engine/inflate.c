@@ -23,6 +23,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "engine/inflate.h"
 
 double gs_inflate_expected(const struct gs_trace *t, double factor, int64_t gpu_capacity_milli)
@@ -144,9 +145,7 @@ static int units_make(const struct gs_trace *t, struct units *u)
 	u->n = n;
 	rc = 0;
 out:
-	free(unit_of_group);
-	free(count);
-	free(fill);
+	GS_MEM_FREE(unit_of_group, count, fill);
 	if (rc)
 		units_release(u);
 	return rc;

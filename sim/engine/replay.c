@@ -39,6 +39,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/limits.h"
+#include "core/mem.h"
 #include "engine/arrived_stats.h"
 #include "engine/inflate.h"
 #include "engine/replay.h"
@@ -391,16 +392,10 @@ void gs_sim_release(struct gs_sim *sim)
 	if (sim->fifos) {
 		int32_t k;
 
-		for (k = 0; k < sim->n_shapes; k++) {
-			free(sim->fifos[k].pod);
-			free(sim->fifos[k].seq);
-		}
+		for (k = 0; k < sim->n_shapes; k++)
+			GS_MEM_FREE(sim->fifos[k].pod, sim->fifos[k].seq);
 	}
-	free(sim->fifos);
-	free(sim->pod_shape);
-	free(sim->active);
-	free(sim->retry);
-	free(sim->samples);
+	GS_MEM_FREE(sim->fifos, sim->pod_shape, sim->active, sim->retry, sim->samples);
 	if (sim->arrived)
 		gs_arrived_stats_release(sim->arrived);
 	free(sim->arrived);

@@ -230,10 +230,8 @@ int gs_sim_validate(const struct gs_cluster *proto, const struct gs_trace *t,
 	if (o->mode == GS_MODE_TIME) {
 		int64_t *arrive = malloc((t->n_pods ? t->n_pods : 1) * sizeof(*arrive));
 
-		if (!arrive) {
-			gs_errf(err, err_len, "out of memory");
-			return GS_ENOMEM;
-		}
+		if (!arrive)
+			return gs_errf_nomem(err, err_len);
 		for (i = 0; i < t->n_pods; i++) {
 			if (gs_arrivals_scaled(o->time_scale, &t->pods[i], &arrive[i]))
 				continue;

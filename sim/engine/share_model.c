@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/limits.h"
+#include "core/mem.h"
 #include "engine/share_model.h"
 
 _Static_assert(GS_MAX_GPUS <= 16, "struct gs_share_pod.on_mig has a bit per GPU of a placement");
@@ -103,13 +104,7 @@ void gs_share_model_release(struct gs_share_model *m)
 	for (g = 0; m->gpus && g < m->n_gpus; g++)
 		if (m->gpus[g].pods != m->gpus[g].inline_pods)
 			free(m->gpus[g].pods);
-	free(m->gpus);
-	free(m->mig_mem);
-	free(m->gpu_base);
-	free(m->p);
-	free(m->curves);
-	free(m->have_curve);
-	free(m->touched);
+	GS_MEM_FREE(m->gpus, m->mig_mem, m->gpu_base, m->p, m->curves, m->have_curve, m->touched);
 	memset(m, 0, sizeof(*m));
 }
 

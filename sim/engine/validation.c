@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/gpu_model.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "engine/replay.h"
 #include "engine/validation.h"
 #include "io/csv.h"
@@ -68,14 +69,8 @@ void gs_validation_release(struct gs_validation *v)
 	for (i = 0; i < v->n_rows; i++) {
 		struct gs_val_row *r = &v->rows[i];
 
-		free(r->source);
-		free(r->ref);
-		free(r->gpu);
-		free(r->model);
-		free(r->sharing);
-		free(r->baseline);
-		free(r->pods_text);
-		free(r->note);
+		GS_MEM_FREE(r->source, r->ref, r->gpu, r->model, r->sharing, r->baseline,
+			    r->pods_text, r->note);
 	}
 	free(v->wl);
 	free(v->rows);
@@ -99,6 +94,17 @@ static bool key_ok(const char *s)
 
 	return n > 0 && n < GS_VAL_KEY_MAX &&
 	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-_.+") == n;
+}
+
+/* A row of n_fields fields whose first is a key (key_ok()), named what in the error. 0 or the error. */
+static int keyed_row(struct gs_csv *r, int n_fields, const char *what)
+{
+	int rc = gs_csv_expect_fields(r, n_fields);
+
+	if (!rc && !key_ok(r->field[0]))
+		rc = gs_csv_errorf(r, 0, "'%s' is not a %s (a-z, 0-9, '-', '_', '.', '+')",
+				   r->field[0], what);
+	return rc;
 }
 
 /* A text field that must not be empty: its copy into *out. */
@@ -125,13 +131,8 @@ static int read_workloads(struct gs_validation *v, struct gs_csv *r)
 		int64_t milli, mem, f;
 		int k;
 
-		if ((rc = gs_csv_expect_fields(r, 7)))
+		if ((rc = keyed_row(r, 7, "workload key")))
 			break;
-		if (!key_ok(r->field[0])) {
-			rc = gs_csv_errorf(r, 0, "'%s' is not a workload key (a-z, 0-9, '-', '_', "
-					   "'.', '+')", r->field[0]);
-			break;
-		}
 		if (find_wl(v, r->field[0], strlen(r->field[0])) >= 0) {
 			rc = gs_csv_errorf(r, 0, "duplicate workload '%s'", r->field[0]);
 			break;
@@ -279,13 +280,8 @@ static int read_rows(struct gs_validation *v, struct gs_csv *r)
 		int64_t card = 0;
 		int k;
 
-		if ((rc = gs_csv_expect_fields(r, 13)))
+		if ((rc = keyed_row(r, 13, "row id")))
 			break;
-		if (!key_ok(r->field[0])) {
-			rc = gs_csv_errorf(r, 0, "'%s' is not a row id (a-z, 0-9, '-', '_', '.', '+')",
-					   r->field[0]);
-			break;
-		}
 		for (i = 0; i < v->n_rows && strcmp(v->rows[i].id, r->field[0]); i++)
 			;
 		if (i < v->n_rows) {

@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/limits.h"
+#include "core/mem.h"
 #include "io/sha256.h"
 
 static void csv_zero(struct gs_csv *r, char *err, size_t err_len)
@@ -181,8 +182,7 @@ int gs_csv_open_mem(struct gs_csv *r, const char *name, const char *data, size_t
 
 void gs_csv_close(struct gs_csv *r)
 {
-	free(r->buf);
-	free(r->name);
+	GS_MEM_FREE(r->buf, r->name);
 	r->buf = NULL;
 	r->name = NULL;
 	r->len = r->pos = 0;

@@ -51,6 +51,7 @@
 #include "core/error.h"
 #include "core/frag.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "policies/fgd.h"
 #include "policies/gpu_pick.h"
 #include "policies/policy.h"
@@ -69,12 +70,7 @@ void gs_fgd_release(void *state)
 
 	gs_frag_shares_release(&s->shares);
 	gs_workload_release(&s->w);
-	free(s->version);
-	free(s->before);
-	free(s->before_kind);
-	free(s->before_stamp);
-	free(s->shapes);
-	free(s->memo);
+	GS_MEM_FREE(s->version, s->before, s->before_kind, s->before_stamp, s->shapes, s->memo);
 }
 
 int gs_fgd_init(struct gs_fgd *s, const struct gs_policy_env *env, gs_fgd_term_fn *term)
@@ -336,10 +332,5 @@ const struct gs_policy gs_policy_fgd = {
 	.state_size = sizeof(struct gs_fgd),
 	.init = fgd_init,
 	.release = gs_fgd_release,
-	.score = gs_fgd_score,
-	.pick_gpus = gs_fgd_pick,
-	.on_bind = gs_fgd_on_change,
-	.on_unbind = gs_fgd_on_change,
-	.node_score = true,
-	.score_once = gs_fgd_score_once,
+	GS_FGD_METHODS,
 };

@@ -100,4 +100,13 @@ void gs_fgd_pick(void *state, const struct gs_cluster *c, int32_t node, const st
 void gs_fgd_on_change(void *state, const struct gs_cluster *c, const struct gs_pod *p,
 		      const struct gs_placement *pl);
 
+/*
+ * In a struct gs_policy's initialiser, after its state and init/release:
+ * FGD's node score, GPU choice and bookkeeping, for a state that starts
+ * with a struct gs_fgd (fgd, and fgd-lookahead, which adds terms).
+ */
+#define GS_FGD_METHODS                                                                        \
+	.score = gs_fgd_score, .pick_gpus = gs_fgd_pick, .on_bind = gs_fgd_on_change,           \
+	.on_unbind = gs_fgd_on_change, .node_score = true, .score_once = gs_fgd_score_once
+
 #endif

@@ -277,10 +277,5 @@ const struct gs_policy gs_policy_fgd_lookahead = {
 	.state_size = sizeof(struct lookahead),
 	.init = lookahead_init,
 	.release = lookahead_release,
-	.score = gs_fgd_score,
-	.pick_gpus = gs_fgd_pick,
-	.on_bind = gs_fgd_on_change,
-	.on_unbind = gs_fgd_on_change,
-	.node_score = true,
-	.score_once = gs_fgd_score_once,
+	GS_FGD_METHODS,
 };

@@ -44,6 +44,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "core/rng.h"
 #include "policies/sched_index.h"
 
@@ -458,11 +459,7 @@ void gs_sched_index_touch(struct gs_sched_index *x, const struct gs_cluster *c, 
 
 static void shape_free(struct shape *sh)
 {
-	free(sh->g_score);
-	free(sh->fit);
-	free(sh->tree);
-	free(sh->blk);
-	free(sh->dem);
+	GS_MEM_FREE(sh->g_score, sh->fit, sh->tree, sh->blk, sh->dem);
 }
 
 static int shapes_rehash(struct gs_sched_index *x, size_t size)
@@ -1004,20 +1001,8 @@ void gs_sched_index_free(struct gs_sched_index *x)
 		return;
 	for (s = 0; s < x->n_shapes; s++)
 		shape_free(&x->shapes[s]);
-	free(x->shapes);
-	free(x->shape_table);
-	free(x->pos_of);
-	free(x->keys);
-	free(x->skeys);
-	free(x->ghash);
-	free(x->refs);
-	free(x->verdicts);
-	free(x->prev);
-	free(x->next);
-	free(x->table);
-	free(x->group_of);
-	free(x->log);
-	free(x->last_log);
+	GS_MEM_FREE(x->shapes, x->shape_table, x->pos_of, x->keys, x->skeys, x->ghash, x->refs,
+		    x->verdicts, x->prev, x->next, x->table, x->group_of, x->log, x->last_log);
 	free(x);
 }
 

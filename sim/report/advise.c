@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "core/mig.h"
 #include "engine/arrivals.h"
 #include "io/path.h"
@@ -66,12 +67,7 @@ void gs_advise_release(struct gs_advise *a)
 			free(a->sizes[i]);
 		}
 	}
-	free(a->runs);
-	free(a->run_ids);
-	free(a->sizes);
-	free(a->n_sizes);
-	free(a->points);
-	free(a->never);
+	GS_MEM_FREE(a->runs, a->run_ids, a->sizes, a->n_sizes, a->points, a->never);
 	gs_decide_result_release(&a->decision);
 	memset(a, 0, sizeof(*a));
 }
@@ -135,11 +131,9 @@ static int add_rec(struct adv_ctx *x, const struct adv_cell *c, int64_t run_id, 
 
 	if (run_id < 0)
 		return 0;
-	g = gs_grow(x->rec, &x->cap_rec, x->n_rec, sizeof(*g), 256);
+	GS_GROW_PUSH(x->rec, x->n_rec, x->cap_rec, 256, g);
 	if (!g)
 		return GS_ENOMEM;
-	x->rec = g;
-	g = &x->rec[x->n_rec++];
 	g->run_id = run_id;
 	g->role = a->cands[c->cand].reference ? "reference" : role;
 	g->pods_path = x->spec->pods_paths[gs_advise_trace(a, c->block)];

@@ -387,10 +387,8 @@ static int check_durations(struct adv_ctx *x, const struct gs_cond *c, char *err
 		const struct gs_trace *tr = &x->in.traces[t];
 		double *d = malloc((tr->n_pods ? tr->n_pods : 1) * sizeof(*d)), v;
 
-		if (!d) {
-			gs_errf(err, err_len, "out of memory");
-			return GS_ENOMEM;
-		}
+		if (!d)
+			return gs_errf_nomem(err, err_len);
 		for (i = 0, n = 0; i < tr->n_pods; i++) {
 			int64_t dur = gs_pod_duration_s(&tr->pods[i]);
 
@@ -446,10 +444,8 @@ static int check_unfit(struct adv_ctx *x, char *err, size_t err_len)
 		}
 		n = gs_audit_unfit(&one, tr->pods, tr->n_pods, &first);
 		gs_cluster_release(&one);
-		if (n == (size_t)-1) {
-			gs_errf(err, err_len, "out of memory");
-			return GS_ENOMEM;
-		}
+		if (n == (size_t)-1)
+			return gs_errf_nomem(err, err_len);
 		if (n) {
 			gs_errf(err, err_len, "--target: %s: %zu pods (the first, '%s') fit on no "
 				"node of %s%s%s, whatever their number: no cluster of them meets "
@@ -470,10 +466,8 @@ int gs__advise_capacity_check(struct adv_ctx *x, char *err, size_t err_len)
 	size_t i;
 	int rc;
 
-	if (!k) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (!k)
+		return gs_errf_nomem(err, err_len);
 	x->cap = k;
 	k->x = x;
 	gs_cluster_init(&k->add);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cmp.h"
 #include "core/error.h"
 #include "core/grow.h"
 #include "io/path.h"
@@ -248,13 +249,6 @@ static int pareto_data(struct page *p, size_t t, size_t *n_loads, char *err, siz
 	return rc;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
-}
-
 /*
  * The completion-time CDF of candidate c in block b, over the pods of its
  * runs that kept them (*seeds of them): departed pods' completion times
@@ -313,7 +307,7 @@ static int cdf_data(struct page *p, size_t b, size_t c, const char *name, size_t
 		return rc;
 	}
 	*done = nv;
-	qsort(v, nv, sizeof(*v), cmp_double);
+	qsort(v, nv, sizeof(*v), gs_cmp_f64_elem);
 	f = open_data(p, name, err, err_len);
 	if (!f) {
 		free(v);

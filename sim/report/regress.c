@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "policies/policy.h"
 #include "report/regress.h"
 
@@ -161,10 +162,7 @@ void gs_regress_release(struct gs_regress *r)
 
 	for (i = 0; i < r->n_issues; i++)
 		free(r->issues[i].detail);
-	free(r->issues);
-	free(r->rows);
-	free(r->speed);
-	free(r->match);
+	GS_MEM_FREE(r->issues, r->rows, r->speed, r->match);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -82,10 +82,8 @@ int gs_batch_check(const struct gs_batch *b, char *err, size_t err_len)
 	size_t k, i;
 	int rc = 0;
 
-	if (!used) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (!used)
+		return gs_errf_nomem(err, err_len);
 	/* A load a trace cannot offer is the user's to fix, before any run. */
 	for (k = 0; k < b->n_settings && !rc; k++) {
 		const struct gs_replay_opts *o = &b->settings[k];

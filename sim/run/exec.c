@@ -40,10 +40,8 @@ static int record_plan(const struct gs_batch *b, struct gs_db *db, char plan_id[
 	size_t i;
 	int rc;
 
-	if (!plan) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (!plan)
+		return gs_errf_nomem(err, err_len);
 	for (i = 0; i < b->n_cells; i++)
 		plan[i] = gs_batch_key(b, i);
 	gs_plan_id(plan, b->n_cells, plan_id);

@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/frag.h"
 #include "core/gpu_model.h"
+#include "core/mem.h"
 #include "run/run_state.h"
 
 /*
@@ -141,10 +142,8 @@ static int add_pods(struct gs_run_state *in, char *err, size_t err_len)
 	int g;
 
 	last = malloc((in->n_nodes ? in->n_nodes : 1) * sizeof(*last));
-	if (!last) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (!last)
+		return gs_errf_nomem(err, err_len);
 	for (i = 0; i < in->n_nodes; i++) {
 		last[i] = -1;
 		alloc[i].first_pod = -1;
@@ -294,8 +293,7 @@ int gs_run_state_load(struct gs_run_state *in, struct gs_db *db, int64_t run_id,
 
 void gs_run_state_release(struct gs_run_state *in)
 {
-	free(in->alloc);
-	free(in->held);
+	GS_MEM_FREE(in->alloc, in->held);
 	in->alloc = NULL;
 	in->held = NULL;
 	in->n_held = 0;

@@ -116,23 +116,12 @@ static void merge_finalize(struct merge *m)
 {
 	size_t i;
 
-	sqlite3_finalize(m->src_runs);
-	sqlite3_finalize(m->find);
-	sqlite3_finalize(m->same);
-	sqlite3_finalize(m->stats_diff);
-	sqlite3_finalize(m->copy_run);
+	GS_DB_FINALIZE(m->src_runs, m->find, m->same, m->stats_diff, m->copy_run);
 	for (i = 0; i < N_CHILD; i++)
 		sqlite3_finalize(m->copy_child[i]);
-	sqlite3_finalize(m->copy_plans);
-	sqlite3_finalize(m->map_put);
-	sqlite3_finalize(m->map_get);
-	sqlite3_finalize(m->src_bounds);
-	sqlite3_finalize(m->copy_bound);
-	sqlite3_finalize(m->copy_points);
-	sqlite3_finalize(m->src_decisions);
-	sqlite3_finalize(m->copy_decision);
-	sqlite3_finalize(m->copy_decision_runs);
-	sqlite3_finalize(m->set_verdict_json);
+	GS_DB_FINALIZE(m->copy_plans, m->map_put, m->map_get, m->src_bounds, m->copy_bound,
+		       m->copy_points, m->src_decisions, m->copy_decision, m->copy_decision_runs,
+		       m->set_verdict_json);
 }
 
 static int prepare_sql(struct merge *m, struct gs_strbuf *q, sqlite3_stmt **st)

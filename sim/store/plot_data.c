@@ -28,6 +28,7 @@
 #include "core/error.h"
 #include "io/outfile.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "core/strv.h"
 #include "io/path.h"
 #include "policies/policy.h"
@@ -60,12 +61,8 @@ void gs_plot_index_release(struct gs_plot_index *ix)
 	gs_strv_free(ix->traces, ix->n_traces);
 	gs_strv_free(ix->policies, ix->n_policies);
 	gs_strv_free(ix->families, ix->n_families);
-	free(ix->seeds_min);
-	free(ix->seeds_max);
-	free(ix->alloc_points);
-	free(ix->frag_points);
-	free(ix->bound);
-	free(ix->bound_at100);
+	GS_MEM_FREE(ix->seeds_min, ix->seeds_max, ix->alloc_points, ix->frag_points, ix->bound,
+		    ix->bound_at100);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -117,6 +114,20 @@ int gs_plot_traces_load(struct sqlite3 *sq, struct gs_plot_traces *nm, char *err
 		gs_plot_traces_release(nm);
 	}
 	return rc;
+}
+
+int gs_plot_prepare_traces(sqlite3 *sq, const char *sql, struct gs_plot_traces *nm,
+			   sqlite3_stmt **st, char *err, size_t err_len)
+{
+	int rc = gs_plot_traces_load(sq, nm, err, err_len);
+
+	if (rc)
+		return rc;
+	if (sqlite3_prepare_v2(sq, sql, -1, st, NULL) != SQLITE_OK) {
+		gs_plot_traces_release(nm);
+		return gs_plot_dberr(sq, err, err_len);
+	}
+	return 0;
 }
 
 char *gs_plot_traces_name(const struct gs_plot_traces *nm, const char *path)
@@ -203,13 +214,9 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 	sqlite3_stmt *st = NULL;
 	int rc = 0, step;
 
-	rc = gs_plot_traces_load(sq, &names, err, err_len);
+	rc = gs_plot_prepare_traces(sq, sql, &names, &st, err, err_len);
 	if (rc)
 		return rc;
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
-		gs_plot_traces_release(&names);
-		return gs_plot_dberr(sq, err, err_len);
-	}
 	sqlite3_bind_int(st, 1, compat);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		char *tname = gs_plot_traces_name(&names, (const char *)sqlite3_column_text(st, 2));
@@ -270,12 +277,9 @@ static int list_runs(sqlite3 *sq, int compat, struct gs_plot_index *ix, struct r
 	} else if (rc == GS_ENOMEM) {
 		gs_errf(err, err_len, "out of memory");
 	}
-	for (i = 0; i < n; i++) {
-		free(pol_of[i]);
-		free(trace_of[i]);
-	}
-	free(pol_of);
-	free(trace_of);
+	for (i = 0; i < n; i++)
+		GS_MEM_FREE(pol_of[i], trace_of[i]);
+	GS_MEM_FREE(pol_of, trace_of);
 	if (rc) {
 		free(runs);
 		return rc;
@@ -624,12 +628,7 @@ out:
 	if (at100)
 		for (i = 0; i < cells; i++)
 			free(at100[i]);
-	free(at100);
-	free(n_at100);
-	free(scratch);
-	free(group);
-	free(all);
-	free(runs);
+	GS_MEM_FREE(at100, n_at100, scratch, group, all, runs);
 	if (rc)
 		gs_plot_index_release(ix);
 	return rc;
@@ -862,10 +861,8 @@ int gs_plot_read_doubles(sqlite3_stmt *st, double **v, size_t *n, size_t *cap, c
 
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		g = gs_grow(*v, cap, *n, sizeof(**v), 4096);
-		if (!g) {
-			gs_errf(err, err_len, "out of memory");
-			return GS_ENOMEM;
-		}
+		if (!g)
+			return gs_errf_nomem(err, err_len);
 		*v = g;
 		(*v)[(*n)++] = sqlite3_column_double(st, 0);
 	}

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "store/plot_data.h"
+
 /* qsort comparator of an array of strings (char *), by strcmp. */
 int gs_plot_cmp_str(const void *a, const void *b);
 
@@ -32,6 +34,15 @@ int gs_plot_read_doubles(sqlite3_stmt *st, double **v, size_t *n, size_t *cap, c
 
 /* GS_EDB, with "<database file>: <SQLite's message>" in err. */
 int gs_plot_dberr(sqlite3 *sq, char *err, size_t err_len);
+
+/*
+ * Loads the traces' names into *nm (gs_plot_traces_load()) and prepares
+ * sql into *st, for a query whose rows name traces. Returns 0, what
+ * gs_plot_traces_load() returns, or GS_EDB with *nm released; a message
+ * in err on failure.
+ */
+int gs_plot_prepare_traces(sqlite3 *sq, const char *sql, struct gs_plot_traces *nm,
+			   sqlite3_stmt **st, char *err, size_t err_len);
 
 /*
  * Opens dir/name for writing as dir/name.tmp, renamed into place by

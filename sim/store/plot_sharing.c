@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "core/strv.h"
 #include "policies/policy.h"
 #include "store/plot_data.h"
@@ -44,10 +45,7 @@ void gs_plot_sharing_release(struct gs_plot_sharing *s)
 	gs_strv_free(s->paths, s->n_traces);
 	gs_strv_free(s->sharings, s->n_sharings);
 	gs_strv_free(s->policies, s->n_policies);
-	free(s->load);
-	free(s->cdf);
-	free(s->n_done);
-	free(s->coloc);
+	GS_MEM_FREE(s->load, s->cdf, s->n_done, s->coloc);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -24,6 +24,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "core/strv.h"
 #include "policies/policy.h"
 #include "store/plot_data.h"
@@ -65,11 +66,7 @@ void gs_plot_time_release(struct gs_plot_time *t)
 	gs_strv_free(t->policies, t->n_policies);
 	for (i = 0; t->setting && i < t->n_traces; i++)
 		free(t->setting[i]);
-	free(t->setting);
-	free(t->series);
-	free(t->frag);
-	free(t->cdf);
-	free(t->load);
+	GS_MEM_FREE(t->setting, t->series, t->frag, t->cdf, t->load);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -129,13 +126,9 @@ static int list_runs(sqlite3 *sq, struct gs_plot_time *ix, struct trun **out, si
 	sqlite3_stmt *st;
 	int step, rc;
 
-	rc = gs_plot_traces_load(sq, &names, err, err_len);
+	rc = gs_plot_prepare_traces(sq, sql, &names, &st, err, err_len);
 	if (rc)
 		return rc;
-	if (sqlite3_prepare_v2(sq, sql, -1, &st, NULL) != SQLITE_OK) {
-		gs_plot_traces_release(&names);
-		return gs_plot_dberr(sq, err, err_len);
-	}
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *pol = (const char *)sqlite3_column_text(st, 2);
 		struct trun *r;

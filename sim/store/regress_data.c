@@ -24,8 +24,10 @@
 #include <gsl/gsl_statistics_double.h>
 #include <sqlite3.h>
 
+#include "core/cmp.h"
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "core/strv.h"
 #include "store/digest.h"
 #include "store/regress_data.h"
@@ -37,14 +39,8 @@ void gs_rset_init(struct gs_rset *s)
 
 static void family_release(struct gs_rfamily *f)
 {
-	free(f->name);
-	free(f->mode);
-	free(f->nodes_file);
-	free(f->nodes_sha256);
-	free(f->pods_file);
-	free(f->pods_sha256);
-	free(f->params);
-	free(f->trace);
+	GS_MEM_FREE(f->name, f->mode, f->nodes_file, f->nodes_sha256, f->pods_file, f->pods_sha256,
+		    f->params, f->trace);
 }
 
 void gs_rset_release(struct gs_rset *s)
@@ -445,15 +441,10 @@ static int cmp_fam(const void *a, const void *b)
 	return strcmp(x->name ? x->name : "", y->name ? y->name : "");
 }
 
-static int cmp_size(size_t a, size_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
 static int cmp_run(const void *a, const void *b)
 {
 	const struct run_key *x = a, *y = b;
-	int c = cmp_size(x->family, y->family);
+	int c = gs_cmp_size(x->family, y->family);
 
 	if (!c)
 		c = strcmp(x->policy, y->policy);
@@ -465,31 +456,26 @@ static int cmp_run(const void *a, const void *b)
 static int cmp_value(const void *a, const void *b)
 {
 	const struct value_key *x = a, *y = b;
-	int c = cmp_size(x->run, y->run);
+	int c = gs_cmp_size(x->run, y->run);
 
 	return c ? c : strcmp(x->metric, y->metric);
-}
-
-static int cmp_double(double a, double b)
-{
-	return a < b ? -1 : a > b;
 }
 
 static int cmp_point(const void *a, const void *b)
 {
 	const struct point_key *x = a, *y = b;
-	int c = cmp_size(x->family, y->family);
+	int c = gs_cmp_size(x->family, y->family);
 
 	if (!c)
 		c = strcmp(x->policy, y->policy);
 	if (!c)
 		c = strcmp(x->curve, y->curve);
 	if (!c)
-		c = cmp_double(x->x, y->x);
+		c = gs_cmp_f64(x->x, y->x);
 	if (!c)
-		c = cmp_double(x->y, y->y);
+		c = gs_cmp_f64(x->y, y->y);
 	if (!c)
-		c = cmp_size(x->old, y->old);
+		c = gs_cmp_size(x->old, y->old);
 	return c;
 }
 
@@ -931,10 +917,8 @@ static int collect(sqlite3 *sq, sqlite3_stmt *st, int64_t run_id, double **v, si
 		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
 			continue;
 		grown = gs_grow(*v, cap, *n, sizeof(**v), 1024);
-		if (!grown) {
-			gs_errf(err, err_len, "out of memory");
-			return GS_ENOMEM;
-		}
+		if (!grown)
+			return gs_errf_nomem(err, err_len);
 		*v = grown;
 		(*v)[(*n)++] = sqlite3_column_double(st, 0);
 	}

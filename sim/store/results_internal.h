@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/mem.h"
 #include "store/results.h"
 
 struct gs_db {
@@ -108,6 +109,9 @@ static inline void gs_db_bind_real(sqlite3_stmt *st, int i, double v, bool have)
 	else
 		sqlite3_bind_double(st, i, v);
 }
+
+/* Finalizes each argument, a prepared statement or NULL: a struct's statements in one list. */
+#define GS_DB_FINALIZE(...) GS_MEM_EACH(sqlite3_finalize, sqlite3_stmt *, __VA_ARGS__)
 
 /* Formats a message into err (when not NULL) and returns code. */
 __attribute__((format(printf, 4, 5)))

@@ -354,17 +354,9 @@ void gs_db_close(struct gs_db *db)
 {
 	if (!db)
 		return;
-	sqlite3_finalize(db->st_run);
-	sqlite3_finalize(db->st_run_done);
-	sqlite3_finalize(db->st_node);
-	sqlite3_finalize(db->st_nodes);
-	sqlite3_finalize(db->st_pod);
-	sqlite3_finalize(db->st_pods);
-	sqlite3_finalize(db->st_sample);
-	sqlite3_finalize(db->st_samples);
-	sqlite3_finalize(db->st_stat);
-	sqlite3_finalize(db->st_unclaim);
-	sqlite3_finalize(db->st_find);
+	GS_DB_FINALIZE(db->st_run, db->st_run_done, db->st_node, db->st_nodes, db->st_pod,
+		       db->st_pods, db->st_sample, db->st_samples, db->st_stat, db->st_unclaim,
+		       db->st_find);
 	sqlite3_close(db->conn);
 	pthread_mutex_destroy(&db->lock);
 	free(db->path);

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/grow.h"
 #include "core/limits.h"
+#include "core/mem.h"
 #include "store/results.h"
 #include "store/results_internal.h"
 
@@ -160,15 +161,8 @@ void gs_run_row_release(struct gs_run_row *r)
 {
 	if (!r)
 		return;
-	free(r->policy);
-	free(r->mode);
-	free(r->nodes_path);
-	free(r->pods_path);
-	free(r->pods_file);
-	free(r->params_json);
-	free(r->gpusim_version);
-	free(r->started_at);
-	free(r->sharing);
+	GS_MEM_FREE(r->policy, r->mode, r->nodes_path, r->pods_path, r->pods_file, r->params_json,
+		    r->gpusim_version, r->started_at, r->sharing);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/limits.h"
+#include "core/mem.h"
 #include "core/mig.h"
 #include "io/k8s/build.h"
 #include "io/k8s/build_internal.h"
@@ -843,14 +844,8 @@ void gs_k8s_state_free(struct gs_k8s_state *st)
 
 	if (!st)
 		return;
-	free(st->nodes);
-	free(st->role);
-	free(st->req);
-	free(st->pl);
-	free(st->queue);
-	free(st->node_group);
-	free(st->ok);
-	free(st->claims);
+	GS_MEM_FREE(st->nodes, st->role, st->req, st->pl, st->queue, st->node_group, st->ok,
+		    st->claims);
 	for (i = 0; i < st->n_sel; i++)
 		free(st->sel_key[i]);
 	free(st->sel_key);
@@ -950,10 +945,8 @@ int gs_k8s_load(const char *const *paths, size_t n, struct gs_k8s_snapshot **sna
 
 	*snap_out = NULL;
 	*state_out = NULL;
-	if (!s) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (!s)
+		return gs_errf_nomem(err, err_len);
 	for (i = 0; i < n && !rc; i++)
 		rc = gs_k8s_snapshot_read(s, paths[i], err, err_len);
 	if (!rc)
@@ -997,10 +990,8 @@ int gs_k8s_queue_add(struct gs_k8s_state *st, struct gs_cluster *c, struct gs_tr
 			any = gs_cluster_fits(c, k, &p) == GS_FIT_OK;
 		queue->audit.larger_than_any_node += !any;
 	}
-	if (rc) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (rc)
+		return gs_errf_nomem(err, err_len);
 	queue->audit.deleted_before_created += extra->audit.deleted_before_created;
 	queue->audit.no_deletion_time += extra->audit.no_deletion_time;
 	queue->audit.unknown_model += extra->audit.unknown_model;

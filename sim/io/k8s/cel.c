@@ -765,29 +765,6 @@ static int rt(struct env *env, const struct node *n, const char *fmt, ...)
 
 static int eval(struct env *env, const struct node *n, struct value *out);
 
-/* The attribute called domain/name of the device, or NULL. */
-static const struct gs_k8s_attr *attr_of(const struct gs_k8s_device *dev, const char *domain,
-					 const char *name)
-{
-	int32_t i;
-
-	for (i = 0; i < dev->n_attrs; i++)
-		if (gs_k8s_qname_is(dev->attrs[i].name, domain, name))
-			return &dev->attrs[i];
-	return NULL;
-}
-
-static const struct gs_k8s_cap *cap_of(const struct gs_k8s_device *dev, const char *domain,
-				       const char *name)
-{
-	int32_t i;
-
-	for (i = 0; i < dev->n_caps; i++)
-		if (gs_k8s_qname_is(dev->caps[i].name, domain, name))
-			return &dev->caps[i];
-	return NULL;
-}
-
 /* Field name of a map-like value v; *found false when it is missing. */
 static int field(struct env *env, const struct node *n, const struct value *v, const char *name,
 		 struct value *out, bool *found)
@@ -817,7 +794,7 @@ static int field(struct env *env, const struct node *n, const struct value *v, c
 		out->s = name;
 		return 0;
 	case V_ATTR_DOMAIN: {
-		const struct gs_k8s_attr *a = attr_of(env->d->dev, v->s, name);
+		const struct gs_k8s_attr *a = gs_k8s_device_attr(env->d->dev, v->s, name);
 
 		if (!a) {
 			*found = false;
@@ -843,7 +820,7 @@ static int field(struct env *env, const struct node *n, const struct value *v, c
 		return 0;
 	}
 	case V_CAP_DOMAIN: {
-		const struct gs_k8s_cap *cp = cap_of(env->d->dev, v->s, name);
+		const struct gs_k8s_cap *cp = gs_k8s_device_cap(env->d->dev, v->s, name);
 
 		if (!cp) {
 			*found = false;

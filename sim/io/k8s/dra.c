@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/grow.h"
+#include "core/mem.h"
 #include "io/k8s/cel.h"
 #include "io/k8s/dra.h"
 
@@ -141,32 +142,7 @@ static const struct gs_k8s_attr *dev_attr(const struct gs_k8s_device *d, const c
 		if (strcmp(d->attrs[i].name, name) == 0)
 			return &d->attrs[i];
 	/* A short name means the driver's domain. */
-	if (!strchr(name, '/'))
-		for (i = 0; i < d->n_attrs; i++)
-			if (gs_k8s_qname_is(d->attrs[i].name, driver, name))
-				return &d->attrs[i];
-	return NULL;
-}
-
-/* The attribute with id `id` under any domain (uuid, parentUUID, productName, ...). */
-static const struct gs_k8s_attr *attr_id(const struct gs_k8s_device *d, const char *id)
-{
-	int32_t i;
-
-	for (i = 0; i < d->n_attrs; i++)
-		if (gs_k8s_qname_is(d->attrs[i].name, NULL, id))
-			return &d->attrs[i];
-	return NULL;
-}
-
-static const struct gs_k8s_cap *cap_id(const struct gs_k8s_device *d, const char *id)
-{
-	int32_t i;
-
-	for (i = 0; i < d->n_caps; i++)
-		if (gs_k8s_qname_is(d->caps[i].name, NULL, id))
-			return &d->caps[i];
-	return NULL;
+	return strchr(name, '/') ? NULL : gs_k8s_device_attr(d, driver, name);
 }
 
 /* The device capacity a request's capacity name denotes (short names: the driver's domain). */
@@ -404,9 +380,9 @@ static const char *unit_key(const struct gs_k8s_device *dv)
 
 	if (dv->n_consumes)
 		return dv->consumes[0].set;
-	if ((a = attr_id(dv, "parentUUID")) && a->type == GS_K8S_ATTR_STRING)
+	if ((a = gs_k8s_device_attr(dv, NULL, "parentUUID")) && a->type == GS_K8S_ATTR_STRING)
 		return a->s;
-	if ((a = attr_id(dv, "uuid")) && a->type == GS_K8S_ATTR_STRING)
+	if ((a = gs_k8s_device_attr(dv, NULL, "uuid")) && a->type == GS_K8S_ATTR_STRING)
 		return a->s;
 	return dv->name;
 }
@@ -499,8 +475,8 @@ static int build_devices(struct build *b)
 static void device_share(struct gs_dra *d, struct dev *x, const struct unit *u)
 {
 	const struct gs_k8s_device *dv = x->d;
-	const struct gs_k8s_cap *mem = cap_id(dv, "memory");
-	const struct gs_k8s_attr *prof = attr_id(dv, "profile");
+	const struct gs_k8s_cap *mem = gs_k8s_device_cap(dv, NULL, "memory");
+	const struct gs_k8s_attr *prof = gs_k8s_device_attr(dv, NULL, "profile");
 	double ratio = -1;
 	int32_t i;
 
@@ -593,11 +569,11 @@ static int build_units(struct build *b)
 				n++;
 			}
 			x->unit = u;
-			prod = attr_id(x->d, "productName");
+			prod = gs_k8s_device_attr(x->d, NULL, "productName");
 			if (prod && prod->type == GS_K8S_ATTR_STRING && !d->units[first + u].product)
 				d->units[first + u].product = prod->s;
 			/* The unit's memory: the largest a device of it has. */
-			mem = cap_id(x->d, "memory");
+			mem = gs_k8s_device_cap(x->d, NULL, "memory");
 			if (mem && gs_quantity_mib(&mem->value) > d->units[first + u].mem_mib)
 				d->units[first + u].mem_mib = gs_quantity_mib(&mem->value);
 			/* A counter set's memory counter is the card's. */
@@ -835,24 +811,11 @@ void gs_dra_free(struct gs_dra *d)
 	for (i = 0; i < d->n_subs; i++)
 		if (!d->subs[i].shared)
 			free(d->subs[i].match);
-	for (i = 0; i < (size_t)d->n_claims; i++) {
-		free(d->claims[i].sub);
-		free(d->claims[i].sub_off);
-	}
-	free(d->subs);
-	free(d->claims);
-	free(d->pools);
-	free(d->counters);
-	free(d->uses);
-	free(d->devs);
-	free(d->cand);
-	free(d->cand_off);
-	free(d->local);
-	free(d->local_off);
-	free(d->units);
-	free(d->unit_off);
-	free(d->sets);
-	free(d->set_claims);
+	for (i = 0; i < (size_t)d->n_claims; i++)
+		GS_MEM_FREE(d->claims[i].sub, d->claims[i].sub_off);
+	GS_MEM_FREE(d->subs, d->claims, d->pools, d->counters, d->uses, d->devs, d->cand,
+		    d->cand_off, d->local, d->local_off, d->units, d->unit_off, d->sets,
+		    d->set_claims);
 	free(d);
 }
 
@@ -1067,6 +1030,24 @@ static bool counters_fit(struct gs_dra_state *st, int32_t dev, int sign)
 }
 
 /*
+ * Counts device dev as taken (one share more when it allows several
+ * allocations, in use otherwise) and appends it to the claim's results as
+ * (request req, subrequest sub); the claim has room for it.
+ */
+static void add_result(struct gs_dra_state *st, struct cstate *cx, int32_t dev, int32_t req,
+		       int32_t sub)
+{
+	if (st->d->devs[dev].d->multi)
+		st->dev_shares[dev]++;
+	else
+		st->dev_used[dev] = 1;
+	cx->r[cx->n].dev = dev;
+	cx->r[cx->n].req = (int16_t)req;
+	cx->r[cx->n].sub = (int16_t)sub;
+	cx->n++;
+}
+
+/*
  * Takes device dev for (claim c, request req, subrequest sub), or returns
  * false changing nothing: in use, capacity or counters short, a taint not
  * tolerated, a constraint broken.
@@ -1104,17 +1085,10 @@ static bool take(struct gs_dra_state *st, int32_t c, int32_t dev, int32_t req, i
 	/* Counters: a device shared many times consumes them once, with its first share. */
 	if (!(x->d->multi && st->dev_shares[dev]) && !counters_fit(st, dev, +1))
 		return false;
-	if (x->d->multi) {
+	if (x->d->multi)
 		for (i = 0; i < x->d->n_caps && i < 32; i++)
 			gs_quantity_add(&st->cap_used[x->cap_off + i], &want[i]);
-		st->dev_shares[dev]++;
-	} else {
-		st->dev_used[dev] = 1;
-	}
-	cx->r[cx->n].dev = dev;
-	cx->r[cx->n].req = (int16_t)req;
-	cx->r[cx->n].sub = (int16_t)sub;
-	cx->n++;
+	add_result(st, cx, dev, req, sub);
 	return true;
 }
 
@@ -1367,11 +1341,7 @@ void gs_dra_state_free(struct gs_dra_state *st)
 {
 	if (!st)
 		return;
-	free(st->dev_used);
-	free(st->dev_shares);
-	free(st->counter_used);
-	free(st->cap_used);
-	free(st->claims);
+	GS_MEM_FREE(st->dev_used, st->dev_shares, st->counter_used, st->cap_used, st->claims);
 	free(st);
 }
 
@@ -1430,10 +1400,8 @@ int gs_dra_state_new(const struct gs_dra *d, struct gs_dra_state **out, char *er
 	int32_t c, i;
 
 	*out = NULL;
-	if (!st) {
-		gs_errf(err, err_len, "out of memory");
-		return GS_ENOMEM;
-	}
+	if (!st)
+		return gs_errf_nomem(err, err_len);
 	/* The snapshot's allocations, device by device, checked as the allocator would. */
 	for (c = 0; c < d->n_claims; c++) {
 		const struct gs_k8s_claim *k = d->claims[c].k;
@@ -1486,14 +1454,8 @@ int gs_dra_state_new(const struct gs_dra *d, struct gs_dra_state **out, char *er
 						gs_quantity_add(&st->cap_used[d->devs[dev].cap_off + q],
 								&want);
 				}
-				st->dev_shares[dev]++;
-			} else {
-				st->dev_used[dev] = 1;
 			}
-			cs->r[cs->n].dev = dev;
-			cs->r[cs->n].req = (int16_t)req;
-			cs->r[cs->n].sub = (int16_t)sub;
-			cs->n++;
+			add_result(st, cs, dev, req, sub);
 			if (d->devs[dev].node >= 0)
 				cs->node = d->devs[dev].node;
 		}

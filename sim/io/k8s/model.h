@@ -235,6 +235,30 @@ struct gs_k8s_device {
 	bool all_nodes;
 };
 
+/* The device's attribute called id under domain (any domain when NULL), or NULL. */
+static inline const struct gs_k8s_attr *gs_k8s_device_attr(const struct gs_k8s_device *dev,
+							   const char *domain, const char *id)
+{
+	int32_t i;
+
+	for (i = 0; i < dev->n_attrs; i++)
+		if (gs_k8s_qname_is(dev->attrs[i].name, domain, id))
+			return &dev->attrs[i];
+	return NULL;
+}
+
+/* The device's capacity called id under domain (any domain when NULL), or NULL. */
+static inline const struct gs_k8s_cap *gs_k8s_device_cap(const struct gs_k8s_device *dev,
+							 const char *domain, const char *id)
+{
+	int32_t i;
+
+	for (i = 0; i < dev->n_caps; i++)
+		if (gs_k8s_qname_is(dev->caps[i].name, domain, id))
+			return &dev->caps[i];
+	return NULL;
+}
+
 struct gs_k8s_slice {
 	struct gs_k8s_origin o;
 	const char *driver, *pool;

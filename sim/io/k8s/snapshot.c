@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/mem.h"
 #include "io/civil.h"
 #include "io/csv.h"
 #include "io/k8s/cel.h"
@@ -154,28 +155,12 @@ void *gs_k8s_alloc(struct gs_k8s_rctx *c, size_t n, size_t size)
 
 /* --- field readers -------------------------------------------------------------- */
 
-int gs_k8s_get_str(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
-		   const struct gs_k8s_path *parent, const char **out)
-{
-	const struct gs_kdoc *v = gs_kdoc_get(m, key);
-	struct gs_k8s_path f;
-
-	*out = NULL;
-	if (!v || v->kind == GS_KDOC_NULL)
-		return 0;
-	if (v->kind != GS_KDOC_STR)
-		return gs_k8s_refuse(c, v, child_of(parent, key, &f), "is %s, not a string",
-				     gs_kdoc_kind_str(v));
-	if (!(*out = gs_k8s_str(c, v->str)))
-		return gs_k8s_oom(c);
-	return 0;
-}
-
 static int get_kind(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
 		    const struct gs_k8s_path *parent, enum gs_kdoc_kind kind,
 		    const struct gs_kdoc **out)
 {
 	const struct gs_kdoc *v = gs_kdoc_get(m, key);
+	const char *want = kind == GS_KDOC_MAP ? "a map" : kind == GS_KDOC_SEQ ? "a list" : "a string";
 	struct gs_k8s_path f;
 
 	*out = NULL;
@@ -183,8 +168,22 @@ static int get_kind(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *
 		return 0;
 	if (v->kind != kind)
 		return gs_k8s_refuse(c, v, child_of(parent, key, &f), "is %s, not %s",
-				     gs_kdoc_kind_str(v), kind == GS_KDOC_MAP ? "a map" : "a list");
+				     gs_kdoc_kind_str(v), want);
 	*out = v;
+	return 0;
+}
+
+int gs_k8s_get_str(struct gs_k8s_rctx *c, const struct gs_kdoc *m, const char *key,
+		   const struct gs_k8s_path *parent, const char **out)
+{
+	const struct gs_kdoc *v;
+	int rc = get_kind(c, m, key, parent, GS_KDOC_STR, &v);
+
+	*out = NULL;
+	if (rc || !v)
+		return rc;
+	if (!(*out = gs_k8s_str(c, v->str)))
+		return gs_k8s_oom(c);
 	return 0;
 }
 
@@ -575,55 +574,53 @@ int64_t gs_k8s_time(const char *s)
 
 /* --- dispatch ----------------------------------------------------------------------- */
 
-enum kind_action { K_NODE, K_POD, K_WORKLOAD, K_CONFIGMAP, K_SLICE, K_CLASS, K_CLAIM, K_TEMPLATE,
-		   K_SKIP };
-
 struct kind_entry {
 	const char *kind, *api;
-	enum kind_action action;
+	/* The kind's reader; NULL for kinds that are counted and skipped. */
+	int (*read)(struct gs_k8s_rctx *c, const struct gs_kdoc *obj);
 	bool cluster_scoped;
 };
 
 static const struct kind_entry kinds[] = {
-	{ "Node", "v1", K_NODE, true },
-	{ "Pod", "v1", K_POD, false },
-	{ "ConfigMap", "v1", K_CONFIGMAP, false },
-	{ "Deployment", "apps/v1", K_WORKLOAD, false },
-	{ "StatefulSet", "apps/v1", K_WORKLOAD, false },
-	{ "ReplicaSet", "apps/v1", K_WORKLOAD, false },
-	{ "Job", "batch/v1", K_WORKLOAD, false },
-	{ "ResourceSlice", "resource.k8s.io/v1", K_SLICE, true },
-	{ "DeviceClass", "resource.k8s.io/v1", K_CLASS, true },
-	{ "ResourceClaim", "resource.k8s.io/v1", K_CLAIM, false },
-	{ "ResourceClaimTemplate", "resource.k8s.io/v1", K_TEMPLATE, false },
+	{ "Node", "v1", gs_k8s_read_node, true },
+	{ "Pod", "v1", gs_k8s_read_pod, false },
+	{ "ConfigMap", "v1", gs_k8s_read_configmap, false },
+	{ "Deployment", "apps/v1", gs_k8s_read_workload, false },
+	{ "StatefulSet", "apps/v1", gs_k8s_read_workload, false },
+	{ "ReplicaSet", "apps/v1", gs_k8s_read_workload, false },
+	{ "Job", "batch/v1", gs_k8s_read_workload, false },
+	{ "ResourceSlice", "resource.k8s.io/v1", gs_k8s_read_slice, true },
+	{ "DeviceClass", "resource.k8s.io/v1", gs_k8s_read_class, true },
+	{ "ResourceClaim", "resource.k8s.io/v1", gs_k8s_read_claim, false },
+	{ "ResourceClaimTemplate", "resource.k8s.io/v1", gs_k8s_read_template, false },
 	/* In cluster dumps, no bearing on where pods fit: counted and reported. */
-	{ "Namespace", NULL, K_SKIP, true },
-	{ "Service", NULL, K_SKIP, false },
-	{ "Endpoints", NULL, K_SKIP, false },
-	{ "EndpointSlice", NULL, K_SKIP, false },
-	{ "Secret", NULL, K_SKIP, false },
-	{ "ServiceAccount", NULL, K_SKIP, false },
-	{ "Event", NULL, K_SKIP, false },
-	{ "PersistentVolume", NULL, K_SKIP, true },
-	{ "PersistentVolumeClaim", NULL, K_SKIP, false },
-	{ "StorageClass", NULL, K_SKIP, true },
-	{ "DaemonSet", NULL, K_SKIP, false },
-	{ "CronJob", NULL, K_SKIP, false },
-	{ "ControllerRevision", NULL, K_SKIP, false },
-	{ "HorizontalPodAutoscaler", NULL, K_SKIP, false },
-	{ "PodDisruptionBudget", NULL, K_SKIP, false },
-	{ "PriorityClass", NULL, K_SKIP, true },
-	{ "Ingress", NULL, K_SKIP, false },
-	{ "NetworkPolicy", NULL, K_SKIP, false },
-	{ "LimitRange", NULL, K_SKIP, false },
-	{ "ResourceQuota", NULL, K_SKIP, false },
-	{ "Lease", NULL, K_SKIP, false },
-	{ "Role", NULL, K_SKIP, false },
-	{ "RoleBinding", NULL, K_SKIP, false },
-	{ "ClusterRole", NULL, K_SKIP, true },
-	{ "ClusterRoleBinding", NULL, K_SKIP, true },
-	{ "CustomResourceDefinition", NULL, K_SKIP, true },
-	{ "RuntimeClass", NULL, K_SKIP, true },
+	{ "Namespace", NULL, NULL, true },
+	{ "Service", NULL, NULL, false },
+	{ "Endpoints", NULL, NULL, false },
+	{ "EndpointSlice", NULL, NULL, false },
+	{ "Secret", NULL, NULL, false },
+	{ "ServiceAccount", NULL, NULL, false },
+	{ "Event", NULL, NULL, false },
+	{ "PersistentVolume", NULL, NULL, true },
+	{ "PersistentVolumeClaim", NULL, NULL, false },
+	{ "StorageClass", NULL, NULL, true },
+	{ "DaemonSet", NULL, NULL, false },
+	{ "CronJob", NULL, NULL, false },
+	{ "ControllerRevision", NULL, NULL, false },
+	{ "HorizontalPodAutoscaler", NULL, NULL, false },
+	{ "PodDisruptionBudget", NULL, NULL, false },
+	{ "PriorityClass", NULL, NULL, true },
+	{ "Ingress", NULL, NULL, false },
+	{ "NetworkPolicy", NULL, NULL, false },
+	{ "LimitRange", NULL, NULL, false },
+	{ "ResourceQuota", NULL, NULL, false },
+	{ "Lease", NULL, NULL, false },
+	{ "Role", NULL, NULL, false },
+	{ "RoleBinding", NULL, NULL, false },
+	{ "ClusterRole", NULL, NULL, true },
+	{ "ClusterRoleBinding", NULL, NULL, true },
+	{ "CustomResourceDefinition", NULL, NULL, true },
+	{ "RuntimeClass", NULL, NULL, true },
 };
 
 struct file_read {
@@ -687,7 +684,7 @@ static int on_object(void *arg, const struct gs_kdoc *obj, int64_t index, int do
 				     "Deployment, StatefulSet, ReplicaSet, Job, ConfigMap, "
 				     "ResourceSlice, DeviceClass, ResourceClaim, "
 				     "ResourceClaimTemplate, or a List of them)", kind);
-	if (k->action == K_SKIP)
+	if (!k->read)
 		return skip_kind(&c, c.o.kind);
 	if (!c.o.name || !*c.o.name)
 		return gs_k8s_refuse(&c, meta ? meta : obj, GS_K8S_PATH("metadata.name"), "missing");
@@ -701,26 +698,7 @@ static int on_object(void *arg, const struct gs_kdoc *obj, int64_t index, int do
 		return gs_k8s_refuse(&c, gs_kdoc_get(obj, "apiVersion"), GS_K8S_PATH("apiVersion"),
 				     "'%s' is not %s, the version of %s gpusim reads",
 				     api ? api : "", k->api, kind);
-	switch (k->action) {
-	case K_NODE:
-		return gs_k8s_read_node(&c, obj);
-	case K_POD:
-		return gs_k8s_read_pod(&c, obj);
-	case K_WORKLOAD:
-		return gs_k8s_read_workload(&c, obj);
-	case K_CONFIGMAP:
-		return gs_k8s_read_configmap(&c, obj);
-	case K_SLICE:
-		return gs_k8s_read_slice(&c, obj);
-	case K_CLASS:
-		return gs_k8s_read_class(&c, obj);
-	case K_CLAIM:
-		return gs_k8s_read_claim(&c, obj);
-	case K_TEMPLATE:
-		return gs_k8s_read_template(&c, obj);
-	default:
-		return 0;
-	}
+	return k->read(&c, obj);
 }
 
 struct gs_k8s_snapshot *gs_k8s_snapshot_new(void)
@@ -749,18 +727,8 @@ void gs_k8s_snapshot_free(struct gs_k8s_snapshot *s)
 		return;
 	for (i = 0; i < s->n_cels; i++)
 		gs_cel_free(s->cels[i].cel);
-	free(s->cels);
-	free(s->nodes);
-	free(s->pods);
-	free(s->workloads);
-	free(s->slices);
-	free(s->classes);
-	free(s->claims);
-	free(s->templates);
-	free(s->plugin_configs);
-	free(s->node_by_name);
-	free(s->workload_by_uid);
-	free(s->paths);
+	GS_MEM_FREE(s->cels, s->nodes, s->pods, s->workloads, s->slices, s->classes, s->claims,
+		    s->templates, s->plugin_configs, s->node_by_name, s->workload_by_uid, s->paths);
 	gs_arena_release(&s->arena);
 	gs_strpool_release(&s->pool);
 	free(s);

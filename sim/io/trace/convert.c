@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cmp.h"
 #include "core/error.h"
 #include "core/limits.h"
 #include "io/civil.h"
@@ -687,11 +688,10 @@ struct edge {
 static int edge_cmp(const void *a, const void *b)
 {
 	const struct edge *x = a, *y = b;
+	int c = gs_cmp_i64(x->t, y->t);
 
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
 	/* At one moment the ends come first: [s, e) and [e, f) do not overlap. */
-	return (x->d > y->d) - (x->d < y->d);
+	return c ? c : gs_cmp_f64(x->d, y->d);
 }
 
 int gs_conv_peak(const int64_t *start, const int64_t *end, const double *weight, size_t n,

@@ -276,11 +276,9 @@ static int inst_row(struct gs_conv *cv, struct gs_csv *r, void *arg)
 		gs_conv_note(cv, "instances that never started (start_time 0 or empty): left out");
 		return 0;
 	}
-	in = gs_grow(is->v, &is->cap, is->n, sizeof(*in), 1024);
+	GS_GROW_PUSH(is->v, is->n, is->cap, 1024, in);
 	if (!in)
 		return GS_ENOMEM;
-	is->v = in;
-	in = &is->v[is->n++];
 	in->task = (size_t)k;
 	in->start = gs_conv_round_s(start);
 	in->end = has_end && end > 0 ? gs_conv_round_s(end) : -1;

@@ -19,8 +19,10 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "core/cmp.h"
 #include "core/error.h"
 #include "core/limits.h"
+#include "core/mem.h"
 #include "io/trace/gen.h"
 #include "io/trace/internal.h"
 
@@ -346,13 +348,6 @@ out:
 	return rc;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 int gs_gen_load_compute(const struct gs_trace *t, const struct gs_cluster *c,
 			struct gs_gen_load *out)
 {
@@ -366,8 +361,7 @@ int gs_gen_load_compute(const struct gs_trace *t, const struct gs_cluster *c,
 	up = malloc(2 * t->n_pods * sizeof(*up) + 1);
 	down = malloc(2 * t->n_pods * sizeof(*down) + 1);
 	if (!up || !down) {
-		free(up);
-		free(down);
+		GS_MEM_FREE(up, down);
 		return GS_ENOMEM;
 	}
 	for (i = 0; i < t->n_pods; i++) {
@@ -393,8 +387,8 @@ int gs_gen_load_compute(const struct gs_trace *t, const struct gs_cluster *c,
 		}
 	}
 	/* Sort the pairs by time (qsort on 16-byte records keyed by the first). */
-	qsort(up, nu, 2 * sizeof(*up), cmp_i64);
-	qsort(down, nd, 2 * sizeof(*down), cmp_i64);
+	qsort(up, nu, 2 * sizeof(*up), gs_cmp_i64_elem);
+	qsort(down, nd, 2 * sizeof(*down), gs_cmp_i64_elem);
 	/* Departures at a time go before arrivals at the same time. */
 	while (a < nu) {
 		if (b < nd && down[2 * b] <= up[2 * a]) {
