@@ -701,15 +701,16 @@ static void mig_change(struct gs_share_model *m, int32_t i, int dir)
 	const struct gs_share_pod *sp = &m->p[i];
 	int k;
 
-	/* Pods on no MIG GPU (sp->on_mig) do not read the node's sharing state. */
-	for (k = 0; sp->on_mig >> k; k++) {
+	if (!m->c->share)
+		return;
+	for (k = 0; k < sp->pl.num_gpu; k++) {
 		int32_t node = sp->pl.node;
 		const struct gs_gpu_share *gs = &m->c->share[node].gpu[sp->pl.gpu[k]];
-		const struct gs_mig_table *t;
+		const struct gs_mig_table *t = gs_cluster_mig_table(m->c, node);
 		int inst;
 		double slices;
 
-		if (!(sp->on_mig >> k & 1) || !(t = gs_cluster_mig_table(m->c, node)))
+		if (gs->mode != GS_SHARE_MIG || !t)
 			continue;
 		inst = gs_mig_instance_at(&gs->mig, sp->pl.mig[k] - 1);
 		if (inst < 0)
