@@ -45,6 +45,7 @@ int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 	size_t n_curves;
 	int32_t node;
 	int64_t g = 0;
+	bool any_mig = false;
 
 	memset(m, 0, sizeof(*m));
 	m->c = c;
@@ -55,18 +56,11 @@ int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 	m->p = calloc(n ? n : 1, sizeof(*m->p));
 	m->gpu_base = malloc(((size_t)c->n_nodes + 1) * sizeof(*m->gpu_base));
 	m->gpus = gs_share_gpus_alloc((size_t)c->gpu_count);
-	/* calloc() maps large blocks zeroed on first touch; one entry more to align them. */
-	m->mig_mem = calloc((size_t)c->gpu_count + 1, sizeof(*m->mig));
-	if (m->mig_mem) {
-		uintptr_t at = (uintptr_t)m->mig_mem, align = _Alignof(struct gs_share_mig_gpu);
-
-		m->mig = (struct gs_share_mig_gpu *)(void *)((at + align - 1) / align * align);
-	}
 	n_curves = (size_t)GS_SHARE__COUNT * (size_t)(c->models.n ? c->models.n : 1) *
 		   (size_t)((t ? t->n_classes : 0) + 1);
 	m->curves = malloc(n_curves * sizeof(*m->curves));
 	m->have_curve = calloc(n_curves, 1);
-	if (!m->p || !m->gpu_base || !m->gpus || !m->mig || !m->curves || !m->have_curve) {
+	if (!m->p || !m->gpu_base || !m->gpus || !m->curves || !m->have_curve) {
 		gs_share_model_release(m);
 		return GS_ENOMEM;
 	}
@@ -83,6 +77,7 @@ int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 			const struct gs_mig_table *mt = gs_cluster_mig_table(c, node);
 			int j;
 
+			any_mig |= gs->mode == GS_SHARE_MIG;
 			if (gs->mode != GS_SHARE_MIG || !mt)
 				continue;
 			m->fig.mig_slices += GS_MIG_COMPUTE_SLICES;
@@ -92,6 +87,21 @@ int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 		}
 	}
 	m->gpu_base[c->n_nodes] = (int32_t)g;
+	/*
+	 * The MIG GPUs' lines, only where there are MIG GPUs; calloc() maps
+	 * large blocks zeroed on first touch; one entry more to align them.
+	 */
+	if (any_mig) {
+		m->mig_mem = calloc((size_t)c->gpu_count + 1, sizeof(*m->mig));
+		if (!m->mig_mem) {
+			gs_share_model_release(m);
+			return GS_ENOMEM;
+		}
+		m->mig = (struct gs_share_mig_gpu *)(void *)(((uintptr_t)m->mig_mem +
+							     _Alignof(struct gs_share_mig_gpu) - 1) /
+							    _Alignof(struct gs_share_mig_gpu) *
+							    _Alignof(struct gs_share_mig_gpu));
+	}
 	m->t_last = -1;
 	m->t_useful = INT64_MIN;
 	return 0;

@@ -177,7 +177,7 @@ struct gs_share_model {
 	size_t n_pods;
 	int32_t *gpu_base;                   /* owned: per node, its GPU 0 in gpus */
 	struct gs_share_gpu *gpus;           /* owned, one per GPU of the cluster */
-	struct gs_share_mig_gpu *mig;        /* one per GPU of the cluster, in mig_mem */
+	struct gs_share_mig_gpu *mig;        /* one per GPU of the cluster, in mig_mem; NULL: no MIG GPU */
 	void *mig_mem;                       /* owned */
 	int64_t n_gpus;
 	struct gs_ifr_curve *curves;         /* owned cache: [mode][model][class] */
