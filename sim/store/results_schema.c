@@ -100,8 +100,8 @@ static const char *const columns_1_3[] = {
  * 1.0 to 1.3 compute them from the samples.
  */
 static const char *const columns_1_4[] = {
-	"runs ADD COLUMN samples_stored INTEGER NOT NULL DEFAULT 1"
-	" CHECK (samples_stored IN (0, 1))",
+	("runs ADD COLUMN samples_stored INTEGER NOT NULL DEFAULT 1"
+	 " CHECK (samples_stored IN (0, 1))"),
 	"runs ADD COLUMN at100_n INTEGER",
 	"runs ADD COLUMN at100_gpu_alloc_pct REAL",
 	"runs ADD COLUMN at100_frag_ratio_pct REAL",
