@@ -5,8 +5,8 @@
  * check), pods that are not always busy under every mechanism (issue 21),
  * exclusive mode against the engine without sharing, nos' published
  * aggregate throughputs with the default table, memory oversubscription
- * under time-slicing, the MIG and utilisation figures, and the interference
- * table's reader.
+ * under time-slicing, the MIG and utilisation figures, MIG pods' neighbours
+ * and the interference table's reader.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -616,6 +616,53 @@ static void test_mig_and_utilisation_figures(void **state)
 	gs_cluster_release(&c);
 }
 
+/*
+ * Pods on MIG instances keep their rate, so a neighbour's start or stop on
+ * another instance of their GPU does not visit them: their coloc comes
+ * from the GPU's own count of pods over time. On one H100 with 1g
+ * instances: A [0, 100), B [20, 60), C [40, 140), D [100, 150) (it
+ * arrives in the second A completes: arrivals come first, so its start
+ * sees A), E from 0 on, never completing. Pods on the GPU: 2 on [0, 20),
+ * 3 on [20, 40), 4 on [40, 60), 3 on [60, 140), 2 on [140, 150), then 1.
+ */
+static void test_mig_neighbours_and_coloc(void **state)
+{
+	static const struct {
+		const char *name;
+		int64_t at, d;
+		double coloc;
+	} pods[] = {
+		{ "A", 0, 100, (2 * 20 + 3 * 20 + 4 * 20 + 3 * 40) / 100.0 },
+		{ "B", 20, 40, (3 * 20 + 4 * 20) / 40.0 },
+		{ "C", 40, 100, (4 * 20 + 3 * 80) / 100.0 },
+		{ "D", 100, 50, (3 * 40 + 2 * 10) / 50.0 },
+		{ "E", 0, -1, 0 },
+	};
+	struct gs_cluster c;
+	struct gs_trace t;
+	struct gs_sim sim;
+	size_t k;
+
+	(void)state;
+	one_node(&c, 1, "H100");
+	gs_trace_init(&t);
+	for (k = 0; k < sizeof(pods) / sizeof(pods[0]); k++)
+		add(&t, pods[k].name, 100, 0, 0, pods[k].at, pods[k].d);
+	run(&sim, &c, &t, "mig", NULL);
+	for (k = 0; k + 1 < sizeof(pods) / sizeof(pods[0]); k++) {
+		assert_int_equal(sim.out[k].state, GS_POD_DONE);
+		assert_int_equal(sim.out[k].t_start_s, pods[k].at);
+		assert_int_equal(sim.out[k].t_end_s, pods[k].at + pods[k].d);
+		assert_true(fabs(sim.out[k].coloc - pods[k].coloc) < 1e-6);
+	}
+	/* E still runs at the end of the run, 150: its pods over [0, 150). */
+	assert_int_equal(sim.out[4].state, GS_POD_RUNNING);
+	assert_true(fabs(sim.out[4].coloc - (300 + 3 * 40 + 2 * 10) / 150.0) < 1e-6);
+	gs_sim_release(&sim);
+	gs_trace_release(&t);
+	gs_cluster_release(&c);
+}
+
 /* Determinism: the same inputs give the same run, bit for bit. */
 static void test_deterministic(void **state)
 {
@@ -754,6 +801,7 @@ int main(void)
 		cmocka_unit_test(test_timeslice_memory_oversubscription),
 		cmocka_unit_test(test_every_mode_refuses_more_than_the_card),
 		cmocka_unit_test(test_mig_and_utilisation_figures),
+		cmocka_unit_test(test_mig_neighbours_and_coloc),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_table_lookup),
 		cmocka_unit_test(test_table_errors),

@@ -12,6 +12,8 @@
 #include "core/mem.h"
 #include "engine/share_model.h"
 
+_Static_assert(GS_MAX_GPUS <= 16, "struct gs_share_pod.on_mig has a bit per GPU of a placement");
+
 /* Pods a GPU's rate computation looks at; later ones share the last slot's fate. */
 #define GPU_PODS_MAX 64
 /* Workload classes whose efficiency on a GPU a reschedule keeps (struct gpu_shares). */
@@ -43,6 +45,7 @@ int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 	size_t n_curves;
 	int32_t node;
 	int64_t g = 0;
+	bool any_mig = false;
 
 	memset(m, 0, sizeof(*m));
 	m->c = c;
@@ -74,6 +77,7 @@ int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 			const struct gs_mig_table *mt = gs_cluster_mig_table(c, node);
 			int j;
 
+			any_mig |= gs->mode == GS_SHARE_MIG;
 			if (gs->mode != GS_SHARE_MIG || !mt)
 				continue;
 			m->fig.mig_slices += GS_MIG_COMPUTE_SLICES;
@@ -83,6 +87,21 @@ int gs_share_model_init(struct gs_share_model *m, const struct gs_cluster *c,
 		}
 	}
 	m->gpu_base[c->n_nodes] = (int32_t)g;
+	/*
+	 * The MIG GPUs' lines, only where there are MIG GPUs; calloc() maps
+	 * large blocks zeroed on first touch; one entry more to align them.
+	 */
+	if (any_mig) {
+		m->mig_mem = calloc((size_t)c->gpu_count + 1, sizeof(*m->mig));
+		if (!m->mig_mem) {
+			gs_share_model_release(m);
+			return GS_ENOMEM;
+		}
+		m->mig = (struct gs_share_mig_gpu *)(void *)(((uintptr_t)m->mig_mem +
+							     _Alignof(struct gs_share_mig_gpu) - 1) /
+							    _Alignof(struct gs_share_mig_gpu) *
+							    _Alignof(struct gs_share_mig_gpu));
+	}
 	m->t_last = -1;
 	m->t_useful = INT64_MIN;
 	return 0;
@@ -95,7 +114,7 @@ void gs_share_model_release(struct gs_share_model *m)
 	for (g = 0; m->gpus && g < m->n_gpus; g++)
 		if (m->gpus[g].pods != m->gpus[g].inline_pods)
 			free(m->gpus[g].pods);
-	GS_MEM_FREE(m->gpus, m->gpu_base, m->p, m->curves, m->have_curve, m->touched);
+	GS_MEM_FREE(m->gpus, m->mig_mem, m->gpu_base, m->p, m->curves, m->have_curve, m->touched);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -421,7 +440,8 @@ static void advance(struct gs_share_model *m, int32_t i, int64_t t)
 					       ((double)sp->rate * (double)dt - (double)done) /
 					       (double)GS_RATE_ONE;
 		}
-		sp->coloc_s += (double)sp->coloc * (double)dt;
+		if (!sp->kept)
+			sp->coloc_s += (double)sp->coloc * (double)dt;
 		sp->t_upd = t;
 		return;
 	}
@@ -437,7 +457,8 @@ static void advance(struct gs_share_model *m, int32_t i, int64_t t)
 	if (sp->rate * dt > done)
 		m->fig.useful_gpu_s -= weight(m, i) * (double)(sp->rate * dt - done) /
 				       (double)GS_RATE_ONE;
-	sp->coloc_s += (double)sp->coloc * (double)dt;
+	if (!sp->kept)
+		sp->coloc_s += (double)sp->coloc * (double)dt;
 	sp->t_upd = t;
 }
 
@@ -451,11 +472,16 @@ static void mig_advance(struct gs_share_model *m, int64_t t)
 		m->t_last = t;
 }
 
-static int touch(struct gs_share_model *m, int32_t j)
+/*
+ * Adds pod j to m->touched; `again` when it may be there already (the
+ * pods of one GPU are distinct, those of a placement's later GPUs not).
+ */
+static inline __attribute__((always_inline)) int touch(struct gs_share_model *m, int32_t j,
+							  bool again)
 {
 	int32_t k, *a;
 
-	for (k = 0; k < m->n_touched; k++)
+	for (k = 0; again && k < m->n_touched; k++)
 		if (m->touched[k] == j)
 			return 0;
 	if (m->n_touched == m->cap_touched) {
@@ -479,34 +505,56 @@ static int touch(struct gs_share_model *m, int32_t j)
 }
 
 /*
- * Asks the memory for the records of the pods on the GPUs of pl, which a
- * start or stop there reads once it has done its own: their misses then
- * overlap that work's instead of coming after it.
+ * Whether a start or stop at t on MIG GPU g visits the j-th pod of it:
+ * every pod but the kept pods before they are due (share_model.h); on
+ * other GPUs every pod.
  */
-static void ask_gpus(const struct gs_share_model *m, const struct gs_placement *pl)
+static inline bool mig_visits(const struct gs_share_model *m, int64_t g, int j, int64_t t)
+{
+	return j >= GS_MIG_MAX_INSTANCES || m->mig[g].due[j] <= t;
+}
+
+/*
+ * Asks the memory for the records of the pods on the GPUs of pl that a
+ * start or stop there at t reads once it has done its own: their misses
+ * then overlap that work's instead of coming after it.
+ */
+static void ask_gpus(const struct gs_share_model *m, const struct gs_placement *pl, int64_t t,
+		     unsigned mig)
 {
 	int k, j;
 
 	for (k = 0; k < pl->num_gpu; k++) {
-		const struct gs_share_gpu *G = &m->gpus[m->gpu_base[pl->node] + pl->gpu[k]];
+		int64_t g = m->gpu_base[pl->node] + pl->gpu[k];
+		const struct gs_share_gpu *G = &m->gpus[g];
 
 		for (j = 0; j < G->n; j++) {
+			if (mig >> k & 1 && !mig_visits(m, g, j, t))
+				continue;
 			__builtin_prefetch(&m->p[G->pods[j]]);
 			__builtin_prefetch((const char *)&m->p[G->pods[j]] + sizeof(m->p[0]) - 1);
 		}
 	}
 }
 
-/* Collects the pods on the GPUs of pl into m->touched. */
-static int touch_gpus(struct gs_share_model *m, const struct gs_placement *pl)
+/* Collects the pods a start or stop at t on the GPUs of pl visits into m->touched. */
+static int touch_gpus(struct gs_share_model *m, const struct gs_placement *pl, int64_t t,
+		      unsigned mig)
 {
 	int k, j, rc;
 
 	for (k = 0; k < pl->num_gpu; k++) {
-		const struct gs_share_gpu *G = &m->gpus[m->gpu_base[pl->node] + pl->gpu[k]];
+		int64_t g = m->gpu_base[pl->node] + pl->gpu[k];
+		const struct gs_share_gpu *G = &m->gpus[g];
 
+		if (!(mig >> k & 1)) {
+			for (j = 0; j < G->n; j++)
+				if ((rc = touch(m, G->pods[j], k > 0)))
+					return rc;
+			continue;
+		}
 		for (j = 0; j < G->n; j++)
-			if ((rc = touch(m, G->pods[j])))
+			if (mig_visits(m, g, j, t) && (rc = touch(m, G->pods[j], k > 0)))
 				return rc;
 	}
 	return 0;
@@ -606,7 +654,8 @@ static int gpu_add(struct gs_share_gpu *G, int32_t i, int64_t mem)
 	return 0;
 }
 
-static void gpu_remove(struct gs_share_gpu *G, int32_t i, int64_t mem)
+/* Takes pod i off G; returns its place in G's list, or -1 if it was not there. */
+static int32_t gpu_remove(struct gs_share_gpu *G, int32_t i, int64_t mem)
 {
 	int32_t j;
 
@@ -615,9 +664,45 @@ static void gpu_remove(struct gs_share_gpu *G, int32_t i, int64_t mem)
 			memmove(&G->pods[j], &G->pods[j + 1], (size_t)(G->n - j - 1) * sizeof(int32_t));
 			G->n--;
 			G->mem_mib -= mem;
-			return;
+			return j;
 		}
 	}
+	return -1;
+}
+
+/* The integral of MIG GPU g's pod count over time, up to t (mod 2^64). */
+static inline uint64_t mig_coloc(const struct gs_share_model *m, int64_t g, int64_t t)
+{
+	return m->mig[g].coloc_base + (uint64_t)m->gpus[g].n * (uint64_t)t;
+}
+
+/*
+ * Pod i was added to MIG GPU g at t, at the end of its list: the
+ * integral goes on from the same value with one pod more, and the pod is
+ * visited by every change until its due time is known.
+ */
+static void mig_add(struct gs_share_model *m, int64_t g, int64_t t)
+{
+	struct gs_share_mig_gpu *M = &m->mig[g];
+	int32_t at = m->gpus[g].n - 1;
+
+	M->coloc_base -= (uint64_t)t;
+	if (at < GS_MIG_MAX_INSTANCES)
+		M->due[at] = INT64_MIN;
+}
+
+/* The pod at place j (-1: none) of MIG GPU g's list left it at t. */
+static void mig_remove(struct gs_share_model *m, int64_t g, int32_t j, int64_t t)
+{
+	struct gs_share_mig_gpu *M = &m->mig[g];
+	int32_t n = m->gpus[g].n, s; /* n: after the removal */
+
+	if (j < 0)
+		return;
+	M->coloc_base += (uint64_t)t;
+	/* The pods after it moved one place down; one that had no place is always visited. */
+	for (s = j; s < n && s < GS_MIG_MAX_INSTANCES; s++)
+		M->due[s] = s + 1 < GS_MIG_MAX_INSTANCES ? M->due[s + 1] : INT64_MIN;
 }
 
 /* dir +1: pod i's MIG instances became busy; -1: they are about to be freed. */
@@ -647,66 +732,118 @@ static void mig_change(struct gs_share_model *m, int32_t i, int dir)
 	}
 }
 
+/*
+ * Kept pod i started at t on MIG GPU g with its rate set: its coloc_s
+ * goes on from what it had in the GPU's integral, and the changes on the
+ * GPU visit it again from its completion on.
+ */
+static void kept_start(struct gs_share_model *m, int32_t i, int64_t g, int64_t t)
+{
+	struct gs_share_pod *sp = &m->p[i];
+	int32_t at = m->gpus[g].n - 1; /* added last, and none left since */
+	int64_t end = INT64_MAX;
+
+	/* coloc_s is a whole number of pod x s, exact in a double below 2^53. */
+	sp->coloc_at = mig_coloc(m, g, t) - (uint64_t)sp->coloc_s;
+	if (sp->work >= 0 && !done_at(sp, t, &end))
+		end = INT64_MAX; /* reschedule() refused it already */
+	if (at < GS_MIG_MAX_INSTANCES)
+		m->mig[g].due[at] = end;
+}
+
+/* Kept pod i's coloc_s at t from its GPU's integral. */
+static void kept_stop(struct gs_share_model *m, int32_t i, int64_t t)
+{
+	struct gs_share_pod *sp = &m->p[i];
+
+	sp->coloc_s = (double)(int64_t)(mig_coloc(m, gs_share_model_home(m, i), t) - sp->coloc_at);
+}
+
 int gs_share_model_start(struct gs_share_model *m, int32_t i, const struct gs_placement *pl,
 			 int64_t t, int64_t duration_s, gs_share_push_fn push, void *arg)
 {
 	struct gs_share_pod *sp = &m->p[i];
+	unsigned mig = 0;
+	bool fixed = true;
 	int k, rc;
 
 	__builtin_prefetch(&m->pods[i]);
-	ask_gpus(m, pl);
+	for (k = 0; k < pl->num_gpu; k++) {
+		/* The GPU's mode, as gs_cluster_gpu_share() has it, without the call. */
+		int mode = m->c->share ? m->c->share[pl->node].gpu[pl->gpu[k]].mode : GS_SHARE_IDEAL;
+
+		if (mode == GS_SHARE_TIMESLICE || mode == GS_SHARE_MPS || mode == GS_SHARE_VGPU)
+			fixed = false;
+		else if (mode == GS_SHARE_MIG)
+			mig |= 1u << k;
+	}
+	ask_gpus(m, pl, t, mig);
 	mig_advance(m, t);
 	useful_advance(m, t);
 	sp->pl = *pl;
 	sp->active = true;
 	sp->t_upd = t;
 	view_set(sp, &m->pods[i]);
-	sp->fixed = true;
-	for (k = 0; k < pl->num_gpu; k++) {
-		int mode = gs_cluster_gpu_share(m->c, pl->node, pl->gpu[k])->mode;
-
-		if (mode == GS_SHARE_TIMESLICE || mode == GS_SHARE_MPS || mode == GS_SHARE_VGPU)
-			sp->fixed = false;
-	}
+	sp->fixed = fixed;
+	sp->on_mig = (uint16_t)mig;
+	sp->kept = false;
 	if (duration_s > GS_SHARE_WORK_MAX_S)
 		return GS_ELIMIT; /* gs_sim_validate() refuses such pods before the run */
 	sp->work = duration_s < 0 ? -1 : duration_s * GS_RATE_ONE;
 	sp->rate = 0;
 	sp->coloc = 0;
-	for (k = 0; k < pl->num_gpu; k++)
-		if ((rc = gpu_add(&m->gpus[m->gpu_base[pl->node] + pl->gpu[k]], i,
-				  m->pods[i].gpu_mem_mib)))
+	for (k = 0; k < pl->num_gpu; k++) {
+		int64_t g = m->gpu_base[pl->node] + pl->gpu[k];
+
+		if ((rc = gpu_add(&m->gpus[g], i, m->pods[i].gpu_mem_mib)))
 			return rc;
+		if (mig >> k & 1)
+			mig_add(m, g, t);
+	}
 	mig_change(m, i, +1);
 	m->n_touched = 0;
-	if ((rc = touch_gpus(m, pl)))
+	if ((rc = touch_gpus(m, pl, t, mig)))
 		return rc;
 	for (k = 0; k < m->n_touched; k++)
 		advance(m, m->touched[k], t);
-	return reschedule(m, i, t, push, arg);
+	if ((rc = reschedule(m, i, t, push, arg)))
+		return rc;
+	if (pl->num_gpu == 1 && mig == 1) {
+		kept_start(m, i, m->gpu_base[pl->node] + pl->gpu[0], t);
+		sp->kept = true;
+	}
+	return 0;
 }
 
 int gs_share_model_stop(struct gs_share_model *m, int32_t i, const struct gs_placement *pl,
 			int64_t t, gs_share_push_fn push, void *arg)
 {
 	struct gs_share_pod *sp = &m->p[i];
+	unsigned mig = sp->on_mig;
 	int k, rc;
 
 	if (!sp->active)
 		return 0;
 	__builtin_prefetch(&m->pods[i]);
-	ask_gpus(m, pl);
+	ask_gpus(m, pl, t, mig);
 	mig_advance(m, t);
 	useful_advance(m, t);
 	advance(m, i, t);
+	if (sp->kept)
+		kept_stop(m, i, t);
 	m->useful_rate -= weight(m, i) * (double)sp->rate / (double)GS_RATE_ONE;
 	mig_change(m, i, -1);
 	sp->active = false;
 	sp->gen++;
-	for (k = 0; k < pl->num_gpu; k++)
-		gpu_remove(&m->gpus[m->gpu_base[pl->node] + pl->gpu[k]], i, m->pods[i].gpu_mem_mib);
+	for (k = 0; k < pl->num_gpu; k++) {
+		int64_t g = m->gpu_base[pl->node] + pl->gpu[k];
+		int32_t at = gpu_remove(&m->gpus[g], i, m->pods[i].gpu_mem_mib);
+
+		if (mig >> k & 1)
+			mig_remove(m, g, at, t);
+	}
 	m->n_touched = 0;
-	if ((rc = touch_gpus(m, pl)))
+	if ((rc = touch_gpus(m, pl, t, mig)))
 		return rc;
 	for (k = 0; k < m->n_touched; k++)
 		advance(m, m->touched[k], t);
@@ -724,9 +861,13 @@ const struct gs_share_figures *gs_share_model_finish(struct gs_share_model *m, i
 
 	mig_advance(m, t);
 	useful_advance(m, t);
-	for (i = 0; i < m->n_pods; i++)
-		if (m->p[i].active)
-			advance(m, (int32_t)i, t);
+	for (i = 0; i < m->n_pods; i++) {
+		if (!m->p[i].active)
+			continue;
+		advance(m, (int32_t)i, t);
+		if (m->p[i].kept)
+			kept_stop(m, (int32_t)i, t);
+	}
 	return &m->fig;
 }
 

@@ -53,6 +53,19 @@
  * that moved (engine/heap.h); a generation counter per pod tells its
  * earlier ones from it.
  *
+ * A pod on one MIG GPU (a kept pod) is not even visited when a neighbour
+ * on another instance of its GPU starts or stops: its rate reads its own
+ * instance, its view and the table alone (gpu_rate()), none of which a
+ * neighbour changes. At a constant rate, bringing its work up to date once
+ * over [t0, t2] gives the very integers that two steps over [t0, t1] and
+ * [t1, t2] give, and so does the useful work it is counted for past its
+ * completion (rate x dt - done), which is taken off the figures at the
+ * first visit at or after its completion: the neighbours' changes from
+ * that time on still visit it (struct gs_share_mig_gpu.due), in the same
+ * order among the other pods, so the figures' sums of doubles are taken in
+ * the same order. Its coloc_s, the integral of its GPU's pod count over
+ * its stay, is the difference of the GPU's integral kept in integers.
+ *
  * Ownership: struct gs_share_model is caller-owned (_init/_release); it
  * borrows the cluster, the pods and the table for its lifetime.
  */
@@ -102,7 +115,12 @@ struct gs_share_pod {
 	uint8_t num_gpu;         /* its GPUs */
 	bool active;
 	bool fixed;              /* on GPUs where no other pod changes its rate (mig, exclusive) */
-	double coloc_s;          /* integral of coloc over its run, pod x s */
+	bool kept;               /* fixed, on one MIG GPU: its neighbours leave its record alone */
+	uint16_t on_mig;         /* its GPUs that are MIG GPUs: bit k for pl.gpu[k] */
+	union {
+		double coloc_s;      /* integral of coloc over its run, pod x s */
+		uint64_t coloc_at;   /* kept, while it runs: its GPU's pods' integral at its start */
+	};
 	struct gs_placement pl;  /* where it runs */
 };
 
@@ -119,6 +137,25 @@ struct gs_share_gpu {
 	int32_t n, cap;
 	int64_t mem_mib;         /* GPU memory the pods on it asked for */
 	int32_t inline_pods[GS_SHARE_GPU_INLINE];
+};
+
+/*
+ * What a start or stop on a MIG GPU needs of the kept pods on it (struct
+ * gs_share_pod.kept), so that it does not read their records: the
+ * integral of the GPU's pod count over time (their coloc_s is its
+ * difference over their stay) and when each of its pods must next be
+ * brought up to date. One cache line per GPU, in memory the system zeroes
+ * on first touch, so that GPUs which are not MIG GPUs never touch theirs.
+ */
+struct gs_share_mig_gpu {
+	_Alignas(64) uint64_t coloc_base; /* the integral at t is this + n x t, mod 2^64 */
+	/*
+	 * Per pod of the GPU's list (struct gs_share_gpu.pods), the first
+	 * time at which a change on the GPU brings it up to date: its
+	 * completion for a kept pod (INT64_MAX if it never completes), and
+	 * INT64_MIN for the others, which every change reschedules.
+	 */
+	int64_t due[GS_MIG_MAX_INSTANCES];
 };
 
 /* Run-level figures (gs_share_model_finish()). */
@@ -140,6 +177,8 @@ struct gs_share_model {
 	size_t n_pods;
 	int32_t *gpu_base;                   /* owned: per node, its GPU 0 in gpus */
 	struct gs_share_gpu *gpus;           /* owned, one per GPU of the cluster */
+	struct gs_share_mig_gpu *mig;        /* one per GPU of the cluster, in mig_mem; NULL: no MIG GPU */
+	void *mig_mem;                       /* owned */
 	int64_t n_gpus;
 	struct gs_ifr_curve *curves;         /* owned cache: [mode][model][class] */
 	uint8_t *have_curve;                 /* owned: 1 where curves[] is filled */
@@ -207,7 +246,10 @@ static inline int32_t gs_share_model_home(const struct gs_share_model *m, int32_
  */
 int64_t gs_share_model_gpu_mem(const struct gs_share_model *m, int32_t node, int gpu);
 
-/* Brings the integrals to time t (the end of the run) and returns the figures. */
+/*
+ * Brings the integrals to time t (the end of the run) and returns the
+ * figures; the model's last call before gs_share_model_release().
+ */
 const struct gs_share_figures *gs_share_model_finish(struct gs_share_model *m, int64_t t);
 
 /* The rate pod i would run at on GPU gpu of its placement now (for tests and inspect). */
