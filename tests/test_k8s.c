@@ -374,6 +374,12 @@ static void test_refusals(void **state)
 		     "[{name: c, resources: {limits: {nvidia.com/gpu: \"0.5\"}}}]\n",
 		"snap.yaml:7: Pod default/p: spec.containers[].resources: nvidia.com/gpu: '0 and a "
 		"fraction' is not a whole number of GPUs gpusim can place");
+	/* Two MIG instances of a seventh each: one pod's GPUs are whole unless it has one. */
+	refused(NODE "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: "
+		     "[{name: c, resources: {limits: {nvidia.com/mig-1g.10gb: \"2\"}}}]\n",
+		"snap.yaml:7: Pod default/p: spec.containers[].resources: nvidia.com/mig-1g.10gb: "
+		"2 instances of less than a whole GPU each: gpusim shares a GPU with one-GPU pods "
+		"only (one instance per pod, or a full-GPU profile)");
 	refused(NODE "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  affinity:\n"
 		     "    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
 		     "        nodeSelectorTerms:\n        - matchFields:\n          - {key: "

@@ -681,6 +681,11 @@ int gs_k8s_pod_request(struct gs_k8s_bctx *b, const struct gs_k8s_pod *p, struct
 					   kind, kind + 15);
 		out->gpu_milli = gs_mig_profile_milli(mp);
 		out->gpu_mem_mib = mp->mem_mib;
+		if (gpus > 1 && out->gpu_milli < GS_MILLI_PER_GPU)
+			return GS_K8S_BERR(b, &p->o, field, "%s: %lld instances of less than a "
+					   "whole GPU each: gpusim shares a GPU with one-GPU pods "
+					   "only (one instance per pod, or a full-GPU profile)",
+					   kind, (long long)gpus);
 		return 0;
 	}
 	if (gpumem >= 0 || pct >= 0 || cores >= 0) {
@@ -880,6 +885,12 @@ static int classify_pods(struct gs_k8s_bctx *b)
 			continue;
 		if ((rc = gs_k8s_pod_request(b, p, &st->req[i])))
 			return rc;
+		/* The allocator's own rule is the last word; the request's checks explain it. */
+		if (!gs_pod_valid(&st->req[i]))
+			return GS_K8S_BERR(b, &p->o, "spec.containers[].resources", "the allocator "
+					   "refuses this request (%d GPUs of %d milli, %lld MiB)",
+					   st->req[i].num_gpu, st->req[i].gpu_milli,
+					   (long long)st->req[i].gpu_mem_mib);
 		if (st->role[i] == GS_K8S_ROLE_QUEUED && p->unsupported) {
 			char what[400];
 
