@@ -379,7 +379,14 @@ static void test_refusals(void **state)
 		     "[{name: c, resources: {limits: {nvidia.com/mig-1g.10gb: \"2\"}}}]\n",
 		"snap.yaml:7: Pod default/p: spec.containers[].resources: nvidia.com/mig-1g.10gb: "
 		"2 instances of less than a whole GPU each: gpusim shares a GPU with one-GPU pods "
-		"only (one instance per pod, or a full-GPU profile)");
+		"only (one per pod, or a whole GPU each)");
+	/* HAMi's two vGPUs of 30 % of the cores each: the same rule. */
+	refused(NODE "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: "
+		     "[{name: c, resources: {limits: {nvidia.com/gpu: \"2\", nvidia.com/gpucores: "
+		     "\"30\"}}}]\n",
+		"snap.yaml:7: Pod default/p: spec.containers[].resources: nvidia.com/gpu: 2 vGPUs "
+		"of less than a whole GPU each: gpusim shares a GPU with one-GPU pods only (one per "
+		"pod, or a whole GPU each)");
 	refused(NODE "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  affinity:\n"
 		     "    nodeAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
 		     "        nodeSelectorTerms:\n        - matchFields:\n          - {key: "

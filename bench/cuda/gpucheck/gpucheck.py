@@ -257,8 +257,7 @@ def bench_figures(recs):
             return None, ""
         n = len(vals)
         med = vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
-        runs = ", median of %d runs (%s to %s)" % (n, "%.2f" % vals[0], "%.2f" % vals[-1]) \
-            if n > 1 else ""
+        runs = ", median of %d runs (%.2f to %.2f)" % (n, vals[0], vals[-1]) if n > 1 else ""
         return med, runs
 
     runs_of = find("check-overhead", "exclusive", kernel="vecadd")

@@ -681,14 +681,7 @@ int gs_k8s_pod_request(struct gs_k8s_bctx *b, const struct gs_k8s_pod *p, struct
 					   kind, kind + 15);
 		out->gpu_milli = gs_mig_profile_milli(mp);
 		out->gpu_mem_mib = mp->mem_mib;
-		if (gpus > 1 && out->gpu_milli < GS_MILLI_PER_GPU)
-			return GS_K8S_BERR(b, &p->o, field, "%s: %lld instances of less than a "
-					   "whole GPU each: gpusim shares a GPU with one-GPU pods "
-					   "only (one instance per pod, or a full-GPU profile)",
-					   kind, (long long)gpus);
-		return 0;
-	}
-	if (gpumem >= 0 || pct >= 0 || cores >= 0) {
+	} else if (gpumem >= 0 || pct >= 0 || cores >= 0) {
 		/* HAMi: memory per vGPU and a share of the GPU's compute. */
 		if (cores > 100 || pct > 100)
 			return GS_K8S_BERR(b, &p->o, field, "HAMi's gpucores and gpumem-percentage "
@@ -708,11 +701,13 @@ int gs_k8s_pod_request(struct gs_k8s_bctx *b, const struct gs_k8s_pod *p, struct
 			out->gpu_milli = 1;
 		if (out->gpu_milli > GS_MILLI_PER_GPU)
 			out->gpu_milli = GS_MILLI_PER_GPU;
-		if (gpus > 1 && out->gpu_milli < GS_MILLI_PER_GPU)
-			return GS_K8S_BERR(b, &p->o, field, "%lld vGPUs of less than a whole GPU each: "
-					   "gpusim shares a GPU with one-GPU pods only",
-					   (long long)gpus);
 	}
+	/* MIG instances and HAMi vGPUs: several of less than a GPU would share GPUs among them. */
+	if (gpus > 1 && out->gpu_milli < GS_MILLI_PER_GPU)
+		return GS_K8S_BERR(b, &p->o, field, "%s: %lld %s of less than a whole GPU each: "
+				   "gpusim shares a GPU with one-GPU pods only (one per pod, or a "
+				   "whole GPU each)", kind[0] == 'g' ? "nvidia.com/gpu" : kind,
+				   (long long)gpus, kind[0] == 'g' ? "vGPUs" : "instances");
 	return 0;
 }
 
