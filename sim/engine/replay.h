@@ -153,9 +153,6 @@ enum gs_fail_reason {
 /* A static description of r for pods.fail_reason; "" for GS_FAIL_NONE. */
 const char *gs_fail_reason_str(enum gs_fail_reason r);
 
-/* The static name of s as the pods table stores it ("pending", "done", ...). */
-const char *gs_pod_state_str(enum gs_pod_state s);
-
 struct gs_pod_outcome {
 	int32_t src;                /* index of the pod in the trace (clones share it) */
 	uint8_t state;              /* enum gs_pod_state */
