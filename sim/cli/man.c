@@ -464,7 +464,7 @@ static void put_outro_prose(FILE *f, const struct gs_cmd_spec *spec)
 
 	if (!spec->outro)
 		return;
-	/* All of it up to "Exit status:", however long (it was cut at 2 KiB). */
+	/* All of it up to "Exit status:", however long. */
 	len = es ? (size_t)(es - spec->outro) : strlen(spec->outro);
 	if (!len)
 		return;

@@ -216,13 +216,20 @@ static inline struct gs_heap_member *member(struct gs_heap_group *gr, int32_t k)
 	return k < GS_HEAP_GROUP_INLINE ? &gr->in[k] : &gr->more[k - GS_HEAP_GROUP_INLINE];
 }
 
-/* The member of group gr that departure `pod` is, or -1. */
-static int32_t member_of(struct gs_heap_group *gr, int32_t pod)
+/*
+ * The member of group gr that departure `pod` is, or -1: the members in
+ * the group, then those in its array, each a plain scan (a move looks for
+ * its pod in every group it changes, and a pop in the popped group).
+ */
+static int32_t member_of(const struct gs_heap_group *gr, int32_t pod)
 {
-	int32_t k;
+	int32_t k, n_in = gr->n < GS_HEAP_GROUP_INLINE ? gr->n : GS_HEAP_GROUP_INLINE;
 
-	for (k = 0; k < gr->n; k++)
-		if (member(gr, k)->pod == pod)
+	for (k = 0; k < n_in; k++)
+		if (gr->in[k].pod == pod)
+			return k;
+	for (k = GS_HEAP_GROUP_INLINE; k < gr->n; k++)
+		if (gr->more[k - GS_HEAP_GROUP_INLINE].pod == pod)
 			return k;
 	return -1;
 }
@@ -371,16 +378,20 @@ int gs_heap_push_grouped(struct gs_heap *h, int64_t t_s, int32_t pod, uint32_t g
 /* Group g's earliest departure, as its slot's event; g holds one at least. */
 static struct gs_event group_head(struct gs_heap *h, int32_t g)
 {
-	struct gs_heap_group *gr = &h->groups[g];
-	const struct gs_heap_member *best = member(gr, 0);
+	const struct gs_heap_group *gr = &h->groups[g];
+	const struct gs_heap_member *best = &gr->in[0], *mb, *end;
 	struct gs_event ev;
-	int32_t k;
 
-	for (k = 1; k < gr->n; k++) {
-		const struct gs_heap_member *mb = member(gr, k);
-
+	/* The members in the group, then those in its array: no test of where each one is. */
+	end = &gr->in[gr->n < GS_HEAP_GROUP_INLINE ? gr->n : GS_HEAP_GROUP_INLINE];
+	for (mb = &gr->in[1]; mb < end; mb++)
 		if (mb->t_s < best->t_s || (mb->t_s == best->t_s && mb->seq < best->seq))
 			best = mb;
+	if (gr->n > GS_HEAP_GROUP_INLINE) {
+		end = &gr->more[gr->n - GS_HEAP_GROUP_INLINE];
+		for (mb = gr->more; mb < end; mb++)
+			if (mb->t_s < best->t_s || (mb->t_s == best->t_s && mb->seq < best->seq))
+				best = mb;
 	}
 	ev.t_s = best->t_s;
 	ev.seq = best->seq;

@@ -61,23 +61,6 @@ const char *gs_fail_reason_str(enum gs_fail_reason r)
 	return "unknown";
 }
 
-const char *gs_pod_state_str(enum gs_pod_state s)
-{
-	switch (s) {
-	case GS_POD_NEW:
-		return "new";
-	case GS_POD_PENDING:
-		return "pending";
-	case GS_POD_RUNNING:
-		return "running";
-	case GS_POD_DONE:
-		return "done";
-	case GS_POD_FAILED:
-		return "failed";
-	}
-	return "unknown";
-}
-
 /* How long a pod runs once placed; -1 for never leaving. */
 static int64_t duration_s(const struct gs_pod *p)
 {

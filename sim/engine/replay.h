@@ -153,9 +153,6 @@ enum gs_fail_reason {
 /* A static description of r for pods.fail_reason; "" for GS_FAIL_NONE. */
 const char *gs_fail_reason_str(enum gs_fail_reason r);
 
-/* The static name of s as the pods table stores it ("pending", "done", ...). */
-const char *gs_pod_state_str(enum gs_pod_state s);
-
 struct gs_pod_outcome {
 	int32_t src;                /* index of the pod in the trace (clones share it) */
 	uint8_t state;              /* enum gs_pod_state */
@@ -385,6 +382,14 @@ struct gs_summary {
 
 /* Computes the summary from the outcomes and samples of a finished run. */
 void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out);
+
+/* A run's pods by the state they ended in; placed = running + done. */
+struct gs_pod_counts {
+	int64_t placed, running, done, failed, pending;
+};
+
+/* Counts the pods of sim->out by state into *out; a state outside the enum counts nowhere. */
+void gs_sim_count_pods(const struct gs_sim *sim, struct gs_pod_counts *out);
 
 /* Arrived workload of a sample in whole percent of capacity, rounded. */
 int64_t gs_sample_arrived_pct(const struct gs_sample *s, int64_t gpu_capacity_milli);

@@ -240,6 +240,7 @@ static int gpu_pods(const struct gs_share_gpu *G)
 struct gpu_shares {
 	int64_t gpu;              /* the GPU (m->gpus index) they are for; -1: none yet */
 	int n;                    /* pods looked at: gpu_pods() */
+	int next;                 /* the place after the pod gpu_rate() last found */
 	int mode, model;          /* the GPU's mode and model */
 	double acc, acc_rest;     /* vGPU: the limiter's accuracy / 1000, and 1 - that */
 	double busy_sum;
@@ -264,6 +265,7 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu, in
 
 	sh->gpu = m->gpu_base[node] + gpu;
 	sh->n = n;
+	sh->next = 0;
 	sh->mode = cfg->mode;
 	sh->model = model;
 	sh->acc = cfg->accuracy_milli / 1000.0;
@@ -301,8 +303,18 @@ static void gpu_shares(const struct gs_share_model *m, int32_t node, int gpu, in
 			sh->dem[j] = v[j].busy;
 			wt[j] = v[j].request > 0 ? v[j].request : 0.001;
 		}
-		water_fill(sh->dem, NULL, sh->fair, n);
-		if (cfg->elastic) {
+		/*
+		 * gpu_rate() weighs the two by acc and 1 - acc; a share weighed
+		 * by 0 adds +0.0 whatever it is (each is finite), so it is not
+		 * worked out. The default accuracy is 1: no fair shares.
+		 */
+		if (sh->acc_rest == 0.0)
+			memset(sh->fair, 0, (size_t)n * sizeof(sh->fair[0]));
+		else
+			water_fill(sh->dem, NULL, sh->fair, n);
+		if (sh->acc == 0.0) {
+			memset(sh->got, 0, (size_t)n * sizeof(sh->got[0]));
+		} else if (cfg->elastic) {
 			water_fill(sh->dem, wt, sh->got, n);
 		} else {
 			for (j = 0; j < n; j++)
@@ -364,12 +376,21 @@ static double gpu_rate(struct gs_share_model *m, int32_t i, int k, struct gpu_sh
 		}
 		gpu_shares(m, node, gpu, model, cfg, sh);
 	}
-	/* The pod's place among those looked at (the first, should it be past them). */
-	for (j = 0; j < sh->n; j++)
-		if (G->pods[j] == i) {
-			self = j;
-			break;
-		}
+	/*
+	 * The pod's place among those looked at (the first, should it be past
+	 * them). A GPU's pods are distinct and reschedule() mostly asks about
+	 * them in their order, so the place after the last one is tried first.
+	 */
+	if (sh->next < sh->n && G->pods[sh->next] == i) {
+		self = sh->next;
+	} else {
+		for (j = 0; j < sh->n; j++)
+			if (G->pods[j] == i) {
+				self = j;
+				break;
+			}
+	}
+	sh->next = self + 1;
 	if (sh->mode == GS_SHARE_TIMESLICE)
 		rate = min_of(1.0, sh->got[self] / me->busy);
 	else if (sh->mode == GS_SHARE_MPS)

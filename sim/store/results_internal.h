@@ -34,8 +34,7 @@ struct gs_db {
 
 /*
  * The names of enum gs_pod_state in pods.state. They are part of the
- * on-disk format (a CHECK constraint in the DDL), so they are spelled here
- * rather than taken from gs_pod_state_str().
+ * on-disk format (a CHECK constraint in the DDL), so the store owns them.
  */
 extern const char *const gs_db_pod_state[];
 #define GS_DB_POD_STATES (GS_POD_FAILED + 1)

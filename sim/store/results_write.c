@@ -254,7 +254,7 @@ static bool format_mig(const struct gs_sim *sim, const struct gs_pod_outcome *o,
 }
 
 struct run_counts {
-	int64_t placed, failed, done, pending_end;
+	struct gs_pod_counts pods;
 	int64_t wait_total_s;     /* sum of the pods' wait_s, stored or not */
 };
 
@@ -304,26 +304,12 @@ static int validate_run(const struct gs_db *db, const struct gs_run_info *ri,
 					  "%s: run not written: pod %zu comes from trace row "
 					  "%" PRId32 ", the trace has %zu",
 					  db->path, i, o->src, sim->trace->n_pods);
-		switch (o->state) {
-		case GS_POD_DONE:
-			cnt->done++;
-			/* fall through */
-		case GS_POD_RUNNING:
-			cnt->placed++;
-			/* As bind_pod() computes pods.wait_s. */
-			if (o->t_start_s >= 0 && o->t_arrive_s >= 0)
-				cnt->wait_total_s += o->t_start_s - o->t_arrive_s;
-			break;
-		case GS_POD_FAILED:
-			cnt->failed++;
-			break;
-		case GS_POD_PENDING:
-			cnt->pending_end++;
-			break;
-		default:
-			break;
-		}
+		/* As bind_pod() computes pods.wait_s. */
+		if ((o->state == GS_POD_RUNNING || o->state == GS_POD_DONE) && o->t_start_s >= 0 &&
+		    o->t_arrive_s >= 0)
+			cnt->wait_total_s += o->t_start_s - o->t_arrive_s;
 	}
+	gs_sim_count_pods(sim, &cnt->pods);
 	return 0;
 }
 
@@ -404,10 +390,10 @@ static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const stru
 	sqlite3_bind_int64(st, 16, c->cpu_milli);
 	sqlite3_bind_int64(st, 17, c->mem_mib);
 	sqlite3_bind_int64(st, 18, (int64_t)sim->n_pods);
-	sqlite3_bind_int64(st, 19, cnt->placed);
-	sqlite3_bind_int64(st, 20, cnt->failed);
-	sqlite3_bind_int64(st, 21, cnt->done);
-	sqlite3_bind_int64(st, 22, cnt->pending_end);
+	sqlite3_bind_int64(st, 19, cnt->pods.placed);
+	sqlite3_bind_int64(st, 20, cnt->pods.failed);
+	sqlite3_bind_int64(st, 21, cnt->pods.done);
+	sqlite3_bind_int64(st, 22, cnt->pods.pending);
 	sqlite3_bind_int64(st, 23, sim->stats.events);
 	sqlite3_bind_int64(st, 24, sim->stats.retries);
 	sqlite3_bind_int64(st, 25, sim->stats.t_end_s);
