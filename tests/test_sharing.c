@@ -431,6 +431,41 @@ static void test_share_key(void **state)
 	gs_cluster_release(&d);
 }
 
+/*
+ * On a node whose GPUs share a config other than MIG, the key holds the
+ * node's config and leaves the GPUs' fields zero: a pod on GPU 1 or on
+ * GPU 0 gives the same key, and the filter (which reads the node's entry,
+ * where the two differ) is what tells them apart.
+ */
+static void test_share_key_uniform(void **state)
+{
+	struct gs_cluster a, b;
+	struct gs_node_share_key ka, kb, zero;
+	struct gs_pod p = gpu_pod(500, 16 * 1024);
+
+	(void)state;
+	memset(&zero, 0, sizeof(zero));
+	make_h100(&a, "vgpu");
+	make_h100(&b, "vgpu");
+	assert_int_equal(gs_cluster_bind(&a, &p, &(struct gs_placement){ .node = 0, .num_gpu = 1,
+									  .gpu = { 0 } }),
+			 0);
+	assert_int_equal(gs_cluster_bind(&b, &p, &(struct gs_placement){ .node = 0, .num_gpu = 1,
+									  .gpu = { 1 } }),
+			 0);
+	gs_cluster_share_key(&a, 0, &ka);
+	gs_cluster_share_key(&b, 0, &kb);
+	assert_memory_equal(&ka, &kb, sizeof(ka));
+	assert_int_equal(ka.mode, GS_SHARE_VGPU);
+	assert_int_equal(ka.cfg, a.share[0].cfg);
+	assert_memory_equal(ka.gpu_cfg, zero.gpu_cfg, sizeof(ka.gpu_cfg));
+	assert_memory_equal(ka.gpu_mig_cap, zero.gpu_mig_cap, sizeof(ka.gpu_mig_cap));
+	assert_int_equal(a.nodes[0].gpu_free_milli[0], 500);
+	assert_int_equal(b.nodes[0].gpu_free_milli[1], 500);
+	gs_cluster_release(&a);
+	gs_cluster_release(&b);
+}
+
 /* A fixed layout: pods take its idle instances, which stay when they leave. */
 static void test_mig_fixed_layout(void **state)
 {
@@ -538,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_mig_through_scheduler),
 		cmocka_unit_test(test_mig_pick_and_cap_max),
 		cmocka_unit_test(test_share_key),
+		cmocka_unit_test(test_share_key_uniform),
 		cmocka_unit_test(test_mig_fixed_layout),
 		cmocka_unit_test(test_mixed_node_and_copy),
 	};

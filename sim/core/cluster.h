@@ -143,6 +143,8 @@ struct gs_node_share {
  * equal are filtered and costed alike for every pod, whatever their MIG
  * instances' layout or pods per GPU, so the scheduler's index may group
  * them. The GPUs past the node's are zero: compare keys with memcmp().
+ * The GPUs' own fields are filled on MIG and mixed nodes only (elsewhere
+ * every GPU has the node's config and no mig_cap is read): zero on others.
  */
 struct gs_node_share_key {
 	uint8_t mode, cfg, combo;

@@ -246,7 +246,11 @@ enum gs_fit gs__share_fits(const struct gs_cluster *c, int32_t node, const struc
 /*
  * The filter above reads of the sharing state the node's and each GPU's
  * config, the MIG table and mig_cap; demand() reads the config and the
- * table. Nothing reads the instances themselves or the pods per GPU.
+ * table. Nothing reads the instances themselves or the pods per GPU. On
+ * a node whose GPUs share one config other than MIG, each GPU's config
+ * is the node's and no mig_cap is read: the GPUs' fields are left zero
+ * there, and their entries (a cache line for two GPUs, not in the caches
+ * on most binds of a large cluster) are not read.
  */
 void gs_cluster_share_key(const struct gs_cluster *c, int32_t node, struct gs_node_share_key *k)
 {
@@ -259,6 +263,8 @@ void gs_cluster_share_key(const struct gs_cluster *c, int32_t node, struct gs_no
 	k->combo = ns->combo;
 	k->mig_table = ns->mig_table;
 	k->mig_cap_max = ns->mig_cap_max;
+	if (ns->mode != GS_SHARE_MIG && ns->mode != GS_SHARE_MIXED)
+		return;
 	for (i = 0; i < g; i++) {
 		k->gpu_cfg[i] = ns->gpu[i].cfg;
 		k->gpu_mig_cap[i] = ns->gpu[i].mig_cap;

@@ -63,11 +63,47 @@ _Static_assert(GS_FIT_OK == 0, "nth_fitting() counts the zero bytes of the verdi
 #define INDEX_MAX_SHAPE_BYTES (512u << 20)
 #define INDEX_MAX_SHAPES 4096
 
-/* A node state: the node's entry with n_pods zeroed, and the policy's key. */
-struct group_key {
-	struct gs_node node;
-	uint64_t pkey;
+/* One GPU of a node state: free share and memory, and with sharing modes config and MIG cap. */
+struct key_gpu {
+	int32_t free_milli;
+	uint8_t cfg;
+	int8_t mig_cap;
+	uint8_t zero[2];
+	int64_t mem_free_mib;
 };
+
+/*
+ * A node state: the node's entry but its pod count and the fields that
+ * follow from the others, the policy's key and, with sharing modes, the
+ * node's struct gs_node_share_key, packed so that a node of g GPUs takes
+ * its first key_bytes(g) bytes, compared and hashed as bytes (padding is
+ * zero). A group slot is written for every new state, and under vGPU
+ * most binds make one (cachegrind: the index's misses were half of
+ * vGPU's extra ones): the node's entry and sharing key whole would take
+ * five cache lines, the packed state of an 8-GPU node takes three.
+ */
+struct group_key {
+	uint64_t pkey;
+	int64_t mem_mib, mem_free_mib;
+	int32_t cpu_milli, cpu_free_milli;
+	int32_t num_gpu, model, group;
+	uint8_t mode, cfg, combo;
+	int8_t mig_table, mig_cap_max;
+	uint8_t zero[7];
+	struct key_gpu gpu[GS_MAX_GPUS];
+};
+
+_Static_assert(offsetof(struct group_key, gpu) == 56 && sizeof(struct key_gpu) == 16,
+	       "a group key has no padding but its zero bytes");
+
+/* Bytes of a key that a node of num_gpu GPUs uses: whole words. */
+static size_t key_bytes(int32_t num_gpu)
+{
+	return offsetof(struct group_key, gpu) + (size_t)num_gpu * sizeof(struct key_gpu);
+}
+
+/* Bytes between group slots: a key of the most GPUs, in whole cache lines. */
+#define KEY_STRIDE ((sizeof(struct group_key) + 63) & ~(size_t)63)
 
 /*
  * The verdicts of all shapes for a group sit in one row, a byte per shape
@@ -108,6 +144,19 @@ struct log_entry {
 	int32_t node, pos, group;
 };
 
+/*
+ * A slot of the groups' hash table: the group (-1: empty) and the low
+ * bits of its hash, which give its home slot (the table has fewer than
+ * 2^32 slots) and turn away most other states without reading the group.
+ * Under vGPU most binds make a state not seen before or one not seen for
+ * long, whose group is not in the caches: reading each probed group's
+ * hash would cost a miss per slot probed before the one on its key.
+ */
+struct table_slot {
+	int32_t group;
+	uint32_t hash;
+};
+
 struct gs_sched_index {
 	const struct gs_cluster *c;
 	const struct gs_policy *pol;
@@ -124,8 +173,8 @@ struct gs_sched_index {
 	uint64_t version;         /* c->version when the index last saw the cluster */
 
 	/* Groups, and a hash table of their ids (open addressing, -1 empty). */
-	struct group_key *keys;
-	struct gs_node_share_key *skeys; /* [cap_groups] with sharing modes, else NULL */
+	unsigned char *keys;      /* [cap_groups * KEY_STRIDE] the states, line-aligned */
+	bool share;               /* the cluster has sharing modes: keys hold sharing keys */
 	uint64_t *ghash;
 	int32_t *refs;            /* nodes in the group */
 	uint8_t *verdicts;        /* [cap_groups * vstride] the rows of verdicts */
@@ -133,7 +182,7 @@ struct gs_sched_index {
 	int32_t *prev, *next;     /* the unreferenced groups, oldest first */
 	int32_t idle_head, idle_tail;
 	int32_t n_groups, cap_groups;
-	int32_t *table;
+	struct table_slot *table;
 	size_t table_mask;
 	int32_t *group_of;        /* [n] */
 
@@ -163,31 +212,11 @@ static uint64_t mix(uint64_t h, uint64_t v)
 
 static uint64_t key_hash(const struct group_key *k)
 {
-	const struct gs_node *n = &k->node;
+	const unsigned char *b = (const unsigned char *)k;
+	size_t i, len = key_bytes(k->num_gpu);
 	uint64_t h = 0xcbf29ce484222325ull;
-	int32_t i;
 
-	h = mix(h, (uint64_t)(uint32_t)n->cpu_milli);
-	h = mix(h, (uint64_t)(uint32_t)n->cpu_free_milli);
-	h = mix(h, (uint64_t)n->mem_mib);
-	h = mix(h, (uint64_t)n->mem_free_mib);
-	h = mix(h, (uint64_t)(uint32_t)n->num_gpu << 32 | (uint32_t)n->model);
-	for (i = 0; i < n->num_gpu; i++) {
-		h = mix(h, (uint64_t)(uint32_t)n->gpu_free_milli[i]);
-		h = mix(h, (uint64_t)n->gpu_mem_free_mib[i]);
-	}
-	h = mix(h, k->pkey);
-	return gs_rng_mix(h);
-}
-
-_Static_assert(sizeof(struct gs_node_share_key) % 8 == 0, "share_hash() reads whole words");
-
-static uint64_t share_hash(uint64_t h, const struct gs_node_share_key *sk)
-{
-	const unsigned char *b = (const unsigned char *)sk;
-	size_t i;
-
-	for (i = 0; i < sizeof(*sk); i += 8) {
+	for (i = 0; i < len; i += 8) {
 		uint64_t v;
 
 		memcpy(&v, b + i, 8);
@@ -198,20 +227,7 @@ static uint64_t share_hash(uint64_t h, const struct gs_node_share_key *sk)
 
 static bool key_eq(const struct group_key *a, const struct group_key *b)
 {
-	const struct gs_node *x = &a->node, *y = &b->node;
-	int32_t i;
-
-	if (a->pkey != b->pkey || x->cpu_milli != y->cpu_milli ||
-	    x->cpu_free_milli != y->cpu_free_milli || x->mem_mib != y->mem_mib ||
-	    x->mem_free_mib != y->mem_free_mib || x->num_gpu != y->num_gpu || x->model != y->model ||
-	    x->group != y->group)
-		return false;
-	for (i = 0; i < x->num_gpu; i++)
-		if (x->gpu_free_milli[i] != y->gpu_free_milli[i] ||
-		    x->gpu_mem_free_mib[i] != y->gpu_mem_free_mib[i])
-			return false;
-	/* The derived fields follow from the ones compared. */
-	return true;
+	return a->num_gpu == b->num_gpu && memcmp(a, b, key_bytes(a->num_gpu)) == 0;
 }
 
 static uint64_t shape_hash(const struct gs_pod *p)
@@ -236,33 +252,63 @@ static bool shape_eq(const struct gs_pod *a, const struct gs_pod *b)
 
 /* --- groups ------------------------------------------------------------------ */
 
+/* The state of node into k (every byte of its key_bytes() written). */
 static void key_of(const struct gs_sched_index *x, const struct gs_cluster *c, int32_t node,
 		   struct group_key *k)
 {
-	k->node = c->nodes[node];
-	k->node.n_pods = 0;
+	const struct gs_node *n = &c->nodes[node];
+	struct gs_node_share_key sk;
+	int32_t i;
+
+	memset(k, 0, offsetof(struct group_key, gpu));
 	k->pkey = x->pol->node_key ? x->pol->node_key(x->pol_state, c, node) : 0;
+	k->mem_mib = n->mem_mib;
+	k->mem_free_mib = n->mem_free_mib;
+	k->cpu_milli = n->cpu_milli;
+	k->cpu_free_milli = n->cpu_free_milli;
+	k->num_gpu = n->num_gpu;
+	k->model = n->model;
+	k->group = n->group;
+	if (x->share) {
+		gs_cluster_share_key(c, node, &sk);
+		k->mode = sk.mode;
+		k->cfg = sk.cfg;
+		k->combo = sk.combo;
+		k->mig_table = sk.mig_table;
+		k->mig_cap_max = sk.mig_cap_max;
+	}
+	for (i = 0; i < n->num_gpu; i++) {
+		struct key_gpu *kg = &k->gpu[i];
+
+		kg->free_milli = n->gpu_free_milli[i];
+		kg->cfg = x->share ? sk.gpu_cfg[i] : 0;
+		kg->mig_cap = x->share ? sk.gpu_mig_cap[i] : 0;
+		kg->zero[0] = kg->zero[1] = 0;
+		kg->mem_free_mib = n->gpu_mem_free_mib[i];
+	}
 }
 
-/* Whether group g is the state k (and sk, with sharing modes). */
-static bool group_is(const struct gs_sched_index *x, int32_t g, uint64_t h,
-		     const struct group_key *k, const struct gs_node_share_key *sk)
+/* Group g's state. */
+static inline const struct group_key *group_key(const struct gs_sched_index *x, int32_t g)
 {
-	return x->ghash[g] == h && key_eq(&x->keys[g], k) &&
-	       (!sk || memcmp(&x->skeys[g], sk, sizeof(*sk)) == 0);
+	return (const struct group_key *)(x->keys + (size_t)g * KEY_STRIDE);
 }
 
-static int32_t group_find(const struct gs_sched_index *x, uint64_t h, const struct group_key *k,
-			  const struct gs_node_share_key *sk)
+/* Whether group g is the state k. */
+static bool group_is(const struct gs_sched_index *x, int32_t g, uint64_t h,
+		     const struct group_key *k)
+{
+	return x->ghash[g] == h && key_eq(group_key(x, g), k);
+}
+
+static int32_t group_find(const struct gs_sched_index *x, uint64_t h, const struct group_key *k)
 {
 	size_t i = (size_t)h & x->table_mask;
+	int32_t g;
 
-	for (; x->table[i] >= 0; i = (i + 1) & x->table_mask) {
-		int32_t g = x->table[i];
-
-		if (group_is(x, g, h, k, sk))
+	for (; (g = x->table[i].group) >= 0; i = (i + 1) & x->table_mask)
+		if (x->table[i].hash == (uint32_t)h && key_eq(group_key(x, g), k))
 			return g;
-	}
 	return -1;
 }
 
@@ -270,9 +316,10 @@ static void table_insert(struct gs_sched_index *x, int32_t g)
 {
 	size_t i = (size_t)x->ghash[g] & x->table_mask;
 
-	while (x->table[i] >= 0)
+	while (x->table[i].group >= 0)
 		i = (i + 1) & x->table_mask;
-	x->table[i] = g;
+	x->table[i].group = g;
+	x->table[i].hash = (uint32_t)x->ghash[g];
 }
 
 /* Deletes group g from the table, shifting later entries of its run back (linear probing). */
@@ -280,22 +327,22 @@ static void table_remove(struct gs_sched_index *x, int32_t g)
 {
 	size_t i = (size_t)x->ghash[g] & x->table_mask, j;
 
-	while (x->table[i] != g)
+	while (x->table[i].group != g)
 		i = (i + 1) & x->table_mask;
 	for (j = i;;) {
 		size_t home;
 
 		j = (j + 1) & x->table_mask;
-		if (x->table[j] < 0)
+		if (x->table[j].group < 0)
 			break;
-		home = (size_t)x->ghash[x->table[j]] & x->table_mask;
+		home = (size_t)x->table[j].hash & x->table_mask;
 		/* Move j into the hole at i unless its home lies cyclically in (i, j]. */
 		if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
 			continue;
 		x->table[i] = x->table[j];
 		i = j;
 	}
-	x->table[i] = -1;
+	x->table[i].group = -1;
 }
 
 static void idle_unlink(struct gs_sched_index *x, int32_t g)
@@ -335,8 +382,7 @@ static void group_unref(struct gs_sched_index *x, int32_t g)
 }
 
 /* A slot for a new state: a fresh one, or the group unreferenced longest. */
-static int32_t group_new(struct gs_sched_index *x, uint64_t h, const struct group_key *k,
-			 const struct gs_node_share_key *sk)
+static int32_t group_new(struct gs_sched_index *x, uint64_t h, const struct group_key *k)
 {
 	int32_t g;
 
@@ -351,9 +397,7 @@ static int32_t group_new(struct gs_sched_index *x, uint64_t h, const struct grou
 	}
 	/* What the shapes computed for the slot's old state is stale now. */
 	memset(x->verdicts + (size_t)g * x->vstride, VERDICT_UNKNOWN, x->vstride);
-	x->keys[g] = *k;
-	if (sk)
-		x->skeys[g] = *sk;
+	memcpy(x->keys + (size_t)g * KEY_STRIDE, k, key_bytes(k->num_gpu));
 	x->ghash[g] = h;
 	x->refs[g] = 0;
 	idle_append(x, g);
@@ -364,25 +408,19 @@ static int32_t group_new(struct gs_sched_index *x, uint64_t h, const struct grou
 /* Puts node into the group of its current state; false if that did not change. */
 static bool regroup(struct gs_sched_index *x, const struct gs_cluster *c, int32_t node)
 {
-	struct gs_node_share_key skey, *sk = NULL;
 	struct group_key k;
 	uint64_t h;
 	int32_t g = x->group_of[node];
 
 	key_of(x, c, node, &k);
 	h = key_hash(&k);
-	if (x->skeys) {
-		sk = &skey;
-		gs_cluster_share_key(c, node, sk);
-		h = share_hash(h, sk);
-	}
-	if (g >= 0 && group_is(x, g, h, &k, sk))
+	if (g >= 0 && group_is(x, g, h, &k))
 		return false;
 	if (g >= 0)
 		group_unref(x, g);
-	g = group_find(x, h, &k, sk);
+	g = group_find(x, h, &k);
 	if (g < 0)
-		g = group_new(x, h, &k, sk);
+		g = group_new(x, h, &k);
 	group_ref(x, g);
 	x->group_of[node] = g;
 	return true;
@@ -549,10 +587,10 @@ static int32_t shape_of(struct gs_sched_index *x, const struct gs_pod *p)
 		sh->tree = malloc(x->tree_size * sizeof(*sh->tree));
 	if (x->ranked)
 		sh->blk = malloc(rank_blocks(x) * sizeof(*sh->blk));
-	if (x->skeys)
+	if (x->share)
 		sh->dem = malloc(GS_MAX_SHARE_COMBOS * sizeof(*sh->dem));
 	if (!sh->fit || (x->scored && (!sh->tree || !sh->g_score)) ||
-	    (x->ranked && !sh->blk) || (x->skeys && !sh->dem)) {
+	    (x->ranked && !sh->blk) || (x->share && !sh->dem)) {
 		shape_free(sh);
 		return -1;
 	}
@@ -873,7 +911,7 @@ static struct shape *synced_shape(struct gs_sched_index *x, const struct gs_clus
 	struct shape *sh;
 	int32_t s;
 
-	if (!x || c != x->c || c->n_nodes != x->n || !c->share != !x->skeys)
+	if (!x || c != x->c || c->n_nodes != x->n || !c->share != !x->share)
 		return NULL;
 	/* Claimed devices are not part of a node's state here: filter every node. */
 	if (gs_pod_claims(c, p))
@@ -1001,7 +1039,7 @@ void gs_sched_index_free(struct gs_sched_index *x)
 		return;
 	for (s = 0; s < x->n_shapes; s++)
 		shape_free(&x->shapes[s]);
-	GS_MEM_FREE(x->shapes, x->shape_table, x->pos_of, x->keys, x->skeys, x->ghash, x->refs,
+	GS_MEM_FREE(x->shapes, x->shape_table, x->pos_of, x->keys, x->ghash, x->refs,
 		    x->verdicts, x->prev, x->next, x->table, x->group_of, x->log, x->last_log);
 	free(x);
 }
@@ -1039,15 +1077,17 @@ struct gs_sched_index *gs_sched_index_new(const struct gs_cluster *c, const int3
 	x->cap_groups = (int32_t)cap;
 	for (tsize = 16; tsize < 2 * cap; tsize *= 2)
 		;
+	/* A slot's 32 bits of hash name its home slot. */
+	if (tsize - 1 > UINT32_MAX) {
+		gs_sched_index_free(x);
+		return NULL;
+	}
 	x->log_cap = (int64_t)(4 * n + 1024);
 	x->pos_of = malloc((n + 1) * sizeof(*x->pos_of));
 	x->group_of = malloc((n + 1) * sizeof(*x->group_of));
 	x->last_log = malloc((n + 1) * sizeof(*x->last_log));
-	x->keys = malloc(cap * sizeof(*x->keys));
-	if (c->share && !(x->skeys = malloc(cap * sizeof(*x->skeys)))) {
-		gs_sched_index_free(x);
-		return NULL;
-	}
+	x->share = c->share != NULL;
+	x->keys = aligned_alloc(64, cap * KEY_STRIDE);
 	x->ghash = malloc(cap * sizeof(*x->ghash));
 	x->refs = malloc(cap * sizeof(*x->refs));
 	x->vstride = 64;
