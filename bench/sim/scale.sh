@@ -33,7 +33,8 @@
 #   SCALE_MODE      time (default) or inflate
 #   SCALE_REPEATS   runs per cell and policy (default 3; the median is shown)
 #   SCALE_LOAD      scale_spec.sh's LOAD (default 3: about 120% offered)
-#   SCALE_TIMEOUT   seconds before a run is given up and shown as '>T' (1800)
+#   SCALE_TIMEOUT   seconds before a run is given up and shown as '>T' (1800);
+#                   a run that fails shows 'failed' there, with its error below
 #   SCALE_DIR       where generated traces are kept between runs
 #                   (default BUILD_DIR/scale-traces; ~40 MB per million pods)
 #   SCALE_GPUSIM    the gpusim to time (default BUILD_DIR/gpusim)
@@ -152,8 +153,10 @@ for cell in $cells; do
 			[ -n "$base" ] && echo "$pol@base $nodes $run_pods $(tr ' ' '\n' <<<"$bcpus" |
 				median) ${days:+month}" >>"$results"
 		else
+			# timeout(1) exits 124 when the limit is reached; anything else is the run failing.
+			if [ "${t_rc:-1}" = 124 ]; then why=">$limit"; else why="failed"; fi
 			printf "%-8s %-9s %-14s %9s %5s %9s %9s %11s %8s %8s %8s\n" "$nodes" "$pods" "$pol" - \
-				"$repeats" ">$limit" - - - - -
+				"$repeats" "$why" - - - - -
 			echo "  ${t_err:-}" | head -n 5
 		fi
 	done

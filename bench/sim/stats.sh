@@ -22,13 +22,14 @@ to_s() {
 # timed LIMIT_S OUT CMD...: runs CMD under /usr/bin/time -v, given up after
 # LIMIT_S seconds, its stdout into the file OUT; then sets t_wall (seconds),
 # t_cpu (user + system seconds) and t_rss (peak KiB), or on failure t_err
-# (the last lines of its stderr). Returns CMD's status.
+# (the last lines of its stderr); t_rc is the status (124: LIMIT_S ran out). Returns it.
 timed() {
 	local limit=$1 out=$2 log rc=0
 
 	shift 2
 	log=$(mktemp)
 	timeout "$limit" /usr/bin/time -v "$@" >"$out" 2>"$log" || rc=$?
+	t_rc=$rc
 	if [ $rc = 0 ]; then
 		t_wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { print $2 }' "$log" | to_s)
 		t_cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { print u + s }' "$log")
