@@ -2,12 +2,13 @@
 /*
  * sched_index.c - the scheduler's node index (see sched_index.h).
  *
- * Groups. Every node belongs to the group of its state: the whole struct
- * gs_node except its pod count, plus the policy's node_key(), and with GPU
- * sharing modes its struct gs_node_share_key (configs and the largest MIG
- * profile each GPU can still place: what the filter reads, not the MIG
- * instances' layout nor the pods per GPU, which would make most states
- * of a MIG node new), compared byte for byte. A group keeps,
+ * Groups. Every node belongs to the group of its state: its struct
+ * gs_node but the pod count (the fields the others do not determine),
+ * the policy's node_key(), and with GPU sharing modes its struct
+ * gs_node_share_key (configs and the largest MIG profile each GPU can
+ * still place: what the filter reads, not the MIG instances' layout nor
+ * the pods per GPU, which would make most states of a MIG node new),
+ * packed into a struct group_key and compared byte for byte. A group keeps,
  * for each request shape, the filter's verdict and the policy's score,
  * computed once on the first node of that state the index looks at. Groups
  * nobody is in stay cached (a node often goes back to an earlier state,
