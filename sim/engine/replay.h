@@ -383,14 +383,6 @@ struct gs_summary {
 /* Computes the summary from the outcomes and samples of a finished run. */
 void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out);
 
-/* A run's pods by the state they ended in; placed = running + done. */
-struct gs_pod_counts {
-	int64_t placed, running, done, failed, pending;
-};
-
-/* Counts the pods of sim->out by state into *out; a state outside the enum counts nowhere. */
-void gs_sim_count_pods(const struct gs_sim *sim, struct gs_pod_counts *out);
-
 /* Arrived workload of a sample in whole percent of capacity, rounded. */
 int64_t gs_sample_arrived_pct(const struct gs_sample *s, int64_t gpu_capacity_milli);
 

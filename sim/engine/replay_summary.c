@@ -85,7 +85,8 @@ static void idle_at_100(const struct gs_sim *sim, int64_t cap, struct gs_summary
 	out->idle_stranded_pct = 100.0 * sum[2] / (double)n / (double)cap;
 }
 
-void gs_sim_count_pods(const struct gs_sim *sim, struct gs_pod_counts *out)
+/* The pods of sim->out by the state they ended in: placed (running or done), running, ... */
+static void count_pods(const struct gs_sim *sim, struct gs_summary *out)
 {
 	int64_t n[GS_POD_FAILED + 1] = { 0 };
 	size_t i;
@@ -94,15 +95,13 @@ void gs_sim_count_pods(const struct gs_sim *sim, struct gs_pod_counts *out)
 		if (sim->out[i].state <= GS_POD_FAILED)
 			n[sim->out[i].state]++;
 	out->running = n[GS_POD_RUNNING];
-	out->done = n[GS_POD_DONE];
 	out->failed = n[GS_POD_FAILED];
 	out->pending = n[GS_POD_PENDING];
-	out->placed = out->running + out->done;
+	out->placed = n[GS_POD_RUNNING] + n[GS_POD_DONE];
 }
 
 void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 {
-	struct gs_pod_counts counts;
 	const int64_t cap = sim->cluster.gpu_milli;
 	const struct gs_arrived_stats *arrived = sim->arrived;
 	struct gs_arrived_stats st;
@@ -122,11 +121,7 @@ void gs_sim_summarize(const struct gs_sim *sim, struct gs_summary *out)
 	out->group_mean_wait_s = sim->gangs.placed ? (double)sim->gangs.wait_total_s /
 							 (double)sim->gangs.placed
 						   : NAN;
-	gs_sim_count_pods(sim, &counts);
-	out->placed = counts.placed;
-	out->running = counts.running;
-	out->failed = counts.failed;
-	out->pending = counts.pending;
+	count_pods(sim, out);
 	out->mean_wait_s = out->placed ? (double)sim->stats.wait_total_s / (double)out->placed : NAN;
 	out->gpu_alloc_pct = out->unalloc_gpu_pct = NAN;
 	out->frag_ratio_pct = out->frag_amount_pct = NAN;

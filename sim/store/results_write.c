@@ -253,13 +253,12 @@ static bool format_mig(const struct gs_sim *sim, const struct gs_pod_outcome *o,
 	return buf[0] != '\0';
 }
 
-struct run_counts {
-	struct gs_pod_counts pods;
-	int64_t wait_total_s;     /* sum of the pods' wait_s, stored or not */
-};
-
+/*
+ * Checks that sim's run can be written; *wait_total_s: the sum of its pods'
+ * wait_s, stored or not.
+ */
 static int validate_run(const struct gs_db *db, const struct gs_run_info *ri,
-			const struct gs_sim *sim, struct run_counts *cnt, char *err,
+			const struct gs_sim *sim, int64_t *wait_total_s, char *err,
 			size_t err_len)
 {
 	const char *missing = NULL;
@@ -291,7 +290,7 @@ static int validate_run(const struct gs_db *db, const struct gs_run_info *ri,
 				  "%s: run not written: seed %" PRIu64 " is above %" PRId64,
 				  db->path, ri->seed, INT64_MAX);
 
-	memset(cnt, 0, sizeof(*cnt));
+	*wait_total_s = 0;
 	for (i = 0; i < sim->n_pods; i++) {
 		const struct gs_pod_outcome *o = &sim->out[i];
 
@@ -307,9 +306,8 @@ static int validate_run(const struct gs_db *db, const struct gs_run_info *ri,
 		/* As bind_pod() computes pods.wait_s. */
 		if ((o->state == GS_POD_RUNNING || o->state == GS_POD_DONE) && o->t_start_s >= 0 &&
 		    o->t_arrive_s >= 0)
-			cnt->wait_total_s += o->t_start_s - o->t_arrive_s;
+			*wait_total_s += o->t_start_s - o->t_arrive_s;
 	}
-	gs_sim_count_pods(sim, &cnt->pods);
 	return 0;
 }
 
@@ -364,12 +362,15 @@ static bool all_samples(const struct gs_run_info *ri, const struct gs_sim *sim)
 }
 
 static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const struct gs_sim *sim,
-		      const struct run_counts *cnt, const struct gs_arrived_stats *stats)
+		      int64_t wait_total_s, const struct gs_arrived_stats *stats)
 {
 	const struct gs_cluster *c = &sim->cluster;
 	sqlite3_stmt *st = db->st_run;
 	char started[48], ended[48];
+	struct gs_summary sum;
 
+	/* The pods' counts by state, the groups and the idle breakdown, as replay prints them. */
+	gs_sim_summarize(sim, &sum);
 	format_utc(&ri->started_at, started, sizeof(started));
 	format_utc(&ri->ended_at, ended, sizeof(ended));
 	gs_db_bind_text(st, 1, ri->policy);
@@ -390,14 +391,14 @@ static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const stru
 	sqlite3_bind_int64(st, 16, c->cpu_milli);
 	sqlite3_bind_int64(st, 17, c->mem_mib);
 	sqlite3_bind_int64(st, 18, (int64_t)sim->n_pods);
-	sqlite3_bind_int64(st, 19, cnt->pods.placed);
-	sqlite3_bind_int64(st, 20, cnt->pods.failed);
-	sqlite3_bind_int64(st, 21, cnt->pods.done);
-	sqlite3_bind_int64(st, 22, cnt->pods.pending);
+	sqlite3_bind_int64(st, 19, sum.placed);
+	sqlite3_bind_int64(st, 20, sum.failed);
+	sqlite3_bind_int64(st, 21, sum.placed - sum.running);
+	sqlite3_bind_int64(st, 22, sum.pending);
 	sqlite3_bind_int64(st, 23, sim->stats.events);
 	sqlite3_bind_int64(st, 24, sim->stats.retries);
 	sqlite3_bind_int64(st, 25, sim->stats.t_end_s);
-	sqlite3_bind_int64(st, 26, cnt->wait_total_s);
+	sqlite3_bind_int64(st, 26, wait_total_s);
 	sqlite3_bind_int64(st, 27, ri->no_pods ? 0 : 1);
 	bind_time_metrics(st, 28, sim);
 	{
@@ -425,18 +426,13 @@ static int insert_run(struct gs_db *db, const struct gs_run_info *ri, const stru
 		sqlite3_bind_null(st, 63);
 		sqlite3_bind_null(st, 64);
 	}
-	{
-		struct gs_summary sum;
-
-		gs_sim_summarize(sim, &sum);
-		sqlite3_bind_int64(st, 65, sum.groups);
-		sqlite3_bind_int64(st, 66, sum.groups_placed);
-		sqlite3_bind_int64(st, 67, sum.groups_failed);
-		gs_db_bind_real(st, 68, sum.group_mean_wait_s, true);
-		gs_db_bind_real(st, 69, sum.idle_frac_pct, true);
-		gs_db_bind_real(st, 70, sum.idle_nocpu_pct, true);
-		gs_db_bind_real(st, 71, sum.idle_stranded_pct, true);
-	}
+	sqlite3_bind_int64(st, 65, sum.groups);
+	sqlite3_bind_int64(st, 66, sum.groups_placed);
+	sqlite3_bind_int64(st, 67, sum.groups_failed);
+	gs_db_bind_real(st, 68, sum.group_mean_wait_s, true);
+	gs_db_bind_real(st, 69, sum.idle_frac_pct, true);
+	gs_db_bind_real(st, 70, sum.idle_nocpu_pct, true);
+	gs_db_bind_real(st, 71, sum.idle_stranded_pct, true);
 	return step_once(st);
 }
 
@@ -736,7 +732,7 @@ static void clear_writer_bindings(struct gs_db *db)
 int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct gs_sim *sim,
 		    int64_t *run_id_out, char *err, size_t err_len)
 {
-	struct run_counts cnt;
+	int64_t wait_total_s = 0;
 	struct gs_arrived_stats own;
 	const struct gs_arrived_stats *stats = sim->arrived;
 	char digest[GS_DB_DIGEST_LEN];
@@ -746,7 +742,7 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 
 	if (!db)
 		return gs_db_fail(err, err_len, GS_EINVAL, "no database");
-	rc = validate_run(db, ri, sim, &cnt, err, err_len);
+	rc = validate_run(db, ri, sim, &wait_total_s, err, err_len);
 	if (rc)
 		return rc;
 	params = ri->params_json ? gs_cjson_parse(ri->params_json, strlen(ri->params_json), NULL)
@@ -774,7 +770,7 @@ int gs_db_write_run(struct gs_db *db, const struct gs_run_info *ri, const struct
 	rc = gs_db_tx_begin(db, "cannot start the run's transaction", err, err_len);
 	if (rc)
 		goto unlock;
-	if (insert_run(db, ri, sim, &cnt, stats) != SQLITE_OK) {
+	if (insert_run(db, ri, sim, wait_total_s, stats) != SQLITE_OK) {
 		rc = gs_db_sqlfail(db, err, err_len, "cannot write the run");
 		goto end;
 	}
