@@ -13,9 +13,9 @@ set -eu
 
 # groff-base and man-db render the man pages, zsh runs the completion test (tests/check_docs.sh,
 # check_completion.sh), python3 the GPU check's Python parts on the fake driver
-# (tests/gpu_check_fake.sh).
+# (tests/gpu_check_fake.sh), shellcheck the scripts (tests/check_shell.sh).
 pkgs="build-essential cmake pkg-config libgsl-dev libsqlite3-dev libxxhash-dev nettle-dev libcjson-dev libyaml-dev libsmartcols-dev libglpk-dev coinor-libcbc-dev libcmocka-dev sqlite3 gnuplot-nox
-groff-base man-db zsh python3"
+groff-base man-db zsh python3 shellcheck"
 check=0
 for arg in "$@"; do
 	case $arg in

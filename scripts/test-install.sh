@@ -17,7 +17,6 @@
 # usage: scripts/test-install.sh [BUILD_DIR]
 set -eu
 build=${1:-build}
-src=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$(mktemp -d /tmp/gpusim-install.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT INT TERM
 

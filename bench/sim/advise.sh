@@ -42,6 +42,7 @@ done
 mkdir -p "$dir"
 
 # median, to_s
+# shellcheck source=bench/sim/stats.sh
 . "$here/stats.sh"
 
 # The H100 example's node types, 16 GPU nodes (and its 2 CPU nodes).
@@ -65,13 +66,14 @@ echo "== host: $(nproc) CPUs, $(uname -m), $(date -u +%Y-%m-%dT%H:%M:%SZ), load 
 echo "== $gpusim advise, defaults, -j $jobs, $repeats runs per case on a fresh database, medians"
 printf '%-11s %9s %9s %9s %7s %9s\n' CASE WALL_S CPU_S RSS_MB RUNS DB_MB
 for c in $cases; do
+	# shellcheck disable=SC2046 # two paths, split into $1 and $2 on purpose
 	set -- $(inputs "$c" || true)
 	if [ $# -ne 2 ]; then
 		echo "$c: skipped (its trace is missing; set OPENB)"
 		continue
 	fi
 	walls=() cpus=() rss=0 runs=- size=-
-	for r in $(seq "$repeats"); do
+	for _ in $(seq "$repeats"); do
 		rm -f "$dir/$c.db" "$dir/$c.db-wal" "$dir/$c.db-shm"
 		/usr/bin/time -v -o "$dir/$c.time" "$gpusim" advise --nodes "$1" --pods "$2" \
 			--db "$dir/$c.db" -j "$jobs" >"$dir/$c.out" 2>"$dir/$c.err" ||

@@ -30,8 +30,8 @@ if [ $# -lt 2 ]; then
 	echo "usage: compare.sh OLD_GPUSIM NEW_GPUSIM [WORKDIR]" >&2
 	exit 2
 fi
-old=$1
-new=$2
+# shellcheck disable=SC2034 # both are read as ${!side} below
+old=$1 new=$2
 here=$(cd "$(dirname "$0")" && pwd)
 openb=${GS_OPENB_DIR:-$here/../../../shared/traces/openb}
 work=${3:-$(mktemp -d "${TMPDIR:-/tmp}/gpusim-compare-XXXXXX")}

@@ -80,6 +80,7 @@ fi
 mkdir -p "$dir"
 
 # median, to_s
+# shellcheck source=bench/sim/stats.sh
 . "$here/stats.sh"
 
 if [ -n "${SCALE_RESULTS:-}" ]; then

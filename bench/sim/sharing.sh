@@ -87,6 +87,7 @@ if [ ! -s "$pods" ] || [ ! -s "$nodes" ]; then
 fi
 
 # median, range, timed
+# shellcheck source=bench/sim/stats.sh
 . "$here/stats.sh"
 
 echo "== host: $(nproc) CPUs, $(uname -m), $(date -u +%Y-%m-%dT%H:%M:%SZ), load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: Apache-2.0
 # stats.sh - what the timing scripts of bench/sim share (sourced by scale.sh,
 # sharing.sh and advise.sh): the median and range of numbers on stdin,
@@ -23,6 +24,7 @@ to_s() {
 # LIMIT_S seconds, its stdout into the file OUT; then sets t_wall (seconds),
 # t_cpu (user + system seconds) and t_rss (peak KiB), or on failure t_err
 # (the last lines of its stderr); t_rc is the status (124: LIMIT_S ran out). Returns it.
+# shellcheck disable=SC2034 # the t_* variables are this function's results, read by the callers
 timed() {
 	local limit=$1 out=$2 log rc=0
 
