@@ -8,25 +8,38 @@
 #include "core/error.h"
 #include "core/idle.h"
 
-void gs_idle_node(const struct gs_cluster *c, int32_t n, const struct gs_idle_job *job,
-		  struct gs_idle *out)
+/*
+ * Node n's split, returned by value: the tracker's update keeps it in
+ * registers instead of reading back what gs_idle_node() has just stored
+ * (a 16-byte load over 8-byte stores, which the CPU cannot forward: perf,
+ * most of the update's samples, 2% of a sharing run at 6 000 nodes).
+ */
+static inline struct gs_idle idle_of(const struct gs_cluster *c, int32_t n,
+				     const struct gs_idle_job *job)
 {
 	const struct gs_node *nd = &c->nodes[n];
 	int64_t whole = (int64_t)nd->gpu_whole_free * GS_MILLI_PER_GPU;
+	struct gs_idle v = { 0, 0, 0, 0 };
 
-	memset(out, 0, sizeof(*out));
 	if (nd->num_gpu == 0)
-		return;
+		return v;
 	/* What the partly used GPUs have left; the rest of the free share is whole GPUs. */
-	out->frac_milli = nd->gpu_free_total_milli - whole;
+	v.frac_milli = nd->gpu_free_total_milli - whole;
 	if (whole == 0)
-		return;
+		return v;
 	if (nd->cpu_free_milli < job->cpu_milli || nd->mem_free_mib < job->mem_mib)
-		out->nocpu_milli = whole;
+		v.nocpu_milli = whole;
 	else if (nd->gpu_whole_free < job->num_gpu)
-		out->stranded_milli = whole;
+		v.stranded_milli = whole;
 	else
-		out->usable_milli = whole;
+		v.usable_milli = whole;
+	return v;
+}
+
+void gs_idle_node(const struct gs_cluster *c, int32_t n, const struct gs_idle_job *job,
+		  struct gs_idle *out)
+{
+	*out = idle_of(c, n, job);
 }
 
 static void add(struct gs_idle *to, const struct gs_idle *v, int sign)
@@ -70,11 +83,17 @@ int gs_idle_track_init(struct gs_idle_track *t, const struct gs_cluster *c,
 
 void gs_idle_track_update(struct gs_idle_track *t, const struct gs_cluster *c, int32_t n)
 {
+	struct gs_idle was, now;
+
 	if (!t->node)
 		return;
-	add(&t->total, &t->node[n], -1);
-	gs_idle_node(c, n, &t->job, &t->node[n]);
-	add(&t->total, &t->node[n], 1);
+	was = t->node[n];
+	now = idle_of(c, n, &t->job);
+	t->total.frac_milli += now.frac_milli - was.frac_milli;
+	t->total.nocpu_milli += now.nocpu_milli - was.nocpu_milli;
+	t->total.stranded_milli += now.stranded_milli - was.stranded_milli;
+	t->total.usable_milli += now.usable_milli - was.usable_milli;
+	t->node[n] = now;
 }
 
 void gs_idle_track_release(struct gs_idle_track *t)
