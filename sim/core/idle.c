@@ -89,10 +89,8 @@ void gs_idle_track_update(struct gs_idle_track *t, const struct gs_cluster *c, i
 		return;
 	was = t->node[n];
 	now = idle_of(c, n, &t->job);
-	t->total.frac_milli += now.frac_milli - was.frac_milli;
-	t->total.nocpu_milli += now.nocpu_milli - was.nocpu_milli;
-	t->total.stranded_milli += now.stranded_milli - was.stranded_milli;
-	t->total.usable_milli += now.usable_milli - was.usable_milli;
+	add(&t->total, &was, -1);
+	add(&t->total, &now, 1);
 	t->node[n] = now;
 }
 
