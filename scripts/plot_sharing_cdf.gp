@@ -19,7 +19,7 @@ file(p, slug) = sprintf('%s/%s.%s.%s.sharing_cdf.dat', datadir, trace, word(pane
 do for [fmt in 'png svg pdf'] {
 	call scriptdir.'plot_common.gp' fmt
 	set output out.'.'.fmt
-	set multiplot layout rows, cols title sprintf("Sharing mechanisms, trace %s (%s): completion time (departure - arrival) of the departed pods (how many), all seeds", trace, setting) noenhanced
+	set multiplot layout rows, cols title sprintf("Sharing mechanisms, trace %s (%s)\ncompletion time (departure - arrival) of the departed pods (how many), all seeds", trace, setting) noenhanced
 	set grid
 	set logscale x
 	set format x '10^{%T}'
