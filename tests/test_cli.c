@@ -884,7 +884,8 @@ static void test_inspect_snapshot(void **state)
 	has("6 nodes, 9 GPUs, 6 running pods, 9 pending");
 	has("ml/train-ts");
 	has("4 pods made from workloads whose pods the snapshot lacks");
-	has("1 finished pods (Succeeded or Failed) hold nothing and are left out");
+	has("1 finished pod (Succeeded or Failed) holds nothing and is left out");
+	has("Pods running: 6 on 5 of 6 nodes; 1 idle node not shown (--nodes all shows it)\n");
 	has("mig-0: mig-mixed, NVIDIA-H100-80GB-HBM3, from all-balanced");
 	assert_int_equal(gpusim("inspect --state " K8S "dra.yaml"), 0);
 	has("ml/llm-gpu");

@@ -294,8 +294,9 @@ static void print_notes(struct snap_view *v)
 			printf("    note: %s\n", g->note);
 	}
 	if (s->n_finished)
-		printf("\n%" PRId64 " finished pods (Succeeded or Failed) hold nothing and are left "
-		       "out\n", s->n_finished);
+		printf("\n%" PRId64 " finished pod%s (Succeeded or Failed) hold%s nothing and %s left "
+		       "out\n", s->n_finished, s->n_finished == 1 ? "" : "s",
+		       s->n_finished == 1 ? "s" : "", s->n_finished == 1 ? "is" : "are");
 	if (s->n_expanded)
 		printf("%" PRId64 " pods made from workloads whose pods the snapshot lacks\n",
 		       s->n_expanded);

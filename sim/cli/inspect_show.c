@@ -973,9 +973,10 @@ int gs_inspect_show(const struct gs_inspect_args *a, const struct gs_run_row *ru
 		    "%zu the filters select", all.pods, (int64_t)in->n_nodes - all.idle_nodes,
 		    in->n_nodes, n_rows, n_sel);
 	else if (!a->all_nodes && all.idle_nodes > 0)
-		say("Pods running: %" PRId64 " on %" PRId64 " of %zu nodes; %" PRId64 " idle nodes "
-		    "not shown (--nodes all shows them)", all.pods,
-		    (int64_t)in->n_nodes - all.idle_nodes, in->n_nodes, all.idle_nodes);
+		say("Pods running: %" PRId64 " on %" PRId64 " of %zu nodes; %" PRId64 " idle node%s "
+		    "not shown (--nodes all shows %s)", all.pods,
+		    (int64_t)in->n_nodes - all.idle_nodes, in->n_nodes, all.idle_nodes,
+		    all.idle_nodes == 1 ? "" : "s", all.idle_nodes == 1 ? "it" : "them");
 	else
 		say("Pods running: %" PRId64 " on %" PRId64 " of %zu nodes", all.pods,
 		    (int64_t)in->n_nodes - all.idle_nodes, in->n_nodes);
