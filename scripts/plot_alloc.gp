@@ -27,12 +27,14 @@ n = words(policies)
 file(i) = sprintf('%s/%s.%s.alloc.dat', datadir, trace, word(policies, i))
 boundfile = sprintf('%s/%s.bound.dat', datadir, trace)
 band = maxseeds > 1
+# The bound's curve as a macro, empty without one: gnuplot opens the file of
+# even an empty `for` and warns that it is missing.
+boundcurve = bound ? sprintf(", '%s' using 1:2 with lines lc rgb 'black' dt 2 lw 2 title 'bound: any placement'", boundfile) : ''
 do for [fmt in 'png svg pdf'] {
 	call scriptdir.'plot_common.gp' fmt
 	set output out.'.'.fmt
 	plot for [i=1:n] file(i) using 1:(band ? $3 : NaN):4 with filledcurves lc i notitle, \
-	     for [i=1:n] file(i) using 1:2 with linespoints lt i pi 5 ps 0.8 title word(policies, i), \
-	     for [k=1:bound] boundfile using 1:2 with lines lc rgb 'black' dt 2 lw 2 \
-		title 'bound: any placement'
+	     for [i=1:n] file(i) using 1:2 with linespoints lt i pi 5 ps 0.8 title word(policies, i) \
+	     @boundcurve
 	unset output
 }

@@ -29,18 +29,21 @@ do for [fmt in 'png svg pdf'] {
 	set rmargin 3
 	set tmargin 3
 	set key at screen 0.5, 0.95 center top horizontal noenhanced
-	set yrange [0:*]
 	set ylabel 'Fractional (%)'
+	call scriptdir.'plot_yrange0.gp' '4'
 	plot for [i=1:n] file(i) using 1:4 with lines lt lt(i) dt 1 title word(policies, i)
 	unset key
 	set tmargin 1
 	set ylabel 'Short of CPU (%)'
+	call scriptdir.'plot_yrange0.gp' '5'
 	plot for [i=1:n] file(i) using 1:5 with lines lt lt(i) dt 1 notitle
 	set ylabel 'Stranded (%)'
+	call scriptdir.'plot_yrange0.gp' '6'
 	if (!frag) { set xlabel 'Hours since the first arrival' }
 	plot for [i=1:n] file(i) using 1:6 with lines lt lt(i) dt 1 notitle
 	if (frag) {
 		set ylabel 'FGD frag. (%)'
+		call scriptdir.'plot_yrange0.gp' '7'
 		set xlabel 'Hours since the first arrival'
 		plot for [i=1:n] file(i) using 1:7 with lines lt lt(i) dt 1 notitle
 	}
