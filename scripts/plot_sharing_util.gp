@@ -6,10 +6,13 @@
 # the arrival window, averaged over the seeds.
 #
 # Driven by `gpusim plot`, which sets: scriptdir (with a trailing slash),
-# datadir, trace, policies (a word list), sharings (a list of quoted
-# words), out (the output path without extension) and setting. Data:
-# datadir/<trace>.sharing_util.dat, tab-separated: the mechanism, then
-# allocated % and useful % per policy in the order of `policies`.
+# datadir, trace, policies (a word list: the trace's policies with runs),
+# lts (each policy's line type, so that it keeps its colour in every
+# trace's figure), sharings (a list of quoted words: the trace's
+# mechanisms with runs), out (the output path without extension) and
+# setting. Data: datadir/<trace>.sharing_util.dat, tab-separated: the
+# mechanism, then allocated % and useful % per policy in the order of
+# `policies`.
 set datafile separator "\t"
 set datafile missing 'NaN'
 np = words(policies)
@@ -31,7 +34,7 @@ do for [fmt in 'png svg pdf'] {
 	do for [m=1:nm] { set xtics add (word(sharings, m) m - 1) }
 	set ylabel 'GPU capacity over the arrival window (%)'
 	set xlabel 'Sharing mechanism (--sharing)'
-	plot for [p=1:np] file using (x(p)):(column(2 * p + 1)) with boxes lc p fs solid 0.8 noborder title word(policies, p), \
+	plot for [p=1:np] file using (x(p)):(column(2 * p + 1)) with boxes lc int(word(lts, p)) fs solid 0.8 noborder title word(policies, p), \
 	     for [p=1:np] file using (x(p)):(column(2 * p)) with boxes fs empty border lc rgb 'black' lc rgb 'black' dt (6, 3) lw 2 title (p == 1 ? 'allocated' : '')
 	unset output
 }

@@ -1009,6 +1009,86 @@ static void test_sharing_plot(void **st)
 	}
 }
 
+/*
+ * Two traces, each run by a policy of its own under its own mechanisms:
+ * each trace's utilisation file and figure hold its own policy and
+ * mechanisms only, not empty slots for the other trace's (which gnuplot
+ * also warned about, a column of NaN).
+ */
+static void test_sharing_plot_per_trace(void **st)
+{
+	const char *dir = gs_test_tmpdir();
+	char path[300], other[300], data[300], file[700], err[1024], line[512], args[1600];
+	char out[16384];
+	struct gs_plot_sharing sh;
+	struct gs_db *db;
+	size_t t, m, p;
+	FILE *f;
+
+	(void)st;
+	if (access(GS_GPUSIM_BIN, X_OK) != 0)
+		skip();
+	/* The second trace: the same pods under another file name. */
+	gs_test_path("other.csv", other, sizeof(other));
+	snprintf(args, sizeof(args), "cp '%s' '%s'", timed_path, other);
+	assert_int_equal(system(args), 0);
+	gs_test_path("per-trace.db", path, sizeof(path));
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --mode time --policy binpack "
+		 "--sharing exclusive,vgpu --seeds 1 --jobs 1 --no-pods --db '%s' -q",
+		 nodes_path, timed_path, path);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --mode time --policy spread "
+		 "--sharing exclusive,timeslice --seeds 1 --jobs 1 --no-pods --db '%s' -q",
+		 nodes_path, other, path);
+	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+
+	assert_int_equal(gs_db_open_existing(path, &db, err, sizeof(err)), 0);
+	gs_test_path("per-trace-data", data, sizeof(data));
+	assert_int_equal(mkdir(data, 0777), 0);
+	assert_int_equal(gs_plot_sharing_export(db, data, &sh, err, sizeof(err)), 0);
+	gs_db_close(db);
+	assert_int_equal(sh.n_traces, 2);
+	assert_int_equal(sh.n_policies, 2);
+	assert_int_equal(sh.n_sharings, 3);
+	for (t = 0; t < 2; t++) {
+		bool mine = strcmp(sh.traces[t], "timed") == 0;
+		int rows = 0;
+
+		for (m = 0; m < sh.n_sharings; m++)
+			for (p = 0; p < sh.n_policies; p++) {
+				const char *pol = sh.policies[p], *mech = sh.sharings[m];
+				bool want = mine ? !strcmp(pol, "binpack") && strcmp(mech, "timeslice")
+						 : !strcmp(pol, "spread") && strcmp(mech, "vgpu");
+
+				assert_int_equal(sh.util[(t * sh.n_sharings + m) * sh.n_policies + p],
+						 want);
+			}
+		snprintf(file, sizeof(file), "%s/%s.sharing_util.dat", data, sh.traces[t]);
+		f = fopen(file, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(line, sizeof(line), f));
+		assert_non_null(strstr(line, mine ? "per policy: binpack\n" : "per policy: spread\n"));
+		while (fgets(line, sizeof(line), f)) {
+			/* The mechanism, then one policy's two numbers: no NaN column. */
+			assert_null(strstr(line, "NaN"));
+			assert_int_equal(strchr(line, '\t') != NULL, 1);
+			assert_null(strchr(strchr(strchr(line, '\t') + 1, '\t') + 1, '\t'));
+			assert_true(strncmp(line, mine ? "timeslice" : "vgpu", 4) != 0);
+			rows++;
+		}
+		fclose(f);
+		assert_int_equal(rows, 2);
+	}
+	gs_plot_sharing_release(&sh);
+	if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+		snprintf(args, sizeof(args), "plot --db '%s' --out '%s/per-trace-plots'", path, dir);
+		assert_int_equal(gpusim(args, out, sizeof(out)), 0);
+		assert_non_null(strstr(out, "per-trace-plots/sharing_util_timed.png"));
+		assert_non_null(strstr(out, "per-trace-plots/sharing_util_other.png"));
+		no_gnuplot_warning(out);
+	}
+}
+
 static void test_plot(void **st)
 {
 	const char *dir = gs_test_tmpdir();
@@ -1099,6 +1179,7 @@ int main(void)
 		cmocka_unit_test(test_cli),
 		cmocka_unit_test(test_cli_pods_glob),
 		cmocka_unit_test(test_sharing_plot),
+		cmocka_unit_test(test_sharing_plot_per_trace),
 		cmocka_unit_test(test_plot),
 	};
 

@@ -418,22 +418,70 @@ static size_t sharing_words(const struct gs_plot_sharing *ix, size_t t, size_t p
 	return n;
 }
 
+/* Whether trace t has a run of mechanism m and policy p in the utilisation file. */
+static bool util_on(const struct gs_plot_sharing *ix, size_t t, size_t m, size_t p)
+{
+	return ix->util[(t * ix->n_sharings + m) * ix->n_policies + p];
+}
+
+/*
+ * The utilisation figure's lists for trace t, as <trace>.sharing_util.dat
+ * has its columns and rows: the policies with runs (words) and their line
+ * types (index in the index's policy list, from 1, so a policy keeps its
+ * colour from one trace to the next), and the mechanisms with runs (quoted
+ * words). Returns 0, GS_EINVAL (a name gnuplot cannot be given, or too
+ * many) or GS_ENOMEM.
+ */
+static int util_words(const struct gs_plot_sharing *ix, size_t t, char *policies, char *lts,
+		      char *sharings, size_t len, char *err, size_t err_len)
+{
+	size_t n = ix->n_policies > ix->n_sharings ? ix->n_policies : ix->n_sharings;
+	char **sel = malloc((n ? n : 1) * sizeof(*sel));
+	size_t m, p, n_sel = 0, used = 0;
+	int rc;
+
+	if (!sel) {
+		gs_errf(err, err_len, "out of memory");
+		return GS_ENOMEM;
+	}
+	lts[0] = '\0';
+	for (p = 0; p < ix->n_policies; p++) {
+		for (m = 0; m < ix->n_sharings && !util_on(ix, t, m, p); m++)
+			;
+		if (m == ix->n_sharings)
+			continue;
+		sel[n_sel++] = ix->policies[p];
+		used += (size_t)snprintf(lts + used, len - used, "%s%zu", used ? " " : "", p + 1);
+		if (used >= len) {
+			free(sel);
+			gs_errf(err, err_len, "too many policies to pass to gnuplot (%zu)", n_sel);
+			return GS_EINVAL;
+		}
+	}
+	rc = word_list(sel, n_sel, false, policies, len, err, err_len);
+	n_sel = 0;
+	for (m = 0; !rc && m < ix->n_sharings; m++) {
+		for (p = 0; p < ix->n_policies && !util_on(ix, t, m, p); p++)
+			;
+		if (p < ix->n_policies)
+			sel[n_sel++] = ix->sharings[m];
+	}
+	if (!rc)
+		rc = word_list(sel, n_sel, true, sharings, len, err, err_len);
+	free(sel);
+	return rc;
+}
+
 int gs_plot_sharing_render(const struct gs_plot_sharing *ix, const char *scripts_dir,
 			   const char *data_dir, const char *out_dir, FILE *log, char *err,
 			   size_t err_len)
 {
-	char words[2048], slugs[2048], lts[1024], policies[2048], sharings[2048], setting[64];
+	char words[2048], slugs[2048], lts[2048], policies[2048], sharings[2048], setting[64];
 	char vars[16384], pvars[12288], panels[2048], base[512];
 	size_t t, p, n_panels, pused;
 	int rc;
 
 	rc = check_paths(scripts_dir, data_dir, out_dir, err, err_len);
-	if (!rc)
-		rc = word_list(ix->policies, ix->n_policies, false, policies, sizeof(policies), err,
-			       err_len);
-	if (!rc)
-		rc = word_list(ix->sharings, ix->n_sharings, true, sharings, sizeof(sharings), err,
-			       err_len);
 	for (t = 0; !rc && t < ix->n_traces; t++) {
 		if (!list_word(ix->traces[t]))
 			return refuse_word(ix->traces[t], err, err_len);
@@ -441,13 +489,16 @@ int gs_plot_sharing_render(const struct gs_plot_sharing *ix, const char *scripts
 			snprintf(setting, sizeof(setting), "no --load");
 		else
 			snprintf(setting, sizeof(setting), "--load %g", ix->load[t]);
-		/* Utilisation: every mechanism and policy of the index. */
+		/* Utilisation: the mechanisms and policies with runs of the trace. */
+		rc = util_words(ix, t, policies, lts, sharings, sizeof(policies), err, err_len);
+		if (rc)
+			break;
 		snprintf(base, sizeof(base), "sharing_util_%s", ix->traces[t]);
 		snprintf(vars, sizeof(vars),
-			 "scriptdir='%s/'; datadir='%s'; trace='%s'; policies='%s'; sharings='%s';"
-			 " out='%s/%s'; setting='%s'",
-			 scripts_dir, data_dir, ix->traces[t], policies, sharings, out_dir, base,
-			 setting);
+			 "scriptdir='%s/'; datadir='%s'; trace='%s'; policies='%s'; lts='%s';"
+			 " sharings='%s'; out='%s/%s'; setting='%s'",
+			 scripts_dir, data_dir, ix->traces[t], policies, lts, sharings, out_dir,
+			 base, setting);
 		rc = draw(scripts_dir, "plot_sharing_util.gp", vars, log, out_dir, base,
 			  err, err_len);
 		/* Completion-time CDFs: one panel per policy with data, its mechanisms. */

@@ -133,6 +133,12 @@ struct gs_plot_sharing {
 	bool *cdf;            /* <trace>.<policy>.<slug>.sharing_cdf.dat written */
 	size_t *n_done;       /* per cdf flag: the departed pods it shows (all seeds) */
 	bool *coloc;          /* <trace>.<slug>.sharing_coloc.dat has rows */
+	/*
+	 * Per trace, mechanism and policy (as cdf): runs of it are in
+	 * <trace>.sharing_util.dat, whose rows and columns are the trace's
+	 * mechanisms and policies that have one.
+	 */
+	bool *util;
 };
 
 /* Frees what gs_plot_sharing_export() put in *s and zeroes it; safe on a zeroed struct. */
@@ -150,11 +156,13 @@ void gs_plot_sharing_slug(const char *spec, char *buf, size_t len);
  * mechanisms or more at one --load (gpusim sweep --sharing LIST); the load
  * shown is the highest such (runs without --load count lowest), all seeds
  * pooled:
- *   <trace>.sharing_util.dat     per mechanism (first column, its spec):
- *                                allocated GPU % (run_summary.gpu_alloc_pct)
- *                                and useful GPU % (eff_util_pct), the mean
- *                                over seeds, two columns per policy in the
- *                                index's order, NaN where there is no run
+ *   <trace>.sharing_util.dat     per mechanism with runs of the trace
+ *                                (first column, its spec): allocated GPU %
+ *                                (run_summary.gpu_alloc_pct) and useful GPU %
+ *                                (eff_util_pct), the mean over seeds, two
+ *                                columns per policy with runs of the trace,
+ *                                in the index's order (ix->util says which),
+ *                                NaN where there is no run
  *   <trace>.<policy>.<slug>.sharing_cdf.dat
  *                                completion time (departure - arrival, s,
  *                                at least 1) and share of departed pods:

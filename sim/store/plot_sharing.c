@@ -45,7 +45,7 @@ void gs_plot_sharing_release(struct gs_plot_sharing *s)
 	gs_strv_free(s->paths, s->n_traces);
 	gs_strv_free(s->sharings, s->n_sharings);
 	gs_strv_free(s->policies, s->n_policies);
-	GS_MEM_FREE(s->load, s->cdf, s->n_done, s->coloc);
+	GS_MEM_FREE(s->load, s->cdf, s->n_done, s->coloc, s->util);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -151,52 +151,95 @@ static int write_cdf(sqlite3 *sq, const struct gs_plot_sharing *ix, size_t t, si
 	return rc;
 }
 
-/* <trace>.sharing_util.dat: per mechanism, allocated and useful % per policy. */
-static int write_util(sqlite3 *sq, const struct gs_plot_sharing *ix, size_t t, const char *dir,
+/* Whether the mechanism (policy) of index k has a run of trace t in ix->util. */
+static bool util_any(const struct gs_plot_sharing *ix, size_t t, size_t k, bool policy)
+{
+	size_t m, p;
+
+	for (m = 0; m < ix->n_sharings; m++)
+		for (p = 0; p < ix->n_policies; p++)
+			if ((policy ? p : m) == k &&
+			    ix->util[(t * ix->n_sharings + m) * ix->n_policies + p])
+				return true;
+	return false;
+}
+
+/*
+ * <trace>.sharing_util.dat: per mechanism, allocated and useful % per
+ * policy, the trace's mechanisms and policies with runs only: a policy run
+ * on another trace alone would be a gap in every group of bars (and a
+ * column of NaN that gnuplot warns about).
+ */
+static int write_util(sqlite3 *sq, struct gs_plot_sharing *ix, size_t t, const char *dir,
 		      char *err, size_t err_len)
 {
 	static const char sql[] = RUNS
 		"SELECT avg(s.gpu_alloc_pct), avg(s.eff_util_pct), count(s.eff_util_pct)"
 		" FROM run_summary s JOIN t USING (run_id)"
 		" WHERE" SHOWN "AND t.policy = ?3 AND t.sharing = ?4";
+	size_t m, p, n = ix->n_sharings * ix->n_policies;
+	double *v = malloc((n ? n : 1) * 2 * sizeof(*v));
+	bool *on = &ix->util[t * n];
 	char name[2048];
 	sqlite3_stmt *st;
-	size_t m, p;
 	FILE *f;
-	int rc;
+	int rc = 0;
 
-	snprintf(name, sizeof(name), "%s.sharing_util.dat", ix->traces[t]);
-	f = gs_plot_data_open(dir, name, err, err_len);
-	if (!f)
-		return GS_EIO;
-	fprintf(f, "# mechanism\tthen allocated %% and useful %% per policy:");
-	for (p = 0; p < ix->n_policies; p++)
-		fprintf(f, " %s", ix->policies[p]);
-	fprintf(f, "\n");
-	for (m = 0; m < ix->n_sharings; m++) {
-		fprintf(f, "%s", ix->sharings[m]);
-		for (p = 0; p < ix->n_policies; p++) {
+	if (!v) {
+		gs_errf(err, err_len, "out of memory");
+		return GS_ENOMEM;
+	}
+	for (m = 0; !rc && m < ix->n_sharings; m++) {
+		for (p = 0; !rc && p < ix->n_policies; p++) {
+			size_t k = m * ix->n_policies + p;
+
 			rc = prepare(sq, sql, ix, t, &st, err, err_len);
-			if (rc) {
-				gs_plot_data_discard(f, dir, name);
-				return rc;
-			}
+			if (rc)
+				break;
 			sqlite3_bind_text(st, 3, ix->policies[p], -1, SQLITE_STATIC);
 			sqlite3_bind_text(st, 4, ix->sharings[m], -1, SQLITE_STATIC);
-			rc = sqlite3_step(st);
-			if (rc == SQLITE_ROW && sqlite3_column_int(st, 2) > 0)
-				fprintf(f, "\t%.4f\t%.4f", sqlite3_column_double(st, 0),
-					sqlite3_column_double(st, 1));
+			if (sqlite3_step(st) != SQLITE_ROW) {
+				rc = gs_plot_dberr(sq, err, err_len);
+			} else {
+				on[k] = sqlite3_column_int(st, 2) > 0;
+				v[2 * k] = sqlite3_column_double(st, 0);
+				v[2 * k + 1] = sqlite3_column_double(st, 1);
+			}
+			sqlite3_finalize(st);
+		}
+	}
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	snprintf(name, sizeof(name), "%s.sharing_util.dat", ix->traces[t]);
+	f = gs_plot_data_open(dir, name, err, err_len);
+	if (!f) {
+		free(v);
+		return GS_EIO;
+	}
+	fprintf(f, "# mechanism\tthen allocated %% and useful %% per policy:");
+	for (p = 0; p < ix->n_policies; p++)
+		if (util_any(ix, t, p, true))
+			fprintf(f, " %s", ix->policies[p]);
+	fprintf(f, "\n");
+	for (m = 0; m < ix->n_sharings; m++) {
+		if (!util_any(ix, t, m, false))
+			continue;
+		fprintf(f, "%s", ix->sharings[m]);
+		for (p = 0; p < ix->n_policies; p++) {
+			size_t k = m * ix->n_policies + p;
+
+			if (!util_any(ix, t, p, true))
+				continue;
+			if (on[k])
+				fprintf(f, "\t%.4f\t%.4f", v[2 * k], v[2 * k + 1]);
 			else
 				fprintf(f, "\tNaN\tNaN");
-			sqlite3_finalize(st);
-			if (rc != SQLITE_ROW) {
-				gs_plot_data_discard(f, dir, name);
-				return gs_plot_dberr(sq, err, err_len);
-			}
 		}
 		fprintf(f, "\n");
 	}
+	free(v);
 	return gs_plot_data_close(f, dir, name, err, err_len);
 }
 
@@ -362,7 +405,8 @@ int gs_plot_sharing_export(struct gs_db *db, const char *dir, struct gs_plot_sha
 		ix->cdf = calloc(n_flags ? n_flags : 1, sizeof(*ix->cdf));
 		ix->n_done = calloc(n_flags ? n_flags : 1, sizeof(*ix->n_done));
 		ix->coloc = calloc(ix->n_traces * ix->n_sharings + 1, sizeof(*ix->coloc));
-		if (!ix->cdf || !ix->n_done || !ix->coloc) {
+		ix->util = calloc(n_flags ? n_flags : 1, sizeof(*ix->util));
+		if (!ix->cdf || !ix->n_done || !ix->coloc || !ix->util) {
 			gs_errf(err, err_len, "out of memory");
 			rc = GS_ENOMEM;
 		}
