@@ -1,23 +1,26 @@
 # SPDX-License-Identifier: Apache-2.0
 # plot_common.gp - terminal set-up shared by the gpusim plot scripts.
 #
-# Called as: call 'plot_common.gp' 'png'|'svg'|'pdf'
-# PNG goes through the cairo terminal when this gnuplot has it (antialiased
-# lines, transparent bands), else through the libgd png terminal, which
-# every gnuplot-nox build has. PDF (for papers) needs pdfcairo, which
-# Debian's gnuplot-nox has.
+# Called as: call 'plot_common.gp' 'png'|'svg'|'pdf' ['HEIGHT']
+# HEIGHT: the figure's height in standard heights (960 x 640 pixels,
+# 6 x 4 inches), default 1; a figure of many panels asks for more, so
+# that each keeps its size. PNG goes through the cairo terminal when this
+# gnuplot has it (antialiased lines, transparent bands), else through the
+# libgd png terminal, which every gnuplot-nox build has. PDF (for papers)
+# needs pdfcairo, which Debian's gnuplot-nox has.
 fmt = ARG1
+common_h = ARGC >= 2 ? real(ARG2) : 1.0
 if (fmt eq 'png') {
 	if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
-		set terminal pngcairo size 960,640 enhanced font 'Sans,11'
+		set terminal pngcairo size 960,int(640 * common_h) enhanced font 'Sans,11'
 	} else {
-		set terminal png size 960,640
+		set terminal png size 960,int(640 * common_h)
 	}
 } else {
 	if (fmt eq 'pdf') {
-		set terminal pdfcairo size 6in,4in enhanced font 'Sans,9'
+		set terminal pdfcairo size 6in,(4 * common_h)in enhanced font 'Sans,9'
 	} else {
-		set terminal svg size 960,640 enhanced font 'Sans,12' background rgb 'white'
+		set terminal svg size 960,int(640 * common_h) enhanced font 'Sans,12' background rgb 'white'
 	}
 }
 # One colour, dash pattern and marker per policy, the same in every figure
@@ -34,3 +37,4 @@ set linetype 6 lc rgb '#d62728' lw 2 dt 1 pt 7
 set linetype 7 lc rgb '#8c564b' lw 2 dt 2 pt 10
 set linetype 8 lc rgb '#e377c2' lw 2 dt 4 pt 12
 set linetype 9 lc rgb '#17becf' lw 2 dt 5 pt 14
+set linetype 10 lc rgb '#bcbd22' lw 2 dt 3 pt 5

@@ -15,9 +15,13 @@ set datafile separator "\t"
 np = words(panels)
 cols = np < 3 ? np : 3
 rows = (np + cols - 1) / cols
+# A row of panels and their keys needs about two thirds of a standard
+# figure's height: one row keeps the standard size, more rows grow it (ten
+# policies, four rows, were unreadable at 640 pixels).
+height = rows > 1 ? rows * 0.66 : 1
 file(p, slug) = sprintf('%s/%s.%s.%s.sharing_cdf.dat', datadir, trace, word(panels, p), slug)
 do for [fmt in 'png svg pdf'] {
-	call scriptdir.'plot_common.gp' fmt
+	call scriptdir.'plot_common.gp' fmt sprintf('%g', height)
 	set output out.'.'.fmt
 	set multiplot layout rows, cols title sprintf("Sharing mechanisms, trace %s (%s)\ncompletion time (departure - arrival) of the departed pods (how many), all seeds", trace, setting) noenhanced
 	set grid

@@ -20,11 +20,16 @@ do for [fmt in 'png svg pdf'] {
 	set grid
 	set logscale x
 	set format x '10^{%T}'
+	# No pod waited in any run: every wait sits at 1 s, the axis 1-10 s.
+	call scriptdir.'plot_range0.gp' 'x' '1' 'wfile' '1' '10'
+	if (r0_hi > 0) { set label 1 'no pod waited' at graph 0.5, 0.5 center } else { unset label 1 }
 	set yrange [0:1]
 	set key bottom right noenhanced
 	set xlabel 'Wait (s)'
 	set ylabel 'Share of placed pods with at most this wait'
 	plot for [i=1:n] wfile(i) using 1:2 with steps lt lt(i) title word(policies, i)
+	set autoscale x
+	unset label 1
 	set xlabel 'Completion time, departure - arrival (s)'
 	set ylabel 'Share of departed pods'
 	plot for [i=1:n] cfile(i) using 1:2 with steps lt lt(i) title word(policies, i)

@@ -30,20 +30,20 @@ do for [fmt in 'png svg pdf'] {
 	set tmargin 3
 	set key at screen 0.5, 0.95 center top horizontal noenhanced
 	set ylabel 'Fractional (%)'
-	call scriptdir.'plot_yrange0.gp' '4'
+	call scriptdir.'plot_range0.gp' 'y' '4' 'file' '0' '1'
 	plot for [i=1:n] file(i) using 1:4 with lines lt lt(i) dt 1 title word(policies, i)
 	unset key
 	set tmargin 1
 	set ylabel 'Short of CPU (%)'
-	call scriptdir.'plot_yrange0.gp' '5'
+	call scriptdir.'plot_range0.gp' 'y' '5' 'file' '0' '1'
 	plot for [i=1:n] file(i) using 1:5 with lines lt lt(i) dt 1 notitle
 	set ylabel 'Stranded (%)'
-	call scriptdir.'plot_yrange0.gp' '6'
+	call scriptdir.'plot_range0.gp' 'y' '6' 'file' '0' '1'
 	if (!frag) { set xlabel 'Hours since the first arrival' }
 	plot for [i=1:n] file(i) using 1:6 with lines lt lt(i) dt 1 notitle
 	if (frag) {
 		set ylabel 'FGD frag. (%)'
-		call scriptdir.'plot_yrange0.gp' '7'
+		call scriptdir.'plot_range0.gp' 'y' '7' 'file' '0' '1'
 		set xlabel 'Hours since the first arrival'
 		plot for [i=1:n] file(i) using 1:7 with lines lt lt(i) dt 1 notitle
 	}

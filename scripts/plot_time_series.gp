@@ -27,7 +27,7 @@ do for [fmt in 'png svg pdf'] {
 	set yrange [0:*]
 	plot for [i=1:n] file(i) using 1:2 with lines lt lt(i) dt 1 title word(policies, i)
 	set ylabel 'Pending pods'
-	call scriptdir.'plot_yrange0.gp' '3'
+	call scriptdir.'plot_range0.gp' 'y' '3' 'file' '0' '1'
 	set tmargin 2
 	unset key
 	plot for [i=1:n] file(i) using 1:3 with lines lt lt(i) dt 1 title word(policies, i)

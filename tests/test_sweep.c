@@ -1009,11 +1009,26 @@ static void test_sharing_plot(void **st)
 	}
 }
 
+/* The height in pixels of a PNG file (its IHDR chunk), 0 when unreadable. */
+static unsigned png_height(const char *path)
+{
+	unsigned char h[24];
+	FILE *f = fopen(path, "rb");
+	size_t n = f ? fread(h, 1, sizeof(h), f) : 0;
+
+	if (f)
+		fclose(f);
+	if (n < sizeof(h) || memcmp(h + 12, "IHDR", 4) != 0)
+		return 0;
+	return (unsigned)h[20] << 24 | (unsigned)h[21] << 16 | (unsigned)h[22] << 8 | h[23];
+}
+
 /*
- * Two traces, each run by a policy of its own under its own mechanisms:
- * each trace's utilisation file and figure hold its own policy and
+ * Two traces, each run by policies of their own under mechanisms of their
+ * own: each trace's utilisation file and figure hold its own policies and
  * mechanisms only, not empty slots for the other trace's (which gnuplot
- * also warned about, a column of NaN).
+ * also warned about, a column of NaN). The completion-time CDFs of four
+ * policies take two rows of panels, in a figure taller than one row's.
  */
 static void test_sharing_plot_per_trace(void **st)
 {
@@ -1037,8 +1052,9 @@ static void test_sharing_plot_per_trace(void **st)
 		 "--sharing exclusive,vgpu --seeds 1 --jobs 1 --no-pods --db '%s' -q",
 		 nodes_path, timed_path, path);
 	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
-	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --mode time --policy spread "
-		 "--sharing exclusive,timeslice --seeds 1 --jobs 1 --no-pods --db '%s' -q",
+	snprintf(args, sizeof(args), "sweep --nodes '%s' --pods '%s' --mode time "
+		 "--policy spread,first-fit,random,dotprod --sharing exclusive,timeslice --seeds 1 "
+		 "--jobs 1 --db '%s' -q",
 		 nodes_path, other, path);
 	assert_int_equal(gpusim(args, out, sizeof(out)), 0);
 
@@ -1048,7 +1064,7 @@ static void test_sharing_plot_per_trace(void **st)
 	assert_int_equal(gs_plot_sharing_export(db, data, &sh, err, sizeof(err)), 0);
 	gs_db_close(db);
 	assert_int_equal(sh.n_traces, 2);
-	assert_int_equal(sh.n_policies, 2);
+	assert_int_equal(sh.n_policies, 5);
 	assert_int_equal(sh.n_sharings, 3);
 	for (t = 0; t < 2; t++) {
 		bool mine = strcmp(sh.traces[t], "timed") == 0;
@@ -1058,7 +1074,7 @@ static void test_sharing_plot_per_trace(void **st)
 			for (p = 0; p < sh.n_policies; p++) {
 				const char *pol = sh.policies[p], *mech = sh.sharings[m];
 				bool want = mine ? !strcmp(pol, "binpack") && strcmp(mech, "timeslice")
-						 : !strcmp(pol, "spread") && strcmp(mech, "vgpu");
+						 : strcmp(pol, "binpack") && strcmp(mech, "vgpu");
 
 				assert_int_equal(sh.util[(t * sh.n_sharings + m) * sh.n_policies + p],
 						 want);
@@ -1067,12 +1083,19 @@ static void test_sharing_plot_per_trace(void **st)
 		f = fopen(file, "r");
 		assert_non_null(f);
 		assert_non_null(fgets(line, sizeof(line), f));
-		assert_non_null(strstr(line, mine ? "per policy: binpack\n" : "per policy: spread\n"));
+		assert_non_null(strstr(line, mine ? "per policy: binpack\n"
+						  : "per policy: spread first-fit random dotprod\n"));
 		while (fgets(line, sizeof(line), f)) {
-			/* The mechanism, then one policy's two numbers: no NaN column. */
+			const char *c = line;
+			int tabs = 0;
+
+			/* The mechanism, then two numbers per policy of the trace: no NaN column. */
 			assert_null(strstr(line, "NaN"));
-			assert_int_equal(strchr(line, '\t') != NULL, 1);
-			assert_null(strchr(strchr(strchr(line, '\t') + 1, '\t') + 1, '\t'));
+			while ((c = strchr(c, '\t')) != NULL) {
+				tabs++;
+				c++;
+			}
+			assert_int_equal(tabs, mine ? 2 : 8);
 			assert_true(strncmp(line, mine ? "timeslice" : "vgpu", 4) != 0);
 			rows++;
 		}
@@ -1086,6 +1109,11 @@ static void test_sharing_plot_per_trace(void **st)
 		assert_non_null(strstr(out, "per-trace-plots/sharing_util_timed.png"));
 		assert_non_null(strstr(out, "per-trace-plots/sharing_util_other.png"));
 		no_gnuplot_warning(out);
+		/* Four panels: two rows of two thirds of the standard 640 pixels each. */
+		snprintf(file, sizeof(file), "%s/per-trace-plots/sharing_cdf_other.png", dir);
+		assert_int_equal(png_height(file), 844);
+		snprintf(file, sizeof(file), "%s/per-trace-plots/sharing_util_other.png", dir);
+		assert_int_equal(png_height(file), 640);
 	}
 }
 
