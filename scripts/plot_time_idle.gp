@@ -21,14 +21,16 @@ file(i) = sprintf('%s/%s.%s.series.dat', datadir, trace, word(policies, i))
 lt(i) = int(word(lts, i))
 panels = frag ? 4 : 3
 do for [fmt in 'png svg pdf'] {
-	call scriptdir.'plot_common.gp' fmt
+	# Each row of the key past the first takes a little height, not the first panel's.
+	call scriptdir.'plot_common.gp' fmt sprintf('%g', 1 + 0.08 * ((n + 3) / 4 - 1))
 	set output out.'.'.fmt
 	set multiplot layout panels,1 title sprintf("Idle GPUs a job cannot use, trace %s, %s: the lowest seed of each policy", trace, setting) noenhanced
 	set grid
 	set lmargin 10
 	set rmargin 3
-	set tmargin 3
-	set key at screen 0.5, 0.95 center top horizontal noenhanced
+	# The key above the first panel: four policies a row, the panel below them.
+	set tmargin 2 + (n + 3) / 4
+	set key at screen 0.5, 0.95 center top horizontal maxcols 4 noenhanced
 	set ylabel 'Fractional (%)'
 	call scriptdir.'plot_range0.gp' 'y' '4' 'file' '0' '1'
 	plot for [i=1:n] file(i) using 1:4 with lines lt lt(i) dt 1 title word(policies, i)

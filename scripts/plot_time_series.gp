@@ -20,8 +20,9 @@ do for [fmt in 'png svg pdf'] {
 	set grid
 	set lmargin 10
 	set rmargin 3
-	set tmargin 4
-	set key at screen 0.5, 0.94 center top horizontal noenhanced
+	# The key above the first panel: four policies a row, the panel below them.
+	set tmargin 3 + (n + 3) / 4
+	set key at screen 0.5, 0.94 center top horizontal maxcols 4 noenhanced
 	set xlabel 'Hours since the first arrival'
 	set ylabel 'GPU allocated (% of capacity)'
 	set yrange [0:*]
