@@ -16,8 +16,10 @@ do for [fmt in 'png svg pdf'] {
 	set output out.'.'.fmt
 	set multiplot layout 1,2 title sprintf("Time mode, trace %s: waits against the offered load\nmean over seeds, bars from the lowest to the highest seed", trace) noenhanced
 	set grid
-	set tmargin 5
-	set key at screen 0.5, 0.9 center top horizontal noenhanced
+	# The key above the panels: two policies a row (an entry with error bars
+	# is wide), the panels below them.
+	set tmargin 4 + (n + 1) / 2
+	set key at screen 0.5, 0.9 center top horizontal maxcols 2 noenhanced
 	set offsets 3, 3, 0, 0
 	set xlabel 'Offered load (% of GPU capacity)'
 	set ylabel 'Mean wait (s)'
