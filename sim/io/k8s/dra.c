@@ -1253,8 +1253,9 @@ static int allocate(struct gs_dra_state *st, int32_t node, int32_t set, bool kee
 	memset(&s, 0, sizeof(s));
 	s.st = st;
 	s.node = node;
-	s.cand = d->cand + d->cand_off[node];
 	s.n_cand = d->cand_off[node + 1] - d->cand_off[node];
+	/* No device anywhere leaves d->cand NULL, and NULL + 0 is undefined in C. */
+	s.cand = s.n_cand ? d->cand + d->cand_off[node] : NULL;
 	s.claims = todo;
 	s.n_claims = n;
 	ok = search(&s, 0, 0, -1, 0, 0);
