@@ -166,6 +166,47 @@ static void test_cel(void **state)
 				 "quantity(), semver(), has() and cel.bind()");
 	assert_null(gs_cel_compile("device.driver == ", err, sizeof(err), NULL));
 	assert_string_equal(err, "syntax error at column 18: unexpected 'end'");
+	/*
+	 * Deep and long selectors: refused at compile time, not by overflowing
+	 * the stack when evaluated or freed (the fuzz target cel's 1 400 '!').
+	 */
+	{
+		static char big[200000];
+		size_t k, n;
+
+		for (k = 0; k < 1400; k++)
+			big[k] = '!';
+		strcpy(big + k, "device.allowMultipleAllocations");
+		assert_null(gs_cel_compile(big, err, sizeof(err), NULL));
+		assert_string_equal(err, "unsupported: nested deeper than 64");
+		/* 65 '-' are as deep as 65 '('. */
+		memset(big, '-', 65);
+		strcpy(big + 65, "1 < 0");
+		assert_null(gs_cel_compile(big, err, sizeof(err), NULL));
+		assert_string_equal(err, "unsupported: nested deeper than 64");
+		/* 200 alternatives joined by '||' compile and find the last one. */
+		for (n = 0, k = 0; k < 200; k++)
+			n += (size_t)sprintf(big + n, "%sg.profile == '%zug.10gb'", k ? " || " : "",
+					     k == 199 ? (size_t)1 : k + 1000);
+		assert_true(n < sizeof(big));
+		{
+			char sel[sizeof(big) + 64];
+
+			snprintf(sel, sizeof(sel), "cel.bind(g, device.attributes['gpu.nvidia.com'], %s)",
+				 big);
+			assert_int_equal(cel_on(sel, &d), 1);
+		}
+		/* 300 are deeper than a tree may be; 20 000 more terms than one may have. */
+		for (n = 0, k = 0; k < 300; k++)
+			n += (size_t)sprintf(big + n, "%sdevice.driver == 'x%zu'", k ? " || " : "", k);
+		assert_null(gs_cel_compile(big, err, sizeof(err), NULL));
+		assert_string_equal(err, "unsupported: more than 256 operators deep (split the "
+					 "selector)");
+		for (n = 0, k = 0; k < 20000 && n + 16 < sizeof(big); k++)
+			n += (size_t)sprintf(big + n, "%s!false", k ? " && " : "");
+		assert_null(gs_cel_compile(big, err, sizeof(err), NULL));
+		assert_string_equal(err, "unsupported: more than 4096 terms (split the selector)");
+	}
 	assert_int_equal(gs_cel_semver_cmp("1.0.0-alpha", "1.0.0"), -1);
 	assert_int_equal(gs_cel_semver_cmp("1.0.0-alpha.1", "1.0.0-alpha.beta"), -1);
 	assert_int_equal(gs_cel_semver_cmp("1.10.0", "1.9.9"), 1);

@@ -19,6 +19,20 @@
 
 #define VARS_MAX 8
 #define DEPTH_MAX 64
+/*
+ * The deepest tree compiled: evaluating and freeing it recurse once per
+ * level, so a chain of thousands of '!' or of '&&' terms would overflow
+ * the stack (the fuzz target cel found 1 400 '!'). Selectors are a few
+ * levels deep; a list of 200 alternatives joined by '||' still fits.
+ */
+#define HEIGHT_MAX 256
+/*
+ * The most nodes a selector compiles to: freeing a tree recurses once per
+ * level, and a chain of terms (a && b && ...) is as deep as it is long,
+ * so a selector of a million terms would overflow the stack before
+ * HEIGHT_MAX is checked. Real selectors take a few dozen.
+ */
+#define NODES_MAX 4096
 
 /* --- values ------------------------------------------------------------------ */
 
@@ -101,6 +115,7 @@ struct parser {
 	size_t err_len;
 	bool failed, oom;
 	int depth;
+	int nodes;                   /* made so far (NODES_MAX) */
 	char vars[VARS_MAX][32];     /* cel.bind names in scope, innermost last */
 	int n_vars;
 };
@@ -128,8 +143,11 @@ static struct node *fail(struct parser *ps, const char *fmt, ...)
 
 static struct node *mk(struct parser *ps, enum op op, int c)
 {
-	struct node *n = calloc(1, sizeof(*n));
+	struct node *n;
 
+	if (++ps->nodes > NODES_MAX)
+		return fail(ps, "unsupported: more than %d terms (split the selector)", NODES_MAX);
+	n = calloc(1, sizeof(*n));
 	if (!n) {
 		ps->oom = true;
 		return fail(ps, "out of memory");
@@ -536,20 +554,20 @@ static struct node *parse_unary(struct parser *ps)
 
 	skip_ws(ps);
 	c0 = col(ps);
-	if (*ps->p == '!' && ps->p[1] != '=') {
-		ps->p++;
-		if (!(x = mk(ps, N_NOT, c0)) || !(x->a = parse_unary(ps))) {
-			node_free(x);
-			return NULL;
+	if ((*ps->p == '!' && ps->p[1] != '=') || *ps->p == '-') {
+		enum op op = *ps->p == '!' ? N_NOT : N_NEG;
+
+		/* Each '!' or '-' is a level of the parser's recursion, as a '(' is. */
+		if (++ps->depth > DEPTH_MAX) {
+			ps->depth--;
+			return fail(ps, "unsupported: nested deeper than %d", DEPTH_MAX);
 		}
-		return x;
-	}
-	if (*ps->p == '-') {
 		ps->p++;
-		if (!(x = mk(ps, N_NEG, c0)) || !(x->a = parse_unary(ps))) {
+		if (!(x = mk(ps, op, c0)) || !(x->a = parse_unary(ps))) {
 			node_free(x);
-			return NULL;
+			x = NULL;
 		}
+		ps->depth--;
 		return x;
 	}
 	return parse_member(ps);
@@ -634,6 +652,25 @@ static struct node *parse_expr(struct parser *ps)
 	return x;
 }
 
+/* The height of the tree under n, counted up to cap levels (its recursion goes no deeper). */
+static int height(const struct node *n, int cap)
+{
+	int h = 0, k, i;
+
+	if (!n || cap <= 0)
+		return 0;
+	if ((k = height(n->a, cap - 1)) > h)
+		h = k;
+	if ((k = height(n->b, cap - 1)) > h)
+		h = k;
+	if ((k = height(n->c, cap - 1)) > h)
+		h = k;
+	for (i = 0; i < n->nargs; i++)
+		if ((k = height(n->args[i], cap - 1)) > h)
+			h = k;
+	return h + 1;
+}
+
 struct gs_cel *gs_cel_compile(const char *expr, char *err, size_t err_len, bool *oom)
 {
 	struct parser ps;
@@ -659,6 +696,9 @@ struct gs_cel *gs_cel_compile(const char *expr, char *err, size_t err_len, bool 
 	skip_ws(&ps);
 	if (e->root && *ps.p)
 		fail(&ps, "syntax error at column %d: unexpected '%.12s'", col(&ps), ps.p);
+	if (e->root && !ps.failed && height(e->root, HEIGHT_MAX + 1) > HEIGHT_MAX)
+		fail(&ps, "unsupported: more than %d operators deep (split the selector)",
+		     HEIGHT_MAX);
 	if (ps.failed) {
 		if (oom)
 			*oom = ps.oom;
