@@ -418,12 +418,6 @@ static size_t sharing_words(const struct gs_plot_sharing *ix, size_t t, size_t p
 	return n;
 }
 
-/* Whether trace t has a run of mechanism m and policy p in the utilisation file. */
-static bool util_on(const struct gs_plot_sharing *ix, size_t t, size_t m, size_t p)
-{
-	return ix->util[(t * ix->n_sharings + m) * ix->n_policies + p];
-}
-
 /*
  * The utilisation figure's lists for trace t, as <trace>.sharing_util.dat
  * has its columns and rows: the policies with runs (words) and their line
@@ -446,9 +440,7 @@ static int util_words(const struct gs_plot_sharing *ix, size_t t, char *policies
 	}
 	lts[0] = '\0';
 	for (p = 0; p < ix->n_policies; p++) {
-		for (m = 0; m < ix->n_sharings && !util_on(ix, t, m, p); m++)
-			;
-		if (m == ix->n_sharings)
+		if (!gs_plot_sharing_util_any(ix, t, p, true))
 			continue;
 		sel[n_sel++] = ix->policies[p];
 		used += (size_t)snprintf(lts + used, len - used, "%s%zu", used ? " " : "", p + 1);
@@ -460,12 +452,9 @@ static int util_words(const struct gs_plot_sharing *ix, size_t t, char *policies
 	}
 	rc = word_list(sel, n_sel, false, policies, len, err, err_len);
 	n_sel = 0;
-	for (m = 0; !rc && m < ix->n_sharings; m++) {
-		for (p = 0; p < ix->n_policies && !util_on(ix, t, m, p); p++)
-			;
-		if (p < ix->n_policies)
+	for (m = 0; !rc && m < ix->n_sharings; m++)
+		if (gs_plot_sharing_util_any(ix, t, m, false))
 			sel[n_sel++] = ix->sharings[m];
-	}
 	if (!rc)
 		rc = word_list(sel, n_sel, true, sharings, len, err, err_len);
 	free(sel);

@@ -141,6 +141,12 @@ struct gs_plot_sharing {
 	bool *util;
 };
 
+/*
+ * Whether trace t has a run in <trace>.sharing_util.dat of policy k (policy
+ * set) or of mechanism k (policy clear), by ix->util.
+ */
+bool gs_plot_sharing_util_any(const struct gs_plot_sharing *ix, size_t t, size_t k, bool policy);
+
 /* Frees what gs_plot_sharing_export() put in *s and zeroes it; safe on a zeroed struct. */
 void gs_plot_sharing_release(struct gs_plot_sharing *s);
 

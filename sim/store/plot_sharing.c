@@ -151,16 +151,16 @@ static int write_cdf(sqlite3 *sq, const struct gs_plot_sharing *ix, size_t t, si
 	return rc;
 }
 
-/* Whether the mechanism (policy) of index k has a run of trace t in ix->util. */
-static bool util_any(const struct gs_plot_sharing *ix, size_t t, size_t k, bool policy)
+bool gs_plot_sharing_util_any(const struct gs_plot_sharing *ix, size_t t, size_t k, bool policy)
 {
-	size_t m, p;
+	size_t j, n = policy ? ix->n_sharings : ix->n_policies;
 
-	for (m = 0; m < ix->n_sharings; m++)
-		for (p = 0; p < ix->n_policies; p++)
-			if ((policy ? p : m) == k &&
-			    ix->util[(t * ix->n_sharings + m) * ix->n_policies + p])
-				return true;
+	for (j = 0; j < n; j++) {
+		size_t m = policy ? j : k, p = policy ? k : j;
+
+		if (ix->util[(t * ix->n_sharings + m) * ix->n_policies + p])
+			return true;
+	}
 	return false;
 }
 
@@ -220,17 +220,17 @@ static int write_util(sqlite3 *sq, struct gs_plot_sharing *ix, size_t t, const c
 	}
 	fprintf(f, "# mechanism\tthen allocated %% and useful %% per policy:");
 	for (p = 0; p < ix->n_policies; p++)
-		if (util_any(ix, t, p, true))
+		if (gs_plot_sharing_util_any(ix, t, p, true))
 			fprintf(f, " %s", ix->policies[p]);
 	fprintf(f, "\n");
 	for (m = 0; m < ix->n_sharings; m++) {
-		if (!util_any(ix, t, m, false))
+		if (!gs_plot_sharing_util_any(ix, t, m, false))
 			continue;
 		fprintf(f, "%s", ix->sharings[m]);
 		for (p = 0; p < ix->n_policies; p++) {
 			size_t k = m * ix->n_policies + p;
 
-			if (!util_any(ix, t, p, true))
+			if (!gs_plot_sharing_util_any(ix, t, p, true))
 				continue;
 			if (on[k])
 				fprintf(f, "\t%.4f\t%.4f", v[2 * k], v[2 * k + 1]);
