@@ -152,6 +152,12 @@ static void test_option_table(void **state)
 				 "most 100\n");
 	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --compat --exact"), 2);
 	assert_string_equal(out, "gpusim replay: --compat and --exact cannot be used together\n");
+	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --compat --ties index"), 2);
+	assert_string_equal(out, "gpusim replay: --ties index: compat scoring breaks ties in a "
+				 "shuffled node order, as the FGD reference does; give --exact for "
+				 "the file's order\n");
+	assert_int_equal(gpusim("sweep --nodes nodes.csv --pods pods.csv --ties first"), 2);
+	assert_string_equal(out, "gpusim sweep: --ties: 'first' is not 'index' or 'shuffled'\n");
 	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --db x.db --no-db"), 2);
 	assert_string_equal(out, "gpusim replay: --db and --no-db cannot be used together\n");
 	assert_int_equal(gpusim("replay --nodes nodes.csv --pods pods.csv --no-db "
@@ -170,6 +176,49 @@ static void test_option_table(void **state)
 	/* Nothing of the refused commands was written. */
 	gs_test_path("x.db", path, sizeof(path));
 	assert_int_equal(access(path, F_OK), -1);
+}
+
+static void has(const char *text);
+
+/*
+ * --ties: on eight identical nodes the pods of a time-mode run tie, so the
+ * node order decides. With the default (index) every seed places the first
+ * pod on the first node; with --ties shuffled the seeds' orders differ,
+ * the run records GS_POLICY_SHUFFLED (policy_flags 2) and its scores stay
+ * exact. advise shuffles by default.
+ */
+static void test_ties(void **state)
+{
+	char nodes[512] = "name,cpu_milli,memory_mib,num_gpu,gpu_model\n";
+	int i;
+
+	(void)state;
+	for (i = 0; i < 8; i++)
+		snprintf(nodes + strlen(nodes), sizeof(nodes) - strlen(nodes),
+			 "t%d,32000,131072,2,T4\n", i);
+	gs_test_write("ties-nodes.csv", nodes, NULL, 0);
+	for (i = 1; i <= 6; i++) {
+		assert_int_equal(gpusim("replay --nodes ties-nodes.csv --pods pods.csv -P binpack "
+					"--seed %d --db ties.db -q", i), 0);
+		assert_int_equal(gpusim("replay --nodes ties-nodes.csv --pods pods.csv -P binpack "
+					"--seed %d --ties shuffled --db ties.db -q", i), 0);
+	}
+	/* p0's node: always t0 by index; more than one node over six shuffled seeds. */
+	assert_int_equal(gpusim_sh("sqlite3 ties.db \"select json_extract(r.params_json, "
+				   "'$.policy_flags'), json_extract(r.params_json, '$.compat'), "
+				   "count(*), count(distinct p.node_idx) > 1, min(p.node_idx) from "
+				   "runs r join pods p using (run_id) where p.name = 'p0' group by 1, "
+				   "2 order by 1\""),
+			 0);
+	assert_int_equal(strncmp(out, "0|0|6|0|0\n2|0|6|1|", 18), 0);
+	assert_int_equal(gpusim("inspect --db ties.db -o ID,SCORING --raw"), 0);
+	has("ID SCORING\n1 exact\n2 exact/shuffled\n");
+	assert_int_equal(gpusim("advise --nodes ties-nodes.csv --pods pods.csv -P binpack "
+				"--sharing exclusive --seeds 1-2 --max-seeds 2 --trace-times "
+				"--no-reference --db ties-advise.db --json"), 0);
+	assert_int_equal(gpusim_sh("sqlite3 ties-advise.db \"select distinct json_extract("
+				   "params_json, '$.policy_flags') from runs\""), 0);
+	assert_string_equal(out, "2\n");
 }
 
 static void test_bad_input_exits_2_and_writes_nothing(void **state)
@@ -957,6 +1006,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_option_table),
 		cmocka_unit_test(test_bad_input_exits_2_and_writes_nothing),
 		cmocka_unit_test(test_strict_refuses_impossible_pods),

@@ -477,6 +477,75 @@ static void test_compat_order_is_a_seeded_permutation(void **state)
 	gs_cluster_release(&c);
 }
 
+/*
+ * GS_POLICY_SHUFFLED: compat's node order (the same permutation for the
+ * same seed and workload) with exact scores. On four identical empty
+ * nodes every policy's best nodes tie: without the flag the first node
+ * takes the pod whatever the seed, with it the first node of the seed's
+ * order, and over seeds each of the four.
+ */
+static void test_shuffled_ties(void **state)
+{
+	struct gs_cluster c;
+	struct gs_sched plain, shuf, compat;
+	struct gs_policy_env env;
+	struct gs_placement pl;
+	struct gs_pod p = tu_pod(4000, 8192, 1, 500);
+	int took[4] = { 0 };
+	uint64_t seed;
+	int i;
+
+	(void)state;
+	gs_cluster_init(&c);
+	for (i = 0; i < 4; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "n%d", i);
+		gs_cluster_add_node(&c, name, 32000, 131072, 4, "V100M16");
+	}
+	c.check = true;
+	for (seed = 1; seed <= 40; seed++) {
+		env = env_for(&c, seed);
+		env.flags = 0;
+		assert_int_equal(gs_sched_init(&plain, gs_policy_find("binpack"), &env), 0);
+		env.flags = GS_POLICY_SHUFFLED;
+		assert_int_equal(gs_sched_init(&shuf, gs_policy_find("binpack"), &env), 0);
+		env.flags = GS_POLICY_COMPAT;
+		assert_int_equal(gs_sched_init(&compat, gs_policy_find("binpack"), &env), 0);
+		assert_memory_equal(shuf.order, compat.order, 4 * sizeof(int32_t));
+		assert_int_equal(gs_sched_pick(&plain, &c, &p, &pl, NULL), 0);
+		assert_int_equal(pl.node, 0);
+		assert_int_equal(gs_sched_pick(&shuf, &c, &p, &pl, NULL), 0);
+		assert_int_equal(pl.node, shuf.order[0]);
+		took[pl.node]++;
+		gs_sched_release(&plain);
+		gs_sched_release(&shuf);
+		gs_sched_release(&compat);
+	}
+	for (i = 0; i < 4; i++)
+		assert_true(took[i] > 0);
+	gs_cluster_release(&c);
+
+	/* The scores stay exact: dotprod's compat score is an integer, its exact one is not. */
+	mixed_cluster(&c);
+	env = env_for(&c, 7);
+	p = tu_pod(3000, 5000, 1, 300);
+	env.flags = GS_POLICY_SHUFFLED;
+	assert_int_equal(gs_sched_init(&shuf, gs_policy_find("dotprod"), &env), 0);
+	env.flags = GS_POLICY_COMPAT;
+	assert_int_equal(gs_sched_init(&compat, gs_policy_find("dotprod"), &env), 0);
+	{
+		double e = shuf.policy->score(shuf.state, &c, 0, &p);
+		double k = compat.policy->score(compat.state, &c, 0, &p);
+
+		assert_true(e != floor(e));
+		assert_true(k == floor(k));
+	}
+	gs_sched_release(&shuf);
+	gs_sched_release(&compat);
+	gs_cluster_release(&c);
+}
+
 /* The policies by C symbol, in policies.def order, as CMake reads the list. */
 #define GS_POLICY(sym) extern const struct gs_policy sym;
 #include "policies/policies.def"
@@ -563,6 +632,7 @@ int main(int argc, char **argv)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_random_is_uniform_and_seeded);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_random_draws_by_cluster_size);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_compat_order_is_a_seeded_permutation);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_shuffled_ties);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_registry);
 	return _cmocka_run_group_tests("policies", tests, n, NULL, NULL);
 }

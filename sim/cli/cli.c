@@ -22,6 +22,12 @@ const struct gs_opt_choice gs_cli_modes[] = {
 	{ NULL, 0 },
 };
 
+const struct gs_opt_choice gs_cli_ties[] = {
+	{ "index", 0 },
+	{ "shuffled", 1 },
+	{ NULL, 0 },
+};
+
 const struct gs_opt_choice gs_cli_arrivals[] = {
 	{ "poisson", GS_ARRIVALS_POISSON },
 	{ "trace", GS_ARRIVALS_TRACE },
@@ -455,17 +461,27 @@ void gs_cli_sim_init(struct gs_cli_sim *s)
 	gs_replay_opts_init(&s->opts);
 	s->mode = -1;
 	s->compat = -1;
+	s->ties = -1;
 }
 
-void gs_cli_sim_finish(struct gs_cli_sim *s)
+int gs_cli_sim_finish(const char *cmd, struct gs_cli_sim *s)
 {
 	s->opts.mode = (enum gs_mode)s->mode;
 	s->opts.arrivals = (enum gs_arrivals)s->arrivals;
 	s->opts.busy = s->busy.n ? &s->busy : NULL;
 	if (s->compat < 0)
 		s->compat = s->opts.mode == GS_MODE_INFLATE;
+	if (s->compat && s->ties == 0) {
+		fprintf(stderr, "gpusim %s: --ties index: compat scoring breaks ties in a shuffled "
+			"node order, as the FGD reference does; give --exact for the file's order\n",
+			cmd);
+		return GS_EXIT_USAGE;
+	}
 	if (s->compat)
 		s->opts.policy_flags |= GS_POLICY_COMPAT;
+	else if (s->ties == 1)
+		s->opts.policy_flags |= GS_POLICY_SHUFFLED;
+	return GS_EXIT_OK;
 }
 
 int gs_cli_sim_inputs(const char *cmd, const struct gs_cli_sim *s, bool pods_given)

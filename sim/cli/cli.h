@@ -213,6 +213,7 @@ struct gs_cli_sim {
 	struct gs_busy busy;                 /* --busy, n = 0: every pod busy all the time */
 	int mode;                            /* --mode (enum gs_mode); -1: not given */
 	int compat;                          /* --compat 1, --exact 0; -1: the mode's default */
+	int ties;                            /* --ties: 0 index, 1 shuffled; -1: the scoring's */
 	int arrivals;                        /* --arrivals (enum gs_arrivals) */
 	bool no_pods, arrival_samples;       /* --no-pods, --arrival-samples */
 	bool strict;                         /* --strict */
@@ -225,11 +226,14 @@ void gs_cli_sim_init(struct gs_cli_sim *s);
 /*
  * Completes s->opts once the line is parsed and s->mode is set (>= 0):
  * the mode and arrival shape, the busy fractions (s->busy when --busy was
- * given; s must then outlive the runs), and the scoring (--compat, --exact, or the
+ * given; s must then outlive the runs), the scoring (--compat, --exact, or the
  * mode's default: compat in inflate mode, exact in time mode) as
- * GS_POLICY_COMPAT in opts.policy_flags.
+ * GS_POLICY_COMPAT in opts.policy_flags, and the ties (--ties shuffled, or
+ * the default of a command that set s->ties before parsing) as
+ * GS_POLICY_SHUFFLED. Returns GS_EXIT_OK, or GS_EXIT_USAGE with a message
+ * naming cmd when --ties index is given with compat scoring.
  */
-void gs_cli_sim_finish(struct gs_cli_sim *s);
+int gs_cli_sim_finish(const char *cmd, struct gs_cli_sim *s);
 
 /* The cluster: -n, --nodes FILE, or --state (gs_cli_sim_inputs() checks one is given). */
 #define GS_CLI_OPT_NODES(S)                                                                     \
@@ -316,13 +320,28 @@ int gs_cli_db_status(const char *cmd, int rc, const char *err);
 		  "paper: random,dotprod,gpuclustering,gpupacking,bestfit,fgd); 'gpusim "       \
 		  "policies' lists them" }
 
-/* The scoring: --compat and --exact. */
+/*
+ * The node order ties go to: --ties ORDER, DEF when not given (NULL: the
+ * scoring's, s->ties -1), HELP_TAIL ending the help.
+ */
+extern const struct gs_opt_choice gs_cli_ties[];
+#define GS_CLI_OPT_TIES(S, DEF, HELP_TAIL)                                                      \
+	{ GS_OPT_ENUM_AT(S, sim.ties, gs_cli_ties), .name = "ties", .arg = "ORDER",             \
+	  .def = (DEF),                                                                         \
+	  .help = "which of the best-scoring nodes a pod goes to: 'index', the first in the "   \
+		  "cluster file, or 'shuffled', the first in a node order shuffled per seed "   \
+		  "and trace, so that the file's order decides nothing (the kube-scheduler "    \
+		  "breaks ties at random)" HELP_TAIL }
+
+/* The scoring: --compat and --exact, and --ties. */
 #define GS_CLI_OPTS_SCORING(S)                                                                  \
 	{ GS_OPT_SET_AT(S, sim.compat, 1), .name = "compat", .conflicts = "exact",              \
 	  .help = "FGD reference scoring: integer 0-100 scores, ties broken by a node order "   \
 		  "shuffled per seed and trace (default in inflate mode)" },                    \
 	{ GS_OPT_SET_AT(S, sim.compat, 0), .name = "exact",                                     \
-	  .help = "float scores, ties to the lowest node index (default in time mode)" }
+	  .help = "float scores, ties to the lowest node index unless --ties shuffled "         \
+		  "(default in time mode)" },                                                   \
+	GS_CLI_OPT_TIES(S, NULL, "; default: index with --exact, always shuffled with --compat")
 
 /* Inflate mode's target: --inflate X. */
 #define GS_CLI_OPT_INFLATE(S)                                                                   \

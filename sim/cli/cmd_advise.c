@@ -157,6 +157,7 @@ static const struct gs_opt advise_opts[] = {
 
 	{ GS_OPT_GROUP_HEADING("Candidates:") },
 	GS_CLI_OPT_POLICY(S, "all"),
+	GS_CLI_OPT_TIES(S, "shuffled", ": a verdict should not follow the order of the nodes"),
 	{ GS_OPT_CUSTOM_AT(S, sharings, struct gs_cli_sharings, gs_cli_parse_sharings, NULL),
 	  .name = "sharing", .arg = "LIST",
 	  .help = "the sharing mechanisms to choose from, e.g. exclusive,vgpu,mig:layout=... "
@@ -337,7 +338,9 @@ int gs_cmd_advise(int argc, char **argv)
 	if (gs_opt_parse(&advise_cmd, argc, argv, &a, &status))
 		return status;
 	gs_interference_init(&ifr);
-	gs_cli_sim_finish(&a.sim);
+	status = gs_cli_sim_finish("advise", &a.sim);
+	if (status != GS_EXIT_OK)
+		goto out;
 	if ((size_t)a.max_seeds < a.seeds.n) {
 		fprintf(stderr, "gpusim advise: --max-seeds: %lld is fewer than the %zu --seeds\n",
 			(long long)a.max_seeds, a.seeds.n);

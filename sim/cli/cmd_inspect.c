@@ -160,9 +160,10 @@ static const struct gs_cmd_spec inspect_cmd = {
 	.outro = "Columns of the run list (default: ID,POLICY,MODE,SEED,TRACE,LOAD,SCORING,\n"
 		 "SHARING,PLACED,FAILED,UNALLOC%,WAIT):\n"
 		 "  ID, POLICY, MODE, SEED, TRACE (pods file), LOAD (load N%, scale N or inflate\n"
-		 "  N), SCORING (exact or compat), SHARING, PODS, PLACED, FAILED, UNALLOC%\n"
-		 "  (inflate runs), WAIT (mean wait in s, time-mode runs), WAIT99 (its 99th\n"
-		 "  percentile), WALL (simulation wall time in s).\n"
+		 "  N), SCORING (exact, exact/shuffled with --ties shuffled, or compat),\n"
+		 "  SHARING, PODS, PLACED, FAILED, UNALLOC% (inflate runs), WAIT (mean wait in\n"
+		 "  s, time-mode runs), WAIT99 (its 99th percentile), WALL (simulation wall\n"
+		 "  time in s).\n"
 		 "Columns of a run's nodes (default: NAME,MODEL,SHARING when the run has modes,\n"
 		 "GPUS,FREE,GPUMEM,CPU,MEM,FRAG,PODS):\n"
 		 "  IDX node index; NAME; MODEL GPU model; SHARING the node's modes; GPUS the\n"
@@ -217,7 +218,14 @@ static const struct gs_inspect_col list_cols[] = {
 struct run_params {
 	double time_scale, inflate, load;  /* NAN when absent */
 	bool compat;
+	bool shuffled;                     /* exact scores, ties in a shuffled order (--ties) */
 };
+
+/* The run's scoring as the SCORING column and the JSON have it. */
+static const char *scoring_name(const struct run_params *p)
+{
+	return p->compat ? "compat" : p->shuffled ? "exact/shuffled" : "exact";
+}
 
 static double json_num(const cJSON *o, const char *key)
 {
@@ -229,11 +237,14 @@ static double json_num(const cJSON *o, const char *key)
 static void read_params(const char *json, struct run_params *p)
 {
 	cJSON *root = json ? cJSON_Parse(json) : NULL;
+	double flags;
 
 	p->time_scale = json_num(root, "time_scale");
 	p->inflate = json_num(root, "inflate");
 	p->load = json_num(root, "load");
 	p->compat = cJSON_IsTrue(cJSON_GetObjectItem(root, "compat"));
+	flags = json_num(root, "policy_flags");
+	p->shuffled = flags >= 0 && flags < 256 && ((unsigned)flags & GS_POLICY_SHUFFLED);
 	cJSON_Delete(root);
 }
 
@@ -285,7 +296,7 @@ cJSON *gs_inspect_run_json(const struct gs_run_row *r)
 	gs_cjson_add_number(o, "load_pct", p.load);
 	gs_cjson_add_number(o, "time_scale", p.time_scale);
 	gs_cjson_add_number(o, "inflate", p.inflate);
-	cJSON_AddStringToObject(o, "scoring", p.compat ? "compat" : "exact");
+	cJSON_AddStringToObject(o, "scoring", scoring_name(&p));
 	if (r->sharing)
 		cJSON_AddStringToObject(o, "sharing", r->sharing);
 	else
@@ -373,7 +384,7 @@ static void list_line(struct libscols_table *tb, const struct gs_inspect_colset 
 			load_text(r, &p, buf, sizeof(buf));
 			break;
 		case L_SCORING:
-			v = p.compat ? "compat" : "exact";
+			v = scoring_name(&p);
 			break;
 		case L_SHARING:
 			v = r->sharing ? r->sharing : "-";

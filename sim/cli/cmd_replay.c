@@ -108,7 +108,10 @@ static int parse_args(int argc, char **argv, struct replay_args *a, int *status_
 		gs_opt_release(&replay_cmd, a);
 		return -1;
 	}
-	gs_cli_sim_finish(&a->sim);
+	if ((*status_out = gs_cli_sim_finish("replay", &a->sim)) != GS_EXIT_OK) {
+		gs_opt_release(&replay_cmd, a);
+		return -1;
+	}
 	if ((o->load_pct > 0 && o->mode != GS_MODE_TIME) ||
 	    (o->load_repeat > 1 && !(o->load_pct > 0))) {
 		fprintf(stderr, "gpusim replay: %s\n",

@@ -199,8 +199,9 @@ int gs_cmd_sweep(int argc, char **argv)
 	gs_interference_init(&ifr);
 	if (a.sim.mode < 0)
 		a.sim.mode = a.sharings.n ? GS_MODE_TIME : GS_MODE_INFLATE;
-	gs_cli_sim_finish(&a.sim);
-	status = gs_cli_sim_interference("sweep", &a.sim, &ifr);
+	status = gs_cli_sim_finish("sweep", &a.sim);
+	if (status == GS_EXIT_OK)
+		status = gs_cli_sim_interference("sweep", &a.sim, &ifr);
 	if (status != GS_EXIT_OK)
 		goto out;
 	spec.opts = a.sim.opts;

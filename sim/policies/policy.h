@@ -30,6 +30,13 @@ enum {
 	 * and ties broken by a node order shuffled per seed and workload.
 	 */
 	GS_POLICY_COMPAT = 1u << 0,
+	/*
+	 * Break ties by a node order shuffled per seed and workload, as
+	 * GS_POLICY_COMPAT does, but keep exact scores: the verdict of a run
+	 * then does not follow the order of the cluster file (the
+	 * kube-scheduler breaks ties at random).
+	 */
+	GS_POLICY_SHUFFLED = 1u << 1,
 };
 
 /* What a policy may look at when it starts. All pointers are borrowed. */

@@ -7,7 +7,9 @@
  * in s->order and a later node must score strictly higher to win, so ties
  * go to the earlier node: the lowest index by default, a shuffled order in
  * compat mode (the FGD reference simulator shuffles its node list per seed,
- * Weng et al., ATC 2023, section 6). The shuffle's seed mixes the run's seed
+ * Weng et al., ATC 2023, section 6) and with GS_POLICY_SHUFFLED (exact
+ * scores, ties as the kube-scheduler's: not the cluster file's order). The
+ * shuffle's seed mixes the run's seed
  * with the workload's identity (env->workload_id): the reference draws its
  * node order after the trace-dependent inflation, so its tie orders differ
  * between workloads, and with the seed alone every workload would share the
@@ -47,7 +49,7 @@ int gs_sched_init(struct gs_sched *s, const struct gs_policy *pol,
 		return GS_ENOMEM;
 	for (i = 0; i < c->n_nodes; i++)
 		s->order[i] = i;
-	if (env->flags & GS_POLICY_COMPAT) {
+	if (env->flags & (GS_POLICY_COMPAT | GS_POLICY_SHUFFLED)) {
 		struct gs_rng rng;
 
 		gs_rng_seed(&rng, env->seed ^ env->workload_id);

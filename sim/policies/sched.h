@@ -44,8 +44,9 @@ struct gs_sched {
 };
 
 /*
- * Starts a policy on a cluster. With GS_POLICY_COMPAT in env->flags the
- * node order is a permutation shuffled with env->seed, otherwise 0..n-1.
+ * Starts a policy on a cluster. With GS_POLICY_COMPAT or GS_POLICY_SHUFFLED
+ * in env->flags the node order is a permutation shuffled with env->seed,
+ * otherwise 0..n-1.
  * Returns 0, GS_ENOMEM, or the policy's init error.
  */
 int gs_sched_init(struct gs_sched *s, const struct gs_policy *pol,
