@@ -9,11 +9,11 @@
  * compat mode (the FGD reference simulator shuffles its node list per seed,
  * Weng et al., ATC 2023, section 6) and with GS_POLICY_SHUFFLED (exact
  * scores, ties as the kube-scheduler's: not the cluster file's order). The
- * shuffle's seed mixes the run's seed
- * with the workload's identity (env->workload_id): the reference draws its
- * node order after the trace-dependent inflation, so its tie orders differ
- * between workloads, and with the seed alone every workload would share the
- * same ten tie orders and their errors would be correlated.
+ * shuffle's seed mixes the run's seed with the workload's identity
+ * (env->workload_id): the reference draws its node order after the
+ * trace-dependent inflation, so its tie orders differ between workloads,
+ * and with the seed alone every workload would share the same ten tie
+ * orders and their errors would be correlated.
  *
  * That loop visits every node for every pod, which grows with nodes x pods.
  * The index (sched_index.c) answers the same question from per-shape
