@@ -286,6 +286,56 @@ static void test_consumable(void **state)
 	k8s_built_free(&b);
 }
 
+/*
+ * A node whose driver publishes a whole GPU and a 3g.40gb of it without
+ * shared counters: the allocator may give both, but the GPU's share is
+ * spent by the first (1000 milli). The filter refuses the second as the
+ * bind would, instead of saying it fits and having the bind fail on the
+ * cluster's invariant (found by the fuzz target k8s_yaml).
+ */
+static void test_devices_beyond_the_gpu(void **state)
+{
+	static const char more[] =
+		"---\napiVersion: v1\nkind: Node\nmetadata: {name: dra-2}\nstatus:\n"
+		"  allocatable: {cpu: \"64\", memory: 512Gi}\n"
+		"---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\n"
+		"metadata: {name: dra-2-devices}\nspec:\n  driver: gpu.nvidia.com\n"
+		"  nodeName: dra-2\n  pool: {name: dra-2, generation: 1, resourceSliceCount: 1}\n"
+		"  devices:\n"
+		"  - name: gpu-9\n    attributes:\n      type: {string: gpu}\n"
+		"      uuid: {string: GPU-9}\n    capacity:\n      memory: {value: 80Gi}\n"
+		"  - name: gpu-9-mig\n    attributes:\n      type: {string: mig}\n"
+		"      profile: {string: 3g.40gb}\n      parentUUID: {string: GPU-9}\n"
+		"    capacity:\n      memory: {value: 40Gi}\n"
+		CLAIM("cw", "    requests:\n    - name: g\n      exactly:\n        deviceClassName: "
+			    "gpu.nvidia.com\n        selectors: [{cel: {expression: \"has(device."
+			    "attributes['gpu.nvidia.com'].uuid) && device.attributes['gpu.nvidia.com']."
+			    "uuid == 'GPU-9'\"}}]\n")
+		CLAIM("ch", "    requests:\n    - name: m\n      exactly:\n        deviceClassName: "
+			    "mig.nvidia.com\n        selectors: [{cel: {expression: \"device.attributes"
+			    "['gpu.nvidia.com'].parentUUID == 'GPU-9'\"}}]\n")
+		POD("w", "08:00:00", "resourceClaimName: cw")
+		POD("h", "08:00:01", "resourceClaimName: ch");
+	struct k8s_built b;
+	int32_t dra2;
+	size_t h;
+
+	(void)state;
+	if (build(&b, more))
+		fail_msg("%s", err);
+	dra2 = gs_cluster_find_node(&b.c, "dra-2");
+	assert_true(dra2 >= 0);
+	assert_int_equal(place(&b, "ml/w"), dra2);
+	assert_int_equal(b.c.nodes[dra2].gpu_free_milli[0], 0);
+	for (h = 0; h < b.q.n_pods && strcmp(b.q.pod_names[h], "ml/h") != 0; h++)
+		;
+	assert_true(h < b.q.n_pods);
+	assert_int_equal(gs_cluster_fits(&b.c, dra2, &b.q.pods[h]), GS_FIT_DEVICES);
+	assert_int_equal(place(&b, "ml/h"), -1);
+	assert_string_equal(devices(&b, "ch"), "-");
+	k8s_built_free(&b);
+}
+
 /* What is refused, naming the object, the field and the expression or device. */
 static void refused(const char *more, const char *want)
 {
@@ -348,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_first_available),
 		cmocka_unit_test(test_match_and_all),
 		cmocka_unit_test(test_consumable),
+		cmocka_unit_test(test_devices_beyond_the_gpu),
 		cmocka_unit_test(test_refusals),
 	};
 

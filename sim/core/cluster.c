@@ -394,10 +394,19 @@ static int commit(struct gs_cluster *c, struct gs_node *n, const struct gs_pod *
 enum gs_fit gs_cluster_claims_fit(const struct gs_cluster *c, int32_t node, const struct gs_pod *p)
 {
 	int32_t claims = gs_pod_claims(c, p);
+	struct gs_devices_use use;
 
 	if (!claims)
 		return GS_FIT_OK;
-	return c->dev_ops->fits(c->dev_state, node, claims) ? GS_FIT_DEVICES : GS_FIT_OK;
+	if (c->dev_ops->fits(c->dev_state, node, claims, &use))
+		return GS_FIT_DEVICES;
+	/*
+	 * Devices the allocator may give together (their counters allow it) can
+	 * take more of a GPU than is free by the shares gpusim derives for them
+	 * (a snapshot whose devices' counters and profiles disagree): what the
+	 * bind would refuse, the filter refuses.
+	 */
+	return devices_use_ok(c, &c->nodes[node], &use, +1) ? GS_FIT_OK : GS_FIT_DEVICES;
 }
 
 int gs_cluster_bind(struct gs_cluster *c, const struct gs_pod *p, const struct gs_placement *pl)

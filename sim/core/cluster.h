@@ -172,8 +172,12 @@ struct gs_devices_use {
  * keeps its own state, one per cluster copy; the cluster owns it.
  */
 struct gs_devices_ops {
-	/* 0 when claim set `claims` can be allocated on node now, else nonzero. */
-	int (*fits)(void *state, int32_t node, int32_t claims);
+	/*
+	 * 0 when claim set `claims` can be allocated on node now, else nonzero;
+	 * on 0, *use gets what a bind would take, so that the cluster refuses
+	 * in the filter what it would refuse in the bind.
+	 */
+	int (*fits)(void *state, int32_t node, int32_t claims, struct gs_devices_use *use);
 	/* Allocates the set on node (0, or GS_ENOFIT changing nothing); *use gets what it takes. */
 	int (*bind)(void *state, int32_t node, int32_t claims, struct gs_devices_use *use);
 	/* Gives a bound set back; *use gets what returns to the GPUs. 0 or GS_EINVAL. */

@@ -1514,9 +1514,49 @@ bool gs_dra_claim_result(const struct gs_dra_state *st, int32_t c, int32_t i,
 
 /* --- the cluster's hook ----------------------------------------------------------------- */
 
-static int ops_fits(void *state, int32_t node, int32_t set)
+/* Takes back the allocation of the n claims in fresh, which had none before it. */
+static void undo_fresh(struct gs_dra_state *st, const int32_t *fresh, int32_t n)
 {
-	return allocate(state, node, set, false, NULL, NULL);
+	int32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct cstate *cs = &st->claims[fresh[i]];
+
+		while (cs->n)
+			untake(st, fresh[i]);
+		cs->allocated = 0;
+		cs->pre = 0;
+		cs->node = 0;
+	}
+}
+
+/* What binding set would take: the devices of its claims that no user holds yet. */
+static void set_use(const struct gs_dra_state *st, int32_t set, struct gs_devices_use *use)
+{
+	const struct gs_dra *d = st->d;
+	const struct set *x = &d->sets[set - 1];
+	int32_t i;
+
+	memset(use, 0, sizeof(*use));
+	for (i = 0; i < x->n; i++) {
+		int32_t c = d->set_claims[x->off + i];
+
+		if (st->claims[c].users == 0)
+			claim_use(st, c, use);
+	}
+}
+
+static int ops_fits(void *state, int32_t node, int32_t set, struct gs_devices_use *use)
+{
+	struct gs_dra_state *st = state;
+	int32_t fresh[256], n = 0;
+	int rc = allocate(st, node, set, true, fresh, &n);
+
+	if (rc)
+		return rc;
+	set_use(st, set, use);
+	undo_fresh(st, fresh, n);
+	return 0;
 }
 
 static int ops_bind(void *state, int32_t node, int32_t set, struct gs_devices_use *use)
@@ -1531,14 +1571,11 @@ static int ops_bind(void *state, int32_t node, int32_t set, struct gs_devices_us
 	rc = allocate(st, node, set, true, fresh, &n);
 	if (rc)
 		return rc;
+	/* A claim's devices count once, with its first user (a shared claim costs no more). */
+	set_use(st, set, use);
 	x = &d->sets[set - 1];
-	for (i = 0; i < x->n; i++) {
-		int32_t c = d->set_claims[x->off + i];
-
-		/* A claim's devices count once, with its first user (a shared claim costs no more). */
-		if (st->claims[c].users++ == 0)
-			claim_use(st, c, use);
-	}
+	for (i = 0; i < x->n; i++)
+		st->claims[d->set_claims[x->off + i]].users++;
 	return 0;
 }
 
