@@ -1514,20 +1514,16 @@ bool gs_dra_claim_result(const struct gs_dra_state *st, int32_t c, int32_t i,
 
 /* --- the cluster's hook ----------------------------------------------------------------- */
 
-/* Takes back the allocation of the n claims in fresh, which had none before it. */
-static void undo_fresh(struct gs_dra_state *st, const int32_t *fresh, int32_t n)
+/* Claim c has no allocation any more: its devices are given back. */
+static void deallocate(struct gs_dra_state *st, int32_t c)
 {
-	int32_t i;
+	struct cstate *cs = &st->claims[c];
 
-	for (i = 0; i < n; i++) {
-		struct cstate *cs = &st->claims[fresh[i]];
-
-		while (cs->n)
-			untake(st, fresh[i]);
-		cs->allocated = 0;
-		cs->pre = 0;
-		cs->node = 0;
-	}
+	while (cs->n)
+		untake(st, c);
+	cs->allocated = 0;
+	cs->pre = 0;
+	cs->node = 0;
 }
 
 /* What binding set would take: the devices of its claims that no user holds yet. */
@@ -1549,13 +1545,14 @@ static void set_use(const struct gs_dra_state *st, int32_t set, struct gs_device
 static int ops_fits(void *state, int32_t node, int32_t set, struct gs_devices_use *use)
 {
 	struct gs_dra_state *st = state;
-	int32_t fresh[256], n = 0;
+	int32_t fresh[256], n = 0, i;
 	int rc = allocate(st, node, set, true, fresh, &n);
 
 	if (rc)
 		return rc;
 	set_use(st, set, use);
-	undo_fresh(st, fresh, n);
+	for (i = 0; i < n; i++)
+		deallocate(st, fresh[i]);
 	return 0;
 }
 
@@ -1602,11 +1599,7 @@ static int ops_unbind(void *state, int32_t node, int32_t set, struct gs_devices_
 			continue;
 		claim_use(st, c, use);
 		/* Unused, a claim is deallocated (the resource claim controller's job). */
-		while (cs->n)
-			untake(st, c);
-		cs->allocated = 0;
-		cs->pre = 0;
-		cs->node = 0;
+		deallocate(st, c);
 	}
 	return 0;
 }
