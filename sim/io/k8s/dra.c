@@ -1230,9 +1230,9 @@ static int32_t pending_claims(const struct gs_dra_state *st, int32_t set, int32_
 	return n;
 }
 
-/* Allocates set on node, keeping it when keep; the claims newly allocated into out. */
-static int allocate(struct gs_dra_state *st, int32_t node, int32_t set, bool keep,
-		    int32_t *out, int32_t *n_out)
+/* Allocates set on node; the claims newly allocated into out (*n_out of them). */
+static int allocate(struct gs_dra_state *st, int32_t node, int32_t set, int32_t *out,
+		    int32_t *n_out)
 {
 	const struct gs_dra *d = st->d;
 	int32_t todo[256], n, i;
@@ -1246,8 +1246,7 @@ static int allocate(struct gs_dra_state *st, int32_t node, int32_t set, bool kee
 	n = pending_claims(st, set, node, todo);
 	if (n < 0)
 		return GS_ENOFIT;
-	if (n_out)
-		*n_out = 0;
+	*n_out = 0;
 	if (n == 0)
 		return 0;
 	memset(&s, 0, sizeof(s));
@@ -1265,25 +1264,14 @@ static int allocate(struct gs_dra_state *st, int32_t node, int32_t set, bool kee
 		struct cstate *cs = &st->claims[todo[i]];
 		int32_t k;
 
-		if (!keep) {
-			while (cs->n)
-				untake(st, todo[i]);
-			continue;
-		}
 		cs->allocated = 1;
 		cs->node = -1;
 		for (k = 0; k < cs->n; k++)
 			if (d->devs[cs->r[k].dev].node >= 0)
 				cs->node = node;
-		if (out)
-			out[(*n_out)++] = todo[i];
+		out[(*n_out)++] = todo[i];
 	}
 	return 0;
-}
-
-int gs_dra_try(struct gs_dra_state *st, int32_t node, int32_t set)
-{
-	return allocate(st, node, set, false, NULL, NULL);
 }
 
 /* What claim c's devices take from the node's GPUs, added into use. */
@@ -1546,7 +1534,7 @@ static int ops_fits(void *state, int32_t node, int32_t set, struct gs_devices_us
 {
 	struct gs_dra_state *st = state;
 	int32_t fresh[256], n = 0, i;
-	int rc = allocate(st, node, set, true, fresh, &n);
+	int rc = allocate(st, node, set, fresh, &n);
 
 	if (rc)
 		return rc;
@@ -1565,7 +1553,7 @@ static int ops_bind(void *state, int32_t node, int32_t set, struct gs_devices_us
 	int rc;
 
 	memset(use, 0, sizeof(*use));
-	rc = allocate(st, node, set, true, fresh, &n);
+	rc = allocate(st, node, set, fresh, &n);
 	if (rc)
 		return rc;
 	/* A claim's devices count once, with its first user (a shared claim costs no more). */

@@ -98,13 +98,6 @@ int gs_dra_state_new(const struct gs_dra *d, struct gs_dra_state **out, char *er
 /* The operations through which a gs_cluster drives a state (core/cluster.h). */
 extern const struct gs_devices_ops gs_dra_ops;
 
-/*
- * Tries to allocate claim set `set` on node without keeping it: 0 when it
- * fits, GS_ENOFIT when not. For tests and inspect (the cluster uses
- * gs_dra_ops).
- */
-int gs_dra_try(struct gs_dra_state *st, int32_t node, int32_t set);
-
 /* Whether claim c (snapshot index) is allocated in st, on which node (-1: no node). */
 bool gs_dra_claim_allocated(const struct gs_dra_state *st, int32_t c, int32_t *node_out);
 
